@@ -1,0 +1,61 @@
+"""The plugin protocol that every game implements.
+
+The runner, results, stats and report code only ever talk to a game through this protocol, so a
+new game plugs in by adding a folder under ``balance/games/`` and one line to the registry.
+
+A plugin turns a validated config into *tables* (a NamedTuple of numpy arrays, the only thing its
+numba kernels see) and plays games ``[first_game, first_game + n_games)`` of a run seeded with
+``seed`` into a :class:`Chunk` of outcome arrays. Game ``i`` of seed ``s`` must be the same game
+whatever the chunk boundaries or thread count (DESIGN.md, Determinism).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+from pydantic import BaseModel
+
+
+@dataclass
+class Chunk:
+    """Outcomes of ``n`` consecutive games for ``P`` seats, as returned by a game kernel."""
+
+    first_game: int
+    score: np.ndarray  # int32[n, P]; final score of each seat
+    rank: np.ndarray  # int32[n, P]; 1 = winner; seats that share a place share a rank
+    turns: np.ndarray  # int32[n]; game length in turns (all seats' turns)
+    end_reason: np.ndarray  # int32[n]; index into GamePlugin.end_reasons
+    order: np.ndarray  # int32[n, P]; seat's place in the opening turn order (0 = first player)
+    telemetry: np.ndarray  # uint8[n, P, C]; counts, columns named by telemetry_columns()
+    extra: dict[str, np.ndarray] = field(default_factory=dict)  # more int32[n, P] columns
+
+    @property
+    def n_games(self) -> int:
+        return int(self.score.shape[0])
+
+
+class GamePlugin(Protocol):
+    """What every game module exposes (see balance/games/five_ravens/__init__.py)."""
+
+    name: str  # registry key and config ``game:`` value, e.g. "five_ravens"
+    title: str  # human name, e.g. "Five Ravens"
+    min_players: int
+    max_players: int
+    rules_model: type[BaseModel]  # pydantic model of the ``rules:`` section
+    policy_kinds: dict[str, type[BaseModel]]  # policy kind -> pydantic model of its settings
+    default_policies: dict[str, dict[str, Any]]  # ready-made policy names -> settings
+    end_reasons: tuple[str, ...]
+
+    def compile(self, config: Any) -> Any:
+        """Validated RunConfig -> tables (NamedTuple of numpy arrays)."""
+
+    def telemetry_columns(self, tables: Any) -> list[str]:
+        """Names of the telemetry columns, ``<event>__<card>``, in Chunk.telemetry order."""
+
+    def play(self, tables: Any, seed: int, first_game: int, n_games: int) -> Chunk:
+        """Play games [first_game, first_game + n_games) of the run seeded with ``seed``."""
+
+    def narrate(self, tables: Any, seed: int, game: int) -> list[str]:
+        """Game ``game`` of the run seeded with ``seed``, turn by turn, in words."""
