@@ -1,0 +1,43 @@
+"""Five Ravens: card drafting of relics over five rounds (rulebooks/five-ravens.txt, FR-1..FR-15)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from balance.games.base import Chunk
+from balance.games.five_ravens import schema
+
+
+class _FiveRavens:
+    name = "five_ravens"
+    title = "Five Ravens"
+    min_players = 2
+    max_players = 4
+    rules_model = schema.Rules
+    policy_kinds = {"random": schema.RandomPolicy, "greedy": schema.GreedyPolicy}
+    default_policies = schema.DEFAULT_POLICIES
+    end_reasons = ("clocks",)
+
+    # The engine imports numba; it is loaded on first use so that `validate` and `--help` stay fast.
+    def compile(self, config: Any) -> Any:
+        from balance.games.five_ravens import tables
+
+        return tables.compile_tables(config)
+
+    def telemetry_columns(self, tables: Any) -> list[str]:
+        from balance.games.five_ravens import tables as t
+
+        return t.telemetry_columns(tables)
+
+    def play(self, tables: Any, seed: int, first_game: int, n_games: int) -> Chunk:
+        from balance.games.five_ravens import engine
+
+        return engine.play(tables, seed, first_game, n_games)
+
+    def narrate(self, tables: Any, seed: int, game: int) -> list[str]:
+        from balance.games.five_ravens import narrate
+
+        return narrate.narrate(tables, seed, game)
+
+
+PLUGIN = _FiveRavens()
