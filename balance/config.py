@@ -1,0 +1,541 @@
+"""Run configs: YAML loading with ``extends``, validation, and one-line error messages.
+
+A run config is a YAML mapping (DESIGN.md, Config)::
+
+    extends: base.yaml        # optional; path relative to this file; chains allowed
+    game: five_ravens         # a registered game (balance.games.names())
+    players: 4
+    seats: [greedy, random, greedy, random]   # or one name for every seat
+    games: 100000
+    seed: 1
+    rules: {...}              # validated by the game's rules_model
+    policies: {...}           # merged over the game's default_policies
+
+``extends`` merges mappings key by key; lists and scalars replace. Every problem raises
+:class:`ConfigError` whose message is one line, ``<file>: <key.path>: <problem>`` (or
+``<file>: <problem>`` when no key is at fault), naming the file where the offending key was written.
+
+Game schemas report cross-field problems by raising ``ValueError("<key.path>: <problem>")`` from a
+model validator, with the key path relative to that model (``thief_relics[0]: ...``); this module
+prefixes the model's own path (``rules.thief_relics[0]: ...``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import hashlib
+import json
+import os
+import re
+import types
+from typing import Annotated, Any, Union, get_args, get_origin
+
+import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializeAsAny,
+    TypeAdapter,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from balance import games as registry
+
+KeyPath = tuple  # mapping keys as written in YAML, list indices as int
+
+
+class ConfigError(Exception):
+    """A config problem, as one line: ``<file>: <key.path>: <problem>``."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        key: str | None = None,
+        problem: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.file = file
+        self.key = key
+        self.problem = problem
+
+
+def _error(file: str, problem: str, key: str | None = None) -> ConfigError:
+    problem = " ".join(str(problem).splitlines())
+    message = f"{file}: {key}: {problem}" if key else f"{file}: {problem}"
+    return ConfigError(message, file=file, key=key, problem=problem)
+
+
+def _show(value: Any) -> str:
+    """A value as a designer wrote it in YAML, short."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return repr(value if len(value) <= 40 else value[:37] + "...")
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return f"a {type(value).__name__}"
+
+
+# ---------------------------------------------------------------------------------------- YAML
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader that rejects a key written twice in one mapping (PyYAML silently keeps the last,
+    which hides a designer's edit)."""
+
+    def construct_mapping(self, node: yaml.Node, deep: bool = False) -> dict:
+        if isinstance(node, yaml.MappingNode):
+            seen = set()
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    duplicate = key in seen
+                except TypeError:  # unhashable; the base class reports it
+                    continue
+                if duplicate:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"duplicate key {_show(key)}", key_node.start_mark
+                    )
+                seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
+def _read(open_path: str, shown: str, named_by: str | None) -> dict:
+    try:
+        with open(open_path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        if named_by is not None:
+            raise _error(named_by, f"file not found: {shown}", key="extends") from None
+        raise _error(shown, "file not found") from None
+    except IsADirectoryError:
+        raise _error(shown, "is a directory, not a YAML file") from None
+    except UnicodeDecodeError as e:
+        raise _error(shown, f"not UTF-8 text (byte {e.start})") from None
+    except OSError as e:
+        raise _error(shown, f"cannot read: {e.strerror}") from None
+    try:
+        data = yaml.load(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise _error(shown, f"invalid YAML{where}: {e.problem or e.context}") from None
+    except yaml.YAMLError as e:
+        raise _error(shown, f"invalid YAML: {e}") from None
+    if not isinstance(data, dict):
+        got = "an empty file" if data is None else _show(data)
+        raise _error(shown, f"top level must be a mapping, got {got}")
+    return data
+
+
+def _record(value: Any, path: KeyPath, file: str, prov: dict[KeyPath, str]) -> None:
+    prov[path] = file
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _record(v, (*path, k), file, prov)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _record(v, (*path, i), file, prov)
+
+
+def _forget(path: KeyPath, prov: dict[KeyPath, str]) -> None:
+    n = len(path)
+    for p in [p for p in prov if p[:n] == path]:
+        del prov[p]
+
+
+def _merge(base: dict, over: dict, file: str, path: KeyPath, prov: dict[KeyPath, str]) -> dict:
+    """``over`` on top of ``base``: mappings merge key by key, lists and scalars replace."""
+    out = dict(base)
+    for k, v in over.items():
+        p = (*path, k)
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            prov[p] = file
+            out[k] = _merge(out[k], v, file, p, prov)
+        else:
+            _forget(p, prov)
+            out[k] = v
+            _record(v, p, file, prov)
+    return out
+
+
+def _load_chain(
+    open_path: str, shown: str, chain: list[tuple[str, str]], named_by: str | None
+) -> tuple[dict, dict[KeyPath, str]]:
+    real = os.path.realpath(open_path)
+    seen = [r for r, _ in chain]
+    if real in seen:
+        cycle = [s for _, s in chain[seen.index(real) :]] + [shown]
+        raise _error(str(named_by), "extends cycle: " + " -> ".join(cycle))
+    raw = _read(open_path, shown, named_by)
+    base: dict = {}
+    prov: dict[KeyPath, str] = {}
+    if "extends" in raw:
+        parent = raw.pop("extends")
+        if not isinstance(parent, str) or not parent.strip():
+            raise _error(shown, f"expected a file name, got {_show(parent)}", key="extends")
+        base, prov = _load_chain(
+            os.path.join(os.path.dirname(open_path), parent),
+            os.path.normpath(os.path.join(os.path.dirname(shown), parent)),
+            [*chain, (real, shown)],
+            named_by=shown,
+        )
+    return _merge(base, raw, shown, (), prov), prov
+
+
+def load_yaml(path: str | os.PathLike) -> tuple[dict, dict[KeyPath, str]]:
+    """The mapping in ``path`` with its ``extends`` chain merged in, and the file that set each
+    key path (mapping keys as written, list indices as int)."""
+    shown = os.fspath(path)
+    return _load_chain(shown, shown, [], None)
+
+
+# ---------------------------------------------------------------------------------- the model
+
+_POLICY_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+
+
+@functools.cache
+def _policy_adapter(model: type[BaseModel]) -> TypeAdapter:
+    # Validating {name: entry} puts the policy name in the error's key path.
+    return TypeAdapter(dict[str, model])
+
+
+def _resolve_policies(plugin: Any, given: Any) -> dict[str, dict[str, Any]]:
+    """The game's default policies with the config's ``policies:`` merged over them."""
+    if given is None:
+        given = {}
+    if not isinstance(given, dict):
+        raise ValueError(f"expected a mapping, got {_show(given)}")
+    kinds = ", ".join(plugin.policy_kinds)
+    merged = {name: dict(entry) for name, entry in plugin.default_policies.items()}
+    for name, entry in given.items():
+        if not isinstance(name, str) or not _POLICY_NAME.fullmatch(name):
+            raise ValueError(
+                f"policy name {_show(name)} must start with a letter and hold only letters,"
+                " digits, _ and -"
+            )
+        entry = {} if entry is None else entry
+        if not isinstance(entry, dict):
+            raise ValueError(f"{name}: expected a mapping, got {_show(entry)}")
+        base = merged.get(name)
+        if "kind" not in entry:
+            if base is None:
+                raise ValueError(f"{name}.kind: a new policy needs a kind (one of: {kinds})")
+            entry = {**base, **entry}
+        elif base is not None and entry["kind"] == base.get("kind"):
+            entry = {**base, **entry}
+        merged[name] = entry
+    resolved = {}
+    for name, entry in merged.items():
+        kind = entry.get("kind")
+        if not isinstance(kind, str) or kind not in plugin.policy_kinds:
+            raise ValueError(f"{name}.kind: unknown policy kind {_show(kind)} (one of: {kinds})")
+        model = plugin.policy_kinds[kind]
+        resolved[name] = _policy_adapter(model).validate_python({name: entry})[name].model_dump()
+    return resolved
+
+
+class RunConfig(BaseModel):
+    """A validated, fully resolved run config (see the module docstring).
+
+    ``rules`` is an instance of the game's ``rules_model``; ``policies`` holds every policy the
+    seats may name (the game's defaults plus the config's), as plain dicts with their ``kind``
+    and every setting filled in; ``teams`` is filled in too (one team per seat by default).
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    game: str = Field(description="game to play, one of `balance games`")
+    players: int = Field(description="number of players, within the game's range")
+    seats: list[str] = Field(description="policy name of each seat, in seat order")
+    teams: list[str] | None = Field(
+        None, description="team of each seat; by default every seat is its own team"
+    )
+    games: int = Field(100_000, gt=0, description="number of games to play")
+    seed: int = Field(
+        0, ge=0, lt=2**63, description="run seed; game i of seed s is always the same"
+    )
+    description: str = Field("", description="free text shown in reports")
+    rules: SerializeAsAny[BaseModel] = Field(
+        None, validate_default=True, description="the game's rules, validated by its rules_model"
+    )
+    policies: dict[str, dict[str, Any]] = Field(
+        None, validate_default=True, description="policy name -> settings, including kind"
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_seat_name_for_all(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("seats"), str):
+            players = data.get("players")
+            n = players if type(players) is int and 1 <= players <= 64 else 1
+            data = {**data, "seats": [data["seats"]] * n}
+        return data
+
+    @field_validator("game")
+    @classmethod
+    def _registered(cls, game: str) -> str:
+        if game not in registry.names():
+            raise ValueError(f"unknown game {_show(game)} (one of: {', '.join(registry.names())})")
+        return game
+
+    @field_validator("rules", mode="plain")
+    @classmethod
+    def _game_rules(cls, rules: Any, info: ValidationInfo) -> Any:
+        if "game" not in info.data:  # the game's own error is reported instead
+            return rules
+        model = registry.get(info.data["game"]).rules_model
+        return model.model_validate({} if rules is None else rules)
+
+    @field_validator("policies", mode="plain")
+    @classmethod
+    def _game_policies(cls, policies: Any, info: ValidationInfo) -> Any:
+        if "game" not in info.data:
+            return policies
+        return _resolve_policies(registry.get(info.data["game"]), policies)
+
+    @model_validator(mode="after")
+    def _cross_check(self) -> RunConfig:
+        plugin = registry.get(self.game)
+        lo, hi = plugin.min_players, plugin.max_players
+        if not lo <= self.players <= hi:
+            raise ValueError(f"players: {self.game} is for {lo}-{hi} players, got {self.players}")
+        if len(self.seats) != self.players:
+            raise ValueError(
+                f"seats: expected {self.players} seats (one per player), got {len(self.seats)}"
+            )
+        for i, name in enumerate(self.seats):
+            if name not in self.policies:
+                raise ValueError(
+                    f"seats[{i}]: no policy named {_show(name)}"
+                    f" (defined: {', '.join(self.policies)})"
+                )
+        if self.teams is None:
+            self.teams = [str(seat) for seat in range(self.players)]
+        elif len(self.teams) != self.players:
+            raise ValueError(
+                f"teams: expected {self.players} teams (one per seat), got {len(self.teams)}"
+            )
+        return self
+
+    def resolved_dict(self) -> dict[str, Any]:
+        """The whole resolved config as plain JSON-able data (for the manifest)."""
+        return self.model_dump(mode="json")
+
+
+def config_hash(cfg: RunConfig) -> str:
+    """First 16 hex digits of the sha256 of the resolved config as canonical JSON."""
+    text = json.dumps(cfg.resolved_dict(), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+# ------------------------------------------------------------------------ errors, in one line
+
+# "<key.path>: <problem>" at the start of a schema's ValueError (see the module docstring).
+_PREFIXED = re.compile(r"(?P<path>[^\s.\[\]:]+(?:\.[^\s.\[\]:]+|\[\d+\])*): (?P<problem>.+)", re.S)
+_SEGMENT = re.compile(r"\.?([^\s.\[\]:]+)|\[(\d+)\]")
+_MISSING = object()
+
+
+def _unwrap(tp: Any) -> Any:
+    while True:
+        origin = get_origin(tp)
+        if origin is Annotated:
+            tp = get_args(tp)[0]
+        elif origin in (Union, types.UnionType):
+            args = [a for a in get_args(tp) if a is not type(None)]
+            if len(args) != 1:
+                return tp
+            tp = args[0]
+        else:
+            return tp
+
+
+def _is_model(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, BaseModel)
+
+
+def _allowed_keys(data: dict, loc: KeyPath) -> list[str]:
+    """The keys a mapping at ``loc`` accepts, when it is a model; [] when unknown."""
+    game = data.get("game")
+    plugin = registry.get(game) if game in registry.names() else None
+    tp: Any = RunConfig
+    node: Any = data
+    for seg in loc:
+        node = node.get(seg, _MISSING) if isinstance(node, dict) else _MISSING
+        if tp is RunConfig and seg in ("rules", "policies"):
+            if plugin is None:
+                return []
+            tp = plugin.rules_model if seg == "rules" else "policies"
+        elif tp == "policies":
+            kind = node.get("kind") if isinstance(node, dict) else None
+            kind = kind or plugin.default_policies.get(seg, {}).get("kind")
+            tp = plugin.policy_kinds.get(kind) if isinstance(kind, str) else None
+        elif _is_model(tp) and seg in tp.model_fields:
+            tp = _unwrap(tp.model_fields[seg].annotation)
+        elif get_origin(tp) in (list, dict):
+            tp = _unwrap(get_args(tp)[-1])
+        else:
+            return []
+    if not _is_model(tp):
+        return []
+    return [*tp.model_fields, "extends"] if tp is RunConfig else list(tp.model_fields)
+
+
+def _resolve(data: dict, segments: list[tuple[Any, bool | None]]) -> list[tuple[Any, bool]]:
+    """Segments (key, is_index or None if unknown) matched against the data as written, so that
+    YAML's ``2:`` key and a list index print as ``.2`` and ``[2]``."""
+    out: list[tuple[Any, bool]] = []
+    node: Any = data
+    for seg, is_index in segments:
+        if isinstance(node, dict):
+            key = seg if seg in node else next((k for k in node if str(k) == str(seg)), seg)
+            out.append((key, False))
+            node = node.get(key, _MISSING)
+        elif isinstance(node, list) and isinstance(seg, int | str) and str(seg).isdigit():
+            i = int(seg)
+            out.append((i, True))
+            node = node[i] if i < len(node) else _MISSING
+        elif isinstance(node, str):  # `seats: greedy` stands for a list; stop at the key
+            break
+        else:
+            out.append((seg, is_index if is_index is not None else isinstance(seg, int)))
+            node = _MISSING
+    return out
+
+
+def _dotted(path: list[tuple[Any, bool]]) -> str:
+    text = ""
+    for key, is_index in path:
+        text += f"[{key}]" if is_index else f".{key}" if text else str(key)
+    return text
+
+
+_EXPECTED = {
+    "int_type": "an integer",
+    "int_parsing": "an integer",
+    "int_from_float": "an integer",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "bool_type": "true or false",
+    "bool_parsing": "true or false",
+    "string_type": "a string",
+    "list_type": "a list",
+    "dict_type": "a mapping",
+    "model_type": "a mapping",
+    "model_attributes_type": "a mapping",
+}
+_BOUNDS = {
+    "greater_than_equal": ("ge", ">="),
+    "greater_than": ("gt", ">"),
+    "less_than_equal": ("le", "<="),
+    "less_than": ("lt", "<"),
+}
+
+
+def _problem(err: dict, data: dict, loc: KeyPath) -> str:
+    kind, ctx, value = err["type"], err.get("ctx") or {}, err.get("input")
+    if kind == "extra_forbidden":
+        allowed = _allowed_keys(data, loc[:-1])
+        close = difflib.get_close_matches(str(loc[-1]), allowed, n=1, cutoff=0.6)
+        if close:
+            return f"unknown key (did you mean '{close[0]}'?)"
+        return f"unknown key (expected one of: {', '.join(allowed)})" if allowed else "unknown key"
+    if kind == "missing":
+        return "required key is missing"
+    if kind in _EXPECTED:
+        return f"expected {_EXPECTED[kind]}, got {_show(value)}"
+    if kind in _BOUNDS:
+        name, sign = _BOUNDS[kind]
+        return f"must be {sign} {ctx[name]}, got {_show(value)}"
+    if kind == "finite_number":
+        return f"must be a finite number, got {_show(value)}"
+    if kind == "literal_error":
+        return f"must be one of {ctx['expected']}, got {_show(value)}"
+    if kind in ("too_short", "too_long"):
+        least = "at least" if kind == "too_short" else "at most"
+        bound = ctx["min_length" if kind == "too_short" else "max_length"]
+        return (
+            f"must have {least} {bound} item{'s' if bound != 1 else ''}, got {ctx['actual_length']}"
+        )
+    if kind in ("value_error", "assertion_error") and "error" in ctx:
+        return str(ctx["error"])
+    return err["msg"]
+
+
+def _locate(err: dict, data: dict) -> tuple[list[tuple[Any, bool | None]], str]:
+    """The error's key path (segments) and problem, with a schema's ``key.path: `` prefix moved
+    from the message into the path."""
+    loc = tuple(err["loc"])
+    is_key = bool(loc) and loc[-1] == "[key]"
+    if is_key:
+        loc = loc[:-1]
+    problem = _problem(err, data, loc)
+    segments: list[tuple[Any, bool | None]] = [(seg, None) for seg in loc]
+    if err["type"] in ("value_error", "assertion_error"):
+        m = _PREFIXED.fullmatch(problem)
+        if m:
+            parsed = [(int(i), True) if i else (k, False) for k, i in _SEGMENT.findall(m["path"])]
+            node = _node(data, loc)
+            first = str(parsed[0][0])
+            known = {str(k) for k in node} if isinstance(node, dict) else set()
+            if first in known or first in _allowed_keys(data, loc):
+                segments += parsed
+                problem = m["problem"]
+    if is_key:
+        problem = f"bad key: {problem}"
+    return segments, problem
+
+
+def _node(data: Any, loc: KeyPath) -> Any:
+    for seg in loc:
+        if isinstance(data, dict):
+            data = data.get(seg, _MISSING)
+        elif isinstance(data, list) and isinstance(seg, int) and seg < len(data):
+            data = data[seg]
+        else:
+            return _MISSING
+    return data
+
+
+def _translate(e: ValidationError, data: dict, prov: dict[KeyPath, str], top: str) -> ConfigError:
+    errors = e.errors(include_url=False)
+    # A misspelt key also makes its true spelling "missing": the typo is the one to report.
+    err = next((x for x in errors if x["type"] == "extra_forbidden"), errors[0])
+    segments, problem = _locate(err, data)
+    path = _resolve(data, segments)
+    keys = tuple(key for key, _ in path)
+    file = next((prov[keys[:n]] for n in range(len(keys), 0, -1) if keys[:n] in prov), top)
+    return _error(file, problem, key=_dotted(path) or None)
+
+
+def config_from_dict(
+    data: dict, file: str = "<config>", provenance: dict[KeyPath, str] | None = None
+) -> RunConfig:
+    """Validate an already merged mapping; errors name ``file`` or the file in ``provenance``."""
+    try:
+        return RunConfig.model_validate(data)
+    except ValidationError as e:
+        raise _translate(e, data, provenance or {}, file) from None
+
+
+def load_config(path: str | os.PathLike) -> RunConfig:
+    """Load, merge and validate the config at ``path``; raises only :class:`ConfigError`."""
+    data, provenance = load_yaml(path)
+    return config_from_dict(data, os.fspath(path), provenance)

@@ -1,0 +1,233 @@
+"""Five Ravens config models: the ``rules:`` section and the policy settings.
+
+Defaults are the numbers of RULINGS.md (FR-1..FR-15); every field's description cites its ruling
+and is what ``balance games`` shows. Models are strict (YAML ``yes`` or ``"4"`` is not a number)
+and reject unknown keys.
+
+Cross-field checks raise ``ValueError("<key.path>: <problem>")`` with the key path relative to the
+model that raises; ``balance.config`` prefixes the model's own path, so a designer reads e.g.
+``rules.thief_relics[0]: no relic named 'crown' in relics``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+# Relic names become telemetry columns (``captured__gem``) next to the Ravens' (``captured__six``).
+RAVEN_NAMES = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_RELIC_NAME = re.compile(r"[a-z][a-z0-9_]*")
+MAX_RELICS = 200
+
+_STRICT = ConfigDict(extra="forbid", strict=True)
+
+
+class RavenSwitch(BaseModel):
+    """Turns one Raven's action text or capture effect off, to measure what it is worth."""
+
+    model_config = _STRICT
+
+    action: bool = Field(True, description="FR-8: the Raven may be played for its action text")
+    capture: bool = Field(
+        True, description="FR-8, FR-10, FR-11, FR-13: the Raven's capture effect applies"
+    )
+
+
+def _raven(rank: str, action: str, capture: str) -> Any:
+    return Field(
+        default_factory=RavenSwitch, description=f"The {rank}: action {action}; captured {capture}"
+    )
+
+
+class Ravens(BaseModel):
+    """One switch per Raven rank (FR-8, FR-11, FR-13)."""
+
+    model_config = _STRICT
+
+    one: RavenSwitch = _raven("1", "replaces a face-up relic (FR-8)", "locks a relic (FR-8)")
+    two: RavenSwitch = _raven(
+        "2", "uses a captured Raven's action (FR-8)", "may steal the bottom relic (FR-9)"
+    )
+    three: RavenSwitch = _raven(
+        "3", "examines a face-down relic (FR-8)", "examines the top or bottom relic (FR-8)"
+    )
+    four: RavenSwitch = _raven(
+        "4", "cycles cards (FR-8)", "scores a bonus for captured relics (FR-13)"
+    )
+    five: RavenSwitch = _raven(
+        "5", "captures a card from hand or discard (FR-8)", "captures its stolen relic (FR-10)"
+    )
+    six: RavenSwitch = _raven(
+        "6", "flips a relic and may shuffle (FR-8)", "captures and doubles a stolen chest (FR-10)"
+    )
+    seven: RavenSwitch = _raven(
+        "7", "buries or swaps the top relic (FR-8)", "rescues a captured card (FR-11)"
+    )
+    eight: RavenSwitch = _raven(
+        "8", "stacks cards on top of the deck (FR-8)", "costs points (FR-13)"
+    )
+    nine: RavenSwitch = _raven("9", "draws 2, discards 1 (FR-8)", "costs points (FR-13)")
+
+
+class Relic(BaseModel):
+    """One kind of relic card and how many of it the relic deck holds (FR-2)."""
+
+    model_config = _STRICT
+
+    kind: Literal["chest", "gem", "hollow", "cursed"] = Field(
+        description="FR-2, FR-13: how the relic scores; each cursed relic name is its own set"
+    )
+    count: int = Field(ge=0, le=60, description="FR-2: copies in the relic deck")
+    value: int = Field(0, ge=0, description="FR-13: a chest's face value; 0 for other kinds")
+
+    @model_validator(mode="after")
+    def _value_only_on_chests(self) -> Relic:
+        if self.kind != "chest" and self.value != 0:
+            raise ValueError(f"value: only a chest has a value; a {self.kind} must leave it at 0")
+        return self
+
+
+class Scoring(BaseModel):
+    """End-of-game scoring (FR-13, FR-10)."""
+
+    model_config = _STRICT
+
+    gem_table: list[int] = Field(
+        default_factory=lambda: [1, 6, 9, 15],
+        min_length=1,
+        description="FR-13: points for owning 1, 2, 3, 4... gems; more gems score the last entry",
+    )
+    hollow: int = Field(1, description="FR-13: points for a hollow that is not captured")
+    hollow_captured: int = Field(3, description="FR-13: points for a captured hollow")
+    cursed_set_size: int = Field(
+        2, ge=1, description="FR-13: captured cursed relics of one type needed for the bonus"
+    )
+    cursed_set_bonus: int = Field(
+        5, description="FR-13: points for each cursed type with a full captured set"
+    )
+    four_bonus: int = Field(3, description="FR-13: points a captured 4 gives")
+    four_threshold: int = Field(
+        3, ge=0, description="FR-13: captured relics needed for the captured 4's bonus"
+    )
+    eight_penalty: int = Field(1, description="FR-13: points subtracted for a captured 8")
+    nine_penalty: int = Field(1, description="FR-13: points subtracted for a captured 9")
+    six_multiplier: int = Field(
+        2, ge=1, description="FR-10: factor on a chest captured with a 6 while both stay captured"
+    )
+    six_max_chest: int = Field(
+        5, description="FR-10: chests worth at most this are multiplied by the 6"
+    )
+
+
+def _fr2_relics() -> dict[str, Relic]:
+    # FR-2: the rulebook names these kinds but not the split; this one sums to 22.
+    relics = {f"chest_{v}": Relic(kind="chest", count=1, value=v) for v in range(1, 6)}
+    relics["gem"] = Relic(kind="gem", count=4)
+    relics["hollow"] = Relic(kind="hollow", count=4)
+    for cursed in ("skull", "idol", "mask"):
+        relics[cursed] = Relic(kind="cursed", count=3)
+    return relics
+
+
+class Rules(BaseModel):
+    """The ``rules:`` section of a Five Ravens config."""
+
+    model_config = _STRICT
+
+    rounds: int = Field(5, ge=1, le=20, description="FR-1: rounds in a game, one per Clock")
+    hand_size: int = Field(
+        4, ge=1, le=20, description="FR-4: cards each player draws in the Prelude"
+    )
+    # Keys are lax so that a resolved config read back from JSON (string keys) validates again.
+    removed_relics: dict[Annotated[int, Field(strict=False)], Annotated[int, Field(ge=0)]] = Field(
+        default_factory=lambda: {2: 8},
+        description="FR-3: relics removed unseen before round 1, by player count",
+    )
+    relics: dict[str, Relic] = Field(
+        default_factory=_fr2_relics,
+        description="FR-2: the relic deck, name -> kind, count and chest value",
+    )
+    thief_relics: list[str] = Field(
+        default_factory=list, description="FR-7: relics that may also be played as a thief"
+    )
+    scoring: Scoring = Field(default_factory=Scoring, description="FR-13: end-of-game scoring")
+    ravens: Ravens = Field(
+        default_factory=Ravens, description="FR-8, FR-11: turn single Raven effects off"
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> Rules:
+        for name in self.relics:
+            if not _RELIC_NAME.fullmatch(name):
+                raise ValueError(
+                    f"relics.{name}: a relic name must be a lowercase identifier ([a-z][a-z0-9_]*)"
+                )
+            if name in RAVEN_NAMES:
+                raise ValueError(f"relics.{name}: '{name}' is a Raven's name; choose another")
+        total = self.total_relics()
+        if not 1 <= total <= MAX_RELICS:
+            raise ValueError(f"relics: the deck must hold 1-{MAX_RELICS} relics, got {total}")
+        for players, removed in self.removed_relics.items():
+            if not 2 <= players <= 4:  # FR-1
+                raise ValueError(f"removed_relics.{players}: player counts are 2-4, got {players}")
+            if removed >= total:
+                raise ValueError(
+                    f"removed_relics.{players}: must be less than the {total} relics in the deck,"
+                    f" got {removed}"
+                )
+        for i, name in enumerate(self.thief_relics):
+            if name not in self.relics:
+                raise ValueError(f"thief_relics[{i}]: no relic named '{name}' in relics")
+        return self
+
+    def total_relics(self) -> int:
+        return sum(r.count for r in self.relics.values())
+
+
+class RandomPolicy(BaseModel):
+    """Plays uniformly at random among the legal moves."""
+
+    model_config = _STRICT
+
+    kind: Literal["random"] = Field("random", description="uniform over legal moves")
+
+
+_Weight = Annotated[float, Field(allow_inf_nan=False)]
+
+
+class GreedyPolicy(BaseModel):
+    """Scores each legal move with these weights and plays the best one, from what its seat knows
+    (FR-15)."""
+
+    model_config = _STRICT
+
+    kind: Literal["greedy"] = Field("greedy", description="one-step greedy on weighted features")
+    thief_rank: _Weight = Field(
+        1.0, description="value of each rank of the thief: a higher thief steals earlier"
+    )
+    capture_effects: _Weight = Field(
+        1.0,
+        description="weight on what the thief's capture gives: a 5 captures its relic, "
+        "a 6 doubles a chest, a 7 rescues",
+    )
+    penalty_aversion: _Weight = Field(
+        1.0, description="weight on points lost by capturing an 8 or 9 as thief"
+    )
+    action_threshold: _Weight = Field(
+        0.5,
+        description="an action is played instead of the thief only when its estimated value "
+        "exceeds this",
+    )
+    draw_value: _Weight = Field(0.4, description="value of drawing one card with the 9 or 4")
+    info_value: _Weight = Field(
+        0.3, description="value of learning a hidden relic with the 3, 6 or captured 3"
+    )
+    captured_card_cost: _Weight = Field(
+        0.25,
+        description="cost of each extra captured card: the tie-break and a Raven lost to the deck",
+    )
+
+
+DEFAULT_POLICIES = {"random": {"kind": "random"}, "greedy": {"kind": "greedy"}}
