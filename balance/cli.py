@@ -1,0 +1,356 @@
+"""The ``balance`` command line: parse, call the library, print. No logic of its own.
+
+Every error a user can cause prints one line ``error: <message>`` to stderr and exits 1.
+Library modules are imported inside the commands so that ``balance --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import types
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+import typer
+import yaml
+from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
+from typer.core import TyperGroup
+
+import balance
+
+try:  # typer >= 0.20 ships its own copy of click
+    from typer._click.exceptions import ClickException
+except ImportError:  # pragma: no cover - older typer on top of click
+    from click.exceptions import ClickException
+
+
+class _OneLineErrors(TyperGroup):
+    """Usage errors (bad option values, unknown commands) print one line, like every other error."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        try:
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except ClickException as e:
+            if not standalone_mode:
+                raise
+            if type(e).__name__ == "NoArgsIsHelpError":  # plain `balance`: the help, not an error
+                e.show()
+                sys.exit(0)
+            _error(e.format_message())
+            sys.exit(1)
+        except typer.Abort:
+            if not standalone_mode:
+                raise
+            _error("aborted")
+            sys.exit(1)
+        if not standalone_mode:
+            return rv
+        sys.exit(rv if isinstance(rv, int) else 0)  # an int here is an Exit code
+
+
+app = typer.Typer(
+    cls=_OneLineErrors,
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_show_locals=False,  # locals of a crashed kernel are huge arrays
+    help="Game-balance analytics: play millions of games from a YAML config and measure balance.",
+)
+
+
+def _error(message: object) -> None:
+    typer.echo(f"error: {message}", err=True)
+
+
+@contextlib.contextmanager
+def _user_errors() -> Iterator[None]:
+    """Errors a user can cause (bad config, options, paths) -> one line on stderr, exit 1."""
+    from balance.config import ConfigError
+    from balance.results import ResultsError
+    from balance.runner import RunnerError
+
+    try:
+        yield
+    except (ConfigError, RunnerError, ResultsError) as e:
+        _error(e)
+        raise typer.Exit(1) from None
+    except OSError as e:
+        _error(f"{e.filename}: {e.strerror}" if e.filename else e)
+        raise typer.Exit(1) from None
+
+
+def _load(path: Path) -> Any:
+    from balance.config import load_config
+
+    return load_config(path)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"balance {balance.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    """Game-balance analytics: play millions of games from a YAML config and measure balance."""
+
+
+ConfigArg = Annotated[Path, typer.Argument(help="YAML config file.", show_default=False)]
+
+
+@app.command()
+def simulate(
+    config: ConfigArg,
+    games: Annotated[
+        int | None, typer.Option(help="Games to play (default: the config's).")
+    ] = None,
+    seed: Annotated[int | None, typer.Option(help="Run seed (default: the config's).")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Results directory (default: results/<config stem>-<date>-<time>)."),
+    ] = None,
+    threads: Annotated[int | None, typer.Option(help="Threads (default: all cores).")] = None,
+    chunk_size: Annotated[int, typer.Option(help="Games per chunk (one parquet part).")] = 65536,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace --out if it holds an earlier run.")
+    ] = False,
+) -> None:
+    """Play the games of CONFIG and write one row per game and seat to a results directory."""
+    from balance import runner
+
+    with _user_errors():
+        cfg = _load(config)
+        out = out or Path("results") / f"{config.stem}-{datetime.now():%Y%m%d-%H%M%S}"
+        try:
+            with _progress_bar() as progress:
+                summary = runner.run(
+                    cfg,
+                    config_path=config,
+                    out=out,
+                    games=games,
+                    seed=seed,
+                    threads=threads,
+                    chunk_size=chunk_size,
+                    force=force,
+                    progress=progress,
+                )
+        except KeyboardInterrupt:
+            typer.echo(f"interrupted: kept {_games_kept(out):,} complete games in {out}", err=True)
+            raise typer.Exit(130) from None
+    typer.echo(
+        f"{summary.games_done:,} games in {summary.wall_time_s:.2f} s "
+        f"({summary.games_per_s:,.0f} games/s), {summary.rows:,} rows -> {summary.out}"
+    )
+
+
+@app.command()
+def validate(
+    configs: Annotated[list[Path], typer.Argument(help="YAML config files.", show_default=False)],
+) -> None:
+    """Check config files without playing: `ok` or the error for each; exit 1 if any is invalid."""
+    invalid = 0
+    for path in configs:
+        try:
+            with _user_errors():
+                cfg = _load(path)
+        except typer.Exit:
+            invalid += 1
+            continue
+        seats = ", ".join(cfg.seats)
+        typer.echo(f"ok: {path} ({cfg.game}, {cfg.players} players, seats: {seats})")
+    if invalid:
+        raise typer.Exit(1)
+
+
+@app.command("games")
+def list_games(
+    name: Annotated[str | None, typer.Argument(help="Show only this game.")] = None,
+) -> None:
+    """List the games and every knob of their configs: rules and policy settings, with defaults."""
+    from balance import games as registry
+
+    names = registry.names()
+    if name is not None and name not in names:
+        _error(f"unknown game {name!r}; known games: {', '.join(names)}")
+        raise typer.Exit(1)
+    for i, game in enumerate([name] if name else names):
+        typer.echo(("\n" if i else "") + "\n".join(_describe_game(registry.get(game))))
+
+
+@app.command()
+def replay(
+    config: ConfigArg,
+    game: Annotated[int, typer.Option("--game", help="Game index (0 = first game of the run).")],
+    seed: Annotated[int | None, typer.Option(help="Run seed (default: the config's).")] = None,
+) -> None:
+    """Print one game of CONFIG's run turn by turn: same seed and index, same game."""
+    from balance import runner
+
+    with _user_errors():
+        lines = runner.narrate(_load(config), game=game, seed=seed)
+    for line in lines:
+        typer.echo(line)
+
+
+# `balance bench` is registered here (balance/bench.py; see noxfile.py session "bench").
+
+
+# ---- presentation helpers -------------------------------------------------------------------
+
+
+class _RateColumn(ProgressColumn):
+    def render(self, task: Any) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text(f"{speed:,.0f} games/s" if speed else "- games/s", style="progress.data.speed")
+
+
+@contextlib.contextmanager
+def _progress_bar() -> Iterator[Callable[[int, int], None]]:
+    """A progress callback for runner.run; draws on stderr only when it is a terminal."""
+    console = Console(stderr=True)
+    columns = (
+        TextColumn("simulating"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        _RateColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
+        task = None
+
+        def update(done: int, total: int) -> None:
+            nonlocal task
+            if task is None:  # created on the first report, so compile time is not in the rate
+                task = bar.add_task("games", total=total)
+            bar.update(task, completed=done)
+
+        yield update
+
+
+def _games_kept(out: Path) -> int:
+    from balance.results import ResultsError, read_manifest
+
+    try:
+        return int(read_manifest(out)["games_done"])
+    except (ResultsError, KeyError, ValueError):
+        return 0
+
+
+def _describe_game(plugin: Any) -> list[str]:
+    lines = [
+        f"{plugin.name}: {plugin.title}, {plugin.min_players}-{plugin.max_players} players",
+        f"  end reasons: {', '.join(plugin.end_reasons)}",
+        f"  ready-made policies: {', '.join(plugin.default_policies)}",
+        "  rules:",
+        *_describe_model(plugin.rules_model, indent="    "),
+    ]
+    for kind, model in plugin.policy_kinds.items():
+        lines += [f"  policies.<name> (kind: {kind}):", *_describe_model(model, indent="    ")]
+    return lines
+
+
+def _describe_model(model: type[BaseModel], *, indent: str, prefix: str = "") -> Iterator[str]:
+    """Every field of ``model`` as ``path: type = default`` and its description; nested models
+    (also inside a dict or list) are flattened to dotted paths, e.g. ``relics.<name>.count``."""
+    for name, field in model.model_fields.items():
+        path = prefix + name
+        ann = _strip(field.annotation)
+        if _is_model(ann):  # a section: its description, then its fields
+            if field.description:
+                yield f"{indent}{path}:"
+                yield f"{indent}    {field.description}"
+            yield from _describe_model(ann, indent=indent, prefix=path + ".")
+            continue
+        limits = [
+            f"{symbol} {getattr(m, attr)}"
+            for m in field.metadata
+            for attr, symbol in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<"))
+            if getattr(m, attr, None) is not None
+        ]
+        type_ = _type_name(ann) + (f" ({', '.join(limits)})" if limits else "")
+        yield f"{indent}{path}: {type_} = {_default(field)}"
+        if field.description:
+            yield f"{indent}    {field.description}"
+        item = _strip(get_args(ann)[-1]) if get_origin(ann) in (dict, list) else None
+        if _is_model(item):
+            inner = f"{path}.<name>." if get_origin(ann) is dict else f"{path}[i]."
+            yield from _describe_model(item, indent=indent, prefix=inner)
+
+
+def _strip(tp: Any) -> Any:
+    """``tp`` without Annotated metadata and without ``| None``."""
+    while True:
+        if get_origin(tp) is Annotated:
+            tp = get_args(tp)[0]
+        elif get_origin(tp) in (Union, types.UnionType) and type(None) in get_args(tp):
+            rest = [a for a in get_args(tp) if a is not type(None)]
+            if len(rest) != 1:
+                return tp
+            tp = rest[0]
+        else:
+            return tp
+
+
+def _is_model(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, BaseModel)
+
+
+def _type_name(tp: Any) -> str:
+    """A type as a designer reads it: ``int``, ``list[str]``, ``'chest' | 'gem'``."""
+    origin, args = get_origin(tp), get_args(tp)
+    if origin is Annotated:
+        return _type_name(args[0])
+    if origin is Literal:
+        return " | ".join(repr(a) for a in args)
+    if origin in (Union, types.UnionType):
+        return " | ".join(_type_name(a) for a in args)
+    if origin is not None:
+        return f"{getattr(origin, '__name__', origin)}[{', '.join(_type_name(a) for a in args)}]"
+    return "None" if tp is type(None) else getattr(tp, "__name__", str(tp))
+
+
+def _default(field: Any) -> str:
+    """The default as it would be written in YAML (flow style)."""
+    if field.is_required():
+        return "(required)"
+    try:
+        value = field.get_default(call_default_factory=True, validated_data={})
+    except TypeError:  # pragma: no cover - pydantic < 2.10
+        value = field.get_default(call_default_factory=True)
+    text = yaml.safe_dump(_plain(value), default_flow_style=True, sort_keys=False, width=10**9)
+    return text.removesuffix("\n").removesuffix("\n...").strip()
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as YAML-safe data, keeping int mapping keys (``{2: 8}``, not ``{'2': 8}``)."""
+    if isinstance(value, BaseModel):
+        value = dict(value)
+    if isinstance(value, dict):
+        return {_plain(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return to_jsonable_python(value)

@@ -1,0 +1,239 @@
+"""The results dataset: parquet parts of one row per (game, seat), and a manifest.
+
+Layout of ``results/<run>/``::
+
+    manifest.json             provenance and progress (see ResultsWriter); rewritten after every part
+    games/part-00000.parquet  games [0, n0), game-major then seat
+    games/part-00001.parquet  games [n0, n0 + n1), ...
+
+Every part is written under a temporary name and renamed, and the manifest is replaced atomically
+after each part, so a killed run leaves a readable dataset: the parts the manifest lists are
+complete, and ``games_done`` says how many games they hold (always games ``[0, games_done)``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from balance.games.base import Chunk
+
+FORMAT = 1  # bump when the layout or a column's meaning changes
+MANIFEST = "manifest.json"
+PARTS_DIR = "games"
+
+# Columns every game has, in file order; then Chunk.extra (Int32), then telemetry (UInt8).
+BASE_SCHEMA: dict[str, pl.DataType] = {
+    "game": pl.Int64(),
+    "seat": pl.Int8(),
+    "policy": pl.String(),
+    "team": pl.String(),
+    "score": pl.Int32(),
+    "rank": pl.Int8(),  # 1 = winner; seats that share a place share a rank
+    "win": pl.Float64(),  # 1/k for each of k seats sharing rank 1, else 0
+    "shared": pl.Boolean(),  # this seat won and shared the win
+    "turns": pl.Int32(),
+    "end_reason": pl.String(),
+    "order": pl.Int8(),  # place in the opening turn order, 0 = first player
+}
+
+
+class ResultsError(Exception):
+    """A results directory is missing or unreadable; the message is one line naming the path."""
+
+
+def part_name(index: int) -> str:
+    return f"part-{index:05d}.parquet"
+
+
+def chunk_frame(
+    chunk: Chunk,
+    *,
+    seats: Sequence[str],
+    teams: Sequence[str],
+    end_reasons: Sequence[str],
+    telemetry_columns: Sequence[str],
+) -> pl.DataFrame:
+    """The rows of one chunk, game-major then seat, built from its arrays without a row loop."""
+    n, p = chunk.n_games, len(seats)
+    _check_chunk(chunk, p, len(end_reasons), len(telemetry_columns))
+    seat = np.tile(np.arange(p, dtype=np.int8), n)
+    rank = chunk.rank.astype(np.int8)
+    won = rank == 1
+    k = won.sum(axis=1, keepdims=True)
+    win = np.where(won, 1.0 / np.maximum(k, 1), 0.0)
+    seat_s = pl.Series("seat", seat)
+    columns: dict[str, pl.Series | np.ndarray] = {
+        "game": np.repeat(np.arange(chunk.first_game, chunk.first_game + n, dtype=np.int64), p),
+        "seat": seat_s,
+        "policy": seat_s.replace_strict(range(p), list(seats), return_dtype=pl.String),
+        "team": seat_s.replace_strict(range(p), list(teams), return_dtype=pl.String),
+        "score": chunk.score.astype(np.int32, copy=False).ravel(),
+        "rank": rank.ravel(),
+        "win": win.ravel(),
+        "shared": (won & (k > 1)).ravel(),
+        "turns": np.repeat(chunk.turns.astype(np.int32, copy=False), p),
+        "end_reason": pl.Series(np.repeat(chunk.end_reason.astype(np.int32), p)).replace_strict(
+            range(len(end_reasons)), list(end_reasons), return_dtype=pl.String
+        ),
+        "order": chunk.order.astype(np.int8).ravel(),
+    }
+    for name, values in chunk.extra.items():
+        columns[name] = values.astype(np.int32, copy=False).ravel()
+    telemetry = chunk.telemetry.reshape(n * p, len(telemetry_columns))
+    for j, name in enumerate(telemetry_columns):
+        columns[name] = telemetry[:, j].astype(np.uint8, copy=False)
+    return pl.DataFrame({name: pl.Series(name, values) for name, values in columns.items()})
+
+
+def _check_chunk(chunk: Chunk, p: int, n_reasons: int, n_telemetry: int) -> None:
+    """Shape checks, so a plugin bug fails here with a message instead of as a garbled dataset."""
+    n = chunk.n_games
+    shapes = {
+        "score": (chunk.score, (n, p)),
+        "rank": (chunk.rank, (n, p)),
+        "turns": (chunk.turns, (n,)),
+        "end_reason": (chunk.end_reason, (n,)),
+        "order": (chunk.order, (n, p)),
+        "telemetry": (chunk.telemetry, (n, p, n_telemetry)),
+        **{f"extra[{name!r}]": (a, (n, p)) for name, a in chunk.extra.items()},
+    }
+    for name, (array, shape) in shapes.items():
+        if array.shape != shape:
+            raise ValueError(f"Chunk.{name} has shape {array.shape}, expected {shape}")
+    clash = set(chunk.extra) & set(BASE_SCHEMA)
+    if clash:
+        raise ValueError(f"Chunk.extra columns {sorted(clash)} clash with the base columns")
+    if n and (chunk.end_reason.min() < 0 or chunk.end_reason.max() >= n_reasons):
+        raise ValueError(f"Chunk.end_reason has codes outside 0..{n_reasons - 1}")
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, default=str) + "\n")
+    os.replace(tmp, path)
+
+
+class ResultsWriter:
+    """Writes parts into ``out/games/`` and keeps ``out/manifest.json`` current.
+
+    ``manifest`` holds the run's provenance (the runner fills: version, game, config_path, config,
+    config_hash, seed, games_requested, chunk_size, players, seats, teams, threads, end_reasons,
+    telemetry_columns, versions, compile_time_s); the writer adds and maintains: format, status,
+    started, finished, games_done, parts, extra_columns, wall_time_s, games_per_s.
+    Not thread-safe: use it from one thread at a time.
+    """
+
+    def __init__(self, out: Path, manifest: dict[str, Any]) -> None:
+        self.out = Path(out)
+        self._t0 = time.perf_counter()
+        self.manifest: dict[str, Any] = {
+            "format": FORMAT,
+            **manifest,
+            "status": "running",
+            "started": _now(),
+            "finished": None,
+            "wall_time_s": 0.0,
+            "games_per_s": 0.0,
+            "games_done": 0,
+            "extra_columns": None,
+            "parts": [],
+        }
+        (self.out / PARTS_DIR).mkdir(parents=True, exist_ok=True)
+        self._save()
+
+    @property
+    def games_done(self) -> int:
+        return int(self.manifest["games_done"])
+
+    def write_part(self, frame: pl.DataFrame, *, first_game: int, n_games: int) -> Path:
+        """Append games [first_game, first_game + n_games); they must follow the games written."""
+        if first_game != self.games_done:
+            raise ValueError(f"part starts at game {first_game}, expected {self.games_done}")
+        name = part_name(len(self.manifest["parts"]))
+        path = self.out / PARTS_DIR / name
+        tmp = path.with_name("." + name + ".tmp")
+        frame.write_parquet(tmp, compression="zstd")
+        os.replace(tmp, path)  # a part is complete or absent
+        extra = [c for c in frame.columns[len(BASE_SCHEMA) :] if frame.schema[c] == pl.Int32]
+        self.manifest["extra_columns"] = extra
+        self.manifest["parts"].append({"file": name, "first_game": first_game, "games": n_games})
+        self.manifest["games_done"] = first_game + n_games
+        self._save()
+        return path
+
+    def finish(self, status: str) -> dict[str, Any]:
+        """Record how the run ended: ``complete``, ``interrupted`` or ``failed``."""
+        self.manifest["status"] = status
+        self.manifest["finished"] = _now()
+        self._save()
+        return self.manifest
+
+    def _save(self) -> None:
+        wall = time.perf_counter() - self._t0
+        self.manifest["wall_time_s"] = round(wall, 6)
+        self.manifest["games_per_s"] = round(self.games_done / wall, 1) if wall > 0 else 0.0
+        _write_json(self.out / MANIFEST, self.manifest)
+
+
+def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The manifest of results directory ``path``; ResultsError if it is not one."""
+    path = Path(path)
+    if not path.is_dir():
+        raise ResultsError(f"{path}: no such results directory")
+    file = path / MANIFEST
+    try:
+        manifest = json.loads(file.read_text())
+    except FileNotFoundError:
+        raise ResultsError(f"{path}: not a results directory (no {MANIFEST})") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ResultsError(f"{file}: cannot read: {e}") from None
+    except json.JSONDecodeError as e:
+        raise ResultsError(f"{file}: invalid JSON: {e.msg} at line {e.lineno}") from None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("parts"), list):
+        raise ResultsError(f"{file}: not a balance manifest (no list of parts)")
+    if manifest.get("format", FORMAT) > FORMAT:
+        raise ResultsError(
+            f"{file}: written by a newer balance (format {manifest['format']}); upgrade balance"
+        )
+    return manifest
+
+
+def empty_schema(manifest: dict[str, Any]) -> dict[str, pl.DataType]:
+    """The dataset's schema as far as the manifest knows it (extra columns once a part exists)."""
+    return {
+        **BASE_SCHEMA,
+        **dict.fromkeys(manifest.get("extra_columns") or [], pl.Int32()),
+        **dict.fromkeys(manifest.get("telemetry_columns") or [], pl.UInt8()),
+    }
+
+
+def open_results(path: str | os.PathLike[str]) -> tuple[dict[str, Any], pl.LazyFrame]:
+    """(manifest, rows) of results directory ``path``; only the parts the manifest lists are read.
+
+    The dataset may be incomplete: check ``manifest["status"]`` (``complete``, ``running`` for a
+    run in progress or killed, ``interrupted``, ``failed``) and ``manifest["games_done"]``.
+    """
+    path = Path(path)
+    manifest = read_manifest(path)
+    files = []
+    for part in manifest["parts"]:
+        file = path / PARTS_DIR / part["file"]
+        if not file.is_file():
+            raise ResultsError(f"{file}: listed in {MANIFEST} but missing")
+        files.append(file)
+    if not files:
+        return manifest, pl.LazyFrame(schema=empty_schema(manifest))
+    return manifest, pl.scan_parquet(files)

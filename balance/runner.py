@@ -1,0 +1,247 @@
+"""Play a run of games chunk by chunk and stream the outcomes to a results directory.
+
+Games are numbered ``0 .. games-1`` and a chunk is just a slice of that index, so the dataset
+depends only on (config, seed, games), never on the chunk size or the thread count (DESIGN.md,
+Determinism). The game kernels run on the calling thread (numba's thread count is per thread);
+one writer thread turns chunk k into a parquet part while chunk k+1 is simulated, so at most two
+chunks are alive at a time and memory stays flat however many games run.
+
+Nothing here prints: progress goes through the ``progress(games_done, games_total)`` callback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import platform
+import shutil
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+import balance
+from balance import games as registry
+from balance import results
+from balance.games.base import Chunk
+
+
+class RunnerError(Exception):
+    """A run cannot start; the message is one line that names the fix."""
+
+
+@dataclasses.dataclass(frozen=True)
+class RunSummary:
+    out: Path
+    status: str  # "complete" (an interrupted run raises KeyboardInterrupt instead)
+    games_requested: int
+    games_done: int
+    rows: int  # games_done * players
+    parts: int
+    seed: int
+    threads: int
+    compile_time_s: float
+    wall_time_s: float  # simulating and writing, after compiling
+    games_per_s: float
+
+
+def run(
+    config: Any,
+    *,
+    config_path: str | os.PathLike[str] | None,
+    out: Path,
+    games: int | None = None,
+    seed: int | None = None,
+    threads: int | None = None,
+    chunk_size: int = 65536,
+    force: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> RunSummary:
+    """Play ``games`` games (default: the config's) of ``config`` seeded with ``seed`` into ``out``.
+
+    ``config`` is a validated ``balance.config.RunConfig``; ``games`` and ``seed`` override its
+    values (the manifest records the config with the overrides applied, i.e. what actually ran).
+    Raises RunnerError before touching ``out`` if an option is invalid or ``out`` is in the way.
+    On KeyboardInterrupt the parts already simulated are written, the manifest is marked
+    ``interrupted`` with ``games_done``, and the KeyboardInterrupt is re-raised.
+    """
+    import numba
+
+    from balance.config import config_hash
+
+    out = Path(out)
+    games = config.games if games is None else games
+    seed = config.seed if seed is None else seed
+    max_threads = numba.config.NUMBA_NUM_THREADS
+    threads = max_threads if threads is None else threads
+    _check_options(
+        games=games, seed=seed, threads=threads, chunk_size=chunk_size, cores=max_threads
+    )
+    _check_out(out, force=force)
+    if (games, seed) != (config.games, config.seed):
+        config = config.model_copy(update={"games": games, "seed": seed})
+
+    plugin = registry.get(config.game)
+    seats = list(config.seats)
+    teams = list(config.teams) if config.teams else [str(i) for i in range(len(seats))]
+    t0 = time.perf_counter()
+    tables = plugin.compile(config)
+    compile_time = time.perf_counter() - t0
+    telemetry = list(plugin.telemetry_columns(tables))
+    manifest = {
+        "version": balance.__version__,
+        "game": config.game,
+        "config_path": None if config_path is None else str(config_path),
+        "config": config.resolved_dict(),
+        "config_hash": config_hash(config),
+        "seed": seed,
+        "games_requested": games,
+        "chunk_size": chunk_size,
+        "players": len(seats),
+        "seats": seats,
+        "teams": teams,
+        "threads": threads,
+        "end_reasons": list(plugin.end_reasons),
+        "telemetry_columns": telemetry,
+        "compile_time_s": round(compile_time, 6),
+        "versions": {
+            "python": platform.python_version(),
+            "numba": numba.__version__,
+            "numpy": np.__version__,
+            "polars": pl.__version__,
+        },
+    }
+
+    def write(chunk: Chunk) -> None:  # runs on the writer thread
+        frame = results.chunk_frame(
+            chunk,
+            seats=seats,
+            teams=teams,
+            end_reasons=plugin.end_reasons,
+            telemetry_columns=telemetry,
+        )
+        writer.write_part(frame, first_game=chunk.first_game, n_games=chunk.n_games)
+
+    # Only now that the config compiled is an old run removed (a typo must not cost a dataset).
+    _clear_out(out)
+    writer = results.ResultsWriter(out, manifest)
+    report = progress or (lambda done, total: None)
+    report(0, games)
+    previous_threads = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    status = "failed"
+    pending: Future[None] | None = None
+    previous: Chunk | None = None
+    try:
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="balance-writer") as pool:
+            for first in range(0, games, chunk_size):
+                n = min(chunk_size, games - first)
+                chunk = plugin.play(tables, seed, first, n)
+                _check_fresh(chunk, previous, first, n)
+                if pending is not None:
+                    pending.result()
+                    report(writer.games_done, games)
+                pending, previous = pool.submit(write, chunk), chunk
+            if pending is not None:
+                pending.result()
+                report(writer.games_done, games)
+            status = "complete"
+    except KeyboardInterrupt:
+        status = "interrupted"
+        raise
+    finally:
+        # The part being written holds complete games: let it land before recording the end.
+        if pending is not None and status != "complete":
+            with contextlib.suppress(Exception):  # the first error is the one being raised
+                pending.result()
+        numba.set_num_threads(previous_threads)
+        final = writer.finish(status)
+    return RunSummary(
+        out=out,
+        status=status,
+        games_requested=games,
+        games_done=writer.games_done,
+        rows=writer.games_done * len(seats),
+        parts=len(final["parts"]),
+        seed=seed,
+        threads=threads,
+        compile_time_s=compile_time,
+        wall_time_s=final["wall_time_s"],
+        games_per_s=final["games_per_s"],
+    )
+
+
+def narrate(config: Any, *, game: int, seed: int | None = None) -> list[str]:
+    """Game ``game`` of the run seeded with ``seed`` (default: the config's), in words."""
+    if game < 0:
+        raise RunnerError(f"--game must be >= 0, got {game}")
+    seed = config.seed if seed is None else seed
+    _check_seed(seed)
+    plugin = registry.get(config.game)
+    return list(plugin.narrate(plugin.compile(config), seed, game))
+
+
+def _check_options(*, games: int, seed: int, threads: int, chunk_size: int, cores: int) -> None:
+    if games < 1:
+        raise RunnerError(f"--games must be at least 1, got {games}")
+    _check_seed(seed)
+    if not 1 <= threads <= cores:
+        raise RunnerError(f"--threads must be between 1 and {cores} on this machine, got {threads}")
+    if chunk_size < 1:
+        raise RunnerError(f"--chunk-size must be at least 1, got {chunk_size}")
+
+
+def _check_seed(seed: int) -> None:
+    if not 0 <= seed < 2**63:  # kernels take the seed as an int64
+        raise RunnerError(f"--seed must be between 0 and 2**63 - 1, got {seed}")
+
+
+def _check_out(out: Path, *, force: bool) -> None:
+    if not out.exists() or (out.is_dir() and not any(out.iterdir())):
+        return
+    if not out.is_dir():
+        raise RunnerError(f"{out}: exists and is not a directory; choose another --out")
+    if not force:
+        raise RunnerError(
+            f"{out}: output directory exists and is not empty; "
+            "choose another --out or pass --force to replace it"
+        )
+    if not (out / results.MANIFEST).is_file():
+        # --force replaces an old run, never a directory that merely happens to be in the way.
+        raise RunnerError(
+            f"{out}: exists and is not a results directory (no {results.MANIFEST}); "
+            "refusing to replace it even with --force, choose another --out"
+        )
+
+
+def _clear_out(out: Path) -> None:
+    if out.is_dir():
+        shutil.rmtree(out)
+
+
+def _check_fresh(chunk: Chunk, previous: Chunk | None, first: int, n: int) -> None:
+    """Plugin bugs that would silently corrupt the dataset, caught at the chunk boundary."""
+    if chunk.first_game != first or chunk.n_games != n:
+        raise RuntimeError(
+            f"play(first_game={first}, n_games={n}) returned games "
+            f"[{chunk.first_game}, {chunk.first_game + chunk.n_games})"
+        )
+    if previous is None:
+        return
+    arrays = (chunk.score, chunk.rank, chunk.turns, chunk.end_reason, chunk.order, chunk.telemetry)
+    old = (
+        previous.score,
+        previous.rank,
+        previous.turns,
+        previous.end_reason,
+        previous.order,
+        previous.telemetry,
+    )
+    if any(np.may_share_memory(a, b) for a, b in zip(arrays, old, strict=True)):
+        # Chunk k is written while chunk k+1 is simulated, so play must return fresh arrays.
+        raise RuntimeError("play() reused the previous chunk's output arrays; return new arrays")

@@ -1,0 +1,24 @@
+"""Developer tasks: `nox -s tests`, `nox -s lint`, `nox -s bench`."""
+
+import nox
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Run the test suite; extra arguments go to pytest (e.g. `nox -s tests -- -n 2`)."""
+    session.install(".[test]")
+    session.run("pytest", *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """Check the code with ruff."""
+    session.install("ruff")
+    session.run("ruff", "check", *session.posargs)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Measure Five Ravens games/s on this machine."""
+    session.install(".")
+    session.run("balance", "bench", "five_ravens", *session.posargs)

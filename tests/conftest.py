@@ -1,0 +1,23 @@
+"""Shared fixtures: the fake game plugin (tests/fake_game.py) registered as game ``fake``."""
+
+from __future__ import annotations
+
+import fake_game as fake
+import pytest
+
+from balance import games
+
+
+@pytest.fixture
+def fake_game(monkeypatch):
+    """Register the fake game as ``fake`` for one test; yields its plugin (fresh counters)."""
+    monkeypatch.setitem(games._GAMES, "fake", fake.__name__)
+    fake.PLUGIN.reset()
+    yield fake.PLUGIN
+    fake.PLUGIN.reset()
+
+
+@pytest.fixture
+def fake_config(fake_game, tmp_path):
+    """Path of a valid 3-player, 50-game config of the fake game."""
+    return fake.write_config(tmp_path / "fake.yaml")

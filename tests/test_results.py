@@ -1,0 +1,167 @@
+"""The results dataset: row layout, dtypes, shared wins, atomic parts, manifest, readers."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import polars as pl
+import pytest
+
+from balance import results
+from balance.games.base import Chunk
+
+SEATS = ["greedy", "random", "greedy"]
+TEAMS = ["a", "b", "a"]
+TELEMETRY = ["drawn__ace", "played__ace"]
+END_REASONS = ("clocks", "deck_out")
+
+
+def _chunk(first_game: int = 10) -> Chunk:
+    """Two games of three seats: game 10 won by seat 1 alone, game 11 shared by seats 0 and 2."""
+    return Chunk(
+        first_game=first_game,
+        score=np.array([[3, 9, 1], [7, 2, 7]], dtype=np.int32),
+        rank=np.array([[2, 1, 3], [1, 3, 1]], dtype=np.int32),
+        turns=np.array([20, 31], dtype=np.int32),
+        end_reason=np.array([0, 1], dtype=np.int32),
+        order=np.array([[0, 1, 2], [2, 0, 1]], dtype=np.int32),
+        telemetry=np.arange(12, dtype=np.uint8).reshape(2, 3, 2),
+        extra={"gold": np.array([[1, 2, 3], [4, 5, 6]], dtype=np.int32)},
+    )
+
+
+def _frame(chunk: Chunk | None = None) -> pl.DataFrame:
+    return results.chunk_frame(
+        chunk or _chunk(),
+        seats=SEATS,
+        teams=TEAMS,
+        end_reasons=END_REASONS,
+        telemetry_columns=TELEMETRY,
+    )
+
+
+def test_rows_are_game_major_then_seat():
+    frame = _frame()
+    assert frame["game"].to_list() == [10, 10, 10, 11, 11, 11]
+    assert frame["seat"].to_list() == [0, 1, 2, 0, 1, 2]
+    assert frame["policy"].to_list() == SEATS * 2
+    assert frame["team"].to_list() == TEAMS * 2
+    assert frame["score"].to_list() == [3, 9, 1, 7, 2, 7]
+    assert frame["turns"].to_list() == [20, 20, 20, 31, 31, 31]
+    assert frame["end_reason"].to_list() == ["clocks"] * 3 + ["deck_out"] * 3
+    assert frame["order"].to_list() == [0, 1, 2, 2, 0, 1]
+    assert frame["gold"].to_list() == [1, 2, 3, 4, 5, 6]
+    assert frame["drawn__ace"].to_list() == [0, 2, 4, 6, 8, 10]
+    assert frame["played__ace"].to_list() == [1, 3, 5, 7, 9, 11]
+
+
+def test_a_k_way_shared_win_counts_one_over_k():
+    frame = _frame()
+    assert frame["win"].to_list() == [0.0, 1.0, 0.0, 0.5, 0.0, 0.5]
+    assert frame["shared"].to_list() == [False, False, False, True, False, True]
+    assert frame.group_by("game").agg(pl.col("win").sum())["win"].to_list() == [1.0, 1.0]
+
+
+def test_column_order_and_dtypes():
+    assert _frame().schema == pl.Schema(
+        {**results.BASE_SCHEMA, "gold": pl.Int32, "drawn__ace": pl.UInt8, "played__ace": pl.UInt8}
+    )
+    assert list(results.BASE_SCHEMA)[:4] == ["game", "seat", "policy", "team"]
+
+
+def test_a_chunk_with_a_wrong_shape_is_refused():
+    chunk = _chunk()
+    chunk.telemetry = chunk.telemetry[:, :, :1]
+    with pytest.raises(ValueError, match=r"Chunk.telemetry has shape \(2, 3, 1\), expected"):
+        _frame(chunk)
+
+
+def test_parts_and_manifest_round_trip(tmp_path):
+    out = tmp_path / "run"
+    writer = results.ResultsWriter(out, {"game": "fake", "telemetry_columns": TELEMETRY})
+    assert json.loads((out / "manifest.json").read_text())["status"] == "running"
+    writer.write_part(_frame(_chunk(0)), first_game=0, n_games=2)
+    writer.write_part(_frame(_chunk(2)), first_game=2, n_games=2)
+    writer.finish("complete")
+
+    manifest, rows = results.open_results(out)
+    assert manifest["status"] == "complete"
+    assert manifest["games_done"] == 4
+    assert manifest["parts"] == [
+        {"file": "part-00000.parquet", "first_game": 0, "games": 2},
+        {"file": "part-00001.parquet", "first_game": 2, "games": 2},
+    ]
+    assert manifest["extra_columns"] == ["gold"]
+    assert manifest["started"] <= manifest["finished"]
+    frame = rows.collect()
+    assert frame["game"].to_list() == [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3]
+    assert frame.schema == _frame().schema
+    # No temporary files are left behind.
+    assert sorted(p.name for p in out.rglob("*")) == [
+        "games",
+        "manifest.json",
+        "part-00000.parquet",
+        "part-00001.parquet",
+    ]
+
+
+def test_parts_must_be_written_in_game_order(tmp_path):
+    writer = results.ResultsWriter(tmp_path / "run", {})
+    with pytest.raises(ValueError, match="part starts at game 2, expected 0"):
+        writer.write_part(_frame(_chunk(2)), first_game=2, n_games=2)
+
+
+def test_a_failed_write_leaves_no_part(tmp_path, monkeypatch):
+    out = tmp_path / "run"
+    writer = results.ResultsWriter(out, {})
+
+    def crash(self, path, **kwargs):
+        path.write_bytes(b"half a parquet file")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", crash)
+    with pytest.raises(OSError):
+        writer.write_part(_frame(_chunk(0)), first_game=0, n_games=2)
+    assert not (out / "games" / "part-00000.parquet").exists()
+    manifest, rows = results.open_results(out)
+    assert manifest["games_done"] == 0
+    assert rows.collect().height == 0
+
+
+def test_an_empty_dataset_has_the_known_schema(tmp_path):
+    results.ResultsWriter(tmp_path / "run", {"telemetry_columns": TELEMETRY})
+    _, rows = results.open_results(tmp_path / "run")
+    assert rows.collect_schema().names() == [*results.BASE_SCHEMA, *TELEMETRY]
+
+
+@pytest.mark.parametrize(
+    ("setup", "message"),
+    [
+        (lambda d: None, "{d}: no such results directory"),
+        (lambda d: d.mkdir(), "{d}: not a results directory (no manifest.json)"),
+        (
+            lambda d: (d.mkdir(), (d / "manifest.json").write_text("{oops")),
+            "{d}/manifest.json: invalid JSON: Expecting property name enclosed in double quotes"
+            " at line 1",
+        ),
+        (
+            lambda d: (d.mkdir(), (d / "manifest.json").write_text("[]")),
+            "{d}/manifest.json: not a balance manifest (no list of parts)",
+        ),
+        (
+            lambda d: (
+                d.mkdir(),
+                (d / "manifest.json").write_text('{"parts": [{"file": "part-00000.parquet"}]}'),
+            ),
+            "{d}/games/part-00000.parquet: listed in manifest.json but missing",
+        ),
+    ],
+    ids=["missing", "no-manifest", "bad-json", "not-a-manifest", "missing-part"],
+)
+def test_open_results_names_what_is_wrong(tmp_path, setup, message):
+    path = tmp_path / "run"
+    setup(path)
+    with pytest.raises(results.ResultsError) as info:
+        results.open_results(path)
+    assert str(info.value) == message.format(d=path)

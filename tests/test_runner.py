@@ -1,0 +1,205 @@
+"""The runner: determinism across chunking and threads, output-dir safety, interrupts."""
+
+from __future__ import annotations
+
+import json
+
+import numba
+import polars as pl
+import pytest
+
+from balance import results, runner
+from balance.games.base import Chunk
+
+THREADS = min(2, numba.config.NUMBA_NUM_THREADS)
+
+
+def _run(config_path, out, **options):
+    from balance.config import load_config
+
+    return runner.run(load_config(config_path), config_path=config_path, out=out, **options)
+
+
+def test_content_depends_only_on_config_seed_and_games(fake_config, tmp_path):
+    a = _run(fake_config, tmp_path / "a", games=100, chunk_size=7, threads=1)
+    b = _run(fake_config, tmp_path / "b", games=100, chunk_size=64, threads=THREADS)
+    assert (a.parts, b.parts) == (15, 2)
+    manifest_a, rows_a = results.open_results(a.out)
+    manifest_b, rows_b = results.open_results(b.out)
+    assert rows_a.collect().equals(rows_b.collect())
+    assert rows_a.collect().height == 300
+    assert manifest_a["config_hash"] == manifest_b["config_hash"]
+    c = _run(fake_config, tmp_path / "c", games=100, seed=8)
+    assert not results.open_results(c.out)[1].collect().equals(rows_a.collect())
+
+
+def test_summary_and_manifest(fake_config, tmp_path):
+    summary = _run(fake_config, tmp_path / "run", games=20, seed=3, chunk_size=8, threads=1)
+    assert (summary.status, summary.games_done, summary.rows, summary.parts) == (
+        "complete",
+        20,
+        60,
+        3,
+    )
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["status"] == "complete"
+    assert (manifest["games_requested"], manifest["games_done"], manifest["seed"]) == (20, 20, 3)
+    # The recorded config is what ran: overrides applied.
+    assert (manifest["config"]["games"], manifest["config"]["seed"]) == (20, 3)
+    assert manifest["seats"] == ["plain", "skilled", "plain"]
+    assert manifest["teams"] == ["0", "1", "2"]
+    assert manifest["telemetry_columns"] == [
+        "drawn__ace",
+        "drawn__king",
+        "played__ace",
+        "played__king",
+    ]
+    assert manifest["config_path"] == str(fake_config)
+    assert set(manifest["versions"]) >= {"numba", "numpy", "polars"}
+    assert manifest["threads"] == 1 and manifest["chunk_size"] == 8
+
+
+def test_progress_reports_written_games(fake_config, tmp_path):
+    calls = []
+    _run(
+        fake_config,
+        tmp_path / "run",
+        games=20,
+        chunk_size=8,
+        progress=lambda d, t: calls.append((d, t)),
+    )
+    assert calls == [(0, 20), (8, 20), (16, 20), (20, 20)]
+
+
+def test_refuses_a_non_empty_output_dir(fake_game, fake_config, tmp_path):
+    out = tmp_path / "run"
+    (out / "games").mkdir(parents=True)
+    (out / "manifest.json").write_text("{}")
+    with pytest.raises(runner.RunnerError) as info:
+        _run(fake_config, out)
+    assert str(info.value) == (
+        f"{out}: output directory exists and is not empty; "
+        "choose another --out or pass --force to replace it"
+    )
+    assert fake_game.compiled == 0  # refused before any work
+
+
+def test_an_empty_output_dir_is_fine(fake_config, tmp_path):
+    (tmp_path / "run").mkdir()
+    assert _run(fake_config, tmp_path / "run").games_done == 50
+
+
+def test_force_replaces_an_earlier_run(fake_config, tmp_path):
+    out = tmp_path / "run"
+    _run(fake_config, out, games=30, chunk_size=7)
+    assert len(list((out / "games").iterdir())) == 5
+    _run(fake_config, out, games=10, chunk_size=64, force=True)
+    assert results.read_manifest(out)["games_done"] == 10
+    assert [p.name for p in (out / "games").iterdir()] == ["part-00000.parquet"]
+
+
+def test_force_never_removes_a_directory_that_is_not_a_run(fake_config, tmp_path):
+    (tmp_path / "notes.txt").write_text("precious")
+    with pytest.raises(runner.RunnerError, match="not a results directory"):
+        _run(fake_config, tmp_path, force=True)
+    assert (tmp_path / "notes.txt").read_text() == "precious"
+
+
+def test_force_keeps_the_old_run_when_the_config_fails_to_compile(fake_game, fake_config, tmp_path):
+    out = tmp_path / "run"
+    _run(fake_config, out, games=10)
+
+    def broken(config):
+        raise ValueError("bad tables")
+
+    fake_game.compile = broken
+    try:
+        with pytest.raises(ValueError, match="bad tables"):
+            _run(fake_config, out, force=True)
+    finally:
+        del fake_game.compile
+    assert results.open_results(out)[0]["games_done"] == 10
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"games": 0}, "--games must be at least 1, got 0"),
+        ({"games": -5}, "--games must be at least 1, got -5"),
+        ({"seed": -1}, "--seed must be between 0 and 2\\*\\*63 - 1, got -1"),
+        ({"chunk_size": 0}, "--chunk-size must be at least 1, got 0"),
+        ({"threads": 0}, f"--threads must be between 1 and {numba.config.NUMBA_NUM_THREADS}"),
+    ],
+)
+def test_bad_options(fake_config, tmp_path, options, message):
+    with pytest.raises(runner.RunnerError, match=f"^{message}"):
+        _run(fake_config, tmp_path / "run", **options)
+    assert not (tmp_path / "run").exists()
+
+
+def test_interrupted_run_keeps_the_written_parts(fake_game, fake_config, tmp_path):
+    out = tmp_path / "run"
+    fake_game.interrupt_at = 3  # KeyboardInterrupt while simulating the 3rd chunk
+    with pytest.raises(KeyboardInterrupt):
+        _run(fake_config, out, games=50, chunk_size=10)
+    manifest, rows = results.open_results(out)
+    assert manifest["status"] == "interrupted"
+    assert manifest["games_done"] == 20
+    assert [p["file"] for p in manifest["parts"]] == ["part-00000.parquet", "part-00001.parquet"]
+    frame = rows.collect()
+    assert frame["game"].unique().sort().to_list() == list(range(20))
+
+
+def test_a_plugin_error_marks_the_run_failed(fake_game, fake_config, tmp_path):
+    fake_game.play = lambda *args: (_ for _ in ()).throw(RuntimeError("kernel bug"))
+    try:
+        with pytest.raises(RuntimeError, match="kernel bug"):
+            _run(fake_config, tmp_path / "run")
+    finally:
+        del fake_game.play
+    assert results.read_manifest(tmp_path / "run")["status"] == "failed"
+
+
+def test_a_plugin_that_reuses_its_output_arrays_is_caught(fake_game, fake_config, tmp_path):
+    play = type(fake_game).play
+    kept: list[Chunk] = []
+
+    def reusing(tables, seed, first_game, n_games):
+        chunk = play(fake_game, tables, seed, first_game, n_games)
+        if kept:  # write into the first chunk's arrays, like a kernel with persistent buffers
+            old = kept[0]
+            old.score[...] = chunk.score
+            chunk.score = old.score
+        kept.append(chunk)
+        return chunk
+
+    fake_game.play = reusing
+    try:
+        with pytest.raises(RuntimeError, match="reused the previous chunk's output arrays"):
+            _run(fake_config, tmp_path / "run", games=20, chunk_size=10)
+    finally:
+        del fake_game.play
+
+
+def test_narrate(fake_config):
+    from balance.config import load_config
+
+    lines = runner.narrate(load_config(fake_config), game=3)
+    assert lines[0] == "game 3 of seed 7"
+    assert runner.narrate(load_config(fake_config), game=3, seed=7) == lines
+    with pytest.raises(runner.RunnerError, match="--game must be >= 0, got -1"):
+        runner.narrate(load_config(fake_config), game=-1)
+
+
+def test_seat_scores_match_the_plugin(fake_game, fake_config, tmp_path):
+    from balance.config import load_config
+
+    config = load_config(fake_config)
+    _run(fake_config, tmp_path / "run", games=12, chunk_size=5)
+    frame = results.open_results(tmp_path / "run")[1].collect()
+    chunk = fake_game.play(fake_game.compile(config), 7, 0, 12)
+    assert frame["score"].to_list() == chunk.score.ravel().tolist()
+    assert (
+        frame.filter(pl.col("rank") == 1).group_by("game").agg(pl.col("win").sum())["win"].to_list()
+        == [1.0] * 12
+    )
