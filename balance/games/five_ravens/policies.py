@@ -1,0 +1,836 @@
+"""Five Ravens policies: numba decision functions for every choice the rules leave to a seat.
+
+Every ``choose_*`` function dispatches on the seat's policy kind (``tables.POL_*``):
+
+- ``random``: uniform over the legal options of that decision (and over the legal turns).
+- ``greedy``: a one-step heuristic with the weights of ``GreedyPolicy`` (schema.py): keep the best
+  thief (rank, what its capture gives, what it costs), play other Ravens for their action only
+  when the action's estimated value beats ``action_threshold``, steal the relic worth most to
+  this seat, rescue the card whose capture hurts most.
+- ``script``: the next number of ``State.script`` (scripted test scenarios); greedy once it runs
+  out.
+
+FR-15 (knowledge): policies read only what their seat knows: their own hand, discard and
+captured cards, the counts of their own deck, public centre relics, centre relics their seat
+knows (``cknown``), and relic-deck ends they looked at (``rd_top``/``rd_bot``). Other seats'
+hands and decks and unknown relics are never read.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from balance.games.five_ravens.state import (
+    G_RD_N,
+    G_SCRIPT,
+    M_ACTION,
+    M_CAPT1,
+    M_CAPT3,
+    M_THIEF,
+    captured_relics,
+    has_captured,
+    ravens_in_hand,
+)
+from balance.games.five_ravens.tables import (
+    K_CHEST,
+    K_CURSED,
+    K_GEM,
+    K_HOLLOW,
+    N_RAVENS,
+    P_CURSED_BONUS,
+    P_CURSED_SET,
+    P_EIGHT_PEN,
+    P_FOUR_BONUS,
+    P_FOUR_MIN,
+    P_HOLLOW,
+    P_HOLLOW_CAPT,
+    P_NINE_PEN,
+    P_PLAYERS,
+    P_SIX_MAX,
+    P_SIX_MULT,
+    POL_GREEDY,
+    POL_RANDOM,
+    W_CAPT_COST,
+    W_CAPTURE,
+    W_DRAW,
+    W_INFO,
+    W_PENALTY,
+    W_THIEF_RANK,
+    W_THRESHOLD,
+)
+from balance.rng import below
+
+NEG = -1.0e18
+
+
+@njit(cache=True)
+def _rng(st, p):
+    return st.rng[1 + p]
+
+
+@njit(cache=True)
+def _script(st):
+    """Next scripted choice; returns (value, True) or (0, False) when the script is used up."""
+    i = st.g[G_SCRIPT]
+    if i < st.script.shape[0]:
+        st.g[G_SCRIPT] = i + 1
+        return st.script[i], True
+    return 0, False
+
+
+@njit(cache=True)
+def _kind(tb, st, p):
+    """The seat's policy kind; a script seat whose script is used up plays greedy."""
+    k = tb.seat_kind[p]
+    if k != POL_RANDOM and k != POL_GREEDY and st.g[G_SCRIPT] >= st.script.shape[0]:
+        return POL_GREEDY
+    return k
+
+
+# ---------------------------------------------------------------- what a seat knows and values
+
+
+@njit(cache=True)
+def known_relic(st, p, slot):
+    """The relic card in centre ``slot`` if seat ``p`` knows it, else -1 (FR-15)."""
+    if st.centre[slot] < 0:
+        return -1
+    if st.face_up[slot] or st.cknown[p, slot]:
+        return st.centre[slot]
+    return -1
+
+
+@njit(cache=True)
+def own_gems(tb, st, p):
+    k = 0
+    for pile, n in ((st.deck[p], st.deck_n[p]), (st.disc[p], st.disc_n[p]),
+                    (st.hand[p], st.hand_n[p]), (st.capt[p], st.capt_n[p])):
+        for i in range(n):
+            c = pile[i]
+            if c >= N_RAVENS and tb.type_kind[tb.inst_type[c - N_RAVENS]] == K_GEM:
+                k += 1
+    return k
+
+
+@njit(cache=True)
+def captured_of_type(tb, st, p, t):
+    k = 0
+    for i in range(st.capt_n[p]):
+        c = st.capt[p, i]
+        if c >= N_RAVENS and tb.inst_type[c - N_RAVENS] == t:
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def capture_gain(tb, st, p, c):
+    """Points seat ``p`` gains at scoring by having card ``c`` captured rather than not."""
+    if c < N_RAVENS:
+        if c == 3 and tb.capture_on[3] and captured_relics(st, p) >= tb.params[P_FOUR_MIN]:
+            return float(tb.params[P_FOUR_BONUS])
+        if c == 7 and tb.capture_on[7]:
+            return -float(tb.params[P_EIGHT_PEN])
+        if c == 8 and tb.capture_on[8]:
+            return -float(tb.params[P_NINE_PEN])
+        return 0.0
+    t = tb.inst_type[c - N_RAVENS]
+    kind = tb.type_kind[t]
+    g = 0.0
+    if kind == K_HOLLOW:
+        g = float(tb.params[P_HOLLOW_CAPT] - tb.params[P_HOLLOW])
+    elif kind == K_CURSED:
+        have = captured_of_type(tb, st, p, t)
+        need = tb.params[P_CURSED_SET]
+        if have + 1 == need:
+            g = float(tb.params[P_CURSED_BONUS])
+        elif have + 1 < need:
+            g = float(tb.params[P_CURSED_BONUS]) * (have + 1) / (2.0 * need)
+    # one more captured relic may complete the captured 4's bonus
+    if (tb.capture_on[3] and has_captured(st, p, 3)
+            and captured_relics(st, p) + 1 == tb.params[P_FOUR_MIN]):
+        g += tb.params[P_FOUR_BONUS]
+    return g
+
+
+@njit(cache=True)
+def relic_worth(tb, st, p, c, thief):
+    """Points seat ``p`` expects from stealing relic card ``c`` with ``thief`` (FR-10, FR-13)."""
+    t = tb.inst_type[c - N_RAVENS]
+    kind = tb.type_kind[t]
+    captured = thief == 4 and tb.capture_on[4] == 1
+    if kind == K_CHEST:
+        v = float(tb.type_value[t])
+        if thief == 5 and tb.capture_on[5] == 1 and tb.type_value[t] <= tb.params[P_SIX_MAX]:
+            v *= tb.params[P_SIX_MULT]
+        base = v
+    elif kind == K_GEM:
+        k = own_gems(tb, st, p)
+        last = tb.gem_table.shape[0] - 1
+        base = float(tb.gem_table[min(k + 1, last)] - tb.gem_table[min(k, last)])
+    elif kind == K_HOLLOW:
+        base = float(tb.params[P_HOLLOW])
+    else:
+        base = 0.0
+    if captured:
+        base += capture_gain(tb, st, p, c)
+    return base
+
+
+@njit(cache=True)
+def unknown_worth(tb):
+    return tb.mean_relic[0]
+
+
+@njit(cache=True)
+def best_visible_gain(tb, st, p, thief):
+    """Extra points the thief's capture effect would add on the best relic the seat can see."""
+    best = 0.0
+    for slot in range(tb.params[P_PLAYERS]):
+        x = known_relic(st, p, slot)
+        if x >= 0:
+            d = relic_worth(tb, st, p, x, thief) - relic_worth(tb, st, p, x, -1)
+            if d > best:
+                best = d
+    return best
+
+
+@njit(cache=True)
+def rescue_gain(tb, st, p, c):
+    """Points seat ``p`` gains by rescuing captured card ``c`` (moving it to the deck)."""
+    if c == 5 and st.doubled[p] >= 0:
+        t = tb.inst_type[st.doubled[p] - N_RAVENS]
+        return -float(tb.type_value[t] * (tb.params[P_SIX_MULT] - 1))
+    if c >= N_RAVENS and c == st.doubled[p]:
+        t = tb.inst_type[c - N_RAVENS]
+        return -float(tb.type_value[t] * (tb.params[P_SIX_MULT] - 1))
+    if c < N_RAVENS:
+        return -capture_gain(tb, st, p, c) + 0.1  # a Raven back in the deck is worth a little
+    t = tb.inst_type[c - N_RAVENS]
+    kind = tb.type_kind[t]
+    if kind == K_HOLLOW:
+        return -float(tb.params[P_HOLLOW_CAPT] - tb.params[P_HOLLOW])
+    if kind == K_CURSED:
+        have = captured_of_type(tb, st, p, t)
+        if have == tb.params[P_CURSED_SET]:
+            return -float(tb.params[P_CURSED_BONUS])
+        return -0.5
+    return -0.2
+
+
+@njit(cache=True)
+def best_rescue_gain(tb, st, p, exclude):
+    best = NEG
+    for i in range(st.capt_n[p]):
+        c = st.capt[p, i]
+        if c != exclude:
+            g = rescue_gain(tb, st, p, c)
+            if g > best:
+                best = g
+    return 0.0 if best == NEG else best
+
+
+@njit(cache=True)
+def thief_value(tb, st, p, c):
+    """Greedy value of playing card ``c`` as thief (rank, capture effect, penalty)."""
+    w = tb.seat_w[p]
+    if c >= N_RAVENS:  # a relic thief steals after every Raven and is itself captured
+        return w[W_CAPTURE] * capture_gain(tb, st, p, c) - w[W_CAPT_COST]
+    v = w[W_THIEF_RANK] * (c + 1) - w[W_CAPT_COST]
+    if tb.capture_on[c]:
+        if c == 4 or c == 5:
+            v += w[W_CAPTURE] * best_visible_gain(tb, st, p, c)
+        elif c == 6:
+            v += w[W_CAPTURE] * max(0.0, best_rescue_gain(tb, st, p, 6))
+        elif c == 3:
+            v += w[W_CAPTURE] * capture_gain(tb, st, p, 3)
+        elif c == 1 or c == 2 or c == 0:
+            v += w[W_CAPTURE] * w[W_INFO]
+        elif c == 7 or c == 8:
+            v += w[W_PENALTY] * capture_gain(tb, st, p, c)
+    return v
+
+
+@njit(cache=True)
+def _unknown_facedown(tb, st, p):
+    for slot in range(tb.params[P_PLAYERS]):
+        if (st.centre[slot] >= 0 and st.face_up[slot] == 0 and st.locked[slot] == 0
+                and st.cknown[p, slot] == 0):
+            return slot
+    return -1
+
+
+@njit(cache=True)
+def _worst_faceup(tb, st, p):
+    """(slot, worth) of the least valuable unlocked face-up centre relic, slot -1 if none."""
+    best = -1
+    bv = 1.0e18
+    for slot in range(tb.params[P_PLAYERS]):
+        if st.centre[slot] >= 0 and st.face_up[slot] == 1 and st.locked[slot] == 0:
+            v = relic_worth(tb, st, p, st.centre[slot], -1)
+            if v < bv:
+                bv = v
+                best = slot
+    return best, bv
+
+
+@njit(cache=True)
+def _dead_cards(tb, st, p):
+    k = 0
+    for i in range(st.hand_n[p]):
+        c = st.hand[p, i]
+        if c >= N_RAVENS and tb.type_thief[tb.inst_type[c - N_RAVENS]] == 0:
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def _best_capture(tb, st, p):
+    """(card, gain) of the best card to capture with the 5 from hand or discard (FR-6)."""
+    w = tb.seat_w[p]
+    best = -1
+    bv = NEG
+    keep_raven = ravens_in_hand(st, p) == 1
+    for i in range(st.hand_n[p] + st.disc_n[p]):
+        if i < st.hand_n[p]:
+            c = st.hand[p, i]
+            if keep_raven and c < N_RAVENS:
+                continue
+        else:
+            c = st.disc[p, i - st.hand_n[p]]
+        g = capture_gain(tb, st, p, c) - w[W_CAPT_COST]
+        if c < N_RAVENS:
+            g -= w[W_CAPT_COST] + w[W_THIEF_RANK] * 0.1 * (c + 1)
+            if c == 6 and tb.capture_on[6]:
+                g += best_rescue_gain(tb, st, p, 6)
+        if g > bv:
+            bv = g
+            best = c
+    return best, bv
+
+
+@njit(cache=True)
+def action_value(tb, st, p, c, thief):
+    """Greedy estimate of what resolving Raven ``c``'s action is worth to seat ``p`` now."""
+    if tb.action_on[c] == 0:
+        return NEG
+    if c == 1:  # the 2 is worth the best action among the captured Ravens it can borrow
+        best = 0.0
+        for i in range(st.capt_n[p]):
+            d = st.capt[p, i]
+            if d < N_RAVENS and d != 1 and tb.action_on[d] == 1:
+                v = base_action_value(tb, st, p, d, thief)
+                if v > best:
+                    best = v
+        return best
+    return base_action_value(tb, st, p, c, thief)
+
+
+@njit(cache=True)
+def base_action_value(tb, st, p, c, thief):
+    """action_value for any Raven but the 2."""
+    w = tb.seat_w[p]
+    r = c + 1
+    if r == 9:
+        return w[W_DRAW] if st.deck_n[p] + st.disc_n[p] > 0 else 0.0
+    if r == 8:
+        k = 0
+        for i in range(st.disc_n[p]):
+            if st.disc[p, i] < N_RAVENS and st.disc[p, i] >= 5:
+                k += 1
+        return w[W_DRAW] * 0.5 * k
+    if r == 7:
+        if _unknown_facedown(tb, st, p) >= 0 or st.rd_top[p] >= 0:
+            return w[W_INFO]
+        return 0.0
+    if r == 6:
+        return w[W_INFO] if _unknown_facedown(tb, st, p) >= 0 else 0.0
+    if r == 5:
+        card, g = _best_capture(tb, st, p)
+        return g if card >= 0 else 0.0
+    if r == 4:
+        return w[W_DRAW] * _dead_cards(tb, st, p)
+    if r == 3:
+        return w[W_INFO] * 0.8 if _unknown_facedown(tb, st, p) >= 0 else 0.0
+    slot, v = _worst_faceup(tb, st, p)
+    if slot >= 0 and v < unknown_worth(tb):
+        return 0.3 * (unknown_worth(tb) - v)
+    return 0.0
+
+
+# ---------------------------------------------------------------- decisions
+
+
+@njit(cache=True)
+def choose_turn(tb, st, p, moves, n):
+    """Index into ``moves[:n]`` of the seat's turn (FR-5)."""
+    k = _kind(tb, st, p)
+    if k == POL_RANDOM:
+        return below(_rng(st, p), n)
+    if k != POL_GREEDY:
+        mv, ok = _script(st)
+        card, ok2 = _script(st)
+        for i in range(n):
+            if moves[i, 0] == mv and (moves[i, 1] == card or mv == M_CAPT3 or mv == M_CAPT1):
+                return i
+        return 0  # an illegal scripted move: tests assert on the log, so this is visible
+    w = tb.seat_w[p]
+    # the thief we would keep
+    best_thief = -1
+    tv = NEG
+    for i in range(n):
+        if moves[i, 0] == M_THIEF:
+            v = thief_value(tb, st, p, moves[i, 1])
+            if v > tv:
+                tv = v
+                best_thief = i
+    thief_card = moves[best_thief, 1] if best_thief >= 0 else -1
+    best = -1
+    bv = w[W_THRESHOLD]
+    for i in range(n):
+        mv = moves[i, 0]
+        if mv == M_ACTION:
+            c = moves[i, 1]
+            if c == thief_card:
+                continue
+            v = action_value(tb, st, p, c, thief_card) - 0.05 * (c + 1)  # keep high Ravens
+        elif mv == M_CAPT3:
+            v = w[W_INFO] * (0.9 if has_captured(st, p, 1) and tb.capture_on[1] else 0.2)
+        elif mv == M_CAPT1:
+            v = 0.0
+        else:
+            continue
+        if v > bv:
+            bv = v
+            best = i
+    if best >= 0:
+        return best
+    if best_thief >= 0:
+        return best_thief
+    return 0
+
+
+@njit(cache=True)
+def choose_discard(tb, st, p):
+    """9: the card to discard from hand; never the last Raven (FR-6). -1 if none may go."""
+    keep_raven = ravens_in_hand(st, p) == 1
+    n_opt = 0
+    for i in range(st.hand_n[p]):
+        if not (keep_raven and st.hand[p, i] < N_RAVENS):
+            n_opt += 1
+    if n_opt == 0:
+        return -1
+    k = _kind(tb, st, p)
+    if k == POL_RANDOM:
+        j = below(_rng(st, p), n_opt)
+        for i in range(st.hand_n[p]):
+            c = st.hand[p, i]
+            if not (keep_raven and c < N_RAVENS):
+                if j == 0:
+                    return c
+                j -= 1
+    if k != POL_GREEDY:
+        v, _ = _script(st)
+        return v
+    best = -1
+    bv = 1.0e18
+    for i in range(st.hand_n[p]):
+        c = st.hand[p, i]
+        if keep_raven and c < N_RAVENS:
+            continue
+        v = float(c + 1) if c < N_RAVENS else thief_value(tb, st, p, c) - 10.0
+        if c >= N_RAVENS and tb.type_thief[tb.inst_type[c - N_RAVENS]] == 0:
+            v = -10.0
+        if v < bv:
+            bv = v
+            best = c
+    return best
+
+
+@njit(cache=True)
+def choose_stack(tb, st, p, out):
+    """8: cards from hand and/or discard to put on top, in ``out`` from first placed to the new
+    top; returns how many. The last Raven in hand stays (FR-6)."""
+    k = _kind(tb, st, p)
+    if k == POL_GREEDY:
+        n = 0
+        for r in range(4, N_RAVENS):  # ranks 5..9 from the discard, highest on top
+            for i in range(st.disc_n[p]):
+                if st.disc[p, i] == r:
+                    out[n] = r
+                    n += 1
+        return n
+    if k == POL_RANDOM:
+        rng = _rng(st, p)
+        n = 0
+        rav = ravens_in_hand(st, p)
+        for i in range(st.hand_n[p]):
+            c = st.hand[p, i]
+            if c < N_RAVENS and rav == 1:
+                continue
+            if below(rng, 2) == 1:
+                out[n] = c
+                n += 1
+                if c < N_RAVENS:
+                    rav -= 1
+        for i in range(st.disc_n[p]):
+            if below(rng, 2) == 1:
+                out[n] = st.disc[p, i]
+                n += 1
+        for i in range(n - 1, 0, -1):
+            j = below(rng, i + 1)
+            t = out[i]
+            out[i] = out[j]
+            out[j] = t
+        return n
+    n, _ = _script(st)
+    for i in range(n):
+        out[i], _ = _script(st)
+    return n
+
+
+@njit(cache=True)
+def choose_seven(tb, st, p, x):
+    """7: having seen relic ``x``, the unlocked face-down slot to swap it into, or -1 to bury."""
+    P = tb.params[P_PLAYERS]
+    k = _kind(tb, st, p)
+    if k == POL_RANDOM:
+        n = 1
+        for s in range(P):
+            if st.centre[s] >= 0 and st.face_up[s] == 0 and st.locked[s] == 0:
+                n += 1
+        j = below(_rng(st, p), n)
+        if j == 0:
+            return -1
+        for s in range(P):
+            if st.centre[s] >= 0 and st.face_up[s] == 0 and st.locked[s] == 0:
+                j -= 1
+                if j == 0:
+                    return s
+    if k != POL_GREEDY:
+        v, _ = _script(st)
+        return v
+    vx = relic_worth(tb, st, p, x, -1)
+    best = -1
+    bv = 0.5
+    for s in range(P):
+        if st.centre[s] >= 0 and st.face_up[s] == 0 and st.locked[s] == 0:
+            y = known_relic(st, p, s)
+            vy = unknown_worth(tb) if y < 0 else relic_worth(tb, st, p, y, -1)
+            if vx - vy > bv:
+                bv = vx - vy
+                best = s
+    return best
+
+
+@njit(cache=True)
+def choose_flip(tb, st, p):
+    """6: the unlocked centre slot to flip (must flip one if able), -1 if none."""
+    P = tb.params[P_PLAYERS]
+    n = 0
+    for s in range(P):
+        if st.centre[s] >= 0 and st.locked[s] == 0:
+            n += 1
+    if n == 0:
+        return -1
+    k = _kind(tb, st, p)
+    if k == POL_RANDOM:
+        j = below(_rng(st, p), n)
+        for s in range(P):
+            if st.centre[s] >= 0 and st.locked[s] == 0:
+                if j == 0:
+                    return s
+                j -= 1
+    if k != POL_GREEDY:
+        v, _ = _script(st)
+        return v
+    s = _unknown_facedown(tb, st, p)
+    if s >= 0:
+        return s
+    # otherwise hide the most valuable face-up relic
+    best = -1
+    bv = NEG
+    for s in range(P):
+        if st.centre[s] >= 0 and st.locked[s] == 0:
+            v = relic_worth(tb, st, p, st.centre[s], -1) if st.face_up[s] else -1.0
+            if v > bv:
+                bv = v
+                best = s
+    return best
+
+
+@njit(cache=True)
+def choose_shuffle(tb, st, p):
+    """6: whether to shuffle the face-down centre relics after the flip."""
+    k = _kind(tb, st, p)
+    if k == POL_RANDOM:
+        return below(_rng(st, p), 2) == 1
+    if k != POL_GREEDY:
+        v, _ = _script(st)
+        return v == 1
+    return False
+
+
+@njit(cache=True)
+def choose_capture(tb, st, p):
+    """5: the card to capture from hand or discard (must if able; FR-6), -1 if none."""
+    k = _kind(tb, st, p)
+    if k == POL_GREEDY:
+        c, _ = _best_capture(tb, st, p)
+        return c
+    keep_raven = ravens_in_hand(st, p) == 1
+    n = st.disc_n[p]
+    for i in range(st.hand_n[p]):
+        if not (keep_raven and st.hand[p, i] < N_RAVENS):
+            n += 1
+    if n == 0:
+        return -1
+    if k == POL_RANDOM:
+        j = below(_rng(st, p), n)
+        for i in range(st.hand_n[p]):
+            c = st.hand[p, i]
+            if not (keep_raven and c < N_RAVENS):
+                if j == 0:
+                    return c
+                j -= 1
+        return st.disc[p, j]
+    v, _ = _script(st)
+    return v
+
+
+@njit(cache=True)
+def choose_set_aside(tb, st, p, out):
+    """4: other cards from hand to set aside, into ``out``; at least one Raven stays (FR-6)."""
+    k = _kind(tb, st, p)
+    n = 0
+    if k == POL_GREEDY:
+        for i in range(st.hand_n[p]):
+            c = st.hand[p, i]
+            if c >= N_RAVENS and tb.type_thief[tb.inst_type[c - N_RAVENS]] == 0:
+                out[n] = c
+                n += 1
+        return n
+    if k == POL_RANDOM:
+        rng = _rng(st, p)
+        rav = ravens_in_hand(st, p)
+        for i in range(st.hand_n[p]):
+            c = st.hand[p, i]
+            if c < N_RAVENS and rav == 1:
+                continue
+            if below(rng, 2) == 1:
+                out[n] = c
+                n += 1
+                if c < N_RAVENS:
+                    rav -= 1
+        return n
+    n, _ = _script(st)
+    for i in range(n):
+        out[i], _ = _script(st)
+    return n
+
+
+@njit(cache=True)
+def choose_examine(tb, st, p):
+    """3: the unlocked face-down centre slot to look at, -1 if none."""
+    P = tb.params[P_PLAYERS]
+    n = 0
+    for s in range(P):
+        if st.centre[s] >= 0 and st.face_up[s] == 0 and st.locked[s] == 0:
+            n += 1
+    if n == 0:
+        return -1
+    k = _kind(tb, st, p)
+    if k == POL_RANDOM:
+        j = below(_rng(st, p), n)
+        for s in range(P):
+            if st.centre[s] >= 0 and st.face_up[s] == 0 and st.locked[s] == 0:
+                if j == 0:
+                    return s
+                j -= 1
+    if k != POL_GREEDY:
+        v, _ = _script(st)
+        return v
+    s = _unknown_facedown(tb, st, p)
+    if s >= 0:
+        return s
+    for s in range(P):
+        if st.centre[s] >= 0 and st.face_up[s] == 0 and st.locked[s] == 0:
+            return s
+    return -1
+
+
+@njit(cache=True)
+def choose_borrow(tb, st, p):
+    """2: the captured Raven (not a 2) whose action to resolve, -1 if none."""
+    n = 0
+    for i in range(st.capt_n[p]):
+        if st.capt[p, i] < N_RAVENS and st.capt[p, i] != 1:
+            n += 1
+    if n == 0:
+        return -1
+    k = _kind(tb, st, p)
+    if k == POL_RANDOM:
+        j = below(_rng(st, p), n)
+        for i in range(st.capt_n[p]):
+            c = st.capt[p, i]
+            if c < N_RAVENS and c != 1:
+                if j == 0:
+                    return c
+                j -= 1
+    if k != POL_GREEDY:
+        v, _ = _script(st)
+        return v
+    best = -1
+    bv = NEG
+    for i in range(st.capt_n[p]):
+        c = st.capt[p, i]
+        if c < N_RAVENS and c != 1:
+            v = base_action_value(tb, st, p, c, -1) if tb.action_on[c] else NEG
+            if v > bv:
+                bv = v
+                best = c
+    return best
+
+
+@njit(cache=True)
+def choose_replace(tb, st, p):
+    """1: the unlocked face-up centre slot to replace, -1 if none."""
+    P = tb.params[P_PLAYERS]
+    n = 0
+    for s in range(P):
+        if st.centre[s] >= 0 and st.face_up[s] == 1 and st.locked[s] == 0:
+            n += 1
+    if n == 0:
+        return -1
+    k = _kind(tb, st, p)
+    if k == POL_RANDOM:
+        j = below(_rng(st, p), n)
+        for s in range(P):
+            if st.centre[s] >= 0 and st.face_up[s] == 1 and st.locked[s] == 0:
+                if j == 0:
+                    return s
+                j -= 1
+    if k != POL_GREEDY:
+        v, _ = _script(st)
+        return v
+    s, _ = _worst_faceup(tb, st, p)
+    return s
+
+
+@njit(cache=True)
+def choose_peek_end(tb, st, p):
+    """Captured 3: 1 to look at the bottom relic, 0 for the top."""
+    k = _kind(tb, st, p)
+    if k == POL_RANDOM:
+        return below(_rng(st, p), 2)
+    if k != POL_GREEDY:
+        v, _ = _script(st)
+        return v
+    return 1 if has_captured(st, p, 1) and tb.capture_on[1] else 0
+
+
+@njit(cache=True)
+def choose_lock(tb, st, p):
+    """Captured 1: the centre slot to lock, -1 if none."""
+    P = tb.params[P_PLAYERS]
+    n = 0
+    for s in range(P):
+        if st.centre[s] >= 0 and st.locked[s] == 0:
+            n += 1
+    if n == 0:
+        return -1
+    k = _kind(tb, st, p)
+    if k == POL_RANDOM:
+        j = below(_rng(st, p), n)
+        for s in range(P):
+            if st.centre[s] >= 0 and st.locked[s] == 0:
+                if j == 0:
+                    return s
+                j -= 1
+    if k != POL_GREEDY:
+        v, _ = _script(st)
+        return v
+    best = -1
+    bv = NEG
+    for s in range(P):
+        if st.centre[s] >= 0 and st.locked[s] == 0:
+            x = known_relic(st, p, s)
+            v = unknown_worth(tb) if x < 0 else relic_worth(tb, st, p, x, -1)
+            if v > bv:
+                bv = v
+                best = s
+    return best
+
+
+@njit(cache=True)
+def choose_steal(tb, st, p):
+    """FR-9: the centre slot to steal from, -1 for the relic deck's bottom (captured 2), or -2
+    when there is nothing to take."""
+    P = tb.params[P_PLAYERS]
+    bottom_ok = tb.capture_on[1] == 1 and has_captured(st, p, 1) and st.g[G_RD_N] > 0
+    n = 1 if bottom_ok else 0
+    for s in range(P):
+        if st.centre[s] >= 0:
+            n += 1
+    if n == 0:
+        return -2
+    k = _kind(tb, st, p)
+    if k == POL_RANDOM:
+        j = below(_rng(st, p), n)
+        for s in range(P):
+            if st.centre[s] >= 0:
+                if j == 0:
+                    return s
+                j -= 1
+        return -1
+    if k != POL_GREEDY:
+        v, _ = _script(st)
+        return v
+    thief = st.thief[p]
+    best = -2
+    bv = NEG
+    for s in range(P):
+        if st.centre[s] >= 0:
+            x = known_relic(st, p, s)
+            v = unknown_worth(tb) if x < 0 else relic_worth(tb, st, p, x, thief)
+            if v > bv:
+                bv = v
+                best = s
+    if bottom_ok:
+        x = st.rd_bot[p]
+        v = unknown_worth(tb) - 0.01 if x < 0 else relic_worth(tb, st, p, x, thief)
+        if v > bv:
+            best = -1
+    return best
+
+
+@njit(cache=True)
+def choose_rescue(tb, st, p, exclude):
+    """FR-11: the captured card other than ``exclude`` to put on top of the deck, -1 if none."""
+    n = 0
+    for i in range(st.capt_n[p]):
+        if st.capt[p, i] != exclude:
+            n += 1
+    if n == 0:
+        return -1
+    k = _kind(tb, st, p)
+    if k == POL_RANDOM:
+        j = below(_rng(st, p), n)
+        for i in range(st.capt_n[p]):
+            c = st.capt[p, i]
+            if c != exclude:
+                if j == 0:
+                    return c
+                j -= 1
+    if k != POL_GREEDY:
+        v, _ = _script(st)
+        return v
+    best = -1
+    bv = NEG
+    for i in range(st.capt_n[p]):
+        c = st.capt[p, i]
+        if c != exclude:
+            v = rescue_gain(tb, st, p, c)
+            if v > bv:
+                bv = v
+                best = c
+    return best

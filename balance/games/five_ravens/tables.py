@@ -1,0 +1,209 @@
+"""Compile a validated Five Ravens config into the arrays the kernels see.
+
+Everything a designer can tweak ends up here as numbers in arrays, never as constants in kernel
+code, so a config change never forces a recompile (DESIGN.md, Kernels). All integer arrays are
+int32 and all weights float64 so that every config compiles to the same numba signature.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+
+# Card ids inside the kernels: 0..8 are the Ravens of rank 1..9, 9 + i is relic instance i.
+N_RAVENS = 9
+RAVEN_NAMES = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+# Relic kinds (FR-2).
+K_CHEST, K_GEM, K_HOLLOW, K_CURSED = 0, 1, 2, 3
+KIND_IDS = {"chest": K_CHEST, "gem": K_GEM, "hollow": K_HOLLOW, "cursed": K_CURSED}
+
+# Seat policy kinds.
+POL_RANDOM, POL_GREEDY, POL_SCRIPT = 0, 1, 2
+POLICY_KIND_IDS = {"random": POL_RANDOM, "greedy": POL_GREEDY}
+
+# Greedy weights, in GreedyPolicy field order (schema.py).
+GREEDY_WEIGHTS = (
+    "thief_rank",
+    "capture_effects",
+    "penalty_aversion",
+    "action_threshold",
+    "draw_value",
+    "info_value",
+    "captured_card_cost",
+)
+(
+    W_THIEF_RANK,
+    W_CAPTURE,
+    W_PENALTY,
+    W_THRESHOLD,
+    W_DRAW,
+    W_INFO,
+    W_CAPT_COST,
+) = range(len(GREEDY_WEIGHTS))
+N_WEIGHTS = len(GREEDY_WEIGHTS)
+
+# Telemetry events, counted per (seat, card type); card types are the nine Ravens, then relic types.
+EVENTS = ("drawn", "played", "thief", "stolen", "captured")
+EV_DRAWN, EV_PLAYED, EV_THIEF, EV_STOLEN, EV_CAPTURED = range(len(EVENTS))
+
+# Index of each scalar rule in Tables.params.
+(
+    P_PLAYERS,
+    P_ROUNDS,
+    P_HAND,
+    P_REMOVED,
+    P_N_RELICS,
+    P_N_TYPES,
+    P_HOLLOW,
+    P_HOLLOW_CAPT,
+    P_CURSED_SET,
+    P_CURSED_BONUS,
+    P_FOUR_BONUS,
+    P_FOUR_MIN,
+    P_EIGHT_PEN,
+    P_NINE_PEN,
+    P_SIX_MULT,
+    P_SIX_MAX,
+) = range(16)
+N_PARAMS = 16
+
+
+class Tables(NamedTuple):
+    """The compiled rules: the only thing the kernels see."""
+
+    params: np.ndarray  # int32[N_PARAMS]; scalar rules, indexed by P_*
+    inst_type: np.ndarray  # int32[n_relics]; relic instance -> relic type
+    type_kind: np.ndarray  # int32[n_types]; K_*
+    type_value: np.ndarray  # int32[n_types]; chest face value (0 for others)
+    type_thief: np.ndarray  # int32[n_types]; 1 if the relic may be played as thief (FR-7)
+    gem_table: np.ndarray  # int32[k + 1]; points by number of gems owned, entry 0 is 0
+    action_on: np.ndarray  # int32[9]; Raven action text enabled
+    capture_on: np.ndarray  # int32[9]; Raven capture effect enabled
+    seat_kind: np.ndarray  # int32[P]; POL_* per seat
+    seat_w: np.ndarray  # float64[P, N_WEIGHTS]; greedy weights per seat
+    mean_relic: np.ndarray  # float64[1]; mean base value of a relic, the prior for unseen ones
+    tele_event: np.ndarray  # int32[C]; event of each telemetry column
+    tele_card: np.ndarray  # int32[C]; card type of each telemetry column
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """Kernel tables plus the names needed to label their output."""
+
+    k: Tables
+    relic_names: tuple[str, ...]
+    seat_policies: tuple[str, ...]
+    columns: tuple[str, ...]
+
+    def card_type_name(self, t: int) -> str:
+        return RAVEN_NAMES[t] if t < N_RAVENS else self.relic_names[t - N_RAVENS]
+
+
+def _i32(values: Any) -> np.ndarray:
+    return np.ascontiguousarray(np.asarray(values, dtype=np.int32))
+
+
+def compile_tables(
+    config: Any, seat_kinds: list[int] | None = None, weights: np.ndarray | None = None
+) -> Compiled:
+    """Validated RunConfig -> Compiled. ``seat_kinds``/``weights`` override the seats (tests)."""
+    rules = config.rules
+    players = config.players
+    names = tuple(rules.relics)
+    relics = [rules.relics[n] for n in names]
+    type_kind = _i32([KIND_IDS[r.kind] for r in relics])
+    type_value = _i32([r.value if r.kind == "chest" else 0 for r in relics])
+    type_thief = _i32([1 if n in rules.thief_relics else 0 for n in names])
+    inst_type = _i32([t for t, r in enumerate(relics) for _ in range(r.count)])
+    sc = rules.scoring
+    params = np.zeros(N_PARAMS, np.int32)
+    params[P_PLAYERS] = players
+    params[P_ROUNDS] = rules.rounds
+    params[P_HAND] = rules.hand_size
+    params[P_REMOVED] = rules.removed_relics.get(players, 0)
+    params[P_N_RELICS] = len(inst_type)
+    params[P_N_TYPES] = len(names)
+    params[P_HOLLOW] = sc.hollow
+    params[P_HOLLOW_CAPT] = sc.hollow_captured
+    params[P_CURSED_SET] = sc.cursed_set_size
+    params[P_CURSED_BONUS] = sc.cursed_set_bonus
+    params[P_FOUR_BONUS] = sc.four_bonus
+    params[P_FOUR_MIN] = sc.four_threshold
+    params[P_EIGHT_PEN] = sc.eight_penalty
+    params[P_NINE_PEN] = sc.nine_penalty
+    params[P_SIX_MULT] = sc.six_multiplier
+    params[P_SIX_MAX] = sc.six_max_chest
+    gem_table = _i32([0, *sc.gem_table])
+    switches = [getattr(rules.ravens, n) for n in RAVEN_NAMES]
+    action_on = _i32([int(s.action) for s in switches])
+    capture_on = _i32([int(s.capture) for s in switches])
+
+    if seat_kinds is None:
+        seat_kinds = []
+        rows = []
+        for name in config.seats:
+            pol = config.policies[name]
+            kind = pol["kind"] if isinstance(pol, dict) else pol.kind
+            seat_kinds.append(POLICY_KIND_IDS[kind])
+            get = pol.get if isinstance(pol, dict) else lambda k, d=None, p=pol: getattr(p, k, d)
+            rows.append([float(get(w, _GREEDY_DEFAULTS[w])) for w in GREEDY_WEIGHTS])
+        weights = np.asarray(rows, dtype=np.float64)
+    assert weights is not None
+    # The prior value of a relic nobody has seen: its base value averaged over the composition.
+    base = [
+        r.value if r.kind == "chest" else (sc.hollow if r.kind == "hollow" else 0) for r in relics
+    ]
+    n_gems = sum(r.count for r in relics if r.kind == "gem")
+    total = max(1, len(inst_type))
+    gem_points = gem_table[min(n_gems // max(1, players), len(gem_table) - 1)]
+    mean = (sum(b * r.count for b, r in zip(base, relics, strict=True)) + gem_points * players) / total
+
+    ev, card, cols = [], [], []
+    n_types = N_RAVENS + len(names)
+    for e, event in enumerate(EVENTS):
+        for t in range(n_types):
+            is_raven = t < N_RAVENS
+            if event == "played" and not is_raven:
+                continue
+            if event == "stolen" and is_raven:
+                continue
+            if event == "thief" and not is_raven and not type_thief[t - N_RAVENS]:
+                continue
+            ev.append(e)
+            card.append(t)
+            cols.append(f"{event}__{RAVEN_NAMES[t] if is_raven else names[t - N_RAVENS]}")
+
+    k = Tables(
+        params=params,
+        inst_type=inst_type,
+        type_kind=type_kind,
+        type_value=type_value,
+        type_thief=type_thief,
+        gem_table=gem_table,
+        action_on=action_on,
+        capture_on=capture_on,
+        seat_kind=_i32(seat_kinds),
+        seat_w=np.ascontiguousarray(weights, dtype=np.float64),
+        mean_relic=np.array([mean], dtype=np.float64),
+        tele_event=_i32(ev),
+        tele_card=_i32(card),
+    )
+    return Compiled(k=k, relic_names=names, seat_policies=tuple(config.seats), columns=tuple(cols))
+
+
+_GREEDY_DEFAULTS = {
+    "thief_rank": 1.0,
+    "capture_effects": 1.0,
+    "penalty_aversion": 1.0,
+    "action_threshold": 0.5,
+    "draw_value": 0.4,
+    "info_value": 0.3,
+    "captured_card_cost": 0.25,
+}
+
+
+def telemetry_columns(compiled: Compiled) -> list[str]:
+    return list(compiled.columns)
