@@ -21,31 +21,59 @@ from __future__ import annotations
 from numba import njit
 
 from balance.games.five_ravens.state import (
+    AUX_SCRIPT,
+    B_CENTRE,
+    B_FACE,
+    B_LOCK,
     G_RD_N,
     G_SCRIPT,
+    G_SCRIPT_N,
     M_ACTION,
     M_CAPT1,
     M_CAPT3,
     M_THIEF,
+    PILE_CAPT,
+    PILE_DISC,
+    PILE_HAND,
+    S_CAPT_N,
+    S_CKNOWN,
+    S_DECK_N,
+    S_DISC_N,
+    S_DOUBLED,
+    S_GEMS,
+    S_HAND_N,
+    S_RD_BOT,
+    S_RD_TOP,
+    S_THIEF,
     captured_relics,
     has_captured,
     ravens_in_hand,
 )
 from balance.games.five_ravens.tables import (
+    C_INST,
+    C_KIND,
+    C_THIEF,
+    C_VALUE,
     K_CHEST,
     K_CURSED,
     K_GEM,
     K_HOLLOW,
     N_RAVENS,
+    P_ACTION,
+    P_CAPTURE,
     P_CURSED_BONUS,
     P_CURSED_SET,
     P_EIGHT_PEN,
     P_FOUR_BONUS,
     P_FOUR_MIN,
+    P_GEM,
+    P_GEM_N,
     P_HOLLOW,
     P_HOLLOW_CAPT,
+    P_MEAN_MILLI,
     P_NINE_PEN,
     P_PLAYERS,
+    P_SEAT,
     P_SIX_MAX,
     P_SIX_MULT,
     POL_GREEDY,
@@ -63,26 +91,22 @@ from balance.rng import below
 NEG = -1.0e18
 
 
-@njit(cache=True)
-def _rng(st, p):
-    return st.rng[1 + p]
-
-
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _script(st):
     """Next scripted choice; returns (value, True) or (0, False) when the script is used up."""
-    i = st.g[G_SCRIPT]
-    if i < st.script.shape[0]:
-        st.g[G_SCRIPT] = i + 1
-        return st.script[i], True
+    i = st.board[G_SCRIPT]
+    if i < st.board[G_SCRIPT_N]:
+        st.board[G_SCRIPT] = i + 1
+        w = st.aux.shape[1]
+        return st.aux[AUX_SCRIPT + i // w, i % w], True
     return 0, False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _kind(tb, st, p):
     """The seat's policy kind; a script seat whose script is used up plays greedy."""
-    k = tb.seat_kind[p]
-    if k != POL_RANDOM and k != POL_GREEDY and st.g[G_SCRIPT] >= st.script.shape[0]:
+    k = tb.params[P_SEAT + p]
+    if k != POL_RANDOM and k != POL_GREEDY and st.board[G_SCRIPT] >= st.board[G_SCRIPT_N]:
         return POL_GREEDY
     return k
 
@@ -90,51 +114,44 @@ def _kind(tb, st, p):
 # ---------------------------------------------------------------- what a seat knows and values
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def known_relic(st, p, slot):
     """The relic card in centre ``slot`` if seat ``p`` knows it, else -1 (FR-15)."""
-    if st.centre[slot] < 0:
+    if st.board[B_CENTRE + slot] < 0:
         return -1
-    if st.face_up[slot] or st.cknown[p, slot]:
-        return st.centre[slot]
+    if st.board[B_FACE + slot] or st.seat[p, S_CKNOWN + slot]:
+        return st.board[B_CENTRE + slot]
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def own_gems(tb, st, p):
-    k = 0
-    for pile, n in ((st.deck[p], st.deck_n[p]), (st.disc[p], st.disc_n[p]),
-                    (st.hand[p], st.hand_n[p]), (st.capt[p], st.capt_n[p])):
-        for i in range(n):
-            c = pile[i]
-            if c >= N_RAVENS and tb.type_kind[tb.inst_type[c - N_RAVENS]] == K_GEM:
-                k += 1
-    return k
+    return st.seat[p, S_GEMS]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def captured_of_type(tb, st, p, t):
     k = 0
-    for i in range(st.capt_n[p]):
-        c = st.capt[p, i]
-        if c >= N_RAVENS and tb.inst_type[c - N_RAVENS] == t:
+    for i in range(st.seat[p, S_CAPT_N]):
+        c = st.pile[p, PILE_CAPT, i]
+        if c >= N_RAVENS and tb.cards[C_INST, c - N_RAVENS] == t:
             k += 1
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def capture_gain(tb, st, p, c):
     """Points seat ``p`` gains at scoring by having card ``c`` captured rather than not."""
     if c < N_RAVENS:
-        if c == 3 and tb.capture_on[3] and captured_relics(st, p) >= tb.params[P_FOUR_MIN]:
+        if c == 3 and tb.params[P_CAPTURE + 3] and captured_relics(st, p) >= tb.params[P_FOUR_MIN]:
             return float(tb.params[P_FOUR_BONUS])
-        if c == 7 and tb.capture_on[7]:
+        if c == 7 and tb.params[P_CAPTURE + 7]:
             return -float(tb.params[P_EIGHT_PEN])
-        if c == 8 and tb.capture_on[8]:
+        if c == 8 and tb.params[P_CAPTURE + 8]:
             return -float(tb.params[P_NINE_PEN])
         return 0.0
-    t = tb.inst_type[c - N_RAVENS]
-    kind = tb.type_kind[t]
+    t = tb.cards[C_INST, c - N_RAVENS]
+    kind = tb.cards[C_KIND, t]
     g = 0.0
     if kind == K_HOLLOW:
         g = float(tb.params[P_HOLLOW_CAPT] - tb.params[P_HOLLOW])
@@ -146,27 +163,34 @@ def capture_gain(tb, st, p, c):
         elif have + 1 < need:
             g = float(tb.params[P_CURSED_BONUS]) * (have + 1) / (2.0 * need)
     # one more captured relic may complete the captured 4's bonus
-    if (tb.capture_on[3] and has_captured(st, p, 3)
-            and captured_relics(st, p) + 1 == tb.params[P_FOUR_MIN]):
+    if (
+        tb.params[P_CAPTURE + 3]
+        and has_captured(st, p, 3)
+        and captured_relics(st, p) + 1 == tb.params[P_FOUR_MIN]
+    ):
         g += tb.params[P_FOUR_BONUS]
     return g
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def relic_worth(tb, st, p, c, thief):
     """Points seat ``p`` expects from stealing relic card ``c`` with ``thief`` (FR-10, FR-13)."""
-    t = tb.inst_type[c - N_RAVENS]
-    kind = tb.type_kind[t]
-    captured = thief == 4 and tb.capture_on[4] == 1
+    t = tb.cards[C_INST, c - N_RAVENS]
+    kind = tb.cards[C_KIND, t]
+    captured = thief == 4 and tb.params[P_CAPTURE + 4] == 1
     if kind == K_CHEST:
-        v = float(tb.type_value[t])
-        if thief == 5 and tb.capture_on[5] == 1 and tb.type_value[t] <= tb.params[P_SIX_MAX]:
+        v = float(tb.cards[C_VALUE, t])
+        if (
+            thief == 5
+            and tb.params[P_CAPTURE + 5] == 1
+            and tb.cards[C_VALUE, t] <= tb.params[P_SIX_MAX]
+        ):
             v *= tb.params[P_SIX_MULT]
         base = v
     elif kind == K_GEM:
         k = own_gems(tb, st, p)
-        last = tb.gem_table.shape[0] - 1
-        base = float(tb.gem_table[min(k + 1, last)] - tb.gem_table[min(k, last)])
+        last = tb.params[P_GEM_N] - 1
+        base = float(tb.params[P_GEM + min(k + 1, last)] - tb.params[P_GEM + min(k, last)])
     elif kind == K_HOLLOW:
         base = float(tb.params[P_HOLLOW])
     else:
@@ -176,12 +200,12 @@ def relic_worth(tb, st, p, c, thief):
     return base
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def unknown_worth(tb):
-    return tb.mean_relic[0]
+    return tb.params[P_MEAN_MILLI] / 1000.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def best_visible_gain(tb, st, p, thief):
     """Extra points the thief's capture effect would add on the best relic the seat can see."""
     best = 0.0
@@ -194,19 +218,19 @@ def best_visible_gain(tb, st, p, thief):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rescue_gain(tb, st, p, c):
     """Points seat ``p`` gains by rescuing captured card ``c`` (moving it to the deck)."""
-    if c == 5 and st.doubled[p] >= 0:
-        t = tb.inst_type[st.doubled[p] - N_RAVENS]
-        return -float(tb.type_value[t] * (tb.params[P_SIX_MULT] - 1))
-    if c >= N_RAVENS and c == st.doubled[p]:
-        t = tb.inst_type[c - N_RAVENS]
-        return -float(tb.type_value[t] * (tb.params[P_SIX_MULT] - 1))
+    if c == 5 and st.seat[p, S_DOUBLED] >= 0:
+        t = tb.cards[C_INST, st.seat[p, S_DOUBLED] - N_RAVENS]
+        return -float(tb.cards[C_VALUE, t] * (tb.params[P_SIX_MULT] - 1))
+    if c >= N_RAVENS and c == st.seat[p, S_DOUBLED]:
+        t = tb.cards[C_INST, c - N_RAVENS]
+        return -float(tb.cards[C_VALUE, t] * (tb.params[P_SIX_MULT] - 1))
     if c < N_RAVENS:
         return -capture_gain(tb, st, p, c) + 0.1  # a Raven back in the deck is worth a little
-    t = tb.inst_type[c - N_RAVENS]
-    kind = tb.type_kind[t]
+    t = tb.cards[C_INST, c - N_RAVENS]
+    kind = tb.cards[C_KIND, t]
     if kind == K_HOLLOW:
         return -float(tb.params[P_HOLLOW_CAPT] - tb.params[P_HOLLOW])
     if kind == K_CURSED:
@@ -217,11 +241,11 @@ def rescue_gain(tb, st, p, c):
     return -0.2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def best_rescue_gain(tb, st, p, exclude):
     best = NEG
-    for i in range(st.capt_n[p]):
-        c = st.capt[p, i]
+    for i in range(st.seat[p, S_CAPT_N]):
+        c = st.pile[p, PILE_CAPT, i]
         if c != exclude:
             g = rescue_gain(tb, st, p, c)
             if g > best:
@@ -229,14 +253,14 @@ def best_rescue_gain(tb, st, p, exclude):
     return 0.0 if best == NEG else best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def thief_value(tb, st, p, c):
     """Greedy value of playing card ``c`` as thief (rank, capture effect, penalty)."""
-    w = tb.seat_w[p]
+    w = tb.weights[p]
     if c >= N_RAVENS:  # a relic thief steals after every Raven and is itself captured
         return w[W_CAPTURE] * capture_gain(tb, st, p, c) - w[W_CAPT_COST]
     v = w[W_THIEF_RANK] * (c + 1) - w[W_CAPT_COST]
-    if tb.capture_on[c]:
+    if tb.params[P_CAPTURE + c]:
         if c == 4 or c == 5:
             v += w[W_CAPTURE] * best_visible_gain(tb, st, p, c)
         elif c == 6:
@@ -250,57 +274,65 @@ def thief_value(tb, st, p, c):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _unknown_facedown(tb, st, p):
     for slot in range(tb.params[P_PLAYERS]):
-        if (st.centre[slot] >= 0 and st.face_up[slot] == 0 and st.locked[slot] == 0
-                and st.cknown[p, slot] == 0):
+        if (
+            st.board[B_CENTRE + slot] >= 0
+            and st.board[B_FACE + slot] == 0
+            and st.board[B_LOCK + slot] == 0
+            and st.seat[p, S_CKNOWN + slot] == 0
+        ):
             return slot
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _worst_faceup(tb, st, p):
     """(slot, worth) of the least valuable unlocked face-up centre relic, slot -1 if none."""
     best = -1
     bv = 1.0e18
     for slot in range(tb.params[P_PLAYERS]):
-        if st.centre[slot] >= 0 and st.face_up[slot] == 1 and st.locked[slot] == 0:
-            v = relic_worth(tb, st, p, st.centre[slot], -1)
+        if (
+            st.board[B_CENTRE + slot] >= 0
+            and st.board[B_FACE + slot] == 1
+            and st.board[B_LOCK + slot] == 0
+        ):
+            v = relic_worth(tb, st, p, st.board[B_CENTRE + slot], -1)
             if v < bv:
                 bv = v
                 best = slot
     return best, bv
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _dead_cards(tb, st, p):
     k = 0
-    for i in range(st.hand_n[p]):
-        c = st.hand[p, i]
-        if c >= N_RAVENS and tb.type_thief[tb.inst_type[c - N_RAVENS]] == 0:
+    for i in range(st.seat[p, S_HAND_N]):
+        c = st.pile[p, PILE_HAND, i]
+        if c >= N_RAVENS and tb.cards[C_THIEF, tb.cards[C_INST, c - N_RAVENS]] == 0:
             k += 1
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _best_capture(tb, st, p):
     """(card, gain) of the best card to capture with the 5 from hand or discard (FR-6)."""
-    w = tb.seat_w[p]
+    w = tb.weights[p]
     best = -1
     bv = NEG
     keep_raven = ravens_in_hand(st, p) == 1
-    for i in range(st.hand_n[p] + st.disc_n[p]):
-        if i < st.hand_n[p]:
-            c = st.hand[p, i]
+    for i in range(st.seat[p, S_HAND_N] + st.seat[p, S_DISC_N]):
+        if i < st.seat[p, S_HAND_N]:
+            c = st.pile[p, PILE_HAND, i]
             if keep_raven and c < N_RAVENS:
                 continue
         else:
-            c = st.disc[p, i - st.hand_n[p]]
+            c = st.pile[p, PILE_DISC, i - st.seat[p, S_HAND_N]]
         g = capture_gain(tb, st, p, c) - w[W_CAPT_COST]
         if c < N_RAVENS:
             g -= w[W_CAPT_COST] + w[W_THIEF_RANK] * 0.1 * (c + 1)
-            if c == 6 and tb.capture_on[6]:
+            if c == 6 and tb.params[P_CAPTURE + 6]:
                 g += best_rescue_gain(tb, st, p, 6)
         if g > bv:
             bv = g
@@ -308,16 +340,16 @@ def _best_capture(tb, st, p):
     return best, bv
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def action_value(tb, st, p, c, thief):
     """Greedy estimate of what resolving Raven ``c``'s action is worth to seat ``p`` now."""
-    if tb.action_on[c] == 0:
+    if tb.params[P_ACTION + c] == 0:
         return NEG
     if c == 1:  # the 2 is worth the best action among the captured Ravens it can borrow
         best = 0.0
-        for i in range(st.capt_n[p]):
-            d = st.capt[p, i]
-            if d < N_RAVENS and d != 1 and tb.action_on[d] == 1:
+        for i in range(st.seat[p, S_CAPT_N]):
+            d = st.pile[p, PILE_CAPT, i]
+            if d < N_RAVENS and d != 1 and tb.params[P_ACTION + d] == 1:
                 v = base_action_value(tb, st, p, d, thief)
                 if v > best:
                     best = v
@@ -325,21 +357,21 @@ def action_value(tb, st, p, c, thief):
     return base_action_value(tb, st, p, c, thief)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def base_action_value(tb, st, p, c, thief):
     """action_value for any Raven but the 2."""
-    w = tb.seat_w[p]
+    w = tb.weights[p]
     r = c + 1
     if r == 9:
-        return w[W_DRAW] if st.deck_n[p] + st.disc_n[p] > 0 else 0.0
+        return w[W_DRAW] if st.seat[p, S_DECK_N] + st.seat[p, S_DISC_N] > 0 else 0.0
     if r == 8:
         k = 0
-        for i in range(st.disc_n[p]):
-            if st.disc[p, i] < N_RAVENS and st.disc[p, i] >= 5:
+        for i in range(st.seat[p, S_DISC_N]):
+            if st.pile[p, PILE_DISC, i] < N_RAVENS and st.pile[p, PILE_DISC, i] >= 5:
                 k += 1
         return w[W_DRAW] * 0.5 * k
     if r == 7:
-        if _unknown_facedown(tb, st, p) >= 0 or st.rd_top[p] >= 0:
+        if _unknown_facedown(tb, st, p) >= 0 or st.seat[p, S_RD_TOP] >= 0:
             return w[W_INFO]
         return 0.0
     if r == 6:
@@ -360,12 +392,12 @@ def base_action_value(tb, st, p, c, thief):
 # ---------------------------------------------------------------- decisions
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_turn(tb, st, p, moves, n):
     """Index into ``moves[:n]`` of the seat's turn (FR-5)."""
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
-        return below(_rng(st, p), n)
+        return below(st.rng[1 + p], n)
     if k != POL_GREEDY:
         mv, ok = _script(st)
         card, ok2 = _script(st)
@@ -373,7 +405,7 @@ def choose_turn(tb, st, p, moves, n):
             if moves[i, 0] == mv and (moves[i, 1] == card or mv == M_CAPT3 or mv == M_CAPT1):
                 return i
         return 0  # an illegal scripted move: tests assert on the log, so this is visible
-    w = tb.seat_w[p]
+    w = tb.weights[p]
     # the thief we would keep
     best_thief = -1
     tv = NEG
@@ -394,7 +426,7 @@ def choose_turn(tb, st, p, moves, n):
                 continue
             v = action_value(tb, st, p, c, thief_card) - 0.05 * (c + 1)  # keep high Ravens
         elif mv == M_CAPT3:
-            v = w[W_INFO] * (0.9 if has_captured(st, p, 1) and tb.capture_on[1] else 0.2)
+            v = w[W_INFO] * (0.9 if has_captured(st, p, 1) and tb.params[P_CAPTURE + 1] else 0.2)
         elif mv == M_CAPT1:
             v = 0.0
         else:
@@ -409,21 +441,21 @@ def choose_turn(tb, st, p, moves, n):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_discard(tb, st, p):
     """9: the card to discard from hand; never the last Raven (FR-6). -1 if none may go."""
     keep_raven = ravens_in_hand(st, p) == 1
     n_opt = 0
-    for i in range(st.hand_n[p]):
-        if not (keep_raven and st.hand[p, i] < N_RAVENS):
+    for i in range(st.seat[p, S_HAND_N]):
+        if not (keep_raven and st.pile[p, PILE_HAND, i] < N_RAVENS):
             n_opt += 1
     if n_opt == 0:
         return -1
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
-        j = below(_rng(st, p), n_opt)
-        for i in range(st.hand_n[p]):
-            c = st.hand[p, i]
+        j = below(st.rng[1 + p], n_opt)
+        for i in range(st.seat[p, S_HAND_N]):
+            c = st.pile[p, PILE_HAND, i]
             if not (keep_raven and c < N_RAVENS):
                 if j == 0:
                     return c
@@ -433,12 +465,12 @@ def choose_discard(tb, st, p):
         return v
     best = -1
     bv = 1.0e18
-    for i in range(st.hand_n[p]):
-        c = st.hand[p, i]
+    for i in range(st.seat[p, S_HAND_N]):
+        c = st.pile[p, PILE_HAND, i]
         if keep_raven and c < N_RAVENS:
             continue
         v = float(c + 1) if c < N_RAVENS else thief_value(tb, st, p, c) - 10.0
-        if c >= N_RAVENS and tb.type_thief[tb.inst_type[c - N_RAVENS]] == 0:
+        if c >= N_RAVENS and tb.cards[C_THIEF, tb.cards[C_INST, c - N_RAVENS]] == 0:
             v = -10.0
         if v < bv:
             bv = v
@@ -446,7 +478,7 @@ def choose_discard(tb, st, p):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_stack(tb, st, p, out):
     """8: cards from hand and/or discard to put on top, in ``out`` from first placed to the new
     top; returns how many. The last Raven in hand stays (FR-6)."""
@@ -454,17 +486,17 @@ def choose_stack(tb, st, p, out):
     if k == POL_GREEDY:
         n = 0
         for r in range(4, N_RAVENS):  # ranks 5..9 from the discard, highest on top
-            for i in range(st.disc_n[p]):
-                if st.disc[p, i] == r:
+            for i in range(st.seat[p, S_DISC_N]):
+                if st.pile[p, PILE_DISC, i] == r:
                     out[n] = r
                     n += 1
         return n
     if k == POL_RANDOM:
-        rng = _rng(st, p)
+        rng = st.rng[1 + p]
         n = 0
         rav = ravens_in_hand(st, p)
-        for i in range(st.hand_n[p]):
-            c = st.hand[p, i]
+        for i in range(st.seat[p, S_HAND_N]):
+            c = st.pile[p, PILE_HAND, i]
             if c < N_RAVENS and rav == 1:
                 continue
             if below(rng, 2) == 1:
@@ -472,9 +504,9 @@ def choose_stack(tb, st, p, out):
                 n += 1
                 if c < N_RAVENS:
                     rav -= 1
-        for i in range(st.disc_n[p]):
+        for i in range(st.seat[p, S_DISC_N]):
             if below(rng, 2) == 1:
-                out[n] = st.disc[p, i]
+                out[n] = st.pile[p, PILE_DISC, i]
                 n += 1
         for i in range(n - 1, 0, -1):
             j = below(rng, i + 1)
@@ -488,7 +520,7 @@ def choose_stack(tb, st, p, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_seven(tb, st, p, x):
     """7: having seen relic ``x``, the unlocked face-down slot to swap it into, or -1 to bury."""
     P = tb.params[P_PLAYERS]
@@ -496,13 +528,21 @@ def choose_seven(tb, st, p, x):
     if k == POL_RANDOM:
         n = 1
         for s in range(P):
-            if st.centre[s] >= 0 and st.face_up[s] == 0 and st.locked[s] == 0:
+            if (
+                st.board[B_CENTRE + s] >= 0
+                and st.board[B_FACE + s] == 0
+                and st.board[B_LOCK + s] == 0
+            ):
                 n += 1
-        j = below(_rng(st, p), n)
+        j = below(st.rng[1 + p], n)
         if j == 0:
             return -1
         for s in range(P):
-            if st.centre[s] >= 0 and st.face_up[s] == 0 and st.locked[s] == 0:
+            if (
+                st.board[B_CENTRE + s] >= 0
+                and st.board[B_FACE + s] == 0
+                and st.board[B_LOCK + s] == 0
+            ):
                 j -= 1
                 if j == 0:
                     return s
@@ -513,7 +553,7 @@ def choose_seven(tb, st, p, x):
     best = -1
     bv = 0.5
     for s in range(P):
-        if st.centre[s] >= 0 and st.face_up[s] == 0 and st.locked[s] == 0:
+        if st.board[B_CENTRE + s] >= 0 and st.board[B_FACE + s] == 0 and st.board[B_LOCK + s] == 0:
             y = known_relic(st, p, s)
             vy = unknown_worth(tb) if y < 0 else relic_worth(tb, st, p, y, -1)
             if vx - vy > bv:
@@ -522,21 +562,21 @@ def choose_seven(tb, st, p, x):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_flip(tb, st, p):
     """6: the unlocked centre slot to flip (must flip one if able), -1 if none."""
     P = tb.params[P_PLAYERS]
     n = 0
     for s in range(P):
-        if st.centre[s] >= 0 and st.locked[s] == 0:
+        if st.board[B_CENTRE + s] >= 0 and st.board[B_LOCK + s] == 0:
             n += 1
     if n == 0:
         return -1
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
-        j = below(_rng(st, p), n)
+        j = below(st.rng[1 + p], n)
         for s in range(P):
-            if st.centre[s] >= 0 and st.locked[s] == 0:
+            if st.board[B_CENTRE + s] >= 0 and st.board[B_LOCK + s] == 0:
                 if j == 0:
                     return s
                 j -= 1
@@ -550,27 +590,27 @@ def choose_flip(tb, st, p):
     best = -1
     bv = NEG
     for s in range(P):
-        if st.centre[s] >= 0 and st.locked[s] == 0:
-            v = relic_worth(tb, st, p, st.centre[s], -1) if st.face_up[s] else -1.0
+        if st.board[B_CENTRE + s] >= 0 and st.board[B_LOCK + s] == 0:
+            v = relic_worth(tb, st, p, st.board[B_CENTRE + s], -1) if st.board[B_FACE + s] else -1.0
             if v > bv:
                 bv = v
                 best = s
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_shuffle(tb, st, p):
     """6: whether to shuffle the face-down centre relics after the flip."""
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
-        return below(_rng(st, p), 2) == 1
+        return below(st.rng[1 + p], 2) == 1
     if k != POL_GREEDY:
         v, _ = _script(st)
         return v == 1
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_capture(tb, st, p):
     """5: the card to capture from hand or discard (must if able; FR-6), -1 if none."""
     k = _kind(tb, st, p)
@@ -578,42 +618,42 @@ def choose_capture(tb, st, p):
         c, _ = _best_capture(tb, st, p)
         return c
     keep_raven = ravens_in_hand(st, p) == 1
-    n = st.disc_n[p]
-    for i in range(st.hand_n[p]):
-        if not (keep_raven and st.hand[p, i] < N_RAVENS):
+    n = st.seat[p, S_DISC_N]
+    for i in range(st.seat[p, S_HAND_N]):
+        if not (keep_raven and st.pile[p, PILE_HAND, i] < N_RAVENS):
             n += 1
     if n == 0:
         return -1
     if k == POL_RANDOM:
-        j = below(_rng(st, p), n)
-        for i in range(st.hand_n[p]):
-            c = st.hand[p, i]
+        j = below(st.rng[1 + p], n)
+        for i in range(st.seat[p, S_HAND_N]):
+            c = st.pile[p, PILE_HAND, i]
             if not (keep_raven and c < N_RAVENS):
                 if j == 0:
                     return c
                 j -= 1
-        return st.disc[p, j]
+        return st.pile[p, PILE_DISC, j]
     v, _ = _script(st)
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_set_aside(tb, st, p, out):
     """4: other cards from hand to set aside, into ``out``; at least one Raven stays (FR-6)."""
     k = _kind(tb, st, p)
     n = 0
     if k == POL_GREEDY:
-        for i in range(st.hand_n[p]):
-            c = st.hand[p, i]
-            if c >= N_RAVENS and tb.type_thief[tb.inst_type[c - N_RAVENS]] == 0:
+        for i in range(st.seat[p, S_HAND_N]):
+            c = st.pile[p, PILE_HAND, i]
+            if c >= N_RAVENS and tb.cards[C_THIEF, tb.cards[C_INST, c - N_RAVENS]] == 0:
                 out[n] = c
                 n += 1
         return n
     if k == POL_RANDOM:
-        rng = _rng(st, p)
+        rng = st.rng[1 + p]
         rav = ravens_in_hand(st, p)
-        for i in range(st.hand_n[p]):
-            c = st.hand[p, i]
+        for i in range(st.seat[p, S_HAND_N]):
+            c = st.pile[p, PILE_HAND, i]
             if c < N_RAVENS and rav == 1:
                 continue
             if below(rng, 2) == 1:
@@ -628,21 +668,25 @@ def choose_set_aside(tb, st, p, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_examine(tb, st, p):
     """3: the unlocked face-down centre slot to look at, -1 if none."""
     P = tb.params[P_PLAYERS]
     n = 0
     for s in range(P):
-        if st.centre[s] >= 0 and st.face_up[s] == 0 and st.locked[s] == 0:
+        if st.board[B_CENTRE + s] >= 0 and st.board[B_FACE + s] == 0 and st.board[B_LOCK + s] == 0:
             n += 1
     if n == 0:
         return -1
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
-        j = below(_rng(st, p), n)
+        j = below(st.rng[1 + p], n)
         for s in range(P):
-            if st.centre[s] >= 0 and st.face_up[s] == 0 and st.locked[s] == 0:
+            if (
+                st.board[B_CENTRE + s] >= 0
+                and st.board[B_FACE + s] == 0
+                and st.board[B_LOCK + s] == 0
+            ):
                 if j == 0:
                     return s
                 j -= 1
@@ -653,25 +697,25 @@ def choose_examine(tb, st, p):
     if s >= 0:
         return s
     for s in range(P):
-        if st.centre[s] >= 0 and st.face_up[s] == 0 and st.locked[s] == 0:
+        if st.board[B_CENTRE + s] >= 0 and st.board[B_FACE + s] == 0 and st.board[B_LOCK + s] == 0:
             return s
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_borrow(tb, st, p):
     """2: the captured Raven (not a 2) whose action to resolve, -1 if none."""
     n = 0
-    for i in range(st.capt_n[p]):
-        if st.capt[p, i] < N_RAVENS and st.capt[p, i] != 1:
+    for i in range(st.seat[p, S_CAPT_N]):
+        if st.pile[p, PILE_CAPT, i] < N_RAVENS and st.pile[p, PILE_CAPT, i] != 1:
             n += 1
     if n == 0:
         return -1
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
-        j = below(_rng(st, p), n)
-        for i in range(st.capt_n[p]):
-            c = st.capt[p, i]
+        j = below(st.rng[1 + p], n)
+        for i in range(st.seat[p, S_CAPT_N]):
+            c = st.pile[p, PILE_CAPT, i]
             if c < N_RAVENS and c != 1:
                 if j == 0:
                     return c
@@ -681,31 +725,35 @@ def choose_borrow(tb, st, p):
         return v
     best = -1
     bv = NEG
-    for i in range(st.capt_n[p]):
-        c = st.capt[p, i]
+    for i in range(st.seat[p, S_CAPT_N]):
+        c = st.pile[p, PILE_CAPT, i]
         if c < N_RAVENS and c != 1:
-            v = base_action_value(tb, st, p, c, -1) if tb.action_on[c] else NEG
+            v = base_action_value(tb, st, p, c, -1) if tb.params[P_ACTION + c] else NEG
             if v > bv:
                 bv = v
                 best = c
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_replace(tb, st, p):
     """1: the unlocked face-up centre slot to replace, -1 if none."""
     P = tb.params[P_PLAYERS]
     n = 0
     for s in range(P):
-        if st.centre[s] >= 0 and st.face_up[s] == 1 and st.locked[s] == 0:
+        if st.board[B_CENTRE + s] >= 0 and st.board[B_FACE + s] == 1 and st.board[B_LOCK + s] == 0:
             n += 1
     if n == 0:
         return -1
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
-        j = below(_rng(st, p), n)
+        j = below(st.rng[1 + p], n)
         for s in range(P):
-            if st.centre[s] >= 0 and st.face_up[s] == 1 and st.locked[s] == 0:
+            if (
+                st.board[B_CENTRE + s] >= 0
+                and st.board[B_FACE + s] == 1
+                and st.board[B_LOCK + s] == 0
+            ):
                 if j == 0:
                     return s
                 j -= 1
@@ -716,33 +764,33 @@ def choose_replace(tb, st, p):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_peek_end(tb, st, p):
     """Captured 3: 1 to look at the bottom relic, 0 for the top."""
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
-        return below(_rng(st, p), 2)
+        return below(st.rng[1 + p], 2)
     if k != POL_GREEDY:
         v, _ = _script(st)
         return v
-    return 1 if has_captured(st, p, 1) and tb.capture_on[1] else 0
+    return 1 if has_captured(st, p, 1) and tb.params[P_CAPTURE + 1] else 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_lock(tb, st, p):
     """Captured 1: the centre slot to lock, -1 if none."""
     P = tb.params[P_PLAYERS]
     n = 0
     for s in range(P):
-        if st.centre[s] >= 0 and st.locked[s] == 0:
+        if st.board[B_CENTRE + s] >= 0 and st.board[B_LOCK + s] == 0:
             n += 1
     if n == 0:
         return -1
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
-        j = below(_rng(st, p), n)
+        j = below(st.rng[1 + p], n)
         for s in range(P):
-            if st.centre[s] >= 0 and st.locked[s] == 0:
+            if st.board[B_CENTRE + s] >= 0 and st.board[B_LOCK + s] == 0:
                 if j == 0:
                     return s
                 j -= 1
@@ -752,7 +800,7 @@ def choose_lock(tb, st, p):
     best = -1
     bv = NEG
     for s in range(P):
-        if st.centre[s] >= 0 and st.locked[s] == 0:
+        if st.board[B_CENTRE + s] >= 0 and st.board[B_LOCK + s] == 0:
             x = known_relic(st, p, s)
             v = unknown_worth(tb) if x < 0 else relic_worth(tb, st, p, x, -1)
             if v > bv:
@@ -761,23 +809,23 @@ def choose_lock(tb, st, p):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_steal(tb, st, p):
     """FR-9: the centre slot to steal from, -1 for the relic deck's bottom (captured 2), or -2
     when there is nothing to take."""
     P = tb.params[P_PLAYERS]
-    bottom_ok = tb.capture_on[1] == 1 and has_captured(st, p, 1) and st.g[G_RD_N] > 0
+    bottom_ok = tb.params[P_CAPTURE + 1] == 1 and has_captured(st, p, 1) and st.board[G_RD_N] > 0
     n = 1 if bottom_ok else 0
     for s in range(P):
-        if st.centre[s] >= 0:
+        if st.board[B_CENTRE + s] >= 0:
             n += 1
     if n == 0:
         return -2
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
-        j = below(_rng(st, p), n)
+        j = below(st.rng[1 + p], n)
         for s in range(P):
-            if st.centre[s] >= 0:
+            if st.board[B_CENTRE + s] >= 0:
                 if j == 0:
                     return s
                 j -= 1
@@ -785,38 +833,38 @@ def choose_steal(tb, st, p):
     if k != POL_GREEDY:
         v, _ = _script(st)
         return v
-    thief = st.thief[p]
+    thief = st.seat[p, S_THIEF]
     best = -2
     bv = NEG
     for s in range(P):
-        if st.centre[s] >= 0:
+        if st.board[B_CENTRE + s] >= 0:
             x = known_relic(st, p, s)
             v = unknown_worth(tb) if x < 0 else relic_worth(tb, st, p, x, thief)
             if v > bv:
                 bv = v
                 best = s
     if bottom_ok:
-        x = st.rd_bot[p]
+        x = st.seat[p, S_RD_BOT]
         v = unknown_worth(tb) - 0.01 if x < 0 else relic_worth(tb, st, p, x, thief)
         if v > bv:
             best = -1
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_rescue(tb, st, p, exclude):
     """FR-11: the captured card other than ``exclude`` to put on top of the deck, -1 if none."""
     n = 0
-    for i in range(st.capt_n[p]):
-        if st.capt[p, i] != exclude:
+    for i in range(st.seat[p, S_CAPT_N]):
+        if st.pile[p, PILE_CAPT, i] != exclude:
             n += 1
     if n == 0:
         return -1
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
-        j = below(_rng(st, p), n)
-        for i in range(st.capt_n[p]):
-            c = st.capt[p, i]
+        j = below(st.rng[1 + p], n)
+        for i in range(st.seat[p, S_CAPT_N]):
+            c = st.pile[p, PILE_CAPT, i]
             if c != exclude:
                 if j == 0:
                     return c
@@ -826,8 +874,8 @@ def choose_rescue(tb, st, p, exclude):
         return v
     best = -1
     bv = NEG
-    for i in range(st.capt_n[p]):
-        c = st.capt[p, i]
+    for i in range(st.seat[p, S_CAPT_N]):
+        c = st.pile[p, PILE_CAPT, i]
         if c != exclude:
             v = rescue_gain(tb, st, p, c)
             if v > bv:

@@ -13,7 +13,14 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from balance.games.five_ravens.tables import N_RAVENS, P_N_RELICS, P_N_TYPES, P_PLAYERS, Tables
+from balance.games.five_ravens.tables import (
+    C_INST,
+    N_RAVENS,
+    P_N_RELICS,
+    P_N_TYPES,
+    P_PLAYERS,
+    Tables,
+)
 from balance.rng import below
 
 MAX_ROUND_TURNS = 40
@@ -23,9 +30,40 @@ BLOCK = 256  # games per block of the batch kernel (state is allocated once per 
 # Seat status during the Mission (FR-5).
 ST_ACTIVE, ST_THIEF, ST_DONE = 0, 1, 2
 
-# Scalars in State.g.
+# State.board: game scalars (G_*), then the centre slots (B_*), then the relic deck.
 G_FIRST, G_ROUND, G_TURNS, G_RD_BOT, G_RD_N, G_LAST, G_LOG_N, G_START, G_SCRIPT = range(9)
-N_G = 9
+G_SCRIPT_N, G_LOG_CAP, G_LOG0, G_RMASK = 9, 10, 11, 12  # set at allocation, kept across games
+N_G_RESET = 9  # board[:N_G_RESET] is cleared for every game
+MAX_SLOTS = 4  # centre slots (one per player, FR-4)
+B_CENTRE, B_FACE, B_LOCK = 16, 20, 24  # + slot: relic card id (-1 empty), face up, locked
+B_RDECK = 32  # + i: the relic deck as a circular buffer of board[G_RMASK] + 1 cards
+
+# State.pile[p, PILE_*, i]: the four piles of a seat; top of the deck = last card.
+PILE_DECK, PILE_HAND, PILE_DISC, PILE_CAPT = 0, 1, 2, 3
+
+# State.seat[p, S_*]: per-seat scalars, then what the seat knows, then telemetry.
+(
+    S_DECK_N,  # S_DECK_N + PILE_* is the card count of that pile
+    S_HAND_N,
+    S_DISC_N,
+    S_CAPT_N,
+    S_DECK_KNOWN,  # top cards of own deck the owner knows (8, 7-rescue; FR-15)
+    S_THIEF,  # card played as thief this round, -1 none
+    S_STATUS,  # ST_*
+    S_NO_THIEF,  # FR-7: no Raven in hand when the Prelude ended
+    S_USED3,  # captured 3 used this round
+    S_USED1,  # captured 1 used this round
+    S_TURNS,  # mission turns taken this round
+    S_DOUBLED,  # relic card captured with the 6 (FR-10), -1 none
+    S_RD_TOP,  # relic card the seat knows is on top of the relic deck, -1 unknown
+    S_RD_BOT,  # same for the bottom
+    S_GEMS,  # gems the seat owns (kept for the policies; scoring recounts the piles)
+) = range(15)
+S_CKNOWN = 15  # + slot: the seat knows the relic in that centre slot (FR-15)
+S_TELE = S_CKNOWN + MAX_SLOTS  # + event * n_card_types + card type: telemetry counts
+
+# State.aux rows: two scratch rows, the script (tests), then the event log.
+AUX_TMP, AUX_TMP2, AUX_SCRIPT = 0, 1, 2
 
 # Turn moves (FR-5): play a Raven for its action, captured 3 / captured 1 turn action, thief.
 M_ACTION, M_CAPT3, M_CAPT1, M_THIEF, M_NONE = 0, 1, 2, 3, 4
@@ -61,47 +99,29 @@ M_ACTION, M_CAPT3, M_CAPT1, M_THIEF, M_NONE = 0, 1, 2, 3, 4
 ) = range(26)
 
 # Score breakdown fields (score_breakdown).
-SB_CHESTS, SB_GEMS, SB_HOLLOWS, SB_CURSED, SB_FOUR, SB_PENALTY, SB_TOTAL = range(7)
+SB_CHESTS, SB_GEMS, SB_HOLLOWS, SB_CURSED, SB_FOUR, SB_PENALTY, SB_TOTAL, SB_N_GEMS = range(8)
 
 
 class State(NamedTuple):
-    deck: np.ndarray  # int32[P, CAP]; own Raven deck, top = deck[p, deck_n[p] - 1]
-    deck_n: np.ndarray  # int32[P]
-    hand: np.ndarray  # int32[P, CAP]
-    hand_n: np.ndarray  # int32[P]
-    disc: np.ndarray  # int32[P, CAP]; discard pile
-    disc_n: np.ndarray  # int32[P]
-    capt: np.ndarray  # int32[P, CAP]; captured cards (public)
-    capt_n: np.ndarray  # int32[P]
-    deck_known: np.ndarray  # int32[P]; top cards of own deck the owner knows (8, 7-rescue; FR-15)
-    thief: np.ndarray  # int32[P]; card played as thief this round, -1 none
-    status: np.ndarray  # int32[P]; ST_*
-    no_thief: np.ndarray  # int32[P]; FR-7: no Raven in hand when the Prelude ended
-    used3: np.ndarray  # int32[P]; captured 3 used this round
-    used1: np.ndarray  # int32[P]; captured 1 used this round
-    round_turns: np.ndarray  # int32[P]; mission turns taken this round
-    doubled: np.ndarray  # int32[P]; relic instance captured with the 6 (FR-10), -1 none
-    centre: np.ndarray  # int32[P]; relic instance per centre slot, -1 empty
-    face_up: np.ndarray  # int32[P]
-    locked: np.ndarray  # int32[P]
-    cknown: np.ndarray  # int32[P, P]; [seat, slot] seat knows the relic in the slot (FR-15)
-    rdeck: np.ndarray  # int32[RCAP]; relic deck, circular: bottom at g[G_RD_BOT], g[G_RD_N] cards
-    rd_top: np.ndarray  # int32[P]; relic instance the seat knows is on top, -1 unknown
-    rd_bot: np.ndarray  # int32[P]; relic instance the seat knows is at the bottom, -1 unknown
-    g: np.ndarray  # int32[N_G]; scalars, G_*
-    tele: np.ndarray  # int32[P, 5, n_card_types]; telemetry counts
+    """One game's state in five arrays.
+
+    Few arrays on purpose: numba passes a NamedTuple to a non-inlined call as every field of
+    every array, so a call's cost grows with the number of arrays (measured: 43 arrays cost
+    ~0.5 µs a call with reference counting, ~50 ns without).
+    """
+
+    pile: np.ndarray  # int32[P, 4, CAP]; deck, hand, discard, captured (PILE_*)
+    seat: np.ndarray  # int32[P, S_TELE + 5 * n_card_types]; S_* scalars, knowledge, telemetry
+    board: np.ndarray  # int32[B_RDECK + rcap]; G_* scalars, centre (B_*), relic deck
     rng: np.ndarray  # uint64[1 + P, 1]; stream 0: the game's chance, 1 + s: seat s's policy
-    log: np.ndarray  # int32[log_cap, LOG_WIDTH]; event log (log_cap 0 in batch runs)
-    script: np.ndarray  # int32[n]; scripted choices for POL_SCRIPT seats (tests)
-    tmp: np.ndarray  # int32[2 * CAP]; scratch
-    tmp2: np.ndarray  # int32[2 * CAP]; scratch
+    aux: np.ndarray  # int32[rows, W]; AUX_TMP, AUX_TMP2, script rows, then log rows (width 8)
 
 
 def new_state(tb: Tables, log_cap: int = 0, script: np.ndarray | None = None) -> State:
-    """Allocate a State for the config's player count (Python entry; see alloc_state)."""
+    """Allocate a State for the config (Python entry; the kernels use alloc_state)."""
     if script is None:
         script = np.zeros(0, np.int32)
-    return alloc_state(tb, log_cap, script)
+    return alloc_state(tb, log_cap, np.ascontiguousarray(script, dtype=np.int32))
 
 
 @njit(cache=True)
@@ -112,85 +132,39 @@ def alloc_state(tb, log_cap, script):
     while rcap < tb.params[P_N_RELICS] + 1:
         rcap *= 2
     nct = N_RAVENS + tb.params[P_N_TYPES]
+    width = max(LOG_WIDTH, 2 * cap)
+    script_rows = (script.shape[0] + width - 1) // width
+    aux = np.zeros((AUX_SCRIPT + script_rows + log_cap, width), np.int32)
+    for i in range(script.shape[0]):
+        aux[AUX_SCRIPT + i // width, i % width] = script[i]
+    board = np.zeros(B_RDECK + rcap, np.int32)
+    board[G_SCRIPT_N] = script.shape[0]
+    board[G_LOG_CAP] = log_cap
+    board[G_LOG0] = AUX_SCRIPT + script_rows
+    board[G_RMASK] = rcap - 1
     return State(
-        np.zeros((P, cap), np.int32),
-        np.zeros(P, np.int32),
-        np.zeros((P, cap), np.int32),
-        np.zeros(P, np.int32),
-        np.zeros((P, cap), np.int32),
-        np.zeros(P, np.int32),
-        np.zeros((P, cap), np.int32),
-        np.zeros(P, np.int32),
-        np.zeros(P, np.int32),
-        np.zeros(P, np.int32),
-        np.zeros(P, np.int32),
-        np.zeros(P, np.int32),
-        np.zeros(P, np.int32),
-        np.zeros(P, np.int32),
-        np.zeros(P, np.int32),
-        np.zeros(P, np.int32),
-        np.zeros(P, np.int32),
-        np.zeros(P, np.int32),
-        np.zeros(P, np.int32),
-        np.zeros((P, P), np.int32),
-        np.zeros(rcap, np.int32),
-        np.zeros(P, np.int32),
-        np.zeros(P, np.int32),
-        np.zeros(N_G, np.int32),
-        np.zeros((P, 5, nct), np.int32),
+        np.zeros((P, 4, cap), np.int32),
+        np.zeros((P, S_TELE + 5 * nct), np.int32),
+        board,
         np.zeros((1 + P, 1), np.uint64),
-        np.zeros((log_cap, LOG_WIDTH), np.int32),
-        script,
-        np.zeros(2 * cap, np.int32),
-        np.zeros(2 * cap, np.int32),
+        aux,
     )
 
 
 @njit(cache=True)
 def copy_state(st):
     """An independent copy of a State (for search policies that clone and resample)."""
-    return State(
-        st.deck.copy(),
-        st.deck_n.copy(),
-        st.hand.copy(),
-        st.hand_n.copy(),
-        st.disc.copy(),
-        st.disc_n.copy(),
-        st.capt.copy(),
-        st.capt_n.copy(),
-        st.deck_known.copy(),
-        st.thief.copy(),
-        st.status.copy(),
-        st.no_thief.copy(),
-        st.used3.copy(),
-        st.used1.copy(),
-        st.round_turns.copy(),
-        st.doubled.copy(),
-        st.centre.copy(),
-        st.face_up.copy(),
-        st.locked.copy(),
-        st.cknown.copy(),
-        st.rdeck.copy(),
-        st.rd_top.copy(),
-        st.rd_bot.copy(),
-        st.g.copy(),
-        st.tele.copy(),
-        st.rng.copy(),
-        st.log.copy(),
-        st.script.copy(),
-        st.tmp.copy(),
-        st.tmp2.copy(),
-    )
+    return State(st.pile.copy(), st.seat.copy(), st.board.copy(), st.rng.copy(), st.aux.copy())
 
 
 # ---------------------------------------------------------------- small helpers
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def emit(st, code, a, b, c, d, e, f, h):
-    n = st.g[G_LOG_N]
-    if n < st.log.shape[0]:
-        row = st.log[n]
+    n = st.board[G_LOG_N]
+    if n < st.board[G_LOG_CAP]:
+        row = st.aux[st.board[G_LOG0] + n]
         row[0] = code
         row[1] = a
         row[2] = b
@@ -199,23 +173,23 @@ def emit(st, code, a, b, c, d, e, f, h):
         row[5] = e
         row[6] = f
         row[7] = h
-        st.g[G_LOG_N] = n + 1
+        st.board[G_LOG_N] = n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def card_type(tb, c):
     """Telemetry card type of card id ``c``: its rank index, or 9 + its relic type."""
     if c < N_RAVENS:
         return c
-    return N_RAVENS + tb.inst_type[c - N_RAVENS]
+    return N_RAVENS + tb.cards[C_INST, c - N_RAVENS]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def count(tb, st, p, ev, c):
-    st.tele[p, ev, card_type(tb, c)] += 1
+    st.seat[p, S_TELE + ev * (N_RAVENS + tb.params[P_N_TYPES]) + card_type(tb, c)] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def find(pile, n, c):
     for i in range(n):
         if pile[i] == c:
@@ -223,62 +197,62 @@ def find(pile, n, c):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def remove_at(pile, n, i):
     """Remove pile[i] by moving the last card into its place; returns the new count."""
     pile[i] = pile[n - 1]
     return n - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hand_remove(st, p, c):
-    i = find(st.hand[p], st.hand_n[p], c)
-    st.hand_n[p] = remove_at(st.hand[p], st.hand_n[p], i)
+    i = find(st.pile[p, PILE_HAND], st.seat[p, S_HAND_N], c)
+    st.seat[p, S_HAND_N] = remove_at(st.pile[p, PILE_HAND], st.seat[p, S_HAND_N], i)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def disc_push(st, p, c):
-    st.disc[p, st.disc_n[p]] = c
-    st.disc_n[p] += 1
+    st.pile[p, PILE_DISC, st.seat[p, S_DISC_N]] = c
+    st.seat[p, S_DISC_N] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def capt_push(st, p, c):
-    st.capt[p, st.capt_n[p]] = c
-    st.capt_n[p] += 1
+    st.pile[p, PILE_CAPT, st.seat[p, S_CAPT_N]] = c
+    st.seat[p, S_CAPT_N] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def deck_push_top(st, p, c):
-    st.deck[p, st.deck_n[p]] = c
-    st.deck_n[p] += 1
-    st.deck_known[p] += 1  # FR-15: the owner knows what they put on top
+    st.pile[p, PILE_DECK, st.seat[p, S_DECK_N]] = c
+    st.seat[p, S_DECK_N] += 1
+    st.seat[p, S_DECK_KNOWN] += 1  # FR-15: the owner knows what they put on top
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ravens_in_hand(st, p):
     k = 0
-    for i in range(st.hand_n[p]):
-        if st.hand[p, i] < N_RAVENS:
+    for i in range(st.seat[p, S_HAND_N]):
+        if st.pile[p, PILE_HAND, i] < N_RAVENS:
             k += 1
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def has_captured(st, p, c):
-    return find(st.capt[p], st.capt_n[p], c) >= 0
+    return find(st.pile[p, PILE_CAPT], st.seat[p, S_CAPT_N], c) >= 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def captured_relics(st, p):
     k = 0
-    for i in range(st.capt_n[p]):
-        if st.capt[p, i] >= N_RAVENS:
+    for i in range(st.seat[p, S_CAPT_N]):
+        if st.pile[p, PILE_CAPT, i] >= N_RAVENS:
             k += 1
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def shuffle(a, n, rng):
     """Fisher-Yates shuffle of a[:n] with the stream ``rng`` (uint64[1])."""
     for i in range(n - 1, 0, -1):
@@ -291,75 +265,73 @@ def shuffle(a, n, rng):
 # ---------------------------------------------------------------- relic deck (circular)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rd_index(st, k):
     """Physical index of the k-th relic from the bottom."""
-    return (st.g[G_RD_BOT] + k) & (st.rdeck.shape[0] - 1)
+    return (st.board[G_RD_BOT] + k) & (st.board[G_RMASK])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rd_top_card(st):
-    n = st.g[G_RD_N]
+    n = st.board[G_RD_N]
     if n == 0:
         return -1
-    return st.rdeck[rd_index(st, n - 1)]
+    return st.board[B_RDECK + rd_index(st, n - 1)]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rd_bottom_card(st):
-    if st.g[G_RD_N] == 0:
+    if st.board[G_RD_N] == 0:
         return -1
-    return st.rdeck[st.g[G_RD_BOT]]
+    return st.board[B_RDECK + st.board[G_RD_BOT]]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rd_pop_top(st):
-    n = st.g[G_RD_N]
+    n = st.board[G_RD_N]
     if n == 0:
         return -1
-    x = st.rdeck[rd_index(st, n - 1)]
-    st.g[G_RD_N] = n - 1
-    for s in range(st.rd_top.shape[0]):
-        st.rd_top[s] = -1
+    x = st.board[B_RDECK + rd_index(st, n - 1)]
+    st.board[G_RD_N] = n - 1
+    for s in range(st.seat.shape[0]):
+        st.seat[s, S_RD_TOP] = -1
         if n == 1:
-            st.rd_bot[s] = -1
+            st.seat[s, S_RD_BOT] = -1
     return x
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rd_pop_bottom(st):
-    n = st.g[G_RD_N]
+    n = st.board[G_RD_N]
     if n == 0:
         return -1
-    x = st.rdeck[st.g[G_RD_BOT]]
-    st.g[G_RD_BOT] = rd_index(st, 1)
-    st.g[G_RD_N] = n - 1
-    for s in range(st.rd_bot.shape[0]):
-        st.rd_bot[s] = -1
+    x = st.board[B_RDECK + st.board[G_RD_BOT]]
+    st.board[G_RD_BOT] = rd_index(st, 1)
+    st.board[G_RD_N] = n - 1
+    for s in range(st.seat.shape[0]):
+        st.seat[s, S_RD_BOT] = -1
         if n == 1:
-            st.rd_top[s] = -1
+            st.seat[s, S_RD_TOP] = -1
     return x
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rd_push_bottom(st, x, knowers):
     """Put relic ``x`` at the bottom; seats whose bit is set in ``knowers`` know it is there."""
-    b = (st.g[G_RD_BOT] - 1) & (st.rdeck.shape[0] - 1)
-    st.rdeck[b] = x
-    st.g[G_RD_BOT] = b
-    st.g[G_RD_N] += 1
-    for s in range(st.rd_bot.shape[0]):
-        st.rd_bot[s] = x if (knowers >> s) & 1 else -1
-        if st.g[G_RD_N] == 1:
-            st.rd_top[s] = st.rd_bot[s]
+    b = (st.board[G_RD_BOT] - 1) & (st.board[G_RMASK])
+    st.board[B_RDECK + b] = x
+    st.board[G_RD_BOT] = b
+    st.board[G_RD_N] += 1
+    for s in range(st.seat.shape[0]):
+        st.seat[s, S_RD_BOT] = x if (knowers >> s) & 1 else -1
+        if st.board[G_RD_N] == 1:
+            st.seat[s, S_RD_TOP] = st.seat[s, S_RD_BOT]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def slot_knowers(st, slot):
     m = 0
-    for s in range(st.cknown.shape[0]):
-        if st.cknown[s, slot]:
+    for s in range(st.seat.shape[0]):
+        if st.seat[s, S_CKNOWN + slot]:
             m |= 1 << s
     return m
-
-

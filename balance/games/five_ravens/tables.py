@@ -49,7 +49,7 @@ N_WEIGHTS = len(GREEDY_WEIGHTS)
 EVENTS = ("drawn", "played", "thief", "stolen", "captured")
 EV_DRAWN, EV_PLAYED, EV_THIEF, EV_STOLEN, EV_CAPTURED = range(len(EVENTS))
 
-# Index of each scalar rule in Tables.params.
+# Tables.params: scalar rules, then per-Raven switches, seat policies and the gem table.
 (
     P_PLAYERS,
     P_ROUNDS,
@@ -67,26 +67,28 @@ EV_DRAWN, EV_PLAYED, EV_THIEF, EV_STOLEN, EV_CAPTURED = range(len(EVENTS))
     P_NINE_PEN,
     P_SIX_MULT,
     P_SIX_MAX,
-) = range(16)
-N_PARAMS = 16
+    P_MEAN_MILLI,  # prior value of an unseen relic, in thousandths of a point
+    P_N_TELE,  # number of telemetry columns
+    P_GEM_N,  # entries in the gem table (entry 0 = no gem = 0 points)
+) = range(19)
+P_ACTION = 20  # + Raven index: its action text is on
+P_CAPTURE = 29  # + Raven index: its capture effect is on
+P_SEAT = 38  # + seat: POL_* of the seat's policy
+P_GEM = 42  # + gems owned: points
+MAX_GEM_TABLE = 64
+N_PARAMS = P_GEM + MAX_GEM_TABLE
+
+# Tables.cards rows: per relic instance, per relic type, per telemetry column.
+C_INST, C_KIND, C_VALUE, C_THIEF, C_TEV, C_TCARD = range(6)
 
 
 class Tables(NamedTuple):
-    """The compiled rules: the only thing the kernels see."""
+    """The compiled rules: the only thing the kernels see (three arrays: see State)."""
 
-    params: np.ndarray  # int32[N_PARAMS]; scalar rules, indexed by P_*
-    inst_type: np.ndarray  # int32[n_relics]; relic instance -> relic type
-    type_kind: np.ndarray  # int32[n_types]; K_*
-    type_value: np.ndarray  # int32[n_types]; chest face value (0 for others)
-    type_thief: np.ndarray  # int32[n_types]; 1 if the relic may be played as thief (FR-7)
-    gem_table: np.ndarray  # int32[k + 1]; points by number of gems owned, entry 0 is 0
-    action_on: np.ndarray  # int32[9]; Raven action text enabled
-    capture_on: np.ndarray  # int32[9]; Raven capture effect enabled
-    seat_kind: np.ndarray  # int32[P]; POL_* per seat
-    seat_w: np.ndarray  # float64[P, N_WEIGHTS]; greedy weights per seat
-    mean_relic: np.ndarray  # float64[1]; mean base value of a relic, the prior for unseen ones
-    tele_event: np.ndarray  # int32[C]; event of each telemetry column
-    tele_card: np.ndarray  # int32[C]; card type of each telemetry column
+    params: np.ndarray  # int32[N_PARAMS]; indexed by P_*
+    cards: np.ndarray  # int32[6, W]; C_INST[instance] -> type; C_KIND/C_VALUE/C_THIEF[type];
+    #                    C_TEV/C_TCARD[column] -> telemetry event and card type
+    weights: np.ndarray  # float64[P, N_WEIGHTS]; greedy weights per seat
 
 
 @dataclass(frozen=True)
@@ -159,7 +161,9 @@ def compile_tables(
     n_gems = sum(r.count for r in relics if r.kind == "gem")
     total = max(1, len(inst_type))
     gem_points = gem_table[min(n_gems // max(1, players), len(gem_table) - 1)]
-    mean = (sum(b * r.count for b, r in zip(base, relics, strict=True)) + gem_points * players) / total
+    mean = (
+        sum(b * r.count for b, r in zip(base, relics, strict=True)) + gem_points * players
+    ) / total
 
     ev, card, cols = [], [], []
     n_types = N_RAVENS + len(names)
@@ -176,21 +180,22 @@ def compile_tables(
             card.append(t)
             cols.append(f"{event}__{RAVEN_NAMES[t] if is_raven else names[t - N_RAVENS]}")
 
-    k = Tables(
-        params=params,
-        inst_type=inst_type,
-        type_kind=type_kind,
-        type_value=type_value,
-        type_thief=type_thief,
-        gem_table=gem_table,
-        action_on=action_on,
-        capture_on=capture_on,
-        seat_kind=_i32(seat_kinds),
-        seat_w=np.ascontiguousarray(weights, dtype=np.float64),
-        mean_relic=np.array([mean], dtype=np.float64),
-        tele_event=_i32(ev),
-        tele_card=_i32(card),
-    )
+    params[P_MEAN_MILLI] = round(mean * 1000)
+    params[P_N_TELE] = len(cols)
+    params[P_GEM_N] = len(gem_table)
+    params[P_ACTION : P_ACTION + N_RAVENS] = action_on
+    params[P_CAPTURE : P_CAPTURE + N_RAVENS] = capture_on
+    params[P_SEAT : P_SEAT + players] = seat_kinds
+    params[P_GEM : P_GEM + len(gem_table)] = gem_table
+    width = max(len(inst_type), len(names), len(cols), 1)
+    cards = np.zeros((6, width), np.int32)
+    cards[C_INST, : len(inst_type)] = inst_type
+    cards[C_KIND, : len(names)] = type_kind
+    cards[C_VALUE, : len(names)] = type_value
+    cards[C_THIEF, : len(names)] = type_thief
+    cards[C_TEV, : len(cols)] = ev
+    cards[C_TCARD, : len(cols)] = card
+    k = Tables(params=params, cards=cards, weights=np.ascontiguousarray(weights, np.float64))
     return Compiled(k=k, relic_names=names, seat_policies=tuple(config.seats), columns=tuple(cols))
 
 
