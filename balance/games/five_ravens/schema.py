@@ -97,6 +97,7 @@ class Scoring(BaseModel):
     gem_table: list[int] = Field(
         default_factory=lambda: [1, 6, 9, 15],
         min_length=1,
+        max_length=60,
         description="FR-13: points for owning 1, 2, 3, 4... gems; more gems score the last entry",
     )
     hollow: int = Field(1, description="FR-13: points for a hollow that is not captured")

@@ -151,7 +151,7 @@ def compile_tables(
             kind = pol["kind"] if isinstance(pol, dict) else pol.kind
             seat_kinds.append(POLICY_KIND_IDS[kind])
             get = pol.get if isinstance(pol, dict) else lambda k, d=None, p=pol: getattr(p, k, d)
-            rows.append([float(get(w, _GREEDY_DEFAULTS[w])) for w in GREEDY_WEIGHTS])
+            rows.append([float(get(w, _greedy_default(w))) for w in GREEDY_WEIGHTS])
         weights = np.asarray(rows, dtype=np.float64)
     assert weights is not None
     # The prior value of a relic nobody has seen: its base value averaged over the composition.
@@ -199,15 +199,10 @@ def compile_tables(
     return Compiled(k=k, relic_names=names, seat_policies=tuple(config.seats), columns=tuple(cols))
 
 
-_GREEDY_DEFAULTS = {
-    "thief_rank": 1.0,
-    "capture_effects": 1.0,
-    "penalty_aversion": 1.0,
-    "action_threshold": 0.5,
-    "draw_value": 0.4,
-    "info_value": 0.3,
-    "captured_card_cost": 0.25,
-}
+def _greedy_default(weight: str) -> float:
+    from balance.games.five_ravens.schema import GreedyPolicy
+
+    return float(GreedyPolicy.model_fields[weight].default)
 
 
 def telemetry_columns(compiled: Compiled) -> list[str]:
