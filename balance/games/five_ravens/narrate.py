@@ -1,0 +1,939 @@
+"""Five Ravens replay: one game of a run, told event by event for a designer (``balance replay``).
+
+``narrate(compiled, seed, game)`` replays game ``game`` of the run seeded with ``seed`` with the
+batch kernel itself (``engine.play_game`` with the arguments ``engine.play_batch`` gives it, on a
+fresh State that keeps an event log), so the replay is the dataset's game, and turns the log into
+lines. It is a designer's view, not a player's: hidden cards (face-down relics, hands, thieves,
+relics looked at) are named, and marked "face down" where they were face down.
+
+Log rows are ``(code, a, b, c, d, e, f, h)`` exactly as ``engine.py`` passes them to ``emit``.
+Besides the lines, the narrator keeps a shadow of every seat's piles, the centre and the relic
+deck count, built from the events alone. It uses it to say where a card came from (hand or
+discard), which unplayed cards the Epilogue discards, and where a 6's shuffle put the face-down
+relics (the log gives only their number; their places are read from the next event that names
+each slot). At the end the shadow is compared with the engine's final state; any disagreement is
+printed as a WARNING line (the tests assert there is none), and an unknown event code raises.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from balance.games.five_ravens import engine
+from balance.games.five_ravens.state import (
+    E_ACTION,
+    E_CAPT3,
+    E_CAPTURE5,
+    E_CAPTURED,
+    E_DEAL,
+    E_DISCARD,
+    E_DONE,
+    E_DRAW,
+    E_EPILOGUE,
+    E_EXAMINE,
+    E_FLIP,
+    E_LOCK,
+    E_NOTHIEF,
+    E_REMOVED,
+    E_REPLACE,
+    E_RESCUE,
+    E_ROUND,
+    E_SCORE,
+    E_SET_ASIDE,
+    E_SEVEN,
+    E_SHUFFLE,
+    E_SHUFFLE_CENTRE,
+    E_STEAL,
+    E_THIEF,
+    E_TOP,
+    E_UNCLAIMED,
+    G_LOG0,
+    G_LOG_N,
+    G_RD_N,
+    LOG_WIDTH,
+    PILE_CAPT,
+    PILE_DECK,
+    PILE_DISC,
+    PILE_HAND,
+    S_CAPT_N,
+    S_DECK_N,
+    S_DISC_N,
+    S_DOUBLED,
+    S_HAND_N,
+    State,
+    new_state,
+)
+from balance.games.five_ravens.tables import (
+    C_INST,
+    C_KIND,
+    C_VALUE,
+    K_CHEST,
+    K_CURSED,
+    N_RAVENS,
+    P_ACTION,
+    P_CAPTURE,
+    P_N_RELICS,
+    P_N_TYPES,
+    P_PLAYERS,
+    P_ROUNDS,
+    Compiled,
+)
+
+LOG_CAP = 4096  # log rows of a first try; a game that fills them is replayed with more
+
+# Events that belong to the Raven action being resolved (they continue its line).
+_IN_ACTION = {
+    E_DRAW,
+    E_SHUFFLE,
+    E_DISCARD,
+    E_TOP,
+    E_SEVEN,
+    E_FLIP,
+    E_SHUFFLE_CENTRE,
+    E_CAPTURE5,
+    E_SET_ASIDE,
+    E_EXAMINE,
+    E_REPLACE,
+    E_RESCUE,
+}
+
+# What a played action did when it logged nothing (the rulebook's "as much as you are able").
+_NO_EFFECT = {
+    9: "draws nothing (deck and discard are empty)",
+    8: "puts nothing on its deck",
+    7: "the relic deck is empty: nothing to look at",
+    6: "no relic can be flipped",
+    5: "nothing to capture",
+    4: "sets nothing aside",
+    3: "no face-down relic can be examined",
+    2: "no captured Raven's action to use",
+    1: "no face-up relic can be replaced",
+}
+
+
+class Replay(NamedTuple):
+    """One game told in lines, with the kernel's final scores and ranks (int32[P])."""
+
+    lines: list[str]
+    scores: np.ndarray
+    ranks: np.ndarray
+
+
+@dataclass
+class Logged:
+    """One game played by the batch kernel with its event log kept."""
+
+    log: np.ndarray  # int32[n, LOG_WIDTH]: code, then emit's seven arguments
+    state: State  # the final state
+    scores: np.ndarray  # int32[P]
+    ranks: np.ndarray  # int32[P]
+
+
+def narrate(compiled: Compiled, seed: int, game: int) -> list[str]:
+    """Game ``game`` of the run seeded with ``seed``, event by event, in words."""
+    return replay(compiled, seed, game).lines
+
+
+def replay(compiled: Compiled, seed: int, game: int) -> Replay:
+    """Replay game ``game`` of run ``seed``: its lines, scores and ranks (as in the dataset)."""
+    logged = play_logged(compiled, seed, game)
+    told = tell(compiled, logged, seed, game)
+    lines = list(told.lines)
+    lines += [f"WARNING: narration out of step with the engine: {p}" for p in told.problems]
+    return Replay(lines, logged.scores, logged.ranks)
+
+
+def play_logged(compiled: Compiled, seed: int, game: int) -> Logged:
+    """Play game ``game`` of run ``seed`` exactly as ``engine.play_batch`` does, keeping the log."""
+    if game < 0:
+        raise ValueError(f"game must be >= 0, got {game}")
+    if not 0 <= seed < 2**63:
+        raise ValueError(f"seed must be in [0, 2**63), got {seed}")
+    tb = compiled.k
+    P = int(tb.params[P_PLAYERS])
+    cap = LOG_CAP
+    while True:
+        st = new_state(tb, log_cap=cap)
+        # The per-game arguments of play_batch, allocated the same way.
+        moves = np.zeros((2 * st.pile.shape[2] + 2, 2), np.int32)
+        order = np.zeros(P, np.int32)
+        score = np.zeros(P, np.int32)
+        rank = np.zeros(P, np.int32)
+        sb = np.zeros(8, np.int32)
+        cursed = np.zeros(int(tb.params[P_N_TYPES]), np.int32)
+        engine.play_game(
+            tb, st, np.int64(seed), np.int64(game), moves, order, score, rank, sb, cursed
+        )
+        n = int(st.board[G_LOG_N])
+        if n < cap:  # a full log may have dropped events: replay with room to spare
+            break
+        cap *= 4
+    log0 = int(st.board[G_LOG0])
+    log = st.aux[log0 : log0 + n, :LOG_WIDTH].copy()
+    return Logged(log=log, state=st, scores=score.copy(), ranks=rank.copy())
+
+
+class Told(NamedTuple):
+    lines: list[str]
+    problems: list[str]  # where the events disagree with themselves or the final state
+
+
+def tell(compiled: Compiled, logged: Logged, seed: int, game: int) -> Told:
+    """The lines of a logged game; raises ValueError on an event code it does not know."""
+    n = _Narrator(compiled, logged, seed, game)
+    n.run()
+    return Told(n.render(), n.problems)
+
+
+# ---------------------------------------------------------------- narration
+
+
+class _Line:
+    """A line built from clauses: ``indent + head + sep + "; ".join(clauses)``.
+
+    A clause is ``[tag, prefix, items]``; consecutive clauses with the same mergeable tag share
+    one prefix (``draws 7, 2, gem``). Items may be objects rendered at the end (``_ShuffleNote``).
+    """
+
+    def __init__(self, head: str, sep: str = ": ", indent: str = "  ") -> None:
+        self.head = head
+        self.sep = sep
+        self.indent = indent
+        self.clauses: list[list[Any]] = []
+
+    def add(self, text: Any, tag: str | None = None, prefix: str = "") -> list[Any]:
+        if tag is not None and self.clauses and self.clauses[-1][0] == tag:
+            self.clauses[-1][2].append(text)
+            return self.clauses[-1]
+        clause: list[Any] = [tag, prefix, [text]]
+        self.clauses.append(clause)
+        return clause
+
+    def extend_last(self, text: str) -> None:
+        self.clauses[-1][2][-1] = f"{self.clauses[-1][2][-1]}{text}"
+
+    def __str__(self) -> str:
+        parts = [p + ", ".join(str(i) for i in items) for _, p, items in self.clauses]
+        return self.indent + self.head + (self.sep + "; ".join(parts) if parts else "")
+
+
+class _ShuffleNote:
+    """Where a 6's shuffle put the face-down relics, filled in as later events name each slot."""
+
+    def __init__(self, slots: list[int], pool: list[int], name: Any) -> None:
+        self.slots = slots
+        self.pool = pool  # cards not yet placed
+        self.place: dict[int, int] = {}  # slot -> card; a slot shuffled again unseen stays ?
+        self.name = name
+
+    def __str__(self) -> str:
+        def one(s: int) -> str:
+            if s in self.place:
+                return f"[{s}] {self.name(self.place[s])}"
+            return f"[{s}] ?"
+
+        return "now " + ", ".join(one(s) for s in self.slots)
+
+
+@dataclass
+class _Slot:
+    card: int  # -1: unknown since a shuffle (see note)
+    face: bool
+    lock: bool
+    note: _ShuffleNote | None = None
+
+
+@dataclass
+class _Seat:
+    deck: list[int]
+    hand: list[int] = field(default_factory=list)
+    disc: list[int] = field(default_factory=list)
+    capt: list[int] = field(default_factory=list)
+    pending: int = -1  # Raven played for its action, in no pile until it resolves
+    thief: int = -1
+    doubled: int = -1
+    no_thief: bool = False
+
+
+@dataclass
+class _Act:
+    p: int
+    rank: int
+    line: _Line
+    inner: int = -1  # rank of the captured Raven whose action a 2 uses
+    inner_at: int = 0  # clauses before the 2's borrowed action began
+    aside: list[Any] | None = None  # the 4's set-aside clause, filled by its discards
+
+
+class _Narrator:
+    def __init__(self, compiled: Compiled, logged: Logged, seed: int, game: int) -> None:
+        self.c = compiled
+        self.tb = compiled.k
+        self.logged = logged
+        self.seed = seed
+        self.game = game
+        self.P = int(self.tb.params[P_PLAYERS])
+        self.rounds = int(self.tb.params[P_ROUNDS])
+        self.problems: list[str] = []
+        self.out: list[Any] = []
+        self.seats = [_Seat(deck=list(range(N_RAVENS))) for _ in range(self.P)]
+        self.centre: list[_Slot | None] = [None] * self.P
+        self.rd_n = int(self.tb.params[P_N_RELICS])
+        self.removed: list[int] = []
+        self.round = -1
+        self.first = 0
+        self.last = 0
+        self.stole = False
+        self.open: tuple[Any, _Line] | None = None
+        self.act: _Act | None = None
+        self.centre_line: _Line | None = None
+        self.theft: list[int] | None = None  # seats still to steal this round, in order
+        self.theft_line: tuple[int, _Line] | None = None
+        self.score_rows: dict[int, tuple[int, ...]] = {}
+        self.handlers = {
+            E_ROUND: self.ev_round,
+            E_DEAL: self.ev_deal,
+            E_DRAW: self.ev_draw,
+            E_SHUFFLE: self.ev_shuffle,
+            E_ACTION: self.ev_action,
+            E_DISCARD: self.ev_discard,
+            E_TOP: self.ev_top,
+            E_SEVEN: self.ev_seven,
+            E_FLIP: self.ev_flip,
+            E_SHUFFLE_CENTRE: self.ev_shuffle_centre,
+            E_CAPTURE5: self.ev_capture5,
+            E_SET_ASIDE: self.ev_set_aside,
+            E_EXAMINE: self.ev_examine,
+            E_REPLACE: self.ev_replace,
+            E_CAPT3: self.ev_capt3,
+            E_LOCK: self.ev_lock,
+            E_THIEF: self.ev_thief,
+            E_DONE: self.ev_done,
+            E_STEAL: self.ev_steal,
+            E_CAPTURED: self.ev_captured,
+            E_RESCUE: self.ev_rescue,
+            E_UNCLAIMED: self.ev_unclaimed,
+            E_EPILOGUE: self.ev_epilogue,
+            E_SCORE: self.ev_score,
+            E_REMOVED: self.ev_removed,
+            E_NOTHIEF: self.ev_nothief,
+        }
+
+    # ------------------------------------------------------------ names
+
+    def name(self, c: int) -> str:
+        """A card in a list: ``7`` for a Raven, ``chest 3`` for a relic."""
+        if c < 0:
+            return "nothing"
+        if c < N_RAVENS:
+            return str(c + 1)
+        t = int(self.tb.cards[C_INST, c - N_RAVENS])
+        label = self.c.relic_names[t].replace("_", " ")
+        value = int(self.tb.cards[C_VALUE, t])
+        if self.tb.cards[C_KIND, t] == K_CHEST and str(value) not in label.split():
+            label += f" (chest {value})"
+        return label
+
+    def the(self, c: int) -> str:
+        """A card in a sentence: ``the 7`` for a Raven, ``chest 3`` for a relic."""
+        return f"the {c + 1}" if 0 <= c < N_RAVENS else self.name(c)
+
+    def thief_card(self, c: int) -> str:
+        """A thief in a sentence: ``the 7``, or ``the gem thief`` for a relic (FR-7)."""
+        return f"the {self.name(c)}" + ("" if c < N_RAVENS else " thief")
+
+    def thief_label(self, c: int) -> str:
+        return "no thief" if c < 0 else self.name(c)
+
+    def cards(self, cs: list[int]) -> str:
+        return ", ".join(self.name(c) for c in cs) if cs else "none"
+
+    def kind(self, c: int) -> int:
+        return int(self.tb.cards[C_KIND, self.tb.cards[C_INST, c - N_RAVENS]])
+
+    def action_on(self, c: int) -> bool:
+        return bool(self.tb.params[P_ACTION + c])
+
+    def capture_on(self, c: int) -> bool:
+        return bool(self.tb.params[P_CAPTURE + c])
+
+    # ------------------------------------------------------------ output
+
+    def problem(self, text: str) -> None:
+        self.problems.append(f"game {self.game}, round {self.round + 1}: {text}")
+
+    def say(self, text: str, indent: str = "  ") -> None:
+        self.out.append(indent + text)
+        self.open = None
+
+    def line(self, key: Any, head: str, sep: str = ": ", indent: str = "  ") -> _Line:
+        """The open line ``key`` if the previous output was it, else a new one."""
+        if self.open is not None and self.open[0] == key:
+            return self.open[1]
+        ln = _Line(head, sep, indent)
+        self.out.append(ln)
+        self.open = (key, ln)
+        return ln
+
+    # ------------------------------------------------------------ shadow piles
+
+    def take(self, pile: list[int], c: int, what: str) -> None:
+        if c in pile:
+            pile.remove(c)
+        else:
+            self.problem(f"{self.name(c)} is not in {what}")
+
+    def slot_is(self, slot: int, x: int, what: str) -> _Slot | None:
+        """Check that centre ``slot`` holds ``x`` (placing it if a shuffle hid the slot)."""
+        if not 0 <= slot < self.P or self.centre[slot] is None:
+            self.problem(f"{what}: centre slot {slot} is empty")
+            return None
+        s = self.centre[slot]
+        assert s is not None
+        if s.card >= 0:
+            if s.card != x:
+                self.problem(f"{what}: slot {slot} holds {self.name(s.card)}, not {self.name(x)}")
+            return s
+        note = s.note
+        assert note is not None
+        s.card, s.note = x, None
+        note.place[slot] = x
+        if x in note.pool:
+            note.pool.remove(x)
+        else:
+            self.problem(f"{what}: {self.name(x)} was not among the shuffled relics")
+        hidden = [i for i, o in enumerate(self.centre) if o is not None and o.note is note]
+        if len(hidden) == 1 and len(note.pool) == 1:  # the last one is where the rest are not
+            self.slot_is(hidden[0], note.pool[0], what)
+        return s
+
+    # ------------------------------------------------------------ the event loop
+
+    def run(self) -> None:
+        for row in self.logged.log:
+            code = int(row[0])
+            args = [int(v) for v in row[1:]]
+            handler = self.handlers.get(code)
+            if handler is None:
+                raise ValueError(
+                    f"unknown Five Ravens event code {code} (row {[code, *args]}): "
+                    "narrate.py does not know how to tell it"
+                )
+            if code != E_DEAL and self.centre_line is not None:
+                self.end_centre()
+            in_action = code in _IN_ACTION or (code == E_ACTION and args[2] == 1)
+            if self.act is not None and (not in_action or args[0] != self.act.p):
+                self.end_action()
+            handler(*args)
+        self.end_action()
+        self.finish_theft()
+        self.check_final()
+
+    # ------------------------------------------------------------ setup and prelude
+
+    def ev_removed(self, x: int, *_: int) -> None:
+        self.removed.append(x)
+        self.rd_n -= 1
+
+    def ev_round(self, r: int, first: int, *_: int) -> None:
+        if r != self.round + 1:
+            self.problem(f"round {r + 1} follows round {self.round + 1}")
+        self.round, self.first, self.last = r, first, first
+        self.stole = False
+        self.theft = None
+        self.theft_line = None
+        for s in self.seats:
+            s.thief = -1
+            s.no_thief = False
+        self.centre = [None] * self.P
+        self.out.append(f"Round {r + 1} of {self.rounds} — Seat {first} is first player")
+        self.open = None
+        self.centre_line = self.line(("centre", r), "Centre", ": ")
+
+    def ev_deal(self, slot: int, x: int, face: int, lock: int, *_: int) -> None:
+        self.centre[slot] = _Slot(x, bool(face), bool(lock))
+        self.rd_n -= 1
+        state = ("face up" if face else "face down") + (", locked" if lock else "")
+        assert self.centre_line is not None
+        self.centre_line.add(f"[{slot}] {self.name(x)} ({state})", tag="deal")
+
+    def end_centre(self) -> None:
+        ln = self.centre_line
+        assert ln is not None
+        dealt = sum(s is not None for s in self.centre)
+        if dealt == 0:
+            ln.add("nothing dealt: the relic deck is empty")
+        elif dealt < self.P:
+            ln.add(f"only {dealt} dealt: the relic deck ran out")
+        ln.add(f"relic deck {self.rd_n} left")
+        self.centre_line = None
+        self.open = None
+
+    def draw_line(self, p: int) -> _Line:
+        if self.act is not None and self.act.p == p:
+            return self.act.line
+        return self.line(("draw", p, self.round), f"Seat {p}", sep=" ")
+
+    def ev_draw(self, p: int, c: int, *_: int) -> None:
+        s = self.seats[p]
+        self.take(s.deck, c, f"Seat {p}'s deck")
+        s.hand.append(c)
+        self.draw_line(p).add(self.name(c), tag="draw", prefix="draws ")
+
+    def ev_shuffle(self, p: int, n: int, *_: int) -> None:
+        s = self.seats[p]
+        if n != len(s.disc) or s.deck:
+            self.problem(f"Seat {p} reshuffles {n} cards; shadow: {len(s.disc)} in discard")
+        s.deck += s.disc
+        s.disc = []
+        self.draw_line(p).add(f"shuffles its {n} discards into a new deck")
+
+    def ev_nothief(self, p: int, *_: int) -> None:
+        s = self.seats[p]
+        s.no_thief = True
+        self.say(
+            f"Seat {p} drew no Raven: reveals its hand ({self.cards(s.hand)}), cannot play a "
+            "thief and will steal after every thief"
+        )
+
+    # ------------------------------------------------------------ mission
+
+    def ev_action(self, p: int, c: int, borrowed: int, *_: int) -> None:
+        s = self.seats[p]
+        if borrowed:
+            a = self.act
+            if a is None or a.p != p or a.rank != 2 or a.inner >= 0:
+                self.problem(f"Seat {p} uses a captured {c + 1}'s action outside a 2's action")
+                self.say(f"Seat {p} uses its captured {c + 1}'s action")
+                return
+            if c not in s.capt:
+                self.problem(f"Seat {p} uses the {c + 1}'s action but has not captured it")
+            a.inner, a.inner_at = c + 1, len(a.line.clauses)
+            a.line.head += f": uses its captured {c + 1}'s action"
+            if not self.action_on(c):
+                a.line.add("its action is switched off in this config")
+            return
+        self.take(s.hand, c, f"Seat {p}'s hand")
+        s.pending = c
+        self.open = None
+        ln = _Line(f"Seat {p} plays the {c + 1} for its action")
+        self.out.append(ln)
+        self.act = _Act(p, c + 1, ln)
+        if not self.action_on(c):
+            ln.add("its action is switched off in this config: no effect")
+
+    def end_action(self) -> None:
+        a = self.act
+        if a is None:
+            return
+        self.act = None
+        if a.inner >= 0:
+            if len(a.line.clauses) == a.inner_at:
+                a.line.add(_NO_EFFECT[a.inner])
+        elif not a.line.clauses:
+            a.line.add(_NO_EFFECT[a.rank])
+        if a.aside is not None:
+            a.line.add("discards the set-aside cards")
+        s = self.seats[a.p]
+        s.disc.append(s.pending)  # the played Raven goes to the discard once resolved
+        s.pending = -1
+        self.open = None
+
+    def act_line(self, p: int, what: str) -> _Line:
+        if self.act is None or self.act.p != p:
+            self.problem(f"{what} by Seat {p} outside a Raven action")
+            self.say(f"Seat {p} (outside any action):")
+            return self.line(("stray", p, len(self.out)), f"Seat {p}")
+        return self.act.line
+
+    def ev_discard(self, p: int, c: int, *_: int) -> None:
+        s = self.seats[p]
+        self.take(s.hand, c, f"Seat {p}'s hand")
+        s.disc.append(c)
+        a = self.act
+        if a is not None and a.p == p and a.aside is not None:
+            if a.aside[2] == ["?"]:
+                a.aside[2] = []
+            a.aside[2].append(self.name(c))
+            return
+        self.act_line(p, "a discard").add(self.name(c), tag="discard", prefix="discards ")
+
+    def ev_top(self, p: int, c: int, *_: int) -> None:
+        s = self.seats[p]
+        if c in s.hand:
+            s.hand.remove(c)
+            src = "hand"
+        elif c in s.disc:
+            s.disc.remove(c)
+            src = "discard"
+        else:
+            self.problem(f"Seat {p} stacks {self.name(c)}, which is in neither hand nor discard")
+            src = "?"
+        s.deck.append(c)
+        self.act_line(p, "stacking").add(
+            f"{self.name(c)} from {src}", tag="top", prefix="stacks on its deck, last on top: "
+        )
+
+    def ev_seven(self, p: int, x: int, slot: int, y: int, *_: int) -> None:
+        ln = self.act_line(p, "a 7's look")
+        if slot < 0:
+            ln.add(f"looks at the top relic, {self.name(x)}, and buries it under the relic deck")
+            return
+        s = self.slot_is(slot, y, "7 swap")
+        if s is not None:
+            s.card = x
+        ln.add(
+            f"looks at the top relic, {self.name(x)}, and swaps it with the face-down "
+            f"{self.name(y)} in slot {slot} ({self.name(y)} goes under the relic deck unseen)"
+        )
+
+    def ev_flip(self, p: int, slot: int, x: int, face: int, *_: int) -> None:
+        s = self.slot_is(slot, x, "6 flip")
+        locked = False
+        if s is not None:
+            if s.lock:
+                self.problem(f"slot {slot} is flipped while locked")
+            s.face = bool(face)
+            if face and x >= N_RAVENS and self.kind(x) == K_CURSED:
+                s.lock = locked = True
+        text = f"flips {self.name(x)} in slot {slot} face {'up' if face else 'down'}"
+        self.act_line(p, "a flip").add(text + (" (cursed: now locked)" if locked else ""))
+
+    def ev_shuffle_centre(self, p: int, n: int, *arrangement: int) -> None:
+        slots = [
+            i for i, s in enumerate(self.centre) if s is not None and not s.face and not s.lock
+        ]
+        if len(slots) != n:
+            self.problem(f"6 shuffles {n} face-down relics; shadow has {len(slots)}")
+        pool: list[int] = []
+        earlier: set[int] = set()
+        for i in slots:
+            s = self.centre[i]
+            assert s is not None
+            if s.card >= 0:
+                pool.append(s.card)
+            elif s.note is not None and id(s.note) not in earlier:
+                earlier.add(id(s.note))
+                pool += s.note.pool  # placed by an earlier shuffle nobody has looked at since
+        note = _ShuffleNote(slots, pool, self.name)
+        for i in slots:
+            s = self.centre[i]
+            assert s is not None
+            s.card, s.note = -1, note
+        # Should the engine log the new places (args 3..6 = slots 0..3), they are used directly.
+        if all(arrangement[i] >= N_RAVENS for i in slots if i < len(arrangement)) and slots:
+            for i in slots:
+                self.slot_is(i, arrangement[i], "6 shuffle")
+        self.act_line(p, "a centre shuffle").add(
+            note, prefix=f"shuffles the {n} face-down relics: "
+        )
+
+    def ev_capture5(self, p: int, c: int, *_: int) -> None:
+        s = self.seats[p]
+        if c in s.hand:
+            s.hand.remove(c)
+            src = "hand"
+        elif c in s.disc:
+            s.disc.remove(c)
+            src = "discard"
+        else:
+            self.problem(f"Seat {p} captures {self.name(c)}, which is in neither hand nor discard")
+            src = "?"
+        s.capt.append(c)
+        ln = self.act_line(p, "a 5's capture")
+        ln.add(f"captures {self.the(c)} from its {src}")
+        if c == 6 and self.capture_on(6) and len(s.capt) == 1:
+            ln.extend_last(" (nothing else captured to rescue)")
+
+    def ev_set_aside(self, p: int, n: int, *_: int) -> None:
+        ln = self.act_line(p, "a 4's set-aside")
+        if n == 0:
+            ln.add("sets nothing aside")
+            return
+        clause = ln.add("?", prefix="sets aside ")
+        if self.act is not None:
+            self.act.aside = clause  # named by the discards that follow the draws
+
+    def ev_examine(self, p: int, slot: int, x: int, *_: int) -> None:
+        self.slot_is(slot, x, "3 examine")
+        self.act_line(p, "an examine").add(
+            f"examines the face-down relic in slot {slot}: {self.name(x)}"
+        )
+
+    def ev_replace(self, p: int, slot: int, old: int, new: int, lock: int, *_: int) -> None:
+        self.slot_is(slot, old, "1 replace")
+        self.centre[slot] = _Slot(new, True, bool(lock))
+        text = (
+            f"puts the face-up {self.name(old)} from slot {slot} under the relic deck and "
+            f"replaces it with the top relic, {self.name(new)}, face up"
+        )
+        self.act_line(p, "a replace").add(text + (" and locked (cursed)" if lock else ""))
+
+    def ev_capt3(self, p: int, bottom: int, x: int, *_: int) -> None:
+        end = "bottom" if bottom else "top"
+        seen = self.name(x) if x >= 0 else "the relic deck is empty"
+        self.say(
+            f"Seat {p} uses its captured 3 to look at the {end} relic of the relic deck: {seen}"
+        )
+
+    def ev_lock(self, p: int, slot: int, x: int, face: int, *_: int) -> None:
+        s = self.slot_is(slot, x, "captured 1 lock")
+        if s is not None:
+            s.lock = True
+        state = "face up" if face else "face down"
+        self.say(f"Seat {p} uses its captured 1 to lock slot {slot} ({self.name(x)}, {state})")
+
+    def ev_thief(self, p: int, c: int, *_: int) -> None:
+        s = self.seats[p]
+        self.take(s.hand, c, f"Seat {p}'s hand")
+        s.thief = c
+        self.say(f"Seat {p} plays its thief face down: {self.thief_card(c)}")
+
+    def ev_done(self, p: int, *_: int) -> None:
+        why = "cannot play a thief" if self.seats[p].no_thief else "has no legal move"
+        self.say(f"Seat {p} {why} and is done for the round")
+
+    # ------------------------------------------------------------ theft and capture
+
+    def start_theft(self) -> None:
+        """Reveal the thieves and fix the steal order (FR-9) the first time the Theft is told."""
+        if self.theft is not None:
+            return
+
+        def rank(c: int) -> int:
+            return -1 if c < 0 else (c + 1 if c < N_RAVENS else 0)
+
+        order = [
+            p
+            for r in range(N_RAVENS, -2, -1)
+            for p in ((self.first + k) % self.P for k in range(self.P))
+            if rank(self.seats[p].thief) == r
+        ]
+        shown = []
+        for p in order:
+            c = self.seats[p].thief
+            shown.append(f"Seat {p} {self.thief_card(c)}" if c >= 0 else f"Seat {p} no thief")
+        self.out.append("Theft — thieves revealed, in steal order: " + ", ".join(shown))
+        self.open = None
+        self.theft = order
+
+    def theft_seat(self, p: int) -> _Line:
+        """The line of seat ``p``'s steal; seats before it in the order that logged nothing took
+        nothing (an empty centre)."""
+        self.start_theft()
+        if self.theft_line is not None and self.theft_line[0] == p:
+            return self.theft_line[1]
+        self.theft_line = None
+        assert self.theft is not None
+        if p not in self.theft:
+            self.problem(f"Seat {p} steals out of the steal order")
+        else:
+            while self.theft[0] != p:
+                self.steals_nothing(self.theft.pop(0))
+            self.theft.pop(0)
+        ln = _Line(f"Seat {p} ({self.thief_label(self.seats[p].thief)})", sep=" ")
+        self.out.append(ln)
+        self.open = None
+        self.theft_line = (p, ln)
+        return ln
+
+    def steals_nothing(self, p: int) -> None:
+        c = self.seats[p].thief
+        text = f"Seat {p} ({self.thief_label(c)}) steals nothing: nothing is left to take"
+        if c >= 0:
+            self.problem(f"Seat {p}'s thief {self.name(c)} was not captured")
+        self.say(text)
+
+    def finish_theft(self) -> None:
+        if self.theft is None:
+            return
+        while self.theft:
+            self.steals_nothing(self.theft.pop(0))
+        self.theft_line = None
+
+    def ev_steal(self, p: int, c: int, x: int, choice: int, where: int, *_: int) -> None:
+        s = self.seats[p]
+        if c != s.thief:
+            self.problem(f"Seat {p} steals with {self.name(c)}; its thief is {self.name(s.thief)}")
+        ln = self.theft_seat(p)
+        if choice >= 0:
+            slot = self.slot_is(choice, x, "steal")
+            face = "face up" if slot is not None and slot.face else "face down"
+            src = f"from slot {choice} ({face})"
+            self.centre[choice] = None
+        else:
+            self.rd_n -= 1
+            src = "from the bottom of the relic deck (captured 2)"
+        if where == 0:
+            s.disc.append(x)
+            dest = "discard"
+        else:
+            s.capt.append(x)
+            if where == 2:
+                s.doubled = x
+                dest = "captured with the 6, worth double"
+            else:
+                dest = "captured (stolen with the 5)"
+        ln.add(f"steals {self.name(x)} {src} → {dest}")
+        self.last = p
+        self.stole = True
+
+    def ev_captured(self, p: int, c: int, *_: int) -> None:
+        s = self.seats[p]
+        ln = self.theft_seat(p)
+        if not ln.clauses:
+            ln.add("steals nothing: nothing is left to take")
+        if c != s.thief:
+            self.problem(f"Seat {p} has {self.name(c)} captured; its thief is {self.name(s.thief)}")
+        s.capt.append(c)
+        text = f"{self.thief_card(c)} is captured"
+        if c == 6 and self.capture_on(6) and len(s.capt) == 1:
+            text += " (nothing else captured to rescue)"
+        ln.add(text)
+
+    def ev_rescue(self, p: int, c: int, *_: int) -> None:
+        s = self.seats[p]
+        self.take(s.capt, c, f"Seat {p}'s captured cards")
+        s.deck.append(c)
+        text = f" and rescues {self.the(c)} to the top of its deck"
+        if s.doubled >= 0 and (c == 5 or c == s.doubled):
+            text += f" ({self.name(s.doubled)} is no longer doubled)"
+            s.doubled = -1
+        if self.act is not None and self.act.p == p:
+            self.act.line.extend_last(text)
+        elif self.theft_line is not None and self.theft_line[0] == p:
+            self.theft_line[1].extend_last(text)
+        else:
+            self.problem(f"Seat {p} rescues {self.name(c)} outside a capture")
+            self.say(f"Seat {p} rescues {self.the(c)} to the top of its deck")
+
+    def ev_unclaimed(self, slot: int, x: int, *_: int) -> None:
+        self.start_theft()
+        self.finish_theft()
+        s = self.slot_is(slot, x, "unclaimed")
+        face = "face up" if s is not None and s.face else "face down"
+        self.centre[slot] = None
+        self.rd_n += 1
+        self.line(("unclaimed", self.round), "Unclaimed, to the bottom of the relic deck").add(
+            f"[{slot}] {self.name(x)} ({face})", tag="unclaimed"
+        )
+
+    # ------------------------------------------------------------ epilogue and scores
+
+    def ev_epilogue(self, r: int, first: int, *_: int) -> None:
+        self.start_theft()
+        self.finish_theft()
+        if any(s is not None for s in self.centre):
+            self.problem("relics left in the centre after the Theft")
+        if first != self.last:
+            self.problem(f"Seat {first} becomes first player; Seat {self.last} stole last")
+        if self.stole:
+            head = f"Epilogue: Seat {first} stole last and becomes first player"
+        else:
+            head = f"Epilogue: nobody stole; Seat {first} stays first player"
+        ln = _Line(head, sep="; ", indent="")
+        self.out.append(ln)
+        self.open = None
+        hands = []
+        for p, s in enumerate(self.seats):
+            if s.hand:
+                hands.append(f"Seat {p} ({self.cards(s.hand)})")
+            s.disc += s.hand
+            s.hand = []
+        if hands:
+            ln.add(", ".join(hands), prefix="unplayed cards discarded: ")
+        if r >= self.rounds:
+            ln.add("the last Clock is removed: game over")
+        else:
+            ln.add(f"Clock {r} removed, {self.rounds - r} left")
+        self.theft = None
+
+    def ev_score(self, p: int, *fields: int) -> None:
+        self.score_rows[p] = fields[:6]
+
+    def check_final(self) -> None:
+        st = self.logged.state
+        piles = (
+            ("deck", PILE_DECK, S_DECK_N),
+            ("hand", PILE_HAND, S_HAND_N),
+            ("discard", PILE_DISC, S_DISC_N),
+            ("captured", PILE_CAPT, S_CAPT_N),
+        )
+        for p, s in enumerate(self.seats):
+            mine = {"deck": s.deck, "hand": s.hand, "discard": s.disc, "captured": s.capt}
+            for what, pile, count in piles:
+                real = sorted(int(c) for c in st.pile[p, pile, : st.seat[p, count]])
+                if sorted(mine[what]) != real:
+                    self.problem(
+                        f"Seat {p}'s {what}: narrated {self.cards(sorted(mine[what]))}, "
+                        f"engine {self.cards(real)}"
+                    )
+            if s.doubled != int(st.seat[p, S_DOUBLED]):
+                self.problem(f"Seat {p}'s doubled chest: narrated {self.name(s.doubled)}")
+        if self.rd_n != int(st.board[G_RD_N]):
+            self.problem(f"relic deck: narrated {self.rd_n} left, engine {st.board[G_RD_N]}")
+        if sorted(self.score_rows) != list(range(self.P)):
+            self.problem(f"score rows for seats {sorted(self.score_rows)}")
+
+    # ------------------------------------------------------------ rendering
+
+    def header(self) -> list[str]:
+        policies = ", ".join(self.c.seat_policies)
+        head = f"Game {self.game} of seed {self.seed}: {self.P} players ({policies})"
+        if self.removed:
+            n = len(self.removed)
+            head += f"; {n} relic{'s' if n != 1 else ''} removed unseen: {self.cards(self.removed)}"
+        return [head]
+
+    def final(self) -> list[str]:
+        st = self.logged.state
+        scores, ranks = self.logged.scores, self.logged.ranks
+        out = ["Final scores"]
+        winners = [p for p in range(self.P) if ranks[p] == 1]
+        for p in range(self.P):
+            row = self.score_rows.get(p)
+            if row is None:
+                continue
+            chests, gems, hollows, cursed, four, penalty = row
+            total = sum(row)
+            if total != scores[p]:
+                self.problem(f"Seat {p}'s score rows sum to {total}, the kernel says {scores[p]}")
+            n_capt = int(st.seat[p, S_CAPT_N])
+            place = f"rank {ranks[p]}"
+            if ranks[p] == 1:
+                place += ", winner" if len(winners) == 1 else ", shared win"
+            out.append(
+                f"  Seat {p} ({self.c.seat_policies[p]}): {scores[p]} = chests {chests} + gems "
+                f"{gems} + hollows {hollows} + cursed sets {cursed} + captured 4 {four} "
+                f"- penalties {-penalty}   ({place}; {n_capt} captured card"
+                f"{'s' if n_capt != 1 else ''})"
+            )
+            owned = sorted(
+                int(c)
+                for pile, count in (
+                    (PILE_DECK, S_DECK_N),
+                    (PILE_DISC, S_DISC_N),
+                    (PILE_HAND, S_HAND_N),
+                )
+                for c in st.pile[p, pile, : st.seat[p, count]]
+                if c >= N_RAVENS
+            )
+            doubled = int(st.seat[p, S_DOUBLED])
+            capt = [
+                self.name(int(c)) + (" (doubled)" if c == doubled else "")
+                for c in sorted(st.pile[p, PILE_CAPT, : st.seat[p, S_CAPT_N]])
+            ]
+            out.append(f"    relics: {self.cards(owned)}; captured: {', '.join(capt) or 'none'}")
+        best = [f"Seat {p}" for p in winners]
+        if len(winners) == 1:
+            out.append(f"Winner: {best[0]} with {scores[winners[0]]}")
+        elif winners:
+            out.append(f"Shared win: {', '.join(best)} with {scores[winners[0]]}")
+        return out
+
+    def render(self) -> list[str]:
+        body = [str(x) for x in self.out]
+        return self.header() + body + self.final()
