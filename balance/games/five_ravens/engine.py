@@ -112,6 +112,7 @@ from balance.games.five_ravens.state import (
     ST_THIEF,
     alloc_state,
     capt_push,
+    capt_take,
     captured_relics,
     count,
     deck_push_top,
@@ -436,7 +437,18 @@ def act_six(tb, st, p):
             st.board[B_CENTRE + slot] = st.aux[AUX_TMP][i]
             for s in range(st.seat.shape[0]):
                 st.seat[s, S_CKNOWN + slot] = 0
-        emit(st, E_SHUFFLE_CENTRE, p, n, 0, 0, 0, 0, 0)
+        P = tb.params[P_PLAYERS]
+        emit(
+            st,
+            E_SHUFFLE_CENTRE,
+            p,
+            n,
+            st.board[B_CENTRE + 0],
+            st.board[B_CENTRE + 1],
+            st.board[B_CENTRE + 2] if P > 2 else -1,
+            st.board[B_CENTRE + 3] if P > 3 else -1,
+            0,
+        )
 
 
 @njit(cache=True, _nrt=False)
@@ -451,7 +463,7 @@ def act_five(tb, st, p):
     else:
         j = find(st.pile[p, PILE_DISC], st.seat[p, S_DISC_N], c)
         st.seat[p, S_DISC_N] = remove_at(st.pile[p, PILE_DISC], st.seat[p, S_DISC_N], j)
-    capt_push(st, p, c)
+    capt_push(tb, st, p, c)
     count(tb, st, p, EV_CAPTURED, c)
     emit(st, E_CAPTURE5, p, c, 0, 0, 0, 0, 0)
     if c == 6 and tb.params[P_CAPTURE + 6] == 1:  # FR-8: a 7 captured this way rescues at once
@@ -641,8 +653,7 @@ def rescue(tb, st, p, exclude):
     c = pol.choose_rescue(tb, st, p, exclude)
     if c < 0:
         return
-    j = find(st.pile[p, PILE_CAPT], st.seat[p, S_CAPT_N], c)
-    st.seat[p, S_CAPT_N] = remove_at(st.pile[p, PILE_CAPT], st.seat[p, S_CAPT_N], j)
+    capt_take(tb, st, p, c)
     deck_push_top(st, p, c)
     if c == 5 or c == st.seat[p, S_DOUBLED]:  # a rescued 6 or chest is no longer doubled
         st.seat[p, S_DOUBLED] = -1
@@ -679,7 +690,7 @@ def steal(tb, st, p, choice):
     if where == 0:
         disc_push(st, p, x)
     else:
-        capt_push(st, p, x)
+        capt_push(tb, st, p, x)
         count(tb, st, p, EV_CAPTURED, x)
     emit(st, E_STEAL, p, c, x, choice, where, 0, 0)
     return x
@@ -699,7 +710,7 @@ def theft(tb, st, order):
                 st.board[G_LAST] = p
         c = st.seat[p, S_THIEF]
         if c >= 0:  # FR-11: every revealed thief is captured
-            capt_push(st, p, c)
+            capt_push(tb, st, p, c)
             count(tb, st, p, EV_CAPTURED, c)
             emit(st, E_CAPTURED, p, c, 0, 0, 0, 0, 0)
             if c == 6 and tb.params[P_CAPTURE + 6] == 1:

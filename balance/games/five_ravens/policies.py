@@ -46,6 +46,7 @@ from balance.games.five_ravens.state import (
     S_RD_TOP,
     S_THIEF,
     captured_relics,
+    ctype_col,
     has_captured,
     ravens_in_hand,
 )
@@ -131,12 +132,7 @@ def own_gems(tb, st, p):
 
 @njit(cache=True, _nrt=False)
 def captured_of_type(tb, st, p, t):
-    k = 0
-    for i in range(st.seat[p, S_CAPT_N]):
-        c = st.pile[p, PILE_CAPT, i]
-        if c >= N_RAVENS and tb.cards[C_INST, c - N_RAVENS] == t:
-            k += 1
-    return k
+    return st.seat[p, ctype_col(tb, t)]
 
 
 @njit(cache=True, _nrt=False)

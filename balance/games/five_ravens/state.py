@@ -15,6 +15,8 @@ from numba import njit
 
 from balance.games.five_ravens.tables import (
     C_INST,
+    C_KIND,
+    K_GEM,
     N_RAVENS,
     P_N_RELICS,
     P_N_TYPES,
@@ -57,9 +59,14 @@ PILE_DECK, PILE_HAND, PILE_DISC, PILE_CAPT = 0, 1, 2, 3
     S_DOUBLED,  # relic card captured with the 6 (FR-10), -1 none
     S_RD_TOP,  # relic card the seat knows is on top of the relic deck, -1 unknown
     S_RD_BOT,  # same for the bottom
-    S_GEMS,  # gems the seat owns (kept for the policies; scoring recounts the piles)
-) = range(15)
-S_CKNOWN = 15  # + slot: the seat knows the relic in that centre slot (FR-15)
+    S_GEMS,  # gems the seat owns
+    S_CAPT_MASK,  # bit r: Raven r is captured
+    S_CAPT_RELICS,  # number of captured relics
+) = range(17)
+# S_GEMS, S_CAPT_MASK, S_CAPT_RELICS and the per-type captured counts (ctype_col) are caches of
+# the piles kept up to date by capt_push/capt_take and the theft, so that rules and policies need
+# not scan the piles; scoring recounts from the piles; recount() rebuilds them (tests).
+S_CKNOWN = 17  # + slot: the seat knows the relic in that centre slot (FR-15)
 S_TELE = S_CKNOWN + MAX_SLOTS  # + event * n_card_types + card type: telemetry counts
 
 # State.aux rows: two scratch rows, the script (tests), then the event log.
@@ -111,7 +118,8 @@ class State(NamedTuple):
     """
 
     pile: np.ndarray  # int32[P, 4, CAP]; deck, hand, discard, captured (PILE_*)
-    seat: np.ndarray  # int32[P, S_TELE + 5 * n_card_types]; S_* scalars, knowledge, telemetry
+    seat: np.ndarray  # int32[P, S_TELE + 5 * n_card_types + n_types]; S_* scalars, knowledge,
+    #                   telemetry, captured relics per type (ctype_col)
     board: np.ndarray  # int32[B_RDECK + rcap]; G_* scalars, centre (B_*), relic deck
     rng: np.ndarray  # uint64[1 + P, 1]; stream 0: the game's chance, 1 + s: seat s's policy
     aux: np.ndarray  # int32[rows, W]; AUX_TMP, AUX_TMP2, script rows, then log rows (width 8)
@@ -144,7 +152,7 @@ def alloc_state(tb, log_cap, script):
     board[G_RMASK] = rcap - 1
     return State(
         np.zeros((P, 4, cap), np.int32),
-        np.zeros((P, S_TELE + 5 * nct), np.int32),
+        np.zeros((P, S_TELE + 5 * nct + tb.params[P_N_TYPES]), np.int32),
         board,
         np.zeros((1 + P, 1), np.uint64),
         aux,
@@ -217,9 +225,54 @@ def disc_push(st, p, c):
 
 
 @njit(cache=True, _nrt=False)
-def capt_push(st, p, c):
+def ctype_col(tb, t):
+    """Column of State.seat counting the seat's captured relics of type ``t``."""
+    return S_TELE + 5 * (N_RAVENS + tb.params[P_N_TYPES]) + t
+
+
+@njit(cache=True, _nrt=False)
+def _captured_changed(tb, st, p, c, d):
+    if c < N_RAVENS:
+        if d > 0:
+            st.seat[p, S_CAPT_MASK] |= 1 << c
+        else:
+            st.seat[p, S_CAPT_MASK] &= ~(1 << c)
+    else:
+        st.seat[p, S_CAPT_RELICS] += d
+        st.seat[p, ctype_col(tb, tb.cards[C_INST, c - N_RAVENS])] += d
+
+
+@njit(cache=True, _nrt=False)
+def capt_push(tb, st, p, c):
     st.pile[p, PILE_CAPT, st.seat[p, S_CAPT_N]] = c
     st.seat[p, S_CAPT_N] += 1
+    _captured_changed(tb, st, p, c, 1)
+
+
+@njit(cache=True, _nrt=False)
+def capt_take(tb, st, p, c):
+    """Remove card ``c`` from the seat's captured cards."""
+    j = find(st.pile[p, PILE_CAPT], st.seat[p, S_CAPT_N], c)
+    st.seat[p, S_CAPT_N] = remove_at(st.pile[p, PILE_CAPT], st.seat[p, S_CAPT_N], j)
+    _captured_changed(tb, st, p, c, -1)
+
+
+@njit(cache=True, _nrt=False)
+def recount(tb, st):
+    """Rebuild the cached counts of State.seat from the piles (after editing piles by hand)."""
+    for p in range(st.seat.shape[0]):
+        st.seat[p, S_GEMS] = 0
+        st.seat[p, S_CAPT_MASK] = 0
+        st.seat[p, S_CAPT_RELICS] = 0
+        for t in range(tb.params[P_N_TYPES]):
+            st.seat[p, ctype_col(tb, t)] = 0
+        for k in range(4):
+            for i in range(st.seat[p, S_DECK_N + k]):
+                c = st.pile[p, k, i]
+                if c >= N_RAVENS and tb.cards[C_KIND, tb.cards[C_INST, c - N_RAVENS]] == K_GEM:
+                    st.seat[p, S_GEMS] += 1
+                if k == PILE_CAPT:
+                    _captured_changed(tb, st, p, c, 1)
 
 
 @njit(cache=True, _nrt=False)
@@ -239,17 +292,14 @@ def ravens_in_hand(st, p):
 
 
 @njit(cache=True, _nrt=False)
-def has_captured(st, p, c):
-    return find(st.pile[p, PILE_CAPT], st.seat[p, S_CAPT_N], c) >= 0
+def has_captured(st, p, r):
+    """Raven ``r`` (0..8) is among the seat's captured cards."""
+    return (st.seat[p, S_CAPT_MASK] >> r) & 1 == 1
 
 
 @njit(cache=True, _nrt=False)
 def captured_relics(st, p):
-    k = 0
-    for i in range(st.seat[p, S_CAPT_N]):
-        if st.pile[p, PILE_CAPT, i] >= N_RAVENS:
-            k += 1
-    return k
+    return st.seat[p, S_CAPT_RELICS]
 
 
 @njit(cache=True, _nrt=False)
