@@ -208,7 +208,18 @@ def best_visible_gain(tb, st, p, thief):
     for slot in range(tb.params[P_PLAYERS]):
         x = known_relic(st, p, slot)
         if x >= 0:
-            d = relic_worth(tb, st, p, x, thief) - relic_worth(tb, st, p, x, -1)
+            # relic_worth(x, thief) - relic_worth(x, no thief), without the shared part
+            t = tb.cards[C_INST, x - N_RAVENS]
+            d = 0.0
+            if thief == 4 and tb.params[P_CAPTURE + 4] == 1:
+                d = capture_gain(tb, st, p, x)
+            elif (
+                thief == 5
+                and tb.params[P_CAPTURE + 5] == 1
+                and tb.cards[C_KIND, t] == K_CHEST
+                and tb.cards[C_VALUE, t] <= tb.params[P_SIX_MAX]
+            ):
+                d = float(tb.cards[C_VALUE, t] * (tb.params[P_SIX_MULT] - 1))
             if d > best:
                 best = d
     return best
