@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from balance.games.base import Chunk
 from balance.games.five_ravens import schema
@@ -14,7 +14,7 @@ class _FiveRavens:
     min_players = 2
     max_players = 4
     rules_model = schema.Rules
-    policy_kinds = {"random": schema.RandomPolicy, "greedy": schema.GreedyPolicy}
+    policy_kinds: ClassVar = {"random": schema.RandomPolicy, "greedy": schema.GreedyPolicy}
     default_policies = schema.DEFAULT_POLICIES
     end_reasons = ("clocks",)
 

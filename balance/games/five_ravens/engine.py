@@ -113,7 +113,6 @@ from balance.games.five_ravens.state import (
     alloc_state,
     capt_push,
     capt_take,
-    captured_relics,
     count,
     deck_push_top,
     disc_push,
@@ -784,12 +783,22 @@ def score_breakdown(tb, st, p, sb, cursed):
     for t in range(cursed.shape[0]):
         if cursed[t] >= tb.params[P_CURSED_SET]:
             sb[SB_CURSED] += tb.params[P_CURSED_BONUS]
-    if tb.params[P_CAPTURE + 3] and has_captured(st, p, 3):
-        if captured_relics(st, p) >= tb.params[P_FOUR_MIN]:
-            sb[SB_FOUR] = tb.params[P_FOUR_BONUS]
-    if tb.params[P_CAPTURE + 7] and has_captured(st, p, 7):
+    # recounted from the captured pile, not from the seat's cached counts
+    capt = st.pile[p, PILE_CAPT]
+    n_capt = st.seat[p, S_CAPT_N]
+    n_relics = 0
+    for i in range(n_capt):
+        if capt[i] >= N_RAVENS:
+            n_relics += 1
+    if (
+        tb.params[P_CAPTURE + 3]
+        and find(capt, n_capt, 3) >= 0
+        and n_relics >= tb.params[P_FOUR_MIN]
+    ):
+        sb[SB_FOUR] = tb.params[P_FOUR_BONUS]
+    if tb.params[P_CAPTURE + 7] and find(capt, n_capt, 7) >= 0:
         sb[SB_PENALTY] -= tb.params[P_EIGHT_PEN]
-    if tb.params[P_CAPTURE + 8] and has_captured(st, p, 8):
+    if tb.params[P_CAPTURE + 8] and find(capt, n_capt, 8) >= 0:
         sb[SB_PENALTY] -= tb.params[P_NINE_PEN]
     sb[SB_TOTAL] = (
         sb[SB_CHESTS] + sb[SB_GEMS] + sb[SB_HOLLOWS] + sb[SB_CURSED] + sb[SB_FOUR] + sb[SB_PENALTY]

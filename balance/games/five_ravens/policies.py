@@ -406,10 +406,11 @@ def choose_turn(tb, st, p, moves, n):
     if k == POL_RANDOM:
         return below(st.rng[1 + p], n)
     if k != POL_GREEDY:
-        mv, ok = _script(st)
-        card, ok2 = _script(st)
+        mv, _ = _script(st)
+        card, _ = _script(st)
+        any_card = mv == M_CAPT3 or mv == M_CAPT1  # these moves name no card
         for i in range(n):
-            if moves[i, 0] == mv and (moves[i, 1] == card or mv == M_CAPT3 or mv == M_CAPT1):
+            if moves[i, 0] == mv and (moves[i, 1] == card or any_card):
                 return i
         return 0  # an illegal scripted move: tests assert on the log, so this is visible
     w = tb.weights[p]
