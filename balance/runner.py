@@ -91,6 +91,9 @@ def run(
     teams = list(config.teams) if config.teams else [str(i) for i in range(len(seats))]
     t0 = time.perf_counter()
     tables = plugin.compile(config)
+    # An empty batch loads the kernels from numba's cache, or compiles them on a first run, so
+    # that this start-up cost is reported apart from the simulation rate.
+    plugin.play(tables, seed, 0, 0)
     compile_time = time.perf_counter() - t0
     telemetry = list(plugin.telemetry_columns(tables))
     manifest = {

@@ -84,8 +84,8 @@ class _FakeGame:
         return [f"{event}__{card}" for event in EVENTS for card in CARDS]
 
     def play(self, tables: Tables, seed: int, first_game: int, n_games: int) -> Chunk:
-        self.calls += 1
-        if self.calls == self.interrupt_at:
+        self.calls += n_games > 0  # the runner's warm-up call (0 games) is not counted
+        if n_games and self.calls == self.interrupt_at:
             raise KeyboardInterrupt
         p = len(tables.skill)
         game = np.arange(first_game, first_game + n_games, dtype=np.uint64)

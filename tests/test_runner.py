@@ -151,7 +151,14 @@ def test_interrupted_run_keeps_the_written_parts(fake_game, fake_config, tmp_pat
 
 
 def test_a_plugin_error_marks_the_run_failed(fake_game, fake_config, tmp_path):
-    fake_game.play = lambda *args: (_ for _ in ()).throw(RuntimeError("kernel bug"))
+    play = type(fake_game).play
+
+    def failing(tables, seed, first_game, n_games):
+        if n_games == 0:  # the warm-up succeeds; the first real chunk fails
+            return play(fake_game, tables, seed, first_game, n_games)
+        raise RuntimeError("kernel bug")
+
+    fake_game.play = failing
     try:
         with pytest.raises(RuntimeError, match="kernel bug"):
             _run(fake_config, tmp_path / "run")
@@ -166,6 +173,8 @@ def test_a_plugin_that_reuses_its_output_arrays_is_caught(fake_game, fake_config
 
     def reusing(tables, seed, first_game, n_games):
         chunk = play(fake_game, tables, seed, first_game, n_games)
+        if n_games == 0:  # the runner's warm-up
+            return chunk
         if kept:  # write into the first chunk's arrays, like a kernel with persistent buffers
             old = kept[0]
             old.score[...] = chunk.score

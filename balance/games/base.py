@@ -55,7 +55,11 @@ class GamePlugin(Protocol):
         """Names of the telemetry columns, ``<event>__<card>``, in Chunk.telemetry order."""
 
     def play(self, tables: Any, seed: int, first_game: int, n_games: int) -> Chunk:
-        """Play games [first_game, first_game + n_games) of the run seeded with ``seed``."""
+        """Play games [first_game, first_game + n_games) of the run seeded with ``seed``.
+
+        Called with ``n_games == 0`` before a run to load (or compile) the kernels, so that
+        start-up is timed apart from simulation. Must return fresh arrays on every call.
+        """
 
     def narrate(self, tables: Any, seed: int, game: int) -> list[str]:
         """Game ``game`` of the run seeded with ``seed``, turn by turn, in words."""
