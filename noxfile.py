@@ -19,6 +19,10 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Measure Five Ravens games/s on this machine."""
+    """Measure Five Ravens on this machine: compile, start-up, games/s, plain-Python ratio, targets.
+
+    Takes a few minutes; extra arguments go to `balance bench`, e.g.
+    `nox -s bench -- --no-cold --games 300000 --json bench.json`.
+    """
     session.install(".")
     session.run("balance", "bench", "five_ravens", *session.posargs)

@@ -215,6 +215,137 @@ def replay(
 # `balance bench` is registered here (balance/bench.py; see noxfile.py session "bench").
 
 
+@app.command()
+def bench(
+    game: Annotated[str, typer.Argument(help="Game to measure (see `balance games`).")],
+    games: Annotated[
+        int,
+        typer.Option(
+            help="Games per repeat for the headline line-up (most players, the base config's "
+            "policy); other line-ups play at most this, about 2 s of work."
+        ),
+    ] = 1_000_000,
+    threads: Annotated[
+        int | None, typer.Option(help="Threads for the all-threads rows (default: all cores).")
+    ] = None,
+    python_games: Annotated[
+        int, typer.Option(help="Games for the plain-Python (NUMBA_DISABLE_JIT=1) run; 0 skips it.")
+    ] = 200,
+    json_file: Annotated[
+        Path | None, typer.Option("--json", help="Also write every figure to this JSON file.")
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option(help="Base config (default: configs/GAME/base.yaml).")
+    ] = None,
+    repeats: Annotated[int, typer.Option(help="Repeats per measurement; the best counts.")] = 3,
+    cold: Annotated[
+        bool,
+        typer.Option("--cold/--no-cold", help="Measure compiling from scratch (about a minute)."),
+    ] = True,
+) -> None:
+    """Measure GAME on this machine: compile and start-up times, games/s, plain-Python ratio."""
+    from balance import bench as bench_lib
+
+    err = Console(stderr=True)
+    with _user_errors():
+        try:
+            with contextlib.ExitStack() as stack:
+                say = None
+                if err.is_terminal:
+                    status = stack.enter_context(err.status("benchmarking"))
+                    say = status.update
+                result = bench_lib.run(
+                    game,
+                    config=config,
+                    games=games,
+                    threads=threads,
+                    python_games=python_games,
+                    repeats=repeats,
+                    cold=cold,
+                    progress=say,
+                )
+        except bench_lib.BenchError as e:
+            _error(e)
+            raise typer.Exit(1) from None
+        if json_file is not None:
+            bench_lib.write_json(result, json_file)
+    out = Console()
+    if not out.is_terminal:
+        out.width = max(out.width, 120)
+    out.print(_bench_table(result))
+    if result.targets:
+        out.print(_bench_targets(result))
+    if json_file is not None:
+        out.print(f"figures -> {json_file}", highlight=False)
+
+
+def _bench_table(result: Any) -> Any:
+    from rich.table import Table
+
+    from balance import bench as bench_lib
+
+    def num(value: float | None, digits: int = 0) -> str:
+        return "-" if value is None else f"{value:,.{digits}f}"
+
+    table = Table(title=f"balance bench {result.game} ({result.title}, {result.config})")
+    for name in ("measurement", "games", "seconds", "games/s", "ns/game", "ratio"):
+        table.add_column(name, justify="left" if name in ("measurement", "ratio") else "right")
+    s = result.startup
+    first = (
+        f"start to first chunk of {s.first_chunk_games:,} games (~{s.first_chunk_play_s:.2f} s "
+        f"of play) - imports ({s.imports_s:.2f} s)"
+    )
+    cold = "skipped (--no-cold)" if s.cold_s is None else first
+    table.add_row("compile, cold (empty cache)", "", num(s.cold_s, 2), "", "", cold)
+    table.add_row("compile, warm (cache)", "", num(s.warm_s, 2), "", "", first)
+    table.add_row(
+        "warm start: balance simulate",
+        f"{bench_lib.CLI_GAMES:,}",
+        num(s.cli_warm_start_s, 2),
+        "",
+        "",
+        f"wall time of `simulate <config> --games {bench_lib.CLI_GAMES}`",
+    )
+    for r in result.throughput:
+        ratio = "" if r.speedup is None else f"{r.speedup:.2f}x 1 thread"
+        table.add_row(
+            f"{r.lineup}, {r.threads} thread{'s' if r.threads > 1 else ''}",
+            f"{r.games:,}",
+            num(r.seconds, 2),
+            num(r.games_per_s),
+            num(r.ns_per_game),
+            ratio,
+        )
+    p = result.python
+    if p is None:
+        table.add_row("plain Python (NUMBA_DISABLE_JIT=1)", "", "", "", "", "skipped")
+    else:
+        table.add_row(
+            f"{p.lineup}, plain Python, 1 thread",
+            f"{p.games:,}",
+            num(p.seconds, 2),
+            num(p.games_per_s),
+            num(p.ns_per_game),
+            f"compiled 1 thread = {p.ratio:,.0f}x plain Python",
+        )
+    return table
+
+
+def _bench_targets(result: Any) -> Any:
+    from rich.table import Table
+
+    table = Table(title=f"targets for {result.title}")
+    for name in ("target", "measured", "required", "met"):
+        table.add_column(name, justify="right" if name in ("measured", "required") else "left")
+    for t in result.targets:
+        digits = 2 if t.unit == "s" else 0
+        measured = "-" if t.measured is None else f"{t.measured:,.{digits}f} {t.unit}"
+        required = f"{'>=' if t.at_least else '<='} {t.threshold:,.{digits}f} {t.unit}"
+        met = "not measured" if t.met is None else "yes" if t.met else "NO"
+        table.add_row(t.label, measured, required, met)
+    return table
+
+
 # ---- presentation helpers -------------------------------------------------------------------
 
 

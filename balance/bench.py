@@ -1,0 +1,512 @@
+"""``balance bench``: how fast a game's kernels start and run on this machine.
+
+Game-generic: it uses only the plugin protocol (balance/games/base.py) and the game's base config
+(``configs/<game>/base.yaml`` unless another is given). It measures
+
+- **start-up**, each in a fresh subprocess: compiling the kernels from scratch (``NUMBA_CACHE_DIR``
+  pointed at an empty temp dir) and with the normal, populated cache, both as the wall time from
+  process start to the end of the first chunk minus the wall time of the same subprocess that
+  stops after its imports; and the wall time of the real CLI,
+  ``balance simulate <base config> --games 1000 --out <tmp>``, with a warm cache;
+- **throughput** of ``plugin.play`` called in chunks of 65,536 games (what the runner does, minus
+  writing) on 1 thread and on all threads, for every line-up "each seat plays policy X" with X in
+  ``plugin.default_policies``, at the game's minimum and maximum player counts, built from the base
+  config (its policy settings and rules) with ``balance.config.config_from_dict``;
+- **plain Python**: the headline line-up (maximum players, the base config's policy) with
+  ``NUMBA_DISABLE_JIT=1`` in a subprocess, against the compiled kernel on 1 thread.
+
+Every timing is the best of ``repeats`` (noisy neighbours only ever make a run slower), except
+the cold compile, which runs once (it takes about a minute).
+
+Nothing here prints; :func:`run` returns a :class:`BenchResult` and reports what it is doing through
+an optional ``progress(message)`` callback. The subprocesses run this module
+(``python -m balance.bench <json spec>``, see :func:`_child_main`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import importlib
+import json
+import math
+import os
+import pkgutil
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+CHUNK = 65536  # games per plugin.play call, as in the runner's default
+CLI_GAMES = 1000  # games of the `balance simulate` warm-start measurement
+
+
+class BenchError(Exception):
+    """The benchmark cannot run; the message is one line."""
+
+
+@dataclass(frozen=True)
+class TargetSpec:
+    key: str  # "games_per_s", "python_ratio" or "warm_start_s" (see BenchResult.figure)
+    label: str
+    threshold: float
+    at_least: bool  # True: measured >= threshold; False: measured <= threshold
+    unit: str
+
+
+# Targets from the performance issue, per game.
+TARGETS: dict[str, tuple[TargetSpec, ...]] = {
+    "five_ravens": (
+        TargetSpec("games_per_s", "4 greedy players, all threads", 150_000, True, "games/s"),
+        TargetSpec("python_ratio", "compiled (1 thread) vs plain Python", 80, True, "x"),
+        TargetSpec("warm_start_s", "warm start to first simulated game", 3.0, False, "s"),
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Lineup:
+    label: str  # e.g. "4 greedy"
+    players: int
+    policy: str  # every seat plays this policy
+
+    @property
+    def seats(self) -> list[str]:
+        return [self.policy] * self.players
+
+
+@dataclass(frozen=True)
+class Throughput:
+    lineup: str
+    players: int
+    policy: str
+    threads: int
+    games: int  # games per repeat
+    seconds: float  # best repeat
+    games_per_s: float
+    ns_per_game: float  # wall-clock ns per game (all threads together)
+    speedup: float | None  # games/s against the same line-up on 1 thread (None for 1 thread)
+
+
+@dataclass(frozen=True)
+class Startup:
+    imports_s: float  # baseline: the subprocess doing just the imports
+    first_chunk_games: int
+    first_chunk_play_s: float  # of which playing the chunk, estimated from the throughput rows
+    warm_s: float  # warm cache: start to first chunk finished, minus imports_s
+    warm_total_s: float  # the same without subtracting the baseline
+    cold_s: float | None  # empty cache (None: not measured), minus imports_s
+    cold_total_s: float | None
+    cli_warm_start_s: float  # `balance simulate <config> --games 1000 --out <tmp>`, warm cache
+    cli_command: str
+
+
+@dataclass(frozen=True)
+class PlainPython:
+    lineup: str
+    games: int
+    seconds: float  # best repeat
+    games_per_s: float
+    ns_per_game: float
+    compiled_1_thread_games_per_s: float
+    ratio: float  # compiled 1 thread / plain Python
+
+
+@dataclass(frozen=True)
+class Target:
+    key: str
+    label: str
+    threshold: float
+    at_least: bool
+    unit: str
+    measured: float | None  # None: not measured in this run
+    met: bool | None
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    game: str
+    title: str
+    config: str
+    seed: int
+    threads: int  # the "all threads" count
+    repeats: int
+    headline: str  # label of the headline line-up
+    startup: Startup
+    throughput: list[Throughput]
+    python: PlainPython | None
+    targets: list[Target]
+    machine: dict[str, Any]
+
+    def row(self, lineup: str, threads: int) -> Throughput | None:
+        return next(
+            (t for t in self.throughput if (t.lineup, t.threads) == (lineup, threads)), None
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def default_config(game: str) -> Path:
+    """``configs/<game>/base.yaml`` in the working directory, else in the source checkout."""
+    here = Path("configs") / game / "base.yaml"
+    if here.is_file():
+        return here
+    checkout = Path(__file__).resolve().parents[1] / "configs" / game / "base.yaml"
+    return checkout if checkout.is_file() else here
+
+
+def lineups(plugin: Any, base: Any) -> tuple[list[Lineup], Lineup]:
+    """Every seat the same policy, for each of the game's ready-made policies, at its minimum and
+    maximum player counts; and the headline line-up (maximum players, the base config's policy)."""
+    names = list(plugin.default_policies)
+    lead = base.seats[0] if base.seats[0] in names else names[-1]
+    names = [lead] + [n for n in names if n != lead]
+    counts = sorted({plugin.min_players, plugin.max_players})
+    found = [Lineup(f"{p} {name}", p, name) for p in counts for name in names]
+    headline = next(x for x in found if (x.players, x.policy) == (plugin.max_players, lead))
+    return found, headline
+
+
+def lineup_config(base: Any, lineup: Lineup) -> Any:
+    """``base`` with the players and seats of ``lineup`` (teams back to one per seat)."""
+    from balance.config import config_from_dict
+
+    data = base.resolved_dict()
+    data.update(players=lineup.players, seats=lineup.seats, teams=None)
+    return config_from_dict(data, file=f"{base.game} line-up {lineup.label!r}")
+
+
+def run(
+    game: str,
+    *,
+    config: str | os.PathLike[str] | None = None,
+    games: int = 1_000_000,
+    threads: int | None = None,
+    python_games: int = 200,
+    repeats: int = 3,
+    cold: bool = True,
+    min_seconds: float = 2.0,
+    progress: Callable[[str], None] | None = None,
+) -> BenchResult:
+    """Measure ``game`` on this machine (see the module docstring).
+
+    ``games`` is the number of games per repeat for the headline line-up; the other line-ups play
+    at most that many, scaled down to about ``min_seconds`` of work. ``python_games`` = 0 skips the
+    plain-Python run, ``cold=False`` the cold compile. Raises BenchError (and ConfigError for a
+    bad base config) before measuring anything.
+    """
+    import numba
+
+    from balance import games as registry
+    from balance.config import load_config
+
+    say = progress or (lambda message: None)
+    if game not in registry.names():
+        raise BenchError(f"unknown game {game!r} (one of: {', '.join(registry.names())})")
+    max_threads = numba.config.NUMBA_NUM_THREADS
+    threads = max_threads if threads is None else threads
+    if not 1 <= threads <= max_threads:
+        raise BenchError(
+            f"--threads must be between 1 and {max_threads} on this machine, got {threads}"
+        )
+    if games < 1:
+        raise BenchError(f"--games must be at least 1, got {games}")
+    if python_games < 0:
+        raise BenchError(f"--python-games must be at least 0, got {python_games}")
+    if repeats < 1:
+        raise BenchError(f"--repeats must be at least 1, got {repeats}")
+    config_path = Path(config) if config is not None else default_config(game)
+    if not config_path.is_file():
+        raise BenchError(f"{config_path}: base config not found (pass --config)")
+    base = load_config(config_path)
+    if base.game != game:
+        raise BenchError(f"{config_path}: is a config of {base.game!r}, not {game!r}")
+    plugin = registry.get(game)
+    found, headline = lineups(plugin, base)
+    configs = {x.label: lineup_config(base, x) for x in found}
+    seed = base.seed
+
+    # -- throughput, in this process (its first call also fills the kernel cache if it is empty)
+    say("compiling or loading the kernels")
+    tables = {label: plugin.compile(cfg) for label, cfg in configs.items()}
+    plugin.play(tables[headline.label], seed, 0, min(games, 256))
+    rows: list[Throughput] = []
+    counts = sorted({1, threads})
+    previous_threads = numba.get_num_threads()
+    try:
+        for lineup in found:
+            one_thread: float | None = None
+            for t in counts:
+                say(f"throughput: {lineup.label}, {t} thread{'s' if t > 1 else ''}")
+                numba.set_num_threads(t)
+                tb = tables[lineup.label]
+                n, first_s = _size(plugin, tb, seed, games, min_seconds, lineup == headline)
+                best = min([first_s] + [_play(plugin, tb, seed, n) for _ in range(repeats - 1)])
+                rate = n / best
+                rows.append(
+                    Throughput(
+                        lineup=lineup.label,
+                        players=lineup.players,
+                        policy=lineup.policy,
+                        threads=t,
+                        games=n,
+                        seconds=best,
+                        games_per_s=rate,
+                        ns_per_game=1e9 / rate,
+                        speedup=None if one_thread is None else rate / one_thread,
+                    )
+                )
+                if t == 1:
+                    one_thread = rate
+    finally:
+        numba.set_num_threads(previous_threads)
+
+    # -- start-up, in subprocesses
+    first = min(games, CHUNK)
+    spec = {
+        "game": game,
+        "config": str(config_path),
+        "players": headline.players,
+        "policy": headline.policy,
+        "games": first,
+        "repeats": 1,
+    }
+    say("start-up: imports only")
+    imports_s = min(_child_wall({**spec, "mode": "imports"}) for _ in range(repeats))
+    say("start-up: warm cache to first chunk")
+    warm_total = min(_child_wall({**spec, "mode": "first_chunk"}) for _ in range(repeats))
+    say(f"start-up: balance simulate --games {CLI_GAMES}")
+    cli = _cli_command()
+    with tempfile.TemporaryDirectory(prefix="balance-bench-") as tmp:
+        simulate = [*cli, "simulate", str(config_path), "--games", str(CLI_GAMES), "--out"]
+        cli_s = min(_wall([*simulate, str(Path(tmp) / f"run{i}")]) for i in range(repeats))
+
+    # -- plain Python, in a subprocess
+    python = None
+    if python_games:
+        say(f"plain Python: {headline.label}, {python_games} games")
+        out = _child(
+            {**spec, "mode": "python", "games": python_games, "repeats": repeats},
+            env={"NUMBA_DISABLE_JIT": "1"},
+        )
+        rate = python_games / out["best_s"]
+        compiled = _one_thread_rate(rows, headline.label)
+        python = PlainPython(
+            lineup=headline.label,
+            games=python_games,
+            seconds=out["best_s"],
+            games_per_s=rate,
+            ns_per_game=1e9 / rate,
+            compiled_1_thread_games_per_s=compiled,
+            ratio=compiled / rate,
+        )
+
+    # -- cold compile, last: about a minute of one core
+    cold_total = None
+    if cold:
+        say("start-up: compiling from scratch (about a minute)")
+        with tempfile.TemporaryDirectory(prefix="balance-bench-cache-") as cache:
+            cold_total = _child_wall(
+                {**spec, "mode": "first_chunk"}, env={"NUMBA_CACHE_DIR": cache}
+            )
+
+    headline_row = rows[[(r.lineup, r.threads) for r in rows].index((headline.label, threads))]
+    startup = Startup(
+        imports_s=imports_s,
+        first_chunk_games=first,
+        first_chunk_play_s=first / headline_row.games_per_s,
+        warm_s=max(0.0, warm_total - imports_s),
+        warm_total_s=warm_total,
+        cold_s=None if cold_total is None else max(0.0, cold_total - imports_s),
+        cold_total_s=cold_total,
+        cli_warm_start_s=cli_s,
+        cli_command=" ".join(
+            ["balance", "simulate", str(config_path), "--games", str(CLI_GAMES), "--out", "<tmp>"]
+        ),
+    )
+    figures = {
+        "games_per_s": headline_row.games_per_s,
+        "python_ratio": None if python is None else python.ratio,
+        "warm_start_s": startup.cli_warm_start_s,
+    }
+    targets = [
+        Target(
+            key=s.key,
+            label=s.label,
+            threshold=s.threshold,
+            at_least=s.at_least,
+            unit=s.unit,
+            measured=figures[s.key],
+            met=None
+            if figures[s.key] is None
+            else (figures[s.key] >= s.threshold if s.at_least else figures[s.key] <= s.threshold),
+        )
+        for s in TARGETS.get(game, ())
+    ]
+    return BenchResult(
+        game=game,
+        title=plugin.title,
+        config=str(config_path),
+        seed=seed,
+        threads=threads,
+        repeats=repeats,
+        headline=headline.label,
+        startup=startup,
+        throughput=rows,
+        python=python,
+        targets=targets,
+        machine=_machine(max_threads),
+    )
+
+
+def write_json(result: BenchResult, path: str | os.PathLike[str]) -> None:
+    """Every figure of ``result`` as JSON (for CI artefacts)."""
+    Path(path).write_text(json.dumps(result.to_dict(), indent=2) + "\n", encoding="utf-8")
+
+
+# ---- helpers ------------------------------------------------------------------------------------
+
+
+def _play(plugin: Any, tables: Any, seed: int, n: int) -> float:
+    """Seconds to play games [0, n) in chunks of CHUNK, like the runner (outputs discarded)."""
+    t0 = time.perf_counter()
+    for first in range(0, n, CHUNK):
+        plugin.play(tables, seed, first, min(CHUNK, n - first))
+    return time.perf_counter() - t0
+
+
+def _size(
+    plugin: Any, tables: Any, seed: int, games: int, min_seconds: float, full: bool
+) -> tuple[int, float]:
+    """Games per repeat and the first repeat's seconds: ``games`` if ``full``, else enough for
+    about ``min_seconds`` of work (at most ``games``), grown until a repeat takes that long."""
+    if full:
+        return games, _play(plugin, tables, seed, games)
+    n = min(games, CHUNK // 4)
+    seconds = _play(plugin, tables, seed, n)  # also a warm-up; it does not count
+    while True:
+        n = min(games, max(n, math.ceil(n * 1.1 * min_seconds / max(seconds, 1e-6))))
+        seconds = _play(plugin, tables, seed, n)
+        if n >= games or seconds >= 0.8 * min_seconds:
+            return n, seconds
+
+
+def _one_thread_rate(rows: list[Throughput], label: str) -> float:
+    return next(r.games_per_s for r in rows if (r.lineup, r.threads) == (label, 1))
+
+
+def _env(extra: dict[str, str] | None) -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("NUMBA_DISABLE_JIT", None)
+    env.update(extra or {})
+    return env
+
+
+def _run(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, str]:
+    """Wall seconds of ``cmd`` and its stdout; BenchError if it fails."""
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=_env(env), check=False)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        lines = (proc.stderr or proc.stdout).strip().splitlines()
+        last = lines[-1] if lines else "no output"
+        raise BenchError(f"{' '.join(cmd[:4])} ... failed (exit {proc.returncode}): {last}")
+    return wall, proc.stdout
+
+
+def _wall(cmd: list[str], env: dict[str, str] | None = None) -> float:
+    return _run(cmd, env)[0]
+
+
+def _child_cmd(spec: dict[str, Any]) -> list[str]:
+    return [sys.executable, "-m", "balance.bench", json.dumps(spec)]
+
+
+def _child_wall(spec: dict[str, Any], env: dict[str, str] | None = None) -> float:
+    return _wall(_child_cmd(spec), env)
+
+
+def _child(spec: dict[str, Any], env: dict[str, str] | None = None) -> dict[str, Any]:
+    _, stdout = _run(_child_cmd(spec), env)
+    return json.loads(stdout.strip().splitlines()[-1])
+
+
+def _cli_command() -> list[str]:
+    """The installed ``balance`` script of this interpreter (or its module, if not installed)."""
+    script = Path(sys.executable).with_name("balance")
+    if script.is_file():
+        return [str(script)]
+    found = shutil.which("balance")
+    if found:
+        return [found]
+    return [sys.executable, "-c", "from balance.cli import app; app()"]
+
+
+def _machine(max_threads: int) -> dict[str, Any]:
+    import numba
+    import numpy as np
+
+    return {
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "numba_threads": max_threads,
+        "python": platform.python_version(),
+        "numba": numba.__version__,
+        "numpy": np.__version__,
+        "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+
+
+def _import_game(plugin: Any) -> None:
+    """Import the plugin's package and every module in it (kernels compile lazily, on first call,
+    so this is the imports without the compiling)."""
+    package = importlib.import_module(type(plugin).__module__)
+    for info in pkgutil.walk_packages(getattr(package, "__path__", []), package.__name__ + "."):
+        with contextlib.suppress(ImportError):  # an optional extra the kernels do not need
+            importlib.import_module(info.name)
+
+
+def _child_main(spec: dict[str, Any]) -> dict[str, Any]:
+    """The subprocess side: ``mode`` "imports" stops after the imports; "first_chunk" also plays
+    the first ``games`` games; "python" times ``games`` games ``repeats`` times (run it with
+    ``NUMBA_DISABLE_JIT=1``). Returns its own timings (the parent measures wall time)."""
+    t0 = time.perf_counter()
+    import numba  # noqa: F401 - part of what every run imports
+    import numpy as np
+
+    from balance import games as registry
+    from balance.config import load_config
+
+    plugin = registry.get(spec["game"])
+    _import_game(plugin)
+    out: dict[str, Any] = {"imports_s": time.perf_counter() - t0}
+    if spec["mode"] == "imports":
+        return out
+    lineup = Lineup("", spec["players"], spec["policy"])
+    cfg = lineup_config(load_config(spec["config"]), lineup)
+    tables = plugin.compile(cfg)
+    if spec["mode"] == "first_chunk":
+        t1 = time.perf_counter()
+        plugin.play(tables, cfg.seed, 0, spec["games"])
+        out["first_chunk_s"] = time.perf_counter() - t1
+    elif spec["mode"] == "python":
+        np.seterr(over="ignore")  # the RNG's uint64 arithmetic wraps by design
+        out["best_s"] = min(
+            _play(plugin, tables, cfg.seed, spec["games"]) for _ in range(spec["repeats"])
+        )
+    else:
+        raise ValueError(f"unknown mode {spec['mode']!r}")
+    out["total_s"] = time.perf_counter() - t0
+    return out
+
+
+if __name__ == "__main__":
+    print(json.dumps(_child_main(json.loads(sys.argv[1]))))

@@ -1,0 +1,117 @@
+"""`balance bench` on a tiny number of games: every row printed, JSON complete, one-line errors.
+
+The real benchmark (a million games per measurement, the cold compile) is `nox -s bench`.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from balance import bench, games
+from balance.cli import app
+from balance.config import load_config
+
+
+def _invoke(*args: object):
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    assert not result.exception or isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+@pytest.mark.slow
+def test_bench_tiny_run_prints_every_row_and_writes_json(tmp_path):
+    out = tmp_path / "bench.json"
+    result = _invoke(
+        "bench", "five_ravens", "--games", 2000, "--python-games", 5, "--no-cold",
+        "--repeats", 1, "--json", out,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    text = result.stdout
+    threads = json.loads(out.read_text())["threads"]
+    rows = [
+        "compile, cold (empty cache)",
+        "skipped (--no-cold)",
+        "compile, warm (cache)",
+        "warm start: balance simulate",
+        "4 greedy, plain Python, 1 thread",
+        "compiled 1 thread =",
+        "targets for Five Ravens",
+        "4 greedy players, all threads",
+        "compiled (1 thread) vs plain Python",
+        "warm start to first simulated game",
+        f"figures -> {out}",
+    ]
+    for lineup in ("2 greedy", "2 random", "4 greedy", "4 random"):
+        rows.append(f"{lineup}, 1 thread")
+        if threads > 1:
+            rows.append(f"{lineup}, {threads} threads")
+    for row in rows:
+        assert row in text, row
+
+    figures = json.loads(out.read_text())
+    assert {"game", "config", "threads", "headline", "startup", "throughput", "python", "targets",
+            "machine"} <= figures.keys()  # fmt: skip
+    assert (figures["game"], figures["headline"]) == ("five_ravens", "4 greedy")
+    startup = figures["startup"]
+    assert startup["cold_s"] is None and startup["cold_total_s"] is None  # --no-cold
+    for key in ("imports_s", "warm_total_s", "cli_warm_start_s"):
+        assert startup[key] > 0, key
+    assert startup["warm_s"] >= 0
+    assert len(figures["throughput"]) == 4 * len({1, threads})
+    for row in figures["throughput"]:
+        assert row["games"] == 2000
+        for key in ("seconds", "games_per_s", "ns_per_game"):
+            assert row[key] > 0, key
+        assert (row["speedup"] is None) == (row["threads"] == 1)
+    python = figures["python"]
+    assert python["games"] == 5
+    for key in ("seconds", "games_per_s", "ns_per_game", "compiled_1_thread_games_per_s", "ratio"):
+        assert python[key] > 0, key
+    assert [t["key"] for t in figures["targets"]] == ["games_per_s", "python_ratio", "warm_start_s"]
+    for target in figures["targets"]:
+        assert target["measured"] > 0 and isinstance(target["met"], bool)
+
+
+def test_unknown_game_is_a_one_line_error():
+    result = _invoke("bench", "nope", "--no-cold")
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == "error: unknown game 'nope' (one of: five_ravens)\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--threads", 999], "error: --threads must be between 1 and "),
+        (["--games", 0], "error: --games must be at least 1, got 0"),
+        (["--python-games", -1], "error: --python-games must be at least 0, got -1"),
+        (["--config", "nope.yaml"], "error: nope.yaml: base config not found (pass --config)"),
+    ],
+)
+def test_bad_options_are_one_line_errors(args, message):
+    result = _invoke("bench", "five_ravens", *args)
+    assert result.exit_code == 1
+    assert result.stderr.startswith(message) and result.stderr.count("\n") == 1
+
+
+def test_lineups_are_generic(fake_game, fake_config):
+    """Every ready-made policy on every seat, at min and max players; base policy leads."""
+    base = load_config(fake_config)  # seats: plain, skilled, plain
+    found, headline = bench.lineups(fake_game, base)
+    assert [x.label for x in found] == ["2 plain", "2 skilled", "4 plain", "4 skilled"]
+    assert headline.label == "4 plain"
+    cfg = bench.lineup_config(base, found[3])
+    assert (cfg.players, cfg.seats, cfg.teams) == (4, ["skilled"] * 4, ["0", "1", "2", "3"])
+    assert (cfg.rules, cfg.seed) == (base.rules, base.seed)
+
+
+def test_five_ravens_lineups_from_the_base_config():
+    base = load_config(bench.default_config("five_ravens"))
+    found, headline = bench.lineups(games.get("five_ravens"), base)
+    assert [x.label for x in found] == ["2 greedy", "2 random", "4 greedy", "4 random"]
+    assert headline.label == "4 greedy"
+    two = bench.lineup_config(base, found[1])
+    assert (two.players, two.seats) == (2, ["random", "random"])
+    assert two.policies == base.policies  # the base config's policy settings are kept
