@@ -360,7 +360,7 @@ def _progress_bar() -> Iterator[Callable[[int, int], None]]:
     """A progress callback for runner.run; draws on stderr only when it is a terminal."""
     console = Console(stderr=True)
     columns = (
-        TextColumn("simulating"),
+        TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         _RateColumn(),
@@ -369,12 +369,16 @@ def _progress_bar() -> Iterator[Callable[[int, int], None]]:
         TimeRemainingColumn(),
     )
     with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
-        task = None
+        # Until the first report the kernels load from numba's cache, or compile on the first
+        # run after an install or upgrade, which takes about a minute: say so, not a frozen bar.
+        task = bar.add_task("loading kernels (first run compiles, ~1 min)", total=None)
+        started = False
 
         def update(done: int, total: int) -> None:
-            nonlocal task
-            if task is None:  # created on the first report, so compile time is not in the rate
-                task = bar.add_task("games", total=total)
+            nonlocal started
+            if not started:  # rate and ETA start with the games, not with the compile
+                bar.reset(task, total=total, description="simulating")
+                started = True
             bar.update(task, completed=done)
 
         yield update
