@@ -217,9 +217,10 @@ class GreedyPolicy(BaseModel):
         1.0, description="weight on points lost by capturing an 8 or 9 as thief"
     )
     action_threshold: _Weight = Field(
-        0.5,
+        -1.0,
         description="an action is played instead of the thief only when its estimated value "
-        "exceeds this",
+        "exceeds this; below zero because unplayed cards are discarded at the end of the round "
+        "anyway (measured: -1.0 wins 28.5 % against 21.5 % for 0.0 and 0.5 in mixed seats)",
     )
     draw_value: _Weight = Field(0.4, description="value of drawing one card with the 9 or 4")
     info_value: _Weight = Field(

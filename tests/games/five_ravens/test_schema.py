@@ -86,7 +86,7 @@ def test_policies() -> None:
         "thief_rank": 1.0,
         "capture_effects": 1.0,
         "penalty_aversion": 1.0,
-        "action_threshold": 0.5,
+        "action_threshold": -1.0,
         "draw_value": 0.4,
         "info_value": 0.3,
         "captured_card_cost": 0.25,
