@@ -1,0 +1,51 @@
+"""Session fixtures for the Five Ravens engine tests: configs and compiled tables shared by every
+test (compiling tables is cheap; the numba kernels are compiled once and cached on disk)."""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+
+import pytest
+
+from balance.games.five_ravens.tables import Compiled, compile_tables
+
+from .helpers import config, scripted
+
+# When a hypothesis test fails, its pytest plugin imports hypothesis.extra._patching, which imports
+# libcst, which raises a DeprecationWarning (mypy_extensions.TypedDict); with the project's
+# `filterwarnings = error` that turns a readable failure into an INTERNALERROR that hides it.
+# Importing it once here, with that warning ignored, keeps failures readable.
+with warnings.catch_warnings(), contextlib.suppress(ImportError):
+    warnings.simplefilter("ignore", DeprecationWarning)
+    import hypothesis.extra._patching  # noqa: F401
+
+
+@pytest.fixture(scope="session")
+def fr2() -> Compiled:
+    """Two scripted seats, RULINGS.md defaults."""
+    return scripted(config(2))
+
+
+@pytest.fixture(scope="session")
+def fr3() -> Compiled:
+    """Three scripted seats, RULINGS.md defaults."""
+    return scripted(config(3))
+
+
+@pytest.fixture(scope="session")
+def fr4() -> Compiled:
+    """Four scripted seats, RULINGS.md defaults."""
+    return scripted(config(4))
+
+
+@pytest.fixture(scope="session")
+def random4() -> Compiled:
+    """Four random seats."""
+    return compile_tables(config(4, ["random"] * 4))
+
+
+@pytest.fixture(scope="session")
+def greedy4() -> Compiled:
+    """Four greedy seats (configs/five_ravens/base.yaml)."""
+    return compile_tables(config(4))
