@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
+import warnings
+
 import fake_game as fake
 import pytest
 
 from balance import games
+
+# When a hypothesis test fails, its pytest plugin imports hypothesis.extra._patching, which imports
+# libcst, which raises a DeprecationWarning (mypy_extensions.TypedDict); with the project's
+# `filterwarnings = error` that turns a readable failure into an INTERNALERROR that hides it.
+# Importing it once here, with that warning ignored, keeps failures readable.
+with warnings.catch_warnings(), contextlib.suppress(ImportError):
+    warnings.simplefilter("ignore", DeprecationWarning)
+    import hypothesis.extra._patching  # noqa: F401
 
 
 @pytest.fixture

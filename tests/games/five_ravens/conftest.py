@@ -3,22 +3,11 @@ test (compiling tables is cheap; the numba kernels are compiled once and cached 
 
 from __future__ import annotations
 
-import contextlib
-import warnings
-
 import pytest
 
 from balance.games.five_ravens.tables import Compiled, compile_tables
 
 from .helpers import config, scripted
-
-# When a hypothesis test fails, its pytest plugin imports hypothesis.extra._patching, which imports
-# libcst, which raises a DeprecationWarning (mypy_extensions.TypedDict); with the project's
-# `filterwarnings = error` that turns a readable failure into an INTERNALERROR that hides it.
-# Importing it once here, with that warning ignored, keeps failures readable.
-with warnings.catch_warnings(), contextlib.suppress(ImportError):
-    warnings.simplefilter("ignore", DeprecationWarning)
-    import hypothesis.extra._patching  # noqa: F401
 
 
 @pytest.fixture(scope="session")
