@@ -3,8 +3,8 @@
 numba's on-disk cache (``cache=True``) checks only the source file of the function it caches, so a
 cached caller keeps using an old copy of a callee that was changed in another file (the engine
 inlines the policies, the policies inline the state helpers). After an upgrade or an edit that
-would silently run stale code. Keying the cache folder by a hash of every source file of the
-package makes any change start from a clean cache. A user's own ``NUMBA_CACHE_DIR`` is respected.
+would silently run stale code. Keying the cache folder by a hash of the kernel source files makes any change to them start from a clean cache (the kernels live in ``rng.py`` and
+``games/``; the rest of the package never runs inside numba). A user's own ``NUMBA_CACHE_DIR`` is respected.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from pathlib import Path
 
 
 def source_hash() -> str:
-    """Hash of every .py file of the package (names and contents)."""
+    """Hash of the kernel sources (rng.py and games/), names and contents."""
     root = Path(__file__).resolve().parent
     h = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
+    for path in sorted([root / "rng.py", *(root / "games").rglob("*.py")]):
         h.update(str(path.relative_to(root)).encode())
         h.update(path.read_bytes())
     return h.hexdigest()[:16]
