@@ -3,8 +3,9 @@
 numba's on-disk cache (``cache=True``) checks only the source file of the function it caches, so a
 cached caller keeps using an old copy of a callee that was changed in another file (the engine
 inlines the policies, the policies inline the state helpers). After an upgrade or an edit that
-would silently run stale code. Keying the cache folder by a hash of the kernel source files makes any change to them start from a clean cache (the kernels live in ``rng.py`` and
-``games/``; the rest of the package never runs inside numba). A user's own ``NUMBA_CACHE_DIR`` is respected.
+would silently run stale code. Keying the cache folder by a hash of the kernel source files (the
+kernels live in ``rng.py`` and ``games/``; the rest of the package never runs inside numba)
+makes any change to them start from a clean cache. A user's own ``NUMBA_CACHE_DIR`` is respected.
 """
 
 from __future__ import annotations
