@@ -346,6 +346,138 @@ def _bench_targets(result: Any) -> Any:
     return table
 
 
+# `balance impact`, `balance compare` and `balance check` (balance/experiments.py; README section
+# "Statistics, comparisons and the CI balance gate").
+
+GamesOpt = Annotated[
+    int | None, typer.Option(help="Games per config, paired (default: the config's).")
+]
+SeedOpt = Annotated[int | None, typer.Option(help="Run seed (default: the config's).")]
+ThreadsOpt = Annotated[int | None, typer.Option(help="Threads (default: all cores).")]
+
+
+@app.command()
+def impact(
+    config: ConfigArg,
+    games: GamesOpt = None,
+    seed: SeedOpt = None,
+    variants: Annotated[
+        Path | None,
+        typer.Option(
+            help="YAML list of {name, description, patch} to measure instead of the game's "
+            "default variants (one per card)."
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Also write the full table to FILE.json or FILE.parquet.")
+    ] = None,
+    threads: ThreadsOpt = None,
+) -> None:
+    """Causal card impact: CONFIG and one variant per card on the same seeds, paired game by game."""
+    from balance import experiments
+    from balance import games as registry
+
+    with _user_errors():
+        if out is not None and out.suffix not in (".json", ".parquet"):
+            raise experiments.RunnerError(f"{out}: --out must end in .json or .parquet")
+        cfg = _load(config)
+        if variants is not None:
+            chosen = experiments.load_variants(variants)
+            source = str(variants)
+        else:
+            chosen = experiments.default_variants(registry.get(cfg.game), cfg)
+            source = f"{cfg.game} default variants"
+            if not chosen:
+                raise experiments.RunnerError(
+                    f"{cfg.game} proposes no default variants; pass --variants FILE.yaml"
+                )
+        with _progress_bar() as progress:
+            result = experiments.impact(
+                cfg,
+                chosen,
+                config_path=str(config),
+                variants_source=source,
+                games=games,
+                seed=seed,
+                threads=threads,
+                progress=progress,
+            )
+        if out is not None:
+            experiments.write_impact(result, out)
+    console = _wide_console()
+    console.print(_impact_table(result))
+    if out is not None:
+        console.print(f"table -> {out}", highlight=False)
+
+
+@app.command()
+def compare(
+    a: Annotated[Path, typer.Argument(help="Config A (the reference).", show_default=False)],
+    b: Annotated[Path, typer.Argument(help="Config B (the change).", show_default=False)],
+    games: GamesOpt = None,
+    seed: Annotated[int | None, typer.Option(help="Run seed (default: A's).")] = None,
+    threads: ThreadsOpt = None,
+) -> None:
+    """Run A and B on the same seeds and show what changed: B - A per seat, place, policy, team."""
+    from balance import experiments
+
+    with _user_errors():
+        cfg_a, cfg_b = _load(a), _load(b)
+        with _progress_bar() as progress:
+            result = experiments.compare(
+                cfg_a,
+                cfg_b,
+                a_path=str(a),
+                b_path=str(b),
+                games=games,
+                seed=seed,
+                threads=threads,
+                progress=progress,
+            )
+    _wide_console().print(_compare_table(result))
+
+
+@app.command()
+def check(
+    spec: Annotated[Path, typer.Argument(help="Check spec (YAML).", show_default=False)],
+    junit: Annotated[
+        Path | None, typer.Option(help="Also write the verdicts as JUnit XML to this file.")
+    ] = None,
+    threads: ThreadsOpt = None,
+) -> None:
+    """CI balance gate: decide each claim of SPEC with sequential tests (as few games as needed).
+
+    Exit 0 if every assertion passes, 1 if any fails, 2 if the spec, a config or an option is
+    wrong (one line on stderr).
+    """
+    from balance import experiments
+    from balance.config import ConfigError
+    from balance.runner import RunnerError
+
+    try:
+        parsed = experiments.load_spec(spec)
+        result = experiments.check(parsed, spec_path=spec, threads=threads)
+        if junit is not None:
+            junit.write_text(experiments.junit_xml(result))
+    except (ConfigError, RunnerError) as e:
+        _error(e)
+        raise typer.Exit(2) from None
+    except OSError as e:
+        _error(f"{e.filename}: {e.strerror}" if e.filename else e)
+        raise typer.Exit(2) from None
+    for a in result.assertions:
+        typer.echo(experiments.format_line(a, result.level))
+    n = result.counts()
+    typer.echo(
+        f"check: {n['PASS']} PASS, {n['FAIL']} FAIL, {n['INCONCLUSIVE']} INCONCLUSIVE "
+        f"(alpha {result.alpha:g}, beta {result.beta:g}); {result.games:,} games in "
+        f"{result.wall_time_s:.1f} s -> {'ok' if result.passed else 'FAILED'}"
+        + (f"; JUnit -> {junit}" if junit is not None else "")
+    )
+    if not result.passed:
+        raise typer.Exit(1)
+
+
 # ---- presentation helpers -------------------------------------------------------------------
 
 
@@ -489,3 +621,96 @@ def _plain(value: Any) -> Any:
     if value is None or isinstance(value, bool | int | float | str):
         return value
     return to_jsonable_python(value)
+
+
+# ---- impact / compare tables ----------------------------------------------------------------
+
+
+def _wide_console() -> Console:
+    console = Console()
+    if not console.is_terminal:
+        console.width = max(console.width, 120)
+    return console
+
+
+def _trivial_teams(lineup: Any) -> bool:
+    """Every seat is its own team named after it: team rows would repeat the seat rows."""
+    return list(lineup.teams) == [str(s) for s in range(len(lineup.teams))]
+
+
+def _pp(diff: float, lo: float, hi: float, significant: bool) -> str:
+    """A change in win share, in percentage points, with its interval half-width."""
+    return f"{diff * 100:+.2f} ±{(hi - lo) * 50:.2f}" + ("*" if significant else " ")
+
+
+def _impact_table(result: Any) -> Any:
+    import polars as pl
+    from rich.table import Table
+
+    from balance.experiments import lineup
+
+    line = lineup(result.config)
+    shares = result.table.filter(pl.col("metric") == "win_share")
+    columns = [("seat", str(s), f"seat {s}") for s in range(len(line.policies))]
+    columns.append(("order", "0", "1st player"))
+    if len(set(line.policies)) > 1:
+        columns += [("policy", p, p) for p in dict.fromkeys(line.policies)]
+    if not _trivial_teams(line):
+        columns += [("team", t, f"team {t}") for t in dict.fromkeys(line.teams)]
+    cells = {
+        (r["variant"], r["kind"], r["group"]): _pp(r["diff"], r["lo"], r["hi"], r["significant"])
+        for r in shares.iter_rows(named=True)
+    }
+    level = f"{result.level * 100:g} %"
+    table = Table(
+        title=f"impact on {result.config_path}: variant - base, {result.games:,} paired games "
+        f"(seed {result.seed})",
+        caption=f"win share change in points ± {level} half-width (t-interval over games); "
+        "* interval excludes 0; sorted by the largest change",
+    )
+    table.add_column("variant")
+    for _, _, header in columns:
+        table.add_column(header, justify="right")
+    table.add_column("turns", justify="right")
+    for r in result.summary.iter_rows(named=True):
+        sig_t = not (r["turns_lo"] <= 0 <= r["turns_hi"])
+        turns = f"{r['turns_diff']:+.2f} ±{(r['turns_hi'] - r['turns_lo']) / 2:.2f}"
+        table.add_row(
+            r["variant"],
+            *(cells.get((r["variant"], k, g), "-") for k, g, _ in columns),
+            turns + ("*" if sig_t else " "),
+        )
+    return table
+
+
+def _compare_table(result: Any) -> Any:
+    from rich.table import Table
+
+    from balance.experiments import lineup
+
+    skip_teams = _trivial_teams(lineup(result.a_config)) and _trivial_teams(lineup(result.b_config))
+    level = f"{result.level * 100:g} %"
+    table = Table(
+        title=f"compare A = {result.a_path}, B = {result.b_path}: {result.games:,} paired games "
+        f"(seed {result.seed})",
+        caption=f"B - A with its {level} t-interval over games (paired: same seeds); "
+        "* interval excludes 0",
+    )
+    for name in ("metric", "group", "A", "B", "B - A", f"{level} interval", ""):
+        table.add_column(name, justify="left" if name in ("metric", "group", "") else "right")
+    names = {"win_share": "win share", "mean_score": "mean score", "mean_turns": "mean turns"}
+    for r in result.table.iter_rows(named=True):
+        if skip_teams and r["kind"] == "team":
+            continue
+        if r["metric"] == "win_share":
+            a, b = f"{r['a'] * 100:.2f} %", f"{r['b'] * 100:.2f} %"
+            d = f"{r['diff'] * 100:+.2f} pt"
+            ci = f"[{r['lo'] * 100:+.2f}, {r['hi'] * 100:+.2f}]"
+        else:
+            a, b, d = f"{r['a']:.3f}", f"{r['b']:.3f}", f"{r['diff']:+.3f}"
+            ci = f"[{r['lo']:+.3f}, {r['hi']:+.3f}]"
+        group = "all games" if r["kind"] == "game" else f"{r['kind']} {r['group']}"
+        if r["kind"] == "order":
+            group = "1st player" if r["group"] == "0" else f"order {r['group']}"
+        table.add_row(names[r["metric"]], group, a, b, d, ci, "*" if r["significant"] else "")
+    return table

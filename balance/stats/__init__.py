@@ -1,0 +1,143 @@
+"""Statistics of results datasets: pure functions of the rows (and the manifest), no drawing.
+
+The rows are the results dataset (balance/results.py): a polars LazyFrame or DataFrame with one
+row per (game, seat). Every function returns NamedTuples of numbers and small polars frames,
+which the CLI prints and the report draws. Nothing here imports a game.
+
+- winrates.py: win shares with Wilson intervals, seat advantage, score and length distributions;
+- impact.py: observational card impact (diagnostics), Newcombe intervals, BH q-values;
+- paired.py: paired differences between two runs of the same seeds (t-interval over games);
+- sequential.py: SPRTs for balance claims, decided batch by batch.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import polars as pl
+
+from balance.stats.impact import (
+    CAVEAT,
+    CardImpact,
+    bh_qvalues,
+    card_impact,
+    newcombe_interval,
+    telemetry_columns,
+    two_proportion_p,
+)
+from balance.stats.paired import (
+    METHOD,
+    GameArrays,
+    Group,
+    Lineup,
+    MeanInterval,
+    Moments,
+    Paired,
+    PairedAccumulator,
+    common_groups,
+    game_arrays,
+    group_values,
+    groups,
+    mean_interval,
+    merge_moments,
+    moments,
+    paired_differences,
+)
+from balance.stats.sequential import (
+    SPRT,
+    Claim,
+    SequentialAssertion,
+    bernoulli_llr,
+    decide,
+    fixed_sample_size,
+    normal_llr,
+    sprt_bounds,
+    within,
+)
+from balance.stats.winrates import (
+    QUANTILES,
+    Distributions,
+    SeatAdvantage,
+    Summary,
+    WinShares,
+    distributions,
+    seat_advantage,
+    wilson_interval,
+    win_shares,
+)
+
+
+class Description(NamedTuple):
+    """Everything the report shows about one dataset."""
+
+    games: int
+    players: int
+    win_shares: WinShares
+    seat_advantage: SeatAdvantage
+    distributions: Distributions
+    card_impact: CardImpact
+
+
+def describe(
+    rows: pl.LazyFrame | pl.DataFrame,
+    manifest: dict[str, Any] | None = None,
+    *,
+    level: float = 0.95,
+) -> Description:
+    """Win shares, seat advantage, distributions and observational card impact of a dataset."""
+    shares = win_shares(rows, level=level)
+    return Description(
+        games=shares.games,
+        players=shares.players,
+        win_shares=shares,
+        seat_advantage=seat_advantage(rows, level=level, shares=shares),
+        distributions=distributions(rows),
+        card_impact=card_impact(rows, manifest, level=level),
+    )
+
+
+__all__ = [
+    "CAVEAT",
+    "METHOD",
+    "QUANTILES",
+    "SPRT",
+    "CardImpact",
+    "Claim",
+    "Description",
+    "Distributions",
+    "GameArrays",
+    "Group",
+    "Lineup",
+    "MeanInterval",
+    "Moments",
+    "Paired",
+    "PairedAccumulator",
+    "SeatAdvantage",
+    "SequentialAssertion",
+    "Summary",
+    "WinShares",
+    "bernoulli_llr",
+    "bh_qvalues",
+    "card_impact",
+    "common_groups",
+    "decide",
+    "describe",
+    "distributions",
+    "fixed_sample_size",
+    "game_arrays",
+    "group_values",
+    "groups",
+    "mean_interval",
+    "merge_moments",
+    "moments",
+    "newcombe_interval",
+    "normal_llr",
+    "paired_differences",
+    "seat_advantage",
+    "sprt_bounds",
+    "telemetry_columns",
+    "two_proportion_p",
+    "wilson_interval",
+    "win_shares",
+    "within",
+]

@@ -1,0 +1,355 @@
+"""Paired differences between two runs of the same seeds and games (common random numbers).
+
+Game ``i`` of seed ``s`` draws the same random numbers under any config (DESIGN.md, Common random
+numbers), so comparing two configs game by game cancels most of the luck: the per-game difference
+``d_i = x_B(i) - x_A(i)`` has a far smaller variance than two independent samples would. Its mean
+is the change, and its interval is a **t-interval over games** (mean ± t(n-1) · sd / sqrt(n)).
+
+Per-game values of a group of seats (``Group``):
+
+- ``seat`` s: the seat's win (1, 1/k, 0) and score;
+- ``order`` k: the win and score of the seat that was k-th in the opening turn order (0 = first);
+- ``policy``: the mean win and mean score of the seats playing it (its share per seat-game);
+- ``team``: the team's win (the sum over its seats) and its seats' mean score.
+
+and the game length ``turns``. Everything reduces to running moments (count, mean, M2) that
+merge across chunks, so a run of any length is summarised in constant memory
+(:class:`PairedAccumulator`); :func:`paired_differences` does the same for two result datasets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+import polars as pl
+from scipy import stats as sps
+
+from balance.stats.winrates import _lazy
+
+KINDS = ("seat", "order", "policy", "team")
+METHOD = "t-interval over games of the per-game paired difference (common random numbers)"
+
+
+# ------------------------------------------------------------------------------ running moments
+
+
+class Moments(NamedTuple):
+    """Count, mean and sum of squared deviations (M2) per column; arrays of one shape."""
+
+    n: np.ndarray
+    mean: np.ndarray
+    m2: np.ndarray
+
+
+def moments(values: np.ndarray) -> Moments:
+    """Moments of ``values`` over axis 0 (a game per row, a column per series)."""
+    v = np.asarray(values, dtype=np.float64)
+    n = np.full(v.shape[1:], v.shape[0], dtype=np.float64)
+    if v.shape[0] == 0:
+        return Moments(n, np.zeros(v.shape[1:]), np.zeros(v.shape[1:]))
+    mean = v.mean(axis=0)
+    return Moments(n, mean, ((v - mean) ** 2).sum(axis=0))
+
+
+def merge_moments(a: Moments | None, b: Moments) -> Moments:
+    """Moments of the union of two samples (Chan et al.'s parallel update)."""
+    if a is None:
+        return b
+    n = a.n + b.n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        delta = b.mean - a.mean
+        mean = np.where(n > 0, a.mean + delta * b.n / n, 0.0)
+        m2 = a.m2 + b.m2 + np.where(n > 0, delta * delta * a.n * b.n / n, 0.0)
+    return Moments(n, mean, m2)
+
+
+class MeanInterval(NamedTuple):
+    mean: np.ndarray
+    sd: np.ndarray  # of one observation (n - 1 in the denominator)
+    se: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    p_value: np.ndarray  # two-sided t-test of mean == 0
+
+
+def mean_interval(m: Moments, level: float = 0.95) -> MeanInterval:
+    """t-interval for the mean of each column; a column without variation has a zero-width
+    interval, and p = 1 if its mean is 0 (nothing changed) else 0 (every game moved alike)."""
+    n = np.asarray(m.n, dtype=np.float64)
+    mean = np.asarray(m.mean, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sd = np.sqrt(np.where(n > 1, m.m2 / (n - 1), np.nan))
+        se = sd / np.sqrt(n)
+        df = np.maximum(n - 1, 1)
+        t = sps.t.ppf(0.5 + level / 2, df)
+        lo, hi = mean - t * se, mean + t * se
+        p = 2 * sps.t.sf(np.abs(mean) / se, df)
+    flat = (n > 1) & (se == 0)
+    p = np.where(flat, np.where(mean == 0, 1.0, 0.0), p)
+    lo = np.where(flat, mean, lo)
+    hi = np.where(flat, mean, hi)
+    return MeanInterval(mean, sd, se, lo, hi, p)
+
+
+# -------------------------------------------------------------------- per-game values of groups
+
+
+class GameArrays(NamedTuple):
+    """Outcomes of consecutive games as arrays: a row per game, a column per seat."""
+
+    first_game: int
+    win: np.ndarray  # float64[n, P]: 1, 1/k for a k-way shared win, 0
+    score: np.ndarray  # float64[n, P]
+    turns: np.ndarray  # float64[n]
+    order: np.ndarray  # int[n, P]: place in the opening turn order, 0 = first player
+
+    @property
+    def n_games(self) -> int:
+        return int(self.win.shape[0])
+
+
+class Lineup(NamedTuple):
+    policies: tuple[str, ...]  # policy of each seat
+    teams: tuple[str, ...]  # team of each seat
+
+
+class Group(NamedTuple):
+    kind: str  # "seat", "order", "policy" or "team"
+    name: str  # seat number, place in the order, policy or team name
+    seats: tuple[int, ...]  # the seats (for "order": the place, as a 1-tuple)
+
+
+def groups(lineup: Lineup, kinds: Sequence[str] = KINDS) -> list[Group]:
+    """The groups of a line-up: every seat, place in the order, policy and team, in that order."""
+    p = len(lineup.policies)
+    out: list[Group] = []
+    for kind in kinds:
+        if kind == "seat":
+            out += [Group("seat", str(s), (s,)) for s in range(p)]
+        elif kind == "order":
+            out += [Group("order", str(k), (k,)) for k in range(p)]
+        elif kind in ("policy", "team"):
+            names = lineup.policies if kind == "policy" else lineup.teams
+            for name in dict.fromkeys(names):
+                out.append(Group(kind, name, tuple(s for s in range(p) if names[s] == name)))
+        else:
+            raise ValueError(f"unknown group kind {kind!r} (one of {', '.join(KINDS)})")
+    return out
+
+
+def common_groups(a: Lineup, b: Lineup) -> tuple[list[Group], list[Group]]:
+    """Groups present in both line-ups (same kind and name), each with its own seats."""
+    gb = {(g.kind, g.name): g for g in groups(b)}
+    pairs = [(g, gb[(g.kind, g.name)]) for g in groups(a) if (g.kind, g.name) in gb]
+    return [x for x, _ in pairs], [y for _, y in pairs]
+
+
+def group_values(arrays: GameArrays, grps: Sequence[Group]) -> tuple[np.ndarray, np.ndarray]:
+    """Per-game (win, score) of each group: two float64[n, G] arrays (see the module docstring)."""
+    n = arrays.n_games
+    win = np.empty((n, len(grps)), order="F")  # filled column by column
+    score = np.empty((n, len(grps)), order="F")
+    if any(g.kind == "order" for g in grps):
+        # Column k of the rearranged arrays is the seat that was k-th in the opening order.
+        seat_at = np.argsort(arrays.order, axis=1, kind="stable")
+        win_o = np.take_along_axis(arrays.win, seat_at, axis=1)
+        score_o = np.take_along_axis(arrays.score, seat_at, axis=1)
+    for j, grp in enumerate(grps):
+        if grp.kind == "order":
+            win[:, j] = win_o[:, grp.seats[0]]
+            score[:, j] = score_o[:, grp.seats[0]]
+            continue
+        cols = list(grp.seats)
+        w = arrays.win[:, cols[0]] if len(cols) == 1 else arrays.win[:, cols].sum(axis=1)
+        s = arrays.score[:, cols[0]] if len(cols) == 1 else arrays.score[:, cols].mean(axis=1)
+        win[:, j] = w if grp.kind in ("seat", "team") else w / len(cols)
+        score[:, j] = s
+    return win, score
+
+
+# ---------------------------------------------------------------------------------- the table
+
+
+class PairedAccumulator:
+    """Paired differences B - A, accumulated chunk by chunk in constant memory.
+
+    ``add(a, b)`` takes the same games (same first game and count) of the two runs.
+    """
+
+    def __init__(self, groups_a: Sequence[Group], groups_b: Sequence[Group]) -> None:
+        if [(g.kind, g.name) for g in groups_a] != [(g.kind, g.name) for g in groups_b]:
+            raise ValueError("groups_a and groups_b must name the same groups in the same order")
+        self.groups_a = list(groups_a)
+        self.groups_b = list(groups_b)
+        self._m: dict[str, Moments | None] = dict.fromkeys(
+            ("win_a", "win_b", "win_d", "score_a", "score_b", "score_d", "turns"), None
+        )
+
+    @property
+    def games(self) -> int:
+        m = self._m["turns"]
+        return 0 if m is None else int(m.n[0])
+
+    def add(self, a: GameArrays, b: GameArrays) -> None:
+        if a.first_game != b.first_game or a.n_games != b.n_games:
+            raise ValueError(
+                f"unpaired chunks: games [{a.first_game}, +{a.n_games}) and "
+                f"[{b.first_game}, +{b.n_games})"
+            )
+        wa, sa = group_values(a, self.groups_a)
+        wb, sb = group_values(b, self.groups_b)
+        turns = np.column_stack([a.turns, b.turns, b.turns - a.turns])
+        for key, values in (
+            ("win_a", wa),
+            ("win_b", wb),
+            ("win_d", wb - wa),
+            ("score_a", sa),
+            ("score_b", sb),
+            ("score_d", sb - sa),
+            ("turns", turns),
+        ):
+            self._m[key] = merge_moments(self._m[key], moments(values))
+
+    def table(self, level: float = 0.95) -> pl.DataFrame:
+        """One row per (metric, group): metric (win_share, mean_score, mean_turns), kind, group,
+        games, a, b, diff, sd (of the per-game difference), se, lo, hi, p_value, significant
+        (the interval excludes 0)."""
+        m = self._m
+        if m["turns"] is None:
+            return _table([], [], [], [], level, None)
+        labels = [(g.kind, g.name) for g in self.groups_a]
+        parts = []
+        for metric, key in (("win_share", "win"), ("mean_score", "score")):
+            parts.append(
+                _table(
+                    [metric] * len(labels),
+                    labels,
+                    m[f"{key}_a"].mean,
+                    m[f"{key}_b"].mean,
+                    level,
+                    m[f"{key}_d"],
+                )
+            )
+        t = m["turns"]
+        d = Moments(t.n[2:], t.mean[2:], t.m2[2:])
+        parts.append(_table(["mean_turns"], [("game", "all")], t.mean[:1], t.mean[1:2], level, d))
+        return pl.concat(parts)
+
+
+def _table(
+    metrics: list[str],
+    labels: list[tuple[str, str]],
+    a: Any,
+    b: Any,
+    level: float,
+    d: Moments | None,
+) -> pl.DataFrame:
+    if d is None:
+        d = Moments(np.zeros(0), np.zeros(0), np.zeros(0))
+    ci = mean_interval(d, level)
+    return pl.DataFrame(
+        {
+            "metric": metrics,
+            "kind": [k for k, _ in labels],
+            "group": [g for _, g in labels],
+            "games": np.asarray(d.n, dtype=np.int64),
+            "a": np.asarray(a, dtype=np.float64),
+            "b": np.asarray(b, dtype=np.float64),
+            "diff": ci.mean,
+            "sd": ci.sd,
+            "se": ci.se,
+            "lo": ci.lo,
+            "hi": ci.hi,
+            "p_value": ci.p_value,
+            "significant": (ci.lo > 0) | (ci.hi < 0),
+        },
+        schema_overrides={"metric": pl.String, "kind": pl.String, "group": pl.String},
+    )
+
+
+class Paired(NamedTuple):
+    """Paired differences B - A (see :meth:`PairedAccumulator.table` for the columns)."""
+
+    games: int
+    level: float
+    method: str
+    table: pl.DataFrame
+
+
+def game_arrays(rows: pl.LazyFrame | pl.DataFrame) -> tuple[GameArrays, Lineup, np.ndarray]:
+    """A dataset's rows as per-game arrays, its line-up (from its first game) and the game index
+    of each array row."""
+    df = _lazy(rows).select("game", "seat", "policy", "team", "win", "score", "turns", "order")
+    df = df.collect()
+    if df.height == 0:
+        raise ValueError("the dataset has no rows")
+    if not (df["game"].is_sorted() and _seats_sorted(df)):  # datasets are written in this order
+        df = df.sort("game", "seat")
+    p = int(df["seat"].max()) + 1
+    n = df.height // p
+    seat = df["seat"].to_numpy()
+    if df.height != n * p or not np.array_equal(seat.reshape(n, p), np.tile(np.arange(p), (n, 1))):
+        raise ValueError("every game of the dataset must have one row for each seat 0..P-1")
+    first = df.head(p)
+    lineup = Lineup(tuple(first["policy"].to_list()), tuple(first["team"].to_list()))
+    games = df["game"].to_numpy()[::p]
+    arrays = GameArrays(
+        first_game=int(games[0]),
+        win=df["win"].to_numpy().reshape(n, p).astype(np.float64),
+        score=df["score"].to_numpy().reshape(n, p).astype(np.float64),
+        turns=df["turns"].to_numpy()[::p].astype(np.float64),
+        order=df["order"].to_numpy().reshape(n, p),
+    )
+    return arrays, lineup, games
+
+
+def _seats_sorted(df: pl.DataFrame) -> bool:
+    seat = df["seat"].to_numpy()
+    game = df["game"].to_numpy()
+    same_game = game[1:] == game[:-1]
+    return bool((seat[1:][same_game] > seat[:-1][same_game]).all())
+
+
+def _select(arrays: GameArrays, keep: np.ndarray) -> GameArrays:
+    if keep.all():
+        return arrays._replace(first_game=0)
+    return GameArrays(
+        0, arrays.win[keep], arrays.score[keep], arrays.turns[keep], arrays.order[keep]
+    )
+
+
+def paired_differences(
+    a_rows: pl.LazyFrame | pl.DataFrame,
+    b_rows: pl.LazyFrame | pl.DataFrame,
+    *,
+    a_manifest: dict[str, Any] | None = None,
+    b_manifest: dict[str, Any] | None = None,
+    level: float = 0.95,
+) -> Paired:
+    """Paired differences B - A of two datasets over the games both hold.
+
+    The pairing is only meaningful for runs of the same seed; given manifests, a seed mismatch
+    raises ValueError. Games held by only one dataset are left out.
+    """
+    if a_manifest and b_manifest and a_manifest.get("seed") != b_manifest.get("seed"):
+        raise ValueError(
+            f"the runs have different seeds ({a_manifest.get('seed')} and "
+            f"{b_manifest.get('seed')}); paired differences need the same seeds"
+        )
+    a_arr, a_line, a_games = game_arrays(a_rows)
+    b_arr, b_line, b_games = game_arrays(b_rows)
+    if a_arr.win.shape[1] != b_arr.win.shape[1]:
+        raise ValueError(
+            f"the runs have {a_arr.win.shape[1]} and {b_arr.win.shape[1]} players; "
+            "paired differences need the same number"
+        )
+    # Both are sorted by game: the games they share, in the same order on both sides.
+    a_arr = _select(a_arr, np.isin(a_games, b_games, assume_unique=True))
+    b_arr = _select(b_arr, np.isin(b_games, a_games, assume_unique=True))
+    ga, gb = common_groups(a_line, b_line)
+    acc = PairedAccumulator(ga, gb)
+    if a_arr.n_games:
+        acc.add(a_arr, b_arr)
+    return Paired(acc.games, level, METHOD, acc.table(level))
