@@ -1,0 +1,135 @@
+"""Paired differences: running moments, t-intervals, group values and the paired table."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy import stats as sps
+
+from balance import stats
+
+from .helpers import random_ranks, rows
+
+
+def test_moments_merge_across_chunks_like_one_sample():
+    x = np.random.default_rng(7).normal(3, 2, size=(1000, 3))
+    merged = None
+    for part in np.split(x, [1, 250, 600]):
+        merged = stats.merge_moments(merged, stats.moments(part))
+    whole = stats.moments(x)
+    for a, b in zip(merged, whole, strict=True):
+        np.testing.assert_allclose(a, b)
+    np.testing.assert_allclose(whole.m2 / 999, x.var(axis=0, ddof=1))
+
+
+@pytest.mark.parametrize("level", [0.9, 0.95])
+def test_t_interval_matches_scipy(level):
+    x = np.random.default_rng(8).normal(0.1, 1, size=(200, 1))
+    ci = stats.mean_interval(stats.moments(x), level)
+    lo, hi = sps.t.interval(level, 199, loc=x.mean(), scale=sps.sem(x[:, 0]))
+    assert (ci.lo[0], ci.hi[0]) == (pytest.approx(lo), pytest.approx(hi))
+    assert ci.p_value[0] == pytest.approx(sps.ttest_1samp(x[:, 0], 0).pvalue)
+
+
+def test_interval_of_a_series_without_variation():
+    ci = stats.mean_interval(stats.moments(np.column_stack([np.zeros(50), np.full(50, 2.0)])))
+    assert list(ci.lo) == [0, 2] and list(ci.hi) == [0, 2]
+    assert list(ci.p_value) == [1.0, 0.0]  # nothing changed / every game moved by 2
+
+
+def test_group_values_of_seats_orders_policies_and_teams():
+    line = stats.Lineup(policies=("a", "b", "a"), teams=("x", "x", "y"))
+    grps = stats.groups(line)
+    assert [(g.kind, g.name, g.seats) for g in grps] == [
+        ("seat", "0", (0,)), ("seat", "1", (1,)), ("seat", "2", (2,)),
+        ("order", "0", (0,)), ("order", "1", (1,)), ("order", "2", (2,)),
+        ("policy", "a", (0, 2)), ("policy", "b", (1,)),
+        ("team", "x", (0, 1)), ("team", "y", (2,)),
+    ]  # fmt: skip
+    arrays = stats.GameArrays(
+        first_game=0,
+        win=np.array([[1.0, 0, 0], [0, 0.5, 0.5]]),
+        score=np.array([[9.0, 3, 6], [1, 5, 5]]),
+        turns=np.array([20.0, 30]),
+        order=np.array([[2, 0, 1], [0, 1, 2]]),
+    )
+    win, score = stats.group_values(arrays, grps)
+    np.testing.assert_allclose(win[0], [1, 0, 0, 0, 0, 1, 0.5, 0, 1, 0])
+    np.testing.assert_allclose(win[1], [0, 0.5, 0.5, 0, 0.5, 0.5, 0.25, 0.5, 0.5, 0.5])
+    np.testing.assert_allclose(score[0], [9, 3, 6, 3, 6, 9, 7.5, 3, 6, 6])
+
+
+def test_paired_differences_of_two_datasets():
+    rng = np.random.default_rng(9)
+    n = 3000
+    rank_a = random_ranks(rng, n, 3, [1, 1, 1])
+    rank_b = np.where(rng.random((n, 1)) < 0.8, rank_a, random_ranks(rng, n, 3, [2, 1, 1]))
+    score_a, score_b = -rank_a * 3, -rank_b * 3 + 1
+    a, b = rows(rank_a, score=score_a), rows(rank_b, score=score_b)
+    p = stats.paired_differences(a, b)
+    assert p.games == n and "t-interval" in p.method
+    t = p.table
+    row = t.row(
+        by_predicate=(pl.col("metric") == "win_share")
+        & (pl.col("group") == "0")
+        & (pl.col("kind") == "seat"),
+        named=True,
+    )
+    d = (rank_b[:, 0] == 1).astype(float) - (rank_a[:, 0] == 1)
+    lo, hi = sps.t.interval(0.95, n - 1, loc=d.mean(), scale=sps.sem(d))
+    assert row["diff"] == pytest.approx(d.mean())
+    assert (row["lo"], row["hi"]) == (pytest.approx(lo), pytest.approx(hi))
+    assert row["a"] == pytest.approx((rank_a[:, 0] == 1).mean())
+    assert row["significant"] == (not lo <= 0 <= hi)
+    turns = t.filter(pl.col("metric") == "mean_turns").row(0, named=True)
+    assert (turns["kind"], turns["diff"], turns["significant"]) == ("game", 0, False)
+    scores = t.filter((pl.col("metric") == "mean_score") & (pl.col("kind") == "seat"))
+    d_score = (score_b - score_a).mean(axis=0)
+    np.testing.assert_allclose(scores["diff"].to_numpy(), d_score)
+    assert set(t["kind"]) == {"seat", "order", "policy", "team", "game"}
+
+
+def test_a_dataset_against_itself_changes_nothing():
+    a = rows(random_ranks(np.random.default_rng(10), 500, 4, [1, 1, 1, 1]))
+    t = stats.paired_differences(a, a.sample(fraction=1.0, shuffle=True, seed=1)).table
+    assert (t["diff"] == 0).all() and not t["significant"].any()
+
+
+def test_only_the_games_both_hold_are_paired():
+    rank = random_ranks(np.random.default_rng(11), 400, 2, [1, 1])
+    a, b = rows(rank), rows(rank[100:], first_game=100)
+    assert stats.paired_differences(a, b).games == 300
+
+
+def test_different_seeds_or_player_counts_are_refused():
+    rank = random_ranks(np.random.default_rng(12), 50, 2, [1, 1])
+    with pytest.raises(ValueError, match="different seeds"):
+        stats.paired_differences(
+            rows(rank), rows(rank), a_manifest={"seed": 1}, b_manifest={"seed": 2}
+        )
+    with pytest.raises(ValueError, match="2 and 3 players"):
+        stats.paired_differences(
+            rows(rank), rows(random_ranks(np.random.default_rng(1), 50, 3, [1, 1, 1]))
+        )
+
+
+def _part(x: stats.GameArrays, lo: int, hi: int) -> stats.GameArrays:
+    return stats.GameArrays(lo, x.win[lo:hi], x.score[lo:hi], x.turns[lo:hi], x.order[lo:hi])
+
+
+def test_accumulating_chunks_gives_the_same_table():
+    rng = np.random.default_rng(13)
+    rank_a, rank_b = random_ranks(rng, 900, 3, [1, 1, 1]), random_ranks(rng, 900, 3, [2, 1, 1])
+    a, line, _ = stats.game_arrays(rows(rank_a))
+    b, _, _ = stats.game_arrays(rows(rank_b))
+    whole = stats.PairedAccumulator(stats.groups(line), stats.groups(line))
+    whole.add(a, b)
+    chunked = stats.PairedAccumulator(stats.groups(line), stats.groups(line))
+    for lo, hi in ((0, 100), (100, 550), (550, 900)):
+        chunked.add(*(_part(x, lo, hi) for x in (a, b)))
+    left, right = whole.table(), chunked.table()
+    keys = ["metric", "kind", "group", "games", "significant"]
+    assert left.select(keys).equals(right.select(keys))
+    for col in ("a", "b", "diff", "sd", "lo", "hi"):
+        np.testing.assert_allclose(left[col].to_numpy(), right[col].to_numpy(), atol=1e-12)
