@@ -404,10 +404,18 @@ def impact(
             )
         if out is not None:
             experiments.write_impact(result, out)
-    console = _wide_console()
-    console.print(_impact_table(result))
+    level = f"{result.level * 100:g} %"
+    typer.echo(
+        f"impact on {result.config_path}: variant - base, {result.games:,} paired games "
+        f"(seed {result.seed}), {len(result.variants)} variants in {result.wall_time_s:.1f} s"
+    )
+    _print_table(_impact_table(result))
+    typer.echo(
+        f"Change in win share (points) and in mean turns ± the {level} half-width (t-interval "
+        "over games); * the interval excludes 0; sorted by the largest change."
+    )
     if out is not None:
-        console.print(f"table -> {out}", highlight=False)
+        typer.echo(f"table -> {out}")
 
 
 @app.command()
@@ -434,7 +442,15 @@ def compare(
                 threads=threads,
                 progress=progress,
             )
-    _wide_console().print(_compare_table(result))
+    typer.echo(
+        f"compare A = {result.a_path}, B = {result.b_path}: {result.games:,} paired games "
+        f"(seed {result.seed}) in {result.wall_time_s:.1f} s"
+    )
+    _print_table(_compare_table(result))
+    typer.echo(
+        f"B - A with its {result.level * 100:g} % t-interval over games (paired: same seeds); "
+        "* the interval excludes 0."
+    )
 
 
 @app.command()
@@ -626,11 +642,18 @@ def _plain(value: Any) -> Any:
 # ---- impact / compare tables ----------------------------------------------------------------
 
 
-def _wide_console() -> Console:
+def _print_table(table: Any) -> None:
+    """A rich table on stdout without trailing blanks; in a log or a pipe, one line per row
+    however many columns."""
     console = Console()
     if not console.is_terminal:
-        console.width = max(console.width, 120)
-    return console
+        console.width = max(console.width, 200)
+    with console.capture() as capture:
+        console.print(table)
+    lines = [line.rstrip() for line in capture.get().splitlines()]
+    while lines and not lines[-1]:
+        lines.pop()
+    typer.echo("\n".join(lines))
 
 
 def _trivial_teams(lineup: Any) -> bool:
@@ -640,11 +663,12 @@ def _trivial_teams(lineup: Any) -> bool:
 
 def _pp(diff: float, lo: float, hi: float, significant: bool) -> str:
     """A change in win share, in percentage points, with its interval half-width."""
-    return f"{diff * 100:+.2f} ±{(hi - lo) * 50:.2f}" + ("*" if significant else " ")
+    return f"{diff * 100:+.2f}±{(hi - lo) * 50:.2f}" + ("*" if significant else " ")
 
 
 def _impact_table(result: Any) -> Any:
     import polars as pl
+    from rich import box
     from rich.table import Table
 
     from balance.experiments import lineup
@@ -661,20 +685,14 @@ def _impact_table(result: Any) -> Any:
         (r["variant"], r["kind"], r["group"]): _pp(r["diff"], r["lo"], r["hi"], r["significant"])
         for r in shares.iter_rows(named=True)
     }
-    level = f"{result.level * 100:g} %"
-    table = Table(
-        title=f"impact on {result.config_path}: variant - base, {result.games:,} paired games "
-        f"(seed {result.seed})",
-        caption=f"win share change in points ± {level} half-width (t-interval over games); "
-        "* interval excludes 0; sorted by the largest change",
-    )
-    table.add_column("variant")
+    table = Table(box=box.SIMPLE_HEAD)
+    table.add_column("variant", no_wrap=True)
     for _, _, header in columns:
-        table.add_column(header, justify="right")
-    table.add_column("turns", justify="right")
+        table.add_column(header, justify="right", no_wrap=True)
+    table.add_column("turns", justify="right", no_wrap=True)
     for r in result.summary.iter_rows(named=True):
         sig_t = not (r["turns_lo"] <= 0 <= r["turns_hi"])
-        turns = f"{r['turns_diff']:+.2f} ±{(r['turns_hi'] - r['turns_lo']) / 2:.2f}"
+        turns = f"{r['turns_diff']:+.2f}±{(r['turns_hi'] - r['turns_lo']) / 2:.2f}"
         table.add_row(
             r["variant"],
             *(cells.get((r["variant"], k, g), "-") for k, g, _ in columns),
@@ -684,18 +702,14 @@ def _impact_table(result: Any) -> Any:
 
 
 def _compare_table(result: Any) -> Any:
+    from rich import box
     from rich.table import Table
 
     from balance.experiments import lineup
 
     skip_teams = _trivial_teams(lineup(result.a_config)) and _trivial_teams(lineup(result.b_config))
     level = f"{result.level * 100:g} %"
-    table = Table(
-        title=f"compare A = {result.a_path}, B = {result.b_path}: {result.games:,} paired games "
-        f"(seed {result.seed})",
-        caption=f"B - A with its {level} t-interval over games (paired: same seeds); "
-        "* interval excludes 0",
-    )
+    table = Table(box=box.SIMPLE_HEAD)
     for name in ("metric", "group", "A", "B", "B - A", f"{level} interval", ""):
         table.add_column(name, justify="left" if name in ("metric", "group", "") else "right")
     names = {"win_share": "win share", "mean_score": "mean score", "mean_turns": "mean turns"}

@@ -420,13 +420,21 @@ def write_impact(result: Impact, path: str | os.PathLike[str]) -> Path:
             "level": result.level,
             "method": result.method,
             "variants": [v._asdict() for v in result.variants],
-            "summary": result.summary.to_dicts(),
-            "table": result.table.to_dicts(),
+            "summary": _no_nan(result.summary.to_dicts()),
+            "table": _no_nan(result.table.to_dicts()),
         }
         path.write_text(json.dumps(data, indent=1, default=_json_default, allow_nan=False) + "\n")
     else:
         raise RunnerError(f"{path}: --out must end in .json or .parquet")
     return path
+
+
+def _no_nan(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """NaN (no test possible, e.g. q-values of non-share rows) as JSON null."""
+    return [
+        {k: None if isinstance(v, float) and not np.isfinite(v) else v for k, v in r.items()}
+        for r in rows
+    ]
 
 
 def _json_default(value: Any) -> Any:
