@@ -134,12 +134,18 @@ def simulate(
     force: Annotated[
         bool, typer.Option("--force", help="Replace --out if it holds an earlier run.")
     ] = False,
+    report_file: Annotated[
+        Path | None,
+        typer.Option("--report", help="Also write an HTML report of the run to this file."),
+    ] = None,
 ) -> None:
     """Play the games of CONFIG and write one row per game and seat to a results directory."""
     from balance import runner
 
     with _user_errors():
         cfg = _load(config)
+        if report_file is not None:
+            _check_report(report_file)  # before the run, not after minutes of it
         out = out or Path("results") / f"{config.stem}-{datetime.now():%Y%m%d-%H%M%S}"
         try:
             with _progress_bar() as progress:
@@ -161,6 +167,8 @@ def simulate(
         f"{summary.games_done:,} games in {summary.wall_time_s:.2f} s "
         f"({summary.games_per_s:,.0f} games/s), {summary.rows:,} rows -> {summary.out}"
     )
+    if report_file is not None:
+        _write_report([summary.out], out=report_file)
 
 
 @app.command()
@@ -492,6 +500,64 @@ def check(
     )
     if not result.passed:
         raise typer.Exit(1)
+
+
+@app.command()
+def report(
+    results: Annotated[
+        list[Path],
+        typer.Argument(help="Results directories (one section each).", show_default=False),
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="HTML file to write, e.g. reports/NAME.html.")
+    ],
+    baseline: Annotated[
+        Path | None,
+        typer.Option(
+            help="Results directory to compare with (paired game by game when it ran the same "
+            "seed and games)."
+        ),
+    ] = None,
+    impact: Annotated[
+        Path | None,
+        typer.Option(help="Interventional impact file written by `balance impact --out`."),
+    ] = None,
+    cdn: Annotated[
+        bool,
+        typer.Option(
+            "--cdn", help="Load plotly.js from its CDN (small file, needs the network) instead "
+            "of inlining it."
+        ),
+    ] = False,
+) -> None:
+    """Write one self-contained HTML report of RESULTS: provenance, win shares, seat advantage,
+    score and length distributions, card impact, and differences against --baseline."""
+    _write_report(results, out=out, baseline=baseline, impact=impact, cdn=cdn)
+
+
+def _check_report(out: Path) -> None:
+    from balance.report import ReportError, check_output
+
+    try:
+        check_output(out)
+    except ReportError as e:
+        _error(e)
+        raise typer.Exit(1) from None
+
+
+def _write_report(results: list[Path], *, out: Path, **options: Any) -> None:
+    from balance.report import ReportError, write_report
+
+    with _user_errors():
+        try:
+            info = write_report(results, out=out, **options)
+        except ReportError as e:
+            _error(e)
+            raise typer.Exit(1) from None
+    typer.echo(
+        f"report -> {info.path} ({info.bytes / 1e6:.1f} MB; statistics {info.stats_seconds:.1f} s, "
+        f"total {info.seconds:.1f} s)"
+    )
 
 
 # ---- presentation helpers -------------------------------------------------------------------

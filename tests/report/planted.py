@@ -1,0 +1,82 @@
+"""Planted datasets: rows of a results dataset built from known numbers, so a test knows the
+answer (seat 1 wins 31 % of 10,000 games; the first player 30 %; winners stole the gem)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from balance.results import BASE_SCHEMA
+
+TELEMETRY = ["drawn__gem", "stolen__gem", "played__seven"]
+
+
+def planted_rows(
+    *,
+    games: int = 10_000,
+    wins: tuple[int, ...] = (2_200, 3_100, 2_200, 2_500),
+    policies: tuple[str, ...] = ("greedy",) * 4,
+    first_player_wins: int = 3_000,
+) -> pl.DataFrame:
+    """``games`` 4-seat games: seat s wins exactly ``wins[s]`` of them, the first player wins
+    exactly ``first_player_wins``; every winner and no loser stole the gem; every seat drew it."""
+    p = len(wins)
+    assert sum(wins) == games
+    winner = np.repeat(np.arange(p), wins)
+    # Choose each game's first player so that exactly first_player_wins winners moved first.
+    first = (winner + 1) % p
+    first[:first_player_wins] = winner[:first_player_wins]
+    seat = np.tile(np.arange(p), games)
+    game = np.repeat(np.arange(games), p)
+    won = seat == np.repeat(winner, p)
+    order = (seat - np.repeat(first, p)) % p
+    score = np.where(won, 20, 10 + seat)
+    turns = np.repeat(30 + np.arange(games) % 11, p)
+    frame = pl.DataFrame(
+        {
+            "game": game.astype(np.int64),
+            "seat": seat.astype(np.int8),
+            "policy": [policies[s] for s in seat],
+            "team": [str(s) for s in seat],
+            "score": score.astype(np.int32),
+            "rank": np.where(won, 1, 2).astype(np.int8),
+            "win": won.astype(np.float64),
+            "shared": np.zeros(games * p, dtype=bool),
+            "turns": turns.astype(np.int32),
+            "end_reason": ["clocks"] * (games * p),
+            "order": order.astype(np.int8),
+            "drawn__gem": np.ones(games * p, dtype=np.uint8),
+            "stolen__gem": won.astype(np.uint8),
+            "played__seven": (game % 2).astype(np.uint8),
+        },
+        schema_overrides={**BASE_SCHEMA, **dict.fromkeys(TELEMETRY, pl.UInt8())},
+    )
+    return frame
+
+
+def planted_manifest(rows: pl.DataFrame, **extra: Any) -> dict[str, Any]:
+    games = int(rows["game"].max()) + 1
+    seats = rows.filter(pl.col("game") == 0)["policy"].to_list()
+    return {
+        "version": "0.1.0",
+        "game": "planted",
+        "config_path": "planted.yaml",
+        "config": {"game": "planted", "players": len(seats), "seats": seats, "rules": {"x": 1}},
+        "config_hash": "0123456789abcdef",
+        "seed": 1,
+        "games_requested": games,
+        "games_done": games,
+        "players": len(seats),
+        "seats": seats,
+        "teams": [str(i) for i in range(len(seats))],
+        "threads": 2,
+        "status": "complete",
+        "started": "2026-01-01T00:00:00+00:00",
+        "finished": "2026-01-01T00:00:01+00:00",
+        "wall_time_s": 1.0,
+        "games_per_s": float(games),
+        "telemetry_columns": TELEMETRY,
+        **extra,
+    }
