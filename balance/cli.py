@@ -420,7 +420,8 @@ def impact(
     _print_table(_impact_table(result))
     typer.echo(
         f"Change in win share (points) and in mean turns ± the {level} half-width (t-interval "
-        "over games); * the interval excludes 0; sorted by the largest change."
+        "over games), sorted by the largest change; * win share: Benjamini-Hochberg q < 0.05 "
+        "over the whole table; turns: the interval excludes 0."
     )
     if out is not None:
         typer.echo(f"table -> {out}")
@@ -748,7 +749,7 @@ def _impact_table(result: Any) -> Any:
     if not _trivial_teams(line):
         columns += [("team", t, f"team {t}") for t in dict.fromkeys(line.teams)]
     cells = {
-        (r["variant"], r["kind"], r["group"]): _pp(r["diff"], r["lo"], r["hi"], r["significant"])
+        (r["variant"], r["kind"], r["group"]): _pp(r["diff"], r["lo"], r["hi"], r["flagged"])
         for r in shares.iter_rows(named=True)
     }
     table = Table(box=box.SIMPLE_HEAD)

@@ -304,11 +304,13 @@ class Impact(NamedTuple):
 
     ``table`` is long: one row per (variant, metric, group) with the columns of
     stats.PairedAccumulator.table (a = base, b = variant, diff = variant - base) plus
-    ``variant``, ``description`` and ``q_value`` (Benjamini-Hochberg over the win-share rows of
-    all variants). ``summary`` has one row per variant, sorted by ``effect``: the win-share
-    change of the seat, place in the turn order, policy or team that moved most (``kind``,
-    ``group``, ``diff``, ``lo``, ``hi``, ``significant``), and the change in game length
-    (``turns_diff``, ``turns_lo``, ``turns_hi``).
+    ``variant``, ``description``, ``q_value`` (Benjamini-Hochberg over the win-share rows of
+    all variants) and ``flagged`` (q < 0.05). ``significant`` is per row (the interval
+    excludes 0); with dozens of variants and groups some intervals exclude 0 by chance, and
+    ``flagged`` is the one to show. ``summary`` has one row per variant, sorted by ``effect``:
+    the win-share change of the seat, place in the turn order, policy or team that moved most
+    (``kind``, ``group``, ``diff``, ``lo``, ``hi``, ``p_value``, ``q_value``, ``significant``,
+    ``flagged``), and the change in game length (``turns_diff``, ``turns_lo``, ``turns_hi``).
     """
 
     config_path: str
@@ -366,10 +368,7 @@ def impact(
         for v, acc in zip(variants, accs, strict=True)
     ]
     table = pl.concat(tables).select("variant", "description", pl.exclude("variant", "description"))
-    shares = table["metric"] == "win_share"
-    q = np.full(table.height, np.nan)
-    q[shares.to_numpy()] = stats.bh_qvalues(table.filter(shares)["p_value"].to_numpy())
-    table = table.with_columns(q_value=pl.Series(q))
+    table = _with_qvalues(table, lineup(config))
     return Impact(
         config_path=config_path,
         config=config,
@@ -384,6 +383,43 @@ def impact(
     )
 
 
+def _with_qvalues(table: pl.DataFrame, line: stats.Lineup) -> pl.DataFrame:
+    """Benjamini-Hochberg q-values over the win-share changes of all variants, so that a table of
+    hundreds of intervals flags few changes by chance. A one-seat team repeats its seat's row: it
+    is left out of the family and shares the seat's q-value. ``flagged``: q < 0.05."""
+    shares = (table["metric"] == "win_share").to_numpy()
+    kinds, groups = table["kind"].to_numpy(), table["group"].to_numpy()
+    seat_of = {g.name: g.seats[0] for g in stats.groups(line, ["team"]) if len(g.seats) == 1}
+    repeat = shares & np.array(
+        [k == "team" and g in seat_of for k, g in zip(kinds, groups, strict=True)]
+    )
+    family = shares & ~repeat
+    q = np.full(table.height, np.nan)
+    q[family] = stats.bh_qvalues(table["p_value"].to_numpy()[family])
+    table = table.with_columns(q_value=pl.Series(q))
+    if repeat.any():
+        seat_q = table.filter(pl.col("metric") == "win_share", pl.col("kind") == "seat").select(
+            "variant", seat=pl.col("group"), seat_q=pl.col("q_value")
+        )
+        table = (
+            table.with_row_index("_i")
+            .with_columns(
+                seat=pl.col("group").replace_strict(
+                    {k: str(v) for k, v in seat_of.items()}, default=None, return_dtype=pl.String
+                )
+            )
+            .join(seat_q, on=["variant", "seat"], how="left")
+            .with_columns(
+                q_value=pl.when(pl.Series(repeat))
+                .then(pl.col("seat_q"))
+                .otherwise(pl.col("q_value"))
+            )
+            .sort("_i")
+            .drop("_i", "seat", "seat_q")
+        )
+    return table.with_columns(flagged=pl.col("q_value").fill_nan(None).fill_null(1.0) < 0.05)
+
+
 def _impact_summary(table: pl.DataFrame, variants: list[Variant]) -> pl.DataFrame:
     shares = table.filter(pl.col("metric") == "win_share")
     top = (
@@ -391,7 +427,19 @@ def _impact_summary(table: pl.DataFrame, variants: list[Variant]) -> pl.DataFram
         .sort("effect", descending=True, maintain_order=True)
         .group_by("variant", maintain_order=True)
         .first()
-        .select("variant", "effect", "kind", "group", "diff", "lo", "hi", "p_value", "significant")
+        .select(
+            "variant",
+            "effect",
+            "kind",
+            "group",
+            "diff",
+            "lo",
+            "hi",
+            "p_value",
+            "q_value",
+            "significant",
+            "flagged",
+        )
     )
     turns = table.filter(pl.col("metric") == "mean_turns").select(
         "variant", turns_diff="diff", turns_lo="lo", turns_hi="hi"
@@ -789,7 +837,7 @@ def check(
             start = time.perf_counter()
             while games < spec.max_games and len(decided_at) < len(bounds):
                 n = min(spec.batch, spec.max_games - games)
-                for arrays in _play(runs, seed, games, n, n):
+                for arrays in _play(runs, seed, games, n, min(n, CHUNK)):
                     for b in bounds:
                         if b.index in decided_at:
                             continue

@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from balance import experiments as ex
+from balance import stats
 from balance.cli import app
 from balance.config import ConfigError, load_config
 
@@ -187,7 +188,7 @@ def test_impact_finds_a_planted_effect_and_flags_no_neutral_variant():
     result = ex.impact(cfg, variants, games=4000, seed=5, chunk_size=1500)
     assert result.games == 4000
     top = result.summary.row(0, named=True)
-    assert top["variant"] == "chest_5 worth 30" and top["significant"]
+    assert top["variant"] == "chest_5 worth 30" and top["significant"] and top["flagged"]
     # A relic worth 30 makes luck matter more: random seats win more, greedy ones less.
     planted = result.table.filter(
         (pl.col("variant") == PLANTED.name) & (pl.col("metric") == "win_share")
@@ -197,7 +198,7 @@ def test_impact_finds_a_planted_effect_and_flags_no_neutral_variant():
     assert shares["random"]["lo"] > 0 and shares["greedy"]["hi"] < 0
     neutral = result.table.filter(pl.col("variant").is_in([v.name for v in NEUTRAL]))
     assert (neutral["diff"] == 0).all() and not neutral["significant"].any()
-    assert (neutral["q_value"].drop_nans() == 1).all()
+    assert (neutral["q_value"].drop_nans() == 1).all() and not neutral["flagged"].any()
     assert result.summary["variant"].to_list()[-2:] == [v.name for v in NEUTRAL]
 
 
@@ -251,6 +252,14 @@ def test_impact_on_the_fake_game(fake_config, tmp_path):
     assert result.summary["variant"].to_list() == ["bonus 3", "none"]
     top = result.summary.row(0, named=True)
     assert (top["kind"], top["group"]) == ("order", "0") and top["diff"] > 0.2
+    # One-seat teams repeat their seat: they share its q-value and do not widen the BH family.
+    shares = result.table.filter(pl.col("metric") == "win_share")
+    seat = shares.filter(pl.col("kind") == "seat").sort("variant", "group")
+    team = shares.filter(pl.col("kind") == "team").sort("variant", "group")
+    assert seat["q_value"].to_list() == team["q_value"].to_list()
+    family = shares.filter(pl.col("kind") != "team")
+    q = stats.bh_qvalues(family["p_value"].to_numpy())
+    np.testing.assert_allclose(family["q_value"].to_numpy(), q)
 
 
 # --------------------------------------------------------------------------------------- check
