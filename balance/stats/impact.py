@@ -75,7 +75,8 @@ class CardImpact(NamedTuple):
 
     Columns: [by,] column, event, card, n_with, n_without, share_with, share_without, diff
     (share_with - share_without), lo, hi (Newcombe), z, p_value, q_value (BH over the whole
-    table), significant (q_value < 1 - level).
+    table), significant (q_value < 1 - level). A column whose event happens in every seat-game,
+    or in none, cannot be tested: its share, difference, interval and p/q-values are null.
     """
 
     table: pl.DataFrame
@@ -158,8 +159,12 @@ def card_impact(
             "q_value": q,
         },
         schema_overrides={"column": pl.String, "event": pl.String, "card": pl.String},
-    ).with_columns(significant=pl.col("q_value").fill_nan(None) < (1 - level))
-    table = table.with_columns(pl.col("significant").fill_null(False))
+    )
+    # Untestable rows (no seat-game with, or without, the event) hold nulls, not NaN, so that
+    # sorting and filtering behave.
+    floats = ["share_with", "share_without", "diff", "lo", "hi", "z", "p_value", "q_value"]
+    table = table.with_columns(pl.col(floats).fill_nan(None))
+    table = table.with_columns(significant=(pl.col("q_value") < (1 - level)).fill_null(False))
     if by:
         table = table.insert_column(0, pl.Series(by, np.repeat(agg[by].to_numpy(), k)))
     return CardImpact(table=table, level=level, kind="observational", caveat=CAVEAT)

@@ -65,9 +65,10 @@ def test_impact_table_finds_a_planted_card_and_counts_right():
     noise = ci.table.row(1, named=True)
     assert noise["lo"] < 0 < noise["hi"] and not noise["significant"]
     never = ci.table.row(2, named=True)  # no seat-game has the event: no test
-    assert never["n_with"] == 0 and np.isnan(never["p_value"]) and not never["significant"]
-    q = stats.bh_qvalues(ci.table["p_value"].to_numpy())
-    np.testing.assert_allclose(ci.table["q_value"].to_numpy(), q)
+    assert never["n_with"] == 0 and never["p_value"] is None and not never["significant"]
+    assert never["share_with"] is None and never["diff"] is None
+    q = stats.bh_qvalues(ci.table["p_value"].fill_null(np.nan).to_numpy())
+    np.testing.assert_allclose(ci.table["q_value"].fill_null(np.nan).to_numpy(), q)
 
 
 def test_impact_by_policy_splits_the_table():
