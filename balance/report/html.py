@@ -385,14 +385,21 @@ def impact_summary(table: pl.DataFrame, level: float = 0.95) -> pl.DataFrame:
 # ================================================================================ the sentences
 
 
+def finite(x: Any) -> bool:
+    """A real number (not None, which polars uses for "no value", nor NaN or inf)."""
+    return x is not None and math.isfinite(x)
+
+
 def pct(x: float, decimals: int = 1) -> str:
-    return "n/a" if not math.isfinite(x) else f"{x * 100:.{decimals}f} %"
+    return "n/a" if not finite(x) else f"{x * 100:.{decimals}f} %"
 
 
 def _decimals(half: float) -> int:
     """Decimals of a percentage so that its ± half-width shows one significant digit (1..3)."""
+    if not finite(half) or half == 0:
+        return 1
     h = abs(half) * 100
-    if not math.isfinite(h) or h <= 0:
+    if h <= 0:
         return 1
     return int(min(3, max(1, math.ceil(-math.log10(h)))))
 
@@ -406,7 +413,7 @@ def share_pm(share: float, lo: float, hi: float) -> str:
 
 def points(d: float, lo: float | None = None, hi: float | None = None) -> str:
     """'+3.0 points' or '+3.0 points [+2.9, +3.1]' for a difference of shares."""
-    if not math.isfinite(d):
+    if not finite(d):
         return "n/a"
     dec = _decimals((hi - lo) / 2) if lo is not None and hi is not None else 1
     text = f"{d * 100:+.{dec}f} points"
@@ -420,19 +427,19 @@ def _fair(x: float) -> str:
 
 
 def _p(p: float | None) -> str:
-    if p is None or not math.isfinite(p):
+    if not finite(p):
         return "n/a"
     return "p < 0.001" if p < 0.001 else f"p = {p:.2g}"
 
 
 def _q(q: float) -> str:
-    if not math.isfinite(q):
+    if not finite(q):
         return "n/a"
     return "q < 0.001" if q < 0.001 else f"q = {q:.2g}"
 
 
 def _excludes(lo: float, hi: float, x: float = 0.0) -> bool:
-    return bool(lo > x or hi < x)
+    return finite(lo) and finite(hi) and bool(lo > x or hi < x)
 
 
 def summary_sentences(
@@ -487,7 +494,7 @@ def summary_sentences(
         )
 
     # Turn order.
-    if math.isfinite(adv.first_player_share) and players > 1:
+    if finite(adv.first_player_share) and players > 1:
         share = adv.first_player_share
         order0 = adv.by_order.filter(pl.col("order") == 0).row(0, named=True)
         if _excludes(adv.edge_lo, adv.edge_hi):
@@ -588,7 +595,7 @@ def _num(x: Any) -> str:
     if isinstance(x, int | np.integer):
         return str(int(x))
     x = float(x)
-    return "" if not math.isfinite(x) else repr(x)
+    return "" if not finite(x) else repr(x)
 
 
 def table_html(
@@ -628,7 +635,7 @@ def _attr(text: str) -> str:
 
 def _f(spec: str) -> Callable[[Any], str]:
     def fmt(x: Any) -> str:
-        if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        if x is None or (isinstance(x, float) and not finite(x)):
             return "–"
         return format(x, spec)
 
@@ -638,7 +645,7 @@ def _f(spec: str) -> Callable[[Any], str]:
 def _interval(lo_key: str, hi_key: str, spec: str = ".2%") -> Column:
     def fmt(r: Any) -> str:
         lo, hi = r
-        if not (math.isfinite(lo) and math.isfinite(hi)):
+        if not (finite(lo) and finite(hi)):
             return "–"
         return f"[{format(lo, spec)}, {format(hi, spec)}]"
 
@@ -846,7 +853,10 @@ def _impact_section(page: _Page, ds: DatasetStats) -> str:
     if t.height == 0:
         return "<p>This dataset has no telemetry columns.</p>"
     no_contrast = t.filter(pl.col("diff").is_nan() | pl.col("diff").is_null())
-    t = t.with_columns(_abs=pl.col("diff").abs()).sort("_abs", descending=True, nulls_last=True)
+    # Largest differences first; rows without a contrast (NaN or null) last.
+    t = t.with_columns(_abs=pl.col("diff").abs().fill_nan(None)).sort(
+        "_abs", descending=True, nulls_last=True
+    )
     by = ds.impact_by
     cols = [
         *([Column(by, lambda r: r[by])] if by else []),
@@ -894,13 +904,13 @@ def _impact_section(page: _Page, ds: DatasetStats) -> str:
 def _differences_columns() -> list[Column]:
     def fmt_value(r: dict[str, Any], key: str) -> str:
         v = r[key]
-        if not math.isfinite(v):
+        if not finite(v):
             return "–"
         return f"{v:.2%}" if r["metric"] == "win_share" else f"{v:.3f}"
 
     def fmt_diff(r: dict[str, Any]) -> str:
         d, lo, hi = r["diff"], r["lo"], r["hi"]
-        if not math.isfinite(d):
+        if not finite(d):
             return "–"
         if r["metric"] == "win_share":
             return f"{d * 100:+.2f} [{lo * 100:+.2f}, {hi * 100:+.2f}] points"

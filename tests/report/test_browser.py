@@ -1,0 +1,207 @@
+"""The report in a real browser: headless Chromium (Debian ``chromium`` + ``chromium-driver``)
+driven by selenium opens a report from a ``file://`` URL with the network unavailable, logs no
+console errors, draws every plotly figure and sorts its tables on a click.
+
+In CI (``CI`` set; ``.ci/run`` installs the browser) a missing browser FAILS this test, it never
+skips; on a machine without Chromium it skips with the reason. Selenium never downloads a
+browser or a driver here: both paths are given, and ``SE_OFFLINE`` forbids Selenium Manager.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from balance.cli import app
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+ROOT = Path(__file__).resolve().parents[2]
+CONFIG = ROOT / "configs" / "five_ravens" / "random_vs_greedy.yaml"
+BASELINE = ROOT / "configs" / "five_ravens" / "base.yaml"
+GAMES = 300
+VARIANTS = """\
+- name: gem worth more
+  description: every gem count scores double
+  patch: {rules: {scoring: {gem_table: [2, 12, 18, 30]}}}
+- name: seven off
+  description: the 7 does nothing
+  patch: {rules: {ravens: {seven: {action: false, capture: false}}}}
+"""
+
+pytestmark = pytest.mark.slow
+
+
+def _require_browser() -> None:
+    missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not os.access(p, os.X_OK)]
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        missing.append("the selenium package (pip install -e '.[test]')")
+    if not missing:
+        return
+    reason = (
+        f"the browser test needs {', '.join(missing)}; install with "
+        "`apt-get install chromium chromium-driver`"
+    )
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (CI is set: this test must run, not skip)")
+    pytest.skip(reason)
+
+
+def _cli(*args: object) -> str:
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory) -> dict[str, Path]:
+    """Reports of a small Five Ravens run, made through the CLI: inlined (with a baseline and
+    impact variants, so every section is there) and --cdn."""
+    _require_browser()
+    tmp = tmp_path_factory.mktemp("browser")
+    run, base = tmp / "random_vs_greedy", tmp / "base"
+    _cli("simulate", CONFIG, "--games", GAMES, "--out", run)
+    _cli("simulate", BASELINE, "--games", GAMES, "--out", base)
+    (tmp / "variants.yaml").write_text(VARIANTS)
+    impact = tmp / "impact.json"
+    _cli("impact", CONFIG, "--games", GAMES, "--variants", tmp / "variants.yaml", "--out", impact)
+    inline, cdn = tmp / "report.html", tmp / "cdn.html"
+    _cli("report", run, "--baseline", base, "--impact", impact, "-o", inline)
+    _cli("report", run, "-o", cdn, "--cdn")
+    return {"inline": inline, "cdn": cdn}
+
+
+@pytest.fixture(scope="module")
+def driver(reports, tmp_path_factory):
+    from selenium import webdriver
+
+    saved = os.environ.get("SE_OFFLINE")
+    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must never fetch a browser or driver
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1280,1000",
+        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
+        # No network: every request that leaves the machine goes to a closed port...
+        "--proxy-server=http://127.0.0.1:9",
+        "--proxy-bypass-list=<-loopback>",
+    ):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    service = webdriver.ChromeService(executable_path=CHROMEDRIVER)
+    browser = webdriver.Chrome(service=service, options=options)
+    try:
+        # ...and the browser itself is told it is offline.
+        browser.execute_cdp_cmd("Network.enable", {})
+        browser.execute_cdp_cmd(
+            "Network.emulateNetworkConditions",
+            {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
+        )
+        yield browser
+    finally:
+        browser.quit()
+        if saved is None:
+            os.environ.pop("SE_OFFLINE", None)
+        else:
+            os.environ["SE_OFFLINE"] = saved
+
+
+def _open(driver, path: Path) -> None:
+    driver.get_log("browser")  # drop what earlier pages logged
+    driver.get(path.resolve().as_uri())
+
+
+def _wait_for_figures(driver) -> int:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    total = driver.execute_script("return document.querySelectorAll('div[data-figure]').length")
+    WebDriverWait(driver, 60).until(
+        lambda d: (
+            d.execute_script(
+                "return document.querySelectorAll('div[data-figure].js-plotly-rendered').length"
+            )
+            == total
+        )
+    )
+    return total
+
+
+def test_report_opens_offline_without_console_errors_and_draws_every_figure(driver, reports):
+    _open(driver, reports["inline"])
+    total = _wait_for_figures(driver)
+    # 2 win-share (seat, policy), turn order, score, length, card impact, 2 baseline, variants
+    assert total >= 9
+    undrawn = driver.execute_script(
+        "return Array.from(document.querySelectorAll('div[data-figure]'))"
+        ".filter(d => !d.querySelector('svg.main-svg') || !d.querySelector('.plot .trace, "
+        ".plot path, .barlayer .point, .scatterlayer .point')).map(d => d.id)"
+    )
+    assert undrawn == []
+    severe = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    assert severe == []
+    fetched = driver.execute_script(
+        "return performance.getEntriesByType('resource').map(e => e.name)"
+    )
+    assert [u for u in fetched if not u.startswith(("file:", "data:"))] == []
+    headline = driver.execute_script(
+        "return document.querySelector('#summary .headline li').textContent"
+    )
+    assert headline.startswith("Greedy seats win ")
+
+
+def test_card_impact_table_sorts_on_a_click(driver, reports):
+    from selenium.webdriver.common.by import By
+
+    _open(driver, reports["inline"])
+    table = driver.find_element(By.CSS_SELECTOR, "table[id^='impact-']")
+    headers = {h.text.strip(): h for h in table.find_elements(By.CSS_SELECTOR, "thead th")}
+
+    def column(name: str) -> list[str]:
+        index = list(headers).index(name)
+        return driver.execute_script(
+            "return Array.from(arguments[0].tBodies[0].rows).map(r => "
+            "r.cells[arguments[1]].getAttribute('data-v') ?? r.cells[arguments[1]].textContent)",
+            table,
+            index,
+        )
+
+    def numbers(values: list[str]) -> list[float]:
+        return [float(v) for v in values if v != ""]
+
+    headers["diff"].click()
+    first = column("diff")
+    assert numbers(first) == sorted(numbers(first)) and len(numbers(first)) > 10
+    assert first[-1] == "" or "" not in first  # rows without a contrast stay last
+    assert headers["diff"].get_attribute("aria-sort") == "ascending"
+    headers["diff"].click()
+    second = column("diff")
+    assert numbers(second) == sorted(numbers(second), reverse=True)
+    assert headers["diff"].get_attribute("aria-sort") == "descending"
+    headers["card"].click()
+    cards = [c.lower() for c in column("card")]
+    assert cards == sorted(cards)
+    assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+def test_the_network_really_is_off_a_cdn_report_says_so(driver, reports):
+    """The control: a --cdn report cannot load plotly.js here and tells the reader why."""
+    from selenium.webdriver.common.by import By
+
+    _open(driver, reports["cdn"])
+    messages = driver.find_elements(By.CSS_SELECTOR, "div[data-figure] .failed")
+    assert messages and "network is unavailable" in messages[0].text
+    assert driver.find_elements(By.CSS_SELECTOR, ".js-plotly-rendered") == []
