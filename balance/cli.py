@@ -472,8 +472,7 @@ def check(
 ) -> None:
     """CI balance gate: decide each claim of SPEC with sequential tests (as few games as needed).
 
-    Exit 0 if every assertion passes, 1 if any fails, 2 if the spec, a config or an option is
-    wrong (one line on stderr).
+    Exit 0: every assertion passes; 1: one fails; 2: a bad spec, config or option (one line).
     """
     from balance import experiments
     from balance.config import ConfigError
