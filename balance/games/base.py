@@ -63,3 +63,7 @@ class GamePlugin(Protocol):
 
     def narrate(self, tables: Any, seed: int, game: int) -> list[str]:
         """Game ``game`` of the run seeded with ``seed``, turn by turn, in words."""
+
+    def impact_variants(self, config: Any) -> list[dict[str, Any]]:
+        """Default variants for ``balance impact``: ``[{name, description, patch}]``, one small
+        change per card (a patch merges into the resolved config; balance/experiments.py)."""

@@ -34,6 +34,11 @@ class _FiveRavens:
 
         return engine.play(tables, seed, first_game, n_games)
 
+    def impact_variants(self, config: Any) -> list[dict[str, Any]]:
+        from balance.games.five_ravens import variants
+
+        return variants.impact_variants(config)
+
     def narrate(self, tables: Any, seed: int, game: int) -> list[str]:
         from balance.games.five_ravens import narrate
 
