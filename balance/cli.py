@@ -386,8 +386,8 @@ def impact(
     from balance import games as registry
 
     with _user_errors():
-        if out is not None and out.suffix not in (".json", ".parquet"):
-            raise experiments.RunnerError(f"{out}: --out must end in .json or .parquet")
+        if out is not None:
+            experiments.check_impact_out(out)
         cfg = _load(config)
         if variants is not None:
             chosen = experiments.load_variants(variants)

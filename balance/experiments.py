@@ -451,6 +451,19 @@ def _impact_summary(table: pl.DataFrame, variants: list[Variant]) -> pl.DataFram
     return out.sort("effect", descending=True, maintain_order=True)
 
 
+def check_impact_out(path: str | os.PathLike[str]) -> None:
+    """Refuse a bad ``--out`` before minutes of games rather than after them."""
+    path = Path(path)
+    if path.suffix not in (".json", ".parquet"):
+        raise RunnerError(f"{path}: --out must end in .json or .parquet")
+    if not path.parent.is_dir():
+        raise RunnerError(
+            f"{path}: no such directory {path.parent}; create it or choose another --out"
+        )
+    if path.is_dir():
+        raise RunnerError(f"{path}: is a directory; --out names a .json or .parquet file")
+
+
 def write_impact(result: Impact, path: str | os.PathLike[str]) -> Path:
     """Write the impact table: ``.parquet`` (the long table) or ``.json`` (provenance, summary
     and the long table)."""

@@ -243,6 +243,11 @@ def test_impact_command_errors(fake_config, tmp_path):
     assert result.stderr.startswith(f"error: {bad} (variant 'big'): rules.bonus: ")
     result = run("impact", fake_config, "--variants", bad, "--out", tmp_path / "x.csv")
     assert result.stderr == f"error: {tmp_path / 'x.csv'}: --out must end in .json or .parquet\n"
+    out = tmp_path / "missing" / "x.json"
+    result = run("impact", fake_config, "--variants", bad, "--out", out)
+    assert result.stderr == (
+        f"error: {out}: no such directory {out.parent}; create it or choose another --out\n"
+    )
 
 
 def test_impact_on_the_fake_game(fake_config, tmp_path):
