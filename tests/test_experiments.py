@@ -106,6 +106,14 @@ def test_default_variants_come_from_the_plugin_hook(fake_config):
     ]
 
 
+def test_the_five_ravens_plugin_proposes_its_variants():
+    from balance import games as registry
+
+    cfg = load_config(FIVE_RAVENS / "base.yaml")
+    variants = ex.default_variants(registry.get("five_ravens"), cfg)
+    assert len(variants) == 33 and variants[0].name == "chest_1 -1 copy"
+
+
 def test_five_ravens_default_variants_all_validate():
     from balance.games.five_ravens.variants import impact_variants
 
