@@ -288,7 +288,7 @@ def plot_card_impact(impact: CardImpact, by: str | None = None) -> go.Figure:
         legend={"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 1, "xanchor": "right"},
         xaxis_title="difference in win share (percentage points)",
     )
-    fig.update_xaxes(tickformat="+.0%")
+    fig.update_xaxes(tickformat="+.0%", tick0=0)
     fig.update_yaxes(categoryorder="array", categoryarray=labels, automargin=True)
     if len(rows) > 25:  # a tall plot repeats its axis on top, where the reader starts
         _top_axis(fig, t, labels[-1])
@@ -309,7 +309,7 @@ def _top_axis(fig: go.Figure, t: pl.DataFrame, label: str) -> None:
         )
     )
     fig.update_layout(
-        xaxis2={"overlaying": "x", "side": "top", "matches": "x", "tickformat": "+.0%"},
+        xaxis2={"overlaying": "x", "side": "top", "matches": "x", "tickformat": "+.0%", "tick0": 0},
         margin={"t": 90},
     )
 
@@ -373,7 +373,7 @@ def plot_differences(
         xaxis_title=f"difference ({unit})",
     )
     if share:
-        fig.update_xaxes(tickformat="+.1%")
+        fig.update_xaxes(tickformat="+.1%", tick0=0)
     fig.update_yaxes(categoryorder="array", categoryarray=labels[::-1], automargin=True)
     return fig
 
@@ -458,7 +458,7 @@ def plot_impact_variants(summary: pl.DataFrame, table: pl.DataFrame) -> go.Figur
         showlegend=True,
         legend={"orientation": "h", "y": -0.02, "yanchor": "top", "x": 0},
     )
-    fig.update_xaxes(tickformat="+.1%", row=1, col=1)
+    fig.update_xaxes(tickformat="+.1%", tick0=0, row=1, col=1)
     fig.update_yaxes(
         categoryorder="array", categoryarray=variants[::-1], automargin=True, row=1, col=1
     )

@@ -152,12 +152,16 @@ def differences(
     if all(same.values()) and rows is not None and base_rows is not None:
         p = stats.paired_differences(base_rows, rows, a_manifest=b, b_manifest=m, level=level)
         why = f"same seed ({m.get('seed')}) and games 0..{p.games - 1}: compared game by game"
-        return Differences(ds.label, base.label, True, p.method, why, p.games, p.table, changes)
-    differ = ", ".join(k for k, ok in same.items() if not ok) or "rows not given"
-    why = f"not paired ({differ} differ): compared as independent samples"
-    table = unpaired_differences(ds, base, level=level)
-    games = min(ds.shares.games, base.shares.games)
-    return Differences(ds.label, base.label, False, UNPAIRED_METHOD, why, games, table, changes)
+        paired, method, games, table = True, p.method, p.games, p.table
+    else:
+        differ = ", ".join(k for k, ok in same.items() if not ok) or "rows not given"
+        why = f"not paired ({differ} differ): compared as independent samples"
+        paired, method = False, UNPAIRED_METHOD
+        games = min(ds.shares.games, base.shares.games)
+        table = unpaired_differences(ds, base, level=level)
+    if _teams_are_seats(base) and _teams_are_seats(ds):
+        table = table.filter(pl.col("kind") != "team")  # one seat per team: the seats again
+    return Differences(ds.label, base.label, paired, method, why, games, table, changes)
 
 
 def unpaired_differences(
@@ -470,8 +474,10 @@ def summary_sentences(
     )
     worst = dev.row(0, named=True)
     if adv.symmetric and adv.p_value is not None and adv.p_value >= 0.05:
+        within = worst["dev"] * 100
+        digits = _decimals((worst["hi"] - worst["lo"]) / 2)
         out.append(
-            f"Seats are balanced: every seat wins within {points(worst['dev']).lstrip('+')} of a fair "
+            f"Seats are balanced: every seat wins within {within:.{digits}f} points of a fair "
             f"{_fair(fair)} (χ² = {adv.chi2:.2f}, {_p(adv.p_value)} over {n_games})."
         )
     elif ws.by_policy.height == 1:  # with mixed policies, seats differ by policy (said above)
@@ -547,7 +553,8 @@ def impact_sentences(impact: ImpactFile) -> list[str]:
     return [
         f"Interventional impact ({s.height} variants, each on the same {impact.games:,} games): "
         f"“{top['variant']}” moves win share most ({what} {points(top['diff'], top['lo'], top['hi'])}, "
-        f"{_q(top['q_value'])}); {n_sig} of {s.height} variants change a win share significantly "
+        f"{_q(top['q_value'])}); {n_sig} of {s.height} variants "
+        f"{'changes' if n_sig == 1 else 'change'} a win share significantly "
         f"(BH q < {1 - impact.level:.2g})."
     ]
 
@@ -640,6 +647,12 @@ def _f(spec: str) -> Callable[[Any], str]:
         return format(x, spec)
 
     return fmt
+
+
+def _pvalue(x: Any) -> str:
+    if not finite(x):
+        return "–"
+    return "< 1e-300" if x == 0 else format(x, ".2g")  # 0: below what a double holds
 
 
 def _interval(lo_key: str, hi_key: str, spec: str = ".2%") -> Column:
@@ -868,10 +881,8 @@ def _impact_section(page: _Page, ds: DatasetStats) -> str:
         Column("share without", lambda r: r["share_without"], _f(".2%"), True),
         Column("diff", lambda r: r["diff"], _f("+.2%"), True, "share with - share without"),
         _interval("lo", "hi", "+.2%"),
-        Column("p", lambda r: r["p_value"], _f(".2g"), True, "two-proportion z-test"),
-        Column(
-            "q (BH)", lambda r: r["q_value"], _f(".2g"), True, "Benjamini-Hochberg, whole table"
-        ),
+        Column("p", lambda r: r["p_value"], _pvalue, True, "two-proportion z-test"),
+        Column("q (BH)", lambda r: r["q_value"], _pvalue, True, "Benjamini-Hochberg, whole table"),
     ]
     caveat = (
         f'<p class="caveat"><b>Observational diagnostics, not effects</b> ({escape(imp.caveat)}). '
@@ -923,7 +934,7 @@ def _differences_columns() -> list[Column]:
         Column("this run", lambda r: r, lambda r: fmt_value(r, "b")),
         Column("difference", lambda r: r, fmt_diff),
         Column("diff", lambda r: r["diff"], _f("+.4f"), True, "for sorting"),
-        Column("p", lambda r: r["p_value"], _f(".2g"), True),
+        Column("p", lambda r: r["p_value"], _pvalue, True),
     ]
 
 
@@ -946,8 +957,6 @@ def _differences_section(
         f"<p>Config changes against the baseline:</p>{changes}"
     )
     t = diff.table
-    if _teams_are_seats(base) and _teams_are_seats(ds):
-        t = t.filter(pl.col("kind") != "team")  # one seat per team: the seats' numbers again
     shares = t.filter(pl.col("metric") == "win_share")
     kinds = [
         k for k in ("seat", "order", "policy", "team") if shares.filter(pl.col("kind") == k).height
@@ -996,12 +1005,14 @@ def _impact_variants_section(page: _Page, impact: ImpactFile) -> str:
         Column("moved most", lambda r: figures.difference_label(r["kind"], r["group"])),
         Column("win share diff", lambda r: r["diff"], _f("+.2%"), True),
         _interval("lo", "hi", "+.2%"),
-        Column("q (BH)", lambda r: r["q_value"], _f(".2g"), True),
+        Column("q (BH)", lambda r: r["q_value"], _pvalue, True),
         Column("turns diff", lambda r: r["turns_diff"], _f("+.3f"), True),
     ]
-    policy_rows = impact.table.filter(
-        (pl.col("kind") == "policy") & pl.col("metric").is_in(["win_share", "mean_score"])
-    )
+    policy_rows = impact.table.filter(pl.col("kind") == "policy")
+    metrics = ["mean_score"]
+    if policy_rows["group"].n_unique() > 1:  # one policy holds every seat: its share is fixed
+        metrics.insert(0, "win_share")
+    policy_rows = policy_rows.filter(pl.col("metric").is_in(metrics))
     detail = ""
     if policy_rows.height:
         detail = (
@@ -1020,7 +1031,7 @@ def _impact_variants_section(page: _Page, impact: ImpactFile) -> str:
                     Column("variant value", lambda r: r["b"], _f(".4g"), True),
                     Column("diff", lambda r: r["diff"], _f("+.4f"), True),
                     _interval("lo", "hi", "+.4f"),
-                    Column("p", lambda r: r["p_value"], _f(".2g"), True),
+                    Column("p", lambda r: r["p_value"], _pvalue, True),
                 ],
                 sortable=True,
                 mark=lambda r: bool(r.get("significant")),
@@ -1056,7 +1067,8 @@ def render(
     diffs = list(diffs) or [None] * len(datasets)
     many = len(datasets) > 1
     games = sorted({str(d.manifest.get("game", "?")) for d in datasets})
-    title = f"Balance report: {', '.join(games)} — {', '.join(d.label for d in datasets)}"
+    labels = ", ".join(d.label for d in datasets)
+    title = f"Balance report: {', '.join(games)}" + (f" — {labels}" if labels != games[0] else "")
     nav = ['<a href="#summary">summary</a>']
     body = []
 

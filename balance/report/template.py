@@ -41,6 +41,8 @@ h3 { font-size: 1.1rem; border-bottom: 1px solid var(--line); padding-bottom: 0.
 table { border-collapse: collapse; margin: 0.6rem 0; font-size: 0.88rem;
         font-variant-numeric: tabular-nums; }
 th, td { padding: 0.25rem 0.6rem; border-bottom: 1px solid var(--line); text-align: right; }
+td { white-space: nowrap; }
+td.text { white-space: normal; }
 th { background: #eef1f5; position: sticky; top: 2.2rem; }
 th:first-child, td:first-child, td.text, th.text { text-align: left; }
 table.sortable th { cursor: pointer; user-select: none; }

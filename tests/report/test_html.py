@@ -154,7 +154,7 @@ def test_read_impact_parquet_and_json(tmp_path):
     assert imp.games == 1000 and imp.seed == 7 and imp.config_path == "c.yaml"
     sentence = html.impact_sentences(imp)[0]
     assert "“gem +1” moves win share most (seat 0 +5.0 points" in sentence
-    assert "1 of 2 variants change a win share significantly" in sentence
+    assert "1 of 2 variants changes a win share significantly" in sentence
 
 
 @pytest.mark.parametrize(
