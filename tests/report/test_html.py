@@ -80,6 +80,7 @@ def test_paired_differences_against_a_baseline_of_the_same_seed_and_games(plante
     )
     assert (seat1["a"], seat1["b"]) == (pytest.approx(0.31), pytest.approx(0.35))
     assert seat1["diff"] == pytest.approx(0.04) and seat1["significant"]
+    assert "team" not in d.table["kind"].to_list()  # one seat per team: the seats again
     sentence = html.difference_sentences(d)[0]
     assert sentence.startswith("Against baseline planted (paired over 10,000 games): ")
     assert "seat 1's win share, 31.0 % → 35.0 % (+4.0 points" in sentence
