@@ -29,7 +29,6 @@ import numpy as np
 import plotly.graph_objects as go
 import polars as pl
 import yaml
-from scipy import stats as sps
 
 import balance
 from balance import stats
@@ -126,9 +125,7 @@ class Differences(NamedTuple):
     config_changes: list[str]  # "rules.x.y: 1 -> 2" between the two resolved configs
 
 
-UNPAIRED_METHOD = (
-    "independent samples: Newcombe intervals for win shares, Welch t-intervals for means"
-)
+UNPAIRED_METHOD = stats.UNPAIRED_METHOD
 
 
 def differences(
@@ -158,119 +155,10 @@ def differences(
         why = f"not paired ({differ} differ): compared as independent samples"
         paired, method = False, UNPAIRED_METHOD
         games = min(ds.shares.games, base.shares.games)
-        table = unpaired_differences(ds, base, level=level)
+        table = stats.unpaired_differences(base.shares, base.dist, ds.shares, ds.dist, level=level)
     if _teams_are_seats(base) and _teams_are_seats(ds):
         table = table.filter(pl.col("kind") != "team")  # one seat per team: the seats again
     return Differences(ds.label, base.label, paired, method, why, games, table, changes)
-
-
-def unpaired_differences(
-    ds: DatasetStats, base: DatasetStats, *, level: float = 0.95
-) -> pl.DataFrame:
-    """Differences ``ds - base`` of two independent runs, in the columns of the paired table.
-
-    Win shares: Newcombe interval and pooled z-test; mean score per seat and policy and mean game
-    length: Welch t-interval. (A ``stats.unpaired_differences`` would be the natural home.)
-    """
-    parts: list[pl.DataFrame] = []
-    for kind, key in (
-        ("seat", "by_seat"),
-        ("order", "by_order"),
-        ("policy", "by_policy"),
-        ("team", "by_team"),
-    ):
-        a = getattr(base.shares, key).select(
-            pl.col(kind).cast(pl.String).alias("group"), "share", "n"
-        )
-        b = getattr(ds.shares, key).select(
-            pl.col(kind).cast(pl.String).alias("group"), "share", "n"
-        )
-        j = a.join(b, on="group", suffix="_b", maintain_order="left")
-        if j.height == 0:
-            continue
-        pa, na, pb, nb = (
-            j[c].to_numpy().astype(np.float64) for c in ("share", "n", "share_b", "n_b")
-        )
-        lo, hi = stats.newcombe_interval(pb, nb, pa, na, level)
-        _, p = stats.two_proportion_p(pb, nb, pa, na)
-        parts.append(_diff_frame("win_share", kind, j["group"].to_list(), nb, pa, pb, lo, hi, p))
-    for kind, key in (("seat", "score_by_seat"), ("policy", "score_by_policy")):
-        cols = [pl.col(kind).cast(pl.String).alias("group"), "n", "mean", "sd"]
-        a = getattr(base.dist, key).select(cols)
-        b = getattr(ds.dist, key).select(cols)
-        j = a.join(b, on="group", suffix="_b", maintain_order="left")
-        if j.height == 0:
-            continue
-        arr = {
-            c: j[c].to_numpy().astype(np.float64)
-            for c in ("n", "mean", "sd", "n_b", "mean_b", "sd_b")
-        }
-        lo, hi, p = _welch(
-            arr["mean"], arr["sd"], arr["n"], arr["mean_b"], arr["sd_b"], arr["n_b"], level
-        )
-        parts.append(
-            _diff_frame(
-                "mean_score",
-                kind,
-                j["group"].to_list(),
-                arr["n_b"],
-                arr["mean"],
-                arr["mean_b"],
-                lo,
-                hi,
-                p,
-            )
-        )
-    ta, tb = base.dist.turns, ds.dist.turns
-    lo, hi, p = _welch(
-        *(np.array([x]) for x in (ta.mean, ta.sd, ta.n, tb.mean, tb.sd, tb.n)), level
-    )
-    parts.append(
-        _diff_frame(
-            "mean_turns",
-            "game",
-            ["all"],
-            np.array([tb.n]),
-            np.array([ta.mean]),
-            np.array([tb.mean]),
-            lo,
-            hi,
-            p,
-        )
-    )
-    return pl.concat(parts)
-
-
-def _welch(ma, sa, na, mb, sb, nb, level):  # type: ignore[no-untyped-def]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        va, vb = sa * sa / na, sb * sb / nb
-        se = np.sqrt(va + vb)
-        df = (va + vb) ** 2 / (va * va / (na - 1) + vb * vb / (nb - 1))
-        df = np.where(np.isfinite(df) & (df > 0), df, np.maximum(na + nb - 2, 1))
-        t = sps.t.ppf(0.5 + level / 2, df)
-        d = mb - ma
-        p = np.where(se > 0, 2 * sps.t.sf(np.abs(d) / se, df), np.where(d == 0, 1.0, 0.0))
-    return d - t * se, d + t * se, p
-
-
-def _diff_frame(metric, kind, groups, games, a, b, lo, hi, p) -> pl.DataFrame:  # type: ignore[no-untyped-def]
-    d = np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)
-    return pl.DataFrame(
-        {
-            "metric": [metric] * len(groups),
-            "kind": [kind] * len(groups),
-            "group": [str(g) for g in groups],
-            "games": np.asarray(games).astype(np.int64),
-            "a": np.asarray(a, dtype=np.float64),
-            "b": np.asarray(b, dtype=np.float64),
-            "diff": d,
-            "lo": np.asarray(lo, dtype=np.float64),
-            "hi": np.asarray(hi, dtype=np.float64),
-            "p_value": np.asarray(p, dtype=np.float64),
-            "significant": (np.asarray(lo) > 0) | (np.asarray(hi) < 0),
-        },
-        schema_overrides={"metric": pl.String, "kind": pl.String, "group": pl.String},
-    )
 
 
 def config_changes(a: dict[str, Any], b: dict[str, Any], prefix: str = "") -> list[str]:

@@ -6,7 +6,8 @@ which the CLI prints and the report draws. Nothing here imports a game.
 
 - winrates.py: win shares with Wilson intervals, seat advantage, score and length distributions;
 - impact.py: observational card impact (diagnostics), Newcombe intervals, BH q-values;
-- paired.py: paired differences between two runs of the same seeds (t-interval over games);
+- paired.py: paired differences between two runs of the same seeds (t-interval over games),
+  and unpaired ones (Newcombe, Welch) for runs that did not play the same games;
 - sequential.py: SPRTs for balance claims, decided batch by batch.
 """
 
@@ -27,6 +28,7 @@ from balance.stats.impact import (
 )
 from balance.stats.paired import (
     METHOD,
+    UNPAIRED_METHOD,
     GameArrays,
     Group,
     Lineup,
@@ -42,6 +44,7 @@ from balance.stats.paired import (
     merge_moments,
     moments,
     paired_differences,
+    unpaired_differences,
 )
 from balance.stats.sequential import (
     SPRT,
@@ -101,6 +104,7 @@ __all__ = [
     "METHOD",
     "QUANTILES",
     "SPRT",
+    "UNPAIRED_METHOD",
     "CardImpact",
     "Claim",
     "Description",
@@ -137,6 +141,7 @@ __all__ = [
     "sprt_bounds",
     "telemetry_columns",
     "two_proportion_p",
+    "unpaired_differences",
     "wilson_interval",
     "win_shares",
     "within",

@@ -15,6 +15,9 @@ Per-game values of a group of seats (``Group``):
 and the game length ``turns``. Everything reduces to running moments (count, mean, M2) that
 merge across chunks, so a run of any length is summarised in constant memory
 (:class:`PairedAccumulator`); :func:`paired_differences` does the same for two result datasets.
+
+Two runs that did not play the same games can only be compared as independent samples
+(:func:`unpaired_differences`: Newcombe and Welch intervals, in the same table).
 """
 
 from __future__ import annotations
@@ -26,10 +29,14 @@ import numpy as np
 import polars as pl
 from scipy import stats as sps
 
-from balance.stats.winrates import _lazy
+from balance.stats.impact import newcombe_interval, two_proportion_p
+from balance.stats.winrates import Distributions, WinShares, _lazy
 
 KINDS = ("seat", "order", "policy", "team")
 METHOD = "t-interval over games of the per-game paired difference (common random numbers)"
+UNPAIRED_METHOD = (
+    "independent samples: Newcombe intervals for win shares, Welch t-intervals for means"
+)
 
 
 # ------------------------------------------------------------------------------ running moments
@@ -353,3 +360,119 @@ def paired_differences(
     if a_arr.n_games:
         acc.add(a_arr, b_arr)
     return Paired(acc.games, level, METHOD, acc.table(level))
+
+
+# ------------------------------------------------------------- runs that are not paired
+
+
+def unpaired_differences(
+    a_shares: WinShares,
+    a_dist: Distributions,
+    b_shares: WinShares,
+    b_dist: Distributions,
+    *,
+    level: float = 0.95,
+) -> pl.DataFrame:
+    """Differences B - A of two independent runs (no common games), in the columns of the
+    paired table (metric, kind, group, games, a, b, diff, lo, hi, p_value, significant; no sd/se).
+
+    Win shares per seat, place in the order, policy and team (the groups both runs have): Newcombe
+    interval and pooled two-proportion z-test; mean score per seat and policy and mean game
+    length: Welch t-interval and test. ``games`` is B's count. Use it when two runs did not play
+    the same seeds and games; otherwise :func:`paired_differences` is far tighter.
+    """
+    parts: list[pl.DataFrame] = []
+    for kind, key in (
+        ("seat", "by_seat"),
+        ("order", "by_order"),
+        ("policy", "by_policy"),
+        ("team", "by_team"),
+    ):
+        a = getattr(a_shares, key).select(pl.col(kind).cast(pl.String).alias("group"), "share", "n")
+        b = getattr(b_shares, key).select(pl.col(kind).cast(pl.String).alias("group"), "share", "n")
+        j = a.join(b, on="group", suffix="_b", maintain_order="left")
+        if j.height == 0:
+            continue
+        pa, na, pb, nb = (
+            j[c].to_numpy().astype(np.float64) for c in ("share", "n", "share_b", "n_b")
+        )
+        lo, hi = newcombe_interval(pb, nb, pa, na, level)
+        _, p = two_proportion_p(pb, nb, pa, na)
+        parts.append(_diff_frame("win_share", kind, j["group"].to_list(), nb, pa, pb, lo, hi, p))
+    for kind, key in (("seat", "score_by_seat"), ("policy", "score_by_policy")):
+        cols = [pl.col(kind).cast(pl.String).alias("group"), "n", "mean", "sd"]
+        a = getattr(a_dist, key).select(cols)
+        b = getattr(b_dist, key).select(cols)
+        j = a.join(b, on="group", suffix="_b", maintain_order="left")
+        if j.height == 0:
+            continue
+        arr = {
+            c: j[c].to_numpy().astype(np.float64)
+            for c in ("n", "mean", "sd", "n_b", "mean_b", "sd_b")
+        }
+        lo, hi, p = _welch(
+            arr["mean"], arr["sd"], arr["n"], arr["mean_b"], arr["sd_b"], arr["n_b"], level
+        )
+        parts.append(
+            _diff_frame(
+                "mean_score",
+                kind,
+                j["group"].to_list(),
+                arr["n_b"],
+                arr["mean"],
+                arr["mean_b"],
+                lo,
+                hi,
+                p,
+            )
+        )
+    ta, tb = a_dist.turns, b_dist.turns
+    lo, hi, p = _welch(
+        *(np.array([x]) for x in (ta.mean, ta.sd, ta.n, tb.mean, tb.sd, tb.n)), level
+    )
+    parts.append(
+        _diff_frame(
+            "mean_turns",
+            "game",
+            ["all"],
+            np.array([tb.n]),
+            np.array([ta.mean]),
+            np.array([tb.mean]),
+            lo,
+            hi,
+            p,
+        )
+    )
+    return pl.concat(parts)
+
+
+def _welch(ma, sa, na, mb, sb, nb, level):  # type: ignore[no-untyped-def]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        va, vb = sa * sa / na, sb * sb / nb
+        se = np.sqrt(va + vb)
+        df = (va + vb) ** 2 / (va * va / (na - 1) + vb * vb / (nb - 1))
+        df = np.where(np.isfinite(df) & (df > 0), df, np.maximum(na + nb - 2, 1))
+        t = sps.t.ppf(0.5 + level / 2, df)
+        d = mb - ma
+        p = np.where(se > 0, 2 * sps.t.sf(np.abs(d) / se, df), np.where(d == 0, 1.0, 0.0))
+    return d - t * se, d + t * se, p
+
+
+def _diff_frame(metric, kind, groups, games, a, b, lo, hi, p) -> pl.DataFrame:  # type: ignore[no-untyped-def]
+    d = np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)
+    return pl.DataFrame(
+        {
+            "metric": [metric] * len(groups),
+            "kind": [kind] * len(groups),
+            "group": [str(g) for g in groups],
+            "games": np.asarray(games).astype(np.int64),
+            "a": np.asarray(a, dtype=np.float64),
+            "b": np.asarray(b, dtype=np.float64),
+            "diff": d,
+            "lo": np.asarray(lo, dtype=np.float64),
+            "hi": np.asarray(hi, dtype=np.float64),
+            "p_value": np.asarray(p, dtype=np.float64),
+            "significant": (np.asarray(lo) > 0) | (np.asarray(hi) < 0),
+        },
+        schema_overrides={"metric": pl.String, "kind": pl.String, "group": pl.String},
+    )

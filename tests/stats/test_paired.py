@@ -133,3 +133,85 @@ def test_accumulating_chunks_gives_the_same_table():
     assert left.select(keys).equals(right.select(keys))
     for col in ("a", "b", "diff", "sd", "lo", "hi"):
         np.testing.assert_allclose(left[col].to_numpy(), right[col].to_numpy(), atol=1e-12)
+
+
+# ------------------------------------------------------------------ unpaired (independent runs)
+
+
+def _two_runs(level: float = 0.95):
+    """Two independent 3-seat runs: B's seat 1 wins more, scores differ, B's games are longer."""
+    rng = np.random.default_rng(11)
+    a_rank = random_ranks(rng, 3_000, 3, [1, 1, 1])
+    b_rank = random_ranks(rng, 2_000, 3, [1, 1.4, 1])
+    a = rows(a_rank, score=rng.integers(0, 10, (3_000, 3)), turns=rng.integers(20, 40, 3_000))
+    b = rows(b_rank, score=rng.integers(1, 12, (2_000, 3)), turns=rng.integers(22, 44, 2_000))
+    t = stats.unpaired_differences(
+        stats.win_shares(a, level=level),
+        stats.distributions(a),
+        stats.win_shares(b, level=level),
+        stats.distributions(b),
+        level=level,
+    )
+    return a, b, t
+
+
+def _row(t: pl.DataFrame, metric: str, kind: str, group: str) -> dict:
+    return t.row(
+        by_predicate=(pl.col("metric") == metric) & (pl.col("kind") == kind)
+        & (pl.col("group") == group),
+        named=True,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("level", [0.9, 0.95])
+def test_unpaired_win_shares_are_newcombe_intervals_matching_statsmodels(level):
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    a, b, t = _two_runs(level)
+    assert t.columns == [
+        "metric", "kind", "group", "games", "a", "b", "diff", "lo", "hi", "p_value", "significant"
+    ]  # fmt: skip
+    for seat in range(3):
+        wa = int(a.filter(pl.col("seat") == seat)["win"].sum())
+        wb = int(b.filter(pl.col("seat") == seat)["win"].sum())
+        r = _row(t, "win_share", "seat", str(seat))
+        assert (r["a"], r["b"], r["games"]) == (pytest.approx(wa / 3_000), wb / 2_000, 2_000)
+        lo, hi = confint_proportions_2indep(
+            wb, 2_000, wa, 3_000, method="newcomb", compare="diff", alpha=1 - level
+        )
+        assert (r["lo"], r["hi"]) == (pytest.approx(lo), pytest.approx(hi))
+        assert r["significant"] == (lo > 0 or hi < 0)
+    assert _row(t, "win_share", "seat", "1")["significant"]  # the planted +9 points
+    assert {k for k in t["kind"]} == {"seat", "order", "policy", "team", "game"}
+
+
+def test_unpaired_means_are_welch_intervals_matching_scipy():
+    a, b, t = _two_runs()
+    for seat in range(3):
+        xa = a.filter(pl.col("seat") == seat)["score"].to_numpy()
+        xb = b.filter(pl.col("seat") == seat)["score"].to_numpy()
+        ref = sps.ttest_ind(xb, xa, equal_var=False)
+        ci = ref.confidence_interval(0.95)
+        r = _row(t, "mean_score", "seat", str(seat))
+        assert r["diff"] == pytest.approx(xb.mean() - xa.mean())
+        assert (r["lo"], r["hi"]) == (pytest.approx(ci.low), pytest.approx(ci.high))
+        assert r["p_value"] == pytest.approx(ref.pvalue)
+    ta = a.filter(pl.col("seat") == 0)["turns"].to_numpy()
+    tb = b.filter(pl.col("seat") == 0)["turns"].to_numpy()
+    ref = sps.ttest_ind(tb, ta, equal_var=False)
+    r = _row(t, "mean_turns", "game", "all")
+    assert r["diff"] == pytest.approx(tb.mean() - ta.mean()) and r["significant"]
+    assert (r["lo"], r["hi"]) == (
+        pytest.approx(ref.confidence_interval(0.95).low),
+        pytest.approx(ref.confidence_interval(0.95).high),
+    )
+
+
+def test_unpaired_differences_of_a_run_with_itself_are_zero_and_not_significant():
+    a, _, _ = _two_runs()
+    ws, dist = stats.win_shares(a), stats.distributions(a)
+    t = stats.unpaired_differences(ws, dist, ws, dist)
+    assert (t["diff"] == 0).all() and not t["significant"].any()
+    assert t.filter(pl.col("metric") == "win_share")["p_value"].to_list() == pytest.approx(
+        [1.0] * t.filter(pl.col("metric") == "win_share").height
+    )
