@@ -434,12 +434,29 @@ def compare(
     games: GamesOpt = None,
     seed: Annotated[int | None, typer.Option(help="Run seed (default: A's).")] = None,
     threads: ThreadsOpt = None,
+    report_file: Annotated[
+        Path | None,
+        typer.Option("--report", help="Also write the comparison as an HTML page to this file."),
+    ] = None,
+    cdn: Annotated[
+        bool,
+        typer.Option(
+            "--cdn",
+            help="With --report: load plotly.js from its CDN (small file, needs the network) "
+            "instead of inlining it.",
+        ),
+    ] = False,
 ) -> None:
     """Run A and B on the same seeds and show what changed: B - A per seat, place, policy, team."""
     from balance import experiments
 
+    if cdn and report_file is None:
+        _error("--cdn needs --report FILE")
+        raise typer.Exit(1)
     with _user_errors():
         cfg_a, cfg_b = _load(a), _load(b)
+        if report_file is not None:
+            _check_report(report_file)  # before the games, not after them
         with _progress_bar() as progress:
             result = experiments.compare(
                 cfg_a,
@@ -460,6 +477,15 @@ def compare(
         f"B - A with its {result.level * 100:g} % t-interval over games (paired: same seeds); "
         "* the interval excludes 0."
     )
+    if report_file is not None:
+        from balance.report import ReportError, write_comparison
+
+        try:
+            info = write_comparison(result, out=report_file, cdn=cdn)
+        except ReportError as e:
+            _error(e)
+            raise typer.Exit(1) from None
+        typer.echo(f"report -> {info.path} ({info.bytes / 1e6:.1f} MB, {info.seconds:.1f} s)")
 
 
 @app.command()

@@ -2,7 +2,8 @@
 
 ``write_report(["results/run"], out="reports/run.html")`` writes one self-contained file
 (plotly.js inlined, so it opens offline; ``cdn=True`` for a small file that loads plotly.js from
-its CDN). See ``balance report --help``.
+its CDN). See ``balance report --help``. ``write_comparison(comparison, out=...)`` writes the
+page of a ``balance compare`` (``render_comparison``).
 """
 
 from __future__ import annotations
@@ -16,9 +17,12 @@ from balance.report.html import (
     analyse,
     build_report,
     check_output,
+    comparison_sentences,
     differences,
     read_impact,
+    render_comparison,
     summary_sentences,
+    write_comparison,
     write_report,
 )
 
@@ -31,8 +35,11 @@ __all__ = [
     "analyse",
     "build_report",
     "check_output",
+    "comparison_sentences",
     "differences",
     "read_impact",
+    "render_comparison",
     "summary_sentences",
+    "write_comparison",
     "write_report",
 ]

@@ -328,9 +328,12 @@ def plot_differences(
     metric: str = "win_share",
     kinds: Sequence[str] = ("seat", "order", "policy", "team"),
     title: str = "Differences against the baseline",
+    a_name: str = "baseline",
+    b_name: str = "this",
 ) -> go.Figure:
     """Forest plot of the rows of one ``metric`` of a paired/unpaired differences table
-    (diff = this run - baseline, with lo, hi); significant rows (``significant``) in red."""
+    (diff = this run - baseline, with lo, hi); significant rows (``significant``) in red.
+    ``a_name`` and ``b_name`` name the two sides in the hover text (``A``, ``B`` for compare)."""
     t = table.filter((pl.col("metric") == metric) & pl.col("kind").is_in(list(kinds)))
     labels = [difference_label(k, g) for k, g in zip(t["kind"], t["group"], strict=True)]
     share = metric == "win_share"
@@ -354,11 +357,11 @@ def plot_differences(
                 error_x=_errors(sub, "diff") | {"width": 3},
                 customdata=np.column_stack([sub["a"].to_numpy(), sub["b"].to_numpy()]),
                 hovertemplate=(
-                    "%{y}: %{x:+.2%}<br>baseline %{customdata[0]:.2%}, "
-                    "this %{customdata[1]:.2%}<extra></extra>"
+                    f"%{{y}}: %{{x:+.2%}}<br>{a_name} %{{customdata[0]:.2%}}, "
+                    f"{b_name} %{{customdata[1]:.2%}}<extra></extra>"
                     if share
-                    else "%{y}: %{x:+.3f}<br>baseline %{customdata[0]:.3f}, "
-                    "this %{customdata[1]:.3f}<extra></extra>"
+                    else f"%{{y}}: %{{x:+.3f}}<br>{a_name} %{{customdata[0]:.3f}}, "
+                    f"{b_name} %{{customdata[1]:.3f}}<extra></extra>"
                 ),
             )
         )

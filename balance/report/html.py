@@ -161,8 +161,12 @@ def differences(
     return Differences(ds.label, base.label, paired, method, why, games, table, changes)
 
 
-def config_changes(a: dict[str, Any], b: dict[str, Any], prefix: str = "") -> list[str]:
-    """Keys whose values differ between two resolved configs, as ``key.path: a -> b``."""
+def config_diff(
+    a: dict[str, Any], b: dict[str, Any], prefix: str = ""
+) -> list[tuple[str, str, str]]:
+    """Keys whose values differ between two resolved configs, as ``(key.path, a, b)`` with the
+    values in YAML flow style (``(absent)`` for a key one side lacks); games and seed, the run's
+    size, are left out."""
     out = []
     for key in list(dict.fromkeys([*a, *b])):
         if key in ("games", "seed") and not prefix:
@@ -170,10 +174,15 @@ def config_changes(a: dict[str, Any], b: dict[str, Any], prefix: str = "") -> li
         path = f"{prefix}{key}"
         va, vb = a.get(key, "(absent)"), b.get(key, "(absent)")
         if isinstance(va, dict) and isinstance(vb, dict):
-            out += config_changes(va, vb, path + ".")
+            out += config_diff(va, vb, path + ".")
         elif va != vb:
-            out.append(f"{path}: {_flow(va)} -> {_flow(vb)}")
+            out.append((path, _flow(va), _flow(vb)))
     return out
+
+
+def config_changes(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    """Keys whose values differ between two resolved configs, as ``key.path: a -> b``."""
+    return [f"{key}: {va} -> {vb}" for key, va, vb in config_diff(a, b)]
 
 
 def _flow(value: Any) -> str:
@@ -800,7 +809,7 @@ def _impact_section(page: _Page, ds: DatasetStats) -> str:
     )
 
 
-def _differences_columns() -> list[Column]:
+def _differences_columns(a_name: str = "baseline", b_name: str = "this run") -> list[Column]:
     def fmt_value(r: dict[str, Any], key: str) -> str:
         v = r[key]
         if not finite(v):
@@ -818,8 +827,8 @@ def _differences_columns() -> list[Column]:
     return [
         Column("metric", lambda r: r["metric"].replace("_", " ")),
         Column("group", lambda r: figures.difference_label(r["kind"], r["group"])),
-        Column("baseline", lambda r: r, lambda r: fmt_value(r, "a")),
-        Column("this run", lambda r: r, lambda r: fmt_value(r, "b")),
+        Column(a_name, lambda r: r, lambda r: fmt_value(r, "a")),
+        Column(b_name, lambda r: r, lambda r: fmt_value(r, "b")),
         Column("difference", lambda r: r, fmt_diff),
         Column("diff", lambda r: r["diff"], _f("+.4f"), True, "for sorting"),
         Column("p", lambda r: r["p_value"], _pvalue, True),
@@ -938,6 +947,29 @@ def _slug(text: str) -> str:
     return "".join(c if c.isalnum() else "-" for c in text).strip("-").lower() or "dataset"
 
 
+def _plotly(cdn: bool) -> tuple[str, str]:
+    """The plotly.js ``<script>`` (inlined, or the CDN's with its SRI hash) and a footer note."""
+    import plotly.offline
+
+    if cdn:
+        version = plotly.offline.get_plotlyjs_version()
+        sri = (
+            "sha384-"
+            + base64.b64encode(
+                hashlib.sha384(plotly.offline.get_plotlyjs().encode("utf-8")).digest()
+            ).decode()
+        )
+        plotly_tag = (
+            f'<script charset="utf-8" src="{CDN.format(version=version)}" integrity="{sri}" '
+            'crossorigin="anonymous"></script>'
+        )
+        note = f"Figures need plotly.js {version} from the CDN (this file was made with --cdn)."
+    else:
+        plotly_tag = f'<script charset="utf-8">{plotly.offline.get_plotlyjs()}</script>'
+        note = "plotly.js is inlined: this file opens offline."
+    return plotly_tag, note
+
+
 def render(
     datasets: Sequence[DatasetStats],
     *,
@@ -949,8 +981,6 @@ def render(
 ) -> str:
     """The report page of ``datasets`` (with their ``diffs`` against ``baseline`` and the
     interventional ``impact``, if any) as one HTML string."""
-    import plotly.offline
-
     page = _Page()
     diffs = list(diffs) or [None] * len(datasets)
     many = len(datasets) > 1
@@ -1040,22 +1070,7 @@ def render(
         )
         nav.append('<a href="#impact">variants</a>')
 
-    if cdn:
-        version = plotly.offline.get_plotlyjs_version()
-        sri = (
-            "sha384-"
-            + base64.b64encode(
-                hashlib.sha384(plotly.offline.get_plotlyjs().encode("utf-8")).digest()
-            ).decode()
-        )
-        plotly_tag = (
-            f'<script charset="utf-8" src="{CDN.format(version=version)}" integrity="{sri}" '
-            'crossorigin="anonymous"></script>'
-        )
-        note = f"Figures need plotly.js {version} from the CDN (this file was made with --cdn)."
-    else:
-        plotly_tag = f'<script charset="utf-8">{plotly.offline.get_plotlyjs()}</script>'
-        note = "plotly.js is inlined: this file opens offline."
+    plotly_tag, note = _plotly(cdn)
     stats_s = sum(d.seconds for d in datasets)
     subtitle = (
         f"{len(datasets)} dataset{'s' * many}, "
@@ -1073,6 +1088,255 @@ def render(
         generated=escape(generated or datetime.now(UTC).isoformat(timespec="seconds")),
         script=SCRIPT,
     )
+
+
+# ============================================================================ compare A B
+
+
+def comparison_rows(comparison: Any) -> pl.DataFrame:
+    """The rows of a ``Comparison`` table worth showing: team rows go when every team is one seat
+    (they repeat the seats), policy rows when one policy holds every seat (its share is fixed)."""
+    t = comparison.table
+    a, b = comparison.a_config, comparison.b_config
+    if _one_seat_teams(a) and _one_seat_teams(b):
+        t = t.filter(pl.col("kind") != "team")
+    if t.filter(pl.col("kind") == "policy")["group"].n_unique() <= 1:
+        t = t.filter(pl.col("kind") != "policy")
+    return t
+
+
+def _one_seat_teams(config: Any) -> bool:
+    teams = list(config.teams or range(config.players))
+    return len(set(teams)) == len(teams)
+
+
+def _digits(half: float) -> int:
+    """Decimals that show one significant digit of an interval's half-width (1..3)."""
+    if not finite(half) or half <= 0:
+        return 2
+    return int(min(3, max(1, math.ceil(-math.log10(half)))))
+
+
+def _by(d: float, lo: float, hi: float, scale: float, unit: str) -> str:
+    """'3.8 turns [3.7, 3.9]': the size of a change and its interval, signs dropped (the verb
+    says the direction)."""
+    if d < 0:
+        d, lo, hi = -d, -hi, -lo
+    d, lo, hi = d * scale, lo * scale, hi * scale
+    k = _digits((hi - lo) / 2)
+    return f"{d:.{k}f}{unit} [{lo:.{k}f}, {hi:.{k}f}]".replace("-", "−")
+
+
+def _signed(d: float, lo: float, hi: float, scale: float = 1.0, unit: str = "") -> str:
+    k = _digits((hi - lo) * scale / 2)
+    return f"{d * scale:+.{k}f}{unit} [{lo * scale:+.{k}f}, {hi * scale:+.{k}f}]".replace("-", "−")
+
+
+def _listing(items: Sequence[str], most: int = 4) -> str:
+    items = list(items)
+    if len(items) > most:
+        items = [*items[:most], f"{len(items) - most} more"]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+_NOBODY = {
+    "seat": "no seat's win share changes significantly",
+    "order": "no place in the turn order wins significantly more or less often",
+    "policy": "no policy's win share changes significantly",
+    "team": "no team's win share changes significantly",
+}
+
+
+def _share_clause(t: pl.DataFrame, kind: str) -> str | None:
+    rows = t.filter((pl.col("metric") == "win_share") & (pl.col("kind") == kind))
+    if rows.height == 0:
+        return None
+    rows = rows.with_columns(_abs=pl.col("diff").abs()).sort("_abs", descending=True)
+    sig = rows.filter(pl.col("significant"))
+    if sig.height:
+        parts = [
+            f"{'raises' if r['diff'] > 0 else 'lowers'} "
+            f"{figures.difference_label(r['kind'], r['group'])}'s win share by "
+            f"{_by(r['diff'], r['lo'], r['hi'], 100, ' points')} "
+            f"({pct(r['a'])} → {pct(r['b'])})"
+            for r in sig.iter_rows(named=True)
+        ]
+        return "B " + _listing(parts)
+    r = rows.row(0, named=True)
+    return (
+        f"{_NOBODY[kind]} (largest: {figures.difference_label(r['kind'], r['group'])} "
+        f"{_signed(r['diff'], r['lo'], r['hi'], 100, ' points')})"
+    )
+
+
+def _length_clause(t: pl.DataFrame) -> str:
+    r = t.filter(pl.col("metric") == "mean_turns").row(0, named=True)
+    d, lo, hi = r["diff"], r["lo"], r["hi"]
+    if d == 0 and lo == 0 and hi == 0:
+        return f"B leaves the length of every game unchanged ({r['a']:.1f} turns on average)"
+    if r["significant"]:
+        verb = "lengthens" if d > 0 else "shortens"
+        return (
+            f"B {verb} games by {_by(d, lo, hi, 1, ' turns')} "
+            f"({r['a']:.1f} → {r['b']:.1f} turns on average)"
+        )
+    return f"B does not change game length significantly ({_signed(d, lo, hi, 1, ' turns')})"
+
+
+def comparison_sentences(comparison: Any) -> list[str]:
+    """What B changed against A, in words: game length and every significant change of a win
+    share or mean score (significant: the interval excludes 0)."""
+    t = comparison_rows(comparison)
+    changes = config_diff(comparison.a_config.resolved_dict(), comparison.b_config.resolved_dict())
+    out = []
+    if changes:
+        listed = _listing([f"{k} ({va} → {vb})" for k, va, vb in changes], most=3)
+        out.append(f"B differs from A in {listed}.")
+    else:
+        out.append("A and B are the same config (apart from games and seed).")
+    first = [_length_clause(t), _share_clause(t, "seat")]
+    out.append("; ".join(c for c in first if c) + ".")
+    for kind in ("order", "policy", "team"):
+        clause = _share_clause(t, kind)
+        if clause:
+            out.append(clause[0].upper() + clause[1:] + ".")
+    scores = t.filter((pl.col("metric") == "mean_score") & pl.col("significant"))
+    n_scores = t.filter(pl.col("metric") == "mean_score").height
+    if scores.height:
+        scores = scores.with_columns(_abs=pl.col("diff").abs()).sort("_abs", descending=True)
+        parts = [
+            f"{figures.difference_label(r['kind'], r['group'])} "
+            f"{_signed(r['diff'], r['lo'], r['hi'])} ({r['a']:.2f} → {r['b']:.2f})"
+            for r in scores.iter_rows(named=True)
+        ]
+        out.append(
+            f"Mean score changes significantly for {scores.height} of {n_scores} groups: "
+            f"{_listing(parts)}."
+        )
+    elif n_scores:
+        out.append("No mean score changes significantly.")
+    return out
+
+
+def _comparison_provenance(c: Any) -> str:
+    a, b = c.a_config, c.b_config
+    rate = 2 * c.games / c.wall_time_s if c.wall_time_s > 0 else float("nan")
+    items = [
+        ("A (reference)", c.a_path),
+        ("B (the change)", c.b_path),
+        ("game", a.game),
+        ("players", a.players),
+        ("line-up A", ", ".join(f"seat {i}: {p}" for i, p in enumerate(a.seats))),
+        ("line-up B", ", ".join(f"seat {i}: {p}" for i, p in enumerate(b.seats))),
+        ("games", f"{c.games:,} of each config, paired game by game"),
+        ("seed", c.seed),
+        ("tool version", f"balance {balance.__version__}"),
+        ("speed", f"{c.wall_time_s:.1f} s for both configs ({rate:,.0f} games/s)"),
+    ]
+    dl = "".join(f"<dt>{escape(k)}</dt><dd>{escape(str(v))}</dd>" for k, v in items)
+    changes = config_diff(a.resolved_dict(), b.resolved_dict())
+    if changes:
+        diff = "<p>Resolved config keys that differ:</p>" + table_html(
+            [{"key": k, "a": va, "b": vb} for k, va, vb in changes],
+            [
+                Column("key", lambda r: r["key"]),
+                Column("A", lambda r: r["a"]),
+                Column("B", lambda r: r["b"]),
+            ],
+        )
+    else:
+        diff = "<p>The two resolved configs are identical (apart from games and seed).</p>"
+    yamls = "".join(
+        f"<details><summary>config {name}: {escape(path)} (fully resolved, YAML)</summary>"
+        f"<pre>{escape(yaml.safe_dump(cfg.resolved_dict(), sort_keys=False, allow_unicode=True))}"
+        "</pre></details>"
+        for name, path, cfg in (("A", c.a_path, a), ("B", c.b_path, b))
+    )
+    return f'<dl class="prov">{dl}</dl>{diff}{yamls}'
+
+
+def _comparison_method(c: Any) -> str:
+    n_rows = comparison_rows(c).height
+    return (
+        f"<p>Both configs play the same {c.games:,} games (seed {escape(str(c.seed))}): game "
+        "<i>i</i> draws the same random numbers under A and B (common random numbers), so each "
+        "game gives one paired difference B − A, and most of the luck cancels. Intervals: "
+        f"{escape(c.method)}, at the {c.level:.0%} level. A change is called significant when "
+        f"its interval excludes 0; the {n_rows} rows are not adjusted for multiple comparisons, "
+        f"so about {1 - c.level:.0%} of unchanged rows are flagged by chance.</p>"
+    )
+
+
+def render_comparison(comparison: Any, *, cdn: bool = False, generated: str | None = None) -> str:
+    """The page of a ``balance compare`` (an ``experiments.Comparison``) as one HTML string:
+    sentences, provenance of both configs and their differences, paired differences of win
+    share, mean score and game length with intervals, the full table and the method."""
+    c = comparison
+    page = _Page()
+    t = comparison_rows(c)
+    kinds = [k for k in KINDS_SHOWN if t.filter(pl.col("kind") == k).height]
+    figs = [
+        page.figure(
+            figures.plot_differences(
+                t, metric=metric, kinds=kinds_, title=title, a_name="A", b_name="B"
+            )
+        )
+        for metric, kinds_, title in (
+            ("win_share", kinds, "Win share: B minus A"),
+            ("mean_score", kinds, "Mean score: B minus A"),
+            ("mean_turns", ["game"], "Game length (turns): B minus A"),
+        )
+    ]
+    items = "".join(f"<li>{escape(s)}</li>" for s in comparison_sentences(c))
+    level = f"{c.level:.0%}"
+    sections = [
+        (
+            "summary",
+            "What B changes",
+            f'<ul class="headline">{items}</ul>'
+            f'<p class="note">Paired over {c.games:,} games; [ ] are {level} intervals; '
+            "significant: the interval excludes 0.</p>",
+        ),
+        ("provenance", "Provenance", _comparison_provenance(c)),
+        ("wins", "Win share", figs[0]),
+        ("scores", "Mean score", figs[1]),
+        ("length", "Game length", figs[2]),
+        (
+            "table",
+            "All differences",
+            table_html(
+                t.to_dicts(),
+                _differences_columns("A", "B"),
+                sortable=True,
+                mark=lambda r: bool(r["significant"]),
+            ),
+        ),
+        ("method", "Method", _comparison_method(c)),
+    ]
+    body = "\n".join(
+        f'<section id="{key}"><h2>{escape(name)}</h2>{html}</section>'
+        for key, name, html in sections
+    )
+    nav = " ".join(f'<a href="#{key}">{escape(name.lower())}</a>' for key, name, _ in sections)
+    plotly_tag, note = _plotly(cdn)
+    return PAGE.substitute(
+        title=escape(f"Balance compare: {c.a_path} vs {c.b_path}"),
+        subtitle=escape(
+            f"{c.a_config.game}: A = {c.a_path}, B = {c.b_path}; {c.games:,} paired games "
+            f"(seed {c.seed})"
+        ),
+        version=escape(balance.__version__),
+        css=CSS,
+        plotly=plotly_tag,
+        plotly_note=escape(note),
+        nav=nav,
+        body=body,
+        generated=escape(generated or datetime.now(UTC).isoformat(timespec="seconds")),
+        script=SCRIPT,
+    )
+
+
+KINDS_SHOWN = ("seat", "order", "policy", "team")
 
 
 # ================================================================================ entry points
@@ -1149,6 +1413,23 @@ def write_report(
     t0 = time.perf_counter()
     check_output(out)
     html, stats_s = build_report(results, baseline=baseline, impact=impact, cdn=cdn, level=level)
+    path = _write_html(out, html)
+    return ReportInfo(path, path.stat().st_size, stats_s, time.perf_counter() - t0)
+
+
+def write_comparison(
+    comparison: Any, *, out: str | os.PathLike[str], cdn: bool = False
+) -> ReportInfo:
+    """Write the page of a ``balance compare`` to ``out`` (parents created; replaced atomically).
+    Call ``check_output(out)`` before playing the games."""
+    t0 = time.perf_counter()
+    check_output(out)
+    path = _write_html(out, render_comparison(comparison, cdn=cdn))
+    seconds = time.perf_counter() - t0
+    return ReportInfo(path, path.stat().st_size, seconds, seconds)
+
+
+def _write_html(out: str | os.PathLike[str], html: str) -> Path:
     path = Path(out)
     tmp = path.with_name(f".{path.name}.tmp")
     try:
@@ -1159,4 +1440,4 @@ def write_report(
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
         raise ReportError(f"{out}: cannot write: {e.strerror or e}") from None
-    return ReportInfo(path, path.stat().st_size, stats_s, time.perf_counter() - t0)
+    return path
