@@ -1156,7 +1156,8 @@ def _share_clause(t: pl.DataFrame, kind: str) -> str | None:
     if sig.height:
         parts = [
             f"{'raises' if r['diff'] > 0 else 'lowers'} "
-            f"{figures.difference_label(r['kind'], r['group'])}'s win share by "
+            f"{'the ' * (kind == 'order')}{figures.difference_label(r['kind'], r['group'])}'s "
+            "win share by "
             f"{_by(r['diff'], r['lo'], r['hi'], 100, ' points')} "
             f"({pct(r['a'])} → {pct(r['b'])})"
             for r in sig.iter_rows(named=True)
