@@ -32,6 +32,8 @@ VARIANTS = """\
   patch: {rules: {ravens: {seven: {action: false, capture: false}}}}
 """
 
+NO_SEVEN = "rules: {ravens: {seven: {action: false, capture: false}}}\n"
+
 pytestmark = pytest.mark.slow
 
 
@@ -61,7 +63,7 @@ def _cli(*args: object) -> str:
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory) -> dict[str, Path]:
     """Reports of a small Five Ravens run, made through the CLI: inlined (with a baseline and
-    impact variants, so every section is there) and --cdn."""
+    impact variants, so every section is there) and --cdn; and a `compare --report` page."""
     _require_browser()
     tmp = tmp_path_factory.mktemp("browser")
     run, base = tmp / "random_vs_greedy", tmp / "base"
@@ -73,7 +75,15 @@ def reports(tmp_path_factory) -> dict[str, Path]:
     inline, cdn = tmp / "report.html", tmp / "cdn.html"
     _cli("report", run, "--baseline", base, "--impact", impact, "-o", inline)
     _cli("report", run, "-o", cdn, "--cdn")
-    return {"inline": inline, "cdn": cdn, "published": ROOT / "reports" / "five_ravens.html"}
+    (tmp / "no_seven.yaml").write_text(f"extends: {BASELINE}\n{NO_SEVEN}")
+    compare = tmp / "compare.html"
+    _cli("compare", BASELINE, tmp / "no_seven.yaml", "--games", GAMES, "--report", compare)
+    return {
+        "inline": inline,
+        "cdn": cdn,
+        "compare": compare,
+        "published": ROOT / "reports" / "five_ravens.html",
+    }
 
 
 @pytest.fixture(scope="module")
@@ -148,6 +158,8 @@ def _wait_for_figures(driver) -> int:
         ("inline", 9, "Greedy seats win "),
         # the published 1M-game report (reports/five_ravens.html): one policy, no baseline
         ("published", 5, "Seats are balanced: "),
+        # compare base.yaml with the 7 switched off: win share, mean score, game length
+        ("compare", 3, "B differs from A in rules.ravens.seven.action (true → false)"),
     ],
 )
 def test_report_opens_offline_without_console_errors_and_draws_every_figure(
