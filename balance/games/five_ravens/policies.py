@@ -112,6 +112,38 @@ def _kind(tb, st, p):
     return k
 
 
+# Centre slot kinds for the slot helpers below.
+FACE_DOWN, FACE_UP, ANY_FACE = 0, 1, 2
+
+
+@njit(cache=True, _nrt=False)
+def slot_ok(st, s, face):
+    """Centre slot ``s`` holds an unlocked relic, face down / face up / either (``face``)."""
+    if st.board[B_CENTRE + s] < 0 or st.board[B_LOCK + s] != 0:
+        return False
+    return face == ANY_FACE or st.board[B_FACE + s] == face
+
+
+@njit(cache=True, _nrt=False)
+def count_slots(tb, st, face):
+    n = 0
+    for s in range(tb.params[P_PLAYERS]):
+        if slot_ok(st, s, face):
+            n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def nth_slot(tb, st, face, j):
+    """The ``j``-th (from 0) slot that is ``slot_ok`` for ``face``, -1 if there are fewer."""
+    for s in range(tb.params[P_PLAYERS]):
+        if slot_ok(st, s, face):
+            if j == 0:
+                return s
+            j -= 1
+    return -1
+
+
 # ---------------------------------------------------------------- what a seat knows and values
 
 
@@ -284,12 +316,7 @@ def thief_value(tb, st, p, c):
 @njit(cache=True, _nrt=False)
 def _unknown_facedown(tb, st, p):
     for slot in range(tb.params[P_PLAYERS]):
-        if (
-            st.board[B_CENTRE + slot] >= 0
-            and st.board[B_FACE + slot] == 0
-            and st.board[B_LOCK + slot] == 0
-            and st.seat[p, S_CKNOWN + slot] == 0
-        ):
+        if slot_ok(st, slot, FACE_DOWN) and st.seat[p, S_CKNOWN + slot] == 0:
             return slot
     return -1
 
@@ -300,11 +327,7 @@ def _worst_faceup(tb, st, p):
     best = -1
     bv = 1.0e18
     for slot in range(tb.params[P_PLAYERS]):
-        if (
-            st.board[B_CENTRE + slot] >= 0
-            and st.board[B_FACE + slot] == 1
-            and st.board[B_LOCK + slot] == 0
-        ):
+        if slot_ok(st, slot, FACE_UP):
             v = relic_worth(tb, st, p, st.board[B_CENTRE + slot], -1)
             if v < bv:
                 bv = v
@@ -534,26 +557,8 @@ def choose_seven(tb, st, p, x):
     P = tb.params[P_PLAYERS]
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
-        n = 1
-        for s in range(P):
-            if (
-                st.board[B_CENTRE + s] >= 0
-                and st.board[B_FACE + s] == 0
-                and st.board[B_LOCK + s] == 0
-            ):
-                n += 1
-        j = below(st.rng[1 + p], n)
-        if j == 0:
-            return -1
-        for s in range(P):
-            if (
-                st.board[B_CENTRE + s] >= 0
-                and st.board[B_FACE + s] == 0
-                and st.board[B_LOCK + s] == 0
-            ):
-                j -= 1
-                if j == 0:
-                    return s
+        j = below(st.rng[1 + p], 1 + count_slots(tb, st, FACE_DOWN))
+        return -1 if j == 0 else nth_slot(tb, st, FACE_DOWN, j - 1)
     if k != POL_GREEDY:
         v, _ = _script(st)
         return v
@@ -561,7 +566,7 @@ def choose_seven(tb, st, p, x):
     best = -1
     bv = 0.5
     for s in range(P):
-        if st.board[B_CENTRE + s] >= 0 and st.board[B_FACE + s] == 0 and st.board[B_LOCK + s] == 0:
+        if slot_ok(st, s, FACE_DOWN):
             y = known_relic(st, p, s)
             vy = unknown_worth(tb) if y < 0 else relic_worth(tb, st, p, y, -1)
             if vx - vy > bv:
@@ -574,20 +579,12 @@ def choose_seven(tb, st, p, x):
 def choose_flip(tb, st, p):
     """6: the unlocked centre slot to flip (must flip one if able), -1 if none."""
     P = tb.params[P_PLAYERS]
-    n = 0
-    for s in range(P):
-        if st.board[B_CENTRE + s] >= 0 and st.board[B_LOCK + s] == 0:
-            n += 1
+    n = count_slots(tb, st, ANY_FACE)
     if n == 0:
         return -1
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
-        j = below(st.rng[1 + p], n)
-        for s in range(P):
-            if st.board[B_CENTRE + s] >= 0 and st.board[B_LOCK + s] == 0:
-                if j == 0:
-                    return s
-                j -= 1
+        return nth_slot(tb, st, ANY_FACE, below(st.rng[1 + p], n))
     if k != POL_GREEDY:
         v, _ = _script(st)
         return v
@@ -598,7 +595,7 @@ def choose_flip(tb, st, p):
     best = -1
     bv = NEG
     for s in range(P):
-        if st.board[B_CENTRE + s] >= 0 and st.board[B_LOCK + s] == 0:
+        if slot_ok(st, s, ANY_FACE):
             v = relic_worth(tb, st, p, st.board[B_CENTRE + s], -1) if st.board[B_FACE + s] else -1.0
             if v > bv:
                 bv = v
@@ -679,35 +676,17 @@ def choose_set_aside(tb, st, p, out):
 @njit(cache=True, _nrt=False)
 def choose_examine(tb, st, p):
     """3: the unlocked face-down centre slot to look at, -1 if none."""
-    P = tb.params[P_PLAYERS]
-    n = 0
-    for s in range(P):
-        if st.board[B_CENTRE + s] >= 0 and st.board[B_FACE + s] == 0 and st.board[B_LOCK + s] == 0:
-            n += 1
+    n = count_slots(tb, st, FACE_DOWN)
     if n == 0:
         return -1
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
-        j = below(st.rng[1 + p], n)
-        for s in range(P):
-            if (
-                st.board[B_CENTRE + s] >= 0
-                and st.board[B_FACE + s] == 0
-                and st.board[B_LOCK + s] == 0
-            ):
-                if j == 0:
-                    return s
-                j -= 1
+        return nth_slot(tb, st, FACE_DOWN, below(st.rng[1 + p], n))
     if k != POL_GREEDY:
         v, _ = _script(st)
         return v
     s = _unknown_facedown(tb, st, p)
-    if s >= 0:
-        return s
-    for s in range(P):
-        if st.board[B_CENTRE + s] >= 0 and st.board[B_FACE + s] == 0 and st.board[B_LOCK + s] == 0:
-            return s
-    return -1
+    return s if s >= 0 else nth_slot(tb, st, FACE_DOWN, 0)
 
 
 @njit(cache=True, _nrt=False)
@@ -746,25 +725,12 @@ def choose_borrow(tb, st, p):
 @njit(cache=True, _nrt=False)
 def choose_replace(tb, st, p):
     """1: the unlocked face-up centre slot to replace, -1 if none."""
-    P = tb.params[P_PLAYERS]
-    n = 0
-    for s in range(P):
-        if st.board[B_CENTRE + s] >= 0 and st.board[B_FACE + s] == 1 and st.board[B_LOCK + s] == 0:
-            n += 1
+    n = count_slots(tb, st, FACE_UP)
     if n == 0:
         return -1
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
-        j = below(st.rng[1 + p], n)
-        for s in range(P):
-            if (
-                st.board[B_CENTRE + s] >= 0
-                and st.board[B_FACE + s] == 1
-                and st.board[B_LOCK + s] == 0
-            ):
-                if j == 0:
-                    return s
-                j -= 1
+        return nth_slot(tb, st, FACE_UP, below(st.rng[1 + p], n))
     if k != POL_GREEDY:
         v, _ = _script(st)
         return v
@@ -788,27 +754,19 @@ def choose_peek_end(tb, st, p):
 def choose_lock(tb, st, p):
     """Captured 1: the centre slot to lock, -1 if none."""
     P = tb.params[P_PLAYERS]
-    n = 0
-    for s in range(P):
-        if st.board[B_CENTRE + s] >= 0 and st.board[B_LOCK + s] == 0:
-            n += 1
+    n = count_slots(tb, st, ANY_FACE)
     if n == 0:
         return -1
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
-        j = below(st.rng[1 + p], n)
-        for s in range(P):
-            if st.board[B_CENTRE + s] >= 0 and st.board[B_LOCK + s] == 0:
-                if j == 0:
-                    return s
-                j -= 1
+        return nth_slot(tb, st, ANY_FACE, below(st.rng[1 + p], n))
     if k != POL_GREEDY:
         v, _ = _script(st)
         return v
     best = -1
     bv = NEG
     for s in range(P):
-        if st.board[B_CENTRE + s] >= 0 and st.board[B_LOCK + s] == 0:
+        if slot_ok(st, s, ANY_FACE):
             x = known_relic(st, p, s)
             v = unknown_worth(tb) if x < 0 else relic_worth(tb, st, p, x, -1)
             if v > bv:
