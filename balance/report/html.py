@@ -1189,6 +1189,7 @@ def comparison_sentences(comparison: Any) -> list[str]:
     share or mean score (significant: the interval excludes 0)."""
     t = comparison_rows(comparison)
     changes = config_diff(comparison.a_config.resolved_dict(), comparison.b_config.resolved_dict())
+    changes = [c for c in changes if c[0] != "description"]  # words, not rules (in the table)
     out = []
     if changes:
         listed = _listing([f"{k} ({va} → {vb})" for k, va, vb in changes], most=3)
