@@ -551,8 +551,9 @@ def report(
     cdn: Annotated[
         bool,
         typer.Option(
-            "--cdn", help="Load plotly.js from its CDN (small file, needs the network) instead "
-            "of inlining it."
+            "--cdn",
+            help="Load plotly.js from its CDN (small file, needs the network) instead "
+            "of inlining it.",
         ),
     ] = False,
 ) -> None:
