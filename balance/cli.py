@@ -52,7 +52,9 @@ class _OneLineErrors(TyperGroup):
                 e.show()
                 sys.exit(0)
             _error(e.format_message())
-            sys.exit(1)
+            # `check` is a CI gate: exit 1 means "balance broke", so its usage errors exit 2.
+            words = [a for a in (sys.argv[1:] if args is None else args) if not a.startswith("-")]
+            sys.exit(2 if words[:1] == ["check"] else 1)
         except typer.Abort:
             if not standalone_mode:
                 raise

@@ -458,3 +458,11 @@ def test_check_results_are_reproducible(fake_config, tmp_path):
     strip = [r._replace(seconds=0) for r in a.assertions]
     assert strip == [r._replace(seconds=0) for r in b.assertions]
     assert np.isfinite(a.assertions[0].estimate)
+
+
+@pytest.mark.parametrize("args", [["--bogus"], [], ["spec.yaml", "--junit"]])
+def test_check_usage_errors_are_exit_2(args):
+    """Exit 1 means "balance broke" to a CI gate; a mistyped command line must not look like it."""
+    result = run("check", *args)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
