@@ -307,12 +307,12 @@ def can_play_action(st, p, c):
     return c < N_RAVENS and ravens_in_hand(st, p) >= 2
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def can_capt3(tb, st, p):
     return st.seat[p, S_USED3] == 0 and tb.params[P_CAPTURE + 2] == 1 and has_captured(st, p, 2)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def can_capt1(tb, st, p):
     if st.seat[p, S_USED1] != 0 or tb.params[P_CAPTURE + 0] == 0 or not has_captured(st, p, 0):
         return False
@@ -322,7 +322,7 @@ def can_capt1(tb, st, p):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def can_thief(tb, st, p, c):
     """FR-7: a Raven, or a relic listed in thief_relics, unless the seat drew no Raven."""
     if st.seat[p, S_NO_THIEF]:
@@ -332,7 +332,7 @@ def can_thief(tb, st, p, c):
     return tb.cards[C_THIEF, tb.cards[C_INST, c - N_RAVENS]] == 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def legal_moves(tb, st, p, moves):
     """Fill ``moves`` (int32[k, 2]: move, card) with the seat's legal turns; returns k (FR-5)."""
     k = 0
@@ -571,7 +571,7 @@ def capt1_action(tb, st, p):
         emit(st, E_LOCK, p, slot, st.board[B_CENTRE + slot], st.board[B_FACE + slot], 0, 0, 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def play_turn(tb, st, p, move, c):
     """Carry out one Mission turn (FR-5) chosen by the seat's policy."""
     st.board[G_TURNS] += 1

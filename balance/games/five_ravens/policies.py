@@ -103,7 +103,7 @@ def _script(st):
     return 0, False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _kind(tb, st, p):
     """The seat's policy kind; a script seat whose script is used up plays greedy."""
     k = tb.params[P_SEAT + p]
@@ -116,7 +116,7 @@ def _kind(tb, st, p):
 FACE_DOWN, FACE_UP, ANY_FACE = 0, 1, 2
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def slot_ok(st, s, face):
     """Centre slot ``s`` holds an unlocked relic, face down / face up / either (``face``)."""
     if st.board[B_CENTRE + s] < 0 or st.board[B_LOCK + s] != 0:
@@ -147,7 +147,7 @@ def nth_slot(tb, st, face, j):
 # ---------------------------------------------------------------- what a seat knows and values
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def known_relic(st, p, slot):
     """The relic card in centre ``slot`` if seat ``p`` knows it, else -1 (FR-15)."""
     if st.board[B_CENTRE + slot] < 0:
@@ -157,17 +157,17 @@ def known_relic(st, p, slot):
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def own_gems(tb, st, p):
     return st.seat[p, S_GEMS]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def captured_of_type(tb, st, p, t):
     return st.seat[p, ctype_col(tb, t)]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def capture_gain(tb, st, p, c):
     """Points seat ``p`` gains at scoring by having card ``c`` captured rather than not."""
     if c < N_RAVENS:
@@ -200,7 +200,7 @@ def capture_gain(tb, st, p, c):
     return g
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def relic_worth(tb, st, p, c, thief):
     """Points seat ``p`` expects from stealing relic card ``c`` with ``thief`` (FR-10, FR-13)."""
     t = tb.cards[C_INST, c - N_RAVENS]
@@ -228,12 +228,12 @@ def relic_worth(tb, st, p, c, thief):
     return base
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def unknown_worth(tb):
     return tb.params[P_MEAN_MILLI] / 1000.0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def best_visible_gain(tb, st, p, thief):
     """Extra points the thief's capture effect would add on the best relic the seat can see."""
     best = 0.0
@@ -257,7 +257,7 @@ def best_visible_gain(tb, st, p, thief):
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def rescue_gain(tb, st, p, c):
     """Points seat ``p`` gains by rescuing captured card ``c`` (moving it to the deck)."""
     if c == 5 and st.seat[p, S_DOUBLED] >= 0:
@@ -280,7 +280,7 @@ def rescue_gain(tb, st, p, c):
     return -0.2
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def best_rescue_gain(tb, st, p, exclude):
     best = NEG
     for i in range(st.seat[p, S_CAPT_N]):
@@ -292,7 +292,7 @@ def best_rescue_gain(tb, st, p, exclude):
     return 0.0 if best == NEG else best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def thief_value(tb, st, p, c):
     """Greedy value of playing card ``c`` as thief (rank, capture effect, penalty)."""
     w = tb.weights[p]
@@ -313,7 +313,7 @@ def thief_value(tb, st, p, c):
     return v
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _unknown_facedown(tb, st, p):
     for slot in range(tb.params[P_PLAYERS]):
         if slot_ok(st, slot, FACE_DOWN) and st.seat[p, S_CKNOWN + slot] == 0:
@@ -321,7 +321,7 @@ def _unknown_facedown(tb, st, p):
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _worst_faceup(tb, st, p):
     """(slot, worth) of the least valuable unlocked face-up centre relic, slot -1 if none."""
     best = -1
@@ -335,7 +335,7 @@ def _worst_faceup(tb, st, p):
     return best, bv
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _dead_cards(tb, st, p):
     k = 0
     for i in range(st.seat[p, S_HAND_N]):
@@ -370,7 +370,7 @@ def _best_capture(tb, st, p):
     return best, bv
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def action_value(tb, st, p, c, thief):
     """Greedy estimate of what resolving Raven ``c``'s action is worth to seat ``p`` now."""
     if tb.params[P_ACTION + c] == 0:
@@ -387,7 +387,7 @@ def action_value(tb, st, p, c, thief):
     return base_action_value(tb, st, p, c, thief)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def base_action_value(tb, st, p, c, thief):
     """action_value for any Raven but the 2."""
     w = tb.weights[p]

@@ -114,7 +114,11 @@ class State(NamedTuple):
 
     Few arrays on purpose: numba passes a NamedTuple to a non-inlined call as every field of
     every array, so a call's cost grows with the number of arrays (measured: 43 arrays cost
-    ~0.5 µs a call with reference counting, ~50 ns without).
+    ~0.5 µs a call with reference counting, ~50 ns without). For the same reason the small hot
+    helpers (pile helpers here, the greedy valuations in policies.py, legality in engine.py) are
+    ``inline="always"`` (numba IR inlining): measured +19.5 % greedy games/s for +20 % compile
+    time (55 -> 65 s). Inlining the choose_* and act_* functions too measured ~+7 % more but
+    took the compile time to ~3.7 min, so they stay calls.
     """
 
     pile: np.ndarray  # int32[P, 4, CAP]; deck, hand, discard, captured (PILE_*)
@@ -184,7 +188,7 @@ def emit(st, code, a, b, c, d, e, f, h):
         st.board[G_LOG_N] = n + 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def card_type(tb, c):
     """Telemetry card type of card id ``c``: its rank index, or 9 + its relic type."""
     if c < N_RAVENS:
@@ -192,12 +196,12 @@ def card_type(tb, c):
     return N_RAVENS + tb.cards[C_INST, c - N_RAVENS]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def count(tb, st, p, ev, c):
     st.seat[p, S_TELE + ev * (N_RAVENS + tb.params[P_N_TYPES]) + card_type(tb, c)] += 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def find(pile, n, c):
     for i in range(n):
         if pile[i] == c:
@@ -205,26 +209,26 @@ def find(pile, n, c):
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def remove_at(pile, n, i):
     """Remove pile[i] by moving the last card into its place; returns the new count."""
     pile[i] = pile[n - 1]
     return n - 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def hand_remove(st, p, c):
     i = find(st.pile[p, PILE_HAND], st.seat[p, S_HAND_N], c)
     st.seat[p, S_HAND_N] = remove_at(st.pile[p, PILE_HAND], st.seat[p, S_HAND_N], i)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def disc_push(st, p, c):
     st.pile[p, PILE_DISC, st.seat[p, S_DISC_N]] = c
     st.seat[p, S_DISC_N] += 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def ctype_col(tb, t):
     """Column of State.seat counting the seat's captured relics of type ``t``."""
     return S_TELE + 5 * (N_RAVENS + tb.params[P_N_TYPES]) + t
@@ -282,7 +286,7 @@ def deck_push_top(st, p, c):
     st.seat[p, S_DECK_KNOWN] += 1  # FR-15: the owner knows what they put on top
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def ravens_in_hand(st, p):
     k = 0
     for i in range(st.seat[p, S_HAND_N]):
@@ -291,13 +295,13 @@ def ravens_in_hand(st, p):
     return k
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def has_captured(st, p, r):
     """Raven ``r`` (0..8) is among the seat's captured cards."""
     return (st.seat[p, S_CAPT_MASK] >> r) & 1 == 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def captured_relics(st, p):
     return st.seat[p, S_CAPT_RELICS]
 
