@@ -283,7 +283,7 @@ def run(
     say("start-up: warm cache to first chunk")
     warm_total = min(_child_wall({**spec, "mode": "first_chunk"}) for _ in range(repeats))
     say(f"start-up: balance simulate --games {CLI_GAMES}")
-    cli = _cli_command()
+    cli = cli_command()
     with tempfile.TemporaryDirectory(prefix="balance-bench-") as tmp:
         simulate = [*cli, "simulate", str(config_path), "--games", str(CLI_GAMES), "--out"]
         cli_s = min(_wall([*simulate, str(Path(tmp) / f"run{i}")]) for i in range(repeats))
@@ -438,7 +438,7 @@ def _child(spec: dict[str, Any], env: dict[str, str] | None = None) -> dict[str,
     return json.loads(stdout.strip().splitlines()[-1])
 
 
-def _cli_command() -> list[str]:
+def cli_command() -> list[str]:
     """The installed ``balance`` script of this interpreter (or its module, if not installed)."""
     script = Path(sys.executable).with_name("balance")
     if script.is_file():

@@ -32,18 +32,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from balance.bench import cli_command
+
 LIMIT = 1.20  # the largest run may use less than 20 % more peak memory than the smallest
-
-
-def balance_command() -> list[str]:
-    """The ``balance`` script installed next to this interpreter, else the one on PATH."""
-    script = Path(sys.executable).with_name("balance")
-    if script.is_file():
-        return [str(script)]
-    found = shutil.which("balance")
-    if found:
-        return [found]
-    return [sys.executable, "-c", "from balance.cli import app; app()"]
 
 
 def peak_rss(cmd: list[str]) -> tuple[int, float]:
@@ -75,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, help="keep the results directories here")
     args = parser.parse_args(argv)
 
-    base = balance_command()
+    base = cli_command()
     peaks: list[tuple[int, int]] = []
     with tempfile.TemporaryDirectory(prefix="balance-memory-") as tmp:
         where = args.keep or Path(tmp)
