@@ -8,6 +8,7 @@ from typing import Any
 # name -> module path; modules are imported lazily so that `balance --help` stays fast.
 _GAMES = {
     "five_ravens": "balance.games.five_ravens",
+    "raven_order": "balance.games.raven_order",
 }
 
 

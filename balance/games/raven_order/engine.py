@@ -1,0 +1,733 @@
+"""The Raven Order rule engine: numba kernels over the arrays of ``state.State``.
+
+One game: setup (RO-1), then turns of Harvest (RO-2), Construction (RO-3..RO-6) and War (RO-7..
+RO-9) until a player has no building after a war, or the turn cap makes it a draw. Every decision
+is asked of ``policies``; this module applies it through the rules' own conditions.
+
+Readings of the engine where the rulebook and RULINGS are silent (cited in tests as ENGINE-n):
+
+- ENGINE-1 The turn cap counts every player's turns; ``turns`` is the number of turns played.
+- ENGINE-2 A draw is a shared first place (``win`` = 0.5 each); ``score`` is the buildings a seat
+  has standing at the end (0 for the loser of a destruction).
+- ENGINE-3 Runes are dealt five to the first player, then five to the second.
+- ENGINE-4 Dawn Raid and an attacking Spirit Rune kill when attackers are declared, before
+  blockers are chosen; a blocking Spirit Rune kills after blockers are chosen, before battle (so it
+  may kill an attacker, whose blockers then survive). Each copy in play acts once per war.
+- ENGINE-5 Copies of a rune stack (two Crown Runes give +6); Frost Marks in one battle group stack.
+- ENGINE-6 Looting pays for workers and sentries that riders kill in battle, not for Poisons'.
+- ENGINE-7 Squire: a worker of the attacking rider's owner dies in its place (when it has one).
+- ENGINE-8 Corruption may be played with no enemy unit to take; a taken unit keeps its rune.
+- ENGINE-9 A seat holds at most ``state.CAPU`` sentries, riders and druids; training a worker
+  past that is not allowed (never reached by the heuristics).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from balance.games.base import Chunk
+from balance.games.raven_order.policies import (
+    ACT_BUILD,
+    ACT_END,
+    ACT_RUNE,
+    ACT_SELL,
+    ACT_TRAIN,
+    can_build,
+    can_train,
+    choose_action,
+    choose_attacker_victim,
+    choose_attackers,
+    choose_blocks,
+    choose_canine,
+    choose_destroy,
+    choose_enemy_unit,
+    choose_kills,
+    choose_squire,
+    choose_statue,
+    rune_level_ok,
+    rune_target_ok,
+    train_cost,
+)
+from balance.games.raven_order.state import (
+    A_APOW,
+    A_ATK,
+    A_AWK,
+    A_BLK,
+    A_BONUS,
+    A_TMP,
+    B_DECK,
+    BLOCK,
+    CAPU,
+    END_DESTRUCTION,
+    END_DRAW,
+    G_END,
+    G_FIRST,
+    G_NATK,
+    G_TURN,
+    G_WINNER,
+    N_G_RESET,
+    N_U,
+    PL_ACAD,
+    PL_ACTIONS,
+    PL_BRUNE,
+    PL_BUILDS,
+    PL_BUILT,
+    PL_GOLD,
+    PL_HAND,
+    PL_HAND_N,
+    PL_INPLAY,
+    PL_NBLD,
+    PL_NU,
+    PL_TELE,
+    PL_WORKERS,
+    U_DEAD,
+    U_FRESH,
+    U_NOATK,
+    U_RUNE,
+    U_TIRED,
+    U_TYPE,
+    add_unit,
+    advantage,
+    alloc_state,
+    draw_rune,
+    emit,
+    has,
+    is_academy,
+    kill_worker,
+    mark_dead,
+    shields_bonus,
+    sweep,
+    tele,
+    unit_power,
+)
+from balance.games.raven_order.tables import (
+    BD_COST,
+    BD_GOLD,
+    BD_RUNES,
+    BD_WORKERS,
+    BLOOM,
+    CANINE,
+    CONQUEST,
+    CORRUPTION,
+    DAWN_RAID,
+    FROST,
+    LOOTING,
+    MEDICINE,
+    N_TELE,
+    NB,
+    NR,
+    P_COMP_GOLD,
+    P_COMP_SENTRIES,
+    P_COMP_WORKERS,
+    P_HARVEST_WORKERS,
+    P_SELL,
+    P_START_BLD,
+    P_START_GOLD,
+    P_START_HAND,
+    P_STATUE_BUILDS,
+    P_STATUE_RUNES,
+    P_STATUE_WORKERS,
+    P_TURN_CAP,
+    POISONS,
+    RIDER,
+    RN_COUNT,
+    RN_GOLD,
+    RN_KILLS,
+    RN_MIN_RIDERS,
+    RN_POWER,
+    RN_TARGET,
+    RN_WORKERS,
+    SENTRY,
+    SPIRIT,
+    SQUIRE,
+    STATUE,
+    STATUE_BUILDS,
+    STATUE_RUNES,
+    STATUE_WORKERS,
+    T_DRUID,
+    TE_ATTACKED,
+    TE_BUILT,
+    TE_LOST_B,
+    TE_PLAYED,
+    TE_SOLD,
+    TE_TRAINED,
+    WORKER,
+    Compiled,
+)
+from balance.rng import below, seed_stream
+
+# Log events (narrate.py): code, then up to seven integers.
+(
+    E_START,  # first, deck size
+    E_TURN,  # p, turn, gold, workers, buildings, units, runes in hand
+    E_HARVEST,  # p, gold gained, workers gained, runes drawn, gold now
+    E_BUILD,  # p, building, cost, gold left
+    E_STATUE,  # p, choice, amount
+    E_TRAIN,  # p, to type, cost, gold left
+    E_SELL,  # p, gold, gold now
+    E_RUNE,  # p, rune, host type (-1 druid / building), host
+    E_CORRUPT,  # p, unit type taken (-1 none, 0 worker), its rune
+    E_ATTACK,  # p, unit type, power, rune
+    E_CANINE,  # p, bonus
+    E_CONQUEST,  # p, workers
+    E_PREKILL,  # p (killer), source rune, victim type (0 worker)
+    E_BATTLE,  # p, attacker type, attacker power, blockers power, blockers, attacker dies
+    E_DEATH,  # owner, unit type, rune
+    E_SQUIRE,  # p
+    E_LOOT,  # p, gold
+    E_POISON,  # p (the rider's owner), victims
+    E_DESTROY,  # p (attacker), building
+    E_END,  # reason, winner, turns
+) = range(20)
+
+
+# ---------------------------------------------------------------------------------------------
+# Setup and Harvest
+
+
+@njit(cache=True, _nrt=False)
+def shuffle(a, n, rng):
+    for i in range(n - 1, 0, -1):
+        j = below(rng, i + 1)
+        t = a[i]
+        a[i] = a[j]
+        a[j] = t
+
+
+@njit(cache=True, _nrt=False)
+def place_building(tb, st, p, b):
+    st.pl[p, PL_BUILT + b] = 1
+    st.pl[p, PL_BRUNE + b] = -1
+    st.pl[p, PL_NBLD] += 1
+    if is_academy(b):
+        st.pl[p, PL_ACAD] += 1
+
+
+@njit(cache=True, _nrt=False)
+def setup(tb, st, seed, game):
+    """RO-1: reset ``st`` to the start of game ``game`` of run ``seed``."""
+    for s in range(st.rng.shape[0]):
+        seed_stream(st.rng[s], seed, game, s)
+    st.board[:N_G_RESET] = 0
+    st.pl[:, :] = 0
+    first = below(st.rng[0], 2)
+    st.board[G_FIRST] = first
+    st.board[G_TURN] = 0
+    n = 0
+    for r in range(NR):
+        for _ in range(tb.rune[r, RN_COUNT]):
+            st.board[B_DECK + n] = r
+            n += 1
+    for i in range(n, st.board.shape[0] - B_DECK):
+        st.board[B_DECK + i] = -1
+    shuffle(st.board[B_DECK:], n, st.rng[0])
+    emit(st, E_START, first, n, 0, 0, 0, 0, 0)
+    for k in range(2):
+        p = first if k == 0 else 1 - first
+        st.pl[p, PL_GOLD] = tb.params[P_START_GOLD]
+        for b in range(NB):
+            st.pl[p, PL_BRUNE + b] = -1
+            if tb.params[P_START_BLD + b] != 0:
+                place_building(tb, st, p, b)
+        for _ in range(tb.params[P_START_HAND]):  # ENGINE-3
+            draw_rune(st, p)
+    second = 1 - first
+    for _ in range(tb.params[P_COMP_SENTRIES]):
+        add_unit(st, second, SENTRY)
+    st.pl[second, PL_WORKERS] += tb.params[P_COMP_WORKERS]
+    st.pl[second, PL_GOLD] += tb.params[P_COMP_GOLD]
+
+
+@njit(cache=True, _nrt=False)
+def harvest(tb, st, p):
+    """RO-2: workers, gold and runes of ``p``'s Harvest."""
+    gold0 = st.pl[p, PL_GOLD]
+    workers = tb.params[P_HARVEST_WORKERS]
+    drawn = 0
+    for b in range(NB):
+        if st.pl[p, PL_BUILT + b] != 0:
+            st.pl[p, PL_GOLD] += tb.bld[b, BD_GOLD]
+            workers += tb.bld[b, BD_WORKERS]
+            for _ in range(tb.bld[b, BD_RUNES]):
+                if draw_rune(st, p) >= 0:
+                    drawn += 1
+    med = has(st, p, MEDICINE)
+    if med > 0:
+        workers += med * tb.rune[MEDICINE, RN_WORKERS]
+        g = st.pl[p, PL_GOLD] - med * tb.rune[MEDICINE, RN_GOLD]
+        st.pl[p, PL_GOLD] = g if g > 0 else 0
+    workers += has(st, p, BLOOM) * tb.rune[BLOOM, RN_WORKERS] * advantage(st, p)
+    st.pl[p, PL_WORKERS] += workers
+    emit(st, E_HARVEST, p, st.pl[p, PL_GOLD] - gold0, workers, drawn, st.pl[p, PL_GOLD], 0, 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Construction
+
+
+@njit(cache=True, _nrt=False)
+def build(tb, st, p, b, statue_choice):
+    """RO-3: ``p`` builds ``b`` (a Statue takes ``statue_choice``, tables.STATUE_*, or asks the
+    policy when it is -1). Returns False, changing nothing, when it may not."""
+    if not can_build(tb, st, p, b):
+        return False
+    st.pl[p, PL_GOLD] -= tb.bld[b, BD_COST]
+    st.pl[p, PL_BUILDS] -= 1
+    place_building(tb, st, p, b)
+    tele(st, p, TE_BUILT + b, 1)
+    emit(st, E_BUILD, p, b, tb.bld[b, BD_COST], st.pl[p, PL_GOLD], 0, 0, 0)
+    if b == STATUE:
+        c = statue_choice if statue_choice >= 0 else choose_statue(tb, st, p)
+        if c == STATUE_WORKERS:
+            st.pl[p, PL_WORKERS] += tb.params[P_STATUE_WORKERS]
+            emit(st, E_STATUE, p, c, tb.params[P_STATUE_WORKERS], 0, 0, 0, 0)
+        elif c == STATUE_RUNES:
+            got = 0
+            for _ in range(tb.params[P_STATUE_RUNES]):
+                if draw_rune(st, p) >= 0:
+                    got += 1
+            emit(st, E_STATUE, p, c, got, 0, 0, 0, 0)
+        else:
+            st.pl[p, PL_BUILDS] += tb.params[P_STATUE_BUILDS]
+            emit(st, E_STATUE, p, STATUE_BUILDS, tb.params[P_STATUE_BUILDS], 0, 0, 0, 0)
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def train(tb, st, p, from_type, unit):
+    """RO-4, RO-5: train one unit of ``from_type`` a step up (a worker, or unit row ``unit``; -1
+    takes any). Returns the unit's row, or -1, changing nothing, when it may not."""
+    if not can_train(tb, st, p, from_type):
+        return -1
+    to = from_type + 1
+    cost = train_cost(tb, st, p, to)
+    if from_type == WORKER:
+        i = add_unit(st, p, SENTRY)
+        st.pl[p, PL_WORKERS] -= 1
+    else:
+        i = unit
+        if not (
+            0 <= i < st.pl[p, PL_NU]
+            and st.units[p, i, U_TYPE] == from_type
+            and st.units[p, i, U_DEAD] == 0
+        ):
+            i = -1
+            for j in range(st.pl[p, PL_NU]):
+                if st.units[p, j, U_TYPE] == from_type and st.units[p, j, U_DEAD] == 0:
+                    i = j
+                    break
+        st.units[p, i, U_TYPE] = to
+        if to == RIDER:  # RO-5: it began the turn as a worker or sentry
+            st.units[p, i, U_FRESH] = st.board[G_TURN]
+    st.pl[p, PL_GOLD] -= cost
+    tele(st, p, TE_TRAINED + to - 1, 1)
+    emit(st, E_TRAIN, p, to, cost, st.pl[p, PL_GOLD], 0, 0, 0)
+    return i
+
+
+@njit(cache=True, _nrt=False)
+def sell_worker(tb, st, p):
+    """RO-5: a worker for gold."""
+    if st.pl[p, PL_WORKERS] <= 0:
+        return False
+    st.pl[p, PL_WORKERS] -= 1
+    st.pl[p, PL_GOLD] += tb.params[P_SELL]
+    tele(st, p, TE_SOLD, 1)
+    emit(st, E_SELL, p, tb.params[P_SELL], st.pl[p, PL_GOLD], 0, 0, 0, 0)
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def take_unit(tb, st, p, victim):
+    """Corruption: ``p`` takes enemy unit row ``victim`` (-2: a worker); it cannot attack this
+    turn (RO-10). Returns the taken type or -1."""
+    q = 1 - p
+    if victim == -2:
+        if st.pl[q, PL_WORKERS] <= 0:
+            return -1
+        st.pl[q, PL_WORKERS] -= 1
+        st.pl[p, PL_WORKERS] += 1
+        emit(st, E_CORRUPT, p, WORKER, -1, 0, 0, 0, 0)
+        return WORKER
+    if victim < 0 or victim >= st.pl[q, PL_NU] or st.units[q, victim, U_DEAD] != 0:
+        return -1
+    i = add_unit(st, p, st.units[q, victim, U_TYPE])
+    if i < 0:
+        return -1
+    r = st.units[q, victim, U_RUNE]
+    t = st.units[q, victim, U_TYPE]
+    st.units[p, i, U_RUNE] = r
+    st.units[p, i, U_NOATK] = st.board[G_TURN]
+    if r >= 0:  # the rune goes with its host (ENGINE-8)
+        st.pl[q, PL_INPLAY + r] -= 1
+        st.pl[p, PL_INPLAY + r] += 1
+    last = st.pl[q, PL_NU] - 1
+    for f in range(N_U):
+        st.units[q, victim, f] = st.units[q, last, f]
+    st.pl[q, PL_NU] = last
+    emit(st, E_CORRUPT, p, t, r, 0, 0, 0, 0)
+    return t
+
+
+@njit(cache=True, _nrt=False)
+def play_rune(tb, st, p, r, host):
+    """RO-6: ``p`` plays rune ``r`` from hand on ``host`` (a druid's row for paint, else a
+    building). Returns False, changing nothing, when it may not."""
+    if st.pl[p, PL_HAND + r] <= 0 or not rune_level_ok(tb, st, p, r):
+        return False
+    if not rune_target_ok(tb, st, p, r, host):
+        return False
+    st.pl[p, PL_HAND + r] -= 1
+    st.pl[p, PL_HAND_N] -= 1
+    st.pl[p, PL_INPLAY + r] += 1
+    is_paint = tb.rune[r, RN_TARGET] == T_DRUID
+    if is_paint:
+        st.units[p, host, U_RUNE] = r
+    else:
+        st.pl[p, PL_BRUNE + host] = r
+    tele(st, p, TE_PLAYED + r, 1)
+    emit(st, E_RUNE, p, r, -1 if is_paint else 0, host, 0, 0, 0)
+    if r == CORRUPTION:
+        v = choose_enemy_unit(tb, st, p, False)
+        if take_unit(tb, st, p, v) < 0:
+            emit(st, E_CORRUPT, p, -1, -1, 0, 0, 0, 0)
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def apply_action(tb, st, p, kind, a, b):
+    """Apply one construction action (policies.ACT_*); False if it was not legal."""
+    if kind == ACT_BUILD:
+        return build(tb, st, p, a, -1)
+    if kind == ACT_TRAIN:
+        return train(tb, st, p, a, b) >= 0
+    if kind == ACT_RUNE:
+        return play_rune(tb, st, p, a, b)
+    if kind == ACT_SELL:
+        return sell_worker(tb, st, p)
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def construction(tb, st, p, act):
+    """RO-3..RO-6: the seat's construction actions until it ends the phase (or stops being able
+    to act: an illegal choice ends the phase)."""
+    st.pl[p, PL_BUILDS] = 1
+    st.pl[p, PL_ACTIONS] = 0
+    while True:
+        choose_action(tb, st, p, act)
+        if act[0] == ACT_END:
+            return
+        if not apply_action(tb, st, p, act[0], act[1], act[2]):
+            return
+        st.pl[p, PL_ACTIONS] += 1
+
+
+# ---------------------------------------------------------------------------------------------
+# War
+
+
+@njit(cache=True, _nrt=False)
+def destroy_building(tb, st, p, b):
+    """Building ``b`` of ``p`` is destroyed; its rune leaves play (RO-6)."""
+    if st.pl[p, PL_BUILT + b] == 0:
+        return
+    st.pl[p, PL_BUILT + b] = 0
+    st.pl[p, PL_NBLD] -= 1
+    if is_academy(b):
+        st.pl[p, PL_ACAD] -= 1
+    r = st.pl[p, PL_BRUNE + b]
+    if r >= 0:
+        st.pl[p, PL_INPLAY + r] -= 1
+        st.pl[p, PL_BRUNE + b] = -1
+    tele(st, p, TE_LOST_B + b, 1)
+
+
+@njit(cache=True, _nrt=False)
+def kill_choice(tb, st, killer, victim, source):
+    """``killer`` kills enemy unit ``victim`` (a row, -2 a worker, -1 nothing)."""
+    q = 1 - killer
+    if victim == -2:
+        if st.pl[q, PL_WORKERS] > 0:
+            kill_worker(st, q)
+            emit(st, E_PREKILL, killer, source, WORKER, 0, 0, 0, 0)
+    elif victim >= 0 and st.units[q, victim, U_DEAD] == 0:
+        emit(st, E_PREKILL, killer, source, st.units[q, victim, U_TYPE], 0, 0, 0, 0)
+        mark_dead(st, q, victim)
+
+
+@njit(cache=True, _nrt=False)
+def declare(tb, st, p, n_atk):
+    """RO-7 and the effects of attacking: the attackers in aux[A_ATK][:n_atk] attack; Canine,
+    Conquest, Dawn Raid and attacking Spirit Runes act (ENGINE-4)."""
+    turn = st.board[G_TURN]
+    atk = st.aux[A_ATK]
+    st.board[G_NATK] = n_atk
+    riders = 0
+    for a in range(n_atk):
+        i = atk[a]
+        st.units[p, i, U_TIRED] = turn
+        t = st.units[p, i, U_TYPE]
+        tele(st, p, TE_ATTACKED + t - 2, 1)
+        st.aux[A_BONUS, a] = 0
+        if t == RIDER:
+            riders += 1
+        emit(st, E_ATTACK, p, t, unit_power(tb, st, p, i, True), st.units[p, i, U_RUNE], 0, 0, 0)
+    if riders > 0 and has(st, p, CANINE) > 0:
+        a = choose_canine(tb, st, p, n_atk)
+        if a >= 0:
+            bonus = has(st, p, CANINE) * tb.rune[CANINE, RN_POWER] * st.pl[p, PL_ACAD]
+            st.aux[A_BONUS, a] = bonus
+            emit(st, E_CANINE, p, bonus, 0, 0, 0, 0, 0)
+    if has(st, p, CONQUEST) > 0 and riders >= tb.rune[CONQUEST, RN_MIN_RIDERS]:
+        w = has(st, p, CONQUEST) * tb.rune[CONQUEST, RN_WORKERS] * st.pl[p, PL_ACAD]
+        st.pl[p, PL_WORKERS] += w
+        emit(st, E_CONQUEST, p, w, 0, 0, 0, 0, 0)
+    if has(st, p, DAWN_RAID) > 0 and riders >= tb.rune[DAWN_RAID, RN_MIN_RIDERS]:
+        for _ in range(has(st, p, DAWN_RAID) * tb.rune[DAWN_RAID, RN_KILLS]):
+            kill_choice(tb, st, p, choose_enemy_unit(tb, st, p, False), DAWN_RAID)
+    for a in range(n_atk):
+        i = atk[a]
+        if st.units[p, i, U_RUNE] == SPIRIT and st.units[p, i, U_DEAD] == 0:
+            for _ in range(tb.rune[SPIRIT, RN_KILLS] * advantage(st, p)):
+                kill_choice(tb, st, p, choose_enemy_unit(tb, st, p, True), SPIRIT)
+
+
+@njit(cache=True, _nrt=False)
+def battle(tb, st, p, a, group, powers, kills):
+    """RO-8: attacker ``a`` of ``p`` against its blockers (rows of the opponent); returns True
+    when the attacker was not engaged (it will destroy a building, RO-9)."""
+    q = 1 - p
+    att = st.aux[A_ATK, a]
+    at_type = st.units[p, att, U_TYPE]
+    n = 0
+    frost_on_att = 0
+    for i in range(st.pl[q, PL_NU]):
+        if st.aux[A_BLK, i] == a and st.units[q, i, U_DEAD] == 0:
+            group[n] = i
+            n += 1
+            if st.units[q, i, U_RUNE] == FROST:
+                frost_on_att += tb.rune[FROST, RN_POWER]
+    workers = st.aux[A_AWK, a]
+    if workers > st.pl[q, PL_WORKERS]:
+        workers = st.pl[q, PL_WORKERS]
+    if n == 0 and workers == 0:
+        return True
+    A = unit_power(tb, st, p, att, True) + st.aux[A_BONUS, a] - frost_on_att
+    if A < 0:
+        A = 0
+    frost_on_blk = tb.rune[FROST, RN_POWER] if st.units[p, att, U_RUNE] == FROST else 0
+    B = 0
+    for k in range(n):
+        i = group[k]
+        pw = unit_power(tb, st, q, i, False) + shields_bonus(tb, st, q, i, at_type) - frost_on_blk
+        powers[k] = pw if pw > 0 else 0
+        B += powers[k]
+    dies = B >= A
+    emit(st, E_BATTLE, p, at_type, A, B, n + workers, 1 if dies else 0, 0)
+    choose_kills(tb, st, p, group, powers, n, A, kills)
+    looted = workers  # ENGINE-6: workers and sentries killed by a rider
+    for _ in range(workers):
+        kill_worker(st, q)
+        emit(st, E_DEATH, q, WORKER, -1, 0, 0, 0, 0)
+    for k in range(n):
+        if kills[k] != 0:
+            i = group[k]
+            if st.units[q, i, U_TYPE] == SENTRY:
+                looted += 1
+            emit(st, E_DEATH, q, st.units[q, i, U_TYPE], st.units[q, i, U_RUNE], 0, 0, 0, 0)
+            mark_dead(st, q, i)
+    if at_type == RIDER:
+        if has(st, p, LOOTING) > 0 and looted > 0:
+            g = has(st, p, LOOTING) * tb.rune[LOOTING, RN_GOLD] * looted
+            st.pl[p, PL_GOLD] += g
+            emit(st, E_LOOT, p, g, 0, 0, 0, 0, 0)
+        if has(st, p, POISONS) > 0:
+            m = 0
+            for k in range(n):
+                if st.units[q, group[k], U_DEAD] == 0:
+                    mark_dead(st, q, group[k])
+                    m += 1
+            if m > 0:
+                emit(st, E_POISON, p, m, 0, 0, 0, 0, 0)
+    if dies:
+        if (
+            at_type == RIDER
+            and has(st, p, SQUIRE) > 0
+            and st.pl[p, PL_WORKERS] > 0
+            and choose_squire(tb, st, p)
+        ):
+            kill_worker(st, p)  # ENGINE-7
+            emit(st, E_SQUIRE, p, 0, 0, 0, 0, 0, 0)
+        else:
+            emit(st, E_DEATH, p, at_type, st.units[p, att, U_RUNE], 0, 0, 0, 0)
+            mark_dead(st, p, att)
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def resolve(tb, st, p, n_atk, group, powers, kills):
+    """After blockers are chosen: blocking Spirit Runes act (ENGINE-4), each battle group fights
+    (RO-8), then each attacker that was not engaged destroys a building (RO-9)."""
+    q = 1 - p
+    for i in range(st.pl[q, PL_NU]):
+        if (
+            st.aux[A_BLK, i] >= 0
+            and st.units[q, i, U_RUNE] == SPIRIT
+            and st.units[q, i, U_DEAD] == 0
+        ):
+            for _ in range(tb.rune[SPIRIT, RN_KILLS] * advantage(st, q)):
+                kill_choice(tb, st, q, choose_attacker_victim(tb, st, q), SPIRIT)
+    unblocked = 0
+    free = st.aux[A_TMP + 2]
+    for a in range(n_atk):
+        free[a] = 0
+        if st.units[p, st.aux[A_ATK, a], U_DEAD] != 0:
+            continue
+        if battle(tb, st, p, a, group, powers, kills):
+            free[a] = 1
+            unblocked += 1
+    for a in range(n_atk):
+        if free[a] != 0 and st.pl[q, PL_NBLD] > 0:
+            b = choose_destroy(tb, st, p)
+            if b >= 0:
+                destroy_building(tb, st, q, b)
+                emit(st, E_DESTROY, p, b, 0, 0, 0, 0, 0)
+    sweep(st, p)
+    sweep(st, q)
+    return unblocked
+
+
+@njit(cache=True, _nrt=False)
+def war(tb, st, p, group, powers, kills):
+    """RO-7..RO-9: ``p`` attacks; the opponent blocks; battles; unblocked attackers raze."""
+    q = 1 - p
+    n_atk = choose_attackers(tb, st, p)
+    if n_atk == 0:
+        st.board[G_NATK] = 0
+        return
+    declare(tb, st, p, n_atk)
+    for a in range(n_atk):  # the power the defender sees when it blocks
+        i = st.aux[A_ATK, a]
+        st.aux[A_APOW, a] = unit_power(tb, st, p, i, True) + st.aux[A_BONUS, a]
+    choose_blocks(tb, st, q, n_atk)
+    for i in range(st.pl[q, PL_NU]):  # only living units that may block do
+        if st.aux[A_BLK, i] >= 0 and st.units[q, i, U_DEAD] != 0:
+            st.aux[A_BLK, i] = -1
+    resolve(tb, st, p, n_atk, group, powers, kills)
+
+
+@njit(cache=True, _nrt=False)
+def play_turn(tb, st, p, act, group, powers, kills):
+    """One turn of ``p``: Harvest, Construction, War; True if the game ended with it."""
+    emit(
+        st,
+        E_TURN,
+        p,
+        st.board[G_TURN],
+        st.pl[p, PL_GOLD],
+        st.pl[p, PL_WORKERS],
+        st.pl[p, PL_NBLD],
+        st.pl[p, PL_NU],
+        st.pl[p, PL_HAND_N],
+    )
+    harvest(tb, st, p)
+    construction(tb, st, p, act)
+    war(tb, st, p, group, powers, kills)
+    if st.pl[1 - p, PL_NBLD] == 0:  # RO-9
+        st.board[G_END] = END_DESTRUCTION
+        st.board[G_WINNER] = p
+        return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def play_game(tb, st, seed, game, act, group, powers, kills):
+    """Play one whole game into ``st``."""
+    setup(tb, st, seed, game)
+    p = st.board[G_FIRST]
+    cap = tb.params[P_TURN_CAP]
+    while True:
+        if play_turn(tb, st, p, act, group, powers, kills):
+            break
+        st.board[G_TURN] += 1
+        if st.board[G_TURN] >= cap:  # RO-9, ENGINE-1
+            st.board[G_END] = END_DRAW
+            st.board[G_WINNER] = -1
+            st.board[G_TURN] -= 1
+            break
+        p = 1 - p
+    emit(st, E_END, st.board[G_END], st.board[G_WINNER], st.board[G_TURN] + 1, 0, 0, 0, 0)
+
+
+@njit(cache=True, _nrt=False)
+def outcome(st, p):
+    """(score, rank) of seat ``p`` after a game (ENGINE-2)."""
+    w = st.board[G_WINNER]
+    if w < 0:
+        return st.pl[p, PL_NBLD], 1
+    return st.pl[p, PL_NBLD], 1 if w == p else 2
+
+
+@njit(cache=True, parallel=True)
+def play_batch(tb, seed, first_game, n_games, out_score, out_rank, out_turns, out_end,
+               out_order, out_extra, out_tele):
+    """Play games [first_game, first_game + n_games) into row i of the output arrays."""
+    n_blocks = (n_games + BLOCK - 1) // BLOCK
+    for blk in prange(n_blocks):
+        st = alloc_state(tb, 0)
+        act = np.zeros(3, np.int32)
+        group = np.zeros(CAPU, np.int32)
+        powers = np.zeros(CAPU, np.int32)
+        kills = np.zeros(CAPU, np.int32)
+        lo = blk * BLOCK
+        hi = min(n_games, lo + BLOCK)
+        for g in range(lo, hi):
+            play_game(tb, st, seed, first_game + g, act, group, powers, kills)
+            out_turns[g] = st.board[G_TURN] + 1
+            out_end[g] = st.board[G_END] - 1
+            first = st.board[G_FIRST]
+            for p in range(2):
+                s, r = outcome(st, p)
+                out_score[g, p] = s
+                out_rank[g, p] = r
+                out_order[g, p] = 0 if p == first else 1
+                out_extra[g, p, 0] = st.pl[p, PL_NU]
+                out_extra[g, p, 1] = st.pl[p, PL_WORKERS]
+                out_extra[g, p, 2] = st.pl[p, PL_GOLD]
+                for j in range(N_TELE):
+                    v = st.pl[p, PL_TELE + j]
+                    out_tele[g, p, j] = 255 if v > 255 else v
+
+
+EXTRA_COLUMNS = ("units", "workers", "gold")
+
+
+def play(compiled: Compiled, seed: int, first_game: int, n_games: int) -> Chunk:
+    """Play a chunk of games; the Python layer of the batch kernel (checks, allocation)."""
+    if n_games < 0 or first_game < 0:
+        raise ValueError("first_game and n_games must be >= 0")
+    if not 0 <= seed < 2**63:
+        raise ValueError(f"seed must be in [0, 2**63), got {seed}")
+    tb = compiled.k
+    score = np.zeros((n_games, 2), np.int32)
+    rank = np.zeros((n_games, 2), np.int32)
+    turns = np.zeros(n_games, np.int32)
+    end = np.zeros(n_games, np.int32)
+    order = np.zeros((n_games, 2), np.int32)
+    extra = np.zeros((n_games, 2, len(EXTRA_COLUMNS)), np.int32)
+    tel = np.zeros((n_games, 2, N_TELE), np.uint8)
+    play_batch(tb, np.int64(seed), np.int64(first_game), np.int64(n_games), score, rank, turns,
+               end, order, extra, tel)
+    return Chunk(
+        first_game=first_game,
+        score=score,
+        rank=rank,
+        turns=turns,
+        end_reason=end,
+        order=order,
+        telemetry=tel,
+        extra={name: np.ascontiguousarray(extra[:, :, k]) for k, name in enumerate(EXTRA_COLUMNS)},
+    )
+

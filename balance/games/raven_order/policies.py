@@ -1,0 +1,781 @@
+"""The Raven Order policies: ``random`` and ``heuristic`` (the ``economy`` and ``rush`` presets).
+
+Every decision of the game goes through one function here, which dispatches on the seat's policy
+kind (``tables.POL_*``). A policy reads only what its seat may know: everything on the table is
+public (buildings, units, runes in play, gold, workers); the opponent's hand and the deck order
+are not, and no function here reads ``PL_HAND`` of the other seat or the deck.
+
+The legality helpers (``can_build``, ``train_cost``, ``rune_target_ok``...) are the rules' own
+conditions (RO-3, RO-4, RO-6); the engine applies a decision only through them.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from balance.games.raven_order.state import (
+    A_APOW,
+    A_ATK,
+    A_AWK,
+    A_BLK,
+    A_BPOW,
+    A_TMP,
+    CAPU,
+    G_NATK,
+    G_TURN,
+    PL_ACTIONS,
+    PL_BRUNE,
+    PL_BUILDS,
+    PL_BUILT,
+    PL_GOLD,
+    PL_HAND,
+    PL_NBLD,
+    PL_NU,
+    PL_WORKERS,
+    U_DEAD,
+    U_FRESH,
+    U_RUNE,
+    U_TYPE,
+    can_attack,
+    can_block,
+    druids_only,
+    has,
+    unit_power,
+)
+from balance.games.raven_order.tables import (
+    ACAD1,
+    ARMORY,
+    BD_COST,
+    BD_GOLD,
+    BD_REQ,
+    BD_RUNES,
+    BD_WORKERS,
+    CITADEL,
+    DRUID,
+    NB,
+    NR,
+    P_COST,
+    P_SELL,
+    POL_HEURISTIC,
+    POL_RANDOM,
+    RIDER,
+    RN_DRUID_COST,
+    RN_LEVEL,
+    RN_RIDER_COST,
+    RN_TARGET,
+    SENTRY,
+    SHRINE,
+    SP_ARMY,
+    SP_KEEP,
+    SP_KIND,
+    SP_MAXACT,
+    SP_ORDER,
+    SP_ORDER_N,
+    SP_SAVE,
+    SP_STATUE,
+    T_ANY,
+    T_DRUID,
+    TRAVELLING,
+    W_ATTACK,
+    W_DEFENCE,
+    W_RANDOM_ATTACK,
+    W_TRADE,
+    WORKER,
+)
+from balance.rng import below, uniform
+
+# Construction actions: (kind, a, b) in State.aux[A_TMP..A_TMP+2] or a policy's out array.
+ACT_END, ACT_BUILD, ACT_TRAIN, ACT_RUNE, ACT_SELL = range(5)
+
+# ---------------------------------------------------------------------------------------------
+# Legality (RO-3, RO-4, RO-6)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def can_build(tb, st, p, b):
+    """RO-3: a build left this turn, not standing, requirement standing, gold enough."""
+    if st.pl[p, PL_BUILDS] <= 0 or st.pl[p, PL_BUILT + b] != 0:
+        return False
+    req = tb.bld[b, BD_REQ]
+    if req >= 0 and st.pl[p, PL_BUILT + req] == 0:
+        return False
+    return st.pl[p, PL_GOLD] >= tb.bld[b, BD_COST]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def train_cost(tb, st, p, to_type):
+    """RO-4, RO-10: gold to train a unit into ``to_type`` (Travelling changes riders and druids)."""
+    if has(st, p, TRAVELLING) > 0:
+        if to_type == RIDER:
+            return tb.rune[TRAVELLING, RN_RIDER_COST]
+        if to_type == DRUID:
+            return tb.rune[TRAVELLING, RN_DRUID_COST]
+    return tb.params[P_COST + to_type]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def trainer(to_type):
+    """RO-4: the building that lets a seat train ``to_type``."""
+    if to_type == SENTRY:
+        return ARMORY
+    if to_type == RIDER:
+        return CITADEL
+    return SHRINE
+
+
+@njit(cache=True, _nrt=False)
+def can_train(tb, st, p, from_type):
+    """RO-4: seat ``p`` may train one unit of ``from_type`` a step up now."""
+    to = from_type + 1
+    if to > DRUID or st.pl[p, PL_BUILT + trainer(to)] == 0:
+        return False
+    if st.pl[p, PL_GOLD] < train_cost(tb, st, p, to):
+        return False
+    if from_type == WORKER:
+        return st.pl[p, PL_WORKERS] > 0 and st.pl[p, PL_NU] < CAPU
+    for i in range(st.pl[p, PL_NU]):
+        if st.units[p, i, U_TYPE] == from_type and st.units[p, i, U_DEAD] == 0:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def rune_level_ok(tb, st, p, r):
+    """RO-6: level N needs the Academy Lv. N building; level 0 needs none."""
+    lv = tb.rune[r, RN_LEVEL]
+    return lv == 0 or st.pl[p, PL_BUILT + ACAD1 + lv - 1] != 0
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def rune_target_ok(tb, st, p, r, target):
+    """RO-6: ``target`` (a unit row for paint, else a building) is a valid host for rune ``r``."""
+    t = tb.rune[r, RN_TARGET]
+    if t == T_DRUID:
+        return (
+            0 <= target < st.pl[p, PL_NU]
+            and st.units[p, target, U_TYPE] == DRUID
+            and st.units[p, target, U_DEAD] == 0
+            and st.units[p, target, U_RUNE] < 0
+        )
+    if not 0 <= target < NB or st.pl[p, PL_BUILT + target] == 0:
+        return False
+    if st.pl[p, PL_BRUNE + target] >= 0:
+        return False
+    return t == T_ANY or t == target
+
+
+@njit(cache=True, _nrt=False)
+def rune_targets(tb, st, p, r, out):
+    """Valid hosts of rune ``r`` for seat ``p`` into ``out``; returns how many."""
+    n = 0
+    if st.pl[p, PL_HAND + r] <= 0 or not rune_level_ok(tb, st, p, r):
+        return 0
+    if tb.rune[r, RN_TARGET] == T_DRUID:
+        for i in range(st.pl[p, PL_NU]):
+            if rune_target_ok(tb, st, p, r, i):
+                out[n] = i
+                n += 1
+    else:
+        for b in range(NB):
+            if rune_target_ok(tb, st, p, r, b):
+                out[n] = b
+                n += 1
+    return n
+
+
+# ---------------------------------------------------------------------------------------------
+# Values used by the heuristic
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def unit_value(st, p, i):
+    """Gold sunk into a unit at rulebook costs (sentry 1, rider 2, druid 3), +2 for a rune."""
+    v = float(st.units[p, i, U_TYPE])
+    if st.units[p, i, U_RUNE] >= 0:
+        v += 2.0
+    return v
+
+
+@njit(cache=True, _nrt=False)
+def building_value(tb, st, p, b):
+    v = float(tb.bld[b, BD_COST])
+    v += 3.0 * (tb.bld[b, BD_GOLD] + tb.bld[b, BD_WORKERS] + tb.bld[b, BD_RUNES])
+    if st.pl[p, PL_BRUNE + b] >= 0:
+        v += 3.0
+    return v
+
+
+@njit(cache=True, _nrt=False)
+def income(tb, st, p):
+    g = 0
+    for b in range(NB):
+        if st.pl[p, PL_BUILT + b] != 0:
+            g += tb.bld[b, BD_GOLD]
+    return g
+
+
+@njit(cache=True, _nrt=False)
+def next_planned(tb, st, p):
+    """The first building of the seat's build order that is not standing and whose requirement
+    stands; -1 when none."""
+    for k in range(tb.seat[p, SP_ORDER_N]):
+        b = tb.seat[p, SP_ORDER + k]
+        if st.pl[p, PL_BUILT + b] != 0:
+            continue
+        req = tb.bld[b, BD_REQ]
+        if req >= 0 and st.pl[p, PL_BUILT + req] == 0:
+            continue
+        return b
+    return -1
+
+
+@njit(cache=True, _nrt=False)
+def threat(tb, st, q):
+    """Units of ``q`` that could attack next turn (riders and druids)."""
+    n = 0
+    for i in range(st.pl[q, PL_NU]):
+        if st.units[q, i, U_DEAD] == 0 and st.units[q, i, U_TYPE] >= RIDER:
+            n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def guards(st, p):
+    """Sentries, riders and druids of ``p`` (possible blockers)."""
+    n = 0
+    for i in range(st.pl[p, PL_NU]):
+        if st.units[p, i, U_DEAD] == 0:
+            n += 1
+    return n
+
+
+# ---------------------------------------------------------------------------------------------
+# Construction (RO-3..RO-6)
+
+
+@njit(cache=True, _nrt=False)
+def choose_action(tb, st, p, out):
+    """The seat's next construction action into ``out[0:3]`` = (ACT_*, a, b)."""
+    out[0] = ACT_END
+    out[1] = -1
+    out[2] = -1
+    if st.pl[p, PL_ACTIONS] >= tb.seat[p, SP_MAXACT]:
+        return
+    kind = tb.seat[p, SP_KIND]
+    if kind == POL_RANDOM:
+        _random_action(tb, st, p, out)
+    elif kind == POL_HEURISTIC:
+        _heuristic_action(tb, st, p, out)
+
+
+@njit(cache=True, _nrt=False)
+def _random_action(tb, st, p, out):
+    # Uniform over: end, each building it can build, each training step, each (rune, host), sell.
+    kinds = st.aux[A_TMP]
+    aa = st.aux[A_TMP + 1]
+    bb = st.aux[A_TMP + 2]
+    cap = kinds.shape[0]
+    n = 1
+    kinds[0] = ACT_END
+    for b in range(NB):
+        if can_build(tb, st, p, b) and n < cap:
+            kinds[n] = ACT_BUILD
+            aa[n] = b
+            n += 1
+    for f in range(3):
+        if can_train(tb, st, p, f) and n < cap:
+            kinds[n] = ACT_TRAIN
+            aa[n] = f
+            n += 1
+    if st.pl[p, PL_WORKERS] > 0 and n < cap:
+        kinds[n] = ACT_SELL
+        n += 1
+    for r in range(NR):
+        if st.pl[p, PL_HAND + r] <= 0 or not rune_level_ok(tb, st, p, r):
+            continue
+        if tb.rune[r, RN_TARGET] == T_DRUID:
+            for i in range(st.pl[p, PL_NU]):
+                if rune_target_ok(tb, st, p, r, i) and n < cap:
+                    kinds[n] = ACT_RUNE
+                    aa[n] = r
+                    bb[n] = i
+                    n += 1
+        else:
+            for b in range(NB):
+                if rune_target_ok(tb, st, p, r, b) and n < cap:
+                    kinds[n] = ACT_RUNE
+                    aa[n] = r
+                    bb[n] = b
+                    n += 1
+    k = below(st.rng[1 + p], n)
+    out[0] = kinds[k]
+    out[1] = aa[k]
+    out[2] = bb[k]
+    if out[0] == ACT_TRAIN:  # which unit of that type: uniform
+        f = out[1]
+        if f == WORKER:
+            out[2] = -1
+        else:
+            m = 0
+            for i in range(st.pl[p, PL_NU]):
+                if st.units[p, i, U_TYPE] == f and st.units[p, i, U_DEAD] == 0:
+                    m += 1
+            j = below(st.rng[1 + p], m)
+            for i in range(st.pl[p, PL_NU]):
+                if st.units[p, i, U_TYPE] == f and st.units[p, i, U_DEAD] == 0:
+                    if j == 0:
+                        out[2] = i
+                        break
+                    j -= 1
+
+
+@njit(cache=True, _nrt=False)
+def _pick_unit(st, p, t, want_fresh):
+    """A living unit of type ``t``, preferring U_FRESH == this turn iff ``want_fresh``."""
+    turn = st.board[G_TURN]
+    best = -1
+    for i in range(st.pl[p, PL_NU]):
+        if st.units[p, i, U_TYPE] != t or st.units[p, i, U_DEAD] != 0:
+            continue
+        fresh = st.units[p, i, U_FRESH] == turn
+        if fresh == want_fresh:
+            return i
+        if best < 0:
+            best = i
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def _building_host(tb, st, p):
+    """For a rune that may go on any building (Canine): a standing building without a rune that
+    the fewest other rune types need."""
+    best = -1
+    best_need = 1 << 30
+    for b in range(NB):
+        if st.pl[p, PL_BUILT + b] == 0 or st.pl[p, PL_BRUNE + b] >= 0:
+            continue
+        need = 0
+        for r in range(NR):
+            if tb.rune[r, RN_TARGET] == b:
+                need += 1
+        if need < best_need:
+            best_need = need
+            best = b
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def _heuristic_action(tb, st, p, out):
+    q = 1 - p
+    gold = st.pl[p, PL_GOLD]
+    keep = tb.seat[p, SP_KEEP]
+    spare = st.pl[p, PL_WORKERS] - keep
+    # 1. The build order: build the next building, selling spare workers if that pays for it.
+    nxt = next_planned(tb, st, p)
+    reserve = 0
+    if nxt >= 0 and st.pl[p, PL_BUILDS] > 0:
+        cost = tb.bld[nxt, BD_COST]
+        if gold >= cost:
+            out[0] = ACT_BUILD
+            out[1] = nxt
+            return
+        if spare > 0 and gold + spare * tb.params[P_SELL] >= cost and tb.seat[p, SP_SAVE] > 0:
+            out[0] = ACT_SELL
+            return
+        inc = income(tb, st, p)
+        if tb.seat[p, SP_SAVE] > 0 and cost - gold <= inc * tb.seat[p, SP_SAVE]:
+            reserve = gold  # within reach: hold the gold
+    # 2. Runes: every rune it can play, on its best host.
+    for r in range(NR):
+        if st.pl[p, PL_HAND + r] <= 0 or not rune_level_ok(tb, st, p, r):
+            continue
+        t = tb.rune[r, RN_TARGET]
+        host = -1
+        if t == T_DRUID:
+            best = -1.0
+            for i in range(st.pl[p, PL_NU]):
+                if rune_target_ok(tb, st, p, r, i):
+                    v = float(unit_power(tb, st, p, i, True))
+                    if v > best:
+                        best = v
+                        host = i
+        elif t == T_ANY:
+            host = _building_host(tb, st, p)
+        elif rune_target_ok(tb, st, p, r, t):
+            host = t
+        if host >= 0:
+            out[0] = ACT_RUNE
+            out[1] = r
+            out[2] = host
+            return
+    # 3. Defence: sentries until its guards match the enemy's attackers.
+    if can_train(tb, st, p, WORKER) and st.pl[p, PL_WORKERS] > 0:
+        if guards(st, p) < tb.weights[p, W_DEFENCE] * threat(tb, st, q):
+            out[0] = ACT_TRAIN
+            out[1] = WORKER
+            return
+    # 4. The army: promote the most advanced unit below the goal, with the gold over the reserve.
+    army = tb.seat[p, SP_ARMY]
+    for f in range(army - 1, -1, -1):
+        if f == WORKER and spare <= 0:
+            continue
+        if not can_train(tb, st, p, f):
+            continue
+        if gold - train_cost(tb, st, p, f + 1) < reserve:
+            continue
+        out[0] = ACT_TRAIN
+        out[1] = f
+        out[2] = -1 if f == WORKER else _pick_unit(st, p, f, False)
+        return
+
+
+@njit(cache=True, _nrt=False)
+def choose_statue(tb, st, p):
+    """The Statue's choice (tables.STATUE_*)."""
+    if tb.seat[p, SP_KIND] == POL_RANDOM:
+        return below(st.rng[1 + p], 3)
+    return tb.seat[p, SP_STATUE]
+
+
+# ---------------------------------------------------------------------------------------------
+# Choosing enemy units (Corruption, Dawn Raid, Spirit Rune)
+
+
+@njit(cache=True, _nrt=False)
+def choose_enemy_unit(tb, st, p, unpainted_only):
+    """An enemy unit for ``p`` to take or kill: a unit row of the opponent, -2 for a worker, -1
+    for none (no such unit)."""
+    q = 1 - p
+    n_workers = st.pl[q, PL_WORKERS]
+    if tb.seat[p, SP_KIND] == POL_RANDOM:
+        m = 0
+        for i in range(st.pl[q, PL_NU]):
+            if st.units[q, i, U_DEAD] == 0 and not (unpainted_only and st.units[q, i, U_RUNE] >= 0):
+                m += 1
+        total = m + (1 if n_workers > 0 else 0)
+        if total == 0:
+            return -1
+        k = below(st.rng[1 + p], total)
+        for i in range(st.pl[q, PL_NU]):
+            if st.units[q, i, U_DEAD] == 0 and not (unpainted_only and st.units[q, i, U_RUNE] >= 0):
+                if k == 0:
+                    return i
+                k -= 1
+        return -2
+    best = -1
+    best_v = -1.0
+    for i in range(st.pl[q, PL_NU]):
+        if st.units[q, i, U_DEAD] != 0 or (unpainted_only and st.units[q, i, U_RUNE] >= 0):
+            continue
+        v = unit_value(st, q, i) + 0.1 * unit_power(tb, st, q, i, False)
+        if v > best_v:
+            best_v = v
+            best = i
+    if best < 0 and n_workers > 0:
+        return -2
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def choose_attacker_victim(tb, st, q):
+    """Defender ``q``'s Spirit Rune kill among the unpainted attacking units of the opponent (the
+    attacker list of the war) first, else any unpainted enemy unit: a unit row, -2 worker, -1."""
+    p = 1 - q
+    if tb.seat[q, SP_KIND] == POL_RANDOM:
+        return choose_enemy_unit(tb, st, q, True)
+    best = -1
+    best_v = -1.0
+    for a in range(st.board[G_NATK]):
+        i = st.aux[A_ATK, a]
+        if st.units[p, i, U_DEAD] != 0 or st.units[p, i, U_RUNE] >= 0:
+            continue
+        v = float(unit_power(tb, st, p, i, True))
+        if v > best_v:
+            best_v = v
+            best = i
+    if best >= 0:
+        return best
+    return choose_enemy_unit(tb, st, q, True)
+
+
+# ---------------------------------------------------------------------------------------------
+# War (RO-7..RO-9)
+
+
+@njit(cache=True, _nrt=False)
+def choose_attackers(tb, st, p):
+    """Attackers of ``p`` into aux[A_ATK]; returns how many."""
+    q = 1 - p
+    atk = st.aux[A_ATK]
+    n = 0
+    if tb.seat[p, SP_KIND] == POL_RANDOM:
+        chance = tb.weights[p, W_RANDOM_ATTACK]
+        for i in range(st.pl[p, PL_NU]):
+            if can_attack(tb, st, p, i) and uniform(st.rng[1 + p]) < chance:
+                atk[n] = i
+                n += 1
+        return n
+    # Heuristic: the enemy's possible blockers and their power.
+    blockers = 0
+    block_power = 0
+    druid_power = 0
+    for i in range(st.pl[q, PL_NU]):
+        if can_block(st, q, i):
+            pw = unit_power(tb, st, q, i, False)
+            if pw > 0:
+                blockers += 1
+                block_power += pw
+                if st.units[q, i, U_TYPE] == DRUID:
+                    druid_power += pw
+    eligible = 0
+    for i in range(st.pl[p, PL_NU]):
+        if can_attack(tb, st, p, i):
+            eligible += 1
+    if eligible == 0:
+        return 0
+    all_in = eligible >= tb.weights[p, W_ATTACK] * blockers
+    # Lethal: more attackers than the enemy has buildings and blockers of any kind.
+    if eligible > blockers + st.pl[q, PL_WORKERS] and eligible >= st.pl[q, PL_NBLD]:
+        all_in = True
+    for i in range(st.pl[p, PL_NU]):
+        if not can_attack(tb, st, p, i):
+            continue
+        pw = unit_power(tb, st, p, i, True)
+        stop = druid_power if druids_only(st, p, i) else block_power
+        if all_in or stop < pw:
+            atk[n] = i
+            n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def choose_canine(tb, st, p, n_atk):
+    """Index (into the attacker list) of the rider that Canine strengthens, -1 if none."""
+    atk = st.aux[A_ATK]
+    m = 0
+    for a in range(n_atk):
+        if st.units[p, atk[a], U_TYPE] == RIDER and st.units[p, atk[a], U_DEAD] == 0:
+            m += 1
+    if m == 0:
+        return -1
+    k = below(st.rng[1 + p], m) if tb.seat[p, SP_KIND] == POL_RANDOM else 0
+    for a in range(n_atk):
+        if st.units[p, atk[a], U_TYPE] == RIDER and st.units[p, atk[a], U_DEAD] == 0:
+            if k == 0:
+                return a
+            k -= 1
+    return -1
+
+
+@njit(cache=True, _nrt=False)
+def _may_block(st, q, i, p, att):
+    return can_block(st, q, i) and (not druids_only(st, p, att) or st.units[q, i, U_TYPE] == DRUID)
+
+
+@njit(cache=True, _nrt=False)
+def choose_blocks(tb, st, q, n_atk):
+    """Defender ``q`` assigns blockers: aux[A_BLK][i] = attacker index or -1 for each unit row,
+    aux[A_AWK][a] = workers blocking attacker a (RO-7). aux[A_BPOW][i] holds the unit's power."""
+    p = 1 - q
+    atk = st.aux[A_ATK]
+    blk = st.aux[A_BLK]
+    awk = st.aux[A_AWK]
+    for i in range(st.pl[q, PL_NU]):
+        blk[i] = -1
+    for a in range(n_atk):
+        awk[a] = 0
+    workers = st.pl[q, PL_WORKERS]
+    if tb.seat[q, SP_KIND] == POL_RANDOM:
+        for i in range(st.pl[q, PL_NU]):
+            if not can_block(st, q, i):
+                continue
+            k = below(st.rng[1 + q], n_atk + 1) - 1
+            if k >= 0 and st.units[p, atk[k], U_DEAD] == 0 and _may_block(st, q, i, p, atk[k]):
+                blk[i] = k
+        for _ in range(workers):
+            k = below(st.rng[1 + q], n_atk + 1) - 1
+            if k >= 0 and st.units[p, atk[k], U_DEAD] == 0 and not druids_only(st, p, atk[k]):
+                awk[k] += 1
+        return
+    # Heuristic: strongest attackers first; kill them cheaply when it can, chump with a worker
+    # otherwise; when the unblocked attackers would raze every building, block with anything.
+    done = st.aux[A_TMP]
+    for a in range(n_atk):
+        done[a] = 0 if st.units[p, atk[a], U_DEAD] == 0 else 1
+    for i in range(st.pl[q, PL_NU]):
+        st.aux[A_BPOW, i] = unit_power(tb, st, q, i, False)
+    trade = tb.weights[q, W_TRADE]
+    open_attackers = 0
+    for a in range(n_atk):
+        if done[a] == 0:
+            open_attackers += 1
+    while True:
+        a = -1
+        best = -1
+        for k in range(n_atk):
+            if done[k] == 0 and st.aux[A_APOW, k] > best:
+                best = st.aux[A_APOW, k]
+                a = k
+        if a < 0:
+            break
+        done[a] = 1
+        att = atk[a]
+        A = st.aux[A_APOW, a]
+        a_val = unit_value(st, p, att)
+        only_druids = druids_only(st, p, att)
+        # One blocker strong enough to survive: the weakest such.
+        pick = -1
+        pick_pw = 1 << 30
+        even = -1
+        even_v = 1e9
+        for i in range(st.pl[q, PL_NU]):
+            if blk[i] >= 0 or not _may_block(st, q, i, p, att):
+                continue
+            pw = st.aux[A_BPOW, i]
+            if pw > A and pw < pick_pw:
+                pick_pw = pw
+                pick = i
+            elif pw == A and unit_value(st, q, i) < even_v:
+                even_v = unit_value(st, q, i)
+                even = i
+        blocked = False
+        if pick >= 0:
+            blk[pick] = a
+            blocked = True
+        elif even >= 0 and even_v <= trade * a_val:
+            blk[even] = a
+            blocked = True
+        else:
+            # A gang: strongest free blockers until their power reaches the attacker's.
+            total = 0
+            loss = 0.0
+            gang = st.aux[A_TMP + 1]
+            g = 0
+            while total < A:
+                j = -1
+                jp = -1
+                for i in range(st.pl[q, PL_NU]):
+                    if blk[i] >= 0 or not _may_block(st, q, i, p, att):
+                        continue
+                    used = False
+                    for x in range(g):
+                        if gang[x] == i:
+                            used = True
+                    if not used and st.aux[A_BPOW, i] > jp:
+                        jp = st.aux[A_BPOW, i]
+                        j = i
+                if j < 0 or jp <= 0:
+                    break
+                gang[g] = j
+                g += 1
+                total += jp
+            if total >= A and g > 0:
+                # The attacker kills what fits in its power: at worst all but the strongest.
+                strongest = 0.0
+                for x in range(g):
+                    v = unit_value(st, q, gang[x])
+                    loss += v
+                    if v > strongest:
+                        strongest = v
+                if g > 1:
+                    loss -= strongest
+                if loss <= trade * a_val:
+                    for x in range(g):
+                        blk[gang[x]] = a
+                    blocked = True
+        if not blocked and workers > 0 and not only_druids:
+            awk[a] += 1
+            workers -= 1
+            blocked = True
+        if not blocked and open_attackers >= st.pl[q, PL_NBLD]:
+            # Desperate: the weakest free unit that may block.
+            w = -1
+            wv = 1e9
+            for i in range(st.pl[q, PL_NU]):
+                if blk[i] < 0 and _may_block(st, q, i, p, att) and unit_value(st, q, i) < wv:
+                    wv = unit_value(st, q, i)
+                    w = i
+            if w >= 0:
+                blk[w] = a
+                blocked = True
+        if blocked:
+            open_attackers -= 1
+
+
+@njit(cache=True, _nrt=False)
+def choose_kills(tb, st, p, group, powers, n, A, out):
+    """Attacker ``p`` chooses which of its ``n`` unit blockers (rows ``group``, battle
+    ``powers``) to kill: a set whose total power is at most ``A`` (RO-8). Marks out[k] = 1."""
+    q = 1 - p
+    for k in range(n):
+        out[k] = 0
+    if tb.seat[p, SP_KIND] == POL_RANDOM:
+        # A random maximal set: blockers in random order, each taken while it fits.
+        left = A
+        start = below(st.rng[1 + p], n) if n > 0 else 0
+        for x in range(n):
+            k = (start + x) % n
+            if powers[k] <= left:
+                out[k] = 1
+                left -= powers[k]
+        return
+    if n <= 12:
+        best_mask = 0
+        best_v = -1.0
+        for mask in range(1 << n):
+            s = 0
+            v = 0.0
+            for k in range(n):
+                if mask & (1 << k):
+                    s += powers[k]
+                    v += unit_value(st, q, group[k])
+            if s <= A and v > best_v:
+                best_v = v
+                best_mask = mask
+        for k in range(n):
+            if best_mask & (1 << k):
+                out[k] = 1
+        return
+    left = A
+    for _ in range(n):  # greedy by value
+        j = -1
+        jv = -1.0
+        for k in range(n):
+            if out[k] == 0 and powers[k] <= left and unit_value(st, q, group[k]) > jv:
+                jv = unit_value(st, q, group[k])
+                j = k
+        if j < 0:
+            break
+        out[j] = 1
+        left -= powers[j]
+
+
+@njit(cache=True, _nrt=False)
+def choose_squire(tb, st, p):
+    """Squire: kill a worker instead of the attacking rider?"""
+    if tb.seat[p, SP_KIND] == POL_RANDOM:
+        return below(st.rng[1 + p], 2) == 1
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def choose_destroy(tb, st, p):
+    """The building of the opponent that an unblocked attacker of ``p`` destroys (RO-9)."""
+    q = 1 - p
+    if tb.seat[p, SP_KIND] == POL_RANDOM:
+        k = below(st.rng[1 + p], st.pl[q, PL_NBLD])
+        for b in range(NB):
+            if st.pl[q, PL_BUILT + b] != 0:
+                if k == 0:
+                    return b
+                k -= 1
+        return -1
+    best = -1
+    best_v = -1.0
+    for b in range(NB):
+        if st.pl[q, PL_BUILT + b] != 0:
+            v = building_value(tb, st, q, b)
+            if v > best_v:
+                best_v = v
+                best = b
+    return best

@@ -1,0 +1,346 @@
+"""The Raven Order game state: array layout and the small helpers shared by rules and policies.
+
+Two seats. Workers are interchangeable (no runes, never attack), so a seat holds them as a count;
+sentries, riders and druids are rows of ``State.units`` because each has its own rune and timing
+(RO-5). Units leave by swapping the last row into their place; during a war a killed unit is only
+marked dead, so that the indices the war holds stay valid, and the dead are swept after it.
+Everything lives in plain arrays, so a search policy can copy a state (``copy_state``) and resample
+the opponent's hidden hand from the unseen runes.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from balance.games.raven_order.tables import (
+    ACAD1,
+    ACAD2,
+    ACAD3,
+    BLOOM,
+    CLOAKING,
+    CROWN,
+    DRUID,
+    HORSES,
+    N_TELE,
+    NB,
+    NR,
+    P_POWER,
+    RIDER,
+    RITUALS,
+    RN_POWER,
+    SENTRY,
+    SHADOW,
+    SHIELDS,
+    SPIRIT,
+    STEEL,
+    TE_DRAWN,
+    TE_LOST_U,
+    WORKER,
+)
+
+CAPU = 128  # sentries, riders and druids a seat can hold (the engine's only bound; RO-4)
+LOG_WIDTH = 8
+BLOCK = 64  # games per block of the batch kernel (state is allocated once per block)
+
+# State.pl[p, PL_*]: per-seat scalars, then per building, per rune, and telemetry.
+(
+    PL_GOLD,
+    PL_WORKERS,
+    PL_NU,  # rows used in State.units[p]
+    PL_BUILDS,  # buildings it may still build this turn (RO-3)
+    PL_NBLD,  # buildings standing
+    PL_ACAD,  # academies standing (RO-10: academy count)
+    PL_HAND_N,  # runes in hand
+    PL_ACTIONS,  # construction actions taken this turn
+) = range(8)
+PL_BUILT = 8  # + building: 1 if standing
+PL_BRUNE = PL_BUILT + NB  # + building: rune on it, -1 none
+PL_HAND = PL_BRUNE + NB  # + rune: copies in hand (hidden from the opponent)
+PL_INPLAY = PL_HAND + NR  # + rune: copies in play on its units and buildings
+PL_TELE = PL_INPLAY + NR  # + telemetry column (tables.TE_*)
+N_PL = PL_TELE + N_TELE
+
+# State.units[p, i, U_*]
+U_TYPE, U_RUNE, U_FRESH, U_TIRED, U_NOATK, U_DEAD = range(6)
+N_U = 6
+NEVER = -1000  # a turn long past, for U_FRESH / U_TIRED / U_NOATK
+
+# State.board: game scalars, then the rune deck (top = index G_DECK_TOP).
+(
+    G_TURN,
+    G_ACTIVE,
+    G_FIRST,
+    G_DECK_TOP,
+    G_END,
+    G_WINNER,
+    G_LOG_N,
+    G_NATK,
+) = range(8)
+G_LOG_CAP, G_LOG0 = 8, 9  # set at allocation, kept across games
+N_G_RESET = 8
+B_DECK = 12  # + i: rune id of deck card i
+
+END_NONE, END_DESTRUCTION, END_DRAW = 0, 1, 2
+
+# State.aux rows (width CAPU): the war's working arrays, policy scratch, then the log.
+A_ATK = 0  # [a]: attacker a's unit row
+A_APOW = 1  # [a]: attacker a's power in its battle
+A_AWK = 2  # [a]: workers blocking attacker a
+A_BLK = 3  # [i]: defender unit row i blocks attacker A_BLK[i], -1 none
+A_BONUS = 4  # [a]: temporary power of attacker a (Canine)
+A_BPOW = 5  # [i]: defender unit i's power in its battle
+A_TMP = 6  # 3 rows of policy scratch
+AUX_LOG = 9
+N_AUX = AUX_LOG
+
+
+class State(NamedTuple):
+    """One game in progress (a few arrays; see the PL_/U_/G_/A_ layouts)."""
+
+    pl: np.ndarray  # int32[2, N_PL]
+    units: np.ndarray  # int32[2, CAPU, N_U]
+    board: np.ndarray  # int32[B_DECK + deck size]
+    rng: np.ndarray  # uint64[3, 1]: 0 the game (first player, deck), 1 + p seat p's policy
+    aux: np.ndarray  # int32[AUX_LOG + log rows, CAPU]
+
+
+@njit(cache=True)
+def alloc_state(tb, log_cap):
+    board = np.zeros(B_DECK + max(1, tb.params[11]), np.int32)  # P_DECK_N
+    board[G_LOG_CAP] = log_cap
+    board[G_LOG0] = AUX_LOG
+    return State(
+        np.zeros((2, N_PL), np.int32),
+        np.zeros((2, CAPU, N_U), np.int32),
+        board,
+        np.zeros((3, 1), np.uint64),
+        np.zeros((AUX_LOG + log_cap, CAPU), np.int32),
+    )
+
+
+@njit(cache=True)
+def copy_state(st):
+    return State(st.pl.copy(), st.units.copy(), st.board.copy(), st.rng.copy(), st.aux.copy())
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def emit(st, code, a, b, c, d, e, f, h):
+    n = st.board[G_LOG_N]
+    if n < st.board[G_LOG_CAP]:
+        row = st.aux[st.board[G_LOG0] + n]
+        row[0] = code
+        row[1] = a
+        row[2] = b
+        row[3] = c
+        row[4] = d
+        row[5] = e
+        row[6] = f
+        row[7] = h
+        st.board[G_LOG_N] = n + 1
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def tele(st, p, col, n):
+    st.pl[p, PL_TELE + col] += n
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def has(st, p, r):
+    """Copies of rune ``r`` that seat ``p`` has in play."""
+    return st.pl[p, PL_INPLAY + r]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def advantage(st, p):
+    """RO-10: academy advantage of ``p``: max(0, own academies - the opponent's)."""
+    d = st.pl[p, PL_ACAD] - st.pl[1 - p, PL_ACAD]
+    return d if d > 0 else 0
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def is_academy(b):
+    return b == ACAD1 or b == ACAD2 or b == ACAD3
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def alive(st, p, i):
+    return st.units[p, i, U_DEAD] == 0
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def can_attack(tb, st, p, i):
+    """RO-5: a rider or druid that did not become a rider from a sentry this turn (Horses lifts
+    that for riders) and was not taken by Corruption this turn."""
+    t = st.units[p, i, U_TYPE]
+    if t < RIDER or st.units[p, i, U_DEAD] != 0:
+        return False
+    turn = st.board[G_TURN]
+    if st.units[p, i, U_NOATK] == turn:
+        return False
+    if st.units[p, i, U_FRESH] == turn and not (t == RIDER and has(st, p, HORSES) > 0):
+        return False
+    return True
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def can_block(st, p, i):
+    """RO-5: a unit that attacked cannot block in the opponent's next war."""
+    return st.units[p, i, U_DEAD] == 0 and st.units[p, i, U_TIRED] != st.board[G_TURN] - 1
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def druids_only(st, p, i):
+    """Can attacker ``i`` of seat ``p`` be stopped only by druids (Shadow Rune, Cloaking)?"""
+    if st.units[p, i, U_RUNE] == SHADOW:
+        return True
+    return st.units[p, i, U_TYPE] == DRUID and has(st, p, CLOAKING) > 0
+
+
+@njit(cache=True, _nrt=False)
+def unit_power(tb, st, p, i, attacking):
+    """Power of unit ``i`` of seat ``p`` with its standing modifiers (RO-8, RO-10); the battle adds
+    Canine, Frost Mark and Shields."""
+    t = st.units[p, i, U_TYPE]
+    pw = tb.params[P_POWER + t]
+    r = st.units[p, i, U_RUNE]
+    if r == BLOOM or r == SHADOW or r == SPIRIT:
+        pw += tb.rune[r, RN_POWER]  # the druid itself
+    if t == DRUID:
+        pw += has(st, p, CROWN) * tb.rune[CROWN, RN_POWER]
+    elif t == RIDER:
+        pw += has(st, p, RITUALS) * tb.rune[RITUALS, RN_POWER]
+        if attacking:
+            pw += has(st, p, STEEL) * tb.rune[STEEL, RN_POWER]
+    return pw
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def shields_bonus(tb, st, q, i, attacker_type):
+    """Shields: a sentry of ``q`` blocking a rider gains power."""
+    if attacker_type == RIDER and st.units[q, i, U_TYPE] == SENTRY:
+        return has(st, q, SHIELDS) * tb.rune[SHIELDS, RN_POWER]
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def add_unit(st, p, t):
+    """A new unit of type ``t`` for seat ``p`` (returns its row, -1 when the seat is full)."""
+    n = st.pl[p, PL_NU]
+    if n >= CAPU:
+        return -1
+    u = st.units[p, n]
+    u[U_TYPE] = t
+    u[U_RUNE] = -1
+    u[U_FRESH] = NEVER
+    u[U_TIRED] = NEVER
+    u[U_NOATK] = NEVER
+    u[U_DEAD] = 0
+    st.pl[p, PL_NU] = n + 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def mark_dead(st, p, i):
+    """Unit ``i`` of ``p`` dies (swept by ``sweep``); its rune leaves play with it (RO-6)."""
+    if st.units[p, i, U_DEAD] != 0:
+        return
+    st.units[p, i, U_DEAD] = 1
+    r = st.units[p, i, U_RUNE]
+    if r >= 0:
+        st.pl[p, PL_INPLAY + r] -= 1
+        st.units[p, i, U_RUNE] = -1
+    tele(st, p, TE_LOST_U + st.units[p, i, U_TYPE], 1)
+
+
+@njit(cache=True, _nrt=False)
+def kill_worker(st, p):
+    if st.pl[p, PL_WORKERS] > 0:
+        st.pl[p, PL_WORKERS] -= 1
+        tele(st, p, TE_LOST_U + WORKER, 1)
+
+
+@njit(cache=True, _nrt=False)
+def sweep(st, p):
+    """Remove the dead rows of seat ``p`` (swap-with-last)."""
+    i = 0
+    while i < st.pl[p, PL_NU]:
+        if st.units[p, i, U_DEAD] != 0:
+            last = st.pl[p, PL_NU] - 1
+            for f in range(N_U):
+                st.units[p, i, f] = st.units[p, last, f]
+            st.pl[p, PL_NU] = last
+        else:
+            i += 1
+
+
+@njit(cache=True, _nrt=False)
+def count_type(st, p, t):
+    n = 0
+    for i in range(st.pl[p, PL_NU]):
+        if st.units[p, i, U_TYPE] == t and st.units[p, i, U_DEAD] == 0:
+            n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def find_unit(st, p, t, want_fresh, turn):
+    """A living unit of type ``t``: with ``want_fresh`` 0 prefer one not made fresh this turn,
+    with 1 prefer a fresh one; -1 if none."""
+    best = -1
+    for i in range(st.pl[p, PL_NU]):
+        if st.units[p, i, U_TYPE] != t or st.units[p, i, U_DEAD] != 0:
+            continue
+        fresh = 1 if st.units[p, i, U_FRESH] == turn else 0
+        if fresh == want_fresh:
+            return i
+        if best < 0:
+            best = i
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def army_value(tb, st, p):
+    """Gold sunk into seat ``p``'s living units (sentry 1, rider 2, druid 3 at rulebook costs)."""
+    v = 0
+    for i in range(st.pl[p, PL_NU]):
+        if st.units[p, i, U_DEAD] == 0:
+            v += st.units[p, i, U_TYPE]
+    return v
+
+
+@njit(cache=True, _nrt=False)
+def draw_rune(st, p):
+    """RO-2: the top rune of the deck to ``p``'s hand (nothing when the deck is empty); returns
+    the rune or -1."""
+    top = st.board[G_DECK_TOP]
+    if B_DECK + top >= st.board.shape[0] or top >= st.board.shape[0] - B_DECK:
+        return -1
+    r = st.board[B_DECK + top]
+    if r < 0:
+        return -1
+    st.board[B_DECK + top] = -1
+    st.board[G_DECK_TOP] = top + 1
+    st.pl[p, PL_HAND + r] += 1
+    st.pl[p, PL_HAND_N] += 1
+    tele(st, p, TE_DRAWN + r, 1)
+    return r
+
+
+def recount(st) -> None:
+    """Rebuild the cached counts (buildings, academies, runes in play) of a hand-built state."""
+    for p in range(2):
+        st.pl[p, PL_NBLD] = int(st.pl[p, PL_BUILT : PL_BUILT + NB].sum())
+        st.pl[p, PL_ACAD] = int(sum(st.pl[p, PL_BUILT + b] for b in (ACAD1, ACAD2, ACAD3)))
+        st.pl[p, PL_HAND_N] = int(st.pl[p, PL_HAND : PL_HAND + NR].sum())
+        st.pl[p, PL_INPLAY : PL_INPLAY + NR] = 0
+        for b in range(NB):
+            r = st.pl[p, PL_BRUNE + b]
+            if st.pl[p, PL_BUILT + b] and r >= 0:
+                st.pl[p, PL_INPLAY + r] += 1
+        for i in range(st.pl[p, PL_NU]):
+            r = st.units[p, i, U_RUNE]
+            if st.units[p, i, U_DEAD] == 0 and r >= 0:
+                st.pl[p, PL_INPLAY + r] += 1

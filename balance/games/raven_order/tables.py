@@ -1,0 +1,263 @@
+"""Compile a validated Raven Order config into the arrays the kernels see.
+
+Every number a designer may tweak ends up here as numbers in arrays, never as constants in kernel
+code, so a config change never forces a recompile (DESIGN.md, Kernels). All integer arrays are
+int32 and the weights float64 so that every config compiles to the same numba signature.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from balance.games.raven_order.schema import (
+    BUILDING_NAMES,
+    RUNE_DEFAULTS,
+    RUNE_FIELDS,
+    RUNE_NAMES,
+    TARGET_ANY,
+    TARGET_DRUID,
+    UNIT_NAMES,
+    HeuristicPolicy,
+    RandomPolicy,
+)
+
+NB = len(BUILDING_NAMES)
+NR = len(RUNE_NAMES)
+NU = len(UNIT_NAMES)
+
+# Building ids (rulebook order).
+(
+    CAMP,
+    TOWN,
+    CAPITOL,
+    ARMORY,
+    CITADEL,
+    SHRINE,
+    STATUE,
+    ACAD1,
+    ACAD2,
+    ACAD3,
+    GUILDHALL,
+) = range(NB)
+# Unit types.
+WORKER, SENTRY, RIDER, DRUID = range(NU)
+# Rune ids (rulebook order).
+(
+    FROST,
+    BLOOM,
+    CROWN,
+    SHADOW,
+    SPIRIT,
+    CANINE,
+    CONQUEST,
+    LOOTING,
+    HORSES,
+    POISONS,
+    TRAVELLING,
+    SQUIRE,
+    CORRUPTION,
+    DAWN_RAID,
+    RITUALS,
+    MEDICINE,
+    SHIELDS,
+    STEEL,
+    CLOAKING,
+) = range(NR)
+T_DRUID, T_ANY = -1, -2  # rune targets that are not one building type
+
+# Seat policy kinds.
+POL_RANDOM, POL_HEURISTIC, POL_SCRIPT = 0, 1, 2
+POLICY_KIND_IDS = {"random": POL_RANDOM, "heuristic": POL_HEURISTIC}
+STATUE_CHOICES = ("workers", "runes", "builds")
+STATUE_WORKERS, STATUE_RUNES, STATUE_BUILDS = range(3)
+
+# Tables.params: scalar rules.
+(
+    P_TURN_CAP,
+    P_START_GOLD,
+    P_START_HAND,
+    P_COMP_SENTRIES,
+    P_COMP_WORKERS,
+    P_COMP_GOLD,
+    P_HARVEST_WORKERS,
+    P_SELL,
+    P_STATUE_WORKERS,
+    P_STATUE_RUNES,
+    P_STATUE_BUILDS,
+    P_DECK_N,
+) = range(12)
+P_POWER = 12  # + unit type: base power
+P_COST = 16  # + unit type: gold to train it from the type below
+P_START_BLD = 20  # + building: 1 if each player starts with it
+N_PARAMS = P_START_BLD + NB
+
+# Tables.bld[b, BD_*]
+BD_COST, BD_REQ, BD_GOLD, BD_WORKERS, BD_RUNES = range(5)
+# Tables.rune[r, RN_*]
+(
+    RN_COUNT,
+    RN_TARGET,
+    RN_LEVEL,
+    RN_POWER,
+    RN_WORKERS,
+    RN_GOLD,
+    RN_KILLS,
+    RN_MIN_RIDERS,
+    RN_RIDER_COST,
+    RN_DRUID_COST,
+) = range(10)
+RUNE_COLUMNS = ("power", "workers", "gold", "kills", "min_riders", "rider_cost", "druid_cost")
+
+# Tables.seat[p, SP_*]: the seat's policy settings that are integers.
+SP_KIND, SP_ARMY, SP_SAVE, SP_KEEP, SP_STATUE, SP_MAXACT, SP_ORDER_N = range(7)
+SP_ORDER = 7  # + i: i-th building of the build order
+N_SEAT = SP_ORDER + NB
+# Tables.weights[p, W_*]
+W_DEFENCE, W_ATTACK, W_TRADE, W_RANDOM_ATTACK = range(4)
+N_WEIGHTS = 4
+
+# Telemetry columns: fixed layout, State.pl[p, PL_TELE + column].
+TE_DRAWN = 0  # + rune
+TE_PLAYED = TE_DRAWN + NR  # + rune
+TE_BUILT = TE_PLAYED + NR  # + building
+TE_LOST_B = TE_BUILT + NB  # + building
+TE_TRAINED = TE_LOST_B + NB  # + unit type - 1 (sentry, rider, druid)
+TE_LOST_U = TE_TRAINED + 3  # + unit type
+TE_ATTACKED = TE_LOST_U + NU  # + unit type - 2 (rider, druid)
+TE_SOLD = TE_ATTACKED + 2
+N_TELE = TE_SOLD + 1
+
+
+def telemetry_names() -> tuple[str, ...]:
+    cols = [f"drawn__{r}" for r in RUNE_NAMES]
+    cols += [f"played__{r}" for r in RUNE_NAMES]
+    cols += [f"built__{b}" for b in BUILDING_NAMES]
+    cols += [f"lost__{b}" for b in BUILDING_NAMES]
+    cols += [f"trained__{u}" for u in UNIT_NAMES[1:]]
+    cols += [f"lost__{u}" for u in UNIT_NAMES]
+    cols += [f"attacked__{u}" for u in UNIT_NAMES[2:]]
+    cols += ["sold__worker"]
+    assert len(cols) == N_TELE
+    return tuple(cols)
+
+
+class Tables(NamedTuple):
+    """The compiled rules: the only thing the kernels see."""
+
+    params: np.ndarray  # int32[N_PARAMS]; indexed by P_*
+    bld: np.ndarray  # int32[NB, 5]; BD_* per building
+    rune: np.ndarray  # int32[NR, 10]; RN_* per rune
+    seat: np.ndarray  # int32[2, N_SEAT]; SP_* per seat
+    weights: np.ndarray  # float64[2, N_WEIGHTS]; W_* per seat
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """Kernel tables plus the names needed to label their output."""
+
+    k: Tables
+    seat_policies: tuple[str, ...]
+    columns: tuple[str, ...]
+
+
+def _policy(pol: Any) -> Any:
+    """A seat's policy settings as a validated model (config dicts or models)."""
+    if isinstance(pol, RandomPolicy | HeuristicPolicy):
+        return pol
+    kind = pol["kind"]
+    return RandomPolicy(**pol) if kind == "random" else HeuristicPolicy(**pol)
+
+
+def compile_tables(config: Any, seat_rows: list[Any] | None = None) -> Compiled:
+    """Validated RunConfig -> Compiled. ``seat_rows`` (policy models) overrides the seats."""
+    rules = config.rules
+    params = np.zeros(N_PARAMS, np.int32)
+    params[P_TURN_CAP] = rules.turn_cap
+    params[P_START_GOLD] = rules.starting_gold
+    params[P_START_HAND] = rules.starting_hand
+    params[P_COMP_SENTRIES] = rules.compensation.sentries
+    params[P_COMP_WORKERS] = rules.compensation.workers
+    params[P_COMP_GOLD] = rules.compensation.gold
+    params[P_HARVEST_WORKERS] = rules.harvest_workers
+    params[P_SELL] = rules.sell_price
+    params[P_STATUE_WORKERS] = rules.statue.workers
+    params[P_STATUE_RUNES] = rules.statue.runes
+    params[P_STATUE_BUILDS] = rules.statue.extra_builds
+    params[P_DECK_N] = rules.deck_size()
+    for u, name in enumerate(UNIT_NAMES):
+        unit = getattr(rules.units, name)
+        params[P_POWER + u] = unit.power
+        params[P_COST + u] = 0 if u == WORKER else unit.cost
+    for name in rules.starting_buildings:
+        params[P_START_BLD + BUILDING_NAMES.index(name)] = 1
+
+    bld = np.zeros((NB, 5), np.int32)
+    for b, name in enumerate(BUILDING_NAMES):
+        d = rules.buildings[name]
+        bld[b] = (
+            d.cost,
+            -1 if d.requires is None else BUILDING_NAMES.index(d.requires),
+            d.gold,
+            d.workers,
+            d.runes,
+        )
+
+    rune = np.zeros((NR, 10), np.int32)
+    for r, name in enumerate(RUNE_NAMES):
+        d = rules.runes[name]
+        target = d.target or RUNE_DEFAULTS[name][0]
+        t = (
+            T_DRUID
+            if target == TARGET_DRUID
+            else T_ANY
+            if target == TARGET_ANY
+            else BUILDING_NAMES.index(target)
+        )
+        level = RUNE_DEFAULTS[name][1] if d.level is None else d.level
+        rune[r, RN_COUNT] = d.count
+        rune[r, RN_TARGET] = t
+        rune[r, RN_LEVEL] = level
+        for j, f in enumerate(RUNE_COLUMNS):
+            if f in RUNE_FIELDS[name]:
+                rune[r, RN_POWER + j] = d.value(name, f)
+
+    models = seat_rows or [_policy(config.policies[name]) for name in config.seats]
+    seat = np.zeros((2, N_SEAT), np.int32)
+    weights = np.zeros((2, N_WEIGHTS), np.float64)
+    for p, m in enumerate(models):
+        seat[p, SP_KIND] = POLICY_KIND_IDS.get(m.kind, POL_SCRIPT)
+        if isinstance(m, RandomPolicy):
+            seat[p, SP_MAXACT] = m.max_actions
+            weights[p, W_RANDOM_ATTACK] = m.attack
+        elif isinstance(m, HeuristicPolicy):
+            seat[p, SP_ARMY] = RIDER if m.army == "rider" else DRUID
+            seat[p, SP_SAVE] = m.save_turns
+            seat[p, SP_KEEP] = m.keep_workers
+            seat[p, SP_STATUE] = STATUE_CHOICES.index(m.statue)
+            seat[p, SP_MAXACT] = 200
+            seat[p, SP_ORDER_N] = len(m.build_order)
+            for i, b in enumerate(m.build_order):
+                seat[p, SP_ORDER + i] = BUILDING_NAMES.index(b)
+            weights[p, W_DEFENCE] = m.defence
+            weights[p, W_ATTACK] = m.attack_ratio
+            weights[p, W_TRADE] = m.trade
+    k = Tables(
+        params=params,
+        bld=np.ascontiguousarray(bld),
+        rune=np.ascontiguousarray(rune),
+        seat=seat,
+        weights=weights,
+    )
+    return Compiled(k=k, seat_policies=tuple(config.seats), columns=telemetry_names())
+
+
+def with_seat_kinds(compiled: Compiled, kinds: list[int]) -> Compiled:
+    """A copy of ``compiled`` whose seats use policy kinds ``kinds`` (tests: POL_SCRIPT)."""
+    seat = compiled.k.seat.copy()
+    for p, kind in enumerate(kinds):
+        seat[p, SP_KIND] = kind
+    return Compiled(k=compiled.k._replace(seat=seat), seat_policies=compiled.seat_policies,
+                    columns=compiled.columns)
