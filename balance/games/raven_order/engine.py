@@ -671,8 +671,19 @@ def outcome(st, p):
 
 
 @njit(cache=True, parallel=True)
-def play_batch(tb, seed, first_game, n_games, out_score, out_rank, out_turns, out_end,
-               out_order, out_extra, out_tele):
+def play_batch(
+    tb,
+    seed,
+    first_game,
+    n_games,
+    out_score,
+    out_rank,
+    out_turns,
+    out_end,
+    out_order,
+    out_extra,
+    out_tele,
+):
     """Play games [first_game, first_game + n_games) into row i of the output arrays."""
     n_blocks = (n_games + BLOCK - 1) // BLOCK
     for blk in prange(n_blocks):
@@ -718,8 +729,19 @@ def play(compiled: Compiled, seed: int, first_game: int, n_games: int) -> Chunk:
     order = np.zeros((n_games, 2), np.int32)
     extra = np.zeros((n_games, 2, len(EXTRA_COLUMNS)), np.int32)
     tel = np.zeros((n_games, 2, N_TELE), np.uint8)
-    play_batch(tb, np.int64(seed), np.int64(first_game), np.int64(n_games), score, rank, turns,
-               end, order, extra, tel)
+    play_batch(
+        tb,
+        np.int64(seed),
+        np.int64(first_game),
+        np.int64(n_games),
+        score,
+        rank,
+        turns,
+        end,
+        order,
+        extra,
+        tel,
+    )
     return Chunk(
         first_game=first_game,
         score=score,
@@ -730,4 +752,3 @@ def play(compiled: Compiled, seed: int, first_game: int, n_games: int) -> Chunk:
         telemetry=tel,
         extra={name: np.ascontiguousarray(extra[:, :, k]) for k, name in enumerate(EXTRA_COLUMNS)},
     )
-

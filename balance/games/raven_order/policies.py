@@ -69,6 +69,7 @@ from balance.games.raven_order.tables import (
     SP_KEEP,
     SP_KIND,
     SP_MAXACT,
+    SP_MAXARMY,
     SP_ORDER,
     SP_ORDER_N,
     SP_SAVE,
@@ -533,7 +534,9 @@ def choose_attackers(tb, st, p):
             eligible += 1
     if eligible == 0:
         return 0
-    all_in = eligible >= tb.weights[p, W_ATTACK] * blockers
+    all_in = (
+        eligible >= tb.weights[p, W_ATTACK] * blockers or guards(st, p) >= tb.seat[p, SP_MAXARMY]
+    )
     # Lethal: more attackers than the enemy has buildings and blockers of any kind.
     if eligible > blockers + st.pl[q, PL_WORKERS] and eligible >= st.pl[q, PL_NBLD]:
         all_in = True

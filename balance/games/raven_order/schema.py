@@ -342,9 +342,7 @@ class Rules(BaseModel):
             for f in RUNE_NUMBERS:
                 if getattr(rune, f) is not None and f not in RUNE_FIELDS[name]:
                     used = ", ".join(RUNE_FIELDS[name]) or "none"
-                    raise ValueError(
-                        f"runes.{name}.{f}: {name} has no '{f}' (its numbers: {used})"
-                    )
+                    raise ValueError(f"runes.{name}.{f}: {name} has no '{f}' (its numbers: {used})")
         if sum(r.count for r in self.runes.values()) > 400:
             raise ValueError("runes: the rune deck holds at most 400 runes")
         return self
@@ -362,9 +360,7 @@ class RandomPolicy(BaseModel):
     max_actions: int = Field(
         12, ge=1, le=200, description="construction actions a turn at most, then the turn moves on"
     )
-    attack: float = Field(
-        0.5, ge=0.0, le=1.0, description="chance that each eligible unit attacks"
-    )
+    attack: float = Field(0.5, ge=0.0, le=1.0, description="chance that each eligible unit attacks")
 
 
 _Weight = Annotated[float, Field(allow_inf_nan=False)]
@@ -415,6 +411,12 @@ class HeuristicPolicy(BaseModel):
         description="attacks with everything when its attackers are at least this times the "
         "enemy's blockers that can kill them; units nothing can kill always attack",
     )
+    max_army: int = Field(
+        24,
+        ge=1,
+        le=128,
+        description="with this many sentries, riders and druids it attacks with everything",
+    )
     trade: _Weight = Field(
         1.0,
         description="blocks to kill an attacker when the gold value it loses is at most this "
@@ -443,6 +445,7 @@ _RUSH: dict[str, Any] = {
     "keep_workers": 0,
     "defence": 0.5,
     "attack_ratio": 0.75,
+    "max_army": 12,
     "trade": 1.5,
     "statue": "workers",
 }

@@ -112,8 +112,8 @@ BD_COST, BD_REQ, BD_GOLD, BD_WORKERS, BD_RUNES = range(5)
 RUNE_COLUMNS = ("power", "workers", "gold", "kills", "min_riders", "rider_cost", "druid_cost")
 
 # Tables.seat[p, SP_*]: the seat's policy settings that are integers.
-SP_KIND, SP_ARMY, SP_SAVE, SP_KEEP, SP_STATUE, SP_MAXACT, SP_ORDER_N = range(7)
-SP_ORDER = 7  # + i: i-th building of the build order
+SP_KIND, SP_ARMY, SP_SAVE, SP_KEEP, SP_STATUE, SP_MAXACT, SP_MAXARMY, SP_ORDER_N = range(8)
+SP_ORDER = 8  # + i: i-th building of the build order
 N_SEAT = SP_ORDER + NB
 # Tables.weights[p, W_*]
 W_DEFENCE, W_ATTACK, W_TRADE, W_RANDOM_ATTACK = range(4)
@@ -238,6 +238,7 @@ def compile_tables(config: Any, seat_rows: list[Any] | None = None) -> Compiled:
             seat[p, SP_KEEP] = m.keep_workers
             seat[p, SP_STATUE] = STATUE_CHOICES.index(m.statue)
             seat[p, SP_MAXACT] = 200
+            seat[p, SP_MAXARMY] = m.max_army
             seat[p, SP_ORDER_N] = len(m.build_order)
             for i, b in enumerate(m.build_order):
                 seat[p, SP_ORDER + i] = BUILDING_NAMES.index(b)
@@ -259,5 +260,8 @@ def with_seat_kinds(compiled: Compiled, kinds: list[int]) -> Compiled:
     seat = compiled.k.seat.copy()
     for p, kind in enumerate(kinds):
         seat[p, SP_KIND] = kind
-    return Compiled(k=compiled.k._replace(seat=seat), seat_policies=compiled.seat_policies,
-                    columns=compiled.columns)
+    return Compiled(
+        k=compiled.k._replace(seat=seat),
+        seat_policies=compiled.seat_policies,
+        columns=compiled.columns,
+    )
