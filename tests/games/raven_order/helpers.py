@@ -1,0 +1,266 @@
+"""Scenario helpers for The Raven Order engine tests: build a position by hand (buildings, gold,
+workers, units with their runes, hands), call one rule of ``engine``, and read the state back, so
+that a test reads like the rulebook (rulebooks/raven-order.txt, RULINGS.md RO-1..RO-10).
+
+Seats in the hand-built positions use the ``POL_SCRIPT`` policy kind: their construction phase
+ends at once and every other choice (attackers, blocks, kills, victims, razing) is the heuristic's
+deterministic one, so a scenario's outcome is exact. Tests that need a particular choice fill the
+war's arrays themselves (``fight``).
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from balance.config import RunConfig, config_from_dict, load_yaml
+from balance.games.raven_order import engine, state
+from balance.games.raven_order.state import (
+    A_ATK,
+    A_AWK,
+    A_BLK,
+    B_DECK,
+    CAPU,
+    G_DECK_TOP,
+    G_END,
+    G_TURN,
+    G_WINNER,
+    PL_ACAD,
+    PL_BRUNE,
+    PL_BUILDS,
+    PL_BUILT,
+    PL_GOLD,
+    PL_HAND,
+    PL_HAND_N,
+    PL_INPLAY,
+    PL_NBLD,
+    PL_NU,
+    PL_WORKERS,
+    U_DEAD,
+    U_FRESH,
+    U_NOATK,
+    U_RUNE,
+    U_TIRED,
+    U_TYPE,
+    State,
+    add_unit,
+    alloc_state,
+    recount,
+)
+from balance.games.raven_order.tables import (
+    NB,
+    NR,
+    POL_SCRIPT,
+    Compiled,
+    compile_tables,
+    with_seat_kinds,
+)
+
+ROOT = Path(__file__).resolve().parents[3]
+CONFIGS = ROOT / "configs" / "raven_order"
+BASE = CONFIGS / "base.yaml"
+TURN = 10  # the turn of a hand-built position (far from NEVER and from 0)
+
+
+# ---------------------------------------------------------------- configs and tables
+
+
+def _merge(base: dict, over: dict) -> dict:
+    out = dict(base)
+    for k, v in over.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def config(
+    seats: list[str] | None = None,
+    rules: dict[str, Any] | None = None,
+    policies: dict[str, Any] | None = None,
+    name: str = "base.yaml",
+) -> RunConfig:
+    """A shipped config with ``seats``, ``rules`` and ``policies`` overrides merged in."""
+    data, _ = load_yaml(CONFIGS / name)
+    data = copy.deepcopy(data)
+    if seats is not None:
+        data["seats"] = seats
+    if rules:
+        data["rules"] = _merge(data.get("rules", {}), rules)
+    if policies:
+        data["policies"] = _merge(data.get("policies", {}), policies)
+    return config_from_dict(data, "test")
+
+
+def compiled(
+    seats: list[str] | None = None, rules: dict[str, Any] | None = None, **kw: Any
+) -> Compiled:
+    return compile_tables(config(seats, rules, **kw))
+
+
+def scripted(c: Compiled) -> Compiled:
+    """Both seats POL_SCRIPT: no construction of their own, heuristic choices elsewhere."""
+    return with_seat_kinds(c, [POL_SCRIPT, POL_SCRIPT])
+
+
+# ---------------------------------------------------------------- building a position
+
+
+def scratch() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(act, group, powers, kills): the kernels' scratch arrays."""
+    return (
+        np.zeros(3, np.int32),
+        np.zeros(CAPU, np.int32),
+        np.zeros(CAPU, np.int32),
+        np.zeros(CAPU, np.int32),
+    )
+
+
+def blank(c: Compiled, turn: int = TURN, log_cap: int = 0, deck: list[int] = ()) -> State:
+    """An empty position: no buildings, gold, workers, units or runes for either seat, one build
+    allowed this turn, ``deck`` (rune ids, top first) as the rune deck."""
+    st = alloc_state(c.k, log_cap)
+    st.pl[:] = 0
+    st.units[:] = 0
+    for p in range(2):
+        st.pl[p, PL_BRUNE : PL_BRUNE + NB] = -1
+        st.pl[p, PL_BUILDS] = 1
+    st.board[G_TURN] = turn
+    st.board[B_DECK:] = -1
+    st.board[B_DECK : B_DECK + len(deck)] = deck
+    st.board[G_DECK_TOP] = 0
+    st.aux[A_BLK] = -1
+    st.aux[A_AWK] = 0
+    st.rng[:, 0] = np.arange(3, dtype=np.uint64) * np.uint64(7919) + np.uint64(12345)
+    return st
+
+
+def seat(
+    st: State,
+    p: int,
+    buildings: tuple[int, ...] | list[int] = (),
+    gold: int = 0,
+    workers: int = 0,
+    units: list[Any] = (),
+    hand: dict[int, int] | list[int] = (),
+    brunes: dict[int, int] | None = None,
+) -> list[int]:
+    """Give seat ``p`` its position; ``units`` are types or (type, rune) pairs; ``brunes`` maps a
+    building to the rune on it. Returns the unit rows in the order given."""
+    for b in buildings:
+        st.pl[p, PL_BUILT + b] = 1
+    for b, r in (brunes or {}).items():
+        assert st.pl[p, PL_BUILT + b] == 1
+        st.pl[p, PL_BRUNE + b] = r
+    st.pl[p, PL_GOLD] = gold
+    st.pl[p, PL_WORKERS] = workers
+    rows = []
+    for u in units:
+        t, r = (u, -1) if isinstance(u, int) else u
+        i = add_unit(st, p, t)
+        st.units[p, i, U_RUNE] = r
+        rows.append(i)
+    if isinstance(hand, dict):
+        for r, n in hand.items():
+            st.pl[p, PL_HAND + r] = n
+    else:
+        for r in hand:
+            st.pl[p, PL_HAND + r] += 1
+    recount(st)
+    return rows
+
+
+# ---------------------------------------------------------------- reading a position
+
+
+def alive(st: State, p: int) -> list[tuple[int, int]]:
+    """(type, rune) of each living unit row of ``p``, sorted."""
+    return sorted(
+        (int(st.units[p, i, U_TYPE]), int(st.units[p, i, U_RUNE]))
+        for i in range(int(st.pl[p, PL_NU]))
+        if st.units[p, i, U_DEAD] == 0
+    )
+
+
+def types(st: State, p: int) -> list[int]:
+    return [t for t, _ in alive(st, p)]
+
+
+def built(st: State, p: int) -> list[int]:
+    return [b for b in range(NB) if st.pl[p, PL_BUILT + b]]
+
+
+def gold(st: State, p: int) -> int:
+    return int(st.pl[p, PL_GOLD])
+
+
+def workers(st: State, p: int) -> int:
+    return int(st.pl[p, PL_WORKERS])
+
+
+def hand(st: State, p: int) -> dict[int, int]:
+    return {r: int(st.pl[p, PL_HAND + r]) for r in range(NR) if st.pl[p, PL_HAND + r]}
+
+
+def inplay(st: State, p: int) -> dict[int, int]:
+    return {r: int(st.pl[p, PL_INPLAY + r]) for r in range(NR) if st.pl[p, PL_INPLAY + r]}
+
+
+def check_counts(st: State) -> None:
+    """The cached counts agree with the position (what ``recount`` would rebuild)."""
+    pl = st.pl.copy()
+    recount(st)
+    np.testing.assert_array_equal(st.pl, pl)
+    st.pl[:] = pl
+
+
+# ---------------------------------------------------------------- a war, scripted
+
+
+def fight(
+    c: Compiled,
+    st: State,
+    p: int,
+    attackers: list[int],
+    blocks: dict[int, int] | None = None,
+    wblocks: dict[int, int] | None = None,
+) -> int:
+    """Seat ``p`` attacks with unit rows ``attackers``; the defender's unit row i blocks attacker
+    index ``blocks[i]`` and ``wblocks[a]`` workers block attacker a. Declares (RO-7; Canine,
+    Conquest, Dawn Raid, attacking Spirit Runes), then resolves (RO-8, RO-9). Returns the number
+    of unblocked attackers; the dead are swept (rows move)."""
+    tb = c.k
+    _, group, powers, kills = scratch()
+    n = len(attackers)
+    st.aux[A_ATK, :n] = attackers
+    engine.declare(tb, st, p, n)
+    st.aux[A_BLK] = -1
+    st.aux[A_AWK] = 0
+    for i, a in (blocks or {}).items():
+        st.aux[A_BLK, i] = a
+    for a, w in (wblocks or {}).items():
+        st.aux[A_AWK, a] = w
+    return int(engine.resolve(tb, st, p, n, group, powers, kills))
+
+
+def war(c: Compiled, st: State, p: int) -> None:
+    """Seat ``p``'s whole War phase with the seats' own choices (engine.war)."""
+    _, group, powers, kills = scratch()
+    engine.war(c.k, st, p, group, powers, kills)
+
+
+__all__ = [
+    "BASE",
+    "CONFIGS",
+    "G_END",
+    "G_WINNER",
+    "PL_ACAD",
+    "PL_HAND_N",
+    "PL_NBLD",
+    "TURN",
+    "U_FRESH",
+    "U_NOATK",
+    "U_TIRED",
+    "state",
+]
