@@ -43,7 +43,19 @@ from balance.games.raven_order.tables import (
     with_seat_kinds,
 )
 
-from .helpers import TURN, blank, built, compiled, fight, scratch, scripted, seat, types, war, workers
+from .helpers import (
+    TURN,
+    blank,
+    built,
+    compiled,
+    fight,
+    scratch,
+    scripted,
+    seat,
+    types,
+    war,
+    workers,
+)
 
 # ---------------------------------------------------------------- RO-8: the rulebook's checks
 
@@ -236,9 +248,7 @@ def test_ro5_a_rider_trained_from_a_worker_this_turn_cannot_attack(ro):
 
 def test_ro5_horses_lets_a_rider_attack_the_turn_it_is_trained(ro):
     st = blank(ro)
-    seat(
-        st, 0, [CAMP, ARMORY, CITADEL, SHRINE, ACAD1], gold=5, workers=1, brunes={SHRINE: HORSES}
-    )
+    seat(st, 0, [CAMP, ARMORY, CITADEL, SHRINE, ACAD1], gold=5, workers=1, brunes={SHRINE: HORSES})
     seat(st, 1, [CAMP])
     s = engine.train(ro.k, st, 0, WORKER, -1)
     assert engine.train(ro.k, st, 0, SENTRY, s) == s

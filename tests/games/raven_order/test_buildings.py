@@ -370,4 +370,3 @@ def test_ro6_academy_levels_gate_rune_levels(ro, acads, playable):
         else:
             assert hand(st, 0) == {r: 1}
     assert got == playable
-
