@@ -67,18 +67,24 @@ TARGETS: dict[str, tuple[TargetSpec, ...]] = {
         TargetSpec("python_ratio", "compiled (1 thread) vs plain Python", 80, True, "x"),
         TargetSpec("warm_start_s", "warm start to first simulated game", 3.0, False, "s"),
     ),
+    "raven_order": (
+        TargetSpec("games_per_s", "heuristic vs heuristic, all threads", 20_000, True, "games/s"),
+        TargetSpec("python_ratio", "compiled (1 thread) vs plain Python", 80, True, "x"),
+        TargetSpec("warm_start_s", "warm start to first simulated game", 3.0, False, "s"),
+    ),
 }
 
 
 @dataclass(frozen=True)
 class Lineup:
-    label: str  # e.g. "4 greedy"
+    label: str  # e.g. "4 greedy", or "economy vs rush" for a mixed line-up
     players: int
-    policy: str  # every seat plays this policy
+    policy: str  # every seat plays this policy ("economy+rush" for a mixed line-up)
+    mixed: tuple[str, ...] = ()  # the seats of a mixed line-up (the base config's)
 
     @property
     def seats(self) -> list[str]:
-        return [self.policy] * self.players
+        return list(self.mixed) if self.mixed else [self.policy] * self.players
 
 
 @dataclass(frozen=True)
@@ -164,8 +170,20 @@ def default_config(game: str) -> Path:
 
 def lineups(plugin: Any, base: Any) -> tuple[list[Lineup], Lineup]:
     """Every seat the same policy, for each of the game's ready-made policies, at its minimum and
-    maximum player counts; and the headline line-up (maximum players, the base config's policy)."""
+    maximum player counts; and the headline line-up (maximum players, the base config's policy).
+    When the base config's seats play different policies (The Raven Order: economy vs rush), its
+    own line-up is measured too and is the headline."""
     names = list(plugin.default_policies)
+    if len(set(base.seats)) > 1 and base.players == plugin.max_players:
+        same = [
+            Lineup(f"{p} {name}", p, name)
+            for p in sorted({plugin.min_players, plugin.max_players})
+            for name in names
+        ]
+        mixed = Lineup(
+            " vs ".join(base.seats), base.players, "+".join(base.seats), tuple(base.seats)
+        )
+        return [mixed, *same], mixed
     lead = base.seats[0] if base.seats[0] in names else names[-1]
     names = [lead] + [n for n in names if n != lead]
     counts = sorted({plugin.min_players, plugin.max_players})
@@ -275,6 +293,7 @@ def run(
         "config": str(config_path),
         "players": headline.players,
         "policy": headline.policy,
+        "seats": headline.seats,
         "games": first,
         "repeats": 1,
     }
@@ -490,7 +509,7 @@ def _child_main(spec: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"imports_s": time.perf_counter() - t0}
     if spec["mode"] == "imports":
         return out
-    lineup = Lineup("", spec["players"], spec["policy"])
+    lineup = Lineup("", spec["players"], spec["policy"], tuple(spec.get("seats") or ()))
     cfg = lineup_config(load_config(spec["config"]), lineup)
     tables = plugin.compile(cfg)
     if spec["mode"] == "first_chunk":

@@ -73,6 +73,7 @@ from balance.games.raven_order.state import (
     PL_BRUNE,
     PL_BUILDS,
     PL_BUILT,
+    PL_CNT,
     PL_GOLD,
     PL_HAND,
     PL_HAND_N,
@@ -239,7 +240,7 @@ def setup(tb, st, seed, game):
     st.pl[second, PL_GOLD] += tb.params[P_COMP_GOLD]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def harvest(tb, st, p):
     """RO-2: workers, gold and runes of ``p``'s Harvest."""
     gold0 = st.pl[p, PL_GOLD]
@@ -318,6 +319,8 @@ def train(tb, st, p, from_type, unit):
                     i = j
                     break
         st.units[p, i, U_TYPE] = to
+        st.pl[p, PL_CNT + from_type] -= 1
+        st.pl[p, PL_CNT + to] += 1
         if to == RIDER:  # RO-5: it began the turn as a worker or sentry
             st.units[p, i, U_FRESH] = st.board[G_TURN]
     st.pl[p, PL_GOLD] -= cost
@@ -362,6 +365,7 @@ def take_unit(tb, st, p, victim):
     if r >= 0:  # the rune goes with its host (ENGINE-8)
         st.pl[q, PL_INPLAY + r] -= 1
         st.pl[p, PL_INPLAY + r] += 1
+    st.pl[q, PL_CNT + t] -= 1
     last = st.pl[q, PL_NU] - 1
     for f in range(N_U):
         st.units[q, victim, f] = st.units[q, last, f]
@@ -395,7 +399,7 @@ def play_rune(tb, st, p, r, host):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def apply_action(tb, st, p, kind, a, b):
     """Apply one construction action (policies.ACT_*); False if it was not legal."""
     if kind == ACT_BUILD:
@@ -409,7 +413,7 @@ def apply_action(tb, st, p, kind, a, b):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def construction(tb, st, p, act):
     """RO-3..RO-6: the seat's construction actions until it ends the phase (or stops being able
     to act: an illegal choice ends the phase)."""
@@ -457,7 +461,7 @@ def kill_choice(tb, st, killer, victim, source):
         mark_dead(st, q, victim)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def declare(tb, st, p, n_atk):
     """RO-7 and the effects of attacking: the attackers in aux[A_ATK][:n_atk] attack; Canine,
     Conquest, Dawn Raid and attacking Spirit Runes act (ENGINE-4)."""
@@ -494,7 +498,7 @@ def declare(tb, st, p, n_atk):
                 kill_choice(tb, st, p, choose_enemy_unit(tb, st, p, True), SPIRIT)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def battle(tb, st, p, a, group, powers, kills):
     """RO-8: attacker ``a`` of ``p`` against its blockers (rows of the opponent); returns True
     when the attacker was not engaged (it will destroy a building, RO-9)."""
@@ -566,7 +570,7 @@ def battle(tb, st, p, a, group, powers, kills):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def resolve(tb, st, p, n_atk, group, powers, kills):
     """After blockers are chosen: blocking Spirit Runes act (ENGINE-4), each battle group fights
     (RO-8), then each attacker that was not engaged destroys a building (RO-9)."""
@@ -599,7 +603,7 @@ def resolve(tb, st, p, n_atk, group, powers, kills):
     return unblocked
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def war(tb, st, p, group, powers, kills):
     """RO-7..RO-9: ``p`` attacks; the opponent blocks; battles; unblocked attackers raze."""
     q = 1 - p
@@ -618,7 +622,7 @@ def war(tb, st, p, group, powers, kills):
     resolve(tb, st, p, n_atk, group, powers, kills)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def play_turn(tb, st, p, act, group, powers, kills):
     """One turn of ``p``: Harvest, Construction, War; True if the game ended with it."""
     emit(

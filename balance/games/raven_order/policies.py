@@ -27,8 +27,10 @@ from balance.games.raven_order.state import (
     PL_BRUNE,
     PL_BUILDS,
     PL_BUILT,
+    PL_CNT,
     PL_GOLD,
     PL_HAND,
+    PL_HAND_N,
     PL_NBLD,
     PL_NU,
     PL_WORKERS,
@@ -124,7 +126,7 @@ def trainer(to_type):
     return SHRINE
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def can_train(tb, st, p, from_type):
     """RO-4: seat ``p`` may train one unit of ``from_type`` a step up now."""
     to = from_type + 1
@@ -134,10 +136,7 @@ def can_train(tb, st, p, from_type):
         return False
     if from_type == WORKER:
         return st.pl[p, PL_WORKERS] > 0 and st.pl[p, PL_NU] < CAPU
-    for i in range(st.pl[p, PL_NU]):
-        if st.units[p, i, U_TYPE] == from_type and st.units[p, i, U_DEAD] == 0:
-            return True
-    return False
+    return st.pl[p, PL_CNT + from_type] > 0
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -206,7 +205,7 @@ def building_value(tb, st, p, b):
     return v
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def income(tb, st, p):
     g = 0
     for b in range(NB):
@@ -215,7 +214,7 @@ def income(tb, st, p):
     return g
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def next_planned(tb, st, p):
     """The first building of the seat's build order that is not standing and whose requirement
     stands; -1 when none."""
@@ -230,31 +229,23 @@ def next_planned(tb, st, p):
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def threat(tb, st, q):
     """Units of ``q`` that could attack next turn (riders and druids)."""
-    n = 0
-    for i in range(st.pl[q, PL_NU]):
-        if st.units[q, i, U_DEAD] == 0 and st.units[q, i, U_TYPE] >= RIDER:
-            n += 1
-    return n
+    return st.pl[q, PL_CNT + RIDER] + st.pl[q, PL_CNT + DRUID]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def guards(st, p):
     """Sentries, riders and druids of ``p`` (possible blockers)."""
-    n = 0
-    for i in range(st.pl[p, PL_NU]):
-        if st.units[p, i, U_DEAD] == 0:
-            n += 1
-    return n
+    return st.pl[p, PL_CNT + SENTRY] + st.pl[p, PL_CNT + RIDER] + st.pl[p, PL_CNT + DRUID]
 
 
 # ---------------------------------------------------------------------------------------------
 # Construction (RO-3..RO-6)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def choose_action(tb, st, p, out):
     """The seat's next construction action into ``out[0:3]`` = (ACT_*, a, b)."""
     out[0] = ACT_END
@@ -365,7 +356,7 @@ def _building_host(tb, st, p):
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _heuristic_action(tb, st, p, out):
     q = 1 - p
     gold = st.pl[p, PL_GOLD]
@@ -387,7 +378,7 @@ def _heuristic_action(tb, st, p, out):
         if tb.seat[p, SP_SAVE] > 0 and cost - gold <= inc * tb.seat[p, SP_SAVE]:
             reserve = gold  # within reach: hold the gold
     # 2. Runes: every rune it can play, on its best host.
-    for r in range(NR):
+    for r in range(NR if st.pl[p, PL_HAND_N] > 0 else 0):
         if st.pl[p, PL_HAND + r] <= 0 or not rune_level_ok(tb, st, p, r):
             continue
         t = tb.rune[r, RN_TARGET]
@@ -503,7 +494,7 @@ def choose_attacker_victim(tb, st, q):
 # War (RO-7..RO-9)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def choose_attackers(tb, st, p):
     """Attackers of ``p`` into aux[A_ATK]; returns how many."""
     q = 1 - p
@@ -575,7 +566,7 @@ def _may_block(st, q, i, p, att):
     return can_block(st, q, i) and (not druids_only(st, p, att) or st.units[q, i, U_TYPE] == DRUID)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def choose_blocks(tb, st, q, n_atk):
     """Defender ``q`` assigns blockers: aux[A_BLK][i] = attacker index or -1 for each unit row,
     aux[A_AWK][a] = workers blocking attacker a (RO-7). aux[A_BPOW][i] holds the unit's power."""

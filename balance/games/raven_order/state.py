@@ -60,7 +60,8 @@ PL_BUILT = 8  # + building: 1 if standing
 PL_BRUNE = PL_BUILT + NB  # + building: rune on it, -1 none
 PL_HAND = PL_BRUNE + NB  # + rune: copies in hand (hidden from the opponent)
 PL_INPLAY = PL_HAND + NR  # + rune: copies in play on its units and buildings
-PL_TELE = PL_INPLAY + NR  # + telemetry column (tables.TE_*)
+PL_CNT = PL_INPLAY + NR  # + unit type: living units of that type (sentry, rider, druid)
+PL_TELE = PL_CNT + 4  # + telemetry column (tables.TE_*)
 N_PL = PL_TELE + N_TELE
 
 # State.units[p, i, U_*]
@@ -239,15 +240,17 @@ def add_unit(st, p, t):
     u[U_NOATK] = NEVER
     u[U_DEAD] = 0
     st.pl[p, PL_NU] = n + 1
+    st.pl[p, PL_CNT + t] += 1
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def mark_dead(st, p, i):
     """Unit ``i`` of ``p`` dies (swept by ``sweep``); its rune leaves play with it (RO-6)."""
     if st.units[p, i, U_DEAD] != 0:
         return
     st.units[p, i, U_DEAD] = 1
+    st.pl[p, PL_CNT + st.units[p, i, U_TYPE]] -= 1
     r = st.units[p, i, U_RUNE]
     if r >= 0:
         st.pl[p, PL_INPLAY + r] -= 1
@@ -255,7 +258,7 @@ def mark_dead(st, p, i):
     tele(st, p, TE_LOST_U + st.units[p, i, U_TYPE], 1)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def kill_worker(st, p):
     if st.pl[p, PL_WORKERS] > 0:
         st.pl[p, PL_WORKERS] -= 1
@@ -276,13 +279,10 @@ def sweep(st, p):
             i += 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def count_type(st, p, t):
-    n = 0
-    for i in range(st.pl[p, PL_NU]):
-        if st.units[p, i, U_TYPE] == t and st.units[p, i, U_DEAD] == 0:
-            n += 1
-    return n
+    """Living sentries, riders or druids of seat ``p``."""
+    return st.pl[p, PL_CNT + t]
 
 
 @njit(cache=True, _nrt=False)
@@ -336,11 +336,14 @@ def recount(st) -> None:
         st.pl[p, PL_ACAD] = int(sum(st.pl[p, PL_BUILT + b] for b in (ACAD1, ACAD2, ACAD3)))
         st.pl[p, PL_HAND_N] = int(st.pl[p, PL_HAND : PL_HAND + NR].sum())
         st.pl[p, PL_INPLAY : PL_INPLAY + NR] = 0
+        st.pl[p, PL_CNT : PL_CNT + 4] = 0
         for b in range(NB):
             r = st.pl[p, PL_BRUNE + b]
             if st.pl[p, PL_BUILT + b] and r >= 0:
                 st.pl[p, PL_INPLAY + r] += 1
         for i in range(st.pl[p, PL_NU]):
             r = st.units[p, i, U_RUNE]
-            if st.units[p, i, U_DEAD] == 0 and r >= 0:
-                st.pl[p, PL_INPLAY + r] += 1
+            if st.units[p, i, U_DEAD] == 0:
+                st.pl[p, PL_CNT + st.units[p, i, U_TYPE]] += 1
+                if r >= 0:
+                    st.pl[p, PL_INPLAY + r] += 1
