@@ -170,7 +170,35 @@ def simulate(
         f"({summary.games_per_s:,.0f} games/s), {summary.rows:,} rows -> {summary.out}"
     )
     if report_file is not None:
-        _write_report([summary.out], out=report_file)
+        impact_file = _report_variants(cfg, config, summary, threads)
+        _write_report([summary.out], out=report_file, impact=impact_file)
+
+
+def _report_variants(cfg: Any, config: Path, summary: Any, threads: int | None) -> Path | None:
+    """Play the game's report variants (e.g. The Raven Order without the second player's
+    compensation) on the run's seed and games, into ``<results>/variants.json``."""
+    from balance import experiments
+    from balance import games as registry
+
+    chosen = experiments.report_variants(registry.get(cfg.game), cfg)
+    if not chosen:
+        return None
+    path = Path(summary.out) / experiments.REPORT_VARIANTS_FILE
+    with _user_errors():
+        typer.echo(f"report variants: {', '.join(v.name for v in chosen)} on the same games")
+        with _progress_bar() as progress:
+            result = experiments.impact(
+                cfg,
+                chosen,
+                config_path=str(config),
+                variants_source=f"{cfg.game} report variants",
+                games=summary.games_done,
+                seed=summary.seed,
+                threads=threads,
+                progress=progress,
+            )
+        experiments.write_impact(result, path)
+    return path
 
 
 @app.command()

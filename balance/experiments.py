@@ -87,6 +87,18 @@ def default_variants(plugin: Any, config: RunConfig) -> list[Variant]:
     return [_variant(v, f"{plugin.name}.impact_variants", i) for i, v in enumerate(hook(config))]
 
 
+def report_variants(plugin: Any, config: RunConfig) -> list[Variant]:
+    """The variants a report of ``config`` always sets beside it (the game's
+    ``report_variants(config)`` hook); [] if the game has none."""
+    hook = getattr(plugin, "report_variants", None)
+    if hook is None:
+        return []
+    return [_variant(v, f"{plugin.name}.report_variants", i) for i, v in enumerate(hook(config))]
+
+
+REPORT_VARIANTS_FILE = "variants.json"  # in a results directory, beside manifest.json
+
+
 class _VariantModel(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     name: str = Field(min_length=1)

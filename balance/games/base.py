@@ -67,3 +67,8 @@ class GamePlugin(Protocol):
     def impact_variants(self, config: Any) -> list[dict[str, Any]]:
         """Default variants for ``balance impact``: ``[{name, description, patch}]``, one small
         change per card (a patch merges into the resolved config; balance/experiments.py)."""
+
+    def report_variants(self, config: Any) -> list[dict[str, Any]]:
+        """Variants a report of this config always sets beside it, as ``impact_variants``: a rule
+        whose worth every reader asks about (The Raven Order: the second player's compensation).
+        ``simulate --report`` plays them on the same seeds and games; ``[]`` for none."""

@@ -440,10 +440,33 @@ def summary_sentences(
     return out
 
 
+def first_player_rows(impact: ImpactFile) -> list[dict[str, Any]]:
+    """Per variant: the first player's win share and edge in the base config (``a``) and in the
+    variant (``b``), and the paired change with its interval; [] without turn-order rows."""
+    t = impact.table.filter((pl.col("kind") == "order") & (pl.col("metric") == "win_share"))
+    places = t["group"].n_unique() if t.height else 0
+    if places < 2:
+        return []
+    fair = 1.0 / places
+    rows = []
+    for r in t.filter(pl.col("group") == "0").to_dicts():
+        rows.append({**r, "edge_a": r["a"] - fair, "edge_b": r["b"] - fair, "fair": fair})
+    return rows
+
+
 def impact_sentences(impact: ImpactFile) -> list[str]:
     s = impact.summary
     if s.height == 0:
         return []
+    edges = []
+    if s.height <= 3:  # a report's own variants: say what each does to the first player's edge
+        for r in first_player_rows(impact):
+            edges.append(
+                f"The first player's edge is {points(r['edge_a'])} in this config and "
+                f"{points(r['edge_b'])} with “{r['variant']}” ({r['description']}): a paired "
+                f"change of {points(r['diff'], r['lo'], r['hi'])} on the same {impact.games:,} "
+                "games."
+            )
     top = s.row(0, named=True)
     n_sig = int(s["significant"].sum())
     what = figures.difference_label(top["kind"], top["group"])
@@ -452,7 +475,8 @@ def impact_sentences(impact: ImpactFile) -> list[str]:
         f"“{top['variant']}” moves win share most ({what} {points(top['diff'], top['lo'], top['hi'])}, "
         f"{_q(top['q_value'])}); {n_sig} of {s.height} variants "
         f"{'changes' if n_sig == 1 else 'change'} a win share significantly "
-        f"(BH q < {1 - impact.level:.2g})."
+        f"(BH q < {1 - impact.level:.2g}).",
+        *edges,
     ]
 
 
@@ -905,6 +929,29 @@ def _impact_variants_section(page: _Page, impact: ImpactFile) -> str:
         Column("q (BH)", lambda r: r["q_value"], _pvalue, True),
         Column("turns diff", lambda r: r["turns_diff"], _f("+.3f"), True),
     ]
+    first = first_player_rows(impact)
+    if first:
+        fair = first[0]["fair"]
+        intro += (
+            "<h4>First player's edge in each variant</h4>"
+            + f'<p class="note">Edge: the first player\'s win share minus a fair {_fair(fair)}; '
+            "the change is paired over the same games.</p>"
+            + table_html(
+                first,
+                [
+                    Column("variant", lambda r: r["variant"]),
+                    Column("change", lambda r: r["description"]),
+                    Column("first player wins, config", lambda r: r["a"], _f(".2%"), True),
+                    Column("edge, config", lambda r: r["edge_a"], _f("+.2%"), True),
+                    Column("first player wins, variant", lambda r: r["b"], _f(".2%"), True),
+                    Column("edge, variant", lambda r: r["edge_b"], _f("+.2%"), True),
+                    Column("change", lambda r: r["diff"], _f("+.2%"), True),
+                    _interval("lo", "hi", "+.2%"),
+                ],
+                sortable=True,
+                mark=lambda r: bool(r.get("significant")),
+            )
+        )
     policy_rows = impact.table.filter(pl.col("kind") == "policy")
     metrics = ["mean_score"]
     if policy_rows["group"].n_unique() > 1:  # one policy holds every seat: its share is fixed
@@ -1376,9 +1423,16 @@ def build_report(
     cdn: bool = False,
     level: float = 0.95,
 ) -> tuple[str, float]:
-    """(HTML, seconds spent on statistics) of a report on ``results`` directories."""
+    """(HTML, seconds spent on statistics) of a report on ``results`` directories.
+
+    Without ``impact``, a single results directory's own ``variants.json`` (the game's report
+    variants, written by ``simulate --report``) is used when there is one."""
     if not results:
         raise ReportError("give at least one results directory")
+    if impact is None and len(results) == 1:
+        own = Path(results[0]) / "variants.json"
+        if own.is_file():
+            impact = own
     t0 = time.perf_counter()
     opened = [(p, *open_results(p)) for p in results]
     datasets = [

@@ -39,6 +39,9 @@ class _FiveRavens:
 
         return variants.impact_variants(config)
 
+    def report_variants(self, config: Any) -> list[dict[str, Any]]:
+        return []  # every Five Ravens rule is in `balance impact`; none is asked about by default
+
     def narrate(self, tables: Any, seed: int, game: int) -> list[str]:
         from balance.games.five_ravens import narrate
 

@@ -38,6 +38,11 @@ class _RavenOrder:
 
         return variants.impact_variants(config)
 
+    def report_variants(self, config: Any) -> list[dict[str, Any]]:
+        from balance.games.raven_order import variants
+
+        return variants.report_variants(config)
+
     def narrate(self, tables: Any, seed: int, game: int) -> list[str]:
         from balance.games.raven_order import narrate
 

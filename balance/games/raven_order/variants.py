@@ -39,3 +39,25 @@ def impact_variants(config: Any) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+def report_variants(config: Any) -> list[dict[str, Any]]:
+    """The second player's compensation (RO-1) is the rule a Raven Order report always answers
+    for: the first player's edge with and without it. A config without compensation is set beside
+    the rulebook's one sentry instead."""
+    comp = config.rules.compensation
+    if comp.sentries or comp.workers or comp.gold:
+        return [
+            {
+                "name": "no compensation",
+                "description": "the second player starts with nothing extra (no sentry; RO-1)",
+                "patch": {"rules": {"compensation": {"sentries": 0, "workers": 0, "gold": 0}}},
+            }
+        ]
+    return [
+        {
+            "name": "rulebook compensation",
+            "description": "the second player starts with 1 sentry (RO-1)",
+            "patch": {"rules": {"compensation": {"sentries": 1}}},
+        }
+    ]
