@@ -264,3 +264,34 @@ __all__ = [
     "U_TIRED",
     "state",
 ]
+
+
+# ---------------------------------------------------------------- whole games, turn by turn
+
+
+def play_stepwise(c: Compiled, seed: int, game: int, on_turn=None) -> State:
+    """Game ``game`` of run ``seed`` as ``engine.play_game`` plays it, one ``play_turn`` at a
+    time, calling ``on_turn(st, p)`` after each turn (RO-9 and ENGINE-1 as in play_game)."""
+    from balance.games.raven_order.state import END_DRAW, G_FIRST
+    from balance.games.raven_order.tables import P_TURN_CAP
+
+    tb = c.k
+    st = alloc_state(tb, 0)
+    act, group, powers, kills = scratch()
+    engine.setup(tb, st, seed, game)
+    p = int(st.board[G_FIRST])
+    cap = int(tb.params[P_TURN_CAP])
+    while True:
+        ended = engine.play_turn(tb, st, p, act, group, powers, kills)
+        if on_turn is not None:
+            on_turn(st, p)
+        if ended:
+            break
+        st.board[G_TURN] += 1
+        if st.board[G_TURN] >= cap:
+            st.board[G_END] = END_DRAW
+            st.board[G_WINNER] = -1
+            st.board[G_TURN] -= 1
+            break
+        p = 1 - p
+    return st
