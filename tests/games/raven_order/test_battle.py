@@ -16,8 +16,11 @@ from balance.games.raven_order.state import (
     G_END,
     G_TURN,
     G_WINNER,
+    PL_GOLD,
+    PL_NU,
     U_FRESH,
     U_TIRED,
+    U_TYPE,
     can_attack,
     can_block,
 )
@@ -225,7 +228,7 @@ def test_ro5_a_rider_trained_from_a_sentry_this_turn_cannot_attack(ro):
     seat(st, 0, [CAMP, ARMORY, CITADEL], gold=5, units=[SENTRY])
     seat(st, 1, [CAMP])
     i = engine.train(ro.k, st, 0, SENTRY, -1)
-    assert i >= 0 and st.units[0, i, 0] == RIDER and st.units[0, i, U_FRESH] == TURN
+    assert i >= 0 and st.units[0, i, U_TYPE] == RIDER and st.units[0, i, U_FRESH] == TURN
     assert not can_attack(ro.k, st, 0, i)
     war(ro, st, 0)
     assert built(st, 1) == [CAMP]  # it did not attack
@@ -264,7 +267,7 @@ def test_ro5_horses_is_for_riders_a_druid_trained_from_a_sentry_this_turn_cannot
     seat(st, 1, [CAMP])
     engine.train(ro.k, st, 0, SENTRY, 0)
     assert engine.train(ro.k, st, 0, RIDER, 0) == 0
-    assert st.units[0, 0, 0] == DRUID
+    assert st.units[0, 0, U_TYPE] == DRUID
     assert not can_attack(ro.k, st, 0, 0)
     war(ro, st, 0)
     assert built(st, 1) == [CAMP]
@@ -275,7 +278,7 @@ def test_ro5_a_rider_promoted_to_druid_this_turn_can_attack(ro):
     [r] = seat(st, 0, [CAMP, ARMORY, CITADEL, SHRINE], gold=1, units=[RIDER])
     seat(st, 1, [CAMP])
     assert engine.train(ro.k, st, 0, RIDER, r) == r
-    assert st.units[0, r, 0] == DRUID and st.pl[0, 0] == 0
+    assert st.units[0, r, U_TYPE] == DRUID and st.pl[0, PL_GOLD] == 0
     assert can_attack(ro.k, st, 0, r)
     war(ro, st, 0)
     assert built(st, 1) == []
@@ -341,7 +344,9 @@ def test_ro5_the_tired_unit_is_never_chosen_as_a_blocker(ro):
 
 def _blocks_of(c, st, n):
     policies.choose_blocks(c.k, st, 1, n)
-    return [int(x) for x in st.aux[A_BLK, : int(st.pl[1, 2])]], [int(x) for x in st.aux[A_AWK, :n]]
+    return [int(x) for x in st.aux[A_BLK, : int(st.pl[1, PL_NU])]], [
+        int(x) for x in st.aux[A_AWK, :n]
+    ]
 
 
 @pytest.mark.parametrize("kind", [POL_HEURISTIC, POL_RANDOM])
@@ -367,7 +372,7 @@ def test_shadow_rune_and_cloaking_attackers_are_stopped_only_by_druids(ro, kind,
         assert awk == [0]
         for i, a in enumerate(blk):
             if a >= 0:
-                assert st.units[1, i, 0] == DRUID
+                assert st.units[1, i, U_TYPE] == DRUID
                 seen_druid_block = True
     assert seen_druid_block
 

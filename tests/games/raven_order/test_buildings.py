@@ -7,7 +7,15 @@ import numpy as np
 import pytest
 
 from balance.games.raven_order import engine
-from balance.games.raven_order.state import G_DECK_TOP, PL_BUILDS, PL_HAND_N, PL_NBLD
+from balance.games.raven_order.state import (
+    G_DECK_TOP,
+    PL_BUILDS,
+    PL_BUILT,
+    PL_GOLD,
+    PL_HAND_N,
+    PL_NBLD,
+    PL_WORKERS,
+)
 from balance.games.raven_order.tables import (
     ACAD1,
     ACAD2,
@@ -110,7 +118,7 @@ def test_ro4_armory_trains_sentries_from_workers(ro):
     seat(st, 0, [CAMP], gold=5, workers=2)
     assert engine.train(ro.k, st, 0, WORKER, -1) == -1  # no Armory
     assert (gold(st, 0), workers(st, 0), types(st, 0)) == (5, 2, [])
-    st.pl[0, 8 + ARMORY] = 1
+    st.pl[0, PL_BUILT + ARMORY] = 1
     st.pl[0, PL_NBLD] += 1
     assert engine.train(ro.k, st, 0, WORKER, -1) == 0
     assert (gold(st, 0), workers(st, 0), types(st, 0)) == (4, 1, [SENTRY])
@@ -150,10 +158,10 @@ def test_ro4_training_needs_gold_and_a_unit(ro):
     seat(st, 0, [CAMP, ARMORY, CITADEL, SHRINE], gold=0, workers=1, units=[SENTRY])
     assert engine.train(ro.k, st, 0, WORKER, -1) == -1  # no gold
     assert engine.train(ro.k, st, 0, SENTRY, 0) == -1
-    st.pl[0, 0] = 3
+    st.pl[0, PL_GOLD] = 3
     assert engine.train(ro.k, st, 0, RIDER, -1) == -1  # no rider
     assert engine.train(ro.k, st, 0, DRUID, -1) == -1  # nothing above a druid
-    st.pl[0, 1] = 0
+    st.pl[0, PL_WORKERS] = 0
     assert engine.train(ro.k, st, 0, WORKER, -1) == -1  # no worker
     assert (gold(st, 0), types(st, 0)) == (3, [SENTRY])
 
@@ -211,7 +219,7 @@ def test_ro3_building_costs(ro, b, cost):
     seat(st, 0, req, gold=cost - 1)
     assert not engine.build(ro.k, st, 0, b, STATUE_WORKERS)
     assert built(st, 0) == sorted(req) and gold(st, 0) == cost - 1
-    st.pl[0, 0] = cost + 3
+    st.pl[0, PL_GOLD] = cost + 3
     assert engine.build(ro.k, st, 0, b, STATUE_WORKERS)
     assert built(st, 0) == sorted([*req, b]) and gold(st, 0) == 3
     assert st.pl[0, PL_NBLD] == len(req) + 1
@@ -228,7 +236,7 @@ def test_ro3_requirements_must_be_standing(ro, b, req):
     seat(st, 0, others, gold=20)
     assert not engine.build(ro.k, st, 0, b, STATUE_WORKERS)
     assert gold(st, 0) == 20
-    st.pl[0, 8 + req] = 1
+    st.pl[0, PL_BUILT + req] = 1
     st.pl[0, PL_NBLD] += 1
     assert engine.build(ro.k, st, 0, b, STATUE_WORKERS)
 

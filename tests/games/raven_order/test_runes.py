@@ -7,9 +7,15 @@ import pytest
 
 from balance.games.raven_order import engine
 from balance.games.raven_order.state import (
+    A_ATK,
     A_BONUS,
     G_TURN,
+    PL_BRUNE,
+    PL_BUILDS,
+    PL_GOLD,
     PL_HAND_N,
+    PL_INPLAY,
+    U_DEAD,
     U_RUNE,
     can_attack,
     unit_power,
@@ -94,7 +100,7 @@ def test_ro6_tradition_and_tech_runes_go_on_their_named_building_only(ro, r, hos
         ok = engine.play_rune(ro.k, st, 0, r, b)
         assert ok == (b == host_building), b
         if ok:
-            assert st.pl[0, 8 + 11 + b] == r  # PL_BRUNE + b
+            assert st.pl[0, PL_BRUNE + b] == r
             assert inplay(st, 0) == {r: 1} and hand(st, 0) == {} and st.pl[0, PL_HAND_N] == 0
         else:
             assert inplay(st, 0) == {} and hand(st, 0) == {r: 1}
@@ -172,10 +178,10 @@ def test_ro6_a_rune_leaves_play_with_its_building(ro):
     assert power(ro, st, 0, r) == 3
     engine.destroy_building(ro.k, st, 0, CITADEL)
     assert inplay(st, 0) == {} and power(ro, st, 0, r) == 2
-    st.pl[0, 3] = 1
-    st.pl[0, 0] = 2
+    st.pl[0, PL_BUILDS] = 1
+    st.pl[0, PL_GOLD] = 2
     assert engine.build(ro.k, st, 0, CITADEL, -1)  # rebuilt: without its rune
-    assert st.pl[0, 8 + 11 + CITADEL] == -1 and power(ro, st, 0, r) == 2
+    assert st.pl[0, PL_BRUNE + CITADEL] == -1 and power(ro, st, 0, r) == 2
 
 
 def test_ro6_a_razing_attacker_takes_the_rune_with_the_building(ro):
@@ -256,7 +262,7 @@ def test_crown_rune_all_druids(ro):
     assert power(ro, st, 1, e) == 2  # not the opponent's
     # ENGINE-5: two Crown Runes stack
     st.units[0, d, U_RUNE] = CROWN
-    st.pl[0, 8 + 11 + 11 + 19 + CROWN] = 2  # PL_INPLAY + CROWN
+    st.pl[0, PL_INPLAY + CROWN] = 2
     assert [power(ro, st, 0, i) for i in (c, d, r)] == [8, 8, 2]
 
 
@@ -476,10 +482,10 @@ def test_dawn_raid_kills_one_unit_before_blockers_are_chosen(ro):
     st = blank(ro)
     [r] = seat(st, 0, [CAMP, CITADEL, *ACADS], units=[RIDER], brunes={CITADEL: DAWN_RAID})
     seat(st, 1, [CAMP], units=[SENTRY, DRUID])
-    st.aux[0, 0] = r
+    st.aux[A_ATK, 0] = r
     engine.declare(ro.k, st, 0, 1)
-    assert st.units[1, 1, 5] == 1  # the druid (most valuable) is already dead
-    assert st.units[1, 0, 5] == 0
+    assert st.units[1, 1, U_DEAD] == 1  # the druid (most valuable) is already dead
+    assert st.units[1, 0, U_DEAD] == 0
 
 
 def test_dawn_raid_needs_an_attacking_rider(ro):
