@@ -75,6 +75,7 @@ from balance.games.raven_order.tables import (
     SP_ORDER,
     SP_ORDER_N,
     SP_SAVE,
+    SP_SELL,
     SP_STATUE,
     T_ANY,
     T_DRUID,
@@ -137,6 +138,12 @@ def can_train(tb, st, p, from_type):
     if from_type == WORKER:
         return st.pl[p, PL_WORKERS] > 0 and st.pl[p, PL_NU] < CAPU
     return st.pl[p, PL_CNT + from_type] > 0
+
+
+@njit(cache=True, _nrt=False)
+def can_train_unpaid(tb, st, p):
+    """Could ``p`` train a worker into a sentry if it had the gold (RO-4)?"""
+    return st.pl[p, PL_BUILT + ARMORY] != 0 and st.pl[p, PL_NU] < CAPU
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -419,6 +426,9 @@ def _heuristic_action(tb, st, p, out):
         out[1] = f
         out[2] = -1 if f == WORKER else _pick_unit(st, p, f, False)
         return
+    # 5. Out of gold: sell spare workers to train the others (when it may sell them).
+    if tb.seat[p, SP_SELL] != 0 and spare >= 2 and reserve == 0 and can_train_unpaid(tb, st, p):
+        out[0] = ACT_SELL
 
 
 @njit(cache=True, _nrt=False)

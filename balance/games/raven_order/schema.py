@@ -201,6 +201,14 @@ class Units(BaseModel):
     )
 
 
+def _uses(field: str) -> str:
+    """A rune number's description: which runes use it, for what, and the default."""
+    uses = [
+        f"{r} {m} ({d})" for r, f in RUNE_FIELDS.items() for k, (d, m) in f.items() if k == field
+    ]
+    return "RO-10: " + "; ".join(uses)
+
+
 class Rune(BaseModel):
     """One rune type: copies in the deck (the rune mix, RO-1), target and academy level (RO-6),
     and the numbers of its effect (RO-10; only the fields the rune's effect uses)."""
@@ -215,13 +223,13 @@ class Rune(BaseModel):
     level: int | None = Field(
         None, ge=0, le=3, description="RO-6: academy level needed (0 = none); default: rulebook"
     )
-    power: int | None = Field(None, ge=0, le=100, description="see RUNE_FIELDS")
-    workers: int | None = Field(None, ge=0, le=100, description="see RUNE_FIELDS")
-    gold: int | None = Field(None, ge=0, le=100, description="see RUNE_FIELDS")
-    kills: int | None = Field(None, ge=0, le=100, description="see RUNE_FIELDS")
-    min_riders: int | None = Field(None, ge=0, le=100, description="see RUNE_FIELDS")
-    rider_cost: int | None = Field(None, ge=0, le=100, description="see RUNE_FIELDS")
-    druid_cost: int | None = Field(None, ge=0, le=100, description="see RUNE_FIELDS")
+    power: int | None = Field(None, ge=0, le=100, description=_uses("power"))
+    workers: int | None = Field(None, ge=0, le=100, description=_uses("workers"))
+    gold: int | None = Field(None, ge=0, le=100, description=_uses("gold"))
+    kills: int | None = Field(None, ge=0, le=100, description=_uses("kills"))
+    min_riders: int | None = Field(None, ge=0, le=100, description=_uses("min_riders"))
+    rider_cost: int | None = Field(None, ge=0, le=100, description=_uses("rider_cost"))
+    druid_cost: int | None = Field(None, ge=0, le=100, description=_uses("druid_cost"))
 
     def value(self, name: str, field: str) -> int:
         v = getattr(self, field)
@@ -343,6 +351,14 @@ class Rules(BaseModel):
                 if getattr(rune, f) is not None and f not in RUNE_FIELDS[name]:
                     used = ", ".join(RUNE_FIELDS[name]) or "none"
                     raise ValueError(f"runes.{name}.{f}: {name} has no '{f}' (its numbers: {used})")
+        for name, rune in self.runes.items():  # resolved configs show every number in force
+            if rune.target is None:
+                rune.target = RUNE_DEFAULTS[name][0]
+            if rune.level is None:
+                rune.level = RUNE_DEFAULTS[name][1]
+            for f, (default, _) in RUNE_FIELDS[name].items():
+                if getattr(rune, f) is None:
+                    setattr(rune, f, default)
         if sum(r.count for r in self.runes.values()) > 400:
             raise ValueError("runes: the rune deck holds at most 400 runes")
         return self
@@ -401,6 +417,10 @@ class HeuristicPolicy(BaseModel):
     keep_workers: int = Field(
         2, ge=0, le=100, description="workers it keeps as blockers (not trained or sold)"
     )
+    sell_workers: bool = Field(
+        False,
+        description="sells workers beyond keep_workers to pay for training when gold runs out",
+    )
     defence: _Weight = Field(
         1.0,
         description="trains sentries until its blockers are at least this times the enemy's "
@@ -443,6 +463,7 @@ _RUSH: dict[str, Any] = {
     "army": "rider",
     "save_turns": 0,
     "keep_workers": 0,
+    "sell_workers": True,
     "defence": 0.5,
     "attack_ratio": 0.75,
     "max_army": 12,

@@ -112,8 +112,8 @@ BD_COST, BD_REQ, BD_GOLD, BD_WORKERS, BD_RUNES = range(5)
 RUNE_COLUMNS = ("power", "workers", "gold", "kills", "min_riders", "rider_cost", "druid_cost")
 
 # Tables.seat[p, SP_*]: the seat's policy settings that are integers.
-SP_KIND, SP_ARMY, SP_SAVE, SP_KEEP, SP_STATUE, SP_MAXACT, SP_MAXARMY, SP_ORDER_N = range(8)
-SP_ORDER = 8  # + i: i-th building of the build order
+SP_KIND, SP_ARMY, SP_SAVE, SP_KEEP, SP_STATUE, SP_MAXACT, SP_MAXARMY, SP_SELL, SP_ORDER_N = range(9)
+SP_ORDER = 9  # + i: i-th building of the build order
 N_SEAT = SP_ORDER + NB
 # Tables.weights[p, W_*]
 W_DEFENCE, W_ATTACK, W_TRADE, W_RANDOM_ATTACK = range(4)
@@ -239,6 +239,7 @@ def compile_tables(config: Any, seat_rows: list[Any] | None = None) -> Compiled:
             seat[p, SP_STATUE] = STATUE_CHOICES.index(m.statue)
             seat[p, SP_MAXACT] = 200
             seat[p, SP_MAXARMY] = m.max_army
+            seat[p, SP_SELL] = int(m.sell_workers)
             seat[p, SP_ORDER_N] = len(m.build_order)
             for i, b in enumerate(m.build_order):
                 seat[p, SP_ORDER + i] = BUILDING_NAMES.index(b)
