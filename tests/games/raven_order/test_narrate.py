@@ -1,0 +1,93 @@
+"""The Raven Order replay (narrate.py): the replayed game is the dataset's game, and its lines tell
+the builds, the battles and the winner."""
+
+from __future__ import annotations
+
+import re
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from balance import results, runner
+from balance.cli import app
+from balance.config import load_config
+from balance.games import get
+from balance.games.raven_order import narrate
+
+from .helpers import BASE
+
+END_LINE = re.compile(
+    r"^Seat (\d) \((\w+)\) wins: seat (\d) has no building left after (\d+) turns\.$"
+)
+DRAW_LINE = re.compile(r"^Draw: the turn cap ends the game after (\d+) turns\.$")
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    cfg = load_config(BASE)
+    out = tmp_path_factory.mktemp("narrate") / "run"
+    # small chunks: the replayed games sit at other offsets of their chunk than 0
+    runner.run(cfg, config_path=BASE, out=out, games=40, seed=11, chunk_size=16)
+    _, frame = results.open_results(out)
+    return frame.collect()
+
+
+def test_replay_is_the_dataset_game(base, run):
+    reasons = get("raven_order").end_reasons
+    for game in (0, 1, 17, 33, 39):
+        got = run.filter(pl.col("game") == game).sort("seat")
+        rep = narrate.replay(base, 11, game)
+        assert rep.scores.tolist() == got["score"].to_list()
+        assert rep.ranks.tolist() == got["rank"].to_list()
+        assert rep.turns == got["turns"][0]
+        assert reasons[rep.end_reason] == got["end_reason"][0]
+        first = got.filter(pl.col("order") == 0)["seat"].to_list()
+        assert f"seat {first[0]} goes first" in rep.lines[0]
+
+
+def test_lines_tell_builds_battles_and_the_winner(base):
+    found = 0
+    for game in range(30):
+        rep = narrate.replay(base, 11, game)
+        text = "\n".join(rep.lines)
+        assert rep.lines[0].startswith(
+            f"Game {game} of seed 11: seat 0 plays economy, seat 1 plays rush;"
+        )
+        assert "  Builds " in text and "  Harvest: " in text
+        turns = [line for line in rep.lines if line.startswith("Turn ")]
+        assert len(turns) == rep.turns
+        m = END_LINE.match(rep.lines[-1])
+        if rep.end_reason == 0:
+            assert m, rep.lines[-1]
+            w, loser, n = int(m[1]), int(m[3]), int(m[4])
+            assert rep.ranks[w] == 1 and rep.ranks[loser] == 2 and loser == 1 - w
+            assert rep.scores[loser] == 0 and n == rep.turns
+            assert m[2] == ("economy", "rush")[w]
+            # the last building fell to an unblocked attacker of the winner
+            razes = [line for line in rep.lines if "An unblocked attacker destroys" in line]
+            assert razes and f"seat {loser}'s" in razes[-1]
+        else:
+            assert DRAW_LINE.match(rep.lines[-1])
+        if "  Battle: " in text:
+            found += 1
+    assert found >= 10
+
+
+def test_narrate_is_the_plugin_entry(base):
+    assert get("raven_order").narrate(base, 11, 2) == narrate.replay(base, 11, 2).lines
+
+
+def test_cli_replay():
+    result = CliRunner().invoke(app, ["replay", str(BASE), "--game", "3"])
+    assert result.exit_code == 0, result.output
+    out = result.stdout.splitlines()
+    assert out[0].startswith("Game 3 of seed 1: seat 0 plays economy, seat 1 plays rush;")
+    assert any(END_LINE.match(line) or DRAW_LINE.match(line) for line in out[-2:])
+
+
+def test_replay_rejects_bad_arguments(base):
+    with pytest.raises(ValueError, match="game"):
+        narrate.replay(base, 1, -1)
+    with pytest.raises(ValueError, match="seed"):
+        narrate.replay(base, -1, 0)
