@@ -78,7 +78,7 @@ def test_bench_tiny_run_prints_every_row_and_writes_json(tmp_path):
 def test_unknown_game_is_a_one_line_error():
     result = _invoke("bench", "nope", "--no-cold")
     assert (result.exit_code, result.stdout) == (1, "")
-    assert result.stderr == "error: unknown game 'nope' (one of: five_ravens)\n"
+    assert result.stderr == "error: unknown game 'nope' (one of: five_ravens, raven_order)\n"
 
 
 @pytest.mark.parametrize(
@@ -115,3 +115,25 @@ def test_five_ravens_lineups_from_the_base_config():
     two = bench.lineup_config(base, found[1])
     assert (two.players, two.seats) == (2, ["random", "random"])
     assert two.policies == base.policies  # the base config's policy settings are kept
+
+
+def test_raven_order_headline_is_the_base_configs_mixed_lineup():
+    """The Raven Order's base config plays economy against rush: that line-up is measured as it
+    is and is the headline (issue 4: heuristic vs heuristic), besides each policy on both seats."""
+    base = load_config(bench.default_config("raven_order"))
+    found, headline = bench.lineups(games.get("raven_order"), base)
+    assert [x.label for x in found] == [
+        "economy vs rush",
+        "2 random",
+        "2 economy",
+        "2 rush",
+    ]
+    assert headline is found[0] and headline.seats == ["economy", "rush"]
+    cfg = bench.lineup_config(base, headline)
+    assert (cfg.players, cfg.seats) == (2, ["economy", "rush"])
+    assert [t.key for t in bench.TARGETS["raven_order"]] == [
+        "games_per_s",
+        "python_ratio",
+        "warm_start_s",
+    ]
+    assert bench.TARGETS["raven_order"][0].threshold == 20_000
