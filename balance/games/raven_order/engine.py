@@ -91,7 +91,9 @@ from balance.games.raven_order.state import (
     add_unit,
     advantage,
     alloc_state,
+    can_block,
     draw_rune,
+    druids_only,
     emit,
     has,
     is_academy,
@@ -112,6 +114,7 @@ from balance.games.raven_order.tables import (
     CONQUEST,
     CORRUPTION,
     DAWN_RAID,
+    DRUID,
     FROST,
     LOOTING,
     MEDICINE,
@@ -603,6 +606,29 @@ def resolve(tb, st, p, n_atk, group, powers, kills):
     return unblocked
 
 
+@njit(cache=True, _nrt=False)
+def legal_blocks(st, p, n_atk):
+    """Drop the blocks a defender may not make, whatever its policy chose: a unit that is dead,
+    that attacked in its last turn (RO-5), or a non-druid on an attacker only druids can stop
+    (Shadow Rune, Cloaking); workers count only on attackers they may block, up to those owned."""
+    q = 1 - p
+    for i in range(st.pl[q, PL_NU]):
+        a = st.aux[A_BLK, i]
+        if a < 0:
+            continue
+        if a >= n_atk or not can_block(st, q, i) or (druids_only(st, p, st.aux[A_ATK, a]) and st.units[q, i, U_TYPE] != DRUID):
+            st.aux[A_BLK, i] = -1
+    left = st.pl[q, PL_WORKERS]
+    for a in range(n_atk):
+        w = st.aux[A_AWK, a]
+        if w < 0 or druids_only(st, p, st.aux[A_ATK, a]):
+            w = 0
+        if w > left:
+            w = left
+        st.aux[A_AWK, a] = w
+        left -= w
+
+
 @njit(cache=True, _nrt=False, inline="always")
 def war(tb, st, p, group, powers, kills):
     """RO-7..RO-9: ``p`` attacks; the opponent blocks; battles; unblocked attackers raze."""
@@ -616,9 +642,7 @@ def war(tb, st, p, group, powers, kills):
         i = st.aux[A_ATK, a]
         st.aux[A_APOW, a] = unit_power(tb, st, p, i, True) + st.aux[A_BONUS, a]
     choose_blocks(tb, st, q, n_atk)
-    for i in range(st.pl[q, PL_NU]):  # only living units that may block do
-        if st.aux[A_BLK, i] >= 0 and st.units[q, i, U_DEAD] != 0:
-            st.aux[A_BLK, i] = -1
+    legal_blocks(st, p, n_atk)
     resolve(tb, st, p, n_atk, group, powers, kills)
 
 
