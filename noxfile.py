@@ -19,10 +19,16 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Measure Five Ravens on this machine: compile, start-up, games/s, plain-Python ratio, targets.
+    """Measure every game on this machine: compile, start-up, games/s, plain-Python ratio, targets.
 
-    Takes a few minutes; extra arguments go to `balance bench`, e.g.
-    `nox -s bench -- --no-cold --games 300000 --json bench.json`.
+    Takes a few minutes per game; extra arguments go to `balance bench`, e.g.
+    `nox -s bench -- --no-cold --games 300000`. A first argument naming a game measures only
+    that one: `nox -s bench -- raven_order --no-cold`.
     """
     session.install(".")
-    session.run("balance", "bench", "five_ravens", *session.posargs)
+    games = ["five_ravens", "raven_order"]
+    args = list(session.posargs)
+    if args and not args[0].startswith("-"):
+        games, args = [args[0]], args[1:]
+    for game in games:
+        session.run("balance", "bench", game, *args)
