@@ -84,7 +84,47 @@ def replay(compiled: Compiled, seed: int, game: int) -> Replay:
     turns = int(st.board[e.G_TURN]) + 1
     end_reason = int(st.board[e.G_END]) - 1
     lines = _tell(compiled, log, seed, game)
+    lines += _final(compiled, st, scores, ranks)
     return Replay(lines, scores, ranks, turns, end_reason)
+
+
+def _final(compiled: Compiled, st, scores: np.ndarray, ranks: np.ndarray) -> list[str]:
+    """Each seat's final position: buildings (with runes), units, workers, gold, runes in hand."""
+    from balance.games.raven_order.state import (
+        PL_BRUNE,
+        PL_BUILT,
+        PL_CNT,
+        PL_GOLD,
+        PL_HAND,
+        PL_WORKERS,
+    )
+
+    out = ["Final position"]
+    for p in range(2):
+        blds = []
+        for b, _ in enumerate(BUILDING_NAMES):
+            if st.pl[p, PL_BUILT + b]:
+                r = int(st.pl[p, PL_BRUNE + b])
+                blds.append(_bld(b) + (f" ({_rune(r)})" if r >= 0 else ""))
+        units = ", ".join(
+            f"{int(st.pl[p, PL_CNT + t])} {_unit(t, plural=int(st.pl[p, PL_CNT + t]) != 1)}"
+            for t in (1, 2, 3)
+        )
+        hand = [_rune(r) for r in range(len(RUNE_NAMES)) for _ in range(int(st.pl[p, PL_HAND + r]))]
+        place = (
+            "winner"
+            if ranks[p] == 1 and ranks[1 - p] != 1
+            else ("draw" if ranks[p] == ranks[1 - p] else "loser")
+        )
+        out.append(
+            f"  Seat {p} ({compiled.seat_policies[p]}, {place}): score {int(scores[p])} = "
+            f"{len(blds)} buildings standing: {', '.join(blds) or 'none'}"
+        )
+        out.append(
+            f"    units: {units}, {int(st.pl[p, PL_WORKERS])} workers; "
+            f"{int(st.pl[p, PL_GOLD])} gold; hand: {', '.join(hand) or 'empty'}"
+        )
+    return out
 
 
 def _tell(compiled: Compiled, log: np.ndarray, seed: int, game: int) -> list[str]:
