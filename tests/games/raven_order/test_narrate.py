@@ -57,9 +57,10 @@ def test_lines_tell_builds_battles_and_the_winner(base):
         assert "  Builds " in text and "  Harvest: " in text
         turns = [line for line in rep.lines if line.startswith("Turn ")]
         assert len(turns) == rep.turns
-        m = END_LINE.match(rep.lines[-1])
+        end = rep.lines[rep.lines.index("Final position") - 1]
+        m = END_LINE.match(end)
         if rep.end_reason == 0:
-            assert m, rep.lines[-1]
+            assert m, end
             w, loser, n = int(m[1]), int(m[3]), int(m[4])
             assert rep.ranks[w] == 1 and rep.ranks[loser] == 2 and loser == 1 - w
             assert rep.scores[loser] == 0 and n == rep.turns
@@ -67,8 +68,12 @@ def test_lines_tell_builds_battles_and_the_winner(base):
             # the last building fell to an unblocked attacker of the winner
             razes = [line for line in rep.lines if "An unblocked attacker destroys" in line]
             assert razes and f"seat {loser}'s" in razes[-1]
+            # the final position: the loser has nothing standing, the winner its score
+            final = rep.lines[rep.lines.index("Final position") + 1 :]
+            assert final[2 * loser].endswith("loser): score 0 = 0 buildings standing: none")
+            assert f"winner): score {rep.scores[w]} = {rep.scores[w]} buildings" in final[2 * w]
         else:
-            assert DRAW_LINE.match(rep.lines[-1])
+            assert DRAW_LINE.match(end)
         if "  Battle: " in text:
             found += 1
     assert found >= 10
@@ -83,7 +88,8 @@ def test_cli_replay():
     assert result.exit_code == 0, result.output
     out = result.stdout.splitlines()
     assert out[0].startswith("Game 3 of seed 1: seat 0 plays economy, seat 1 plays rush;")
-    assert any(END_LINE.match(line) or DRAW_LINE.match(line) for line in out[-2:])
+    assert any(END_LINE.match(line) or DRAW_LINE.match(line) for line in out[-7:])
+    assert out[-5] == "Final position"
 
 
 def test_replay_rejects_bad_arguments(base):
