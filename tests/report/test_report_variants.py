@@ -55,7 +55,7 @@ def reported(tmp_path_factory):
 
 
 def test_simulate_report_plays_the_variant_on_the_same_games(reported):
-    out, page, stdout = reported
+    out, _, stdout = reported
     assert "report variants: no compensation on the same games" in stdout
     data = json.loads((out / "variants.json").read_text())
     assert (data["games"], data["seed"]) == (3000, 1)

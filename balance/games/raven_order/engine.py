@@ -616,7 +616,11 @@ def legal_blocks(st, p, n_atk):
         a = st.aux[A_BLK, i]
         if a < 0:
             continue
-        if a >= n_atk or not can_block(st, q, i) or (druids_only(st, p, st.aux[A_ATK, a]) and st.units[q, i, U_TYPE] != DRUID):
+        if (
+            a >= n_atk
+            or not can_block(st, q, i)
+            or (druids_only(st, p, st.aux[A_ATK, a]) and st.units[q, i, U_TYPE] != DRUID)
+        ):
             st.aux[A_BLK, i] = -1
     left = st.pl[q, PL_WORKERS]
     for a in range(n_atk):

@@ -168,7 +168,7 @@ def rune_target_ok(tb, st, p, r, target):
         return False
     if st.pl[p, PL_BRUNE + target] >= 0:
         return False
-    return t == T_ANY or t == target
+    return t == T_ANY or target == t
 
 
 @njit(cache=True, _nrt=False)
@@ -408,11 +408,14 @@ def _heuristic_action(tb, st, p, out):
             out[2] = host
             return
     # 3. Defence: sentries until its guards match the enemy's attackers.
-    if can_train(tb, st, p, WORKER) and st.pl[p, PL_WORKERS] > 0:
-        if guards(st, p) < tb.weights[p, W_DEFENCE] * threat(tb, st, q):
-            out[0] = ACT_TRAIN
-            out[1] = WORKER
-            return
+    if (
+        can_train(tb, st, p, WORKER)
+        and st.pl[p, PL_WORKERS] > 0
+        and guards(st, p) < tb.weights[p, W_DEFENCE] * threat(tb, st, q)
+    ):
+        out[0] = ACT_TRAIN
+        out[1] = WORKER
+        return
     # 4. The army: promote the most advanced unit below the goal, with the gold over the reserve.
     army = tb.seat[p, SP_ARMY]
     for f in range(army - 1, -1, -1):

@@ -163,7 +163,7 @@ def advantage(st, p):
 
 @njit(cache=True, _nrt=False, inline="always")
 def is_academy(b):
-    return b == ACAD1 or b == ACAD2 or b == ACAD3
+    return ACAD1 <= b <= ACAD3  # the three academies have consecutive ids
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -181,9 +181,7 @@ def can_attack(tb, st, p, i):
     turn = st.board[G_TURN]
     if st.units[p, i, U_NOATK] == turn:
         return False
-    if st.units[p, i, U_FRESH] == turn and not (t == RIDER and has(st, p, HORSES) > 0):
-        return False
-    return True
+    return st.units[p, i, U_FRESH] != turn or (t == RIDER and has(st, p, HORSES) > 0)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -207,7 +205,7 @@ def unit_power(tb, st, p, i, attacking):
     t = st.units[p, i, U_TYPE]
     pw = tb.params[P_POWER + t]
     r = st.units[p, i, U_RUNE]
-    if r == BLOOM or r == SHADOW or r == SPIRIT:
+    if r == BLOOM or r == SHADOW or r == SPIRIT:  # noqa: SIM109 (numba)
         pw += tb.rune[r, RN_POWER]  # the druid itself
     if t == DRUID:
         pw += has(st, p, CROWN) * tb.rune[CROWN, RN_POWER]
