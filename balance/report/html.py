@@ -437,6 +437,13 @@ def summary_sentences(
         f"Games last {d.turns.mean:.1f} turns on average (90 % between {q05:g} and {q95:g}); "
         f"a seat scores {d.score.mean:.2f} on average (median {d.score.quantiles.get(0.5, math.nan):g})."
     )
+    reasons = d.end_reasons.sort("games", descending=True).to_dicts()
+    if len(reasons) > 1:
+        listed = ", ".join(f"{r['end_reason']} {pct(r['share'])}" for r in reasons)
+        out.append(
+            f"Games end by {listed}. A game whose first place is shared (a draw) gives each of "
+            "its k seats 1/k of a win in every win share above."
+        )
     return out
 
 
