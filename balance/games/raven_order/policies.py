@@ -38,6 +38,7 @@ from balance.games.raven_order.state import (
     U_FRESH,
     U_RUNE,
     U_TYPE,
+    advantage,
     can_attack,
     can_block,
     druids_only,
@@ -53,6 +54,7 @@ from balance.games.raven_order.tables import (
     BD_RUNES,
     BD_WORKERS,
     CITADEL,
+    DAWN_RAID,
     DRUID,
     NB,
     NR,
@@ -62,7 +64,9 @@ from balance.games.raven_order.tables import (
     POL_RANDOM,
     RIDER,
     RN_DRUID_COST,
+    RN_KILLS,
     RN_LEVEL,
+    RN_MIN_RIDERS,
     RN_RIDER_COST,
     RN_TARGET,
     SENTRY,
@@ -77,6 +81,7 @@ from balance.games.raven_order.tables import (
     SP_SAVE,
     SP_SELL,
     SP_STATUE,
+    SPIRIT,
     T_ANY,
     T_DRUID,
     TRAVELLING,
@@ -533,11 +538,20 @@ def choose_attackers(tb, st, p):
                 if st.units[q, i, U_TYPE] == DRUID:
                     druid_power += pw
     eligible = 0
+    riders = 0
+    pre_kills = 0  # enemy units its attack kills before blockers are chosen (ENGINE-4)
     for i in range(st.pl[p, PL_NU]):
         if can_attack(tb, st, p, i):
             eligible += 1
+            if st.units[p, i, U_TYPE] == RIDER:
+                riders += 1
+            if st.units[p, i, U_RUNE] == SPIRIT:
+                pre_kills += tb.rune[SPIRIT, RN_KILLS] * advantage(st, p)
     if eligible == 0:
         return 0
+    if riders > 0 and riders >= tb.rune[DAWN_RAID, RN_MIN_RIDERS]:
+        pre_kills += has(st, p, DAWN_RAID) * tb.rune[DAWN_RAID, RN_KILLS]
+    blockers = blockers - pre_kills if blockers > pre_kills else 0
     all_in = (
         eligible >= tb.weights[p, W_ATTACK] * blockers or guards(st, p) >= tb.seat[p, SP_MAXARMY]
     )
