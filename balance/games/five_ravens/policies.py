@@ -31,7 +31,9 @@ from balance.games.five_ravens.state import (
     M_ACTION,
     M_CAPT1,
     M_CAPT3,
+    M_NONE,
     M_THIEF,
+    MAX_ROUND_TURNS,
     PILE_CAPT,
     PILE_DISC,
     PILE_HAND,
@@ -45,6 +47,10 @@ from balance.games.five_ravens.state import (
     S_RD_BOT,
     S_RD_TOP,
     S_THIEF,
+    S_TURNS,
+    can_capt1,
+    can_capt3,
+    can_thief,
     captured_relics,
     ctype_col,
     has_captured,
@@ -436,40 +442,81 @@ def choose_turn(tb, st, p, moves, n):
             if moves[i, 0] == mv and (moves[i, 1] == card or any_card):
                 return i
         return 0  # an illegal scripted move: tests assert on the log, so this is visible
-    w = tb.weights[p]
-    # the thief we would keep
-    best_thief = -1
-    tv = NEG
+    mv, card = greedy_turn(tb, st, p)
     for i in range(n):
-        if moves[i, 0] == M_THIEF:
-            v = thief_value(tb, st, p, moves[i, 1])
+        if moves[i, 0] == mv and moves[i, 1] == card:
+            return i
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def greedy_turn(tb, st, p):
+    """(move, card) of a greedy seat's turn, (M_NONE, -1) if it has no legal turn (FR-5).
+
+    Legality and choice in one pass over the hand, without a list of legal moves: the mission
+    calls it directly, choose_turn maps its answer to an index of legal_moves. Candidates are
+    met in legal_moves order (per hand card its action then its thief, then captured 3, then
+    captured 1) and only a strictly better value replaces the best, so ties go to the earlier
+    legal move exactly as choose_turn over legal_moves would.
+    """
+    w = tb.weights[p]
+    hand = st.pile[p, PILE_HAND]
+    nh = st.seat[p, S_HAND_N]
+    capped = st.seat[p, S_TURNS] >= MAX_ROUND_TURNS
+    act_ok = not capped and ravens_in_hand(st, p) >= 2
+    first_mv = M_NONE  # the first legal move: the answer when nothing else is chosen
+    first_c = -1
+    # the thief we would keep
+    thief_card = -1
+    tv = NEG
+    for i in range(nh):
+        c = hand[i]
+        if first_mv == M_NONE and act_ok and c < N_RAVENS:
+            first_mv = M_ACTION
+            first_c = c
+        if can_thief(tb, st, p, c):
+            if first_mv == M_NONE:
+                first_mv = M_THIEF
+                first_c = c
+            v = thief_value(tb, st, p, c)
             if v > tv:
                 tv = v
-                best_thief = i
-    thief_card = moves[best_thief, 1] if best_thief >= 0 else -1
-    best = -1
-    bv = w[W_THRESHOLD]
-    for i in range(n):
-        mv = moves[i, 0]
-        if mv == M_ACTION:
-            c = moves[i, 1]
-            if c == thief_card:
-                continue
-            v = action_value(tb, st, p, c, thief_card) - 0.05 * (c + 1)  # keep high Ravens
-        elif mv == M_CAPT3:
-            v = w[W_INFO] * (0.9 if has_captured(st, p, 1) and tb.params[P_CAPTURE + 1] else 0.2)
-        elif mv == M_CAPT1:
-            v = 0.0
+                thief_card = c
+    ok3 = not capped and can_capt3(tb, st, p)
+    ok1 = not capped and can_capt1(tb, st, p)
+    if first_mv == M_NONE:
+        if ok3:
+            first_mv = M_CAPT3
+        elif ok1:
+            first_mv = M_CAPT1
         else:
-            continue
+            return M_NONE, -1
+    best_mv = M_NONE
+    best_c = -1
+    bv = w[W_THRESHOLD]
+    if act_ok:
+        for i in range(nh):
+            c = hand[i]
+            if c < N_RAVENS and c != thief_card:
+                v = action_value(tb, st, p, c, thief_card) - 0.05 * (c + 1)  # keep high Ravens
+                if v > bv:
+                    bv = v
+                    best_mv = M_ACTION
+                    best_c = c
+    if ok3:
+        v = w[W_INFO] * (0.9 if has_captured(st, p, 1) and tb.params[P_CAPTURE + 1] else 0.2)
         if v > bv:
             bv = v
-            best = i
-    if best >= 0:
-        return best
-    if best_thief >= 0:
-        return best_thief
-    return 0
+            best_mv = M_CAPT3
+            best_c = -1
+    if ok1 and 0.0 > bv:
+        best_mv = M_CAPT1
+        best_c = -1
+    if best_mv != M_NONE:
+        return best_mv, best_c
+    if thief_card >= 0:
+        return M_THIEF, thief_card
+    return first_mv, first_c
 
 
 @njit(cache=True, _nrt=False)
