@@ -351,9 +351,12 @@ def _dead_cards(tb, st, p):
     return k
 
 
-@njit(cache=True, _nrt=False)
-def _best_capture(tb, st, p):
-    """(card, gain) of the best card to capture with the 5 from hand or discard (FR-6)."""
+@njit(cache=True, _nrt=False, inline="always")
+def best_capture(tb, st, p):
+    """(card, gain) of the best card to capture with the 5 from hand or discard (FR-6).
+
+    Inlined in the greedy valuation (a call passes ~70 array fields, which cost as much as the
+    loop); choose_capture calls the compiled copy _best_capture."""
     w = tb.weights[p]
     best = -1
     bv = NEG
@@ -376,21 +379,33 @@ def _best_capture(tb, st, p):
     return best, bv
 
 
+@njit(cache=True, _nrt=False)
+def _best_capture(tb, st, p):
+    return best_capture(tb, st, p)
+
+
 @njit(cache=True, _nrt=False, inline="always")
 def action_value(tb, st, p, c, thief):
     """Greedy estimate of what resolving Raven ``c``'s action is worth to seat ``p`` now."""
     if tb.params[P_ACTION + c] == 0:
         return NEG
-    if c == 1:  # the 2 is worth the best action among the captured Ravens it can borrow
-        best = 0.0
-        for i in range(st.seat[p, S_CAPT_N]):
+    # The 2 is worth the best action among the captured Ravens it can borrow. One loop for both
+    # cases so that base_action_value (inlined) has a single call site: half the code.
+    two = c == 1
+    n = st.seat[p, S_CAPT_N] if two else 1
+    best = 0.0
+    for i in range(n):
+        d = c
+        if two:
             d = st.pile[p, PILE_CAPT, i]
-            if d < N_RAVENS and d != 1 and tb.params[P_ACTION + d] == 1:
-                v = base_action_value(tb, st, p, d, thief)
-                if v > best:
-                    best = v
-        return best
-    return base_action_value(tb, st, p, c, thief)
+            if d >= N_RAVENS or d == 1 or tb.params[P_ACTION + d] != 1:
+                continue
+        v = base_action_value(tb, st, p, d, thief)
+        if not two:
+            return v
+        if v > best:
+            best = v
+    return best
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -413,7 +428,7 @@ def base_action_value(tb, st, p, c, thief):
     if r == 6:
         return w[W_INFO] if _unknown_facedown(tb, st, p) >= 0 else 0.0
     if r == 5:
-        card, g = _best_capture(tb, st, p)
+        card, g = best_capture(tb, st, p)
         return g if card >= 0 else 0.0
     if r == 4:
         return w[W_DRAW] * _dead_cards(tb, st, p)
