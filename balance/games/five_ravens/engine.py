@@ -123,7 +123,6 @@ from balance.games.five_ravens.state import (
     emit,
     find,
     hand_remove,
-    has_captured,
     ravens_in_hand,
     rd_bottom_card,
     rd_pop_bottom,
@@ -139,7 +138,6 @@ from balance.games.five_ravens.tables import (
     C_KIND,
     C_TCARD,
     C_TEV,
-    C_THIEF,
     C_VALUE,
     EV_CAPTURED,
     EV_DRAWN,
@@ -194,6 +192,12 @@ def reveal_slot(tb, st, slot):
 @njit(cache=True, _nrt=False)
 def draw(tb, st, p):
     """Draw one card into hand; FR-4: an empty deck is rebuilt from the shuffled discard pile."""
+    return _draw(tb, st, p)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _draw(tb, st, p):
+    """draw, inlined in the Prelude (16 draws a round, each call passing ~70 array fields)."""
     if st.seat[p, S_DECK_N] == 0:
         n = st.seat[p, S_DISC_N]
         if n == 0:
@@ -291,7 +295,7 @@ def prelude(tb, st):
     for k in range(P):
         p = (first + k) % P
         for _ in range(tb.params[P_HAND]):
-            draw(tb, st, p)
+            _draw(tb, st, p)
     for p in range(P):
         st.seat[p, S_THIEF] = -1
         st.seat[p, S_STATUS] = ST_ACTIVE
@@ -586,13 +590,13 @@ def mission(tb, st, moves):
             if st.seat[p, S_STATUS] != ST_ACTIVE:
                 continue
             if pol._kind(tb, st, p) == POL_GREEDY:  # no list of legal moves needed
-                mv, c = pol.greedy_turn(tb, st, p)
+                mv, c = pol._greedy_turn(tb, st, p)  # inlined
             else:
                 n = legal_moves(tb, st, p, moves)
                 mv = M_NONE
                 c = -1
                 if n > 0:
-                    i = pol.choose_turn(tb, st, p, moves, n)
+                    i = pol.choose_turn_other(tb, st, p, moves, n)
                     mv = moves[i, 0]
                     c = moves[i, 1]
             if mv == M_NONE:
@@ -648,7 +652,7 @@ def rescue(tb, st, p, exclude):
     emit(st, E_RESCUE, p, c, 0, 0, 0, 0, 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def steal(tb, st, p, choice):
     """Seat ``p`` takes centre slot ``choice`` (or -1: the relic deck's bottom, captured 2) and
     places it by FR-10. Returns the relic instance card id, or -1 if nothing was taken."""

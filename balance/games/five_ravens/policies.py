@@ -445,18 +445,9 @@ def base_action_value(tb, st, p, c, thief):
 
 @njit(cache=True, _nrt=False)
 def choose_turn(tb, st, p, moves, n):
-    """Index into ``moves[:n]`` of the seat's turn (FR-5)."""
-    k = _kind(tb, st, p)
-    if k == POL_RANDOM:
-        return below(st.rng[1 + p], n)
-    if k != POL_GREEDY:
-        mv, _ = _script(st)
-        card, _ = _script(st)
-        any_card = mv == M_CAPT3 or mv == M_CAPT1  # these moves name no card
-        for i in range(n):
-            if moves[i, 0] == mv and (moves[i, 1] == card or any_card):
-                return i
-        return 0  # an illegal scripted move: tests assert on the log, so this is visible
+    """Index into ``moves[:n]``, the seat's legal moves (legal_moves), of its turn (FR-5)."""
+    if _kind(tb, st, p) != POL_GREEDY:
+        return choose_turn_other(tb, st, p, moves, n)
     mv, card = greedy_turn(tb, st, p)
     for i in range(n):
         if moves[i, 0] == mv and moves[i, 1] == card:
@@ -465,8 +456,30 @@ def choose_turn(tb, st, p, moves, n):
 
 
 @njit(cache=True, _nrt=False)
+def choose_turn_other(tb, st, p, moves, n):
+    """choose_turn for a random or script seat (the mission plays greedy seats with _greedy_turn)."""
+    k = _kind(tb, st, p)
+    if k == POL_RANDOM:
+        return below(st.rng[1 + p], n)
+    mv, _ = _script(st)
+    card, _ = _script(st)
+    any_card = mv == M_CAPT3 or mv == M_CAPT1  # these moves name no card
+    for i in range(n):
+        if moves[i, 0] == mv and (moves[i, 1] == card or any_card):
+            return i
+    return 0  # an illegal scripted move: tests assert on the log, so this is visible
+
+
+@njit(cache=True, _nrt=False)
 def greedy_turn(tb, st, p):
-    """(move, card) of a greedy seat's turn, (M_NONE, -1) if it has no legal turn (FR-5).
+    """(move, card) of a greedy seat's turn, (M_NONE, -1) if it has no legal turn (FR-5)."""
+    return _greedy_turn(tb, st, p)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _greedy_turn(tb, st, p):
+    """greedy_turn, inlined in the mission (one copy: the kernel calls choose_turn_other for
+    the other seats, so greedy_turn is compiled only when called from Python, e.g. tests).
 
     Legality and choice in one pass over the hand, without a list of legal moves: the mission
     calls it directly, choose_turn maps its answer to an index of legal_moves. Candidates are
@@ -524,7 +537,7 @@ def greedy_turn(tb, st, p):
             bv = v
             best_mv = M_CAPT3
             best_c = -1
-    if ok1 and 0.0 > bv:
+    if ok1 and bv < 0.0:
         best_mv = M_CAPT1
         best_c = -1
     if best_mv != M_NONE:
