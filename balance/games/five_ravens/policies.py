@@ -299,23 +299,33 @@ def best_rescue_gain(tb, st, p, exclude):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def thief_value(tb, st, p, c):
-    """Greedy value of playing card ``c`` as thief (rank, capture effect, penalty)."""
+def relic_thief_value(tb, st, p, c):
+    """thief_value of a relic card ``c``: it steals after every Raven and is itself captured."""
     w = tb.weights[p]
-    if c >= N_RAVENS:  # a relic thief steals after every Raven and is itself captured
-        return w[W_CAPTURE] * capture_gain(tb, st, p, c) - w[W_CAPT_COST]
+    return w[W_CAPTURE] * capture_gain(tb, st, p, c) - w[W_CAPT_COST]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def thief_value(tb, st, p, c):
+    """Greedy value of playing card ``c`` as thief (rank, capture effect, penalty).
+
+    One inlined capture_gain serves relics, 4, 8 and 9 (each inlined copy costs compile time).
+    """
+    w = tb.weights[p]
+    if c >= N_RAVENS or (tb.params[P_CAPTURE + c] and (c == 3 or c == 7 or c == 8)):
+        g = capture_gain(tb, st, p, c)
+        if c >= N_RAVENS:
+            return w[W_CAPTURE] * g - w[W_CAPT_COST]
+        v = w[W_THIEF_RANK] * (c + 1) - w[W_CAPT_COST]
+        return v + (w[W_CAPTURE] if c == 3 else w[W_PENALTY]) * g
     v = w[W_THIEF_RANK] * (c + 1) - w[W_CAPT_COST]
     if tb.params[P_CAPTURE + c]:
         if c == 4 or c == 5:
             v += w[W_CAPTURE] * best_visible_gain(tb, st, p, c)
         elif c == 6:
             v += w[W_CAPTURE] * max(0.0, best_rescue_gain(tb, st, p, 6))
-        elif c == 3:
-            v += w[W_CAPTURE] * capture_gain(tb, st, p, 3)
         elif c == 1 or c == 2 or c == 0:
             v += w[W_CAPTURE] * w[W_INFO]
-        elif c == 7 or c == 8:
-            v += w[W_PENALTY] * capture_gain(tb, st, p, c)
     return v
 
 
@@ -355,8 +365,8 @@ def _dead_cards(tb, st, p):
 def best_capture(tb, st, p):
     """(card, gain) of the best card to capture with the 5 from hand or discard (FR-6).
 
-    Inlined in the greedy valuation (a call passes ~70 array fields, which cost as much as the
-    loop); choose_capture calls the compiled copy _best_capture."""
+    Inlined in the greedy turn (a call passes ~70 array fields, which cost as much as the loop);
+    the rarer choose_capture and choose_borrow call the compiled copy _best_capture."""
     w = tb.weights[p]
     best = -1
     bv = NEG
@@ -411,6 +421,15 @@ def action_value(tb, st, p, c, thief):
 @njit(cache=True, _nrt=False, inline="always")
 def base_action_value(tb, st, p, c, thief):
     """action_value for any Raven but the 2."""
+    if c == 4:
+        card, g = best_capture(tb, st, p)
+        return g if card >= 0 else 0.0
+    return plain_action_value(tb, st, p, c)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def plain_action_value(tb, st, p, c):
+    """base_action_value for any Raven but the 2 and the 5."""
     w = tb.weights[p]
     r = c + 1
     if r == 9:
@@ -421,19 +440,15 @@ def base_action_value(tb, st, p, c, thief):
             if st.pile[p, PILE_DISC, i] < N_RAVENS and st.pile[p, PILE_DISC, i] >= 5:
                 k += 1
         return w[W_DRAW] * 0.5 * k
-    if r == 7:
-        if _unknown_facedown(tb, st, p) >= 0 or st.seat[p, S_RD_TOP] >= 0:
-            return w[W_INFO]
-        return 0.0
-    if r == 6:
-        return w[W_INFO] if _unknown_facedown(tb, st, p) >= 0 else 0.0
-    if r == 5:
-        card, g = best_capture(tb, st, p)
-        return g if card >= 0 else 0.0
     if r == 4:
         return w[W_DRAW] * _dead_cards(tb, st, p)
-    if r == 3:
-        return w[W_INFO] * 0.8 if _unknown_facedown(tb, st, p) >= 0 else 0.0
+    if r == 7 or r == 6 or r == 3:  # one inlined _unknown_facedown for the three
+        unknown = _unknown_facedown(tb, st, p) >= 0
+        if r == 7:
+            return w[W_INFO] if unknown or st.seat[p, S_RD_TOP] >= 0 else 0.0
+        if r == 6:
+            return w[W_INFO] if unknown else 0.0
+        return w[W_INFO] * 0.8 if unknown else 0.0
     slot, v = _worst_faceup(tb, st, p)
     if slot >= 0 and v < unknown_worth(tb):
         return 0.3 * (unknown_worth(tb) - v)
@@ -575,7 +590,7 @@ def choose_discard(tb, st, p):
         c = st.pile[p, PILE_HAND, i]
         if keep_raven and c < N_RAVENS:
             continue
-        v = float(c + 1) if c < N_RAVENS else thief_value(tb, st, p, c) - 10.0
+        v = float(c + 1) if c < N_RAVENS else relic_thief_value(tb, st, p, c) - 10.0
         if c >= N_RAVENS and tb.cards[C_THIEF, tb.cards[C_INST, c - N_RAVENS]] == 0:
             v = -10.0
         if v < bv:
@@ -584,7 +599,7 @@ def choose_discard(tb, st, p):
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def choose_stack(tb, st, p, out):
     """8: cards from hand and/or discard to put on top, in ``out`` from first placed to the new
     top; returns how many. The last Raven in hand stays (FR-6)."""
@@ -717,7 +732,7 @@ def choose_capture(tb, st, p):
     return v
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def choose_set_aside(tb, st, p, out):
     """4: other cards from hand to set aside, into ``out``; at least one Raven stays (FR-6)."""
     k = _kind(tb, st, p)
@@ -748,7 +763,7 @@ def choose_set_aside(tb, st, p, out):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def choose_examine(tb, st, p):
     """3: the unlocked face-down centre slot to look at, -1 if none."""
     n = count_slots(tb, st, FACE_DOWN)
@@ -790,14 +805,19 @@ def choose_borrow(tb, st, p):
     for i in range(st.seat[p, S_CAPT_N]):
         c = st.pile[p, PILE_CAPT, i]
         if c < N_RAVENS and c != 1:
-            v = base_action_value(tb, st, p, c, -1) if tb.params[P_ACTION + c] else NEG
+            v = NEG
+            if tb.params[P_ACTION + c] and c == 4:  # base_action_value, the 5 as a call
+                card, g = _best_capture(tb, st, p)
+                v = g if card >= 0 else 0.0
+            elif tb.params[P_ACTION + c]:
+                v = plain_action_value(tb, st, p, c)
             if v > bv:
                 bv = v
                 best = c
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def choose_replace(tb, st, p):
     """1: the unlocked face-up centre slot to replace, -1 if none."""
     n = count_slots(tb, st, FACE_UP)
