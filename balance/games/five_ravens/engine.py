@@ -75,6 +75,7 @@ from balance.games.five_ravens.state import (
     M_ACTION,
     M_CAPT1,
     M_CAPT3,
+    M_NONE,
     M_THIEF,
     MAX_ROUND_TURNS,
     N_G_RESET,
@@ -111,6 +112,9 @@ from balance.games.five_ravens.state import (
     ST_DONE,
     ST_THIEF,
     alloc_state,
+    can_capt1,
+    can_capt3,
+    can_thief,
     capt_push,
     capt_take,
     count,
@@ -119,7 +123,6 @@ from balance.games.five_ravens.state import (
     emit,
     find,
     hand_remove,
-    has_captured,
     ravens_in_hand,
     rd_bottom_card,
     rd_pop_bottom,
@@ -135,7 +138,6 @@ from balance.games.five_ravens.tables import (
     C_KIND,
     C_TCARD,
     C_TEV,
-    C_THIEF,
     C_VALUE,
     EV_CAPTURED,
     EV_DRAWN,
@@ -168,6 +170,7 @@ from balance.games.five_ravens.tables import (
     P_ROUNDS,
     P_SIX_MAX,
     P_SIX_MULT,
+    POL_GREEDY,
     Compiled,
 )
 from balance.rng import below, seed_stream
@@ -189,6 +192,12 @@ def reveal_slot(tb, st, slot):
 @njit(cache=True, _nrt=False)
 def draw(tb, st, p):
     """Draw one card into hand; FR-4: an empty deck is rebuilt from the shuffled discard pile."""
+    return _draw(tb, st, p)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _draw(tb, st, p):
+    """draw, inlined in the Prelude (16 draws a round, each call passing ~70 array fields)."""
     if st.seat[p, S_DECK_N] == 0:
         n = st.seat[p, S_DISC_N]
         if n == 0:
@@ -286,7 +295,7 @@ def prelude(tb, st):
     for k in range(P):
         p = (first + k) % P
         for _ in range(tb.params[P_HAND]):
-            draw(tb, st, p)
+            _draw(tb, st, p)
     for p in range(P):
         st.seat[p, S_THIEF] = -1
         st.seat[p, S_STATUS] = ST_ACTIVE
@@ -305,31 +314,6 @@ def prelude(tb, st):
 def can_play_action(st, p, c):
     """FR-6: a Raven may be played for its action unless it is the only Raven in hand."""
     return c < N_RAVENS and ravens_in_hand(st, p) >= 2
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def can_capt3(tb, st, p):
-    return st.seat[p, S_USED3] == 0 and tb.params[P_CAPTURE + 2] == 1 and has_captured(st, p, 2)
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def can_capt1(tb, st, p):
-    if st.seat[p, S_USED1] != 0 or tb.params[P_CAPTURE + 0] == 0 or not has_captured(st, p, 0):
-        return False
-    for slot in range(tb.params[P_PLAYERS]):
-        if st.board[B_CENTRE + slot] >= 0 and st.board[B_LOCK + slot] == 0:
-            return True
-    return False
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def can_thief(tb, st, p, c):
-    """FR-7: a Raven, or a relic listed in thief_relics, unless the seat drew no Raven."""
-    if st.seat[p, S_NO_THIEF]:
-        return False
-    if c < N_RAVENS:
-        return True
-    return tb.cards[C_THIEF, tb.cards[C_INST, c - N_RAVENS]] == 1
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -515,7 +499,7 @@ def act_one(tb, st, p):
     emit(st, E_REPLACE, p, slot, old, st.board[B_CENTRE + slot], st.board[B_LOCK + slot], 0, 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def resolve_other(tb, st, p, c):
     """Resolve the action text of Raven ``c``, any rank but 2 (so the 2 never recurses)."""
     r = c + 1
@@ -537,7 +521,7 @@ def resolve_other(tb, st, p, c):
         act_one(tb, st, p)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def resolve_action(tb, st, p, c):
     """Resolve the action text of Raven ``c`` for seat ``p`` (does nothing if switched off)."""
     if tb.params[P_ACTION + c] == 0:
@@ -605,13 +589,21 @@ def mission(tb, st, moves):
             p = (first + k) % P
             if st.seat[p, S_STATUS] != ST_ACTIVE:
                 continue
-            n = legal_moves(tb, st, p, moves)
-            if n == 0:
+            if pol._kind(tb, st, p) == POL_GREEDY:  # no list of legal moves needed
+                mv, c = pol._greedy_turn(tb, st, p)  # inlined
+            else:
+                n = legal_moves(tb, st, p, moves)
+                mv = M_NONE
+                c = -1
+                if n > 0:
+                    i = pol.choose_turn_other(tb, st, p, moves, n)
+                    mv = moves[i, 0]
+                    c = moves[i, 1]
+            if mv == M_NONE:
                 st.seat[p, S_STATUS] = ST_DONE
                 emit(st, E_DONE, p, 0, 0, 0, 0, 0, 0)
                 continue
-            i = pol.choose_turn(tb, st, p, moves, n)
-            play_turn(tb, st, p, moves[i, 0], moves[i, 1])
+            play_turn(tb, st, p, mv, c)
             acted = True
         if not acted:
             break
@@ -636,14 +628,15 @@ def steal_order(tb, st, order):
     player, thief-less seats last (FR-9)."""
     P = tb.params[P_PLAYERS]
     first = st.board[G_FIRST]
-    n = 0
-    for r in range(N_RAVENS, -2, -1):
-        for k in range(P):
-            p = (first + k) % P
-            if thief_rank(st.seat[p, S_THIEF]) == r:
-                order[n] = p
-                n += 1
-    return n
+    for k in range(P):  # clockwise from the first player, then a stable insertion sort by rank
+        p = (first + k) % P
+        r = thief_rank(st.seat[p, S_THIEF])
+        j = k
+        while j > 0 and thief_rank(st.seat[order[j - 1], S_THIEF]) < r:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = p
+    return P
 
 
 @njit(cache=True, _nrt=False)
@@ -659,7 +652,7 @@ def rescue(tb, st, p, exclude):
     emit(st, E_RESCUE, p, c, 0, 0, 0, 0, 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def steal(tb, st, p, choice):
     """Seat ``p`` takes centre slot ``choice`` (or -1: the relic deck's bottom, captured 2) and
     places it by FR-10. Returns the relic instance card id, or -1 if nothing was taken."""

@@ -31,7 +31,9 @@ from balance.games.five_ravens.state import (
     M_ACTION,
     M_CAPT1,
     M_CAPT3,
+    M_NONE,
     M_THIEF,
+    MAX_ROUND_TURNS,
     PILE_CAPT,
     PILE_DISC,
     PILE_HAND,
@@ -45,6 +47,10 @@ from balance.games.five_ravens.state import (
     S_RD_BOT,
     S_RD_TOP,
     S_THIEF,
+    S_TURNS,
+    can_capt1,
+    can_capt3,
+    can_thief,
     captured_relics,
     ctype_col,
     has_captured,
@@ -293,23 +299,33 @@ def best_rescue_gain(tb, st, p, exclude):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def thief_value(tb, st, p, c):
-    """Greedy value of playing card ``c`` as thief (rank, capture effect, penalty)."""
+def relic_thief_value(tb, st, p, c):
+    """thief_value of a relic card ``c``: it steals after every Raven and is itself captured."""
     w = tb.weights[p]
-    if c >= N_RAVENS:  # a relic thief steals after every Raven and is itself captured
-        return w[W_CAPTURE] * capture_gain(tb, st, p, c) - w[W_CAPT_COST]
+    return w[W_CAPTURE] * capture_gain(tb, st, p, c) - w[W_CAPT_COST]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def thief_value(tb, st, p, c):
+    """Greedy value of playing card ``c`` as thief (rank, capture effect, penalty).
+
+    One inlined capture_gain serves relics, 4, 8 and 9 (each inlined copy costs compile time).
+    """
+    w = tb.weights[p]
+    if c >= N_RAVENS or (tb.params[P_CAPTURE + c] and (c == 3 or c == 7 or c == 8)):
+        g = capture_gain(tb, st, p, c)
+        if c >= N_RAVENS:
+            return w[W_CAPTURE] * g - w[W_CAPT_COST]
+        v = w[W_THIEF_RANK] * (c + 1) - w[W_CAPT_COST]
+        return v + (w[W_CAPTURE] if c == 3 else w[W_PENALTY]) * g
     v = w[W_THIEF_RANK] * (c + 1) - w[W_CAPT_COST]
     if tb.params[P_CAPTURE + c]:
         if c == 4 or c == 5:
             v += w[W_CAPTURE] * best_visible_gain(tb, st, p, c)
         elif c == 6:
             v += w[W_CAPTURE] * max(0.0, best_rescue_gain(tb, st, p, 6))
-        elif c == 3:
-            v += w[W_CAPTURE] * capture_gain(tb, st, p, 3)
         elif c == 1 or c == 2 or c == 0:
             v += w[W_CAPTURE] * w[W_INFO]
-        elif c == 7 or c == 8:
-            v += w[W_PENALTY] * capture_gain(tb, st, p, c)
     return v
 
 
@@ -345,9 +361,12 @@ def _dead_cards(tb, st, p):
     return k
 
 
-@njit(cache=True, _nrt=False)
-def _best_capture(tb, st, p):
-    """(card, gain) of the best card to capture with the 5 from hand or discard (FR-6)."""
+@njit(cache=True, _nrt=False, inline="always")
+def best_capture(tb, st, p):
+    """(card, gain) of the best card to capture with the 5 from hand or discard (FR-6).
+
+    Inlined in the greedy turn (a call passes ~70 array fields, which cost as much as the loop);
+    the rarer choose_capture and choose_borrow call the compiled copy _best_capture."""
     w = tb.weights[p]
     best = -1
     bv = NEG
@@ -370,26 +389,47 @@ def _best_capture(tb, st, p):
     return best, bv
 
 
+@njit(cache=True, _nrt=False)
+def _best_capture(tb, st, p):
+    return best_capture(tb, st, p)
+
+
 @njit(cache=True, _nrt=False, inline="always")
 def action_value(tb, st, p, c, thief):
     """Greedy estimate of what resolving Raven ``c``'s action is worth to seat ``p`` now."""
     if tb.params[P_ACTION + c] == 0:
         return NEG
-    if c == 1:  # the 2 is worth the best action among the captured Ravens it can borrow
-        best = 0.0
-        for i in range(st.seat[p, S_CAPT_N]):
+    # The 2 is worth the best action among the captured Ravens it can borrow. One loop for both
+    # cases so that base_action_value (inlined) has a single call site: half the code.
+    two = c == 1
+    n = st.seat[p, S_CAPT_N] if two else 1
+    best = 0.0
+    for i in range(n):
+        d = c
+        if two:
             d = st.pile[p, PILE_CAPT, i]
-            if d < N_RAVENS and d != 1 and tb.params[P_ACTION + d] == 1:
-                v = base_action_value(tb, st, p, d, thief)
-                if v > best:
-                    best = v
-        return best
-    return base_action_value(tb, st, p, c, thief)
+            if d >= N_RAVENS or d == 1 or tb.params[P_ACTION + d] != 1:
+                continue
+        v = base_action_value(tb, st, p, d, thief)
+        if not two:
+            return v
+        if v > best:
+            best = v
+    return best
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def base_action_value(tb, st, p, c, thief):
     """action_value for any Raven but the 2."""
+    if c == 4:
+        card, g = best_capture(tb, st, p)
+        return g if card >= 0 else 0.0
+    return plain_action_value(tb, st, p, c)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def plain_action_value(tb, st, p, c):
+    """base_action_value for any Raven but the 2 and the 5."""
     w = tb.weights[p]
     r = c + 1
     if r == 9:
@@ -400,19 +440,15 @@ def base_action_value(tb, st, p, c, thief):
             if st.pile[p, PILE_DISC, i] < N_RAVENS and st.pile[p, PILE_DISC, i] >= 5:
                 k += 1
         return w[W_DRAW] * 0.5 * k
-    if r == 7:
-        if _unknown_facedown(tb, st, p) >= 0 or st.seat[p, S_RD_TOP] >= 0:
-            return w[W_INFO]
-        return 0.0
-    if r == 6:
-        return w[W_INFO] if _unknown_facedown(tb, st, p) >= 0 else 0.0
-    if r == 5:
-        card, g = _best_capture(tb, st, p)
-        return g if card >= 0 else 0.0
     if r == 4:
         return w[W_DRAW] * _dead_cards(tb, st, p)
-    if r == 3:
-        return w[W_INFO] * 0.8 if _unknown_facedown(tb, st, p) >= 0 else 0.0
+    if r == 7 or r == 6 or r == 3:  # one inlined _unknown_facedown for the three
+        unknown = _unknown_facedown(tb, st, p) >= 0
+        if r == 7:
+            return w[W_INFO] if unknown or st.seat[p, S_RD_TOP] >= 0 else 0.0
+        if r == 6:
+            return w[W_INFO] if unknown else 0.0
+        return w[W_INFO] * 0.8 if unknown else 0.0
     slot, v = _worst_faceup(tb, st, p)
     if slot >= 0 and v < unknown_worth(tb):
         return 0.3 * (unknown_worth(tb) - v)
@@ -424,52 +460,106 @@ def base_action_value(tb, st, p, c, thief):
 
 @njit(cache=True, _nrt=False)
 def choose_turn(tb, st, p, moves, n):
-    """Index into ``moves[:n]`` of the seat's turn (FR-5)."""
+    """Index into ``moves[:n]``, the seat's legal moves (legal_moves), of its turn (FR-5)."""
+    if _kind(tb, st, p) != POL_GREEDY:
+        return choose_turn_other(tb, st, p, moves, n)
+    mv, card = greedy_turn(tb, st, p)
+    for i in range(n):
+        if moves[i, 0] == mv and moves[i, 1] == card:
+            return i
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def choose_turn_other(tb, st, p, moves, n):
+    """choose_turn for a random or script seat (the mission plays greedy seats with _greedy_turn)."""
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
         return below(st.rng[1 + p], n)
-    if k != POL_GREEDY:
-        mv, _ = _script(st)
-        card, _ = _script(st)
-        any_card = mv == M_CAPT3 or mv == M_CAPT1  # these moves name no card
-        for i in range(n):
-            if moves[i, 0] == mv and (moves[i, 1] == card or any_card):
-                return i
-        return 0  # an illegal scripted move: tests assert on the log, so this is visible
-    w = tb.weights[p]
-    # the thief we would keep
-    best_thief = -1
-    tv = NEG
+    mv, _ = _script(st)
+    card, _ = _script(st)
+    any_card = mv == M_CAPT3 or mv == M_CAPT1  # these moves name no card
     for i in range(n):
-        if moves[i, 0] == M_THIEF:
-            v = thief_value(tb, st, p, moves[i, 1])
+        if moves[i, 0] == mv and (moves[i, 1] == card or any_card):
+            return i
+    return 0  # an illegal scripted move: tests assert on the log, so this is visible
+
+
+@njit(cache=True, _nrt=False)
+def greedy_turn(tb, st, p):
+    """(move, card) of a greedy seat's turn, (M_NONE, -1) if it has no legal turn (FR-5)."""
+    return _greedy_turn(tb, st, p)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _greedy_turn(tb, st, p):
+    """greedy_turn, inlined in the mission (one copy: the kernel calls choose_turn_other for
+    the other seats, so greedy_turn is compiled only when called from Python, e.g. tests).
+
+    Legality and choice in one pass over the hand, without a list of legal moves: the mission
+    calls it directly, choose_turn maps its answer to an index of legal_moves. Candidates are
+    met in legal_moves order (per hand card its action then its thief, then captured 3, then
+    captured 1) and only a strictly better value replaces the best, so ties go to the earlier
+    legal move exactly as choose_turn over legal_moves would.
+    """
+    w = tb.weights[p]
+    hand = st.pile[p, PILE_HAND]
+    nh = st.seat[p, S_HAND_N]
+    capped = st.seat[p, S_TURNS] >= MAX_ROUND_TURNS
+    act_ok = not capped and ravens_in_hand(st, p) >= 2
+    first_mv = M_NONE  # the first legal move: the answer when nothing else is chosen
+    first_c = -1
+    # the thief we would keep
+    thief_card = -1
+    tv = NEG
+    for i in range(nh):
+        c = hand[i]
+        if first_mv == M_NONE and act_ok and c < N_RAVENS:
+            first_mv = M_ACTION
+            first_c = c
+        if can_thief(tb, st, p, c):
+            if first_mv == M_NONE:
+                first_mv = M_THIEF
+                first_c = c
+            v = thief_value(tb, st, p, c)
             if v > tv:
                 tv = v
-                best_thief = i
-    thief_card = moves[best_thief, 1] if best_thief >= 0 else -1
-    best = -1
-    bv = w[W_THRESHOLD]
-    for i in range(n):
-        mv = moves[i, 0]
-        if mv == M_ACTION:
-            c = moves[i, 1]
-            if c == thief_card:
-                continue
-            v = action_value(tb, st, p, c, thief_card) - 0.05 * (c + 1)  # keep high Ravens
-        elif mv == M_CAPT3:
-            v = w[W_INFO] * (0.9 if has_captured(st, p, 1) and tb.params[P_CAPTURE + 1] else 0.2)
-        elif mv == M_CAPT1:
-            v = 0.0
+                thief_card = c
+    ok3 = not capped and can_capt3(tb, st, p)
+    ok1 = not capped and can_capt1(tb, st, p)
+    if first_mv == M_NONE:
+        if ok3:
+            first_mv = M_CAPT3
+        elif ok1:
+            first_mv = M_CAPT1
         else:
-            continue
+            return M_NONE, -1
+    best_mv = M_NONE
+    best_c = -1
+    bv = w[W_THRESHOLD]
+    if act_ok:
+        for i in range(nh):
+            c = hand[i]
+            if c < N_RAVENS and c != thief_card:
+                v = action_value(tb, st, p, c, thief_card) - 0.05 * (c + 1)  # keep high Ravens
+                if v > bv:
+                    bv = v
+                    best_mv = M_ACTION
+                    best_c = c
+    if ok3:
+        v = w[W_INFO] * (0.9 if has_captured(st, p, 1) and tb.params[P_CAPTURE + 1] else 0.2)
         if v > bv:
             bv = v
-            best = i
-    if best >= 0:
-        return best
-    if best_thief >= 0:
-        return best_thief
-    return 0
+            best_mv = M_CAPT3
+            best_c = -1
+    if ok1 and bv < 0.0:
+        best_mv = M_CAPT1
+        best_c = -1
+    if best_mv != M_NONE:
+        return best_mv, best_c
+    if thief_card >= 0:
+        return M_THIEF, thief_card
+    return first_mv, first_c
 
 
 @njit(cache=True, _nrt=False)
@@ -500,7 +590,7 @@ def choose_discard(tb, st, p):
         c = st.pile[p, PILE_HAND, i]
         if keep_raven and c < N_RAVENS:
             continue
-        v = float(c + 1) if c < N_RAVENS else thief_value(tb, st, p, c) - 10.0
+        v = float(c + 1) if c < N_RAVENS else relic_thief_value(tb, st, p, c) - 10.0
         if c >= N_RAVENS and tb.cards[C_THIEF, tb.cards[C_INST, c - N_RAVENS]] == 0:
             v = -10.0
         if v < bv:
@@ -509,7 +599,7 @@ def choose_discard(tb, st, p):
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def choose_stack(tb, st, p, out):
     """8: cards from hand and/or discard to put on top, in ``out`` from first placed to the new
     top; returns how many. The last Raven in hand stays (FR-6)."""
@@ -642,7 +732,7 @@ def choose_capture(tb, st, p):
     return v
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def choose_set_aside(tb, st, p, out):
     """4: other cards from hand to set aside, into ``out``; at least one Raven stays (FR-6)."""
     k = _kind(tb, st, p)
@@ -673,7 +763,7 @@ def choose_set_aside(tb, st, p, out):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def choose_examine(tb, st, p):
     """3: the unlocked face-down centre slot to look at, -1 if none."""
     n = count_slots(tb, st, FACE_DOWN)
@@ -715,14 +805,19 @@ def choose_borrow(tb, st, p):
     for i in range(st.seat[p, S_CAPT_N]):
         c = st.pile[p, PILE_CAPT, i]
         if c < N_RAVENS and c != 1:
-            v = base_action_value(tb, st, p, c, -1) if tb.params[P_ACTION + c] else NEG
+            v = NEG
+            if tb.params[P_ACTION + c] and c == 4:  # base_action_value, the 5 as a call
+                card, g = _best_capture(tb, st, p)
+                v = g if card >= 0 else 0.0
+            elif tb.params[P_ACTION + c]:
+                v = plain_action_value(tb, st, p, c)
             if v > bv:
                 bv = v
                 best = c
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def choose_replace(tb, st, p):
     """1: the unlocked face-up centre slot to replace, -1 if none."""
     n = count_slots(tb, st, FACE_UP)

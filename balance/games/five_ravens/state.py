@@ -16,8 +16,10 @@ from numba import njit
 from balance.games.five_ravens.tables import (
     C_INST,
     C_KIND,
+    C_THIEF,
     K_GEM,
     N_RAVENS,
+    P_CAPTURE,
     P_N_RELICS,
     P_N_TYPES,
     P_PLAYERS,
@@ -304,6 +306,36 @@ def has_captured(st, p, r):
 @njit(cache=True, _nrt=False, inline="always")
 def captured_relics(st, p):
     return st.seat[p, S_CAPT_RELICS]
+
+
+# ---------------------------------------------------------------- legality (FR-5, FR-7)
+# Here rather than in engine.py because the greedy turn (policies.greedy_turn) checks legality
+# itself instead of reading a list of legal moves.
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def can_capt3(tb, st, p):
+    return st.seat[p, S_USED3] == 0 and tb.params[P_CAPTURE + 2] == 1 and has_captured(st, p, 2)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def can_capt1(tb, st, p):
+    if st.seat[p, S_USED1] != 0 or tb.params[P_CAPTURE + 0] == 0 or not has_captured(st, p, 0):
+        return False
+    for slot in range(tb.params[P_PLAYERS]):
+        if st.board[B_CENTRE + slot] >= 0 and st.board[B_LOCK + slot] == 0:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def can_thief(tb, st, p, c):
+    """FR-7: a Raven, or a relic listed in thief_relics, unless the seat drew no Raven."""
+    if st.seat[p, S_NO_THIEF]:
+        return False
+    if c < N_RAVENS:
+        return True
+    return tb.cards[C_THIEF, tb.cards[C_INST, c - N_RAVENS]] == 1
 
 
 @njit(cache=True, _nrt=False)
