@@ -477,12 +477,23 @@ def impact_sentences(impact: ImpactFile) -> list[str]:
     top = s.row(0, named=True)
     n_sig = int(s["significant"].sum())
     what = figures.difference_label(top["kind"], top["group"])
+    if s.height == 1:
+        sig = "significant" if n_sig else "not significant"
+        first = (
+            f"Interventional impact (each on the same {impact.games:,} games): “{top['variant']}” "
+            f"moves win share most for {what}: {points(top['diff'], top['lo'], top['hi'])}, "
+            f"{_q(top['q_value'])} ({sig} at BH q < {1 - impact.level:.2g})."
+        )
+    else:
+        first = (
+            f"Interventional impact ({s.height} variants, each on the same {impact.games:,} games): "
+            f"“{top['variant']}” moves win share most ({what} {points(top['diff'], top['lo'], top['hi'])}, "
+            f"{_q(top['q_value'])}); {n_sig} of {s.height} variants "
+            f"{'changes' if n_sig == 1 else 'change'} a win share significantly "
+            f"(BH q < {1 - impact.level:.2g})."
+        )
     return [
-        f"Interventional impact ({s.height} variants, each on the same {impact.games:,} games): "
-        f"“{top['variant']}” moves win share most ({what} {points(top['diff'], top['lo'], top['hi'])}, "
-        f"{_q(top['q_value'])}); {n_sig} of {s.height} variants "
-        f"{'changes' if n_sig == 1 else 'change'} a win share significantly "
-        f"(BH q < {1 - impact.level:.2g}).",
+        first,
         *edges,
     ]
 
