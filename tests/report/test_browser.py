@@ -83,6 +83,7 @@ def reports(tmp_path_factory) -> dict[str, Path]:
         "cdn": cdn,
         "compare": compare,
         "published": ROOT / "reports" / "five_ravens.html",
+        "raven_order": ROOT / "reports" / "raven_order.html",
     }
 
 
@@ -158,6 +159,10 @@ def _wait_for_figures(driver) -> int:
         ("inline", 9, "Greedy seats win "),
         # the published 1M-game report (reports/five_ravens.html): one policy, no baseline
         ("published", 5, "Seats are balanced: "),
+        # the published Raven Order report (200,000 games, economy vs rush) with its report
+        # variant (no compensation): win share per seat and policy, turn order, score, length,
+        # card impact, the variant
+        ("raven_order", 7, "Economy seats win "),
         # compare base.yaml with the 7 switched off: win share, mean score, game length
         ("compare", 3, "B differs from A in rules.ravens.seven.action (true → false)"),
     ],
