@@ -696,7 +696,13 @@ def _describe_model(model: type[BaseModel], *, indent: str, prefix: str = "") ->
             if getattr(m, attr, None) is not None
         ]
         type_ = _type_name(ann) + (f" ({', '.join(limits)})" if limits else "")
-        yield f"{indent}{path}: {type_} = {_default(field)}"
+        default = _default(field)
+        if len(default) > 120:  # a whole table (Raven Order's buildings, runes): its keys
+            factory = field.default_factory
+            value = factory() if callable(factory) else field.default
+            keys = ", ".join(str(k) for k in value) if isinstance(value, dict) else ""
+            default = f"{{{keys}}} (each with the fields below)" if keys else default[:117] + "..."
+        yield f"{indent}{path}: {type_} = {default}"
         if field.description:
             yield f"{indent}    {field.description}"
         item = _strip(get_args(ann)[-1]) if get_origin(ann) in (dict, list) else None
