@@ -293,7 +293,9 @@ def prelude(tb, st):
         else:
             st.board[B_CENTRE + slot] = -1
     for k in range(P):
-        p = (first + k) % P
+        p = first + k  # == (first + k) % P, 0 <= first < P: no division
+        if p >= P:
+            p -= P
         for _ in range(tb.params[P_HAND]):
             _draw(tb, st, p)
     for p in range(P):
@@ -349,8 +351,8 @@ def legal_moves(tb, st, p, moves):
 @njit(cache=True, _nrt=False)
 def act_nine(tb, st, p):
     """9: draw two cards, then discard one (not the last Raven, FR-6)."""
-    draw(tb, st, p)
-    draw(tb, st, p)
+    for _ in range(2):  # one inlined copy of _draw
+        _draw(tb, st, p)
     c = pol.choose_discard(tb, st, p)
     if c >= 0:
         hand_remove(st, p, c)
@@ -461,7 +463,7 @@ def act_four(tb, st, p):
         hand_remove(st, p, st.aux[AUX_TMP2][i])
     emit(st, E_SET_ASIDE, p, n, 0, 0, 0, 0, 0)
     for _ in range(n):
-        draw(tb, st, p)
+        _draw(tb, st, p)
     for i in range(n):
         disc_push(st, p, st.aux[AUX_TMP2][i])
         emit(st, E_DISCARD, p, st.aux[AUX_TMP2][i], 0, 0, 0, 0, 0)
@@ -586,7 +588,9 @@ def mission(tb, st, moves):
     while True:
         acted = False
         for k in range(P):
-            p = (first + k) % P
+            p = first + k  # == (first + k) % P, 0 <= first < P: no division
+            if p >= P:
+                p -= P
             if st.seat[p, S_STATUS] != ST_ACTIVE:
                 continue
             if pol._kind(tb, st, p) == POL_GREEDY:  # no list of legal moves needed
@@ -629,7 +633,9 @@ def steal_order(tb, st, order):
     P = tb.params[P_PLAYERS]
     first = st.board[G_FIRST]
     for k in range(P):  # clockwise from the first player, then a stable insertion sort by rank
-        p = (first + k) % P
+        p = first + k  # == (first + k) % P, 0 <= first < P: no division
+        if p >= P:
+            p -= P
         r = thief_rank(st.seat[p, S_THIEF])
         j = k
         while j > 0 and thief_rank(st.seat[order[j - 1], S_THIEF]) < r:
@@ -741,7 +747,7 @@ def play_round(tb, st, moves, order):
 # ---------------------------------------------------------------- scoring (FR-13, FR-14)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _score_pile(tb, st, p, pile, n, captured, sb, cursed):
     for i in range(n):
         c = pile[i]
@@ -767,10 +773,9 @@ def score_breakdown(tb, st, p, sb, cursed):
     """Fill ``sb`` (int32[8], SB_*) with seat ``p``'s final score by FR-13."""
     sb[:] = 0
     cursed[:] = 0
-    _score_pile(tb, st, p, st.pile[p, PILE_DECK], st.seat[p, S_DECK_N], False, sb, cursed)
-    _score_pile(tb, st, p, st.pile[p, PILE_DISC], st.seat[p, S_DISC_N], False, sb, cursed)
-    _score_pile(tb, st, p, st.pile[p, PILE_HAND], st.seat[p, S_HAND_N], False, sb, cursed)
-    _score_pile(tb, st, p, st.pile[p, PILE_CAPT], st.seat[p, S_CAPT_N], True, sb, cursed)
+    # one inlined copy for the four piles (integer sums: the order does not matter)
+    for k in range(4):
+        _score_pile(tb, st, p, st.pile[p, k], st.seat[p, S_DECK_N + k], k == PILE_CAPT, sb, cursed)
     k = tb.params[P_GEM_N] - 1
     sb[SB_GEMS] = tb.params[P_GEM + min(sb[SB_N_GEMS], k)]
     for t in range(cursed.shape[0]):

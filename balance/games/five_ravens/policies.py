@@ -562,7 +562,7 @@ def _greedy_turn(tb, st, p):
     return first_mv, first_c
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def choose_discard(tb, st, p):
     """9: the card to discard from hand; never the last Raven (FR-6). -1 if none may go."""
     keep_raven = ravens_in_hand(st, p) == 1
@@ -641,7 +641,7 @@ def choose_stack(tb, st, p, out):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def choose_seven(tb, st, p, x):
     """7: having seen relic ``x``, the unlocked face-down slot to swap it into, or -1 to bury."""
     P = tb.params[P_PLAYERS]
@@ -665,7 +665,7 @@ def choose_seven(tb, st, p, x):
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def choose_flip(tb, st, p):
     """6: the unlocked centre slot to flip (must flip one if able), -1 if none."""
     P = tb.params[P_PLAYERS]
@@ -693,7 +693,7 @@ def choose_flip(tb, st, p):
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def choose_shuffle(tb, st, p):
     """6: whether to shuffle the face-down centre relics after the flip."""
     k = _kind(tb, st, p)
@@ -705,7 +705,7 @@ def choose_shuffle(tb, st, p):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def choose_capture(tb, st, p):
     """5: the card to capture from hand or discard (must if able; FR-6), -1 if none."""
     k = _kind(tb, st, p)
@@ -833,7 +833,7 @@ def choose_replace(tb, st, p):
     return s
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def choose_peek_end(tb, st, p):
     """Captured 3: 1 to look at the bottom relic, 0 for the top."""
     k = _kind(tb, st, p)
@@ -845,7 +845,7 @@ def choose_peek_end(tb, st, p):
     return 1 if has_captured(st, p, 1) and tb.params[P_CAPTURE + 1] else 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def choose_lock(tb, st, p):
     """Captured 1: the centre slot to lock, -1 if none."""
     P = tb.params[P_PLAYERS]
