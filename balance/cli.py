@@ -857,3 +857,7 @@ def _compare_table(result: Any) -> Any:
             group = "1st player" if r["group"] == "0" else f"order {r['group']}"
         table.add_row(names[r["metric"]], group, a, b, d, ci, "*" if r["significant"] else "")
     return table
+
+
+if __name__ == "__main__":  # `python -m balance.cli ...` works like the `balance` command
+    app()

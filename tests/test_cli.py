@@ -133,3 +133,15 @@ def test_replay(cli, fake_config):
     assert cli("replay", fake_config, "--game", 4, "--seed", 9).stdout.startswith(
         "game 4 of seed 9\n"
     )
+
+
+@pytest.mark.parametrize("module", ["balance", "balance.cli"])
+def test_python_dash_m_runs_the_cli(module):
+    """`python -m balance` and `python -m balance.cli` behave as the `balance` command."""
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-m", module, "--version"], capture_output=True, text=True, check=False
+    )
+    assert (out.returncode, out.stdout, out.stderr) == (0, f"balance {balance.__version__}\n", "")
