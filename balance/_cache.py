@@ -6,14 +6,22 @@ inlines the policies, the policies inline the state helpers). After an upgrade o
 would silently run stale code. Keying the cache folder by a hash of the kernel source files (the
 kernels live in ``rng.py`` and ``games/``; the rest of the package never runs inside numba)
 makes any change to them start from a clean cache. A user's own ``NUMBA_CACHE_DIR`` is respected.
+
+Each start marks its folder as used (its modification time); folders of other source versions
+unused for ``STALE_DAYS`` days (an upgrade, an old checkout) are deleted, so the cache does not
+grow by a minute's worth of kernels with every version forever.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import sys
+import time
 from pathlib import Path
+
+STALE_DAYS = 30
 
 
 def source_hash() -> str:
@@ -31,8 +39,29 @@ def configure() -> None:
     if os.environ.get("NUMBA_CACHE_DIR"):
         return
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    path = str(base / "balance" / f"numba-{source_hash()}")
+    folder = base / "balance" / f"numba-{source_hash()}"
+    path = str(folder)
     os.environ["NUMBA_CACHE_DIR"] = path
+    prune(folder)
     numba = sys.modules.get("numba")
     if numba is not None:  # imported before balance: its config has read the environment already
         numba.config.CACHE_DIR = path
+
+
+def prune(current: Path, *, days: float = STALE_DAYS, now: float | None = None) -> list[Path]:
+    """Mark ``current`` as used and delete its sibling ``numba-*`` folders unused for ``days``;
+    returns what was deleted. Never raises: a cache it cannot tidy is still a cache."""
+    now = time.time() if now is None else now
+    removed: list[Path] = []
+    try:
+        if current.is_dir():
+            os.utime(current, (now, now))
+        for entry in os.scandir(current.parent):
+            if not entry.name.startswith("numba-") or entry.path == str(current):
+                continue
+            if entry.is_dir(follow_symlinks=False) and now - entry.stat().st_mtime > days * 86400:
+                shutil.rmtree(entry.path, ignore_errors=True)
+                removed.append(Path(entry.path))
+    except OSError:
+        pass
+    return removed
