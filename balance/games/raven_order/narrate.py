@@ -15,7 +15,19 @@ import numpy as np
 
 from balance.games.raven_order import engine as e
 from balance.games.raven_order.schema import BUILDING_NAMES, RUNE_NAMES, UNIT_NAMES
-from balance.games.raven_order.state import CAPU, G_LOG0, G_LOG_N, LOG_WIDTH, alloc_state
+from balance.games.raven_order.state import (
+    CAPU,
+    G_LOG0,
+    G_LOG_N,
+    LOG_WIDTH,
+    PL_BRUNE,
+    PL_BUILT,
+    PL_CNT,
+    PL_GOLD,
+    PL_HAND,
+    PL_WORKERS,
+    alloc_state,
+)
 from balance.games.raven_order.tables import STATUE_CHOICES, Compiled
 
 LOG_CAP = 4096  # log rows of a first try; a game that fills them is replayed with more
@@ -90,15 +102,6 @@ def replay(compiled: Compiled, seed: int, game: int) -> Replay:
 
 def _final(compiled: Compiled, st, scores: np.ndarray, ranks: np.ndarray) -> list[str]:
     """Each seat's final position: buildings (with runes), units, workers, gold, runes in hand."""
-    from balance.games.raven_order.state import (
-        PL_BRUNE,
-        PL_BUILT,
-        PL_CNT,
-        PL_GOLD,
-        PL_HAND,
-        PL_WORKERS,
-    )
-
     out = ["Final position"]
     for p in range(2):
         blds = []

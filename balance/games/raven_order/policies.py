@@ -176,29 +176,6 @@ def rune_target_ok(tb, st, p, r, target):
     return t == T_ANY or target == t
 
 
-@njit(cache=True, _nrt=False)
-def rune_targets(tb, st, p, r, out):
-    """Valid hosts of rune ``r`` for seat ``p`` into ``out``; returns how many."""
-    n = 0
-    if st.pl[p, PL_HAND + r] <= 0 or not rune_level_ok(tb, st, p, r):
-        return 0
-    if tb.rune[r, RN_TARGET] == T_DRUID:
-        for i in range(st.pl[p, PL_NU]):
-            if rune_target_ok(tb, st, p, r, i):
-                out[n] = i
-                n += 1
-    else:
-        for b in range(NB):
-            if rune_target_ok(tb, st, p, r, b):
-                out[n] = b
-                n += 1
-    return n
-
-
-# ---------------------------------------------------------------------------------------------
-# Values used by the heuristic
-
-
 @njit(cache=True, _nrt=False, inline="always")
 def unit_value(st, p, i):
     """Gold sunk into a unit at rulebook costs (sentry 1, rider 2, druid 3), +2 for a rune."""

@@ -27,6 +27,7 @@ from balance.games.raven_order.tables import (
     N_TELE,
     NB,
     NR,
+    P_DECK_N,
     P_POWER,
     RIDER,
     RITUALS,
@@ -110,7 +111,7 @@ class State(NamedTuple):
 
 @njit(cache=True)
 def alloc_state(tb, log_cap):
-    board = np.zeros(B_DECK + max(1, tb.params[11]), np.int32)  # P_DECK_N
+    board = np.zeros(B_DECK + max(1, tb.params[P_DECK_N]), np.int32)
     board[G_LOG_CAP] = log_cap
     board[G_LOG0] = AUX_LOG
     return State(
@@ -164,11 +165,6 @@ def advantage(st, p):
 @njit(cache=True, _nrt=False, inline="always")
 def is_academy(b):
     return ACAD1 <= b <= ACAD3  # the three academies have consecutive ids
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def alive(st, p, i):
-    return st.units[p, i, U_DEAD] == 0
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -277,44 +273,12 @@ def sweep(st, p):
             i += 1
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def count_type(st, p, t):
-    """Living sentries, riders or druids of seat ``p``."""
-    return st.pl[p, PL_CNT + t]
-
-
-@njit(cache=True, _nrt=False)
-def find_unit(st, p, t, want_fresh, turn):
-    """A living unit of type ``t``: with ``want_fresh`` 0 prefer one not made fresh this turn,
-    with 1 prefer a fresh one; -1 if none."""
-    best = -1
-    for i in range(st.pl[p, PL_NU]):
-        if st.units[p, i, U_TYPE] != t or st.units[p, i, U_DEAD] != 0:
-            continue
-        fresh = 1 if st.units[p, i, U_FRESH] == turn else 0
-        if fresh == want_fresh:
-            return i
-        if best < 0:
-            best = i
-    return best
-
-
-@njit(cache=True, _nrt=False)
-def army_value(tb, st, p):
-    """Gold sunk into seat ``p``'s living units (sentry 1, rider 2, druid 3 at rulebook costs)."""
-    v = 0
-    for i in range(st.pl[p, PL_NU]):
-        if st.units[p, i, U_DEAD] == 0:
-            v += st.units[p, i, U_TYPE]
-    return v
-
-
 @njit(cache=True, _nrt=False)
 def draw_rune(st, p):
     """RO-2: the top rune of the deck to ``p``'s hand (nothing when the deck is empty); returns
     the rune or -1."""
     top = st.board[G_DECK_TOP]
-    if B_DECK + top >= st.board.shape[0] or top >= st.board.shape[0] - B_DECK:
+    if B_DECK + top >= st.board.shape[0]:
         return -1
     r = st.board[B_DECK + top]
     if r < 0:
