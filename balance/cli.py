@@ -138,7 +138,11 @@ def simulate(
     ] = False,
     report_file: Annotated[
         Path | None,
-        typer.Option("--report", help="Also write an HTML report of the run to this file."),
+        typer.Option(
+            "--report",
+            help="Also write an HTML report of the run to this file (after playing the game's "
+            "report variants, if any, on the same games: RESULTS/variants.json).",
+        ),
     ] = None,
 ) -> None:
     """Play the games of CONFIG and write one row per game and seat to a results directory."""
