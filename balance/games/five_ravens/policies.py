@@ -18,10 +18,12 @@ hands and decks and unknown relics are never read.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from balance.games.five_ravens.state import (
     AUX_SCRIPT,
+    AUX_VAL,
     B_CENTRE,
     B_FACE,
     B_LOCK,
@@ -37,6 +39,7 @@ from balance.games.five_ravens.state import (
     PILE_CAPT,
     PILE_DISC,
     PILE_HAND,
+    S_CAPT_MASK,
     S_CAPT_N,
     S_CKNOWN,
     S_DECK_N,
@@ -44,6 +47,7 @@ from balance.games.five_ravens.state import (
     S_DOUBLED,
     S_GEMS,
     S_HAND_N,
+    S_NO_THIEF,
     S_RD_BOT,
     S_RD_TOP,
     S_THIEF,
@@ -80,6 +84,7 @@ from balance.games.five_ravens.tables import (
     P_MEAN_MILLI,
     P_NINE_PEN,
     P_PLAYERS,
+    P_RELIC_THIEVES,
     P_SEAT,
     P_SIX_MAX,
     P_SIX_MULT,
@@ -89,9 +94,10 @@ from balance.games.five_ravens.tables import (
     W_CAPTURE,
     W_DRAW,
     W_INFO,
-    W_PENALTY,
     W_THIEF_RANK,
     W_THRESHOLD,
+    W_TV,
+    W_TV_FOUR,
 )
 from balance.rng import below
 
@@ -309,23 +315,21 @@ def relic_thief_value(tb, st, p, c):
 def thief_value(tb, st, p, c):
     """Greedy value of playing card ``c`` as thief (rank, capture effect, penalty).
 
-    One inlined capture_gain serves relics, 4, 8 and 9 (each inlined copy costs compile time).
+    The parts that do not depend on the state are precomputed per seat (tables.W_TV*): only the
+    4's bonus, the 5's and 6's best visible relic and the 7's best rescue are worked out here.
     """
     w = tb.weights[p]
-    if c >= N_RAVENS or (tb.params[P_CAPTURE + c] and (c == 3 or c == 7 or c == 8)):
-        g = capture_gain(tb, st, p, c)
-        if c >= N_RAVENS:
-            return w[W_CAPTURE] * g - w[W_CAPT_COST]
-        v = w[W_THIEF_RANK] * (c + 1) - w[W_CAPT_COST]
-        return v + (w[W_CAPTURE] if c == 3 else w[W_PENALTY]) * g
-    v = w[W_THIEF_RANK] * (c + 1) - w[W_CAPT_COST]
-    if tb.params[P_CAPTURE + c]:
-        if c == 4 or c == 5:
-            v += w[W_CAPTURE] * best_visible_gain(tb, st, p, c)
-        elif c == 6:
-            v += w[W_CAPTURE] * max(0.0, best_rescue_gain(tb, st, p, 6))
-        elif c == 1 or c == 2 or c == 0:
-            v += w[W_CAPTURE] * w[W_INFO]
+    if c >= N_RAVENS:
+        return w[W_CAPTURE] * capture_gain(tb, st, p, c) - w[W_CAPT_COST]
+    if c == 3:
+        if tb.params[P_CAPTURE + 3] and captured_relics(st, p) >= tb.params[P_FOUR_MIN]:
+            return w[W_TV_FOUR]
+        return w[W_TV + 3]
+    v = w[W_TV + c]
+    if (c == 4 or c == 5) and tb.params[P_CAPTURE + c]:
+        v += w[W_CAPTURE] * best_visible_gain(tb, st, p, c)
+    elif c == 6 and tb.params[P_CAPTURE + 6]:
+        v += w[W_CAPTURE] * max(0.0, best_rescue_gain(tb, st, p, 6))
     return v
 
 
@@ -496,56 +500,86 @@ def _greedy_turn(tb, st, p):
     """greedy_turn, inlined in the mission (one copy: the kernel calls choose_turn_other for
     the other seats, so greedy_turn is compiled only when called from Python, e.g. tests).
 
-    Legality and choice in one pass over the hand, without a list of legal moves: the mission
-    calls it directly, choose_turn maps its answer to an index of legal_moves. Candidates are
-    met in legal_moves order (per hand card its action then its thief, then captured 3, then
-    captured 1) and only a strictly better value replaces the best, so ties go to the earlier
-    legal move exactly as choose_turn over legal_moves would.
+    Legality and choice without a list of legal moves: the mission calls it directly,
+    choose_turn maps its answer to an index of legal_moves. Candidates are met in legal_moves
+    order (per hand card its action then its thief, then captured 3, then captured 1) and only
+    a strictly better value replaces the best, so ties go to the earlier legal move exactly as
+    choose_turn over legal_moves would.
+
+    Written for the branch predictor, which is where a turn's time goes (a turn replayed on the
+    same state costs a third of a fresh one): each Raven's thief and action value is worked
+    out once per turn into the float64 scratch row AUX_VAL (thief values by card id, then
+    action values by rank with one slot for "not a Raven"), and the passes over the hand only
+    read them, without branching on which card they meet.
     """
     w = tb.weights[p]
     hand = st.pile[p, PILE_HAND]
     nh = st.seat[p, S_HAND_N]
+    fv = st.aux[AUX_VAL].view(np.float64)
+    tval = fv[: st.pile.shape[2]]  # thief value by card id, NEG: may not be the thief
+    aval = fv[st.pile.shape[2] :]  # action value by rank, aval[N_RAVENS]: not a Raven
     capped = st.seat[p, S_TURNS] >= MAX_ROUND_TURNS
-    act_ok = not capped and ravens_in_hand(st, p) >= 2
-    first_mv = M_NONE  # the first legal move: the answer when nothing else is chosen
-    first_c = -1
-    # the thief we would keep
-    thief_card = -1
-    tv = NEG
+    relic_thieves = tb.params[P_RELIC_THIEVES] != 0
+    # one pass: the Ravens in hand (a bit mask), and every card's thief value set to "none"
+    rmask = 0
+    nrav = 0
+    relic_thief = False
     for i in range(nh):
         c = hand[i]
-        if first_mv == M_NONE and act_ok and c < N_RAVENS:
-            first_mv = M_ACTION
-            first_c = c
-        if can_thief(tb, st, p, c):
-            if first_mv == M_NONE:
-                first_mv = M_THIEF
-                first_c = c
-            v = thief_value(tb, st, p, c)
+        r = c < N_RAVENS
+        nrav += r
+        rmask |= (1 << c) if r else 0
+        tval[c] = NEG
+        if relic_thieves and not r and can_thief(tb, st, p, c):
+            relic_thief = True
+            tval[c] = relic_thief_value(tb, st, p, c)
+    act_ok = not capped and nrav >= 2
+    any_thief = st.seat[p, S_NO_THIEF] == 0 and (nrav > 0 or relic_thief)
+    ok3 = not capped and can_capt3(tb, st, p)
+    ok1 = not capped and can_capt1(tb, st, p)
+    if not (act_ok or any_thief or ok3 or ok1):
+        return M_NONE, -1
+    # the thief we would keep
+    thief_card = -1
+    if any_thief:
+        for c in range(N_RAVENS):
+            tval[c] = w[W_TV + c]
+        if tb.params[P_CAPTURE + 3] and captured_relics(st, p) >= tb.params[P_FOUR_MIN]:
+            tval[3] = w[W_TV_FOUR]
+        if (rmask >> 4) & 1 and tb.params[P_CAPTURE + 4]:
+            tval[4] += w[W_CAPTURE] * best_visible_gain(tb, st, p, 4)
+        if (rmask >> 5) & 1 and tb.params[P_CAPTURE + 5]:
+            tval[5] += w[W_CAPTURE] * best_visible_gain(tb, st, p, 5)
+        if (rmask >> 6) & 1 and tb.params[P_CAPTURE + 6]:
+            tval[6] += w[W_CAPTURE] * max(0.0, best_rescue_gain(tb, st, p, 6))
+        tv = NEG
+        for i in range(nh):
+            c = hand[i]
+            v = tval[c]
             if v > tv:
                 tv = v
                 thief_card = c
-    ok3 = not capped and can_capt3(tb, st, p)
-    ok1 = not capped and can_capt1(tb, st, p)
-    if first_mv == M_NONE:
-        if ok3:
-            first_mv = M_CAPT3
-        elif ok1:
-            first_mv = M_CAPT1
-        else:
-            return M_NONE, -1
     best_mv = M_NONE
     best_c = -1
     bv = w[W_THRESHOLD]
     if act_ok:
+        if 0 <= thief_card < N_RAVENS:
+            need = rmask & ~(1 << thief_card)
+        else:
+            need = rmask
+        if (need >> 1) & 1 and tb.params[P_ACTION + 1]:  # the 2 borrows a captured Raven
+            need |= st.seat[p, S_CAPT_MASK] & ~2
+        greedy_action_values(tb, st, p, need, aval)
+        aval[N_RAVENS] = -np.inf
+        if 0 <= thief_card < N_RAVENS:
+            aval[thief_card] = -np.inf
         for i in range(nh):
             c = hand[i]
-            if c < N_RAVENS and c != thief_card:
-                v = action_value(tb, st, p, c, thief_card) - 0.05 * (c + 1)  # keep high Ravens
-                if v > bv:
-                    bv = v
-                    best_mv = M_ACTION
-                    best_c = c
+            v = aval[min(c, N_RAVENS)] - 0.05 * (c + 1)  # keep high Ravens
+            if v > bv:
+                bv = v
+                best_mv = M_ACTION
+                best_c = c
     if ok3:
         v = w[W_INFO] * (0.9 if has_captured(st, p, 1) and tb.params[P_CAPTURE + 1] else 0.2)
         if v > bv:
@@ -559,31 +593,64 @@ def _greedy_turn(tb, st, p):
         return best_mv, best_c
     if thief_card >= 0:
         return M_THIEF, thief_card
-    return first_mv, first_c
+    # nothing chosen: the first legal move
+    for i in range(nh):
+        c = hand[i]
+        if act_ok and c < N_RAVENS:
+            return M_ACTION, c
+        if can_thief(tb, st, p, c):
+            return M_THIEF, c
+    return (M_CAPT3, -1) if ok3 else (M_CAPT1, -1)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def greedy_action_values(tb, st, p, need, aval):
+    """aval[r] = action_value of Raven r for every bit r of ``need`` (the 2 last, from the
+    others), with the state features each needs worked out once."""
+    w = tb.weights[p]
+    if need & 0b1100100:  # the 7, 6 and 3 need to know of a face-down relic the seat has not seen
+        unknown = _unknown_facedown(tb, st, p) >= 0
+        aval[6] = w[W_INFO] if unknown or st.seat[p, S_RD_TOP] >= 0 else 0.0
+        aval[5] = w[W_INFO] if unknown else 0.0
+        aval[2] = w[W_INFO] * 0.8 if unknown else 0.0
+    aval[8] = w[W_DRAW] if st.seat[p, S_DECK_N] + st.seat[p, S_DISC_N] > 0 else 0.0
+    if (need >> 7) & 1:
+        k = 0
+        for i in range(st.seat[p, S_DISC_N]):
+            d = st.pile[p, PILE_DISC, i]
+            k += d < N_RAVENS and d >= 5
+        aval[7] = w[W_DRAW] * 0.5 * k
+    if (need >> 3) & 1:
+        aval[3] = w[W_DRAW] * _dead_cards(tb, st, p)
+    if need & 1:
+        slot, v = _worst_faceup(tb, st, p)
+        aval[0] = 0.3 * (unknown_worth(tb) - v) if slot >= 0 and v < unknown_worth(tb) else 0.0
+    if (need >> 4) & 1:
+        card, g = best_capture(tb, st, p)
+        aval[4] = g if card >= 0 else 0.0
+    for r in range(N_RAVENS):
+        if tb.params[P_ACTION + r] == 0:
+            aval[r] = NEG
+    if (need >> 1) & 1 and tb.params[P_ACTION + 1]:
+        cm = st.seat[p, S_CAPT_MASK]
+        best = 0.0
+        for r in range(N_RAVENS):
+            if r != 1 and (cm >> r) & 1 and tb.params[P_ACTION + r] == 1 and aval[r] > best:
+                best = aval[r]
+        aval[1] = best
+
+
+# Each choose_* below is inlined where the rules call it, with only the greedy choice inline: the
+# random and script choices are out-of-line calls (_*_other), which keeps the rule functions'
+# compiled code small (they were mostly random and script code that greedy seats never run).
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def choose_discard(tb, st, p):
     """9: the card to discard from hand; never the last Raven (FR-6). -1 if none may go."""
+    if _kind(tb, st, p) != POL_GREEDY:
+        return _discard_other(tb, st, p)
     keep_raven = ravens_in_hand(st, p) == 1
-    n_opt = 0
-    for i in range(st.seat[p, S_HAND_N]):
-        if not (keep_raven and st.pile[p, PILE_HAND, i] < N_RAVENS):
-            n_opt += 1
-    if n_opt == 0:
-        return -1
-    k = _kind(tb, st, p)
-    if k == POL_RANDOM:
-        j = below(st.rng[1 + p], n_opt)
-        for i in range(st.seat[p, S_HAND_N]):
-            c = st.pile[p, PILE_HAND, i]
-            if not (keep_raven and c < N_RAVENS):
-                if j == 0:
-                    return c
-                j -= 1
-    if k != POL_GREEDY:
-        v, _ = _script(st)
-        return v
     best = -1
     bv = 1.0e18
     for i in range(st.seat[p, S_HAND_N]):
@@ -599,20 +666,45 @@ def choose_discard(tb, st, p):
     return best
 
 
+@njit(cache=True, _nrt=False)
+def _discard_other(tb, st, p):
+    keep_raven = ravens_in_hand(st, p) == 1
+    n_opt = 0
+    for i in range(st.seat[p, S_HAND_N]):
+        if not (keep_raven and st.pile[p, PILE_HAND, i] < N_RAVENS):
+            n_opt += 1
+    if n_opt == 0:
+        return -1
+    if _kind(tb, st, p) == POL_RANDOM:
+        j = below(st.rng[1 + p], n_opt)
+        for i in range(st.seat[p, S_HAND_N]):
+            c = st.pile[p, PILE_HAND, i]
+            if not (keep_raven and c < N_RAVENS):
+                if j == 0:
+                    return c
+                j -= 1
+    v, _ = _script(st)
+    return v
+
+
 @njit(cache=True, _nrt=False, inline="always")
 def choose_stack(tb, st, p, out):
     """8: cards from hand and/or discard to put on top, in ``out`` from first placed to the new
     top; returns how many. The last Raven in hand stays (FR-6)."""
-    k = _kind(tb, st, p)
-    if k == POL_GREEDY:
-        n = 0
-        for r in range(4, N_RAVENS):  # ranks 5..9 from the discard, highest on top
-            for i in range(st.seat[p, S_DISC_N]):
-                if st.pile[p, PILE_DISC, i] == r:
-                    out[n] = r
-                    n += 1
-        return n
-    if k == POL_RANDOM:
+    if _kind(tb, st, p) != POL_GREEDY:
+        return _stack_other(tb, st, p, out)
+    n = 0
+    for r in range(4, N_RAVENS):  # ranks 5..9 from the discard, highest on top
+        for i in range(st.seat[p, S_DISC_N]):
+            if st.pile[p, PILE_DISC, i] == r:
+                out[n] = r
+                n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def _stack_other(tb, st, p, out):
+    if _kind(tb, st, p) == POL_RANDOM:
         rng = st.rng[1 + p]
         n = 0
         rav = ravens_in_hand(st, p)
@@ -644,18 +736,12 @@ def choose_stack(tb, st, p, out):
 @njit(cache=True, _nrt=False, inline="always")
 def choose_seven(tb, st, p, x):
     """7: having seen relic ``x``, the unlocked face-down slot to swap it into, or -1 to bury."""
-    P = tb.params[P_PLAYERS]
-    k = _kind(tb, st, p)
-    if k == POL_RANDOM:
-        j = below(st.rng[1 + p], 1 + count_slots(tb, st, FACE_DOWN))
-        return -1 if j == 0 else nth_slot(tb, st, FACE_DOWN, j - 1)
-    if k != POL_GREEDY:
-        v, _ = _script(st)
-        return v
+    if _kind(tb, st, p) != POL_GREEDY:
+        return _seven_other(tb, st, p)
     vx = relic_worth(tb, st, p, x, -1)
     best = -1
     bv = 0.5
-    for s in range(P):
+    for s in range(tb.params[P_PLAYERS]):
         if slot_ok(st, s, FACE_DOWN):
             y = known_relic(st, p, s)
             vy = unknown_worth(tb) if y < 0 else relic_worth(tb, st, p, y, -1)
@@ -665,26 +751,27 @@ def choose_seven(tb, st, p, x):
     return best
 
 
+@njit(cache=True, _nrt=False)
+def _seven_other(tb, st, p):
+    if _kind(tb, st, p) == POL_RANDOM:
+        j = below(st.rng[1 + p], 1 + count_slots(tb, st, FACE_DOWN))
+        return -1 if j == 0 else nth_slot(tb, st, FACE_DOWN, j - 1)
+    v, _ = _script(st)
+    return v
+
+
 @njit(cache=True, _nrt=False, inline="always")
 def choose_flip(tb, st, p):
     """6: the unlocked centre slot to flip (must flip one if able), -1 if none."""
-    P = tb.params[P_PLAYERS]
-    n = count_slots(tb, st, ANY_FACE)
-    if n == 0:
-        return -1
-    k = _kind(tb, st, p)
-    if k == POL_RANDOM:
-        return nth_slot(tb, st, ANY_FACE, below(st.rng[1 + p], n))
-    if k != POL_GREEDY:
-        v, _ = _script(st)
-        return v
+    if _kind(tb, st, p) != POL_GREEDY:
+        return _flip_other(tb, st, p)
     s = _unknown_facedown(tb, st, p)
     if s >= 0:
         return s
     # otherwise hide the most valuable face-up relic
     best = -1
     bv = NEG
-    for s in range(P):
+    for s in range(tb.params[P_PLAYERS]):
         if slot_ok(st, s, ANY_FACE):
             v = relic_worth(tb, st, p, st.board[B_CENTRE + s], -1) if st.board[B_FACE + s] else -1.0
             if v > bv:
@@ -693,25 +780,44 @@ def choose_flip(tb, st, p):
     return best
 
 
+@njit(cache=True, _nrt=False)
+def _flip_other(tb, st, p):
+    n = count_slots(tb, st, ANY_FACE)
+    if n == 0:
+        return -1
+    if _kind(tb, st, p) == POL_RANDOM:
+        return nth_slot(tb, st, ANY_FACE, below(st.rng[1 + p], n))
+    v, _ = _script(st)
+    return v
+
+
 @njit(cache=True, _nrt=False, inline="always")
 def choose_shuffle(tb, st, p):
     """6: whether to shuffle the face-down centre relics after the flip."""
-    k = _kind(tb, st, p)
-    if k == POL_RANDOM:
-        return below(st.rng[1 + p], 2) == 1
-    if k != POL_GREEDY:
-        v, _ = _script(st)
-        return v == 1
+    if _kind(tb, st, p) != POL_GREEDY:
+        return _shuffle_other(tb, st, p)
     return False
+
+
+@njit(cache=True, _nrt=False)
+def _shuffle_other(tb, st, p):
+    if _kind(tb, st, p) == POL_RANDOM:
+        return below(st.rng[1 + p], 2) == 1
+    v, _ = _script(st)
+    return v == 1
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def choose_capture(tb, st, p):
     """5: the card to capture from hand or discard (must if able; FR-6), -1 if none."""
-    k = _kind(tb, st, p)
-    if k == POL_GREEDY:
-        c, _ = _best_capture(tb, st, p)
-        return c
+    if _kind(tb, st, p) != POL_GREEDY:
+        return _capture_other(tb, st, p)
+    c, _ = _best_capture(tb, st, p)
+    return c
+
+
+@njit(cache=True, _nrt=False)
+def _capture_other(tb, st, p):
     keep_raven = ravens_in_hand(st, p) == 1
     n = st.seat[p, S_DISC_N]
     for i in range(st.seat[p, S_HAND_N]):
@@ -719,7 +825,7 @@ def choose_capture(tb, st, p):
             n += 1
     if n == 0:
         return -1
-    if k == POL_RANDOM:
+    if _kind(tb, st, p) == POL_RANDOM:
         j = below(st.rng[1 + p], n)
         for i in range(st.seat[p, S_HAND_N]):
             c = st.pile[p, PILE_HAND, i]
@@ -735,16 +841,21 @@ def choose_capture(tb, st, p):
 @njit(cache=True, _nrt=False, inline="always")
 def choose_set_aside(tb, st, p, out):
     """4: other cards from hand to set aside, into ``out``; at least one Raven stays (FR-6)."""
-    k = _kind(tb, st, p)
+    if _kind(tb, st, p) != POL_GREEDY:
+        return _set_aside_other(tb, st, p, out)
     n = 0
-    if k == POL_GREEDY:
-        for i in range(st.seat[p, S_HAND_N]):
-            c = st.pile[p, PILE_HAND, i]
-            if c >= N_RAVENS and tb.cards[C_THIEF, tb.cards[C_INST, c - N_RAVENS]] == 0:
-                out[n] = c
-                n += 1
-        return n
-    if k == POL_RANDOM:
+    for i in range(st.seat[p, S_HAND_N]):
+        c = st.pile[p, PILE_HAND, i]
+        if c >= N_RAVENS and tb.cards[C_THIEF, tb.cards[C_INST, c - N_RAVENS]] == 0:
+            out[n] = c
+            n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def _set_aside_other(tb, st, p, out):
+    n = 0
+    if _kind(tb, st, p) == POL_RANDOM:
         rng = st.rng[1 + p]
         rav = ravens_in_hand(st, p)
         for i in range(st.seat[p, S_HAND_N]):
@@ -766,17 +877,21 @@ def choose_set_aside(tb, st, p, out):
 @njit(cache=True, _nrt=False, inline="always")
 def choose_examine(tb, st, p):
     """3: the unlocked face-down centre slot to look at, -1 if none."""
+    if _kind(tb, st, p) != POL_GREEDY:
+        return _examine_other(tb, st, p)
+    s = _unknown_facedown(tb, st, p)
+    return s if s >= 0 else nth_slot(tb, st, FACE_DOWN, 0)
+
+
+@njit(cache=True, _nrt=False)
+def _examine_other(tb, st, p):
     n = count_slots(tb, st, FACE_DOWN)
     if n == 0:
         return -1
-    k = _kind(tb, st, p)
-    if k == POL_RANDOM:
+    if _kind(tb, st, p) == POL_RANDOM:
         return nth_slot(tb, st, FACE_DOWN, below(st.rng[1 + p], n))
-    if k != POL_GREEDY:
-        v, _ = _script(st)
-        return v
-    s = _unknown_facedown(tb, st, p)
-    return s if s >= 0 else nth_slot(tb, st, FACE_DOWN, 0)
+    v, _ = _script(st)
+    return v
 
 
 @njit(cache=True, _nrt=False)
@@ -820,47 +935,47 @@ def choose_borrow(tb, st, p):
 @njit(cache=True, _nrt=False, inline="always")
 def choose_replace(tb, st, p):
     """1: the unlocked face-up centre slot to replace, -1 if none."""
+    if _kind(tb, st, p) != POL_GREEDY:
+        return _replace_other(tb, st, p)
+    s, _ = _worst_faceup(tb, st, p)
+    return s
+
+
+@njit(cache=True, _nrt=False)
+def _replace_other(tb, st, p):
     n = count_slots(tb, st, FACE_UP)
     if n == 0:
         return -1
-    k = _kind(tb, st, p)
-    if k == POL_RANDOM:
+    if _kind(tb, st, p) == POL_RANDOM:
         return nth_slot(tb, st, FACE_UP, below(st.rng[1 + p], n))
-    if k != POL_GREEDY:
-        v, _ = _script(st)
-        return v
-    s, _ = _worst_faceup(tb, st, p)
-    return s
+    v, _ = _script(st)
+    return v
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def choose_peek_end(tb, st, p):
     """Captured 3: 1 to look at the bottom relic, 0 for the top."""
-    k = _kind(tb, st, p)
-    if k == POL_RANDOM:
-        return below(st.rng[1 + p], 2)
-    if k != POL_GREEDY:
-        v, _ = _script(st)
-        return v
+    if _kind(tb, st, p) != POL_GREEDY:
+        return _peek_end_other(tb, st, p)
     return 1 if has_captured(st, p, 1) and tb.params[P_CAPTURE + 1] else 0
+
+
+@njit(cache=True, _nrt=False)
+def _peek_end_other(tb, st, p):
+    if _kind(tb, st, p) == POL_RANDOM:
+        return below(st.rng[1 + p], 2)
+    v, _ = _script(st)
+    return v
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def choose_lock(tb, st, p):
     """Captured 1: the centre slot to lock, -1 if none."""
-    P = tb.params[P_PLAYERS]
-    n = count_slots(tb, st, ANY_FACE)
-    if n == 0:
-        return -1
-    k = _kind(tb, st, p)
-    if k == POL_RANDOM:
-        return nth_slot(tb, st, ANY_FACE, below(st.rng[1 + p], n))
-    if k != POL_GREEDY:
-        v, _ = _script(st)
-        return v
+    if _kind(tb, st, p) != POL_GREEDY:
+        return _lock_other(tb, st, p)
     best = -1
     bv = NEG
-    for s in range(P):
+    for s in range(tb.params[P_PLAYERS]):
         if slot_ok(st, s, ANY_FACE):
             x = known_relic(st, p, s)
             v = unknown_worth(tb) if x < 0 else relic_worth(tb, st, p, x, -1)
@@ -868,6 +983,17 @@ def choose_lock(tb, st, p):
                 bv = v
                 best = s
     return best
+
+
+@njit(cache=True, _nrt=False)
+def _lock_other(tb, st, p):
+    n = count_slots(tb, st, ANY_FACE)
+    if n == 0:
+        return -1
+    if _kind(tb, st, p) == POL_RANDOM:
+        return nth_slot(tb, st, ANY_FACE, below(st.rng[1 + p], n))
+    v, _ = _script(st)
+    return v
 
 
 @njit(cache=True, _nrt=False)

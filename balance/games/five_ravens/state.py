@@ -71,8 +71,9 @@ PILE_DECK, PILE_HAND, PILE_DISC, PILE_CAPT = 0, 1, 2, 3
 S_CKNOWN = 17  # + slot: the seat knows the relic in that centre slot (FR-15)
 S_TELE = S_CKNOWN + MAX_SLOTS  # + event * n_card_types + card type: telemetry counts
 
-# State.aux rows: two scratch rows, the script (tests), then the event log.
-AUX_TMP, AUX_TMP2, AUX_SCRIPT = 0, 1, 2
+# State.aux rows: two scratch rows, the greedy turn's scratch values (float64, see
+# policies._greedy_turn), the script (tests), then the event log.
+AUX_TMP, AUX_TMP2, AUX_VAL, AUX_SCRIPT = 0, 1, 2, 3
 
 # Turn moves (FR-5): play a Raven for its action, captured 3 / captured 1 turn action, thief.
 M_ACTION, M_CAPT3, M_CAPT1, M_THIEF, M_NONE = 0, 1, 2, 3, 4
@@ -128,7 +129,7 @@ class State(NamedTuple):
     #                   telemetry, captured relics per type (ctype_col)
     board: np.ndarray  # int32[B_RDECK + rcap]; G_* scalars, centre (B_*), relic deck
     rng: np.ndarray  # uint64[1 + P, 1]; stream 0: the game's chance, 1 + s: seat s's policy
-    aux: np.ndarray  # int32[rows, W]; AUX_TMP, AUX_TMP2, script rows, then log rows (width 8)
+    aux: np.ndarray  # int32[rows, W]; AUX_TMP, AUX_TMP2, AUX_VAL, script rows, then log rows
 
 
 def new_state(tb: Tables, log_cap: int = 0, script: np.ndarray | None = None) -> State:
@@ -146,7 +147,7 @@ def alloc_state(tb, log_cap, script):
     while rcap < tb.params[P_N_RELICS] + 1:
         rcap *= 2
     nct = N_RAVENS + tb.params[P_N_TYPES]
-    width = max(LOG_WIDTH, 2 * cap)
+    width = max(LOG_WIDTH, 2 * (cap + N_RAVENS + 1))  # AUX_VAL holds cap + 10 float64
     script_rows = (script.shape[0] + width - 1) // width
     aux = np.zeros((AUX_SCRIPT + script_rows + log_cap, width), np.int32)
     for i in range(script.shape[0]):

@@ -44,6 +44,10 @@ GREEDY_WEIGHTS = (
     W_CAPT_COST,
 ) = range(len(GREEDY_WEIGHTS))
 N_WEIGHTS = len(GREEDY_WEIGHTS)
+# Columns derived from the weights and rules by compile_tables (the kernels never recompute them):
+W_TV = N_WEIGHTS  # + Raven index: the greedy thief value of that Raven, or its fixed part
+W_TV_FOUR = W_TV + N_RAVENS  # thief value of the 4 once the seat has its captured-relic bonus
+N_WEIGHT_COLS = W_TV_FOUR + 1
 
 # Telemetry events, counted per (seat, card type); card types are the nine Ravens, then relic types.
 EVENTS = ("drawn", "played", "thief", "stolen", "captured")
@@ -71,6 +75,7 @@ EV_DRAWN, EV_PLAYED, EV_THIEF, EV_STOLEN, EV_CAPTURED = range(len(EVENTS))
     P_N_TELE,  # number of telemetry columns
     P_GEM_N,  # entries in the gem table (entry 0 = no gem = 0 points)
 ) = range(19)
+P_RELIC_THIEVES = 19  # relic types that may be played as a thief (FR-7)
 P_ACTION = 20  # + Raven index: its action text is on
 P_CAPTURE = 29  # + Raven index: its capture effect is on
 P_SEAT = 38  # + seat: POL_* of the seat's policy
@@ -88,7 +93,7 @@ class Tables(NamedTuple):
     params: np.ndarray  # int32[N_PARAMS]; indexed by P_*
     cards: np.ndarray  # int32[6, W]; C_INST[instance] -> type; C_KIND/C_VALUE/C_THIEF[type];
     #                    C_TEV/C_TCARD[column] -> telemetry event and card type
-    weights: np.ndarray  # float64[P, N_WEIGHTS]; greedy weights per seat
+    weights: np.ndarray  # float64[P, N_WEIGHT_COLS]; greedy weights per seat, then derived W_TV*
 
 
 @dataclass(frozen=True)
@@ -183,6 +188,7 @@ def compile_tables(
     params[P_MEAN_MILLI] = round(mean * 1000)
     params[P_N_TELE] = len(cols)
     params[P_GEM_N] = len(gem_table)
+    params[P_RELIC_THIEVES] = int(type_thief.sum())
     params[P_ACTION : P_ACTION + N_RAVENS] = action_on
     params[P_CAPTURE : P_CAPTURE + N_RAVENS] = capture_on
     params[P_SEAT : P_SEAT + players] = seat_kinds
@@ -195,8 +201,34 @@ def compile_tables(
     cards[C_THIEF, : len(names)] = type_thief
     cards[C_TEV, : len(cols)] = ev
     cards[C_TCARD, : len(cols)] = card
+    weights = _with_thief_values(np.asarray(weights, np.float64), params)
     k = Tables(params=params, cards=cards, weights=np.ascontiguousarray(weights, np.float64))
     return Compiled(k=k, relic_names=names, seat_policies=tuple(config.seats), columns=tuple(cols))
+
+
+def _with_thief_values(weights: np.ndarray, params: np.ndarray) -> np.ndarray:
+    """Append the W_TV* columns: each Raven's greedy thief value as far as it does not depend on
+    the game state (policies.thief_value), with the float operations in the kernel's order so
+    that the kernel's choices are the same as computing them there."""
+    out = np.zeros((weights.shape[0], N_WEIGHT_COLS), np.float64)
+    out[:, :N_WEIGHTS] = weights[:, :N_WEIGHTS]
+    for p in range(weights.shape[0]):
+        w = [float(x) for x in weights[p, :N_WEIGHTS]]
+        for c in range(N_RAVENS):
+            v = w[W_THIEF_RANK] * (c + 1) - w[W_CAPT_COST]
+            on = params[P_CAPTURE + c] != 0
+            if on and c in (0, 1, 2):
+                v = v + w[W_CAPTURE] * w[W_INFO]
+            elif on and c == 7:
+                v = v + w[W_PENALTY] * -float(params[P_EIGHT_PEN])
+            elif on and c == 8:
+                v = v + w[W_PENALTY] * -float(params[P_NINE_PEN])
+            out[p, W_TV + c] = v
+        four = out[p, W_TV + 3]
+        if params[P_CAPTURE + 3]:
+            four = four + w[W_CAPTURE] * float(params[P_FOUR_BONUS])
+        out[p, W_TV_FOUR] = four
+    return out
 
 
 def _greedy_default(weight: str) -> float:
