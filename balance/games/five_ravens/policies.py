@@ -64,6 +64,7 @@ from balance.games.five_ravens.tables import (
     C_INST,
     C_KIND,
     C_THIEF,
+    C_TYPEOF,
     C_VALUE,
     K_CHEST,
     K_CURSED,
@@ -82,6 +83,7 @@ from balance.games.five_ravens.tables import (
     P_HOLLOW,
     P_HOLLOW_CAPT,
     P_MEAN_MILLI,
+    P_N_TYPES,
     P_NINE_PEN,
     P_PLAYERS,
     P_RELIC_THIEVES,
@@ -92,6 +94,8 @@ from balance.games.five_ravens.tables import (
     POL_RANDOM,
     W_CAPT_COST,
     W_CAPTURE,
+    W_CV,
+    W_CV_FOUR,
     W_DRAW,
     W_INFO,
     W_THIEF_RANK,
@@ -399,6 +403,69 @@ def _best_capture(tb, st, p):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def best_capture_value(tb, st, p, hand_types):
+    """best_capture's gain (0.0 if nothing can be captured), from the card types present.
+
+    ``hand_types`` has bit t for each card type t in hand (Ravens 0..8, relic type i at 9 + i).
+    The value is the same as best_capture's (a maximum does not depend on the order the cards
+    are met in), but each type is valued once, in type order, which the branch predictor
+    follows, instead of once per card in the random order of the piles.
+    """
+    n_types = tb.params[P_N_TYPES]
+    if N_RAVENS + n_types > 62:  # more relic types than bits: card by card
+        card, g = best_capture(tb, st, p)
+        return g if card >= 0 else 0.0
+    w = tb.weights[p]
+    types = hand_types
+    if ravens_in_hand(st, p) == 1:  # FR-6: the last Raven in hand stays
+        types &= ~((1 << N_RAVENS) - 1)
+    typeof = tb.cards[C_TYPEOF]
+    for i in range(st.seat[p, S_DISC_N]):
+        types |= 1 << typeof[st.pile[p, PILE_DISC, i]]
+    if types == 0:
+        return 0.0
+    best = NEG
+    # Ravens: fixed values (tables.W_CV*), the 4's bonus and the 7's rescue worked out here
+    four_r = tb.params[P_CAPTURE + 3] and captured_relics(st, p) >= tb.params[P_FOUR_MIN]
+    for r in range(N_RAVENS):
+        if (types >> r) & 1:
+            g = w[W_CV + r]
+            if r == 3 and four_r:
+                g = w[W_CV_FOUR]
+            if r == 6 and tb.params[P_CAPTURE + 6]:
+                g += best_rescue_gain(tb, st, p, 6)
+            if g > best:
+                best = g
+    relics = types >> N_RAVENS
+    if relics:
+        # capture_gain of a relic: its kind's part, then the captured 4's bonus it may complete
+        four = (
+            tb.params[P_CAPTURE + 3]
+            and has_captured(st, p, 3)
+            and captured_relics(st, p) + 1 == tb.params[P_FOUR_MIN]
+        )
+        need = tb.params[P_CURSED_SET]
+        for t in range(n_types):
+            if (relics >> t) & 1:
+                kind = tb.cards[C_KIND, t]
+                g = 0.0
+                if kind == K_HOLLOW:
+                    g = float(tb.params[P_HOLLOW_CAPT] - tb.params[P_HOLLOW])
+                elif kind == K_CURSED:
+                    have = captured_of_type(tb, st, p, t)
+                    if have + 1 == need:
+                        g = float(tb.params[P_CURSED_BONUS])
+                    elif have + 1 < need:
+                        g = float(tb.params[P_CURSED_BONUS]) * (have + 1) / (2.0 * need)
+                if four:
+                    g += tb.params[P_FOUR_BONUS]
+                g -= w[W_CAPT_COST]
+                if g > best:
+                    best = g
+    return best
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def action_value(tb, st, p, c, thief):
     """Greedy estimate of what resolving Raven ``c``'s action is worth to seat ``p`` now."""
     if tb.params[P_ACTION + c] == 0:
@@ -523,12 +590,15 @@ def _greedy_turn(tb, st, p):
     # one pass: the Ravens in hand (a bit mask), and every card's thief value set to "none"
     rmask = 0
     nrav = 0
+    htypes = 0  # card types in hand (best_capture_value), bits past 62 dropped: unused then
     relic_thief = False
+    typeof = tb.cards[C_TYPEOF]
     for i in range(nh):
         c = hand[i]
         r = c < N_RAVENS
         nrav += r
         rmask |= (1 << c) if r else 0
+        htypes |= 1 << typeof[c]
         tval[c] = NEG
         if relic_thieves and not r and can_thief(tb, st, p, c):
             relic_thief = True
@@ -569,7 +639,7 @@ def _greedy_turn(tb, st, p):
             need = rmask
         if (need >> 1) & 1 and tb.params[P_ACTION + 1]:  # the 2 borrows a captured Raven
             need |= st.seat[p, S_CAPT_MASK] & ~2
-        greedy_action_values(tb, st, p, need, aval)
+        greedy_action_values(tb, st, p, need, htypes, aval)
         aval[N_RAVENS] = -np.inf
         if 0 <= thief_card < N_RAVENS:
             aval[thief_card] = -np.inf
@@ -604,7 +674,7 @@ def _greedy_turn(tb, st, p):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def greedy_action_values(tb, st, p, need, aval):
+def greedy_action_values(tb, st, p, need, hand_types, aval):
     """aval[r] = action_value of Raven r for every bit r of ``need`` (the 2 last, from the
     others), with the state features each needs worked out once."""
     w = tb.weights[p]
@@ -626,8 +696,7 @@ def greedy_action_values(tb, st, p, need, aval):
         slot, v = _worst_faceup(tb, st, p)
         aval[0] = 0.3 * (unknown_worth(tb) - v) if slot >= 0 and v < unknown_worth(tb) else 0.0
     if (need >> 4) & 1:
-        card, g = best_capture(tb, st, p)
-        aval[4] = g if card >= 0 else 0.0
+        aval[4] = best_capture_value(tb, st, p, hand_types)
     for r in range(N_RAVENS):
         if tb.params[P_ACTION + r] == 0:
             aval[r] = NEG

@@ -47,7 +47,9 @@ N_WEIGHTS = len(GREEDY_WEIGHTS)
 # Columns derived from the weights and rules by compile_tables (the kernels never recompute them):
 W_TV = N_WEIGHTS  # + Raven index: the greedy thief value of that Raven, or its fixed part
 W_TV_FOUR = W_TV + N_RAVENS  # thief value of the 4 once the seat has its captured-relic bonus
-N_WEIGHT_COLS = W_TV_FOUR + 1
+W_CV = W_TV_FOUR + 1  # + Raven index: greedy value of capturing that Raven with the 5 (fixed part)
+W_CV_FOUR = W_CV + N_RAVENS  # the same for the 4 once the seat has its captured-relic bonus
+N_WEIGHT_COLS = W_CV_FOUR + 1
 
 # Telemetry events, counted per (seat, card type); card types are the nine Ravens, then relic types.
 EVENTS = ("drawn", "played", "thief", "stolen", "captured")
@@ -85,6 +87,7 @@ N_PARAMS = P_GEM + MAX_GEM_TABLE
 
 # Tables.cards rows: per relic instance, per relic type, per telemetry column.
 C_INST, C_KIND, C_VALUE, C_THIEF, C_TEV, C_TCARD = range(6)
+C_TYPEOF = 6  # [card id] -> card type: the Raven's index, or N_RAVENS + its relic type
 
 
 class Tables(NamedTuple):
@@ -193,8 +196,10 @@ def compile_tables(
     params[P_CAPTURE : P_CAPTURE + N_RAVENS] = capture_on
     params[P_SEAT : P_SEAT + players] = seat_kinds
     params[P_GEM : P_GEM + len(gem_table)] = gem_table
-    width = max(len(inst_type), len(names), len(cols), 1)
-    cards = np.zeros((6, width), np.int32)
+    width = max(len(inst_type) + N_RAVENS, len(names), len(cols), 1)
+    cards = np.zeros((7, width), np.int32)
+    cards[C_TYPEOF, :N_RAVENS] = np.arange(N_RAVENS)
+    cards[C_TYPEOF, N_RAVENS : N_RAVENS + len(inst_type)] = N_RAVENS + inst_type
     cards[C_INST, : len(inst_type)] = inst_type
     cards[C_KIND, : len(names)] = type_kind
     cards[C_VALUE, : len(names)] = type_value
@@ -228,6 +233,19 @@ def _with_thief_values(weights: np.ndarray, params: np.ndarray) -> np.ndarray:
         if params[P_CAPTURE + 3]:
             four = four + w[W_CAPTURE] * float(params[P_FOUR_BONUS])
         out[p, W_TV_FOUR] = four
+        # policies.best_capture's value of a Raven: capture gain, minus the cost twice, minus a
+        # tenth of its thief value (the 7's best rescue is added in the kernel)
+        for c in range(N_RAVENS):
+            gain = 0.0
+            on = params[P_CAPTURE + c] != 0
+            if on and c == 7:
+                gain = -float(params[P_EIGHT_PEN])
+            elif on and c == 8:
+                gain = -float(params[P_NINE_PEN])
+            g = gain - w[W_CAPT_COST]
+            out[p, W_CV + c] = g - (w[W_CAPT_COST] + w[W_THIEF_RANK] * 0.1 * (c + 1))
+        g = (float(params[P_FOUR_BONUS]) if params[P_CAPTURE + 3] else 0.0) - w[W_CAPT_COST]
+        out[p, W_CV_FOUR] = g - (w[W_CAPT_COST] + w[W_THIEF_RANK] * 0.1 * 4)
     return out
 
 
