@@ -310,31 +310,10 @@ def best_rescue_gain(tb, st, p, exclude):
 
 @njit(cache=True, _nrt=False, inline="always")
 def relic_thief_value(tb, st, p, c):
-    """thief_value of a relic card ``c``: it steals after every Raven and is itself captured."""
+    """Greedy thief value of a relic card ``c`` (FR-7): it steals after every Raven and is
+    itself captured, so it is worth only what its capture gives."""
     w = tb.weights[p]
     return w[W_CAPTURE] * capture_gain(tb, st, p, c) - w[W_CAPT_COST]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def thief_value(tb, st, p, c):
-    """Greedy value of playing card ``c`` as thief (rank, capture effect, penalty).
-
-    The parts that do not depend on the state are precomputed per seat (tables.W_TV*): only the
-    4's bonus, the 5's and 6's best visible relic and the 7's best rescue are worked out here.
-    """
-    w = tb.weights[p]
-    if c >= N_RAVENS:
-        return w[W_CAPTURE] * capture_gain(tb, st, p, c) - w[W_CAPT_COST]
-    if c == 3:
-        if tb.params[P_CAPTURE + 3] and captured_relics(st, p) >= tb.params[P_FOUR_MIN]:
-            return w[W_TV_FOUR]
-        return w[W_TV + 3]
-    v = w[W_TV + c]
-    if (c == 4 or c == 5) and tb.params[P_CAPTURE + c]:
-        v += w[W_CAPTURE] * best_visible_gain(tb, st, p, c)
-    elif c == 6 and tb.params[P_CAPTURE + 6]:
-        v += w[W_CAPTURE] * max(0.0, best_rescue_gain(tb, st, p, 6))
-    return v
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -373,8 +352,8 @@ def _dead_cards(tb, st, p):
 def best_capture(tb, st, p):
     """(card, gain) of the best card to capture with the 5 from hand or discard (FR-6).
 
-    Inlined in the greedy turn (a call passes ~70 array fields, which cost as much as the loop);
-    the rarer choose_capture and choose_borrow call the compiled copy _best_capture."""
+    The card is the 5's choice (choose_capture, choose_borrow call the compiled copy
+    _best_capture); the greedy turn needs only the gain, best_capture_value."""
     w = tb.weights[p]
     best = -1
     bv = NEG
@@ -466,41 +445,9 @@ def best_capture_value(tb, st, p, hand_types):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def action_value(tb, st, p, c, thief):
-    """Greedy estimate of what resolving Raven ``c``'s action is worth to seat ``p`` now."""
-    if tb.params[P_ACTION + c] == 0:
-        return NEG
-    # The 2 is worth the best action among the captured Ravens it can borrow. One loop for both
-    # cases so that base_action_value (inlined) has a single call site: half the code.
-    two = c == 1
-    n = st.seat[p, S_CAPT_N] if two else 1
-    best = 0.0
-    for i in range(n):
-        d = c
-        if two:
-            d = st.pile[p, PILE_CAPT, i]
-            if d >= N_RAVENS or d == 1 or tb.params[P_ACTION + d] != 1:
-                continue
-        v = base_action_value(tb, st, p, d, thief)
-        if not two:
-            return v
-        if v > best:
-            best = v
-    return best
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def base_action_value(tb, st, p, c, thief):
-    """action_value for any Raven but the 2."""
-    if c == 4:
-        card, g = best_capture(tb, st, p)
-        return g if card >= 0 else 0.0
-    return plain_action_value(tb, st, p, c)
-
-
-@njit(cache=True, _nrt=False, inline="always")
 def plain_action_value(tb, st, p, c):
-    """base_action_value for any Raven but the 2 and the 5."""
+    """Greedy value of Raven ``c``'s action for any Raven but the 2 and the 5 (the greedy turn
+    works the same values out in greedy_action_values; choose_borrow uses this one)."""
     w = tb.weights[p]
     r = c + 1
     if r == 9:
@@ -675,8 +622,10 @@ def _greedy_turn(tb, st, p):
 
 @njit(cache=True, _nrt=False, inline="always")
 def greedy_action_values(tb, st, p, need, hand_types, aval):
-    """aval[r] = action_value of Raven r for every bit r of ``need`` (the 2 last, from the
-    others), with the state features each needs worked out once."""
+    """aval[r] = the greedy value of resolving Raven r's action now, for every bit r of
+    ``need`` (the 2 last: the best of the captured Ravens it may borrow), with each state
+    feature (an unseen face-down relic, the worst face-up relic, the best capture, ...) worked
+    out once for all the Ravens that use it. NEG for an action switched off."""
     w = tb.weights[p]
     if need & 0b1100100:  # the 7, 6 and 3 need to know of a face-down relic the seat has not seen
         unknown = _unknown_facedown(tb, st, p) >= 0
@@ -990,7 +939,7 @@ def choose_borrow(tb, st, p):
         c = st.pile[p, PILE_CAPT, i]
         if c < N_RAVENS and c != 1:
             v = NEG
-            if tb.params[P_ACTION + c] and c == 4:  # base_action_value, the 5 as a call
+            if tb.params[P_ACTION + c] and c == 4:  # the 5's value, best_capture as a call
                 card, g = _best_capture(tb, st, p)
                 v = g if card >= 0 else 0.0
             elif tb.params[P_ACTION + c]:

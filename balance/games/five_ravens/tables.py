@@ -213,7 +213,7 @@ def compile_tables(
 
 def _with_thief_values(weights: np.ndarray, params: np.ndarray) -> np.ndarray:
     """Append the W_TV* columns: each Raven's greedy thief value as far as it does not depend on
-    the game state (policies.thief_value), with the float operations in the kernel's order so
+    the game state (policies._greedy_turn), with the float operations in the kernel's order so
     that the kernel's choices are the same as computing them there."""
     out = np.zeros((weights.shape[0], N_WEIGHT_COLS), np.float64)
     out[:, :N_WEIGHTS] = weights[:, :N_WEIGHTS]
