@@ -658,17 +658,28 @@ def greedy_action_values(tb, st, p, need, hand_types, aval):
         aval[1] = best
 
 
-# Each choose_* below is inlined where the rules call it, with only the greedy choice inline: the
-# random and script choices are out-of-line calls (_*_other), which keeps the rule functions'
-# compiled code small (they were mostly random and script code that greedy seats never run).
-
-
 @njit(cache=True, _nrt=False, inline="always")
 def choose_discard(tb, st, p):
     """9: the card to discard from hand; never the last Raven (FR-6). -1 if none may go."""
-    if _kind(tb, st, p) != POL_GREEDY:
-        return _discard_other(tb, st, p)
     keep_raven = ravens_in_hand(st, p) == 1
+    n_opt = 0
+    for i in range(st.seat[p, S_HAND_N]):
+        if not (keep_raven and st.pile[p, PILE_HAND, i] < N_RAVENS):
+            n_opt += 1
+    if n_opt == 0:
+        return -1
+    k = _kind(tb, st, p)
+    if k == POL_RANDOM:
+        j = below(st.rng[1 + p], n_opt)
+        for i in range(st.seat[p, S_HAND_N]):
+            c = st.pile[p, PILE_HAND, i]
+            if not (keep_raven and c < N_RAVENS):
+                if j == 0:
+                    return c
+                j -= 1
+    if k != POL_GREEDY:
+        v, _ = _script(st)
+        return v
     best = -1
     bv = 1.0e18
     for i in range(st.seat[p, S_HAND_N]):
@@ -684,45 +695,20 @@ def choose_discard(tb, st, p):
     return best
 
 
-@njit(cache=True, _nrt=False)
-def _discard_other(tb, st, p):
-    keep_raven = ravens_in_hand(st, p) == 1
-    n_opt = 0
-    for i in range(st.seat[p, S_HAND_N]):
-        if not (keep_raven and st.pile[p, PILE_HAND, i] < N_RAVENS):
-            n_opt += 1
-    if n_opt == 0:
-        return -1
-    if _kind(tb, st, p) == POL_RANDOM:
-        j = below(st.rng[1 + p], n_opt)
-        for i in range(st.seat[p, S_HAND_N]):
-            c = st.pile[p, PILE_HAND, i]
-            if not (keep_raven and c < N_RAVENS):
-                if j == 0:
-                    return c
-                j -= 1
-    v, _ = _script(st)
-    return v
-
-
 @njit(cache=True, _nrt=False, inline="always")
 def choose_stack(tb, st, p, out):
     """8: cards from hand and/or discard to put on top, in ``out`` from first placed to the new
     top; returns how many. The last Raven in hand stays (FR-6)."""
-    if _kind(tb, st, p) != POL_GREEDY:
-        return _stack_other(tb, st, p, out)
-    n = 0
-    for r in range(4, N_RAVENS):  # ranks 5..9 from the discard, highest on top
-        for i in range(st.seat[p, S_DISC_N]):
-            if st.pile[p, PILE_DISC, i] == r:
-                out[n] = r
-                n += 1
-    return n
-
-
-@njit(cache=True, _nrt=False)
-def _stack_other(tb, st, p, out):
-    if _kind(tb, st, p) == POL_RANDOM:
+    k = _kind(tb, st, p)
+    if k == POL_GREEDY:
+        n = 0
+        for r in range(4, N_RAVENS):  # ranks 5..9 from the discard, highest on top
+            for i in range(st.seat[p, S_DISC_N]):
+                if st.pile[p, PILE_DISC, i] == r:
+                    out[n] = r
+                    n += 1
+        return n
+    if k == POL_RANDOM:
         rng = st.rng[1 + p]
         n = 0
         rav = ravens_in_hand(st, p)
@@ -754,12 +740,18 @@ def _stack_other(tb, st, p, out):
 @njit(cache=True, _nrt=False, inline="always")
 def choose_seven(tb, st, p, x):
     """7: having seen relic ``x``, the unlocked face-down slot to swap it into, or -1 to bury."""
-    if _kind(tb, st, p) != POL_GREEDY:
-        return _seven_other(tb, st, p)
+    P = tb.params[P_PLAYERS]
+    k = _kind(tb, st, p)
+    if k == POL_RANDOM:
+        j = below(st.rng[1 + p], 1 + count_slots(tb, st, FACE_DOWN))
+        return -1 if j == 0 else nth_slot(tb, st, FACE_DOWN, j - 1)
+    if k != POL_GREEDY:
+        v, _ = _script(st)
+        return v
     vx = relic_worth(tb, st, p, x, -1)
     best = -1
     bv = 0.5
-    for s in range(tb.params[P_PLAYERS]):
+    for s in range(P):
         if slot_ok(st, s, FACE_DOWN):
             y = known_relic(st, p, s)
             vy = unknown_worth(tb) if y < 0 else relic_worth(tb, st, p, y, -1)
@@ -769,27 +761,26 @@ def choose_seven(tb, st, p, x):
     return best
 
 
-@njit(cache=True, _nrt=False)
-def _seven_other(tb, st, p):
-    if _kind(tb, st, p) == POL_RANDOM:
-        j = below(st.rng[1 + p], 1 + count_slots(tb, st, FACE_DOWN))
-        return -1 if j == 0 else nth_slot(tb, st, FACE_DOWN, j - 1)
-    v, _ = _script(st)
-    return v
-
-
 @njit(cache=True, _nrt=False, inline="always")
 def choose_flip(tb, st, p):
     """6: the unlocked centre slot to flip (must flip one if able), -1 if none."""
-    if _kind(tb, st, p) != POL_GREEDY:
-        return _flip_other(tb, st, p)
+    P = tb.params[P_PLAYERS]
+    n = count_slots(tb, st, ANY_FACE)
+    if n == 0:
+        return -1
+    k = _kind(tb, st, p)
+    if k == POL_RANDOM:
+        return nth_slot(tb, st, ANY_FACE, below(st.rng[1 + p], n))
+    if k != POL_GREEDY:
+        v, _ = _script(st)
+        return v
     s = _unknown_facedown(tb, st, p)
     if s >= 0:
         return s
     # otherwise hide the most valuable face-up relic
     best = -1
     bv = NEG
-    for s in range(tb.params[P_PLAYERS]):
+    for s in range(P):
         if slot_ok(st, s, ANY_FACE):
             v = relic_worth(tb, st, p, st.board[B_CENTRE + s], -1) if st.board[B_FACE + s] else -1.0
             if v > bv:
@@ -798,44 +789,25 @@ def choose_flip(tb, st, p):
     return best
 
 
-@njit(cache=True, _nrt=False)
-def _flip_other(tb, st, p):
-    n = count_slots(tb, st, ANY_FACE)
-    if n == 0:
-        return -1
-    if _kind(tb, st, p) == POL_RANDOM:
-        return nth_slot(tb, st, ANY_FACE, below(st.rng[1 + p], n))
-    v, _ = _script(st)
-    return v
-
-
 @njit(cache=True, _nrt=False, inline="always")
 def choose_shuffle(tb, st, p):
     """6: whether to shuffle the face-down centre relics after the flip."""
-    if _kind(tb, st, p) != POL_GREEDY:
-        return _shuffle_other(tb, st, p)
-    return False
-
-
-@njit(cache=True, _nrt=False)
-def _shuffle_other(tb, st, p):
-    if _kind(tb, st, p) == POL_RANDOM:
+    k = _kind(tb, st, p)
+    if k == POL_RANDOM:
         return below(st.rng[1 + p], 2) == 1
-    v, _ = _script(st)
-    return v == 1
+    if k != POL_GREEDY:
+        v, _ = _script(st)
+        return v == 1
+    return False
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def choose_capture(tb, st, p):
     """5: the card to capture from hand or discard (must if able; FR-6), -1 if none."""
-    if _kind(tb, st, p) != POL_GREEDY:
-        return _capture_other(tb, st, p)
-    c, _ = _best_capture(tb, st, p)
-    return c
-
-
-@njit(cache=True, _nrt=False)
-def _capture_other(tb, st, p):
+    k = _kind(tb, st, p)
+    if k == POL_GREEDY:
+        c, _ = _best_capture(tb, st, p)
+        return c
     keep_raven = ravens_in_hand(st, p) == 1
     n = st.seat[p, S_DISC_N]
     for i in range(st.seat[p, S_HAND_N]):
@@ -843,7 +815,7 @@ def _capture_other(tb, st, p):
             n += 1
     if n == 0:
         return -1
-    if _kind(tb, st, p) == POL_RANDOM:
+    if k == POL_RANDOM:
         j = below(st.rng[1 + p], n)
         for i in range(st.seat[p, S_HAND_N]):
             c = st.pile[p, PILE_HAND, i]
@@ -859,21 +831,16 @@ def _capture_other(tb, st, p):
 @njit(cache=True, _nrt=False, inline="always")
 def choose_set_aside(tb, st, p, out):
     """4: other cards from hand to set aside, into ``out``; at least one Raven stays (FR-6)."""
-    if _kind(tb, st, p) != POL_GREEDY:
-        return _set_aside_other(tb, st, p, out)
+    k = _kind(tb, st, p)
     n = 0
-    for i in range(st.seat[p, S_HAND_N]):
-        c = st.pile[p, PILE_HAND, i]
-        if c >= N_RAVENS and tb.cards[C_THIEF, tb.cards[C_INST, c - N_RAVENS]] == 0:
-            out[n] = c
-            n += 1
-    return n
-
-
-@njit(cache=True, _nrt=False)
-def _set_aside_other(tb, st, p, out):
-    n = 0
-    if _kind(tb, st, p) == POL_RANDOM:
+    if k == POL_GREEDY:
+        for i in range(st.seat[p, S_HAND_N]):
+            c = st.pile[p, PILE_HAND, i]
+            if c >= N_RAVENS and tb.cards[C_THIEF, tb.cards[C_INST, c - N_RAVENS]] == 0:
+                out[n] = c
+                n += 1
+        return n
+    if k == POL_RANDOM:
         rng = st.rng[1 + p]
         rav = ravens_in_hand(st, p)
         for i in range(st.seat[p, S_HAND_N]):
@@ -895,21 +862,17 @@ def _set_aside_other(tb, st, p, out):
 @njit(cache=True, _nrt=False, inline="always")
 def choose_examine(tb, st, p):
     """3: the unlocked face-down centre slot to look at, -1 if none."""
-    if _kind(tb, st, p) != POL_GREEDY:
-        return _examine_other(tb, st, p)
-    s = _unknown_facedown(tb, st, p)
-    return s if s >= 0 else nth_slot(tb, st, FACE_DOWN, 0)
-
-
-@njit(cache=True, _nrt=False)
-def _examine_other(tb, st, p):
     n = count_slots(tb, st, FACE_DOWN)
     if n == 0:
         return -1
-    if _kind(tb, st, p) == POL_RANDOM:
+    k = _kind(tb, st, p)
+    if k == POL_RANDOM:
         return nth_slot(tb, st, FACE_DOWN, below(st.rng[1 + p], n))
-    v, _ = _script(st)
-    return v
+    if k != POL_GREEDY:
+        v, _ = _script(st)
+        return v
+    s = _unknown_facedown(tb, st, p)
+    return s if s >= 0 else nth_slot(tb, st, FACE_DOWN, 0)
 
 
 @njit(cache=True, _nrt=False)
@@ -939,7 +902,7 @@ def choose_borrow(tb, st, p):
         c = st.pile[p, PILE_CAPT, i]
         if c < N_RAVENS and c != 1:
             v = NEG
-            if tb.params[P_ACTION + c] and c == 4:  # the 5's value, best_capture as a call
+            if tb.params[P_ACTION + c] and c == 4:  # base_action_value, the 5 as a call
                 card, g = _best_capture(tb, st, p)
                 v = g if card >= 0 else 0.0
             elif tb.params[P_ACTION + c]:
@@ -953,47 +916,47 @@ def choose_borrow(tb, st, p):
 @njit(cache=True, _nrt=False, inline="always")
 def choose_replace(tb, st, p):
     """1: the unlocked face-up centre slot to replace, -1 if none."""
-    if _kind(tb, st, p) != POL_GREEDY:
-        return _replace_other(tb, st, p)
-    s, _ = _worst_faceup(tb, st, p)
-    return s
-
-
-@njit(cache=True, _nrt=False)
-def _replace_other(tb, st, p):
     n = count_slots(tb, st, FACE_UP)
     if n == 0:
         return -1
-    if _kind(tb, st, p) == POL_RANDOM:
+    k = _kind(tb, st, p)
+    if k == POL_RANDOM:
         return nth_slot(tb, st, FACE_UP, below(st.rng[1 + p], n))
-    v, _ = _script(st)
-    return v
+    if k != POL_GREEDY:
+        v, _ = _script(st)
+        return v
+    s, _ = _worst_faceup(tb, st, p)
+    return s
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def choose_peek_end(tb, st, p):
     """Captured 3: 1 to look at the bottom relic, 0 for the top."""
-    if _kind(tb, st, p) != POL_GREEDY:
-        return _peek_end_other(tb, st, p)
-    return 1 if has_captured(st, p, 1) and tb.params[P_CAPTURE + 1] else 0
-
-
-@njit(cache=True, _nrt=False)
-def _peek_end_other(tb, st, p):
-    if _kind(tb, st, p) == POL_RANDOM:
+    k = _kind(tb, st, p)
+    if k == POL_RANDOM:
         return below(st.rng[1 + p], 2)
-    v, _ = _script(st)
-    return v
+    if k != POL_GREEDY:
+        v, _ = _script(st)
+        return v
+    return 1 if has_captured(st, p, 1) and tb.params[P_CAPTURE + 1] else 0
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def choose_lock(tb, st, p):
     """Captured 1: the centre slot to lock, -1 if none."""
-    if _kind(tb, st, p) != POL_GREEDY:
-        return _lock_other(tb, st, p)
+    P = tb.params[P_PLAYERS]
+    n = count_slots(tb, st, ANY_FACE)
+    if n == 0:
+        return -1
+    k = _kind(tb, st, p)
+    if k == POL_RANDOM:
+        return nth_slot(tb, st, ANY_FACE, below(st.rng[1 + p], n))
+    if k != POL_GREEDY:
+        v, _ = _script(st)
+        return v
     best = -1
     bv = NEG
-    for s in range(tb.params[P_PLAYERS]):
+    for s in range(P):
         if slot_ok(st, s, ANY_FACE):
             x = known_relic(st, p, s)
             v = unknown_worth(tb) if x < 0 else relic_worth(tb, st, p, x, -1)
@@ -1001,17 +964,6 @@ def choose_lock(tb, st, p):
                 bv = v
                 best = s
     return best
-
-
-@njit(cache=True, _nrt=False)
-def _lock_other(tb, st, p):
-    n = count_slots(tb, st, ANY_FACE)
-    if n == 0:
-        return -1
-    if _kind(tb, st, p) == POL_RANDOM:
-        return nth_slot(tb, st, ANY_FACE, below(st.rng[1 + p], n))
-    v, _ = _script(st)
-    return v
 
 
 @njit(cache=True, _nrt=False)
