@@ -94,9 +94,10 @@ class Tables(NamedTuple):
     """The compiled rules: the only thing the kernels see (three arrays: see State)."""
 
     params: np.ndarray  # int32[N_PARAMS]; indexed by P_*
-    cards: np.ndarray  # int32[6, W]; C_INST[instance] -> type; C_KIND/C_VALUE/C_THIEF[type];
-    #                    C_TEV/C_TCARD[column] -> telemetry event and card type
-    weights: np.ndarray  # float64[P, N_WEIGHT_COLS]; greedy weights per seat, then derived W_TV*
+    cards: np.ndarray  # int32[7, W]; C_INST[instance] -> type; C_KIND/C_VALUE/C_THIEF[type];
+    #                    C_TEV/C_TCARD[column] -> telemetry event and card type;
+    #                    C_TYPEOF[card id] -> card type
+    weights: np.ndarray  # float64[P, N_WEIGHT_COLS]; greedy weights per seat, then W_TV*, W_CV*
 
 
 @dataclass(frozen=True)
@@ -206,15 +207,17 @@ def compile_tables(
     cards[C_THIEF, : len(names)] = type_thief
     cards[C_TEV, : len(cols)] = ev
     cards[C_TCARD, : len(cols)] = card
-    weights = _with_thief_values(np.asarray(weights, np.float64), params)
+    weights = _with_derived_values(np.asarray(weights, np.float64), params)
     k = Tables(params=params, cards=cards, weights=np.ascontiguousarray(weights, np.float64))
     return Compiled(k=k, relic_names=names, seat_policies=tuple(config.seats), columns=tuple(cols))
 
 
-def _with_thief_values(weights: np.ndarray, params: np.ndarray) -> np.ndarray:
-    """Append the W_TV* columns: each Raven's greedy thief value as far as it does not depend on
-    the game state (policies._greedy_turn), with the float operations in the kernel's order so
-    that the kernel's choices are the same as computing them there."""
+def _with_derived_values(weights: np.ndarray, params: np.ndarray) -> np.ndarray:
+    """Append the W_TV* and W_CV* columns: each Raven's greedy thief value and the 5's value of
+    capturing it, as far as they do not depend on the game state (policies._greedy_turn,
+    policies.best_capture_value), with the float operations in the kernel's order so that the
+    kernel's choices are the same as working them out there (tests/games/five_ravens/
+    test_greedy_reference.py). Only the first N_WEIGHTS columns of ``weights`` are read."""
     out = np.zeros((weights.shape[0], N_WEIGHT_COLS), np.float64)
     out[:, :N_WEIGHTS] = weights[:, :N_WEIGHTS]
     for p in range(weights.shape[0]):
