@@ -98,6 +98,7 @@ from balance.games.five_ravens.tables import (
     W_CV_FOUR,
     W_DRAW,
     W_INFO,
+    W_SMALL,
     W_THIEF_RANK,
     W_THRESHOLD,
     W_TV,
@@ -537,6 +538,7 @@ def _greedy_turn(tb, st, p):
     # one pass: the Ravens in hand (a bit mask), and every card's thief value set to "none"
     rmask = 0
     nrav = 0
+    lone = -1  # a Raven in hand (the only one when nrav == 1)
     htypes = 0  # card types in hand (best_capture_value), bits past 62 dropped: unused then
     relic_thief = False
     typeof = tb.cards[C_TYPEOF]
@@ -545,6 +547,7 @@ def _greedy_turn(tb, st, p):
         r = c < N_RAVENS
         nrav += r
         rmask |= (1 << c) if r else 0
+        lone = c if r else lone
         htypes |= 1 << typeof[c]
         tval[c] = NEG
         if relic_thieves and not r and can_thief(tb, st, p, c):
@@ -558,7 +561,11 @@ def _greedy_turn(tb, st, p):
         return M_NONE, -1
     # the thief we would keep
     thief_card = -1
-    if any_thief:
+    if any_thief and nrav == 1 and not relic_thief and w[W_SMALL] != 0.0:
+        # one card may be the thief and its value is finite: no value needed (a seat's last turn
+        # of a round, about a quarter of all turns)
+        thief_card = lone
+    elif any_thief:
         for c in range(N_RAVENS):
             tval[c] = w[W_TV + c]
         if tb.params[P_CAPTURE + 3] and captured_relics(st, p) >= tb.params[P_FOUR_MIN]:

@@ -49,7 +49,9 @@ W_TV = N_WEIGHTS  # + Raven index: the greedy thief value of that Raven, or its 
 W_TV_FOUR = W_TV + N_RAVENS  # thief value of the 4 once the seat has its captured-relic bonus
 W_CV = W_TV_FOUR + 1  # + Raven index: greedy value of capturing that Raven with the 5 (fixed part)
 W_CV_FOUR = W_CV + N_RAVENS  # the same for the 4 once the seat has its captured-relic bonus
-N_WEIGHT_COLS = W_CV_FOUR + 1
+W_SMALL = W_CV_FOUR + 1  # 1.0 when weights and rule numbers are small enough that every greedy
+#                          value is far above policies.NEG (the greedy turn's lone-thief shortcut)
+N_WEIGHT_COLS = W_SMALL + 1
 
 # Telemetry events, counted per (seat, card type); card types are the nine Ravens, then relic types.
 EVENTS = ("drawn", "played", "thief", "stolen", "captured")
@@ -249,6 +251,8 @@ def _with_derived_values(weights: np.ndarray, params: np.ndarray) -> np.ndarray:
             out[p, W_CV + c] = g - (w[W_CAPT_COST] + w[W_THIEF_RANK] * 0.1 * (c + 1))
         g = (float(params[P_FOUR_BONUS]) if params[P_CAPTURE + 3] else 0.0) - w[W_CAPT_COST]
         out[p, W_CV_FOUR] = g - (w[W_CAPT_COST] + w[W_THIEF_RANK] * 0.1 * 4)
+        small = max(abs(x) for x in w) <= 1e6 and int(np.abs(params).max()) <= 100_000
+        out[p, W_SMALL] = 1.0 if small and all(np.isfinite(w)) else 0.0
     return out
 
 

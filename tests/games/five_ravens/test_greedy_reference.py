@@ -451,6 +451,7 @@ WEIGHTS = {
     "cautious": [0.7, 2.3, 3.0, 0.4, 0.9, 1.1, 0.6],
     "bold": [1.3, 0.1, 0.2, -3.0, 0.1, 0.05, 0.01],
     "odd": [0.3, 1.7, 0.2, 0.2, 1.3, 0.7, 0.11],
+    "huge": [2.0e6, 1.0, 1.0, -1.0, 0.4, 0.3, 0.25],  # no lone-thief shortcut (tables.W_SMALL)
 }
 
 
@@ -472,6 +473,7 @@ def _tables(players, rules, weights):
         (4, "relic thieves", "odd"),
         (4, "scoring", "cautious"),
         (3, "scoring", "bold"),
+        (4, "switches", "huge"),
     ],
 )
 def test_greedy_turn_matches_the_card_by_card_reference(players, rules, weights):
