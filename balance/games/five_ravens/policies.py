@@ -389,7 +389,9 @@ def best_capture_value(tb, st, p, hand_types):
     ``hand_types`` has bit t for each card type t in hand (Ravens 0..8, relic type i at 9 + i).
     The value is the same as best_capture's (a maximum does not depend on the order the cards
     are met in), but each type is valued once, in type order, which the branch predictor
-    follows, instead of once per card in the random order of the piles.
+    follows, instead of once per card in the random order of the piles. The greedy turn asks
+    only when the seat may play an action, so it holds two Ravens or more and FR-6 protects none
+    of them (best_capture's ``keep_raven``): the hand's types are taken as they are.
     """
     n_types = tb.params[P_N_TYPES]
     if N_RAVENS + n_types > 62:  # more relic types than bits: card by card
@@ -397,8 +399,6 @@ def best_capture_value(tb, st, p, hand_types):
         return g if card >= 0 else 0.0
     w = tb.weights[p]
     types = hand_types
-    if ravens_in_hand(st, p) == 1:  # FR-6: the last Raven in hand stays
-        types &= ~((1 << N_RAVENS) - 1)
     typeof = tb.cards[C_TYPEOF]
     for i in range(st.seat[p, S_DISC_N]):
         types |= 1 << typeof[st.pile[p, PILE_DISC, i]]
