@@ -34,6 +34,7 @@ from balance.games.five_ravens import policies as pol
 from balance.games.five_ravens.state import (
     AUX_TMP,
     AUX_TMP2,
+    AUX_VAL,
     B_CENTRE,
     B_FACE,
     B_LOCK,
@@ -585,6 +586,7 @@ def mission(tb, st, moves):
     """Turns clockwise from the first player until every seat has a thief or is done (FR-5)."""
     P = tb.params[P_PLAYERS]
     first = st.board[G_FIRST]
+    fv = st.aux[AUX_VAL].view(np.float64)  # the greedy turn's scratch values (policies.V_*)
     while True:
         acted = False
         for k in range(P):
@@ -594,7 +596,7 @@ def mission(tb, st, moves):
             if st.seat[p, S_STATUS] != ST_ACTIVE:
                 continue
             if pol._kind(tb, st, p) == POL_GREEDY:  # no list of legal moves needed
-                mv, c = pol._greedy_turn(tb, st, p)  # inlined
+                mv, c = pol._greedy_turn(tb, st, p, fv)  # inlined
             else:
                 n = legal_moves(tb, st, p, moves)
                 mv = M_NONE

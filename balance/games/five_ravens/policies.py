@@ -507,13 +507,22 @@ def choose_turn_other(tb, st, p, moves, n):
 @njit(cache=True, _nrt=False)
 def greedy_turn(tb, st, p):
     """(move, card) of a greedy seat's turn, (M_NONE, -1) if it has no legal turn (FR-5)."""
-    return _greedy_turn(tb, st, p)
+    return _greedy_turn(tb, st, p, st.aux[AUX_VAL].view(np.float64))
+
+
+# Layout of the greedy turn's float64 scratch row (State.aux[AUX_VAL] seen as float64): action
+# values by rank with one slot for "not a Raven", then thief values of the Ravens by rank with
+# one slot for "a relic that may not be the thief", then thief values of relic cards by card id.
+V_ACT = 0  # + rank, V_ACT + N_RAVENS: not a Raven (-inf)
+V_THIEF = N_RAVENS + 1  # + rank, V_THIEF + N_RAVENS: a relic that may not be the thief (NEG)
+V_RELIC = V_THIEF + 1  # + card id (>= N_RAVENS): a relic thief's value, or NEG
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _greedy_turn(tb, st, p):
+def _greedy_turn(tb, st, p, fv):
     """greedy_turn, inlined in the mission (one copy: the kernel calls choose_turn_other for
     the other seats, so greedy_turn is compiled only when called from Python, e.g. tests).
+    ``fv`` is the float64 scratch row (V_* layout); the mission makes the view once a round.
 
     Legality and choice without a list of legal moves: the mission calls it directly,
     choose_turn maps its answer to an index of legal_moves. Candidates are met in legal_moves
@@ -521,38 +530,35 @@ def _greedy_turn(tb, st, p):
     a strictly better value replaces the best, so ties go to the earlier legal move exactly as
     choose_turn over legal_moves would.
 
-    Written for the branch predictor, which is where a turn's time goes (a turn replayed on the
-    same state costs a third of a fresh one): each Raven's thief and action value is worked
-    out once per turn into the float64 scratch row AUX_VAL (thief values by card id, then
-    action values by rank with one slot for "not a Raven"), and the passes over the hand only
-    read them, without branching on which card they meet.
+    Written for the branch predictor and for few instructions, which is where a turn's time
+    goes (a turn replayed on the same state costs a third of a fresh one): each Raven's thief
+    and action value is worked out once per turn into ``fv`` by rank, and the passes over the
+    hand only read them (one load a card), without branching on which card they meet.
     """
     w = tb.weights[p]
     hand = st.pile[p, PILE_HAND]
     nh = st.seat[p, S_HAND_N]
-    fv = st.aux[AUX_VAL].view(np.float64)
-    tval = fv[: st.pile.shape[2]]  # thief value by card id, NEG: may not be the thief
-    aval = fv[st.pile.shape[2] :]  # action value by rank, aval[N_RAVENS]: not a Raven
     capped = st.seat[p, S_TURNS] >= MAX_ROUND_TURNS
     relic_thieves = tb.params[P_RELIC_THIEVES] != 0
-    # one pass: the Ravens in hand (a bit mask), and every card's thief value set to "none"
+    # one pass: the Ravens in hand (a bit mask)
     rmask = 0
     nrav = 0
     lone = -1  # a Raven in hand (the only one when nrav == 1)
-    htypes = 0  # card types in hand (best_capture_value), bits past 62 dropped: unused then
-    relic_thief = False
-    typeof = tb.cards[C_TYPEOF]
     for i in range(nh):
         c = hand[i]
         r = c < N_RAVENS
         nrav += r
         rmask |= (1 << c) if r else 0
         lone = c if r else lone
-        htypes |= 1 << typeof[c]
-        tval[c] = NEG
-        if relic_thieves and not r and can_thief(tb, st, p, c):
-            relic_thief = True
-            tval[c] = relic_thief_value(tb, st, p, c)
+    relic_thief = False
+    if relic_thieves:  # configs with relic thieves (FR-7): their values, by card id
+        for i in range(nh):
+            c = hand[i]
+            if c >= N_RAVENS:
+                fv[V_RELIC + c] = NEG
+                if can_thief(tb, st, p, c):
+                    relic_thief = True
+                    fv[V_RELIC + c] = relic_thief_value(tb, st, p, c)
     act_ok = not capped and nrav >= 2
     any_thief = st.seat[p, S_NO_THIEF] == 0 and (nrav > 0 or relic_thief)
     ok3 = not capped and can_capt3(tb, st, p)
@@ -567,22 +573,31 @@ def _greedy_turn(tb, st, p):
         thief_card = lone
     elif any_thief:
         for c in range(N_RAVENS):
-            tval[c] = w[W_TV + c]
+            fv[V_THIEF + c] = w[W_TV + c]
+        fv[V_THIEF + N_RAVENS] = NEG
         if tb.params[P_CAPTURE + 3] and captured_relics(st, p) >= tb.params[P_FOUR_MIN]:
-            tval[3] = w[W_TV_FOUR]
+            fv[V_THIEF + 3] = w[W_TV_FOUR]
         if (rmask >> 4) & 1 and tb.params[P_CAPTURE + 4]:
-            tval[4] += w[W_CAPTURE] * best_visible_gain(tb, st, p, 4)
+            fv[V_THIEF + 4] += w[W_CAPTURE] * best_visible_gain(tb, st, p, 4)
         if (rmask >> 5) & 1 and tb.params[P_CAPTURE + 5]:
-            tval[5] += w[W_CAPTURE] * best_visible_gain(tb, st, p, 5)
+            fv[V_THIEF + 5] += w[W_CAPTURE] * best_visible_gain(tb, st, p, 5)
         if (rmask >> 6) & 1 and tb.params[P_CAPTURE + 6]:
-            tval[6] += w[W_CAPTURE] * max(0.0, best_rescue_gain(tb, st, p, 6))
+            fv[V_THIEF + 6] += w[W_CAPTURE] * max(0.0, best_rescue_gain(tb, st, p, 6))
         tv = NEG
-        for i in range(nh):
-            c = hand[i]
-            v = tval[c]
-            if v > tv:
-                tv = v
-                thief_card = c
+        if relic_thief:
+            for i in range(nh):
+                c = hand[i]
+                v = fv[V_THIEF + c] if c < N_RAVENS else fv[V_RELIC + c]
+                if v > tv:
+                    tv = v
+                    thief_card = c
+        else:
+            for i in range(nh):
+                c = hand[i]
+                v = fv[V_THIEF + min(c, N_RAVENS)]
+                if v > tv:
+                    tv = v
+                    thief_card = c
     best_mv = M_NONE
     best_c = -1
     bv = w[W_THRESHOLD]
@@ -593,13 +608,17 @@ def _greedy_turn(tb, st, p):
             need = rmask
         if (need >> 1) & 1 and tb.params[P_ACTION + 1]:  # the 2 borrows a captured Raven
             need |= st.seat[p, S_CAPT_MASK] & ~2
-        greedy_action_values(tb, st, p, need, htypes, aval)
-        aval[N_RAVENS] = -np.inf
+        greedy_action_values(tb, st, p, need, fv)
+        # the value of playing card c is fv[V_ACT + min(c, N_RAVENS)] - 0.05 * (c + 1), the last
+        # term keeping high Ravens; worked out by rank once (the same float operations)
+        for r in range(N_RAVENS):
+            fv[V_ACT + r] = fv[V_ACT + r] - 0.05 * (r + 1)
+        fv[V_ACT + N_RAVENS] = -np.inf
         if 0 <= thief_card < N_RAVENS:
-            aval[thief_card] = -np.inf
+            fv[V_ACT + thief_card] = -np.inf
         for i in range(nh):
             c = hand[i]
-            v = aval[min(c, N_RAVENS)] - 0.05 * (c + 1)  # keep high Ravens
+            v = fv[V_ACT + min(c, N_RAVENS)]
             if v > bv:
                 bv = v
                 best_mv = M_ACTION
@@ -628,7 +647,7 @@ def _greedy_turn(tb, st, p):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def greedy_action_values(tb, st, p, need, hand_types, aval):
+def greedy_action_values(tb, st, p, need, aval):
     """aval[r] = the greedy value of resolving Raven r's action now, for every bit r of
     ``need`` (the 2 last: the best of the captured Ravens it may borrow), with each state
     feature (an unseen face-down relic, the worst face-up relic, the best capture, ...) worked
@@ -652,6 +671,11 @@ def greedy_action_values(tb, st, p, need, hand_types, aval):
         slot, v = _worst_faceup(tb, st, p)
         aval[0] = 0.3 * (unknown_worth(tb) - v) if slot >= 0 and v < unknown_worth(tb) else 0.0
     if (need >> 4) & 1:
+        # the card types in hand (bits past 62 dropped: best_capture_value does not use them)
+        hand_types = 0
+        typeof = tb.cards[C_TYPEOF]
+        for i in range(st.seat[p, S_HAND_N]):
+            hand_types |= 1 << typeof[st.pile[p, PILE_HAND, i]]
         aval[4] = best_capture_value(tb, st, p, hand_types)
     for r in range(N_RAVENS):
         if tb.params[P_ACTION + r] == 0:

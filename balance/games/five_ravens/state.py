@@ -147,7 +147,7 @@ def alloc_state(tb, log_cap, script):
     while rcap < tb.params[P_N_RELICS] + 1:
         rcap *= 2
     nct = N_RAVENS + tb.params[P_N_TYPES]
-    width = max(LOG_WIDTH, 2 * (cap + N_RAVENS + 1))  # AUX_VAL holds cap + 10 float64
+    width = max(LOG_WIDTH, 2 * (cap + N_RAVENS + 2))  # AUX_VAL: cap + 11 float64 (V_*)
     script_rows = (script.shape[0] + width - 1) // width
     aux = np.zeros((AUX_SCRIPT + script_rows + log_cap, width), np.int32)
     for i in range(script.shape[0]):
