@@ -264,7 +264,7 @@ def setup(tb, st, seed, game):
     st.board[G_START] = first
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def prelude(tb, st):
     """Deal the centre and draw hands (rulebook Prelude, FR-4, FR-7)."""
     P = tb.params[P_PLAYERS]
@@ -696,7 +696,7 @@ def steal(tb, st, p, choice):
     return x
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def theft(tb, st, order):
     """Theft and Capture phases (FR-9..FR-11)."""
     P = tb.params[P_PLAYERS]
@@ -723,7 +723,7 @@ def theft(tb, st, order):
             emit(st, E_UNCLAIMED, slot, x, 0, 0, 0, 0, 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def epilogue(tb, st):
     """FR-12: the last stealer becomes first player; hands are discarded; next Clock."""
     P = tb.params[P_PLAYERS]
@@ -770,7 +770,7 @@ def _score_pile(tb, st, p, pile, n, captured, sb, cursed):
             cursed[t] += 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def score_breakdown(tb, st, p, sb, cursed):
     """Fill ``sb`` (int32[8], SB_*) with seat ``p``'s final score by FR-13."""
     sb[:] = 0
@@ -806,7 +806,7 @@ def score_breakdown(tb, st, p, sb, cursed):
     return sb[SB_TOTAL]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def rank_seats(score, capt_n, rank):
     """FR-14: rank 1 is best; higher score, then fewer captured cards; full ties share a rank."""
     P = score.shape[0]

@@ -997,7 +997,7 @@ def choose_lock(tb, st, p):
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def choose_steal(tb, st, p):
     """FR-9: the centre slot to steal from, -1 for the relic deck's bottom (captured 2), or -2
     when there is nothing to take."""
