@@ -559,12 +559,16 @@ def capt1_action(tb, st, p):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def play_turn(tb, st, p, move, c):
-    """Carry out one Mission turn (FR-5) chosen by the seat's policy."""
+def play_turn(tb, st, p, move, c, i=-1):
+    """Carry out one Mission turn (FR-5) chosen by the seat's policy; ``c`` is at index ``i``
+    of the hand, or ``i`` is -1 (look it up)."""
     st.board[G_TURNS] += 1
     st.seat[p, S_TURNS] += 1
-    if move == M_ACTION:
-        hand_remove(st, p, c)  # in no pile while it resolves
+    if move in (M_ACTION, M_THIEF):
+        if i < 0:
+            i = find(st.pile[p, PILE_HAND], st.seat[p, S_HAND_N], c)
+        st.seat[p, S_HAND_N] = remove_at(st.pile[p, PILE_HAND], st.seat[p, S_HAND_N], i)
+    if move == M_ACTION:  # the card is in no pile while it resolves
         count(tb, st, p, EV_PLAYED, c)
         emit(st, E_ACTION, p, c, 0, 0, 0, 0, 0)
         resolve_action(tb, st, p, c)
@@ -574,7 +578,6 @@ def play_turn(tb, st, p, move, c):
     elif move == M_CAPT1:
         capt1_action(tb, st, p)
     elif move == M_THIEF:
-        hand_remove(st, p, c)
         st.seat[p, S_THIEF] = c
         st.seat[p, S_STATUS] = ST_THIEF
         count(tb, st, p, EV_THIEF, c)
@@ -596,11 +599,12 @@ def mission(tb, st, moves):
             if st.seat[p, S_STATUS] != ST_ACTIVE:
                 continue
             if pol._kind(tb, st, p) == POL_GREEDY:  # no list of legal moves needed
-                mv, c = pol._greedy_turn(tb, st, p, fv)  # inlined
+                mv, c, hi = pol._greedy_turn(tb, st, p, fv)  # inlined
             else:
                 n = legal_moves(tb, st, p, moves)
                 mv = M_NONE
                 c = -1
+                hi = -1
                 if n > 0:
                     i = pol.choose_turn_other(tb, st, p, moves, n)
                     mv = moves[i, 0]
@@ -609,7 +613,7 @@ def mission(tb, st, moves):
                 st.seat[p, S_STATUS] = ST_DONE
                 emit(st, E_DONE, p, 0, 0, 0, 0, 0, 0)
                 continue
-            play_turn(tb, st, p, mv, c)
+            play_turn(tb, st, p, mv, c, hi)
             acted = True
         if not acted:
             break

@@ -406,16 +406,18 @@ def best_capture_value(tb, st, p, hand_types):
         return 0.0
     best = NEG
     # Ravens: fixed values (tables.W_CV*), the 4's bonus and the 7's rescue worked out here
-    four_r = tb.params[P_CAPTURE + 3] and captured_relics(st, p) >= tb.params[P_FOUR_MIN]
+    # (a maximum, so selects instead of a branch per rank; the 4 and the 7 after the loop)
+    ravens = types & 0b110110111  # every rank but the 4 and the 7
     for r in range(N_RAVENS):
-        if (types >> r) & 1:
-            g = w[W_CV + r]
-            if r == 3 and four_r:
-                g = w[W_CV_FOUR]
-            if r == 6 and tb.params[P_CAPTURE + 6]:
-                g += best_rescue_gain(tb, st, p, 6)
-            if g > best:
-                best = g
+        best = max(best, w[W_CV + r] if (ravens >> r) & 1 else NEG)
+    if (types >> 3) & 1:
+        four_r = tb.params[P_CAPTURE + 3] and captured_relics(st, p) >= tb.params[P_FOUR_MIN]
+        best = max(best, w[W_CV_FOUR] if four_r else w[W_CV + 3])
+    if (types >> 6) & 1:
+        g = w[W_CV + 6]
+        if tb.params[P_CAPTURE + 6]:
+            g += best_rescue_gain(tb, st, p, 6)
+        best = max(best, g)
     relics = types >> N_RAVENS
     if relics:
         # capture_gain of a relic: its kind's part, then the captured 4's bonus it may complete
@@ -507,7 +509,8 @@ def choose_turn_other(tb, st, p, moves, n):
 @njit(cache=True, _nrt=False)
 def greedy_turn(tb, st, p):
     """(move, card) of a greedy seat's turn, (M_NONE, -1) if it has no legal turn (FR-5)."""
-    return _greedy_turn(tb, st, p, st.aux[AUX_VAL].view(np.float64))
+    mv, c, _ = _greedy_turn(tb, st, p, st.aux[AUX_VAL].view(np.float64))
+    return mv, c
 
 
 # Layout of the greedy turn's float64 scratch row (State.aux[AUX_VAL] seen as float64): action
@@ -523,6 +526,8 @@ def _greedy_turn(tb, st, p, fv):
     """greedy_turn, inlined in the mission (one copy: the kernel calls choose_turn_other for
     the other seats, so greedy_turn is compiled only when called from Python, e.g. tests).
     ``fv`` is the float64 scratch row (V_* layout); the mission makes the view once a round.
+    Returns (move, card, index of the card in hand or -1), so that the mission need not look
+    the card up again.
 
     Legality and choice without a list of legal moves: the mission calls it directly,
     choose_turn maps its answer to an index of legal_moves. Candidates are met in legal_moves
@@ -543,13 +548,15 @@ def _greedy_turn(tb, st, p, fv):
     # one pass: the Ravens in hand (a bit mask)
     rmask = 0
     nrav = 0
-    lone = -1  # a Raven in hand (the only one when nrav == 1)
+    lone = -1  # a Raven in hand (the only one when nrav == 1), at index lone_i
+    lone_i = -1
     for i in range(nh):
         c = hand[i]
         r = c < N_RAVENS
         nrav += r
         rmask |= (1 << c) if r else 0
         lone = c if r else lone
+        lone_i = i if r else lone_i
     relic_thief = False
     if relic_thieves:  # configs with relic thieves (FR-7): their values, by card id
         for i in range(nh):
@@ -564,13 +571,15 @@ def _greedy_turn(tb, st, p, fv):
     ok3 = not capped and can_capt3(tb, st, p)
     ok1 = not capped and can_capt1(tb, st, p)
     if not (act_ok or any_thief or ok3 or ok1):
-        return M_NONE, -1
+        return M_NONE, -1, -1
     # the thief we would keep
     thief_card = -1
+    thief_i = -1
     if any_thief and nrav == 1 and not relic_thief and w[W_SMALL] != 0.0:
         # one card may be the thief and its value is finite: no value needed (a seat's last turn
         # of a round, about a quarter of all turns)
         thief_card = lone
+        thief_i = lone_i
     elif any_thief:
         for c in range(N_RAVENS):
             fv[V_THIEF + c] = w[W_TV + c]
@@ -591,6 +600,7 @@ def _greedy_turn(tb, st, p, fv):
                 if v > tv:
                     tv = v
                     thief_card = c
+                    thief_i = i
         else:
             for i in range(nh):
                 c = hand[i]
@@ -598,8 +608,10 @@ def _greedy_turn(tb, st, p, fv):
                 if v > tv:
                     tv = v
                     thief_card = c
+                    thief_i = i
     best_mv = M_NONE
     best_c = -1
+    best_i = -1
     bv = w[W_THRESHOLD]
     if act_ok:
         if 0 <= thief_card < N_RAVENS:
@@ -623,27 +635,30 @@ def _greedy_turn(tb, st, p, fv):
                 bv = v
                 best_mv = M_ACTION
                 best_c = c
+                best_i = i
     if ok3:
         v = w[W_INFO] * (0.9 if has_captured(st, p, 1) and tb.params[P_CAPTURE + 1] else 0.2)
         if v > bv:
             bv = v
             best_mv = M_CAPT3
             best_c = -1
+            best_i = -1
     if ok1 and bv < 0.0:
         best_mv = M_CAPT1
         best_c = -1
+        best_i = -1
     if best_mv != M_NONE:
-        return best_mv, best_c
+        return best_mv, best_c, best_i
     if thief_card >= 0:
-        return M_THIEF, thief_card
+        return M_THIEF, thief_card, thief_i
     # nothing chosen: the first legal move
     for i in range(nh):
         c = hand[i]
         if act_ok and c < N_RAVENS:
-            return M_ACTION, c
+            return M_ACTION, c, i
         if can_thief(tb, st, p, c):
-            return M_THIEF, c
-    return (M_CAPT3, -1) if ok3 else (M_CAPT1, -1)
+            return M_THIEF, c, i
+    return (M_CAPT3, -1, -1) if ok3 else (M_CAPT1, -1, -1)
 
 
 @njit(cache=True, _nrt=False, inline="always")
