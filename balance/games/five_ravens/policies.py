@@ -669,7 +669,14 @@ def greedy_action_values(tb, st, p, need, aval):
     out once for all the Ravens that use it. NEG for an action switched off."""
     w = tb.weights[p]
     if need & 0b1100100:  # the 7, 6 and 3 need to know of a face-down relic the seat has not seen
-        unknown = _unknown_facedown(tb, st, p) >= 0
+        unknown = False  # (_unknown_facedown(tb, st, p) >= 0, without a branch per slot)
+        for slot in range(tb.params[P_PLAYERS]):
+            unknown |= (
+                (st.board[B_CENTRE + slot] >= 0)
+                & (st.board[B_LOCK + slot] == 0)
+                & (st.board[B_FACE + slot] == 0)
+                & (st.seat[p, S_CKNOWN + slot] == 0)
+            )
         aval[6] = w[W_INFO] if unknown or st.seat[p, S_RD_TOP] >= 0 else 0.0
         aval[5] = w[W_INFO] if unknown else 0.0
         aval[2] = w[W_INFO] * 0.8 if unknown else 0.0
