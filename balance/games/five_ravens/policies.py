@@ -601,14 +601,14 @@ def _greedy_turn(tb, st, p, fv):
                     tv = v
                     thief_card = c
                     thief_i = i
-        else:
+        else:  # selects, not branches: which card is best is what the predictor cannot know
             for i in range(nh):
                 c = hand[i]
                 v = fv[V_THIEF + min(c, N_RAVENS)]
-                if v > tv:
-                    tv = v
-                    thief_card = c
-                    thief_i = i
+                better = v > tv
+                tv = v if better else tv
+                thief_card = c if better else thief_card
+                thief_i = i if better else thief_i
     best_mv = M_NONE
     best_c = -1
     best_i = -1
@@ -628,14 +628,14 @@ def _greedy_turn(tb, st, p, fv):
         fv[V_ACT + N_RAVENS] = -np.inf
         if 0 <= thief_card < N_RAVENS:
             fv[V_ACT + thief_card] = -np.inf
-        for i in range(nh):
+        for i in range(nh):  # selects, as for the thief
             c = hand[i]
             v = fv[V_ACT + min(c, N_RAVENS)]
-            if v > bv:
-                bv = v
-                best_mv = M_ACTION
-                best_c = c
-                best_i = i
+            better = v > bv
+            bv = v if better else bv
+            best_c = c if better else best_c
+            best_i = i if better else best_i
+        best_mv = M_ACTION if best_i >= 0 else M_NONE
     if ok3:
         v = w[W_INFO] * (0.9 if has_captured(st, p, 1) and tb.params[P_CAPTURE + 1] else 0.2)
         if v > bv:
