@@ -87,7 +87,9 @@ def run(config_path: str, n_games: int, out_json: str) -> None:
     Path(out_json).write_text(json.dumps(symbols))
     if not symbols:
         print(
-            "no cached code was loaded: run once natively first to fill the cache", file=sys.stderr
+            "no code came from numba's cache (this run compiled the kernels and filled it);"
+            " run again to map them",
+            file=sys.stderr,
         )
 
 
