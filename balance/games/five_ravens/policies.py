@@ -195,26 +195,36 @@ def capture_gain(tb, st, p, c):
         if c == 8 and tb.params[P_CAPTURE + 8]:
             return -float(tb.params[P_NINE_PEN])
         return 0.0
-    t = tb.cards[C_INST, c - N_RAVENS]
+    g = relic_type_gain(tb, st, p, tb.cards[C_INST, c - N_RAVENS])
+    if completes_four(tb, st, p):
+        g += tb.params[P_FOUR_BONUS]
+    return g
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def relic_type_gain(tb, st, p, t):
+    """capture_gain's part for a relic of type ``t`` that depends on its kind (hollow, cursed)."""
     kind = tb.cards[C_KIND, t]
-    g = 0.0
     if kind == K_HOLLOW:
-        g = float(tb.params[P_HOLLOW_CAPT] - tb.params[P_HOLLOW])
-    elif kind == K_CURSED:
+        return float(tb.params[P_HOLLOW_CAPT] - tb.params[P_HOLLOW])
+    if kind == K_CURSED:
         have = captured_of_type(tb, st, p, t)
         need = tb.params[P_CURSED_SET]
         if have + 1 == need:
-            g = float(tb.params[P_CURSED_BONUS])
-        elif have + 1 < need:
-            g = float(tb.params[P_CURSED_BONUS]) * (have + 1) / (2.0 * need)
-    # one more captured relic may complete the captured 4's bonus
-    if (
+            return float(tb.params[P_CURSED_BONUS])
+        if have + 1 < need:
+            return float(tb.params[P_CURSED_BONUS]) * (have + 1) / (2.0 * need)
+    return 0.0
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def completes_four(tb, st, p):
+    """One more captured relic would complete the captured 4's bonus (capture_gain)."""
+    return (
         tb.params[P_CAPTURE + 3]
         and has_captured(st, p, 3)
         and captured_relics(st, p) + 1 == tb.params[P_FOUR_MIN]
-    ):
-        g += tb.params[P_FOUR_BONUS]
-    return g
+    )
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -421,24 +431,10 @@ def best_capture_value(tb, st, p, hand_types):
     relics = types >> N_RAVENS
     if relics:
         # capture_gain of a relic: its kind's part, then the captured 4's bonus it may complete
-        four = (
-            tb.params[P_CAPTURE + 3]
-            and has_captured(st, p, 3)
-            and captured_relics(st, p) + 1 == tb.params[P_FOUR_MIN]
-        )
-        need = tb.params[P_CURSED_SET]
+        four = completes_four(tb, st, p)
         for t in range(n_types):
             if (relics >> t) & 1:
-                kind = tb.cards[C_KIND, t]
-                g = 0.0
-                if kind == K_HOLLOW:
-                    g = float(tb.params[P_HOLLOW_CAPT] - tb.params[P_HOLLOW])
-                elif kind == K_CURSED:
-                    have = captured_of_type(tb, st, p, t)
-                    if have + 1 == need:
-                        g = float(tb.params[P_CURSED_BONUS])
-                    elif have + 1 < need:
-                        g = float(tb.params[P_CURSED_BONUS]) * (have + 1) / (2.0 * need)
+                g = relic_type_gain(tb, st, p, t)
                 if four:
                     g += tb.params[P_FOUR_BONUS]
                 g -= w[W_CAPT_COST]
