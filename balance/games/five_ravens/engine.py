@@ -124,6 +124,7 @@ from balance.games.five_ravens.state import (
     emit,
     find,
     hand_remove,
+    nn,
     ravens_in_hand,
     rd_bottom_card,
     rd_pop_bottom,
@@ -131,11 +132,12 @@ from balance.games.five_ravens.state import (
     rd_push_bottom,
     rd_top_card,
     remove_at,
+    rtype,
+    seat_ix,
     shuffle,
     slot_knowers,
 )
 from balance.games.five_ravens.tables import (
-    C_INST,
     C_KIND,
     C_TCARD,
     C_TEV,
@@ -183,7 +185,7 @@ def reveal_slot(tb, st, slot):
     st.board[B_FACE + slot] = 1
     for s in range(st.seat.shape[0]):
         st.seat[s, S_CKNOWN + slot] = 1
-    if tb.cards[C_KIND, tb.cards[C_INST, st.board[B_CENTRE + slot] - N_RAVENS]] == K_CURSED:
+    if tb.cards[C_KIND, rtype(tb, st.board[B_CENTRE + slot])] == K_CURSED:
         st.board[B_LOCK + slot] = 1
 
 
@@ -211,11 +213,11 @@ def _draw(tb, st, p):
         st.seat[p, S_DECK_KNOWN] = 0
         emit(st, E_SHUFFLE, p, n, 0, 0, 0, 0, 0)
     n = st.seat[p, S_DECK_N] - 1
-    c = st.pile[p, PILE_DECK, n]
+    c = st.pile[p, PILE_DECK, nn(n)]
     st.seat[p, S_DECK_N] = n
     if st.seat[p, S_DECK_KNOWN] > 0:
         st.seat[p, S_DECK_KNOWN] -= 1
-    st.pile[p, PILE_HAND, st.seat[p, S_HAND_N]] = c
+    st.pile[p, PILE_HAND, nn(st.seat[p, S_HAND_N])] = c
     st.seat[p, S_HAND_N] += 1
     count(tb, st, p, EV_DRAWN, c)
     emit(st, E_DRAW, p, c, 0, 0, 0, 0, 0)
@@ -297,6 +299,7 @@ def prelude(tb, st):
         p = first + k  # == (first + k) % P, 0 <= first < P: no division
         if p >= P:
             p -= P
+        p = seat_ix(p)
         for _ in range(tb.params[P_HAND]):
             _draw(tb, st, p)
     for p in range(P):
@@ -352,6 +355,7 @@ def legal_moves(tb, st, p, moves):
 @njit(cache=True, _nrt=False)
 def act_nine(tb, st, p):
     """9: draw two cards, then discard one (not the last Raven, FR-6)."""
+    p = seat_ix(p)
     for _ in range(2):  # one inlined copy of _draw
         _draw(tb, st, p)
     c = pol.choose_discard(tb, st, p)
@@ -364,6 +368,7 @@ def act_nine(tb, st, p):
 @njit(cache=True, _nrt=False)
 def act_eight(tb, st, p):
     """8: put any cards from hand and/or discard on top of the deck, in any order."""
+    p = seat_ix(p)
     n = pol.choose_stack(tb, st, p, st.aux[AUX_TMP])
     for i in range(n):
         c = st.aux[AUX_TMP][i]
@@ -380,6 +385,7 @@ def act_eight(tb, st, p):
 @njit(cache=True, _nrt=False)
 def act_seven(tb, st, p):
     """7: look at the top relic; bury it, or swap it with an unlocked face-down centre relic."""
+    p = seat_ix(p)
     x = rd_pop_top(st)
     if x < 0:
         return
@@ -401,6 +407,7 @@ def act_seven(tb, st, p):
 @njit(cache=True, _nrt=False)
 def act_six(tb, st, p):
     """6: flip one unlocked centre relic; then optionally shuffle the face-down ones."""
+    p = seat_ix(p)
     slot = pol.choose_flip(tb, st, p)
     if slot < 0:
         return
@@ -440,6 +447,7 @@ def act_six(tb, st, p):
 @njit(cache=True, _nrt=False)
 def act_five(tb, st, p):
     """5: capture a Raven or relic from hand or discard; a captured 7 rescues at once."""
+    p = seat_ix(p)
     c = pol.choose_capture(tb, st, p)
     if c < 0:
         return
@@ -459,6 +467,7 @@ def act_five(tb, st, p):
 @njit(cache=True, _nrt=False)
 def act_four(tb, st, p):
     """4: set aside other cards from hand, draw as many, then discard the set-aside cards."""
+    p = seat_ix(p)
     n = pol.choose_set_aside(tb, st, p, st.aux[AUX_TMP2])
     for i in range(n):
         hand_remove(st, p, st.aux[AUX_TMP2][i])
@@ -473,6 +482,7 @@ def act_four(tb, st, p):
 @njit(cache=True, _nrt=False)
 def act_three(tb, st, p):
     """3: look at one unlocked face-down centre relic."""
+    p = seat_ix(p)
     slot = pol.choose_examine(tb, st, p)
     if slot >= 0:
         st.seat[p, S_CKNOWN + slot] = 1
@@ -482,6 +492,7 @@ def act_three(tb, st, p):
 @njit(cache=True, _nrt=False)
 def act_two(tb, st, p):
     """2: resolve the action text of one of your captured Ravens (not another 2)."""
+    p = seat_ix(p)
     c = pol.choose_borrow(tb, st, p)
     if c >= 0:
         emit(st, E_ACTION, p, c, 1, 0, 0, 0, 0)
@@ -492,6 +503,7 @@ def act_two(tb, st, p):
 @njit(cache=True, _nrt=False)
 def act_one(tb, st, p):
     """1: put an unlocked face-up centre relic on the bottom, replace it with the top relic."""
+    p = seat_ix(p)
     slot = pol.choose_replace(tb, st, p)
     if slot < 0:
         return
@@ -538,6 +550,7 @@ def resolve_action(tb, st, p, c):
 @njit(cache=True, _nrt=False)
 def capt3_action(tb, st, p):
     """Captured 3, once a round: look at the top or the bottom relic of the relic deck."""
+    p = seat_ix(p)
     st.seat[p, S_USED3] = 1
     bottom = pol.choose_peek_end(tb, st, p)
     x = rd_bottom_card(st) if bottom else rd_top_card(st)
@@ -551,6 +564,7 @@ def capt3_action(tb, st, p):
 @njit(cache=True, _nrt=False)
 def capt1_action(tb, st, p):
     """Captured 1, once a round: lock one centre relic until the round ends."""
+    p = seat_ix(p)
     st.seat[p, S_USED1] = 1
     slot = pol.choose_lock(tb, st, p)
     if slot >= 0:
@@ -596,6 +610,7 @@ def mission(tb, st, moves):
             p = first + k  # == (first + k) % P, 0 <= first < P: no division
             if p >= P:
                 p -= P
+            p = seat_ix(p)
             if st.seat[p, S_STATUS] != ST_ACTIVE:
                 continue
             if pol._kind(tb, st, p) == POL_GREEDY:  # no list of legal moves needed
@@ -642,6 +657,7 @@ def steal_order(tb, st, order):
         p = first + k  # == (first + k) % P, 0 <= first < P: no division
         if p >= P:
             p -= P
+        p = seat_ix(p)
         r = thief_rank(st.seat[p, S_THIEF])
         j = k
         while j > 0 and thief_rank(st.seat[order[j - 1], S_THIEF]) < r:
@@ -654,6 +670,7 @@ def steal_order(tb, st, order):
 @njit(cache=True, _nrt=False)
 def rescue(tb, st, p, exclude):
     """FR-11: move one captured card other than ``exclude`` to the top of the owner's deck."""
+    p = seat_ix(p)
     c = pol.choose_rescue(tb, st, p, exclude)
     if c < 0:
         return
@@ -677,9 +694,9 @@ def steal(tb, st, p, choice):
     if x < 0:
         return -1
     count(tb, st, p, EV_STOLEN, x)
-    if tb.cards[C_KIND, tb.cards[C_INST, x - N_RAVENS]] == K_GEM:
+    if tb.cards[C_KIND, rtype(tb, x)] == K_GEM:
         st.seat[p, S_GEMS] += 1
-    t = tb.cards[C_INST, x - N_RAVENS]
+    t = rtype(tb, x)
     where = 0
     if c == 4 and tb.params[P_CAPTURE + 4] == 1:  # FR-10: stolen with the 5 -> captured
         where = 1
@@ -759,7 +776,7 @@ def _score_pile(tb, st, p, pile, n, captured, sb, cursed):
         c = pile[i]
         if c < N_RAVENS:
             continue
-        t = tb.cards[C_INST, c - N_RAVENS]
+        t = rtype(tb, c)
         kind = tb.cards[C_KIND, t]
         if kind == K_CHEST:
             v = tb.cards[C_VALUE, t]

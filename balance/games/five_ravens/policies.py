@@ -58,10 +58,12 @@ from balance.games.five_ravens.state import (
     captured_relics,
     ctype_col,
     has_captured,
+    nn,
     ravens_in_hand,
+    rtype,
+    seat_ix,
 )
 from balance.games.five_ravens.tables import (
-    C_INST,
     C_KIND,
     C_THIEF,
     C_TYPEOF,
@@ -195,7 +197,7 @@ def capture_gain(tb, st, p, c):
         if c == 8 and tb.params[P_CAPTURE + 8]:
             return -float(tb.params[P_NINE_PEN])
         return 0.0
-    g = relic_type_gain(tb, st, p, tb.cards[C_INST, c - N_RAVENS])
+    g = relic_type_gain(tb, st, p, rtype(tb, c))
     if completes_four(tb, st, p):
         g += tb.params[P_FOUR_BONUS]
     return g
@@ -230,7 +232,7 @@ def completes_four(tb, st, p):
 @njit(cache=True, _nrt=False, inline="always")
 def relic_worth(tb, st, p, c, thief):
     """Points seat ``p`` expects from stealing relic card ``c`` with ``thief`` (FR-10, FR-13)."""
-    t = tb.cards[C_INST, c - N_RAVENS]
+    t = rtype(tb, c)
     kind = tb.cards[C_KIND, t]
     captured = thief == 4 and tb.params[P_CAPTURE + 4] == 1
     if kind == K_CHEST:
@@ -268,7 +270,7 @@ def best_visible_gain(tb, st, p, thief):
         x = known_relic(st, p, slot)
         if x >= 0:
             # relic_worth(x, thief) - relic_worth(x, no thief), without the shared part
-            t = tb.cards[C_INST, x - N_RAVENS]
+            t = rtype(tb, x)
             d = 0.0
             if thief == 4 and tb.params[P_CAPTURE + 4] == 1:
                 d = capture_gain(tb, st, p, x)
@@ -288,14 +290,14 @@ def best_visible_gain(tb, st, p, thief):
 def rescue_gain(tb, st, p, c):
     """Points seat ``p`` gains by rescuing captured card ``c`` (moving it to the deck)."""
     if c == 5 and st.seat[p, S_DOUBLED] >= 0:
-        t = tb.cards[C_INST, st.seat[p, S_DOUBLED] - N_RAVENS]
+        t = rtype(tb, st.seat[p, S_DOUBLED])
         return -float(tb.cards[C_VALUE, t] * (tb.params[P_SIX_MULT] - 1))
     if c >= N_RAVENS and c == st.seat[p, S_DOUBLED]:
-        t = tb.cards[C_INST, c - N_RAVENS]
+        t = rtype(tb, c)
         return -float(tb.cards[C_VALUE, t] * (tb.params[P_SIX_MULT] - 1))
     if c < N_RAVENS:
         return -capture_gain(tb, st, p, c) + 0.1  # a Raven back in the deck is worth a little
-    t = tb.cards[C_INST, c - N_RAVENS]
+    t = rtype(tb, c)
     kind = tb.cards[C_KIND, t]
     if kind == K_HOLLOW:
         return -float(tb.params[P_HOLLOW_CAPT] - tb.params[P_HOLLOW])
@@ -354,7 +356,7 @@ def _dead_cards(tb, st, p):
     k = 0
     for i in range(st.seat[p, S_HAND_N]):
         c = st.pile[p, PILE_HAND, i]
-        if c >= N_RAVENS and tb.cards[C_THIEF, tb.cards[C_INST, c - N_RAVENS]] == 0:
+        if c >= N_RAVENS and tb.cards[C_THIEF, rtype(tb, c)] == 0:
             k += 1
     return k
 
@@ -389,6 +391,7 @@ def best_capture(tb, st, p):
 
 @njit(cache=True, _nrt=False)
 def _best_capture(tb, st, p):
+    p = seat_ix(p)
     return best_capture(tb, st, p)
 
 
@@ -411,7 +414,7 @@ def best_capture_value(tb, st, p, hand_types):
     types = hand_types
     typeof = tb.cards[C_TYPEOF]
     for i in range(st.seat[p, S_DISC_N]):
-        types |= 1 << typeof[st.pile[p, PILE_DISC, i]]
+        types |= 1 << typeof[nn(st.pile[p, PILE_DISC, i])]
     if types == 0:
         return 0.0
     best = NEG
@@ -558,10 +561,10 @@ def _greedy_turn(tb, st, p, fv):
         for i in range(nh):
             c = hand[i]
             if c >= N_RAVENS:
-                fv[V_RELIC + c] = NEG
+                fv[V_RELIC + nn(c)] = NEG
                 if can_thief(tb, st, p, c):
                     relic_thief = True
-                    fv[V_RELIC + c] = relic_thief_value(tb, st, p, c)
+                    fv[V_RELIC + nn(c)] = relic_thief_value(tb, st, p, c)
     act_ok = not capped and nrav >= 2
     any_thief = st.seat[p, S_NO_THIEF] == 0 and (nrav > 0 or relic_thief)
     ok3 = not capped and can_capt3(tb, st, p)
@@ -592,7 +595,7 @@ def _greedy_turn(tb, st, p, fv):
         if relic_thief:
             for i in range(nh):
                 c = hand[i]
-                v = fv[V_THIEF + c] if c < N_RAVENS else fv[V_RELIC + c]
+                v = fv[V_THIEF + nn(c)] if c < N_RAVENS else fv[V_RELIC + nn(c)]
                 if v > tv:
                     tv = v
                     thief_card = c
@@ -600,7 +603,7 @@ def _greedy_turn(tb, st, p, fv):
         else:  # selects, not branches: which card is best is what the predictor cannot know
             for i in range(nh):
                 c = hand[i]
-                v = fv[V_THIEF + min(c, N_RAVENS)]
+                v = fv[V_THIEF + min(nn(c), N_RAVENS)]
                 better = v > tv
                 tv = v if better else tv
                 thief_card = c if better else thief_card
@@ -626,7 +629,7 @@ def _greedy_turn(tb, st, p, fv):
             fv[V_ACT + thief_card] = -np.inf
         for i in range(nh):  # selects, as for the thief
             c = hand[i]
-            v = fv[V_ACT + min(c, N_RAVENS)]
+            v = fv[V_ACT + min(nn(c), N_RAVENS)]
             better = v > bv
             bv = v if better else bv
             best_c = c if better else best_c
@@ -693,7 +696,7 @@ def greedy_action_values(tb, st, p, need, aval):
         hand_types = 0
         typeof = tb.cards[C_TYPEOF]
         for i in range(st.seat[p, S_HAND_N]):
-            hand_types |= 1 << typeof[st.pile[p, PILE_HAND, i]]
+            hand_types |= 1 << typeof[nn(st.pile[p, PILE_HAND, i])]
         aval[4] = best_capture_value(tb, st, p, hand_types)
     for r in range(N_RAVENS):
         if tb.params[P_ACTION + r] == 0:
@@ -736,7 +739,7 @@ def choose_discard(tb, st, p):
         if keep_raven and c < N_RAVENS:
             continue
         v = float(c + 1) if c < N_RAVENS else relic_thief_value(tb, st, p, c) - 10.0
-        if c >= N_RAVENS and tb.cards[C_THIEF, tb.cards[C_INST, c - N_RAVENS]] == 0:
+        if c >= N_RAVENS and tb.cards[C_THIEF, rtype(tb, c)] == 0:
             v = -10.0
         if v < bv:
             bv = v
@@ -885,7 +888,7 @@ def choose_set_aside(tb, st, p, out):
     if k == POL_GREEDY:
         for i in range(st.seat[p, S_HAND_N]):
             c = st.pile[p, PILE_HAND, i]
-            if c >= N_RAVENS and tb.cards[C_THIEF, tb.cards[C_INST, c - N_RAVENS]] == 0:
+            if c >= N_RAVENS and tb.cards[C_THIEF, rtype(tb, c)] == 0:
                 out[n] = c
                 n += 1
         return n
@@ -927,6 +930,7 @@ def choose_examine(tb, st, p):
 @njit(cache=True, _nrt=False)
 def choose_borrow(tb, st, p):
     """2: the captured Raven (not a 2) whose action to resolve, -1 if none."""
+    p = seat_ix(p)
     n = 0
     for i in range(st.seat[p, S_CAPT_N]):
         if st.pile[p, PILE_CAPT, i] < N_RAVENS and st.pile[p, PILE_CAPT, i] != 1:
@@ -1060,6 +1064,7 @@ def choose_steal(tb, st, p):
 @njit(cache=True, _nrt=False)
 def choose_rescue(tb, st, p, exclude):
     """FR-11: the captured card other than ``exclude`` to put on top of the deck, -1 if none."""
+    p = seat_ix(p)
     n = 0
     for i in range(st.seat[p, S_CAPT_N]):
         if st.pile[p, PILE_CAPT, i] != exclude:

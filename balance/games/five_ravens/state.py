@@ -139,6 +139,25 @@ def new_state(tb: Tables, log_cap: int = 0, script: np.ndarray | None = None) ->
     return alloc_state(tb, log_cap, np.ascontiguousarray(script, dtype=np.int32))
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def nn(x):
+    """``x`` (0 <= x < 2**31) as an index LLVM knows is not negative (see seat_ix)."""
+    return x & 0x7FFFFFFF
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def rtype(tb, c):
+    """The relic type of relic card ``c`` (c >= N_RAVENS), as a non-negative index."""
+    return nn(tb.cards[C_INST, nn(c - N_RAVENS)])
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def seat_ix(p):
+    """Seat ``p`` (0 <= p < 4) as an index LLVM knows is not negative: the mask changes no
+    seat, and it spares every ``st.seat[p, ...]`` numba's negative-index wraparound code."""
+    return p & 3
+
+
 @njit(cache=True)
 def alloc_state(tb, log_cap, script):
     P = tb.params[P_PLAYERS]
@@ -195,13 +214,13 @@ def emit(st, code, a, b, c, d, e, f, h):
 def card_type(tb, c):
     """Telemetry card type of card id ``c``: its rank index, or 9 + its relic type."""
     if c < N_RAVENS:
-        return c
-    return N_RAVENS + tb.cards[C_INST, c - N_RAVENS]
+        return nn(c)
+    return N_RAVENS + rtype(tb, c)
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def count(tb, st, p, ev, c):
-    st.seat[p, S_TELE + ev * (N_RAVENS + tb.params[P_N_TYPES]) + card_type(tb, c)] += 1
+    st.seat[p, nn(S_TELE + ev * (N_RAVENS + tb.params[P_N_TYPES]) + card_type(tb, c))] += 1
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -227,14 +246,14 @@ def hand_remove(st, p, c):
 
 @njit(cache=True, _nrt=False, inline="always")
 def disc_push(st, p, c):
-    st.pile[p, PILE_DISC, st.seat[p, S_DISC_N]] = c
+    st.pile[p, PILE_DISC, nn(st.seat[p, S_DISC_N])] = c
     st.seat[p, S_DISC_N] += 1
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def ctype_col(tb, t):
     """Column of State.seat counting the seat's captured relics of type ``t``."""
-    return S_TELE + 5 * (N_RAVENS + tb.params[P_N_TYPES]) + t
+    return nn(S_TELE + 5 * (N_RAVENS + tb.params[P_N_TYPES]) + t)
 
 
 @njit(cache=True, _nrt=False)
@@ -246,12 +265,12 @@ def _captured_changed(tb, st, p, c, d):
             st.seat[p, S_CAPT_MASK] &= ~(1 << c)
     else:
         st.seat[p, S_CAPT_RELICS] += d
-        st.seat[p, ctype_col(tb, tb.cards[C_INST, c - N_RAVENS])] += d
+        st.seat[p, ctype_col(tb, rtype(tb, c))] += d
 
 
 @njit(cache=True, _nrt=False)
 def capt_push(tb, st, p, c):
-    st.pile[p, PILE_CAPT, st.seat[p, S_CAPT_N]] = c
+    st.pile[p, PILE_CAPT, nn(st.seat[p, S_CAPT_N])] = c
     st.seat[p, S_CAPT_N] += 1
     _captured_changed(tb, st, p, c, 1)
 
@@ -276,7 +295,7 @@ def recount(tb, st):
         for k in range(4):
             for i in range(st.seat[p, S_DECK_N + k]):
                 c = st.pile[p, k, i]
-                if c >= N_RAVENS and tb.cards[C_KIND, tb.cards[C_INST, c - N_RAVENS]] == K_GEM:
+                if c >= N_RAVENS and tb.cards[C_KIND, rtype(tb, c)] == K_GEM:
                     st.seat[p, S_GEMS] += 1
                 if k == PILE_CAPT:
                     _captured_changed(tb, st, p, c, 1)
@@ -284,7 +303,7 @@ def recount(tb, st):
 
 @njit(cache=True, _nrt=False)
 def deck_push_top(st, p, c):
-    st.pile[p, PILE_DECK, st.seat[p, S_DECK_N]] = c
+    st.pile[p, PILE_DECK, nn(st.seat[p, S_DECK_N])] = c
     st.seat[p, S_DECK_N] += 1
     st.seat[p, S_DECK_KNOWN] += 1  # FR-15: the owner knows what they put on top
 
@@ -336,7 +355,7 @@ def can_thief(tb, st, p, c):
         return False
     if c < N_RAVENS:
         return True
-    return tb.cards[C_THIEF, tb.cards[C_INST, c - N_RAVENS]] == 1
+    return tb.cards[C_THIEF, rtype(tb, c)] == 1
 
 
 @njit(cache=True, _nrt=False)
