@@ -35,7 +35,21 @@ def source_hash() -> str:
 
 
 def configure() -> None:
-    """Point numba's cache at ``$XDG_CACHE_HOME/balance/numba-<source hash>`` unless set."""
+    """Point numba's cache at ``$XDG_CACHE_HOME/balance/numba-<source hash>`` unless set, and
+    turn LLVM's loop vectorizer off unless ``NUMBA_LOOP_VECTORIZE`` is set.
+
+    The vectorizer: the kernels' loops run over a hand, a pile or the seats, a few to a few
+    dozen elements, and the state's arrays have constant strides (state.State), which is what
+    the vectorizer looks for. It then adds a vector body and the checks that choose it to
+    loops that never run long enough to use them: measured 0.94x the games/s of the same
+    kernels without it. numba reads the setting when it compiles, so this is set before any
+    kernel is compiled; the kernels compute the same results either way.
+    """
+    if "NUMBA_LOOP_VECTORIZE" not in os.environ:
+        os.environ["NUMBA_LOOP_VECTORIZE"] = "0"
+        numba = sys.modules.get("numba")
+        if numba is not None:  # imported before balance: its config has read the environment
+            numba.config.LOOP_VECTORIZE = 0
     if os.environ.get("NUMBA_CACHE_DIR"):
         return
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 RAVEN_NAMES = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 _RELIC_NAME = re.compile(r"[a-z][a-z0-9_]*")
 MAX_RELICS = 200
+MAX_RELIC_TYPES = 48  # the engine's state has fixed sizes (state.MAX_TYPES)
 
 _STRICT = ConfigDict(extra="forbid", strict=True)
 
@@ -167,6 +168,10 @@ class Rules(BaseModel):
                 )
             if name in RAVEN_NAMES:
                 raise ValueError(f"relics.{name}: '{name}' is a Raven's name; choose another")
+        if len(self.relics) > MAX_RELIC_TYPES:
+            raise ValueError(
+                f"relics: at most {MAX_RELIC_TYPES} kinds of relic, got {len(self.relics)}"
+            )
         total = self.total_relics()
         if not 1 <= total <= MAX_RELICS:
             raise ValueError(f"relics: the deck must hold 1-{MAX_RELICS} relics, got {total}")

@@ -18,6 +18,9 @@ from balance.games.five_ravens.tables import (
     C_KIND,
     C_THIEF,
     K_GEM,
+    MAX_CAP,
+    MAX_SEATS,
+    MAX_TYPES,
     N_RAVENS,
     P_CAPTURE,
     P_N_RELICS,
@@ -36,7 +39,9 @@ ST_ACTIVE, ST_THIEF, ST_DONE = 0, 1, 2
 
 # State.board: game scalars (G_*), then the centre slots (B_*), then the relic deck.
 G_FIRST, G_ROUND, G_TURNS, G_RD_BOT, G_RD_N, G_LAST, G_LOG_N, G_START, G_SCRIPT = range(9)
-G_SCRIPT_N, G_LOG_CAP, G_LOG0, G_RMASK = 9, 10, 11, 12  # set at allocation, kept across games
+# set at allocation and kept across games; G_NSEAT, G_SEAT_W, G_CAP: the part of State.s's
+# fixed-size arrays this config uses (seats, seat columns, cards per pile)
+G_SCRIPT_N, G_LOG_CAP, G_LOG0, G_RMASK, G_NSEAT, G_SEAT_W, G_CAP = 9, 10, 11, 12, 13, 14, 15
 N_G_RESET = 9  # board[:N_G_RESET] is cleared for every game
 MAX_SLOTS = 4  # centre slots (one per player, FR-4)
 B_CENTRE, B_FACE, B_LOCK = 16, 20, 24  # + slot: relic card id (-1 empty), face up, locked
@@ -112,31 +117,85 @@ M_ACTION, M_CAPT3, M_CAPT1, M_THIEF, M_NONE = 0, 1, 2, 3, 4
 SB_CHESTS, SB_GEMS, SB_HOLLOWS, SB_CURSED, SB_FOUR, SB_PENALTY, SB_TOTAL, SB_N_GEMS = range(8)
 
 
-class State(NamedTuple):
-    """One game's state in five arrays.
+# The fixed sizes of State.s (its layout must not depend on the config, or a config change
+# would compile the kernels again): seats, cards per pile, relic types, and from them the row
+# widths (tables.MAX_*).
+SEAT_W = S_TELE + 5 * (N_RAVENS + MAX_TYPES) + MAX_TYPES
+BOARD_W = B_RDECK + MAX_CAP  # the relic deck's circular buffer is at most MAX_CAP cards
+# np.record: the record's arrays are attributes in plain Python too (NUMBA_DISABLE_JIT)
+STATE_DTYPE = np.dtype(
+    (
+        np.record,
+        np.dtype(
+            [
+                ("pile", np.int32, (MAX_SEATS, 4, MAX_CAP)),
+                ("seat", np.int32, (MAX_SEATS, SEAT_W)),
+                ("board", np.int32, (BOARD_W,)),
+                ("rng", np.uint64, (1 + MAX_SEATS, 1)),
+            ],
+            align=True,
+        ),
+    )
+)
 
-    Few arrays on purpose: numba passes a NamedTuple to a non-inlined call as every field of
-    every array, so a call's cost grows with the number of arrays (measured: 43 arrays cost
-    ~0.5 µs a call with reference counting, ~50 ns without). For the same reason the small hot
-    helpers (pile helpers here, the greedy valuations in policies.py, legality in engine.py) are
-    ``inline="always"`` (numba IR inlining): measured +19.5 % greedy games/s for +20 % compile
-    time (55 -> 65 s). Inlining the choose_* and act_* functions too measured ~+7 % more but
-    took the compile time to ~3.7 min, so they stay calls.
+
+class State(NamedTuple):
+    """One game's state: a record of fixed-size arrays, and the script and log rows.
+
+    ``s`` is a one-element array of STATE_DTYPE; the kernels read ``st.s[0].seat[p, S_...]``.
+    The arrays have the fixed sizes above; a config uses the first seats, columns and cards
+    of them (G_NSEAT, G_SEAT_W, G_CAP), which is what the Python views below show.
+    The record's arrays have their shapes in their type, so numba compiles every access with
+    constant strides and a call passes the state as one array instead of every field of five
+    (a NamedTuple of arrays passes data pointer, shape and strides of each: 45 values a call,
+    and the mission kept most of them in stack slots). Python code reads the same arrays as
+    ``st.pile``, ``st.seat``, ``st.board`` and ``st.rng`` (views of the part a config uses).
+
+    The small hot helpers (pile helpers here, the greedy valuations in policies.py, legality
+    in engine.py) are ``inline="always"`` (numba IR inlining); the choose_* and act_* functions
+    stay calls, which keeps the cold compile time down.
     """
 
-    pile: np.ndarray  # int32[P, 4, CAP]; deck, hand, discard, captured (PILE_*)
-    seat: np.ndarray  # int32[P, S_TELE + 5 * n_card_types + n_types]; S_* scalars, knowledge,
-    #                   telemetry, captured relics per type (ctype_col)
-    board: np.ndarray  # int32[B_RDECK + rcap]; G_* scalars, centre (B_*), relic deck
-    rng: np.ndarray  # uint64[1 + P, 1]; stream 0: the game's chance, 1 + s: seat s's policy
+    s: np.ndarray  # STATE_DTYPE[1]: pile, seat, board, rng (below)
     aux: np.ndarray  # int32[rows, W]; AUX_TMP, AUX_TMP2, AUX_VAL, script rows, then log rows
+
+    @property
+    def pile(self) -> np.ndarray:
+        """int32[P, 4, CAP]; deck, hand, discard, captured (PILE_*)."""
+        n, cap = self._used()[0], self._used()[2]
+        return self.s["pile"][0][:n, :, :cap]
+
+    @property
+    def seat(self) -> np.ndarray:
+        """int32[P, S_TELE + 5 * n_card_types + n_types]; S_* scalars, knowledge, telemetry,
+        captured relics per type (ctype_col)."""
+        n, width, _ = self._used()
+        return self.s["seat"][0][:n, :width]
+
+    @property
+    def board(self) -> np.ndarray:
+        """int32[B_RDECK + rcap]; G_* scalars, centre (B_*), relic deck."""
+        board = self.s["board"][0]
+        return board[: B_RDECK + int(board[G_RMASK]) + 1]
+
+    @property
+    def rng(self) -> np.ndarray:
+        """uint64[1 + P, 1]; stream 0: the game's chance, 1 + s: seat s's policy."""
+        return self.s["rng"][0][: 1 + self._used()[0]]
+
+    def _used(self) -> tuple[int, int, int]:
+        board = self.s["board"][0]
+        return int(board[G_NSEAT]), int(board[G_SEAT_W]), int(board[G_CAP])
 
 
 def new_state(tb: Tables, log_cap: int = 0, script: np.ndarray | None = None) -> State:
     """Allocate a State for the config (Python entry; the kernels use alloc_state)."""
     if script is None:
         script = np.zeros(0, np.int32)
-    return alloc_state(tb, log_cap, np.ascontiguousarray(script, dtype=np.int32))
+    st = alloc_state(tb, log_cap, np.ascontiguousarray(script, dtype=np.int32))
+    # an array made by numba comes back as plain structured: view it as records again, so
+    # that the kernels' ``st.s[0].seat`` also works when they run as Python (tests)
+    return State(st.s.view(STATE_DTYPE), st.aux)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -148,47 +207,49 @@ def nn(x):
 @njit(cache=True, _nrt=False, inline="always")
 def rtype(tb, c):
     """The relic type of relic card ``c`` (c >= N_RAVENS), as a non-negative index."""
-    return nn(tb.cards[C_INST, nn(c - N_RAVENS)])
+    return nn(tb.t[0].cards[C_INST, nn(c - N_RAVENS)])
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def seat_width(tb):
+    """Columns of State.seat this config uses (S_* scalars, telemetry, captured per type)."""
+    return S_TELE + 5 * (N_RAVENS + tb.t[0].params[P_N_TYPES]) + tb.t[0].params[P_N_TYPES]
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def seat_ix(p):
     """Seat ``p`` (0 <= p < 4) as an index LLVM knows is not negative: the mask changes no
-    seat, and it spares every ``st.seat[p, ...]`` numba's negative-index wraparound code."""
+    seat, and it spares every ``st.s[0].seat[p, ...]`` numba's negative-index wraparound code."""
     return p & 3
 
 
 @njit(cache=True)
 def alloc_state(tb, log_cap, script):
-    P = tb.params[P_PLAYERS]
-    cap = N_RAVENS + tb.params[P_N_RELICS]
+    cap = N_RAVENS + tb.t[0].params[P_N_RELICS]
     rcap = 1
-    while rcap < tb.params[P_N_RELICS] + 1:
+    while rcap < tb.t[0].params[P_N_RELICS] + 1:
         rcap *= 2
-    nct = N_RAVENS + tb.params[P_N_TYPES]
     width = max(LOG_WIDTH, 2 * (cap + N_RAVENS + 2))  # AUX_VAL: cap + 11 float64 (V_*)
     script_rows = (script.shape[0] + width - 1) // width
     aux = np.zeros((AUX_SCRIPT + script_rows + log_cap, width), np.int32)
     for i in range(script.shape[0]):
         aux[AUX_SCRIPT + i // width, i % width] = script[i]
-    board = np.zeros(B_RDECK + rcap, np.int32)
+    s = np.zeros(1, STATE_DTYPE)
+    board = s[0].board
     board[G_SCRIPT_N] = script.shape[0]
     board[G_LOG_CAP] = log_cap
     board[G_LOG0] = AUX_SCRIPT + script_rows
     board[G_RMASK] = rcap - 1
-    return State(
-        np.zeros((P, 4, cap), np.int32),
-        np.zeros((P, S_TELE + 5 * nct + tb.params[P_N_TYPES]), np.int32),
-        board,
-        np.zeros((1 + P, 1), np.uint64),
-        aux,
-    )
+    board[G_NSEAT] = tb.t[0].params[P_PLAYERS]
+    board[G_SEAT_W] = seat_width(tb)
+    board[G_CAP] = cap
+    return State(s, aux)
 
 
 @njit(cache=True)
 def copy_state(st):
     """An independent copy of a State (for search policies that clone and resample)."""
-    return State(st.pile.copy(), st.seat.copy(), st.board.copy(), st.rng.copy(), st.aux.copy())
+    return State(st.s.copy(), st.aux.copy())
 
 
 # ---------------------------------------------------------------- small helpers
@@ -196,9 +257,9 @@ def copy_state(st):
 
 @njit(cache=True, _nrt=False)
 def emit(st, code, a, b, c, d, e, f, h):
-    n = st.board[G_LOG_N]
-    if n < st.board[G_LOG_CAP]:
-        row = st.aux[st.board[G_LOG0] + n]
+    n = st.s[0].board[G_LOG_N]
+    if n < st.s[0].board[G_LOG_CAP]:
+        row = st.aux[st.s[0].board[G_LOG0] + n]
         row[0] = code
         row[1] = a
         row[2] = b
@@ -207,7 +268,7 @@ def emit(st, code, a, b, c, d, e, f, h):
         row[5] = e
         row[6] = f
         row[7] = h
-        st.board[G_LOG_N] = n + 1
+        st.s[0].board[G_LOG_N] = n + 1
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -220,7 +281,9 @@ def card_type(tb, c):
 
 @njit(cache=True, _nrt=False, inline="always")
 def count(tb, st, p, ev, c):
-    st.seat[p, nn(S_TELE + ev * (N_RAVENS + tb.params[P_N_TYPES]) + card_type(tb, c))] += 1
+    st.s[0].seat[
+        p, nn(S_TELE + ev * (N_RAVENS + tb.t[0].params[P_N_TYPES]) + card_type(tb, c))
+    ] += 1
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -240,79 +303,79 @@ def remove_at(pile, n, i):
 
 @njit(cache=True, _nrt=False, inline="always")
 def hand_remove(st, p, c):
-    i = find(st.pile[p, PILE_HAND], st.seat[p, S_HAND_N], c)
-    st.seat[p, S_HAND_N] = remove_at(st.pile[p, PILE_HAND], st.seat[p, S_HAND_N], i)
+    i = find(st.s[0].pile[p, PILE_HAND], st.s[0].seat[p, S_HAND_N], c)
+    st.s[0].seat[p, S_HAND_N] = remove_at(st.s[0].pile[p, PILE_HAND], st.s[0].seat[p, S_HAND_N], i)
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def disc_push(st, p, c):
-    st.pile[p, PILE_DISC, nn(st.seat[p, S_DISC_N])] = c
-    st.seat[p, S_DISC_N] += 1
+    st.s[0].pile[p, PILE_DISC, nn(st.s[0].seat[p, S_DISC_N])] = c
+    st.s[0].seat[p, S_DISC_N] += 1
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def ctype_col(tb, t):
     """Column of State.seat counting the seat's captured relics of type ``t``."""
-    return nn(S_TELE + 5 * (N_RAVENS + tb.params[P_N_TYPES]) + t)
+    return nn(S_TELE + 5 * (N_RAVENS + tb.t[0].params[P_N_TYPES]) + t)
 
 
 @njit(cache=True, _nrt=False)
 def _captured_changed(tb, st, p, c, d):
     if c < N_RAVENS:
         if d > 0:
-            st.seat[p, S_CAPT_MASK] |= 1 << c
+            st.s[0].seat[p, S_CAPT_MASK] |= 1 << c
         else:
-            st.seat[p, S_CAPT_MASK] &= ~(1 << c)
+            st.s[0].seat[p, S_CAPT_MASK] &= ~(1 << c)
     else:
-        st.seat[p, S_CAPT_RELICS] += d
-        st.seat[p, ctype_col(tb, rtype(tb, c))] += d
+        st.s[0].seat[p, S_CAPT_RELICS] += d
+        st.s[0].seat[p, ctype_col(tb, rtype(tb, c))] += d
 
 
 @njit(cache=True, _nrt=False)
 def capt_push(tb, st, p, c):
-    st.pile[p, PILE_CAPT, nn(st.seat[p, S_CAPT_N])] = c
-    st.seat[p, S_CAPT_N] += 1
+    st.s[0].pile[p, PILE_CAPT, nn(st.s[0].seat[p, S_CAPT_N])] = c
+    st.s[0].seat[p, S_CAPT_N] += 1
     _captured_changed(tb, st, p, c, 1)
 
 
 @njit(cache=True, _nrt=False)
 def capt_take(tb, st, p, c):
     """Remove card ``c`` from the seat's captured cards."""
-    j = find(st.pile[p, PILE_CAPT], st.seat[p, S_CAPT_N], c)
-    st.seat[p, S_CAPT_N] = remove_at(st.pile[p, PILE_CAPT], st.seat[p, S_CAPT_N], j)
+    j = find(st.s[0].pile[p, PILE_CAPT], st.s[0].seat[p, S_CAPT_N], c)
+    st.s[0].seat[p, S_CAPT_N] = remove_at(st.s[0].pile[p, PILE_CAPT], st.s[0].seat[p, S_CAPT_N], j)
     _captured_changed(tb, st, p, c, -1)
 
 
 @njit(cache=True, _nrt=False)
 def recount(tb, st):
     """Rebuild the cached counts of State.seat from the piles (after editing piles by hand)."""
-    for p in range(st.seat.shape[0]):
-        st.seat[p, S_GEMS] = 0
-        st.seat[p, S_CAPT_MASK] = 0
-        st.seat[p, S_CAPT_RELICS] = 0
-        for t in range(tb.params[P_N_TYPES]):
-            st.seat[p, ctype_col(tb, t)] = 0
+    for p in range(st.s[0].board[G_NSEAT]):
+        st.s[0].seat[p, S_GEMS] = 0
+        st.s[0].seat[p, S_CAPT_MASK] = 0
+        st.s[0].seat[p, S_CAPT_RELICS] = 0
+        for t in range(tb.t[0].params[P_N_TYPES]):
+            st.s[0].seat[p, ctype_col(tb, t)] = 0
         for k in range(4):
-            for i in range(st.seat[p, S_DECK_N + k]):
-                c = st.pile[p, k, i]
-                if c >= N_RAVENS and tb.cards[C_KIND, rtype(tb, c)] == K_GEM:
-                    st.seat[p, S_GEMS] += 1
+            for i in range(st.s[0].seat[p, S_DECK_N + k]):
+                c = st.s[0].pile[p, k, i]
+                if c >= N_RAVENS and tb.t[0].cards[C_KIND, rtype(tb, c)] == K_GEM:
+                    st.s[0].seat[p, S_GEMS] += 1
                 if k == PILE_CAPT:
                     _captured_changed(tb, st, p, c, 1)
 
 
 @njit(cache=True, _nrt=False)
 def deck_push_top(st, p, c):
-    st.pile[p, PILE_DECK, nn(st.seat[p, S_DECK_N])] = c
-    st.seat[p, S_DECK_N] += 1
-    st.seat[p, S_DECK_KNOWN] += 1  # FR-15: the owner knows what they put on top
+    st.s[0].pile[p, PILE_DECK, nn(st.s[0].seat[p, S_DECK_N])] = c
+    st.s[0].seat[p, S_DECK_N] += 1
+    st.s[0].seat[p, S_DECK_KNOWN] += 1  # FR-15: the owner knows what they put on top
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def ravens_in_hand(st, p):
     k = 0
-    for i in range(st.seat[p, S_HAND_N]):
-        if st.pile[p, PILE_HAND, i] < N_RAVENS:
+    for i in range(st.s[0].seat[p, S_HAND_N]):
+        if st.s[0].pile[p, PILE_HAND, i] < N_RAVENS:
             k += 1
     return k
 
@@ -320,12 +383,12 @@ def ravens_in_hand(st, p):
 @njit(cache=True, _nrt=False, inline="always")
 def has_captured(st, p, r):
     """Raven ``r`` (0..8) is among the seat's captured cards."""
-    return (st.seat[p, S_CAPT_MASK] >> r) & 1 == 1
+    return (st.s[0].seat[p, S_CAPT_MASK] >> r) & 1 == 1
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def captured_relics(st, p):
-    return st.seat[p, S_CAPT_RELICS]
+    return st.s[0].seat[p, S_CAPT_RELICS]
 
 
 # ---------------------------------------------------------------- legality (FR-5, FR-7)
@@ -335,15 +398,23 @@ def captured_relics(st, p):
 
 @njit(cache=True, _nrt=False, inline="always")
 def can_capt3(tb, st, p):
-    return st.seat[p, S_USED3] == 0 and tb.params[P_CAPTURE + 2] == 1 and has_captured(st, p, 2)
+    return (
+        st.s[0].seat[p, S_USED3] == 0
+        and tb.t[0].params[P_CAPTURE + 2] == 1
+        and has_captured(st, p, 2)
+    )
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def can_capt1(tb, st, p):
-    if st.seat[p, S_USED1] != 0 or tb.params[P_CAPTURE + 0] == 0 or not has_captured(st, p, 0):
+    if (
+        st.s[0].seat[p, S_USED1] != 0
+        or tb.t[0].params[P_CAPTURE + 0] == 0
+        or not has_captured(st, p, 0)
+    ):
         return False
-    for slot in range(tb.params[P_PLAYERS]):
-        if st.board[B_CENTRE + slot] >= 0 and st.board[B_LOCK + slot] == 0:
+    for slot in range(tb.t[0].params[P_PLAYERS]):
+        if st.s[0].board[B_CENTRE + slot] >= 0 and st.s[0].board[B_LOCK + slot] == 0:
             return True
     return False
 
@@ -351,11 +422,11 @@ def can_capt1(tb, st, p):
 @njit(cache=True, _nrt=False, inline="always")
 def can_thief(tb, st, p, c):
     """FR-7: a Raven, or a relic listed in thief_relics, unless the seat drew no Raven."""
-    if st.seat[p, S_NO_THIEF]:
+    if st.s[0].seat[p, S_NO_THIEF]:
         return False
     if c < N_RAVENS:
         return True
-    return tb.cards[C_THIEF, rtype(tb, c)] == 1
+    return tb.t[0].cards[C_THIEF, rtype(tb, c)] == 1
 
 
 @njit(cache=True, _nrt=False)
@@ -374,70 +445,70 @@ def shuffle(a, n, rng):
 @njit(cache=True, _nrt=False)
 def rd_index(st, k):
     """Physical index of the k-th relic from the bottom."""
-    return (st.board[G_RD_BOT] + k) & (st.board[G_RMASK])
+    return (st.s[0].board[G_RD_BOT] + k) & (st.s[0].board[G_RMASK])
 
 
 @njit(cache=True, _nrt=False)
 def rd_top_card(st):
-    n = st.board[G_RD_N]
+    n = st.s[0].board[G_RD_N]
     if n == 0:
         return -1
-    return st.board[B_RDECK + rd_index(st, n - 1)]
+    return st.s[0].board[B_RDECK + rd_index(st, n - 1)]
 
 
 @njit(cache=True, _nrt=False)
 def rd_bottom_card(st):
-    if st.board[G_RD_N] == 0:
+    if st.s[0].board[G_RD_N] == 0:
         return -1
-    return st.board[B_RDECK + st.board[G_RD_BOT]]
+    return st.s[0].board[B_RDECK + st.s[0].board[G_RD_BOT]]
 
 
 @njit(cache=True, _nrt=False)
 def rd_pop_top(st):
-    n = st.board[G_RD_N]
+    n = st.s[0].board[G_RD_N]
     if n == 0:
         return -1
-    x = st.board[B_RDECK + rd_index(st, n - 1)]
-    st.board[G_RD_N] = n - 1
-    for s in range(st.seat.shape[0]):
-        st.seat[s, S_RD_TOP] = -1
+    x = st.s[0].board[B_RDECK + rd_index(st, n - 1)]
+    st.s[0].board[G_RD_N] = n - 1
+    for s in range(st.s[0].board[G_NSEAT]):
+        st.s[0].seat[s, S_RD_TOP] = -1
         if n == 1:
-            st.seat[s, S_RD_BOT] = -1
+            st.s[0].seat[s, S_RD_BOT] = -1
     return x
 
 
 @njit(cache=True, _nrt=False)
 def rd_pop_bottom(st):
-    n = st.board[G_RD_N]
+    n = st.s[0].board[G_RD_N]
     if n == 0:
         return -1
-    x = st.board[B_RDECK + st.board[G_RD_BOT]]
-    st.board[G_RD_BOT] = rd_index(st, 1)
-    st.board[G_RD_N] = n - 1
-    for s in range(st.seat.shape[0]):
-        st.seat[s, S_RD_BOT] = -1
+    x = st.s[0].board[B_RDECK + st.s[0].board[G_RD_BOT]]
+    st.s[0].board[G_RD_BOT] = rd_index(st, 1)
+    st.s[0].board[G_RD_N] = n - 1
+    for s in range(st.s[0].board[G_NSEAT]):
+        st.s[0].seat[s, S_RD_BOT] = -1
         if n == 1:
-            st.seat[s, S_RD_TOP] = -1
+            st.s[0].seat[s, S_RD_TOP] = -1
     return x
 
 
 @njit(cache=True, _nrt=False)
 def rd_push_bottom(st, x, knowers):
     """Put relic ``x`` at the bottom; seats whose bit is set in ``knowers`` know it is there."""
-    b = (st.board[G_RD_BOT] - 1) & (st.board[G_RMASK])
-    st.board[B_RDECK + b] = x
-    st.board[G_RD_BOT] = b
-    st.board[G_RD_N] += 1
-    for s in range(st.seat.shape[0]):
-        st.seat[s, S_RD_BOT] = x if (knowers >> s) & 1 else -1
-        if st.board[G_RD_N] == 1:
-            st.seat[s, S_RD_TOP] = st.seat[s, S_RD_BOT]
+    b = (st.s[0].board[G_RD_BOT] - 1) & (st.s[0].board[G_RMASK])
+    st.s[0].board[B_RDECK + b] = x
+    st.s[0].board[G_RD_BOT] = b
+    st.s[0].board[G_RD_N] += 1
+    for s in range(st.s[0].board[G_NSEAT]):
+        st.s[0].seat[s, S_RD_BOT] = x if (knowers >> s) & 1 else -1
+        if st.s[0].board[G_RD_N] == 1:
+            st.s[0].seat[s, S_RD_TOP] = st.s[0].seat[s, S_RD_BOT]
 
 
 @njit(cache=True, _nrt=False)
 def slot_knowers(st, slot):
     m = 0
-    for s in range(st.seat.shape[0]):
-        if st.seat[s, S_CKNOWN + slot]:
+    for s in range(st.s[0].board[G_NSEAT]):
+        if st.s[0].seat[s, S_CKNOWN + slot]:
             m |= 1 << s
     return m

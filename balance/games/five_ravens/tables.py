@@ -12,6 +12,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from balance.games.five_ravens.schema import MAX_RELIC_TYPES, MAX_RELICS
+
 # Card ids inside the kernels: 0..8 are the Ravens of rank 1..9, 9 + i is relic instance i.
 N_RAVENS = 9
 RAVEN_NAMES = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
@@ -92,14 +94,53 @@ C_INST, C_KIND, C_VALUE, C_THIEF, C_TEV, C_TCARD = range(6)
 C_TYPEOF = 6  # [card id] -> card type: the Raven's index, or N_RAVENS + its relic type
 
 
-class Tables(NamedTuple):
-    """The compiled rules: the only thing the kernels see (three arrays: see State)."""
+# Fixed sizes of the kernels' arrays: their layout must not depend on the config, or a config
+# change would compile the kernels again. schema.py turns configs past them away.
+MAX_SEATS = 4
+MAX_CAP = 256  # cards per pile: the 9 Ravens and every relic
+MAX_TYPES = MAX_RELIC_TYPES
+assert N_RAVENS + MAX_RELICS <= MAX_CAP
+CARDS_W = max(MAX_CAP, 5 * (N_RAVENS + MAX_TYPES))  # the widest row of Tables.cards
+TABLES_DTYPE = np.dtype(  # np.record: see state.STATE_DTYPE
+    (
+        np.record,
+        np.dtype(
+            [
+                ("params", np.int32, (N_PARAMS,)),
+                ("cards", np.int32, (7, CARDS_W)),
+                ("weights", np.float64, (MAX_SEATS, N_WEIGHT_COLS)),
+            ],
+            align=True,
+        ),
+    )
+)
 
-    params: np.ndarray  # int32[N_PARAMS]; indexed by P_*
-    cards: np.ndarray  # int32[7, W]; C_INST[instance] -> type; C_KIND/C_VALUE/C_THIEF[type];
-    #                    C_TEV/C_TCARD[column] -> telemetry event and card type;
-    #                    C_TYPEOF[card id] -> card type
-    weights: np.ndarray  # float64[P, N_WEIGHT_COLS]; greedy weights per seat, then W_TV*, W_CV*
+
+class Tables(NamedTuple):
+    """The compiled rules: the only thing the kernels see, one record (see state.State).
+
+    ``t`` is a one-element array of TABLES_DTYPE; the kernels read ``tb.t[0].params[P_...]``
+    (constant strides, one array a call); Python code reads ``tb.params``, ``tb.cards`` and
+    ``tb.weights``.
+    """
+
+    t: np.ndarray  # TABLES_DTYPE[1]
+
+    @property
+    def params(self) -> np.ndarray:
+        """int32[N_PARAMS]; indexed by P_*."""
+        return self.t["params"][0]
+
+    @property
+    def cards(self) -> np.ndarray:
+        """int32[7, CARDS_W]; C_INST[instance] -> type; C_KIND/C_VALUE/C_THIEF[type];
+        C_TEV/C_TCARD[column] -> telemetry event and card type; C_TYPEOF[card id] -> type."""
+        return self.t["cards"][0]
+
+    @property
+    def weights(self) -> np.ndarray:
+        """float64[MAX_SEATS, N_WEIGHT_COLS]; greedy weights per seat, then W_TV*, W_CV*."""
+        return self.t["weights"][0]
 
 
 @dataclass(frozen=True)
@@ -199,8 +240,7 @@ def compile_tables(
     params[P_CAPTURE : P_CAPTURE + N_RAVENS] = capture_on
     params[P_SEAT : P_SEAT + players] = seat_kinds
     params[P_GEM : P_GEM + len(gem_table)] = gem_table
-    width = max(len(inst_type) + N_RAVENS, len(names), len(cols), 1)
-    cards = np.zeros((7, width), np.int32)
+    cards = np.zeros((7, CARDS_W), np.int32)
     cards[C_TYPEOF, :N_RAVENS] = np.arange(N_RAVENS)
     cards[C_TYPEOF, N_RAVENS : N_RAVENS + len(inst_type)] = N_RAVENS + inst_type
     cards[C_INST, : len(inst_type)] = inst_type
@@ -210,7 +250,11 @@ def compile_tables(
     cards[C_TEV, : len(cols)] = ev
     cards[C_TCARD, : len(cols)] = card
     weights = _with_derived_values(np.asarray(weights, np.float64), params)
-    k = Tables(params=params, cards=cards, weights=np.ascontiguousarray(weights, np.float64))
+    t = np.zeros(1, TABLES_DTYPE)
+    t["params"][0] = params
+    t["cards"][0] = cards
+    t["weights"][0, : weights.shape[0]] = weights
+    k = Tables(t)
     return Compiled(k=k, relic_names=names, seat_policies=tuple(config.seats), columns=tuple(cols))
 
 
