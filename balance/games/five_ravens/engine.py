@@ -124,6 +124,7 @@ from balance.games.five_ravens.state import (
     emit,
     find,
     hand_remove,
+    n_seats,
     nn,
     ravens_in_hand,
     rd_bottom_card,
@@ -184,7 +185,7 @@ from balance.rng import below, seed_stream
 def reveal_slot(tb, st, slot):
     """A centre relic turns face up: public, and locked at once if cursed (FR-4)."""
     st.s[0].board[B_FACE + slot] = 1
-    for s in range(tb.t[0].params[P_PLAYERS]):
+    for s in range(n_seats(tb)):
         st.s[0].seat[s, S_CKNOWN + slot] = 1
     if tb.t[0].cards[C_KIND, rtype(tb, st.s[0].board[B_CENTRE + slot])] == K_CURSED:
         st.s[0].board[B_LOCK + slot] = 1
@@ -231,8 +232,8 @@ def _draw(tb, st, p):
 @njit(cache=True, _nrt=False)
 def setup(tb, st, seed, game):
     """Reset ``st`` to the start of game ``game`` of run ``seed`` (rulebook Setup, FR-1..FR-3)."""
-    P = tb.t[0].params[P_PLAYERS]
-    for s in range(1 + tb.t[0].params[P_PLAYERS]):
+    P = n_seats(tb)
+    for s in range(1 + n_seats(tb)):
         seed_stream(st.s[0].rng[s], seed, game, s)
     st.s[0].board[:N_G_RESET] = 0
     st.s[0].seat[:P, : seat_width(tb)] = 0
@@ -270,7 +271,7 @@ def setup(tb, st, seed, game):
 @njit(cache=True, _nrt=False, inline="always")
 def prelude(tb, st):
     """Deal the centre and draw hands (rulebook Prelude, FR-4, FR-7)."""
-    P = tb.t[0].params[P_PLAYERS]
+    P = n_seats(tb)
     first = st.s[0].board[G_FIRST]
     emit(st, E_ROUND, st.s[0].board[G_ROUND], first, 0, 0, 0, 0, 0)
     dealt = min(P, st.s[0].board[G_RD_N])
@@ -402,7 +403,7 @@ def act_seven(tb, st, p):
         y = st.s[0].board[B_CENTRE + slot]
         knowers = slot_knowers(st, slot)
         st.s[0].board[B_CENTRE + slot] = x
-        for s in range(tb.t[0].params[P_PLAYERS]):
+        for s in range(n_seats(tb)):
             st.s[0].seat[s, S_CKNOWN + slot] = 0
         st.s[0].seat[p, S_CKNOWN + slot] = 1
         rd_push_bottom(st, y, knowers)  # the swapped relic goes under unexamined
@@ -422,7 +423,7 @@ def act_six(tb, st, p):
         reveal_slot(tb, st, slot)
     emit(st, E_FLIP, p, slot, st.s[0].board[B_CENTRE + slot], st.s[0].board[B_FACE + slot], 0, 0, 0)
     n = 0
-    for s in range(tb.t[0].params[P_PLAYERS]):
+    for s in range(n_seats(tb)):
         if (
             st.s[0].board[B_CENTRE + s] >= 0
             and st.s[0].board[B_FACE + s] == 0
@@ -437,9 +438,9 @@ def act_six(tb, st, p):
         for i in range(n):
             slot = st.aux[AUX_TMP2][i]
             st.s[0].board[B_CENTRE + slot] = st.aux[AUX_TMP][i]
-            for s in range(tb.t[0].params[P_PLAYERS]):
+            for s in range(n_seats(tb)):
                 st.s[0].seat[s, S_CKNOWN + slot] = 0
-        P = tb.t[0].params[P_PLAYERS]
+        P = n_seats(tb)
         emit(
             st,
             E_SHUFFLE_CENTRE,
@@ -521,7 +522,7 @@ def act_one(tb, st, p):
     if slot < 0:
         return
     old = st.s[0].board[B_CENTRE + slot]
-    rd_push_bottom(st, old, (1 << tb.t[0].params[P_PLAYERS]) - 1)
+    rd_push_bottom(st, old, (1 << n_seats(tb)) - 1)
     st.s[0].board[B_CENTRE + slot] = rd_pop_top(st)
     reveal_slot(tb, st, slot)
     emit(
@@ -636,7 +637,7 @@ def play_turn(tb, st, p, move, c, i=-1):
 @njit(cache=True, _nrt=False)
 def mission(tb, st, moves):
     """Turns clockwise from the first player until every seat has a thief or is done (FR-5)."""
-    P = tb.t[0].params[P_PLAYERS]
+    P = n_seats(tb)
     first = st.s[0].board[G_FIRST]
     fv = st.aux[AUX_VAL].view(np.float64)  # the greedy turn's scratch values (policies.V_*)
     while True:
@@ -686,7 +687,7 @@ def thief_rank(c):
 def steal_order(tb, st, order):
     """Fill ``order`` with seats in steal order: rank high to low, ties clockwise from the first
     player, thief-less seats last (FR-9)."""
-    P = tb.t[0].params[P_PLAYERS]
+    P = n_seats(tb)
     first = st.s[0].board[G_FIRST]
     for k in range(P):  # clockwise from the first player, then a stable insertion sort by rank
         p = first + k  # == (first + k) % P, 0 <= first < P: no division
@@ -755,7 +756,7 @@ def steal(tb, st, p, choice):
 @njit(cache=True, _nrt=False, inline="always")
 def theft(tb, st, order):
     """Theft and Capture phases (FR-9..FR-11)."""
-    P = tb.t[0].params[P_PLAYERS]
+    P = n_seats(tb)
     n = steal_order(tb, st, order)
     for i in range(n):
         p = order[i]
@@ -782,7 +783,7 @@ def theft(tb, st, order):
 @njit(cache=True, _nrt=False, inline="always")
 def epilogue(tb, st):
     """FR-12: the last stealer becomes first player; hands are discarded; next Clock."""
-    P = tb.t[0].params[P_PLAYERS]
+    P = n_seats(tb)
     st.s[0].board[G_FIRST] = st.s[0].board[G_LAST]
     for p in range(P):
         for i in range(st.s[0].seat[p, S_HAND_N]):
@@ -881,7 +882,7 @@ def rank_seats(score, capt_n, rank):
 @njit(cache=True, _nrt=False)
 def play_game(tb, st, seed, game, moves, order, score, rank, sb, cursed):
     """Play one whole game into ``st``; fills ``score`` and ``rank`` (int32[P])."""
-    P = tb.t[0].params[P_PLAYERS]
+    P = n_seats(tb)
     setup(tb, st, seed, game)
     for _ in range(tb.t[0].params[P_ROUNDS]):
         play_round(tb, st, moves, order)
@@ -896,7 +897,7 @@ def play_batch(
     tb, seed, first_game, n_games, out_score, out_rank, out_turns, out_order, out_capt, out_tele
 ):
     """Play games [first_game, first_game + n_games) into row i of the output arrays."""
-    P = tb.t[0].params[P_PLAYERS]
+    P = n_seats(tb)
     n_blocks = (n_games + BLOCK - 1) // BLOCK
     ncol = tb.t[0].params[P_N_TELE]
     nct = N_RAVENS + tb.t[0].params[P_N_TYPES]

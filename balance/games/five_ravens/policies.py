@@ -58,6 +58,7 @@ from balance.games.five_ravens.state import (
     captured_relics,
     ctype_col,
     has_captured,
+    n_seats,
     nn,
     ravens_in_hand,
     rtype,
@@ -87,7 +88,6 @@ from balance.games.five_ravens.tables import (
     P_MEAN_MILLI,
     P_N_TYPES,
     P_NINE_PEN,
-    P_PLAYERS,
     P_RELIC_THIEVES,
     P_SEAT,
     P_SIX_MAX,
@@ -146,7 +146,7 @@ def slot_ok(st, s, face):
 @njit(cache=True, _nrt=False)
 def count_slots(tb, st, face):
     n = 0
-    for s in range(tb.t[0].params[P_PLAYERS]):
+    for s in range(n_seats(tb)):
         if slot_ok(st, s, face):
             n += 1
     return n
@@ -155,7 +155,7 @@ def count_slots(tb, st, face):
 @njit(cache=True, _nrt=False)
 def nth_slot(tb, st, face, j):
     """The ``j``-th (from 0) slot that is ``slot_ok`` for ``face``, -1 if there are fewer."""
-    for s in range(tb.t[0].params[P_PLAYERS]):
+    for s in range(n_seats(tb)):
         if slot_ok(st, s, face):
             if j == 0:
                 return s
@@ -272,7 +272,7 @@ def unknown_worth(tb):
 def best_visible_gain(tb, st, p, thief):
     """Extra points the thief's capture effect would add on the best relic the seat can see."""
     best = 0.0
-    for slot in range(tb.t[0].params[P_PLAYERS]):
+    for slot in range(n_seats(tb)):
         x = known_relic(st, p, slot)
         if x >= 0:
             # relic_worth(x, thief) - relic_worth(x, no thief), without the shared part
@@ -337,7 +337,7 @@ def relic_thief_value(tb, st, p, c):
 
 @njit(cache=True, _nrt=False, inline="always")
 def _unknown_facedown(tb, st, p):
-    for slot in range(tb.t[0].params[P_PLAYERS]):
+    for slot in range(n_seats(tb)):
         if slot_ok(st, slot, FACE_DOWN) and st.s[0].seat[p, S_CKNOWN + slot] == 0:
             return slot
     return -1
@@ -348,7 +348,7 @@ def _worst_faceup(tb, st, p):
     """(slot, worth) of the least valuable unlocked face-up centre relic, slot -1 if none."""
     best = -1
     bv = 1.0e18
-    for slot in range(tb.t[0].params[P_PLAYERS]):
+    for slot in range(n_seats(tb)):
         if slot_ok(st, slot, FACE_UP):
             v = relic_worth(tb, st, p, st.s[0].board[B_CENTRE + slot], -1)
             if v < bv:
@@ -677,7 +677,7 @@ def greedy_action_values(tb, st, p, need, aval):
     w = tb.t[0].weights[p]
     if need & 0b1100100:  # the 7, 6 and 3 need to know of a face-down relic the seat has not seen
         unknown = False  # (_unknown_facedown(tb, st, p) >= 0, without a branch per slot)
-        for slot in range(tb.t[0].params[P_PLAYERS]):
+        for slot in range(n_seats(tb)):
             unknown |= (
                 (st.s[0].board[B_CENTRE + slot] >= 0)
                 & (st.s[0].board[B_LOCK + slot] == 0)
@@ -800,7 +800,7 @@ def choose_stack(tb, st, p, out):
 @njit(cache=True, _nrt=False, inline="always")
 def choose_seven(tb, st, p, x):
     """7: having seen relic ``x``, the unlocked face-down slot to swap it into, or -1 to bury."""
-    P = tb.t[0].params[P_PLAYERS]
+    P = n_seats(tb)
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
         j = below(st.s[0].rng[1 + p], 1 + count_slots(tb, st, FACE_DOWN))
@@ -824,7 +824,7 @@ def choose_seven(tb, st, p, x):
 @njit(cache=True, _nrt=False, inline="always")
 def choose_flip(tb, st, p):
     """6: the unlocked centre slot to flip (must flip one if able), -1 if none."""
-    P = tb.t[0].params[P_PLAYERS]
+    P = n_seats(tb)
     n = count_slots(tb, st, ANY_FACE)
     if n == 0:
         return -1
@@ -1009,7 +1009,7 @@ def choose_peek_end(tb, st, p):
 @njit(cache=True, _nrt=False, inline="always")
 def choose_lock(tb, st, p):
     """Captured 1: the centre slot to lock, -1 if none."""
-    P = tb.t[0].params[P_PLAYERS]
+    P = n_seats(tb)
     n = count_slots(tb, st, ANY_FACE)
     if n == 0:
         return -1
@@ -1035,7 +1035,7 @@ def choose_lock(tb, st, p):
 def choose_steal(tb, st, p):
     """FR-9: the centre slot to steal from, -1 for the relic deck's bottom (captured 2), or -2
     when there is nothing to take."""
-    P = tb.t[0].params[P_PLAYERS]
+    P = n_seats(tb)
     bottom_ok = (
         tb.t[0].params[P_CAPTURE + 1] == 1 and has_captured(st, p, 1) and st.s[0].board[G_RD_N] > 0
     )

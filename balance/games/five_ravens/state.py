@@ -217,6 +217,13 @@ def seat_width(tb):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def n_seats(tb):
+    """The number of seats, with its bound MAX_SEATS in sight of LLVM: the loops over seats and
+    centre slots are then known to be at most 4 long (no unrolled body for longer ones)."""
+    return min(tb.t[0].params[P_PLAYERS], MAX_SEATS)
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def seat_ix(p):
     """Seat ``p`` (0 <= p < 4) as an index LLVM knows is not negative: the mask changes no
     seat, and it spares every ``st.s[0].seat[p, ...]`` numba's negative-index wraparound code."""
@@ -349,7 +356,7 @@ def capt_take(tb, st, p, c):
 @njit(cache=True, _nrt=False)
 def recount(tb, st):
     """Rebuild the cached counts of State.seat from the piles (after editing piles by hand)."""
-    for p in range(st.s[0].board[G_NSEAT]):
+    for p in range(min(st.s[0].board[G_NSEAT], MAX_SEATS)):
         st.s[0].seat[p, S_GEMS] = 0
         st.s[0].seat[p, S_CAPT_MASK] = 0
         st.s[0].seat[p, S_CAPT_RELICS] = 0
@@ -413,7 +420,7 @@ def can_capt1(tb, st, p):
         or not has_captured(st, p, 0)
     ):
         return False
-    for slot in range(tb.t[0].params[P_PLAYERS]):
+    for slot in range(n_seats(tb)):
         if st.s[0].board[B_CENTRE + slot] >= 0 and st.s[0].board[B_LOCK + slot] == 0:
             return True
     return False
@@ -470,7 +477,7 @@ def rd_pop_top(st):
         return -1
     x = st.s[0].board[B_RDECK + rd_index(st, n - 1)]
     st.s[0].board[G_RD_N] = n - 1
-    for s in range(st.s[0].board[G_NSEAT]):
+    for s in range(min(st.s[0].board[G_NSEAT], MAX_SEATS)):
         st.s[0].seat[s, S_RD_TOP] = -1
         if n == 1:
             st.s[0].seat[s, S_RD_BOT] = -1
@@ -485,7 +492,7 @@ def rd_pop_bottom(st):
     x = st.s[0].board[B_RDECK + st.s[0].board[G_RD_BOT]]
     st.s[0].board[G_RD_BOT] = rd_index(st, 1)
     st.s[0].board[G_RD_N] = n - 1
-    for s in range(st.s[0].board[G_NSEAT]):
+    for s in range(min(st.s[0].board[G_NSEAT], MAX_SEATS)):
         st.s[0].seat[s, S_RD_BOT] = -1
         if n == 1:
             st.s[0].seat[s, S_RD_TOP] = -1
@@ -499,7 +506,7 @@ def rd_push_bottom(st, x, knowers):
     st.s[0].board[B_RDECK + b] = x
     st.s[0].board[G_RD_BOT] = b
     st.s[0].board[G_RD_N] += 1
-    for s in range(st.s[0].board[G_NSEAT]):
+    for s in range(min(st.s[0].board[G_NSEAT], MAX_SEATS)):
         st.s[0].seat[s, S_RD_BOT] = x if (knowers >> s) & 1 else -1
         if st.s[0].board[G_RD_N] == 1:
             st.s[0].seat[s, S_RD_TOP] = st.s[0].seat[s, S_RD_BOT]
@@ -508,7 +515,7 @@ def rd_push_bottom(st, x, knowers):
 @njit(cache=True, _nrt=False)
 def slot_knowers(st, slot):
     m = 0
-    for s in range(st.s[0].board[G_NSEAT]):
+    for s in range(min(st.s[0].board[G_NSEAT], MAX_SEATS)):
         if st.s[0].seat[s, S_CKNOWN + slot]:
             m |= 1 << s
     return m
