@@ -68,6 +68,7 @@ from balance.games.five_ravens.state import (
     E_UNCLAIMED,
     G_FIRST,
     G_LAST,
+    G_LOG_N,
     G_RD_BOT,
     G_RD_N,
     G_ROUND,
@@ -112,6 +113,7 @@ from balance.games.five_ravens.state import (
     ST_ACTIVE,
     ST_DONE,
     ST_THIEF,
+    State,
     alloc_state,
     can_capt1,
     can_capt3,
@@ -153,6 +155,7 @@ from balance.games.five_ravens.tables import (
     K_CURSED,
     K_GEM,
     K_HOLLOW,
+    MAX_SEATS,
     N_RAVENS,
     P_ACTION,
     P_CAPTURE,
@@ -177,6 +180,7 @@ from balance.games.five_ravens.tables import (
     P_SIX_MULT,
     POL_GREEDY,
     Compiled,
+    Tables,
 )
 from balance.rng import below, seed_stream
 
@@ -184,11 +188,11 @@ from balance.rng import below, seed_stream
 @njit(cache=True, _nrt=False)
 def reveal_slot(tb, st, slot):
     """A centre relic turns face up: public, and locked at once if cursed (FR-4)."""
-    st.s[0].board[B_FACE + slot] = 1
+    st.r.board[B_FACE + slot] = 1
     for s in range(n_seats(tb)):
-        st.s[0].seat[s, S_CKNOWN + slot] = 1
-    if tb.t[0].cards[C_KIND, rtype(tb, st.s[0].board[B_CENTRE + slot])] == K_CURSED:
-        st.s[0].board[B_LOCK + slot] = 1
+        st.r.seat[s, S_CKNOWN + slot] = 1
+    if tb.r.cards[C_KIND, rtype(tb, st.r.board[B_CENTRE + slot])] == K_CURSED:
+        st.r.board[B_LOCK + slot] = 1
 
 
 # ---------------------------------------------------------------- drawing
@@ -203,24 +207,24 @@ def draw(tb, st, p):
 @njit(cache=True, _nrt=False, inline="always")
 def _draw(tb, st, p):
     """draw, inlined in the Prelude (16 draws a round, each call passing ~70 array fields)."""
-    if st.s[0].seat[p, S_DECK_N] == 0:
-        n = st.s[0].seat[p, S_DISC_N]
+    if st.r.seat[p, S_DECK_N] == 0:
+        n = st.r.seat[p, S_DISC_N]
         if n == 0:
             return -1
         for i in range(n):
-            st.s[0].pile[p, PILE_DECK, i] = st.s[0].pile[p, PILE_DISC, i]
-        st.s[0].seat[p, S_DISC_N] = 0
-        shuffle(st.s[0].pile[p, PILE_DECK], n, st.s[0].rng[0])
-        st.s[0].seat[p, S_DECK_N] = n
-        st.s[0].seat[p, S_DECK_KNOWN] = 0
+            st.r.pile[p, PILE_DECK, i] = st.r.pile[p, PILE_DISC, i]
+        st.r.seat[p, S_DISC_N] = 0
+        shuffle(st.r.pile[p, PILE_DECK], n, st.r.rng[0])
+        st.r.seat[p, S_DECK_N] = n
+        st.r.seat[p, S_DECK_KNOWN] = 0
         emit(st, E_SHUFFLE, p, n, 0, 0, 0, 0, 0)
-    n = st.s[0].seat[p, S_DECK_N] - 1
-    c = st.s[0].pile[p, PILE_DECK, nn(n)]
-    st.s[0].seat[p, S_DECK_N] = n
-    if st.s[0].seat[p, S_DECK_KNOWN] > 0:
-        st.s[0].seat[p, S_DECK_KNOWN] -= 1
-    st.s[0].pile[p, PILE_HAND, nn(st.s[0].seat[p, S_HAND_N])] = c
-    st.s[0].seat[p, S_HAND_N] += 1
+    n = st.r.seat[p, S_DECK_N] - 1
+    c = st.r.pile[p, PILE_DECK, nn(n)]
+    st.r.seat[p, S_DECK_N] = n
+    if st.r.seat[p, S_DECK_KNOWN] > 0:
+        st.r.seat[p, S_DECK_KNOWN] -= 1
+    st.r.pile[p, PILE_HAND, nn(st.r.seat[p, S_HAND_N])] = c
+    st.r.seat[p, S_HAND_N] += 1
     count(tb, st, p, EV_DRAWN, c)
     emit(st, E_DRAW, p, c, 0, 0, 0, 0, 0)
     return c
@@ -234,84 +238,84 @@ def setup(tb, st, seed, game):
     """Reset ``st`` to the start of game ``game`` of run ``seed`` (rulebook Setup, FR-1..FR-3)."""
     P = n_seats(tb)
     for s in range(1 + n_seats(tb)):
-        seed_stream(st.s[0].rng[s], seed, game, s)
-    st.s[0].board[:N_G_RESET] = 0
-    st.s[0].seat[:P, : seat_width(tb)] = 0
+        seed_stream(st.r.rng[s], seed, game, s)
+    st.r.board[:N_G_RESET] = 0
+    st.r.seat[:P, : seat_width(tb)] = 0
     for p in range(P):
-        st.s[0].seat[p, S_HAND_N] = 0
-        st.s[0].seat[p, S_DISC_N] = 0
-        st.s[0].seat[p, S_CAPT_N] = 0
-        st.s[0].seat[p, S_DECK_KNOWN] = 0
-        st.s[0].seat[p, S_DOUBLED] = -1
-        st.s[0].seat[p, S_THIEF] = -1
-        st.s[0].seat[p, S_RD_TOP] = -1
-        st.s[0].seat[p, S_RD_BOT] = -1
-        st.s[0].board[B_CENTRE + p] = -1
-        st.s[0].board[B_FACE + p] = 0
-        st.s[0].board[B_LOCK + p] = 0
+        st.r.seat[p, S_HAND_N] = 0
+        st.r.seat[p, S_DISC_N] = 0
+        st.r.seat[p, S_CAPT_N] = 0
+        st.r.seat[p, S_DECK_KNOWN] = 0
+        st.r.seat[p, S_DOUBLED] = -1
+        st.r.seat[p, S_THIEF] = -1
+        st.r.seat[p, S_RD_TOP] = -1
+        st.r.seat[p, S_RD_BOT] = -1
+        st.r.board[B_CENTRE + p] = -1
+        st.r.board[B_FACE + p] = 0
+        st.r.board[B_LOCK + p] = 0
         for r in range(N_RAVENS):
-            st.s[0].pile[p, PILE_DECK, r] = r
-        st.s[0].seat[p, S_DECK_N] = N_RAVENS
-        shuffle(st.s[0].pile[p, PILE_DECK], N_RAVENS, st.s[0].rng[0])
-    n = tb.t[0].params[P_N_RELICS]
+            st.r.pile[p, PILE_DECK, r] = r
+        st.r.seat[p, S_DECK_N] = N_RAVENS
+        shuffle(st.r.pile[p, PILE_DECK], N_RAVENS, st.r.rng[0])
+    n = tb.r.params[P_N_RELICS]
     for i in range(n):
-        st.s[0].board[B_RDECK + i] = N_RAVENS + i
-    shuffle(st.s[0].board[B_RDECK:], n, st.s[0].rng[0])
-    st.s[0].board[G_RD_BOT] = 0
-    st.s[0].board[G_RD_N] = n
+        st.r.board[B_RDECK + i] = N_RAVENS + i
+    shuffle(st.r.board[B_RDECK:], n, st.r.rng[0])
+    st.r.board[G_RD_BOT] = 0
+    st.r.board[G_RD_N] = n
     # FR-3: relics removed unseen (8 in a two-player game).
-    for _ in range(min(tb.t[0].params[P_REMOVED], n)):
+    for _ in range(min(tb.r.params[P_REMOVED], n)):
         x = rd_pop_top(st)
         emit(st, E_REMOVED, x, 0, 0, 0, 0, 0, 0)
-    first = below(st.s[0].rng[0], P)
-    st.s[0].board[G_FIRST] = first
-    st.s[0].board[G_START] = first
+    first = below(st.r.rng[0], P)
+    st.r.board[G_FIRST] = first
+    st.r.board[G_START] = first
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def prelude(tb, st):
     """Deal the centre and draw hands (rulebook Prelude, FR-4, FR-7)."""
     P = n_seats(tb)
-    first = st.s[0].board[G_FIRST]
-    emit(st, E_ROUND, st.s[0].board[G_ROUND], first, 0, 0, 0, 0, 0)
-    dealt = min(P, st.s[0].board[G_RD_N])
+    first = st.r.board[G_FIRST]
+    emit(st, E_ROUND, st.r.board[G_ROUND], first, 0, 0, 0, 0, 0)
+    dealt = min(P, st.r.board[G_RD_N])
     for slot in range(P):
-        st.s[0].board[B_LOCK + slot] = 0
-        st.s[0].board[B_FACE + slot] = 0
+        st.r.board[B_LOCK + slot] = 0
+        st.r.board[B_FACE + slot] = 0
         for s in range(P):
-            st.s[0].seat[s, S_CKNOWN + slot] = 0
+            st.r.seat[s, S_CKNOWN + slot] = 0
         if slot < dealt:
-            st.s[0].board[B_CENTRE + slot] = rd_pop_top(st)
+            st.r.board[B_CENTRE + slot] = rd_pop_top(st)
             if slot < dealt - 1:  # FR-4: the last relic dealt is face down
                 reveal_slot(tb, st, slot)
             emit(
                 st,
                 E_DEAL,
                 slot,
-                st.s[0].board[B_CENTRE + slot],
-                st.s[0].board[B_FACE + slot],
-                st.s[0].board[B_LOCK + slot],
+                st.r.board[B_CENTRE + slot],
+                st.r.board[B_FACE + slot],
+                st.r.board[B_LOCK + slot],
                 0,
                 0,
                 0,
             )
         else:
-            st.s[0].board[B_CENTRE + slot] = -1
+            st.r.board[B_CENTRE + slot] = -1
     for k in range(P):
         p = first + k  # == (first + k) % P, 0 <= first < P: no division
         if p >= P:
             p -= P
         p = seat_ix(p)
-        for _ in range(tb.t[0].params[P_HAND]):
+        for _ in range(tb.r.params[P_HAND]):
             _draw(tb, st, p)
     for p in range(P):
-        st.s[0].seat[p, S_THIEF] = -1
-        st.s[0].seat[p, S_STATUS] = ST_ACTIVE
-        st.s[0].seat[p, S_USED3] = 0
-        st.s[0].seat[p, S_USED1] = 0
-        st.s[0].seat[p, S_TURNS] = 0
-        st.s[0].seat[p, S_NO_THIEF] = 1 if ravens_in_hand(st, p) == 0 else 0
-        if st.s[0].seat[p, S_NO_THIEF]:
+        st.r.seat[p, S_THIEF] = -1
+        st.r.seat[p, S_STATUS] = ST_ACTIVE
+        st.r.seat[p, S_USED3] = 0
+        st.r.seat[p, S_USED1] = 0
+        st.r.seat[p, S_TURNS] = 0
+        st.r.seat[p, S_NO_THIEF] = 1 if ravens_in_hand(st, p) == 0 else 0
+        if st.r.seat[p, S_NO_THIEF]:
             emit(st, E_NOTHIEF, p, 0, 0, 0, 0, 0, 0)
 
 
@@ -328,10 +332,10 @@ def can_play_action(st, p, c):
 def legal_moves(tb, st, p, moves):
     """Fill ``moves`` (int32[k, 2]: move, card) with the seat's legal turns; returns k (FR-5)."""
     k = 0
-    capped = st.s[0].seat[p, S_TURNS] >= MAX_ROUND_TURNS
+    capped = st.r.seat[p, S_TURNS] >= MAX_ROUND_TURNS
     n_rav = ravens_in_hand(st, p)
-    for i in range(st.s[0].seat[p, S_HAND_N]):
-        c = st.s[0].pile[p, PILE_HAND, i]
+    for i in range(st.r.seat[p, S_HAND_N]):
+        c = st.r.pile[p, PILE_HAND, i]
         if not capped and c < N_RAVENS and n_rav >= 2:
             moves[k, 0] = M_ACTION
             moves[k, 1] = c
@@ -374,16 +378,12 @@ def act_eight(tb, st, p):
     n = pol.choose_stack(tb, st, p, st.aux[AUX_TMP])
     for i in range(n):
         c = st.aux[AUX_TMP][i]
-        j = find(st.s[0].pile[p, PILE_HAND], st.s[0].seat[p, S_HAND_N], c)
+        j = find(st.r.pile[p, PILE_HAND], st.r.seat[p, S_HAND_N], c)
         if j >= 0:
-            st.s[0].seat[p, S_HAND_N] = remove_at(
-                st.s[0].pile[p, PILE_HAND], st.s[0].seat[p, S_HAND_N], j
-            )
+            st.r.seat[p, S_HAND_N] = remove_at(st.r.pile[p, PILE_HAND], st.r.seat[p, S_HAND_N], j)
         else:
-            j = find(st.s[0].pile[p, PILE_DISC], st.s[0].seat[p, S_DISC_N], c)
-            st.s[0].seat[p, S_DISC_N] = remove_at(
-                st.s[0].pile[p, PILE_DISC], st.s[0].seat[p, S_DISC_N], j
-            )
+            j = find(st.r.pile[p, PILE_DISC], st.r.seat[p, S_DISC_N], c)
+            st.r.seat[p, S_DISC_N] = remove_at(st.r.pile[p, PILE_DISC], st.r.seat[p, S_DISC_N], j)
         deck_push_top(st, p, c)
         emit(st, E_TOP, p, c, 0, 0, 0, 0, 0)
 
@@ -400,12 +400,12 @@ def act_seven(tb, st, p):
         rd_push_bottom(st, x, 1 << p)
         emit(st, E_SEVEN, p, x, -1, -1, 0, 0, 0)
     else:
-        y = st.s[0].board[B_CENTRE + slot]
+        y = st.r.board[B_CENTRE + slot]
         knowers = slot_knowers(st, slot)
-        st.s[0].board[B_CENTRE + slot] = x
+        st.r.board[B_CENTRE + slot] = x
         for s in range(n_seats(tb)):
-            st.s[0].seat[s, S_CKNOWN + slot] = 0
-        st.s[0].seat[p, S_CKNOWN + slot] = 1
+            st.r.seat[s, S_CKNOWN + slot] = 0
+        st.r.seat[p, S_CKNOWN + slot] = 1
         rd_push_bottom(st, y, knowers)  # the swapped relic goes under unexamined
         emit(st, E_SEVEN, p, x, slot, y, 0, 0, 0)
 
@@ -417,39 +417,39 @@ def act_six(tb, st, p):
     slot = pol.choose_flip(tb, st, p)
     if slot < 0:
         return
-    if st.s[0].board[B_FACE + slot]:
-        st.s[0].board[B_FACE + slot] = 0  # everyone saw it face up, so everyone still knows it
+    if st.r.board[B_FACE + slot]:
+        st.r.board[B_FACE + slot] = 0  # everyone saw it face up, so everyone still knows it
     else:
         reveal_slot(tb, st, slot)
-    emit(st, E_FLIP, p, slot, st.s[0].board[B_CENTRE + slot], st.s[0].board[B_FACE + slot], 0, 0, 0)
+    emit(st, E_FLIP, p, slot, st.r.board[B_CENTRE + slot], st.r.board[B_FACE + slot], 0, 0, 0)
     n = 0
     for s in range(n_seats(tb)):
         if (
-            st.s[0].board[B_CENTRE + s] >= 0
-            and st.s[0].board[B_FACE + s] == 0
-            and st.s[0].board[B_LOCK + s] == 0
+            st.r.board[B_CENTRE + s] >= 0
+            and st.r.board[B_FACE + s] == 0
+            and st.r.board[B_LOCK + s] == 0
         ):
             st.aux[AUX_TMP2][n] = s
             n += 1
     if n >= 2 and pol.choose_shuffle(tb, st, p):
         for i in range(n):
-            st.aux[AUX_TMP][i] = st.s[0].board[B_CENTRE + st.aux[AUX_TMP2][i]]
-        shuffle(st.aux[AUX_TMP], n, st.s[0].rng[0])
+            st.aux[AUX_TMP][i] = st.r.board[B_CENTRE + st.aux[AUX_TMP2][i]]
+        shuffle(st.aux[AUX_TMP], n, st.r.rng[0])
         for i in range(n):
             slot = st.aux[AUX_TMP2][i]
-            st.s[0].board[B_CENTRE + slot] = st.aux[AUX_TMP][i]
+            st.r.board[B_CENTRE + slot] = st.aux[AUX_TMP][i]
             for s in range(n_seats(tb)):
-                st.s[0].seat[s, S_CKNOWN + slot] = 0
+                st.r.seat[s, S_CKNOWN + slot] = 0
         P = n_seats(tb)
         emit(
             st,
             E_SHUFFLE_CENTRE,
             p,
             n,
-            st.s[0].board[B_CENTRE + 0],
-            st.s[0].board[B_CENTRE + 1],
-            st.s[0].board[B_CENTRE + 2] if P > 2 else -1,
-            st.s[0].board[B_CENTRE + 3] if P > 3 else -1,
+            st.r.board[B_CENTRE + 0],
+            st.r.board[B_CENTRE + 1],
+            st.r.board[B_CENTRE + 2] if P > 2 else -1,
+            st.r.board[B_CENTRE + 3] if P > 3 else -1,
             0,
         )
 
@@ -461,20 +461,16 @@ def act_five(tb, st, p):
     c = pol.choose_capture(tb, st, p)
     if c < 0:
         return
-    j = find(st.s[0].pile[p, PILE_HAND], st.s[0].seat[p, S_HAND_N], c)
+    j = find(st.r.pile[p, PILE_HAND], st.r.seat[p, S_HAND_N], c)
     if j >= 0:
-        st.s[0].seat[p, S_HAND_N] = remove_at(
-            st.s[0].pile[p, PILE_HAND], st.s[0].seat[p, S_HAND_N], j
-        )
+        st.r.seat[p, S_HAND_N] = remove_at(st.r.pile[p, PILE_HAND], st.r.seat[p, S_HAND_N], j)
     else:
-        j = find(st.s[0].pile[p, PILE_DISC], st.s[0].seat[p, S_DISC_N], c)
-        st.s[0].seat[p, S_DISC_N] = remove_at(
-            st.s[0].pile[p, PILE_DISC], st.s[0].seat[p, S_DISC_N], j
-        )
+        j = find(st.r.pile[p, PILE_DISC], st.r.seat[p, S_DISC_N], c)
+        st.r.seat[p, S_DISC_N] = remove_at(st.r.pile[p, PILE_DISC], st.r.seat[p, S_DISC_N], j)
     capt_push(tb, st, p, c)
     count(tb, st, p, EV_CAPTURED, c)
     emit(st, E_CAPTURE5, p, c, 0, 0, 0, 0, 0)
-    if c == 6 and tb.t[0].params[P_CAPTURE + 6] == 1:  # FR-8: a 7 captured this way rescues at once
+    if c == 6 and tb.r.params[P_CAPTURE + 6] == 1:  # FR-8: a 7 captured this way rescues at once
         rescue(tb, st, p, 6)
 
 
@@ -499,8 +495,8 @@ def act_three(tb, st, p):
     p = seat_ix(p)
     slot = pol.choose_examine(tb, st, p)
     if slot >= 0:
-        st.s[0].seat[p, S_CKNOWN + slot] = 1
-        emit(st, E_EXAMINE, p, slot, st.s[0].board[B_CENTRE + slot], 0, 0, 0, 0)
+        st.r.seat[p, S_CKNOWN + slot] = 1
+        emit(st, E_EXAMINE, p, slot, st.r.board[B_CENTRE + slot], 0, 0, 0, 0)
 
 
 @njit(cache=True, _nrt=False)
@@ -510,7 +506,7 @@ def act_two(tb, st, p):
     c = pol.choose_borrow(tb, st, p)
     if c >= 0:
         emit(st, E_ACTION, p, c, 1, 0, 0, 0, 0)
-        if tb.t[0].params[P_ACTION + c] == 1:
+        if tb.r.params[P_ACTION + c] == 1:
             resolve_other(tb, st, p, c)
 
 
@@ -521,9 +517,9 @@ def act_one(tb, st, p):
     slot = pol.choose_replace(tb, st, p)
     if slot < 0:
         return
-    old = st.s[0].board[B_CENTRE + slot]
+    old = st.r.board[B_CENTRE + slot]
     rd_push_bottom(st, old, (1 << n_seats(tb)) - 1)
-    st.s[0].board[B_CENTRE + slot] = rd_pop_top(st)
+    st.r.board[B_CENTRE + slot] = rd_pop_top(st)
     reveal_slot(tb, st, slot)
     emit(
         st,
@@ -531,8 +527,8 @@ def act_one(tb, st, p):
         p,
         slot,
         old,
-        st.s[0].board[B_CENTRE + slot],
-        st.s[0].board[B_LOCK + slot],
+        st.r.board[B_CENTRE + slot],
+        st.r.board[B_LOCK + slot],
         0,
         0,
     )
@@ -563,7 +559,7 @@ def resolve_other(tb, st, p, c):
 @njit(cache=True, _nrt=False, inline="always")
 def resolve_action(tb, st, p, c):
     """Resolve the action text of Raven ``c`` for seat ``p`` (does nothing if switched off)."""
-    if tb.t[0].params[P_ACTION + c] == 0:
+    if tb.r.params[P_ACTION + c] == 0:
         return
     if c == 1:
         act_two(tb, st, p)
@@ -575,13 +571,13 @@ def resolve_action(tb, st, p, c):
 def capt3_action(tb, st, p):
     """Captured 3, once a round: look at the top or the bottom relic of the relic deck."""
     p = seat_ix(p)
-    st.s[0].seat[p, S_USED3] = 1
+    st.r.seat[p, S_USED3] = 1
     bottom = pol.choose_peek_end(tb, st, p)
     x = rd_bottom_card(st) if bottom else rd_top_card(st)
     if bottom:
-        st.s[0].seat[p, S_RD_BOT] = x
+        st.r.seat[p, S_RD_BOT] = x
     else:
-        st.s[0].seat[p, S_RD_TOP] = x
+        st.r.seat[p, S_RD_TOP] = x
     emit(st, E_CAPT3, p, bottom, x, 0, 0, 0, 0)
 
 
@@ -589,17 +585,17 @@ def capt3_action(tb, st, p):
 def capt1_action(tb, st, p):
     """Captured 1, once a round: lock one centre relic until the round ends."""
     p = seat_ix(p)
-    st.s[0].seat[p, S_USED1] = 1
+    st.r.seat[p, S_USED1] = 1
     slot = pol.choose_lock(tb, st, p)
     if slot >= 0:
-        st.s[0].board[B_LOCK + slot] = 1
+        st.r.board[B_LOCK + slot] = 1
         emit(
             st,
             E_LOCK,
             p,
             slot,
-            st.s[0].board[B_CENTRE + slot],
-            st.s[0].board[B_FACE + slot],
+            st.r.board[B_CENTRE + slot],
+            st.r.board[B_FACE + slot],
             0,
             0,
             0,
@@ -610,14 +606,12 @@ def capt1_action(tb, st, p):
 def play_turn(tb, st, p, move, c, i=-1):
     """Carry out one Mission turn (FR-5) chosen by the seat's policy; ``c`` is at index ``i``
     of the hand, or ``i`` is -1 (look it up)."""
-    st.s[0].board[G_TURNS] += 1
-    st.s[0].seat[p, S_TURNS] += 1
+    st.r.board[G_TURNS] += 1
+    st.r.seat[p, S_TURNS] += 1
     if move in (M_ACTION, M_THIEF):
         if i < 0:
-            i = find(st.s[0].pile[p, PILE_HAND], st.s[0].seat[p, S_HAND_N], c)
-        st.s[0].seat[p, S_HAND_N] = remove_at(
-            st.s[0].pile[p, PILE_HAND], st.s[0].seat[p, S_HAND_N], i
-        )
+            i = find(st.r.pile[p, PILE_HAND], st.r.seat[p, S_HAND_N], c)
+        st.r.seat[p, S_HAND_N] = remove_at(st.r.pile[p, PILE_HAND], st.r.seat[p, S_HAND_N], i)
     if move == M_ACTION:  # the card is in no pile while it resolves
         count(tb, st, p, EV_PLAYED, c)
         emit(st, E_ACTION, p, c, 0, 0, 0, 0, 0)
@@ -628,8 +622,8 @@ def play_turn(tb, st, p, move, c, i=-1):
     elif move == M_CAPT1:
         capt1_action(tb, st, p)
     elif move == M_THIEF:
-        st.s[0].seat[p, S_THIEF] = c
-        st.s[0].seat[p, S_STATUS] = ST_THIEF
+        st.r.seat[p, S_THIEF] = c
+        st.r.seat[p, S_STATUS] = ST_THIEF
         count(tb, st, p, EV_THIEF, c)
         emit(st, E_THIEF, p, c, 0, 0, 0, 0, 0)
 
@@ -638,7 +632,7 @@ def play_turn(tb, st, p, move, c, i=-1):
 def mission(tb, st, moves):
     """Turns clockwise from the first player until every seat has a thief or is done (FR-5)."""
     P = n_seats(tb)
-    first = st.s[0].board[G_FIRST]
+    first = st.r.board[G_FIRST]
     fv = st.aux[AUX_VAL].view(np.float64)  # the greedy turn's scratch values (policies.V_*)
     while True:
         acted = False
@@ -647,7 +641,7 @@ def mission(tb, st, moves):
             if p >= P:
                 p -= P
             p = seat_ix(p)
-            if st.s[0].seat[p, S_STATUS] != ST_ACTIVE:
+            if st.r.seat[p, S_STATUS] != ST_ACTIVE:
                 continue
             if pol._kind(tb, st, p) == POL_GREEDY:  # no list of legal moves needed
                 mv, c, hi = pol._greedy_turn(tb, st, p, fv)  # inlined
@@ -661,7 +655,7 @@ def mission(tb, st, moves):
                     mv = moves[i, 0]
                     c = moves[i, 1]
             if mv == M_NONE:
-                st.s[0].seat[p, S_STATUS] = ST_DONE
+                st.r.seat[p, S_STATUS] = ST_DONE
                 emit(st, E_DONE, p, 0, 0, 0, 0, 0, 0)
                 continue
             play_turn(tb, st, p, mv, c, hi)
@@ -688,15 +682,15 @@ def steal_order(tb, st, order):
     """Fill ``order`` with seats in steal order: rank high to low, ties clockwise from the first
     player, thief-less seats last (FR-9)."""
     P = n_seats(tb)
-    first = st.s[0].board[G_FIRST]
+    first = st.r.board[G_FIRST]
     for k in range(P):  # clockwise from the first player, then a stable insertion sort by rank
         p = first + k  # == (first + k) % P, 0 <= first < P: no division
         if p >= P:
             p -= P
         p = seat_ix(p)
-        r = thief_rank(st.s[0].seat[p, S_THIEF])
+        r = thief_rank(st.r.seat[p, S_THIEF])
         j = k
-        while j > 0 and thief_rank(st.s[0].seat[order[j - 1], S_THIEF]) < r:
+        while j > 0 and thief_rank(st.r.seat[order[j - 1], S_THIEF]) < r:
             order[j] = order[j - 1]
             j -= 1
         order[j] = p
@@ -712,8 +706,8 @@ def rescue(tb, st, p, exclude):
         return
     capt_take(tb, st, p, c)
     deck_push_top(st, p, c)
-    if c == 5 or c == st.s[0].seat[p, S_DOUBLED]:  # a rescued 6 or chest is no longer doubled
-        st.s[0].seat[p, S_DOUBLED] = -1
+    if c == 5 or c == st.r.seat[p, S_DOUBLED]:  # a rescued 6 or chest is no longer doubled
+        st.r.seat[p, S_DOUBLED] = -1
     emit(st, E_RESCUE, p, c, 0, 0, 0, 0, 0)
 
 
@@ -721,29 +715,29 @@ def rescue(tb, st, p, exclude):
 def steal(tb, st, p, choice):
     """Seat ``p`` takes centre slot ``choice`` (or -1: the relic deck's bottom, captured 2) and
     places it by FR-10. Returns the relic instance card id, or -1 if nothing was taken."""
-    c = st.s[0].seat[p, S_THIEF]
+    c = st.r.seat[p, S_THIEF]
     if choice < 0:
         x = rd_pop_bottom(st)
     else:
-        x = st.s[0].board[B_CENTRE + choice]
-        st.s[0].board[B_CENTRE + choice] = -1
+        x = st.r.board[B_CENTRE + choice]
+        st.r.board[B_CENTRE + choice] = -1
     if x < 0:
         return -1
     count(tb, st, p, EV_STOLEN, x)
-    if tb.t[0].cards[C_KIND, rtype(tb, x)] == K_GEM:
-        st.s[0].seat[p, S_GEMS] += 1
+    if tb.r.cards[C_KIND, rtype(tb, x)] == K_GEM:
+        st.r.seat[p, S_GEMS] += 1
     t = rtype(tb, x)
     where = 0
-    if c == 4 and tb.t[0].params[P_CAPTURE + 4] == 1:  # FR-10: stolen with the 5 -> captured
+    if c == 4 and tb.r.params[P_CAPTURE + 4] == 1:  # FR-10: stolen with the 5 -> captured
         where = 1
     elif (
         c == 5
-        and tb.t[0].params[P_CAPTURE + 5] == 1
-        and tb.t[0].cards[C_KIND, t] == K_CHEST
-        and tb.t[0].cards[C_VALUE, t] <= tb.t[0].params[P_SIX_MAX]
+        and tb.r.params[P_CAPTURE + 5] == 1
+        and tb.r.cards[C_KIND, t] == K_CHEST
+        and tb.r.cards[C_VALUE, t] <= tb.r.params[P_SIX_MAX]
     ):  # FR-10: a chest stolen with the 6 is captured with it and doubled
         where = 2
-        st.s[0].seat[p, S_DOUBLED] = x
+        st.r.seat[p, S_DOUBLED] = x
     if where == 0:
         disc_push(st, p, x)
     else:
@@ -764,19 +758,19 @@ def theft(tb, st, order):
         if choice != -2:
             x = steal(tb, st, p, choice)
             if x >= 0:
-                st.s[0].board[G_LAST] = p
-        c = st.s[0].seat[p, S_THIEF]
+                st.r.board[G_LAST] = p
+        c = st.r.seat[p, S_THIEF]
         if c >= 0:  # FR-11: every revealed thief is captured
             capt_push(tb, st, p, c)
             count(tb, st, p, EV_CAPTURED, c)
             emit(st, E_CAPTURED, p, c, 0, 0, 0, 0, 0)
-            if c == 6 and tb.t[0].params[P_CAPTURE + 6] == 1:
+            if c == 6 and tb.r.params[P_CAPTURE + 6] == 1:
                 rescue(tb, st, p, 6)
     for slot in range(P):  # unclaimed relics go under the relic deck
-        x = st.s[0].board[B_CENTRE + slot]
+        x = st.r.board[B_CENTRE + slot]
         if x >= 0:
             rd_push_bottom(st, x, slot_knowers(st, slot))
-            st.s[0].board[B_CENTRE + slot] = -1
+            st.r.board[B_CENTRE + slot] = -1
             emit(st, E_UNCLAIMED, slot, x, 0, 0, 0, 0, 0)
 
 
@@ -784,19 +778,19 @@ def theft(tb, st, order):
 def epilogue(tb, st):
     """FR-12: the last stealer becomes first player; hands are discarded; next Clock."""
     P = n_seats(tb)
-    st.s[0].board[G_FIRST] = st.s[0].board[G_LAST]
+    st.r.board[G_FIRST] = st.r.board[G_LAST]
     for p in range(P):
-        for i in range(st.s[0].seat[p, S_HAND_N]):
-            disc_push(st, p, st.s[0].pile[p, PILE_HAND, i])
-        st.s[0].seat[p, S_HAND_N] = 0
-        st.s[0].seat[p, S_THIEF] = -1
-    st.s[0].board[G_ROUND] += 1
-    emit(st, E_EPILOGUE, st.s[0].board[G_ROUND], st.s[0].board[G_FIRST], 0, 0, 0, 0, 0)
+        for i in range(st.r.seat[p, S_HAND_N]):
+            disc_push(st, p, st.r.pile[p, PILE_HAND, i])
+        st.r.seat[p, S_HAND_N] = 0
+        st.r.seat[p, S_THIEF] = -1
+    st.r.board[G_ROUND] += 1
+    emit(st, E_EPILOGUE, st.r.board[G_ROUND], st.r.board[G_FIRST], 0, 0, 0, 0, 0)
 
 
 @njit(cache=True, _nrt=False)
 def play_round(tb, st, moves, order):
-    st.s[0].board[G_LAST] = st.s[0].board[G_FIRST]  # if nobody steals, the first player stays
+    st.r.board[G_LAST] = st.r.board[G_FIRST]  # if nobody steals, the first player stays
     prelude(tb, st)
     mission(tb, st, moves)
     theft(tb, st, order)
@@ -813,18 +807,16 @@ def _score_pile(tb, st, p, pile, n, captured, sb, cursed):
         if c < N_RAVENS:
             continue
         t = rtype(tb, c)
-        kind = tb.t[0].cards[C_KIND, t]
+        kind = tb.r.cards[C_KIND, t]
         if kind == K_CHEST:
-            v = tb.t[0].cards[C_VALUE, t]
-            if captured and st.s[0].seat[p, S_DOUBLED] == c:
-                v *= tb.t[0].params[P_SIX_MULT]
+            v = tb.r.cards[C_VALUE, t]
+            if captured and st.r.seat[p, S_DOUBLED] == c:
+                v *= tb.r.params[P_SIX_MULT]
             sb[SB_CHESTS] += v
         elif kind == K_GEM:
             sb[SB_N_GEMS] += 1
         elif kind == K_HOLLOW:
-            sb[SB_HOLLOWS] += (
-                tb.t[0].params[P_HOLLOW_CAPT] if captured else tb.t[0].params[P_HOLLOW]
-            )
+            sb[SB_HOLLOWS] += tb.r.params[P_HOLLOW_CAPT] if captured else tb.r.params[P_HOLLOW]
         elif kind == K_CURSED and captured:
             cursed[t] += 1
 
@@ -837,30 +829,30 @@ def score_breakdown(tb, st, p, sb, cursed):
     # one inlined copy for the four piles (integer sums: the order does not matter)
     for k in range(4):
         _score_pile(
-            tb, st, p, st.s[0].pile[p, k], st.s[0].seat[p, S_DECK_N + k], k == PILE_CAPT, sb, cursed
+            tb, st, p, st.r.pile[p, k], st.r.seat[p, S_DECK_N + k], k == PILE_CAPT, sb, cursed
         )
-    k = tb.t[0].params[P_GEM_N] - 1
-    sb[SB_GEMS] = tb.t[0].params[P_GEM + min(sb[SB_N_GEMS], k)]
+    k = tb.r.params[P_GEM_N] - 1
+    sb[SB_GEMS] = tb.r.params[P_GEM + min(sb[SB_N_GEMS], k)]
     for t in range(cursed.shape[0]):
-        if cursed[t] >= tb.t[0].params[P_CURSED_SET]:
-            sb[SB_CURSED] += tb.t[0].params[P_CURSED_BONUS]
+        if cursed[t] >= tb.r.params[P_CURSED_SET]:
+            sb[SB_CURSED] += tb.r.params[P_CURSED_BONUS]
     # recounted from the captured pile, not from the seat's cached counts
-    capt = st.s[0].pile[p, PILE_CAPT]
-    n_capt = st.s[0].seat[p, S_CAPT_N]
+    capt = st.r.pile[p, PILE_CAPT]
+    n_capt = st.r.seat[p, S_CAPT_N]
     n_relics = 0
     for i in range(n_capt):
         if capt[i] >= N_RAVENS:
             n_relics += 1
     if (
-        tb.t[0].params[P_CAPTURE + 3]
+        tb.r.params[P_CAPTURE + 3]
         and find(capt, n_capt, 3) >= 0
-        and n_relics >= tb.t[0].params[P_FOUR_MIN]
+        and n_relics >= tb.r.params[P_FOUR_MIN]
     ):
-        sb[SB_FOUR] = tb.t[0].params[P_FOUR_BONUS]
-    if tb.t[0].params[P_CAPTURE + 7] and find(capt, n_capt, 7) >= 0:
-        sb[SB_PENALTY] -= tb.t[0].params[P_EIGHT_PEN]
-    if tb.t[0].params[P_CAPTURE + 8] and find(capt, n_capt, 8) >= 0:
-        sb[SB_PENALTY] -= tb.t[0].params[P_NINE_PEN]
+        sb[SB_FOUR] = tb.r.params[P_FOUR_BONUS]
+    if tb.r.params[P_CAPTURE + 7] and find(capt, n_capt, 7) >= 0:
+        sb[SB_PENALTY] -= tb.r.params[P_EIGHT_PEN]
+    if tb.r.params[P_CAPTURE + 8] and find(capt, n_capt, 8) >= 0:
+        sb[SB_PENALTY] -= tb.r.params[P_NINE_PEN]
     sb[SB_TOTAL] = (
         sb[SB_CHESTS] + sb[SB_GEMS] + sb[SB_HOLLOWS] + sb[SB_CURSED] + sb[SB_FOUR] + sb[SB_PENALTY]
     )
@@ -884,49 +876,53 @@ def play_game(tb, st, seed, game, moves, order, score, rank, sb, cursed):
     """Play one whole game into ``st``; fills ``score`` and ``rank`` (int32[P])."""
     P = n_seats(tb)
     setup(tb, st, seed, game)
-    for _ in range(tb.t[0].params[P_ROUNDS]):
+    for _ in range(tb.r.params[P_ROUNDS]):
         play_round(tb, st, moves, order)
     for p in range(P):
         score[p] = score_breakdown(tb, st, p, sb, cursed)
         emit(st, E_SCORE, p, sb[0], sb[1], sb[2], sb[3], sb[4], sb[5])
-    rank_seats(score, st.s[0].seat[:, S_CAPT_N], rank)
+    rank_seats(score, st.r.seat[:, S_CAPT_N], rank)
 
 
 @njit(cache=True, parallel=True)
 def play_batch(
-    tb, seed, first_game, n_games, out_score, out_rank, out_turns, out_order, out_capt, out_tele
+    tables, seed, first_game, n_games, out_score, out_rank, out_turns, out_order, out_capt, out_tele
 ):
-    """Play games [first_game, first_game + n_games) into row i of the output arrays."""
-    P = n_seats(tb)
+    """Play games [first_game, first_game + n_games) into row i of the output arrays.
+
+    ``tables`` is the one-element TABLES_DTYPE array of the Tables record: numba's parallel
+    loop cannot take a record among its arguments, so each block makes its own Tables."""
+    P = min(tables[0].params[P_PLAYERS], MAX_SEATS)
     n_blocks = (n_games + BLOCK - 1) // BLOCK
-    ncol = tb.t[0].params[P_N_TELE]
-    nct = N_RAVENS + tb.t[0].params[P_N_TYPES]
+    ncol = tables[0].params[P_N_TELE]
+    nct = N_RAVENS + tables[0].params[P_N_TYPES]
     script = np.zeros(0, np.int32)
     for b in prange(n_blocks):
-        st = alloc_state(tb, 0, script)
-        cap = N_RAVENS + tb.t[0].params[P_N_RELICS]
+        tb = Tables(tables[0])
+        s, aux = alloc_state(tb, 0, script)
+        st = State(s[0], aux)  # the record: s stays alive to the end of the block (below)
+        cap = N_RAVENS + tb.r.params[P_N_RELICS]
         moves = np.zeros((2 * cap + 2, 2), np.int32)
         order = np.zeros(P, np.int32)
         score = np.zeros(P, np.int32)
         rank = np.zeros(P, np.int32)
         sb = np.zeros(8, np.int32)
-        cursed = np.zeros(tb.t[0].params[P_N_TYPES], np.int32)
+        cursed = np.zeros(tb.r.params[P_N_TYPES], np.int32)
         lo = b * BLOCK
         hi = min(n_games, lo + BLOCK)
         for i in range(lo, hi):
             play_game(tb, st, seed, first_game + i, moves, order, score, rank, sb, cursed)
-            out_turns[i] = st.s[0].board[G_TURNS]
-            start = st.s[0].board[G_START]
+            out_turns[i] = st.r.board[G_TURNS]
+            start = st.r.board[G_START]
             for p in range(P):
                 out_score[i, p] = score[p]
                 out_rank[i, p] = rank[p]
                 out_order[i, p] = (p - start + P) % P
-                out_capt[i, p] = st.s[0].seat[p, S_CAPT_N]
+                out_capt[i, p] = st.r.seat[p, S_CAPT_N]
                 for j in range(ncol):
-                    v = st.s[0].seat[
-                        p, S_TELE + tb.t[0].cards[C_TEV, j] * nct + tb.t[0].cards[C_TCARD, j]
-                    ]
+                    v = st.r.seat[p, S_TELE + tb.r.cards[C_TEV, j] * nct + tb.r.cards[C_TCARD, j]]
                     out_tele[i, p, j] = 255 if v > 255 else v
+        s[0].board[G_LOG_N] = 0  # a use of s after the games: st.r points into it
 
 
 def play(compiled: Compiled, seed: int, first_game: int, n_games: int) -> Chunk:
@@ -945,7 +941,7 @@ def play(compiled: Compiled, seed: int, first_game: int, n_games: int) -> Chunk:
     capt = np.zeros((n_games, P), np.int32)
     tele = np.zeros((n_games, P, ncol), np.uint8)
     play_batch(
-        tb,
+        tb.r.base,  # the record's one-element array (see play_batch)
         np.int64(seed),
         np.int64(first_game),
         np.int64(n_games),

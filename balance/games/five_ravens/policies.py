@@ -114,9 +114,9 @@ NEG = -1.0e18
 @njit(cache=True, _nrt=False)
 def _script(st):
     """Next scripted choice; returns (value, True) or (0, False) when the script is used up."""
-    i = st.s[0].board[G_SCRIPT]
-    if i < st.s[0].board[G_SCRIPT_N]:
-        st.s[0].board[G_SCRIPT] = i + 1
+    i = st.r.board[G_SCRIPT]
+    if i < st.r.board[G_SCRIPT_N]:
+        st.r.board[G_SCRIPT] = i + 1
         w = st.aux.shape[1]
         return st.aux[AUX_SCRIPT + i // w, i % w], True
     return 0, False
@@ -125,8 +125,8 @@ def _script(st):
 @njit(cache=True, _nrt=False, inline="always")
 def _kind(tb, st, p):
     """The seat's policy kind; a script seat whose script is used up plays greedy."""
-    k = tb.t[0].params[P_SEAT + p]
-    if k != POL_RANDOM and k != POL_GREEDY and st.s[0].board[G_SCRIPT] >= st.s[0].board[G_SCRIPT_N]:
+    k = tb.r.params[P_SEAT + p]
+    if k != POL_RANDOM and k != POL_GREEDY and st.r.board[G_SCRIPT] >= st.r.board[G_SCRIPT_N]:
         return POL_GREEDY
     return k
 
@@ -138,9 +138,9 @@ FACE_DOWN, FACE_UP, ANY_FACE = 0, 1, 2
 @njit(cache=True, _nrt=False, inline="always")
 def slot_ok(st, s, face):
     """Centre slot ``s`` holds an unlocked relic, face down / face up / either (``face``)."""
-    if st.s[0].board[B_CENTRE + s] < 0 or st.s[0].board[B_LOCK + s] != 0:
+    if st.r.board[B_CENTRE + s] < 0 or st.r.board[B_LOCK + s] != 0:
         return False
-    return face == ANY_FACE or st.s[0].board[B_FACE + s] == face
+    return face == ANY_FACE or st.r.board[B_FACE + s] == face
 
 
 @njit(cache=True, _nrt=False)
@@ -169,21 +169,21 @@ def nth_slot(tb, st, face, j):
 @njit(cache=True, _nrt=False, inline="always")
 def known_relic(st, p, slot):
     """The relic card in centre ``slot`` if seat ``p`` knows it, else -1 (FR-15)."""
-    if st.s[0].board[B_CENTRE + slot] < 0:
+    if st.r.board[B_CENTRE + slot] < 0:
         return -1
-    if st.s[0].board[B_FACE + slot] or st.s[0].seat[p, S_CKNOWN + slot]:
-        return st.s[0].board[B_CENTRE + slot]
+    if st.r.board[B_FACE + slot] or st.r.seat[p, S_CKNOWN + slot]:
+        return st.r.board[B_CENTRE + slot]
     return -1
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def own_gems(tb, st, p):
-    return st.s[0].seat[p, S_GEMS]
+    return st.r.seat[p, S_GEMS]
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def captured_of_type(tb, st, p, t):
-    return st.s[0].seat[p, ctype_col(tb, t)]
+    return st.r.seat[p, ctype_col(tb, t)]
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -192,34 +192,34 @@ def capture_gain(tb, st, p, c):
     if c < N_RAVENS:
         if (
             c == 3
-            and tb.t[0].params[P_CAPTURE + 3]
-            and captured_relics(st, p) >= tb.t[0].params[P_FOUR_MIN]
+            and tb.r.params[P_CAPTURE + 3]
+            and captured_relics(st, p) >= tb.r.params[P_FOUR_MIN]
         ):
-            return float(tb.t[0].params[P_FOUR_BONUS])
-        if c == 7 and tb.t[0].params[P_CAPTURE + 7]:
-            return -float(tb.t[0].params[P_EIGHT_PEN])
-        if c == 8 and tb.t[0].params[P_CAPTURE + 8]:
-            return -float(tb.t[0].params[P_NINE_PEN])
+            return float(tb.r.params[P_FOUR_BONUS])
+        if c == 7 and tb.r.params[P_CAPTURE + 7]:
+            return -float(tb.r.params[P_EIGHT_PEN])
+        if c == 8 and tb.r.params[P_CAPTURE + 8]:
+            return -float(tb.r.params[P_NINE_PEN])
         return 0.0
     g = relic_type_gain(tb, st, p, rtype(tb, c))
     if completes_four(tb, st, p):
-        g += tb.t[0].params[P_FOUR_BONUS]
+        g += tb.r.params[P_FOUR_BONUS]
     return g
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def relic_type_gain(tb, st, p, t):
     """capture_gain's part for a relic of type ``t`` that depends on its kind (hollow, cursed)."""
-    kind = tb.t[0].cards[C_KIND, t]
+    kind = tb.r.cards[C_KIND, t]
     if kind == K_HOLLOW:
-        return float(tb.t[0].params[P_HOLLOW_CAPT] - tb.t[0].params[P_HOLLOW])
+        return float(tb.r.params[P_HOLLOW_CAPT] - tb.r.params[P_HOLLOW])
     if kind == K_CURSED:
         have = captured_of_type(tb, st, p, t)
-        need = tb.t[0].params[P_CURSED_SET]
+        need = tb.r.params[P_CURSED_SET]
         if have + 1 == need:
-            return float(tb.t[0].params[P_CURSED_BONUS])
+            return float(tb.r.params[P_CURSED_BONUS])
         if have + 1 < need:
-            return float(tb.t[0].params[P_CURSED_BONUS]) * (have + 1) / (2.0 * need)
+            return float(tb.r.params[P_CURSED_BONUS]) * (have + 1) / (2.0 * need)
     return 0.0
 
 
@@ -227,9 +227,9 @@ def relic_type_gain(tb, st, p, t):
 def completes_four(tb, st, p):
     """One more captured relic would complete the captured 4's bonus (capture_gain)."""
     return (
-        tb.t[0].params[P_CAPTURE + 3]
+        tb.r.params[P_CAPTURE + 3]
         and has_captured(st, p, 3)
-        and captured_relics(st, p) + 1 == tb.t[0].params[P_FOUR_MIN]
+        and captured_relics(st, p) + 1 == tb.r.params[P_FOUR_MIN]
     )
 
 
@@ -237,25 +237,23 @@ def completes_four(tb, st, p):
 def relic_worth(tb, st, p, c, thief):
     """Points seat ``p`` expects from stealing relic card ``c`` with ``thief`` (FR-10, FR-13)."""
     t = rtype(tb, c)
-    kind = tb.t[0].cards[C_KIND, t]
-    captured = thief == 4 and tb.t[0].params[P_CAPTURE + 4] == 1
+    kind = tb.r.cards[C_KIND, t]
+    captured = thief == 4 and tb.r.params[P_CAPTURE + 4] == 1
     if kind == K_CHEST:
-        v = float(tb.t[0].cards[C_VALUE, t])
+        v = float(tb.r.cards[C_VALUE, t])
         if (
             thief == 5
-            and tb.t[0].params[P_CAPTURE + 5] == 1
-            and tb.t[0].cards[C_VALUE, t] <= tb.t[0].params[P_SIX_MAX]
+            and tb.r.params[P_CAPTURE + 5] == 1
+            and tb.r.cards[C_VALUE, t] <= tb.r.params[P_SIX_MAX]
         ):
-            v *= tb.t[0].params[P_SIX_MULT]
+            v *= tb.r.params[P_SIX_MULT]
         base = v
     elif kind == K_GEM:
         k = own_gems(tb, st, p)
-        last = tb.t[0].params[P_GEM_N] - 1
-        base = float(
-            tb.t[0].params[P_GEM + min(k + 1, last)] - tb.t[0].params[P_GEM + min(k, last)]
-        )
+        last = tb.r.params[P_GEM_N] - 1
+        base = float(tb.r.params[P_GEM + min(k + 1, last)] - tb.r.params[P_GEM + min(k, last)])
     elif kind == K_HOLLOW:
-        base = float(tb.t[0].params[P_HOLLOW])
+        base = float(tb.r.params[P_HOLLOW])
     else:
         base = 0.0
     if captured:
@@ -265,7 +263,7 @@ def relic_worth(tb, st, p, c, thief):
 
 @njit(cache=True, _nrt=False, inline="always")
 def unknown_worth(tb):
-    return tb.t[0].params[P_MEAN_MILLI] / 1000.0
+    return tb.r.params[P_MEAN_MILLI] / 1000.0
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -278,15 +276,15 @@ def best_visible_gain(tb, st, p, thief):
             # relic_worth(x, thief) - relic_worth(x, no thief), without the shared part
             t = rtype(tb, x)
             d = 0.0
-            if thief == 4 and tb.t[0].params[P_CAPTURE + 4] == 1:
+            if thief == 4 and tb.r.params[P_CAPTURE + 4] == 1:
                 d = capture_gain(tb, st, p, x)
             elif (
                 thief == 5
-                and tb.t[0].params[P_CAPTURE + 5] == 1
-                and tb.t[0].cards[C_KIND, t] == K_CHEST
-                and tb.t[0].cards[C_VALUE, t] <= tb.t[0].params[P_SIX_MAX]
+                and tb.r.params[P_CAPTURE + 5] == 1
+                and tb.r.cards[C_KIND, t] == K_CHEST
+                and tb.r.cards[C_VALUE, t] <= tb.r.params[P_SIX_MAX]
             ):
-                d = float(tb.t[0].cards[C_VALUE, t] * (tb.t[0].params[P_SIX_MULT] - 1))
+                d = float(tb.r.cards[C_VALUE, t] * (tb.r.params[P_SIX_MULT] - 1))
             if d > best:
                 best = d
     return best
@@ -295,22 +293,22 @@ def best_visible_gain(tb, st, p, thief):
 @njit(cache=True, _nrt=False, inline="always")
 def rescue_gain(tb, st, p, c):
     """Points seat ``p`` gains by rescuing captured card ``c`` (moving it to the deck)."""
-    if c == 5 and st.s[0].seat[p, S_DOUBLED] >= 0:
-        t = rtype(tb, st.s[0].seat[p, S_DOUBLED])
-        return -float(tb.t[0].cards[C_VALUE, t] * (tb.t[0].params[P_SIX_MULT] - 1))
-    if c >= N_RAVENS and c == st.s[0].seat[p, S_DOUBLED]:
+    if c == 5 and st.r.seat[p, S_DOUBLED] >= 0:
+        t = rtype(tb, st.r.seat[p, S_DOUBLED])
+        return -float(tb.r.cards[C_VALUE, t] * (tb.r.params[P_SIX_MULT] - 1))
+    if c >= N_RAVENS and c == st.r.seat[p, S_DOUBLED]:
         t = rtype(tb, c)
-        return -float(tb.t[0].cards[C_VALUE, t] * (tb.t[0].params[P_SIX_MULT] - 1))
+        return -float(tb.r.cards[C_VALUE, t] * (tb.r.params[P_SIX_MULT] - 1))
     if c < N_RAVENS:
         return -capture_gain(tb, st, p, c) + 0.1  # a Raven back in the deck is worth a little
     t = rtype(tb, c)
-    kind = tb.t[0].cards[C_KIND, t]
+    kind = tb.r.cards[C_KIND, t]
     if kind == K_HOLLOW:
-        return -float(tb.t[0].params[P_HOLLOW_CAPT] - tb.t[0].params[P_HOLLOW])
+        return -float(tb.r.params[P_HOLLOW_CAPT] - tb.r.params[P_HOLLOW])
     if kind == K_CURSED:
         have = captured_of_type(tb, st, p, t)
-        if have == tb.t[0].params[P_CURSED_SET]:
-            return -float(tb.t[0].params[P_CURSED_BONUS])
+        if have == tb.r.params[P_CURSED_SET]:
+            return -float(tb.r.params[P_CURSED_BONUS])
         return -0.5
     return -0.2
 
@@ -318,8 +316,8 @@ def rescue_gain(tb, st, p, c):
 @njit(cache=True, _nrt=False, inline="always")
 def best_rescue_gain(tb, st, p, exclude):
     best = NEG
-    for i in range(st.s[0].seat[p, S_CAPT_N]):
-        c = st.s[0].pile[p, PILE_CAPT, i]
+    for i in range(st.r.seat[p, S_CAPT_N]):
+        c = st.r.pile[p, PILE_CAPT, i]
         if c != exclude:
             g = rescue_gain(tb, st, p, c)
             if g > best:
@@ -331,14 +329,14 @@ def best_rescue_gain(tb, st, p, exclude):
 def relic_thief_value(tb, st, p, c):
     """Greedy thief value of a relic card ``c`` (FR-7): it steals after every Raven and is
     itself captured, so it is worth only what its capture gives."""
-    w = tb.t[0].weights[p]
+    w = tb.r.weights[p]
     return w[W_CAPTURE] * capture_gain(tb, st, p, c) - w[W_CAPT_COST]
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def _unknown_facedown(tb, st, p):
     for slot in range(n_seats(tb)):
-        if slot_ok(st, slot, FACE_DOWN) and st.s[0].seat[p, S_CKNOWN + slot] == 0:
+        if slot_ok(st, slot, FACE_DOWN) and st.r.seat[p, S_CKNOWN + slot] == 0:
             return slot
     return -1
 
@@ -350,7 +348,7 @@ def _worst_faceup(tb, st, p):
     bv = 1.0e18
     for slot in range(n_seats(tb)):
         if slot_ok(st, slot, FACE_UP):
-            v = relic_worth(tb, st, p, st.s[0].board[B_CENTRE + slot], -1)
+            v = relic_worth(tb, st, p, st.r.board[B_CENTRE + slot], -1)
             if v < bv:
                 bv = v
                 best = slot
@@ -360,9 +358,9 @@ def _worst_faceup(tb, st, p):
 @njit(cache=True, _nrt=False, inline="always")
 def _dead_cards(tb, st, p):
     k = 0
-    for i in range(st.s[0].seat[p, S_HAND_N]):
-        c = st.s[0].pile[p, PILE_HAND, i]
-        if c >= N_RAVENS and tb.t[0].cards[C_THIEF, rtype(tb, c)] == 0:
+    for i in range(st.r.seat[p, S_HAND_N]):
+        c = st.r.pile[p, PILE_HAND, i]
+        if c >= N_RAVENS and tb.r.cards[C_THIEF, rtype(tb, c)] == 0:
             k += 1
     return k
 
@@ -373,21 +371,21 @@ def best_capture(tb, st, p):
 
     The card is the 5's choice (choose_capture, choose_borrow call the compiled copy
     _best_capture); the greedy turn needs only the gain, best_capture_value."""
-    w = tb.t[0].weights[p]
+    w = tb.r.weights[p]
     best = -1
     bv = NEG
     keep_raven = ravens_in_hand(st, p) == 1
-    for i in range(st.s[0].seat[p, S_HAND_N] + st.s[0].seat[p, S_DISC_N]):
-        if i < st.s[0].seat[p, S_HAND_N]:
-            c = st.s[0].pile[p, PILE_HAND, i]
+    for i in range(st.r.seat[p, S_HAND_N] + st.r.seat[p, S_DISC_N]):
+        if i < st.r.seat[p, S_HAND_N]:
+            c = st.r.pile[p, PILE_HAND, i]
             if keep_raven and c < N_RAVENS:
                 continue
         else:
-            c = st.s[0].pile[p, PILE_DISC, i - st.s[0].seat[p, S_HAND_N]]
+            c = st.r.pile[p, PILE_DISC, i - st.r.seat[p, S_HAND_N]]
         g = capture_gain(tb, st, p, c) - w[W_CAPT_COST]
         if c < N_RAVENS:
             g -= w[W_CAPT_COST] + w[W_THIEF_RANK] * 0.1 * (c + 1)
-            if c == 6 and tb.t[0].params[P_CAPTURE + 6]:
+            if c == 6 and tb.r.params[P_CAPTURE + 6]:
                 g += best_rescue_gain(tb, st, p, 6)
         if g > bv:
             bv = g
@@ -412,15 +410,15 @@ def best_capture_value(tb, st, p, hand_types):
     only when the seat may play an action, so it holds two Ravens or more and FR-6 protects none
     of them (best_capture's ``keep_raven``): the hand's types are taken as they are.
     """
-    n_types = tb.t[0].params[P_N_TYPES]
+    n_types = tb.r.params[P_N_TYPES]
     if N_RAVENS + n_types > 62:  # more relic types than bits: card by card
         card, g = best_capture(tb, st, p)
         return g if card >= 0 else 0.0
-    w = tb.t[0].weights[p]
+    w = tb.r.weights[p]
     types = hand_types
-    typeof = tb.t[0].cards[C_TYPEOF]
-    for i in range(st.s[0].seat[p, S_DISC_N]):
-        types |= 1 << typeof[nn(st.s[0].pile[p, PILE_DISC, i])]
+    typeof = tb.r.cards[C_TYPEOF]
+    for i in range(st.r.seat[p, S_DISC_N]):
+        types |= 1 << typeof[nn(st.r.pile[p, PILE_DISC, i])]
     if types == 0:
         return 0.0
     best = NEG
@@ -430,13 +428,11 @@ def best_capture_value(tb, st, p, hand_types):
     for r in range(N_RAVENS):
         best = max(best, w[W_CV + r] if (ravens >> r) & 1 else NEG)
     if (types >> 3) & 1:
-        four_r = (
-            tb.t[0].params[P_CAPTURE + 3] and captured_relics(st, p) >= tb.t[0].params[P_FOUR_MIN]
-        )
+        four_r = tb.r.params[P_CAPTURE + 3] and captured_relics(st, p) >= tb.r.params[P_FOUR_MIN]
         best = max(best, w[W_CV_FOUR] if four_r else w[W_CV + 3])
     if (types >> 6) & 1:
         g = w[W_CV + 6]
-        if tb.t[0].params[P_CAPTURE + 6]:
+        if tb.r.params[P_CAPTURE + 6]:
             g += best_rescue_gain(tb, st, p, 6)
         best = max(best, g)
     relics = types >> N_RAVENS
@@ -447,7 +443,7 @@ def best_capture_value(tb, st, p, hand_types):
             if (relics >> t) & 1:
                 g = relic_type_gain(tb, st, p, t)
                 if four:
-                    g += tb.t[0].params[P_FOUR_BONUS]
+                    g += tb.r.params[P_FOUR_BONUS]
                 g -= w[W_CAPT_COST]
                 if g > best:
                     best = g
@@ -458,14 +454,14 @@ def best_capture_value(tb, st, p, hand_types):
 def plain_action_value(tb, st, p, c):
     """Greedy value of Raven ``c``'s action for any Raven but the 2 and the 5 (the greedy turn
     works the same values out in greedy_action_values; choose_borrow uses this one)."""
-    w = tb.t[0].weights[p]
+    w = tb.r.weights[p]
     r = c + 1
     if r == 9:
-        return w[W_DRAW] if st.s[0].seat[p, S_DECK_N] + st.s[0].seat[p, S_DISC_N] > 0 else 0.0
+        return w[W_DRAW] if st.r.seat[p, S_DECK_N] + st.r.seat[p, S_DISC_N] > 0 else 0.0
     if r == 8:
         k = 0
-        for i in range(st.s[0].seat[p, S_DISC_N]):
-            if st.s[0].pile[p, PILE_DISC, i] < N_RAVENS and st.s[0].pile[p, PILE_DISC, i] >= 5:
+        for i in range(st.r.seat[p, S_DISC_N]):
+            if st.r.pile[p, PILE_DISC, i] < N_RAVENS and st.r.pile[p, PILE_DISC, i] >= 5:
                 k += 1
         return w[W_DRAW] * 0.5 * k
     if r == 4:
@@ -473,7 +469,7 @@ def plain_action_value(tb, st, p, c):
     if r == 7 or r == 6 or r == 3:  # one inlined _unknown_facedown for the three
         unknown = _unknown_facedown(tb, st, p) >= 0
         if r == 7:
-            return w[W_INFO] if unknown or st.s[0].seat[p, S_RD_TOP] >= 0 else 0.0
+            return w[W_INFO] if unknown or st.r.seat[p, S_RD_TOP] >= 0 else 0.0
         if r == 6:
             return w[W_INFO] if unknown else 0.0
         return w[W_INFO] * 0.8 if unknown else 0.0
@@ -503,7 +499,7 @@ def choose_turn_other(tb, st, p, moves, n):
     """choose_turn for a random or script seat (the mission plays greedy seats with _greedy_turn)."""
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
-        return below(st.s[0].rng[1 + p], n)
+        return below(st.r.rng[1 + p], n)
     mv, _ = _script(st)
     card, _ = _script(st)
     any_card = mv == M_CAPT3 or mv == M_CAPT1  # these moves name no card
@@ -547,11 +543,11 @@ def _greedy_turn(tb, st, p, fv):
     and action value is worked out once per turn into ``fv`` by rank, and the passes over the
     hand only read them (one load a card), without branching on which card they meet.
     """
-    w = tb.t[0].weights[p]
-    hand = st.s[0].pile[p, PILE_HAND]
-    nh = st.s[0].seat[p, S_HAND_N]
-    capped = st.s[0].seat[p, S_TURNS] >= MAX_ROUND_TURNS
-    relic_thieves = tb.t[0].params[P_RELIC_THIEVES] != 0
+    w = tb.r.weights[p]
+    hand = st.r.pile[p, PILE_HAND]
+    nh = st.r.seat[p, S_HAND_N]
+    capped = st.r.seat[p, S_TURNS] >= MAX_ROUND_TURNS
+    relic_thieves = tb.r.params[P_RELIC_THIEVES] != 0
     # one pass: the Ravens in hand (a bit mask)
     rmask = 0
     nrav = 0
@@ -574,7 +570,7 @@ def _greedy_turn(tb, st, p, fv):
                     relic_thief = True
                     fv[V_RELIC + nn(c)] = relic_thief_value(tb, st, p, c)
     act_ok = not capped and nrav >= 2
-    any_thief = st.s[0].seat[p, S_NO_THIEF] == 0 and (nrav > 0 or relic_thief)
+    any_thief = st.r.seat[p, S_NO_THIEF] == 0 and (nrav > 0 or relic_thief)
     ok3 = not capped and can_capt3(tb, st, p)
     ok1 = not capped and can_capt1(tb, st, p)
     if not (act_ok or any_thief or ok3 or ok1):
@@ -591,13 +587,13 @@ def _greedy_turn(tb, st, p, fv):
         for c in range(N_RAVENS):
             fv[V_THIEF + c] = w[W_TV + c]
         fv[V_THIEF + N_RAVENS] = NEG
-        if tb.t[0].params[P_CAPTURE + 3] and captured_relics(st, p) >= tb.t[0].params[P_FOUR_MIN]:
+        if tb.r.params[P_CAPTURE + 3] and captured_relics(st, p) >= tb.r.params[P_FOUR_MIN]:
             fv[V_THIEF + 3] = w[W_TV_FOUR]
-        if (rmask >> 4) & 1 and tb.t[0].params[P_CAPTURE + 4]:
+        if (rmask >> 4) & 1 and tb.r.params[P_CAPTURE + 4]:
             fv[V_THIEF + 4] += w[W_CAPTURE] * best_visible_gain(tb, st, p, 4)
-        if (rmask >> 5) & 1 and tb.t[0].params[P_CAPTURE + 5]:
+        if (rmask >> 5) & 1 and tb.r.params[P_CAPTURE + 5]:
             fv[V_THIEF + 5] += w[W_CAPTURE] * best_visible_gain(tb, st, p, 5)
-        if (rmask >> 6) & 1 and tb.t[0].params[P_CAPTURE + 6]:
+        if (rmask >> 6) & 1 and tb.r.params[P_CAPTURE + 6]:
             fv[V_THIEF + 6] += w[W_CAPTURE] * max(0.0, best_rescue_gain(tb, st, p, 6))
         tv = NEG
         if relic_thief:
@@ -625,8 +621,8 @@ def _greedy_turn(tb, st, p, fv):
             need = rmask & ~(1 << thief_card)
         else:
             need = rmask
-        if (need >> 1) & 1 and tb.t[0].params[P_ACTION + 1]:  # the 2 borrows a captured Raven
-            need |= st.s[0].seat[p, S_CAPT_MASK] & ~2
+        if (need >> 1) & 1 and tb.r.params[P_ACTION + 1]:  # the 2 borrows a captured Raven
+            need |= st.r.seat[p, S_CAPT_MASK] & ~2
         greedy_action_values(tb, st, p, need, fv)
         # the value of playing card c is fv[V_ACT + min(c, N_RAVENS)] - 0.05 * (c + 1), the last
         # term keeping high Ravens; worked out by rank once (the same float operations)
@@ -644,7 +640,7 @@ def _greedy_turn(tb, st, p, fv):
             best_i = i if better else best_i
         best_mv = M_ACTION if best_i >= 0 else M_NONE
     if ok3:
-        v = w[W_INFO] * (0.9 if has_captured(st, p, 1) and tb.t[0].params[P_CAPTURE + 1] else 0.2)
+        v = w[W_INFO] * (0.9 if has_captured(st, p, 1) and tb.r.params[P_CAPTURE + 1] else 0.2)
         if v > bv:
             bv = v
             best_mv = M_CAPT3
@@ -674,24 +670,24 @@ def greedy_action_values(tb, st, p, need, aval):
     ``need`` (the 2 last: the best of the captured Ravens it may borrow), with each state
     feature (an unseen face-down relic, the worst face-up relic, the best capture, ...) worked
     out once for all the Ravens that use it. NEG for an action switched off."""
-    w = tb.t[0].weights[p]
+    w = tb.r.weights[p]
     if need & 0b1100100:  # the 7, 6 and 3 need to know of a face-down relic the seat has not seen
         unknown = False  # (_unknown_facedown(tb, st, p) >= 0, without a branch per slot)
         for slot in range(n_seats(tb)):
             unknown |= (
-                (st.s[0].board[B_CENTRE + slot] >= 0)
-                & (st.s[0].board[B_LOCK + slot] == 0)
-                & (st.s[0].board[B_FACE + slot] == 0)
-                & (st.s[0].seat[p, S_CKNOWN + slot] == 0)
+                (st.r.board[B_CENTRE + slot] >= 0)
+                & (st.r.board[B_LOCK + slot] == 0)
+                & (st.r.board[B_FACE + slot] == 0)
+                & (st.r.seat[p, S_CKNOWN + slot] == 0)
             )
-        aval[6] = w[W_INFO] if unknown or st.s[0].seat[p, S_RD_TOP] >= 0 else 0.0
+        aval[6] = w[W_INFO] if unknown or st.r.seat[p, S_RD_TOP] >= 0 else 0.0
         aval[5] = w[W_INFO] if unknown else 0.0
         aval[2] = w[W_INFO] * 0.8 if unknown else 0.0
-    aval[8] = w[W_DRAW] if st.s[0].seat[p, S_DECK_N] + st.s[0].seat[p, S_DISC_N] > 0 else 0.0
+    aval[8] = w[W_DRAW] if st.r.seat[p, S_DECK_N] + st.r.seat[p, S_DISC_N] > 0 else 0.0
     if (need >> 7) & 1:
         k = 0
-        for i in range(st.s[0].seat[p, S_DISC_N]):
-            d = st.s[0].pile[p, PILE_DISC, i]
+        for i in range(st.r.seat[p, S_DISC_N]):
+            d = st.r.pile[p, PILE_DISC, i]
             k += d < N_RAVENS and d >= 5
         aval[7] = w[W_DRAW] * 0.5 * k
     if (need >> 3) & 1:
@@ -702,18 +698,18 @@ def greedy_action_values(tb, st, p, need, aval):
     if (need >> 4) & 1:
         # the card types in hand (bits past 62 dropped: best_capture_value does not use them)
         hand_types = 0
-        typeof = tb.t[0].cards[C_TYPEOF]
-        for i in range(st.s[0].seat[p, S_HAND_N]):
-            hand_types |= 1 << typeof[nn(st.s[0].pile[p, PILE_HAND, i])]
+        typeof = tb.r.cards[C_TYPEOF]
+        for i in range(st.r.seat[p, S_HAND_N]):
+            hand_types |= 1 << typeof[nn(st.r.pile[p, PILE_HAND, i])]
         aval[4] = best_capture_value(tb, st, p, hand_types)
     for r in range(N_RAVENS):
-        if tb.t[0].params[P_ACTION + r] == 0:
+        if tb.r.params[P_ACTION + r] == 0:
             aval[r] = NEG
-    if (need >> 1) & 1 and tb.t[0].params[P_ACTION + 1]:
-        cm = st.s[0].seat[p, S_CAPT_MASK]
+    if (need >> 1) & 1 and tb.r.params[P_ACTION + 1]:
+        cm = st.r.seat[p, S_CAPT_MASK]
         best = 0.0
         for r in range(N_RAVENS):
-            if r != 1 and (cm >> r) & 1 and tb.t[0].params[P_ACTION + r] == 1 and aval[r] > best:
+            if r != 1 and (cm >> r) & 1 and tb.r.params[P_ACTION + r] == 1 and aval[r] > best:
                 best = aval[r]
         aval[1] = best
 
@@ -723,16 +719,16 @@ def choose_discard(tb, st, p):
     """9: the card to discard from hand; never the last Raven (FR-6). -1 if none may go."""
     keep_raven = ravens_in_hand(st, p) == 1
     n_opt = 0
-    for i in range(st.s[0].seat[p, S_HAND_N]):
-        if not (keep_raven and st.s[0].pile[p, PILE_HAND, i] < N_RAVENS):
+    for i in range(st.r.seat[p, S_HAND_N]):
+        if not (keep_raven and st.r.pile[p, PILE_HAND, i] < N_RAVENS):
             n_opt += 1
     if n_opt == 0:
         return -1
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
-        j = below(st.s[0].rng[1 + p], n_opt)
-        for i in range(st.s[0].seat[p, S_HAND_N]):
-            c = st.s[0].pile[p, PILE_HAND, i]
+        j = below(st.r.rng[1 + p], n_opt)
+        for i in range(st.r.seat[p, S_HAND_N]):
+            c = st.r.pile[p, PILE_HAND, i]
             if not (keep_raven and c < N_RAVENS):
                 if j == 0:
                     return c
@@ -742,12 +738,12 @@ def choose_discard(tb, st, p):
         return v
     best = -1
     bv = 1.0e18
-    for i in range(st.s[0].seat[p, S_HAND_N]):
-        c = st.s[0].pile[p, PILE_HAND, i]
+    for i in range(st.r.seat[p, S_HAND_N]):
+        c = st.r.pile[p, PILE_HAND, i]
         if keep_raven and c < N_RAVENS:
             continue
         v = float(c + 1) if c < N_RAVENS else relic_thief_value(tb, st, p, c) - 10.0
-        if c >= N_RAVENS and tb.t[0].cards[C_THIEF, rtype(tb, c)] == 0:
+        if c >= N_RAVENS and tb.r.cards[C_THIEF, rtype(tb, c)] == 0:
             v = -10.0
         if v < bv:
             bv = v
@@ -763,17 +759,17 @@ def choose_stack(tb, st, p, out):
     if k == POL_GREEDY:
         n = 0
         for r in range(4, N_RAVENS):  # ranks 5..9 from the discard, highest on top
-            for i in range(st.s[0].seat[p, S_DISC_N]):
-                if st.s[0].pile[p, PILE_DISC, i] == r:
+            for i in range(st.r.seat[p, S_DISC_N]):
+                if st.r.pile[p, PILE_DISC, i] == r:
                     out[n] = r
                     n += 1
         return n
     if k == POL_RANDOM:
-        rng = st.s[0].rng[1 + p]
+        rng = st.r.rng[1 + p]
         n = 0
         rav = ravens_in_hand(st, p)
-        for i in range(st.s[0].seat[p, S_HAND_N]):
-            c = st.s[0].pile[p, PILE_HAND, i]
+        for i in range(st.r.seat[p, S_HAND_N]):
+            c = st.r.pile[p, PILE_HAND, i]
             if c < N_RAVENS and rav == 1:
                 continue
             if below(rng, 2) == 1:
@@ -781,9 +777,9 @@ def choose_stack(tb, st, p, out):
                 n += 1
                 if c < N_RAVENS:
                     rav -= 1
-        for i in range(st.s[0].seat[p, S_DISC_N]):
+        for i in range(st.r.seat[p, S_DISC_N]):
             if below(rng, 2) == 1:
-                out[n] = st.s[0].pile[p, PILE_DISC, i]
+                out[n] = st.r.pile[p, PILE_DISC, i]
                 n += 1
         for i in range(n - 1, 0, -1):
             j = below(rng, i + 1)
@@ -803,7 +799,7 @@ def choose_seven(tb, st, p, x):
     P = n_seats(tb)
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
-        j = below(st.s[0].rng[1 + p], 1 + count_slots(tb, st, FACE_DOWN))
+        j = below(st.r.rng[1 + p], 1 + count_slots(tb, st, FACE_DOWN))
         return -1 if j == 0 else nth_slot(tb, st, FACE_DOWN, j - 1)
     if k != POL_GREEDY:
         v, _ = _script(st)
@@ -830,7 +826,7 @@ def choose_flip(tb, st, p):
         return -1
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
-        return nth_slot(tb, st, ANY_FACE, below(st.s[0].rng[1 + p], n))
+        return nth_slot(tb, st, ANY_FACE, below(st.r.rng[1 + p], n))
     if k != POL_GREEDY:
         v, _ = _script(st)
         return v
@@ -843,8 +839,8 @@ def choose_flip(tb, st, p):
     for s in range(P):
         if slot_ok(st, s, ANY_FACE):
             v = (
-                relic_worth(tb, st, p, st.s[0].board[B_CENTRE + s], -1)
-                if st.s[0].board[B_FACE + s]
+                relic_worth(tb, st, p, st.r.board[B_CENTRE + s], -1)
+                if st.r.board[B_FACE + s]
                 else -1.0
             )
             if v > bv:
@@ -858,7 +854,7 @@ def choose_shuffle(tb, st, p):
     """6: whether to shuffle the face-down centre relics after the flip."""
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
-        return below(st.s[0].rng[1 + p], 2) == 1
+        return below(st.r.rng[1 + p], 2) == 1
     if k != POL_GREEDY:
         v, _ = _script(st)
         return v == 1
@@ -873,21 +869,21 @@ def choose_capture(tb, st, p):
         c, _ = _best_capture(tb, st, p)
         return c
     keep_raven = ravens_in_hand(st, p) == 1
-    n = st.s[0].seat[p, S_DISC_N]
-    for i in range(st.s[0].seat[p, S_HAND_N]):
-        if not (keep_raven and st.s[0].pile[p, PILE_HAND, i] < N_RAVENS):
+    n = st.r.seat[p, S_DISC_N]
+    for i in range(st.r.seat[p, S_HAND_N]):
+        if not (keep_raven and st.r.pile[p, PILE_HAND, i] < N_RAVENS):
             n += 1
     if n == 0:
         return -1
     if k == POL_RANDOM:
-        j = below(st.s[0].rng[1 + p], n)
-        for i in range(st.s[0].seat[p, S_HAND_N]):
-            c = st.s[0].pile[p, PILE_HAND, i]
+        j = below(st.r.rng[1 + p], n)
+        for i in range(st.r.seat[p, S_HAND_N]):
+            c = st.r.pile[p, PILE_HAND, i]
             if not (keep_raven and c < N_RAVENS):
                 if j == 0:
                     return c
                 j -= 1
-        return st.s[0].pile[p, PILE_DISC, j]
+        return st.r.pile[p, PILE_DISC, j]
     v, _ = _script(st)
     return v
 
@@ -898,17 +894,17 @@ def choose_set_aside(tb, st, p, out):
     k = _kind(tb, st, p)
     n = 0
     if k == POL_GREEDY:
-        for i in range(st.s[0].seat[p, S_HAND_N]):
-            c = st.s[0].pile[p, PILE_HAND, i]
-            if c >= N_RAVENS and tb.t[0].cards[C_THIEF, rtype(tb, c)] == 0:
+        for i in range(st.r.seat[p, S_HAND_N]):
+            c = st.r.pile[p, PILE_HAND, i]
+            if c >= N_RAVENS and tb.r.cards[C_THIEF, rtype(tb, c)] == 0:
                 out[n] = c
                 n += 1
         return n
     if k == POL_RANDOM:
-        rng = st.s[0].rng[1 + p]
+        rng = st.r.rng[1 + p]
         rav = ravens_in_hand(st, p)
-        for i in range(st.s[0].seat[p, S_HAND_N]):
-            c = st.s[0].pile[p, PILE_HAND, i]
+        for i in range(st.r.seat[p, S_HAND_N]):
+            c = st.r.pile[p, PILE_HAND, i]
             if c < N_RAVENS and rav == 1:
                 continue
             if below(rng, 2) == 1:
@@ -931,7 +927,7 @@ def choose_examine(tb, st, p):
         return -1
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
-        return nth_slot(tb, st, FACE_DOWN, below(st.s[0].rng[1 + p], n))
+        return nth_slot(tb, st, FACE_DOWN, below(st.r.rng[1 + p], n))
     if k != POL_GREEDY:
         v, _ = _script(st)
         return v
@@ -944,16 +940,16 @@ def choose_borrow(tb, st, p):
     """2: the captured Raven (not a 2) whose action to resolve, -1 if none."""
     p = seat_ix(p)
     n = 0
-    for i in range(st.s[0].seat[p, S_CAPT_N]):
-        if st.s[0].pile[p, PILE_CAPT, i] < N_RAVENS and st.s[0].pile[p, PILE_CAPT, i] != 1:
+    for i in range(st.r.seat[p, S_CAPT_N]):
+        if st.r.pile[p, PILE_CAPT, i] < N_RAVENS and st.r.pile[p, PILE_CAPT, i] != 1:
             n += 1
     if n == 0:
         return -1
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
-        j = below(st.s[0].rng[1 + p], n)
-        for i in range(st.s[0].seat[p, S_CAPT_N]):
-            c = st.s[0].pile[p, PILE_CAPT, i]
+        j = below(st.r.rng[1 + p], n)
+        for i in range(st.r.seat[p, S_CAPT_N]):
+            c = st.r.pile[p, PILE_CAPT, i]
             if c < N_RAVENS and c != 1:
                 if j == 0:
                     return c
@@ -963,14 +959,14 @@ def choose_borrow(tb, st, p):
         return v
     best = -1
     bv = NEG
-    for i in range(st.s[0].seat[p, S_CAPT_N]):
-        c = st.s[0].pile[p, PILE_CAPT, i]
+    for i in range(st.r.seat[p, S_CAPT_N]):
+        c = st.r.pile[p, PILE_CAPT, i]
         if c < N_RAVENS and c != 1:
             v = NEG
-            if tb.t[0].params[P_ACTION + c] and c == 4:  # base_action_value, the 5 as a call
+            if tb.r.params[P_ACTION + c] and c == 4:  # base_action_value, the 5 as a call
                 card, g = _best_capture(tb, st, p)
                 v = g if card >= 0 else 0.0
-            elif tb.t[0].params[P_ACTION + c]:
+            elif tb.r.params[P_ACTION + c]:
                 v = plain_action_value(tb, st, p, c)
             if v > bv:
                 bv = v
@@ -986,7 +982,7 @@ def choose_replace(tb, st, p):
         return -1
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
-        return nth_slot(tb, st, FACE_UP, below(st.s[0].rng[1 + p], n))
+        return nth_slot(tb, st, FACE_UP, below(st.r.rng[1 + p], n))
     if k != POL_GREEDY:
         v, _ = _script(st)
         return v
@@ -999,11 +995,11 @@ def choose_peek_end(tb, st, p):
     """Captured 3: 1 to look at the bottom relic, 0 for the top."""
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
-        return below(st.s[0].rng[1 + p], 2)
+        return below(st.r.rng[1 + p], 2)
     if k != POL_GREEDY:
         v, _ = _script(st)
         return v
-    return 1 if has_captured(st, p, 1) and tb.t[0].params[P_CAPTURE + 1] else 0
+    return 1 if has_captured(st, p, 1) and tb.r.params[P_CAPTURE + 1] else 0
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -1015,7 +1011,7 @@ def choose_lock(tb, st, p):
         return -1
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
-        return nth_slot(tb, st, ANY_FACE, below(st.s[0].rng[1 + p], n))
+        return nth_slot(tb, st, ANY_FACE, below(st.r.rng[1 + p], n))
     if k != POL_GREEDY:
         v, _ = _script(st)
         return v
@@ -1037,19 +1033,19 @@ def choose_steal(tb, st, p):
     when there is nothing to take."""
     P = n_seats(tb)
     bottom_ok = (
-        tb.t[0].params[P_CAPTURE + 1] == 1 and has_captured(st, p, 1) and st.s[0].board[G_RD_N] > 0
+        tb.r.params[P_CAPTURE + 1] == 1 and has_captured(st, p, 1) and st.r.board[G_RD_N] > 0
     )
     n = 1 if bottom_ok else 0
     for s in range(P):
-        if st.s[0].board[B_CENTRE + s] >= 0:
+        if st.r.board[B_CENTRE + s] >= 0:
             n += 1
     if n == 0:
         return -2
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
-        j = below(st.s[0].rng[1 + p], n)
+        j = below(st.r.rng[1 + p], n)
         for s in range(P):
-            if st.s[0].board[B_CENTRE + s] >= 0:
+            if st.r.board[B_CENTRE + s] >= 0:
                 if j == 0:
                     return s
                 j -= 1
@@ -1057,18 +1053,18 @@ def choose_steal(tb, st, p):
     if k != POL_GREEDY:
         v, _ = _script(st)
         return v
-    thief = st.s[0].seat[p, S_THIEF]
+    thief = st.r.seat[p, S_THIEF]
     best = -2
     bv = NEG
     for s in range(P):
-        if st.s[0].board[B_CENTRE + s] >= 0:
+        if st.r.board[B_CENTRE + s] >= 0:
             x = known_relic(st, p, s)
             v = unknown_worth(tb) if x < 0 else relic_worth(tb, st, p, x, thief)
             if v > bv:
                 bv = v
                 best = s
     if bottom_ok:
-        x = st.s[0].seat[p, S_RD_BOT]
+        x = st.r.seat[p, S_RD_BOT]
         v = unknown_worth(tb) - 0.01 if x < 0 else relic_worth(tb, st, p, x, thief)
         if v > bv:
             best = -1
@@ -1080,16 +1076,16 @@ def choose_rescue(tb, st, p, exclude):
     """FR-11: the captured card other than ``exclude`` to put on top of the deck, -1 if none."""
     p = seat_ix(p)
     n = 0
-    for i in range(st.s[0].seat[p, S_CAPT_N]):
-        if st.s[0].pile[p, PILE_CAPT, i] != exclude:
+    for i in range(st.r.seat[p, S_CAPT_N]):
+        if st.r.pile[p, PILE_CAPT, i] != exclude:
             n += 1
     if n == 0:
         return -1
     k = _kind(tb, st, p)
     if k == POL_RANDOM:
-        j = below(st.s[0].rng[1 + p], n)
-        for i in range(st.s[0].seat[p, S_CAPT_N]):
-            c = st.s[0].pile[p, PILE_CAPT, i]
+        j = below(st.r.rng[1 + p], n)
+        for i in range(st.r.seat[p, S_CAPT_N]):
+            c = st.r.pile[p, PILE_CAPT, i]
             if c != exclude:
                 if j == 0:
                     return c
@@ -1099,8 +1095,8 @@ def choose_rescue(tb, st, p, exclude):
         return v
     best = -1
     bv = NEG
-    for i in range(st.s[0].seat[p, S_CAPT_N]):
-        c = st.s[0].pile[p, PILE_CAPT, i]
+    for i in range(st.r.seat[p, S_CAPT_N]):
+        c = st.r.pile[p, PILE_CAPT, i]
         if c != exclude:
             v = rescue_gain(tb, st, p, c)
             if v > bv:

@@ -142,11 +142,12 @@ STATE_DTYPE = np.dtype(
 class State(NamedTuple):
     """One game's state: a record of fixed-size arrays, and the script and log rows.
 
-    ``s`` is a one-element array of STATE_DTYPE; the kernels read ``st.s[0].seat[p, S_...]``.
+    ``r`` is a STATE_DTYPE record (of a one-element array that whoever made the State keeps
+    alive); the kernels read ``st.r.seat[p, S_...]``.
     The arrays have the fixed sizes above; a config uses the first seats, columns and cards
     of them (G_NSEAT, G_SEAT_W, G_CAP), which is what the Python views below show.
     The record's arrays have their shapes in their type, so numba compiles every access with
-    constant strides and a call passes the state as one array instead of every field of five
+    constant strides and a call passes the state as one pointer instead of every field of five
     (a NamedTuple of arrays passes data pointer, shape and strides of each: 45 values a call,
     and the mission kept most of them in stack slots). Python code reads the same arrays as
     ``st.pile``, ``st.seat``, ``st.board`` and ``st.rng`` (views of the part a config uses).
@@ -156,35 +157,35 @@ class State(NamedTuple):
     stay calls, which keeps the cold compile time down.
     """
 
-    s: np.ndarray  # STATE_DTYPE[1]: pile, seat, board, rng (below)
+    r: np.record  # a STATE_DTYPE record: pile, seat, board, rng (below)
     aux: np.ndarray  # int32[rows, W]; AUX_TMP, AUX_TMP2, AUX_VAL, script rows, then log rows
 
     @property
     def pile(self) -> np.ndarray:
         """int32[P, 4, CAP]; deck, hand, discard, captured (PILE_*)."""
         n, cap = self._used()[0], self._used()[2]
-        return self.s["pile"][0][:n, :, :cap]
+        return self.r["pile"][:n, :, :cap]
 
     @property
     def seat(self) -> np.ndarray:
         """int32[P, S_TELE + 5 * n_card_types + n_types]; S_* scalars, knowledge, telemetry,
         captured relics per type (ctype_col)."""
         n, width, _ = self._used()
-        return self.s["seat"][0][:n, :width]
+        return self.r["seat"][:n, :width]
 
     @property
     def board(self) -> np.ndarray:
         """int32[B_RDECK + rcap]; G_* scalars, centre (B_*), relic deck."""
-        board = self.s["board"][0]
+        board = self.r["board"]
         return board[: B_RDECK + int(board[G_RMASK]) + 1]
 
     @property
     def rng(self) -> np.ndarray:
         """uint64[1 + P, 1]; stream 0: the game's chance, 1 + s: seat s's policy."""
-        return self.s["rng"][0][: 1 + self._used()[0]]
+        return self.r["rng"][: 1 + self._used()[0]]
 
     def _used(self) -> tuple[int, int, int]:
-        board = self.s["board"][0]
+        board = self.r["board"]
         return int(board[G_NSEAT]), int(board[G_SEAT_W]), int(board[G_CAP])
 
 
@@ -192,10 +193,18 @@ def new_state(tb: Tables, log_cap: int = 0, script: np.ndarray | None = None) ->
     """Allocate a State for the config (Python entry; the kernels use alloc_state)."""
     if script is None:
         script = np.zeros(0, np.int32)
-    st = alloc_state(tb, log_cap, np.ascontiguousarray(script, dtype=np.int32))
+    s, aux = alloc_state(tb, log_cap, np.ascontiguousarray(script, dtype=np.int32))
     # an array made by numba comes back as plain structured: view it as records again, so
-    # that the kernels' ``st.s[0].seat`` also works when they run as Python (tests)
-    return State(st.s.view(STATE_DTYPE), st.aux)
+    # that the kernels' ``st.r.seat`` also works when they run as Python (tests); the record
+    # keeps its array alive
+    return State(s.view(STATE_DTYPE)[0], aux)
+
+
+def copy_state(st: State) -> State:
+    """An independent copy of a State (for search policies that clone and resample)."""
+    s = np.empty(1, STATE_DTYPE)
+    s[0] = st.r
+    return State(s[0], st.aux.copy())
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -207,34 +216,37 @@ def nn(x):
 @njit(cache=True, _nrt=False, inline="always")
 def rtype(tb, c):
     """The relic type of relic card ``c`` (c >= N_RAVENS), as a non-negative index."""
-    return nn(tb.t[0].cards[C_INST, nn(c - N_RAVENS)])
+    return nn(tb.r.cards[C_INST, nn(c - N_RAVENS)])
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def seat_width(tb):
     """Columns of State.seat this config uses (S_* scalars, telemetry, captured per type)."""
-    return S_TELE + 5 * (N_RAVENS + tb.t[0].params[P_N_TYPES]) + tb.t[0].params[P_N_TYPES]
+    return S_TELE + 5 * (N_RAVENS + tb.r.params[P_N_TYPES]) + tb.r.params[P_N_TYPES]
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def n_seats(tb):
     """The number of seats, with its bound MAX_SEATS in sight of LLVM: the loops over seats and
     centre slots are then known to be at most 4 long (no unrolled body for longer ones)."""
-    return min(tb.t[0].params[P_PLAYERS], MAX_SEATS)
+    return min(tb.r.params[P_PLAYERS], MAX_SEATS)
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def seat_ix(p):
     """Seat ``p`` (0 <= p < 4) as an index LLVM knows is not negative: the mask changes no
-    seat, and it spares every ``st.s[0].seat[p, ...]`` numba's negative-index wraparound code."""
+    seat, and it spares every ``st.r.seat[p, ...]`` numba's negative-index wraparound code."""
     return p & 3
 
 
 @njit(cache=True)
 def alloc_state(tb, log_cap, script):
-    cap = N_RAVENS + tb.t[0].params[P_N_RELICS]
+    """The arrays of a new State: a one-element STATE_DTYPE array and the aux rows. The State
+    holds the record ``s[0]``, which does not keep ``s`` alive: the caller does (new_state, or
+    play_batch for the block's games)."""
+    cap = N_RAVENS + tb.r.params[P_N_RELICS]
     rcap = 1
-    while rcap < tb.t[0].params[P_N_RELICS] + 1:
+    while rcap < tb.r.params[P_N_RELICS] + 1:
         rcap *= 2
     width = max(LOG_WIDTH, 2 * (cap + N_RAVENS + 2))  # AUX_VAL: cap + 11 float64 (V_*)
     script_rows = (script.shape[0] + width - 1) // width
@@ -247,16 +259,10 @@ def alloc_state(tb, log_cap, script):
     board[G_LOG_CAP] = log_cap
     board[G_LOG0] = AUX_SCRIPT + script_rows
     board[G_RMASK] = rcap - 1
-    board[G_NSEAT] = tb.t[0].params[P_PLAYERS]
+    board[G_NSEAT] = tb.r.params[P_PLAYERS]
     board[G_SEAT_W] = seat_width(tb)
     board[G_CAP] = cap
-    return State(s, aux)
-
-
-@njit(cache=True)
-def copy_state(st):
-    """An independent copy of a State (for search policies that clone and resample)."""
-    return State(st.s.copy(), st.aux.copy())
+    return s, aux
 
 
 # ---------------------------------------------------------------- small helpers
@@ -264,9 +270,9 @@ def copy_state(st):
 
 @njit(cache=True, _nrt=False)
 def emit(st, code, a, b, c, d, e, f, h):
-    n = st.s[0].board[G_LOG_N]
-    if n < st.s[0].board[G_LOG_CAP]:
-        row = st.aux[st.s[0].board[G_LOG0] + n]
+    n = st.r.board[G_LOG_N]
+    if n < st.r.board[G_LOG_CAP]:
+        row = st.aux[st.r.board[G_LOG0] + n]
         row[0] = code
         row[1] = a
         row[2] = b
@@ -275,7 +281,7 @@ def emit(st, code, a, b, c, d, e, f, h):
         row[5] = e
         row[6] = f
         row[7] = h
-        st.s[0].board[G_LOG_N] = n + 1
+        st.r.board[G_LOG_N] = n + 1
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -288,9 +294,7 @@ def card_type(tb, c):
 
 @njit(cache=True, _nrt=False, inline="always")
 def count(tb, st, p, ev, c):
-    st.s[0].seat[
-        p, nn(S_TELE + ev * (N_RAVENS + tb.t[0].params[P_N_TYPES]) + card_type(tb, c))
-    ] += 1
+    st.r.seat[p, nn(S_TELE + ev * (N_RAVENS + tb.r.params[P_N_TYPES]) + card_type(tb, c))] += 1
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -310,79 +314,79 @@ def remove_at(pile, n, i):
 
 @njit(cache=True, _nrt=False, inline="always")
 def hand_remove(st, p, c):
-    i = find(st.s[0].pile[p, PILE_HAND], st.s[0].seat[p, S_HAND_N], c)
-    st.s[0].seat[p, S_HAND_N] = remove_at(st.s[0].pile[p, PILE_HAND], st.s[0].seat[p, S_HAND_N], i)
+    i = find(st.r.pile[p, PILE_HAND], st.r.seat[p, S_HAND_N], c)
+    st.r.seat[p, S_HAND_N] = remove_at(st.r.pile[p, PILE_HAND], st.r.seat[p, S_HAND_N], i)
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def disc_push(st, p, c):
-    st.s[0].pile[p, PILE_DISC, nn(st.s[0].seat[p, S_DISC_N])] = c
-    st.s[0].seat[p, S_DISC_N] += 1
+    st.r.pile[p, PILE_DISC, nn(st.r.seat[p, S_DISC_N])] = c
+    st.r.seat[p, S_DISC_N] += 1
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def ctype_col(tb, t):
     """Column of State.seat counting the seat's captured relics of type ``t``."""
-    return nn(S_TELE + 5 * (N_RAVENS + tb.t[0].params[P_N_TYPES]) + t)
+    return nn(S_TELE + 5 * (N_RAVENS + tb.r.params[P_N_TYPES]) + t)
 
 
 @njit(cache=True, _nrt=False)
 def _captured_changed(tb, st, p, c, d):
     if c < N_RAVENS:
         if d > 0:
-            st.s[0].seat[p, S_CAPT_MASK] |= 1 << c
+            st.r.seat[p, S_CAPT_MASK] |= 1 << c
         else:
-            st.s[0].seat[p, S_CAPT_MASK] &= ~(1 << c)
+            st.r.seat[p, S_CAPT_MASK] &= ~(1 << c)
     else:
-        st.s[0].seat[p, S_CAPT_RELICS] += d
-        st.s[0].seat[p, ctype_col(tb, rtype(tb, c))] += d
+        st.r.seat[p, S_CAPT_RELICS] += d
+        st.r.seat[p, ctype_col(tb, rtype(tb, c))] += d
 
 
 @njit(cache=True, _nrt=False)
 def capt_push(tb, st, p, c):
-    st.s[0].pile[p, PILE_CAPT, nn(st.s[0].seat[p, S_CAPT_N])] = c
-    st.s[0].seat[p, S_CAPT_N] += 1
+    st.r.pile[p, PILE_CAPT, nn(st.r.seat[p, S_CAPT_N])] = c
+    st.r.seat[p, S_CAPT_N] += 1
     _captured_changed(tb, st, p, c, 1)
 
 
 @njit(cache=True, _nrt=False)
 def capt_take(tb, st, p, c):
     """Remove card ``c`` from the seat's captured cards."""
-    j = find(st.s[0].pile[p, PILE_CAPT], st.s[0].seat[p, S_CAPT_N], c)
-    st.s[0].seat[p, S_CAPT_N] = remove_at(st.s[0].pile[p, PILE_CAPT], st.s[0].seat[p, S_CAPT_N], j)
+    j = find(st.r.pile[p, PILE_CAPT], st.r.seat[p, S_CAPT_N], c)
+    st.r.seat[p, S_CAPT_N] = remove_at(st.r.pile[p, PILE_CAPT], st.r.seat[p, S_CAPT_N], j)
     _captured_changed(tb, st, p, c, -1)
 
 
 @njit(cache=True, _nrt=False)
 def recount(tb, st):
     """Rebuild the cached counts of State.seat from the piles (after editing piles by hand)."""
-    for p in range(min(st.s[0].board[G_NSEAT], MAX_SEATS)):
-        st.s[0].seat[p, S_GEMS] = 0
-        st.s[0].seat[p, S_CAPT_MASK] = 0
-        st.s[0].seat[p, S_CAPT_RELICS] = 0
-        for t in range(tb.t[0].params[P_N_TYPES]):
-            st.s[0].seat[p, ctype_col(tb, t)] = 0
+    for p in range(min(st.r.board[G_NSEAT], MAX_SEATS)):
+        st.r.seat[p, S_GEMS] = 0
+        st.r.seat[p, S_CAPT_MASK] = 0
+        st.r.seat[p, S_CAPT_RELICS] = 0
+        for t in range(tb.r.params[P_N_TYPES]):
+            st.r.seat[p, ctype_col(tb, t)] = 0
         for k in range(4):
-            for i in range(st.s[0].seat[p, S_DECK_N + k]):
-                c = st.s[0].pile[p, k, i]
-                if c >= N_RAVENS and tb.t[0].cards[C_KIND, rtype(tb, c)] == K_GEM:
-                    st.s[0].seat[p, S_GEMS] += 1
+            for i in range(st.r.seat[p, S_DECK_N + k]):
+                c = st.r.pile[p, k, i]
+                if c >= N_RAVENS and tb.r.cards[C_KIND, rtype(tb, c)] == K_GEM:
+                    st.r.seat[p, S_GEMS] += 1
                 if k == PILE_CAPT:
                     _captured_changed(tb, st, p, c, 1)
 
 
 @njit(cache=True, _nrt=False)
 def deck_push_top(st, p, c):
-    st.s[0].pile[p, PILE_DECK, nn(st.s[0].seat[p, S_DECK_N])] = c
-    st.s[0].seat[p, S_DECK_N] += 1
-    st.s[0].seat[p, S_DECK_KNOWN] += 1  # FR-15: the owner knows what they put on top
+    st.r.pile[p, PILE_DECK, nn(st.r.seat[p, S_DECK_N])] = c
+    st.r.seat[p, S_DECK_N] += 1
+    st.r.seat[p, S_DECK_KNOWN] += 1  # FR-15: the owner knows what they put on top
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def ravens_in_hand(st, p):
     k = 0
-    for i in range(st.s[0].seat[p, S_HAND_N]):
-        if st.s[0].pile[p, PILE_HAND, i] < N_RAVENS:
+    for i in range(st.r.seat[p, S_HAND_N]):
+        if st.r.pile[p, PILE_HAND, i] < N_RAVENS:
             k += 1
     return k
 
@@ -390,12 +394,12 @@ def ravens_in_hand(st, p):
 @njit(cache=True, _nrt=False, inline="always")
 def has_captured(st, p, r):
     """Raven ``r`` (0..8) is among the seat's captured cards."""
-    return (st.s[0].seat[p, S_CAPT_MASK] >> r) & 1 == 1
+    return (st.r.seat[p, S_CAPT_MASK] >> r) & 1 == 1
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def captured_relics(st, p):
-    return st.s[0].seat[p, S_CAPT_RELICS]
+    return st.r.seat[p, S_CAPT_RELICS]
 
 
 # ---------------------------------------------------------------- legality (FR-5, FR-7)
@@ -405,23 +409,15 @@ def captured_relics(st, p):
 
 @njit(cache=True, _nrt=False, inline="always")
 def can_capt3(tb, st, p):
-    return (
-        st.s[0].seat[p, S_USED3] == 0
-        and tb.t[0].params[P_CAPTURE + 2] == 1
-        and has_captured(st, p, 2)
-    )
+    return st.r.seat[p, S_USED3] == 0 and tb.r.params[P_CAPTURE + 2] == 1 and has_captured(st, p, 2)
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def can_capt1(tb, st, p):
-    if (
-        st.s[0].seat[p, S_USED1] != 0
-        or tb.t[0].params[P_CAPTURE + 0] == 0
-        or not has_captured(st, p, 0)
-    ):
+    if st.r.seat[p, S_USED1] != 0 or tb.r.params[P_CAPTURE + 0] == 0 or not has_captured(st, p, 0):
         return False
     for slot in range(n_seats(tb)):
-        if st.s[0].board[B_CENTRE + slot] >= 0 and st.s[0].board[B_LOCK + slot] == 0:
+        if st.r.board[B_CENTRE + slot] >= 0 and st.r.board[B_LOCK + slot] == 0:
             return True
     return False
 
@@ -429,11 +425,11 @@ def can_capt1(tb, st, p):
 @njit(cache=True, _nrt=False, inline="always")
 def can_thief(tb, st, p, c):
     """FR-7: a Raven, or a relic listed in thief_relics, unless the seat drew no Raven."""
-    if st.s[0].seat[p, S_NO_THIEF]:
+    if st.r.seat[p, S_NO_THIEF]:
         return False
     if c < N_RAVENS:
         return True
-    return tb.t[0].cards[C_THIEF, rtype(tb, c)] == 1
+    return tb.r.cards[C_THIEF, rtype(tb, c)] == 1
 
 
 @njit(cache=True, _nrt=False)
@@ -452,70 +448,70 @@ def shuffle(a, n, rng):
 @njit(cache=True, _nrt=False)
 def rd_index(st, k):
     """Physical index of the k-th relic from the bottom."""
-    return (st.s[0].board[G_RD_BOT] + k) & (st.s[0].board[G_RMASK])
+    return (st.r.board[G_RD_BOT] + k) & (st.r.board[G_RMASK])
 
 
 @njit(cache=True, _nrt=False)
 def rd_top_card(st):
-    n = st.s[0].board[G_RD_N]
+    n = st.r.board[G_RD_N]
     if n == 0:
         return -1
-    return st.s[0].board[B_RDECK + rd_index(st, n - 1)]
+    return st.r.board[B_RDECK + rd_index(st, n - 1)]
 
 
 @njit(cache=True, _nrt=False)
 def rd_bottom_card(st):
-    if st.s[0].board[G_RD_N] == 0:
+    if st.r.board[G_RD_N] == 0:
         return -1
-    return st.s[0].board[B_RDECK + st.s[0].board[G_RD_BOT]]
+    return st.r.board[B_RDECK + st.r.board[G_RD_BOT]]
 
 
 @njit(cache=True, _nrt=False)
 def rd_pop_top(st):
-    n = st.s[0].board[G_RD_N]
+    n = st.r.board[G_RD_N]
     if n == 0:
         return -1
-    x = st.s[0].board[B_RDECK + rd_index(st, n - 1)]
-    st.s[0].board[G_RD_N] = n - 1
-    for s in range(min(st.s[0].board[G_NSEAT], MAX_SEATS)):
-        st.s[0].seat[s, S_RD_TOP] = -1
+    x = st.r.board[B_RDECK + rd_index(st, n - 1)]
+    st.r.board[G_RD_N] = n - 1
+    for s in range(min(st.r.board[G_NSEAT], MAX_SEATS)):
+        st.r.seat[s, S_RD_TOP] = -1
         if n == 1:
-            st.s[0].seat[s, S_RD_BOT] = -1
+            st.r.seat[s, S_RD_BOT] = -1
     return x
 
 
 @njit(cache=True, _nrt=False)
 def rd_pop_bottom(st):
-    n = st.s[0].board[G_RD_N]
+    n = st.r.board[G_RD_N]
     if n == 0:
         return -1
-    x = st.s[0].board[B_RDECK + st.s[0].board[G_RD_BOT]]
-    st.s[0].board[G_RD_BOT] = rd_index(st, 1)
-    st.s[0].board[G_RD_N] = n - 1
-    for s in range(min(st.s[0].board[G_NSEAT], MAX_SEATS)):
-        st.s[0].seat[s, S_RD_BOT] = -1
+    x = st.r.board[B_RDECK + st.r.board[G_RD_BOT]]
+    st.r.board[G_RD_BOT] = rd_index(st, 1)
+    st.r.board[G_RD_N] = n - 1
+    for s in range(min(st.r.board[G_NSEAT], MAX_SEATS)):
+        st.r.seat[s, S_RD_BOT] = -1
         if n == 1:
-            st.s[0].seat[s, S_RD_TOP] = -1
+            st.r.seat[s, S_RD_TOP] = -1
     return x
 
 
 @njit(cache=True, _nrt=False)
 def rd_push_bottom(st, x, knowers):
     """Put relic ``x`` at the bottom; seats whose bit is set in ``knowers`` know it is there."""
-    b = (st.s[0].board[G_RD_BOT] - 1) & (st.s[0].board[G_RMASK])
-    st.s[0].board[B_RDECK + b] = x
-    st.s[0].board[G_RD_BOT] = b
-    st.s[0].board[G_RD_N] += 1
-    for s in range(min(st.s[0].board[G_NSEAT], MAX_SEATS)):
-        st.s[0].seat[s, S_RD_BOT] = x if (knowers >> s) & 1 else -1
-        if st.s[0].board[G_RD_N] == 1:
-            st.s[0].seat[s, S_RD_TOP] = st.s[0].seat[s, S_RD_BOT]
+    b = (st.r.board[G_RD_BOT] - 1) & (st.r.board[G_RMASK])
+    st.r.board[B_RDECK + b] = x
+    st.r.board[G_RD_BOT] = b
+    st.r.board[G_RD_N] += 1
+    for s in range(min(st.r.board[G_NSEAT], MAX_SEATS)):
+        st.r.seat[s, S_RD_BOT] = x if (knowers >> s) & 1 else -1
+        if st.r.board[G_RD_N] == 1:
+            st.r.seat[s, S_RD_TOP] = st.r.seat[s, S_RD_BOT]
 
 
 @njit(cache=True, _nrt=False)
 def slot_knowers(st, slot):
     m = 0
-    for s in range(min(st.s[0].board[G_NSEAT], MAX_SEATS)):
-        if st.s[0].seat[s, S_CKNOWN + slot]:
+    for s in range(min(st.r.board[G_NSEAT], MAX_SEATS)):
+        if st.r.seat[s, S_CKNOWN + slot]:
             m |= 1 << s
     return m

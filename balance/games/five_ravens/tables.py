@@ -119,28 +119,28 @@ TABLES_DTYPE = np.dtype(  # np.record: see state.STATE_DTYPE
 class Tables(NamedTuple):
     """The compiled rules: the only thing the kernels see, one record (see state.State).
 
-    ``t`` is a one-element array of TABLES_DTYPE; the kernels read ``tb.t[0].params[P_...]``
-    (constant strides, one array a call); Python code reads ``tb.params``, ``tb.cards`` and
-    ``tb.weights``.
+    ``r`` is a TABLES_DTYPE record (which keeps its one-element array alive); the kernels read
+    ``tb.r.params[P_...]`` (constant strides, one pointer a call); Python code reads
+    ``tb.params``, ``tb.cards`` and ``tb.weights``.
     """
 
-    t: np.ndarray  # TABLES_DTYPE[1]
+    r: np.record  # a TABLES_DTYPE record
 
     @property
     def params(self) -> np.ndarray:
         """int32[N_PARAMS]; indexed by P_*."""
-        return self.t["params"][0]
+        return self.r["params"]
 
     @property
     def cards(self) -> np.ndarray:
         """int32[7, CARDS_W]; C_INST[instance] -> type; C_KIND/C_VALUE/C_THIEF[type];
         C_TEV/C_TCARD[column] -> telemetry event and card type; C_TYPEOF[card id] -> type."""
-        return self.t["cards"][0]
+        return self.r["cards"]
 
     @property
     def weights(self) -> np.ndarray:
         """float64[MAX_SEATS, N_WEIGHT_COLS]; greedy weights per seat, then W_TV*, W_CV*."""
-        return self.t["weights"][0]
+        return self.r["weights"]
 
 
 @dataclass(frozen=True)
@@ -254,7 +254,7 @@ def compile_tables(
     t["params"][0] = params
     t["cards"][0] = cards
     t["weights"][0, : weights.shape[0]] = weights
-    k = Tables(t)
+    k = Tables(t[0])
     return Compiled(k=k, relic_names=names, seat_policies=tuple(config.seats), columns=tuple(cols))
 
 
