@@ -23,6 +23,8 @@ from balance.games.five_ravens.schema import (
     Scoring,
 )
 
+from . import helpers
+
 MODELS = [RavenSwitch, Ravens, Relic, Scoring, Rules, RandomPolicy, GreedyPolicy]
 RULES_MODELS = [RavenSwitch, Ravens, Relic, Scoring, Rules]
 
@@ -177,6 +179,10 @@ def deck(**relics: dict) -> dict[str, dict]:
             {"removed_relics": {2: 22}},
             "removed_relics.2: must be less than the 22 relics in the deck, got 22",
         ),
+        (
+            {"relics": {f"r{i}": {"kind": "hollow", "count": 1} for i in range(49)}},
+            "relics: at most 48 kinds of relic, got 49",
+        ),
         ({"removed_relics": {1: 0}}, "removed_relics.1: player counts are 2-4, got 1"),
         ({"thief_relics": ["gem", "crown"]}, "thief_relics[1]: no relic named 'crown' in relics"),
     ],
@@ -228,3 +234,19 @@ def test_any_deck_of_1_to_200_relics_is_valid(relics: dict[str, dict]) -> None:
     else:
         with pytest.raises(ValidationError):
             Rules.model_validate(data)
+
+
+@pytest.mark.parametrize("seats", [["greedy"] * 4, ["random"] * 4])
+def test_the_largest_config_the_state_holds_plays(seats: list[str]) -> None:
+    """48 relic types and 200 relics (schema's limits) fill the kernels' fixed-size arrays
+    (tables.MAX_TYPES, MAX_CAP, CARDS_W; state.SEAT_W): games play and every relic counts."""
+    extra = {f"x{i}": {"kind": "hollow", "count": 5 if i < 34 else 2} for i in range(38)}
+    cfg = helpers.config(players=4, seats=seats, rules={"relics": extra, "thief_relics": ["x0"]})
+    assert len(cfg.rules.relics) == schema.MAX_RELIC_TYPES == 48
+    assert cfg.rules.total_relics() == schema.MAX_RELICS
+    compiled = PLUGIN.compile(cfg)
+    chunk = PLUGIN.play(compiled, 3, 0, 40)
+    assert chunk.telemetry.shape == (40, 4, len(compiled.columns))
+    assert (chunk.turns > 0).all()
+    stolen = [j for j, name in enumerate(compiled.columns) if name.startswith("stolen__")]
+    assert chunk.telemetry[:, :, stolen].sum() > 0
