@@ -101,7 +101,6 @@ from balance.games.five_ravens.tables import (
     W_DRAW,
     W_INFO,
     W_SMALL,
-    W_THIEF_RANK,
     W_THRESHOLD,
     W_TV,
     W_TV_FOUR,
@@ -375,6 +374,9 @@ def best_capture(tb, st, p):
     best = -1
     bv = NEG
     keep_raven = ravens_in_hand(st, p) == 1
+    # a Raven's value is fixed but for the 4's bonus and the 7's rescue (tables.W_CV*: the same
+    # float operations as capture_gain(c) - cost - (cost + rank part), as best_capture_value)
+    four_r = tb.r.params[P_CAPTURE + 3] and captured_relics(st, p) >= tb.r.params[P_FOUR_MIN]
     for i in range(st.r.seat[p, S_HAND_N] + st.r.seat[p, S_DISC_N]):
         if i < st.r.seat[p, S_HAND_N]:
             c = st.r.pile[p, PILE_HAND, i]
@@ -382,9 +384,12 @@ def best_capture(tb, st, p):
                 continue
         else:
             c = st.r.pile[p, PILE_DISC, i - st.r.seat[p, S_HAND_N]]
-        g = capture_gain(tb, st, p, c) - w[W_CAPT_COST]
-        if c < N_RAVENS:
-            g -= w[W_CAPT_COST] + w[W_THIEF_RANK] * 0.1 * (c + 1)
+        if c >= N_RAVENS:
+            g = capture_gain(tb, st, p, c) - w[W_CAPT_COST]
+        elif c == 3 and four_r:
+            g = w[W_CV_FOUR]
+        else:
+            g = w[W_CV + nn(c)]
             if c == 6 and tb.r.params[P_CAPTURE + 6]:
                 g += best_rescue_gain(tb, st, p, 6)
         if g > bv:
