@@ -37,7 +37,8 @@ def source_hash() -> str:
 
 
 def configure() -> None:
-    """Point numba's cache at ``$XDG_CACHE_HOME/balance/numba-<source hash>`` unless set."""
+    """Set the kernels' LLVM settings (_codegen) and point numba's cache at
+    ``$XDG_CACHE_HOME/balance/numba-<source hash>`` unless NUMBA_CACHE_DIR is set."""
     _codegen()
     if os.environ.get("NUMBA_CACHE_DIR"):
         return

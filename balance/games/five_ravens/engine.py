@@ -120,6 +120,7 @@ from balance.games.five_ravens.state import (
     can_thief,
     capt_push,
     capt_take,
+    clockwise,
     count,
     deck_push_top,
     disc_push,
@@ -237,7 +238,7 @@ def _draw(tb, st, p):
 def setup(tb, st, seed, game):
     """Reset ``st`` to the start of game ``game`` of run ``seed`` (rulebook Setup, FR-1..FR-3)."""
     P = n_seats(tb)
-    for s in range(1 + n_seats(tb)):
+    for s in range(1 + P):
         seed_stream(st.r.rng[s], seed, game, s)
     st.r.board[:N_G_RESET] = 0
     st.r.seat[:P, : seat_width(tb)] = 0
@@ -302,10 +303,7 @@ def prelude(tb, st):
         else:
             st.r.board[B_CENTRE + slot] = -1
     for k in range(P):
-        p = first + k  # == (first + k) % P, 0 <= first < P: no division
-        if p >= P:
-            p -= P
-        p = seat_ix(p)
+        p = clockwise(first, k, P)
         for _ in range(tb.r.params[P_HAND]):
             _draw(tb, st, p)
     for p in range(P):
@@ -637,10 +635,7 @@ def mission(tb, st, moves):
     while True:
         acted = False
         for k in range(P):
-            p = first + k  # == (first + k) % P, 0 <= first < P: no division
-            if p >= P:
-                p -= P
-            p = seat_ix(p)
+            p = clockwise(first, k, P)
             if st.r.seat[p, S_STATUS] != ST_ACTIVE:
                 continue
             if pol._kind(tb, st, p) == POL_GREEDY:  # no list of legal moves needed
@@ -684,10 +679,7 @@ def steal_order(tb, st, order):
     P = n_seats(tb)
     first = st.r.board[G_FIRST]
     for k in range(P):  # clockwise from the first player, then a stable insertion sort by rank
-        p = first + k  # == (first + k) % P, 0 <= first < P: no division
-        if p >= P:
-            p -= P
-        p = seat_ix(p)
+        p = clockwise(first, k, P)
         r = thief_rank(st.r.seat[p, S_THIEF])
         j = k
         while j > 0 and thief_rank(st.r.seat[order[j - 1], S_THIEF]) < r:

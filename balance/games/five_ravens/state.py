@@ -39,8 +39,8 @@ ST_ACTIVE, ST_THIEF, ST_DONE = 0, 1, 2
 
 # State.board: game scalars (G_*), then the centre slots (B_*), then the relic deck.
 G_FIRST, G_ROUND, G_TURNS, G_RD_BOT, G_RD_N, G_LAST, G_LOG_N, G_START, G_SCRIPT = range(9)
-# set at allocation and kept across games; G_NSEAT, G_SEAT_W, G_CAP: the part of State.s's
-# fixed-size arrays this config uses (seats, seat columns, cards per pile)
+# set at allocation and kept across games; G_NSEAT, G_SEAT_W, G_CAP: the part of the
+# State record's fixed-size arrays this config uses (seats, seat columns, cards per pile)
 G_SCRIPT_N, G_LOG_CAP, G_LOG0, G_RMASK, G_NSEAT, G_SEAT_W, G_CAP = 9, 10, 11, 12, 13, 14, 15
 N_G_RESET = 9  # board[:N_G_RESET] is cleared for every game
 MAX_SLOTS = 4  # centre slots (one per player, FR-4)
@@ -117,7 +117,7 @@ M_ACTION, M_CAPT3, M_CAPT1, M_THIEF, M_NONE = 0, 1, 2, 3, 4
 SB_CHESTS, SB_GEMS, SB_HOLLOWS, SB_CURSED, SB_FOUR, SB_PENALTY, SB_TOTAL, SB_N_GEMS = range(8)
 
 
-# The fixed sizes of State.s (its layout must not depend on the config, or a config change
+# The fixed sizes of the State record (its layout must not depend on the config, or a config change
 # would compile the kernels again): seats, cards per pile, relic types, and from them the row
 # widths (tables.MAX_*).
 SEAT_W = S_TELE + 5 * (N_RAVENS + MAX_TYPES) + MAX_TYPES
@@ -163,7 +163,7 @@ class State(NamedTuple):
     @property
     def pile(self) -> np.ndarray:
         """int32[P, 4, CAP]; deck, hand, discard, captured (PILE_*)."""
-        n, cap = self._used()[0], self._used()[2]
+        n, _, cap = self._used()
         return self.r["pile"][:n, :, :cap]
 
     @property
@@ -222,7 +222,7 @@ def rtype(tb, c):
 @njit(cache=True, _nrt=False, inline="always")
 def seat_width(tb):
     """Columns of State.seat this config uses (S_* scalars, telemetry, captured per type)."""
-    return S_TELE + 5 * (N_RAVENS + tb.r.params[P_N_TYPES]) + tb.r.params[P_N_TYPES]
+    return ctype_col(tb, tb.r.params[P_N_TYPES])
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -233,10 +233,25 @@ def n_seats(tb):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def state_seats(st):
+    """n_seats for the helpers that have the state only (its G_NSEAT)."""
+    return min(st.r.board[G_NSEAT], MAX_SEATS)
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def seat_ix(p):
     """Seat ``p`` (0 <= p < 4) as an index LLVM knows is not negative: the mask changes no
     seat, and it spares every ``st.r.seat[p, ...]`` numba's negative-index wraparound code."""
     return p & 3
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def clockwise(first, k, P):
+    """The seat ``k`` places clockwise from ``first`` (0 <= first, k < P), as seat_ix."""
+    p = first + k  # == (first + k) % P: no division
+    if p >= P:
+        p -= P
+    return seat_ix(p)
 
 
 @njit(cache=True)
@@ -360,7 +375,7 @@ def capt_take(tb, st, p, c):
 @njit(cache=True, _nrt=False)
 def recount(tb, st):
     """Rebuild the cached counts of State.seat from the piles (after editing piles by hand)."""
-    for p in range(min(st.r.board[G_NSEAT], MAX_SEATS)):
+    for p in range(n_seats(tb)):
         st.r.seat[p, S_GEMS] = 0
         st.r.seat[p, S_CAPT_MASK] = 0
         st.r.seat[p, S_CAPT_RELICS] = 0
@@ -473,7 +488,7 @@ def rd_pop_top(st):
         return -1
     x = st.r.board[B_RDECK + rd_index(st, n - 1)]
     st.r.board[G_RD_N] = n - 1
-    for s in range(min(st.r.board[G_NSEAT], MAX_SEATS)):
+    for s in range(state_seats(st)):
         st.r.seat[s, S_RD_TOP] = -1
         if n == 1:
             st.r.seat[s, S_RD_BOT] = -1
@@ -488,7 +503,7 @@ def rd_pop_bottom(st):
     x = st.r.board[B_RDECK + st.r.board[G_RD_BOT]]
     st.r.board[G_RD_BOT] = rd_index(st, 1)
     st.r.board[G_RD_N] = n - 1
-    for s in range(min(st.r.board[G_NSEAT], MAX_SEATS)):
+    for s in range(state_seats(st)):
         st.r.seat[s, S_RD_BOT] = -1
         if n == 1:
             st.r.seat[s, S_RD_TOP] = -1
@@ -502,7 +517,7 @@ def rd_push_bottom(st, x, knowers):
     st.r.board[B_RDECK + b] = x
     st.r.board[G_RD_BOT] = b
     st.r.board[G_RD_N] += 1
-    for s in range(min(st.r.board[G_NSEAT], MAX_SEATS)):
+    for s in range(state_seats(st)):
         st.r.seat[s, S_RD_BOT] = x if (knowers >> s) & 1 else -1
         if st.r.board[G_RD_N] == 1:
             st.r.seat[s, S_RD_TOP] = st.r.seat[s, S_RD_BOT]
@@ -511,7 +526,7 @@ def rd_push_bottom(st, x, knowers):
 @njit(cache=True, _nrt=False)
 def slot_knowers(st, slot):
     m = 0
-    for s in range(min(st.r.board[G_NSEAT], MAX_SEATS)):
+    for s in range(state_seats(st)):
         if st.r.seat[s, S_CKNOWN + slot]:
             m |= 1 << s
     return m
