@@ -149,7 +149,10 @@ class Rules(BaseModel):
     )
     relics: dict[str, Relic] = Field(
         default_factory=_fr2_relics,
-        description="FR-2: the relic deck, name -> kind, count and chest value",
+        description=(
+            "FR-2: the relic deck, name -> kind, count and chest value"
+            f" (1-{MAX_RELICS} relics in all, at most {MAX_RELIC_TYPES} names)"
+        ),
     )
     thief_relics: list[str] = Field(
         default_factory=list, description="FR-7: relics that may also be played as a thief"
