@@ -75,6 +75,7 @@ from balance.games.five_ravens.tables import (
     K_HOLLOW,
     N_RAVENS,
     P_ACTION,
+    P_ACTION_OFF,
     P_CAPTURE,
     P_CURSED_BONUS,
     P_CURSED_SET,
@@ -429,9 +430,8 @@ def best_capture_value(tb, st, p, hand_types):
     best = NEG
     # Ravens: fixed values (tables.W_CV*), the 4's bonus and the 7's rescue worked out here
     # (a maximum, so selects instead of a branch per rank; the 4 and the 7 after the loop)
-    ravens = types & 0b110110111  # every rank but the 4 and the 7
-    for r in range(N_RAVENS):
-        best = max(best, w[W_CV + r] if (ravens >> r) & 1 else NEG)
+    # every rank but the 4 and the 7: the largest W_CV of those present (tables.cvmax)
+    best = max(best, tb.r.cvmax[p, cv_index(types)])
     if (types >> 3) & 1:
         four_r = tb.r.params[P_CAPTURE + 3] and captured_relics(st, p) >= tb.r.params[P_FOUR_MIN]
         best = max(best, w[W_CV_FOUR] if four_r else w[W_CV + 3])
@@ -453,6 +453,13 @@ def best_capture_value(tb, st, p, hand_types):
                 if g > best:
                     best = g
     return best
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def cv_index(types):
+    """The Tables.cvmax column of the Ravens among ``types`` (bit r: Raven r) that are neither
+    the 4 nor the 7: bits 0-2, 4-5 and 7-8 of ``types`` packed (tables.CV_RAVENS)."""
+    return (types & 0b111) | ((types >> 1) & 0b11000) | ((types >> 2) & 0b1100000)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -628,11 +635,7 @@ def _greedy_turn(tb, st, p, fv):
             need = rmask
         if (need >> 1) & 1 and tb.r.params[P_ACTION + 1]:  # the 2 borrows a captured Raven
             need |= st.r.seat[p, S_CAPT_MASK] & ~2
-        greedy_action_values(tb, st, p, need, fv)
-        # the value of playing card c is fv[V_ACT + min(c, N_RAVENS)] - 0.05 * (c + 1), the last
-        # term keeping high Ravens; worked out by rank once (the same float operations)
-        for r in range(N_RAVENS):
-            fv[V_ACT + r] = fv[V_ACT + r] - 0.05 * (r + 1)
+        greedy_action_values(tb, st, p, need, fv)  # with the rank term, see there
         fv[V_ACT + N_RAVENS] = -np.inf
         if 0 <= thief_card < N_RAVENS:
             fv[V_ACT + thief_card] = -np.inf
@@ -707,9 +710,7 @@ def greedy_action_values(tb, st, p, need, aval):
         for i in range(st.r.seat[p, S_HAND_N]):
             hand_types |= 1 << typeof[nn(st.r.pile[p, PILE_HAND, i])]
         aval[4] = best_capture_value(tb, st, p, hand_types)
-    for r in range(N_RAVENS):
-        if tb.r.params[P_ACTION + r] == 0:
-            aval[r] = NEG
+    off = tb.r.params[P_ACTION_OFF]
     if (need >> 1) & 1 and tb.r.params[P_ACTION + 1]:
         cm = st.r.seat[p, S_CAPT_MASK]
         best = 0.0
@@ -717,6 +718,14 @@ def greedy_action_values(tb, st, p, need, aval):
             if r != 1 and (cm >> r) & 1 and tb.r.params[P_ACTION + r] == 1 and aval[r] > best:
                 best = aval[r]
         aval[1] = best
+    # the greedy turn plays card c for fv[V_ACT + c] = aval[c] - 0.05 * (c + 1), the last term
+    # keeping high Ravens (NEG for an action switched off: NEG - 0.05 * (c + 1) == NEG)
+    if off:
+        for r in range(N_RAVENS):
+            if (off >> r) & 1:
+                aval[r] = NEG
+    for r in range(N_RAVENS):
+        aval[r] = aval[r] - 0.05 * (r + 1)
 
 
 @njit(cache=True, _nrt=False, inline="always")

@@ -87,7 +87,8 @@ P_CAPTURE = 29  # + Raven index: its capture effect is on
 P_SEAT = 38  # + seat: POL_* of the seat's policy
 P_GEM = 42  # + gems owned: points
 MAX_GEM_TABLE = 64
-N_PARAMS = P_GEM + MAX_GEM_TABLE
+P_ACTION_OFF = P_GEM + MAX_GEM_TABLE  # bit r: Raven r's action text is off (P_ACTION + r == 0)
+N_PARAMS = P_ACTION_OFF + 1
 
 # Tables.cards rows: per relic instance, per relic type, per telemetry column.
 C_INST, C_KIND, C_VALUE, C_THIEF, C_TEV, C_TCARD = range(6)
@@ -101,6 +102,10 @@ MAX_CAP = 256  # cards per pile: the 9 Ravens and every relic
 MAX_TYPES = MAX_RELIC_TYPES
 assert N_RAVENS + MAX_RELICS <= MAX_CAP
 CARDS_W = max(MAX_CAP, 5 * (N_RAVENS + MAX_TYPES))  # the widest row of Tables.cards
+# Tables.cvmax[seat, cv_index(ravens)]: the largest W_CV value of a set of Ravens that are
+# neither the 4 nor the 7 (the 5's capture choice, policies.best_capture_value), NEG for none
+CV_RAVENS = (0, 1, 2, 4, 5, 7, 8)
+CV_BITS = len(CV_RAVENS)
 TABLES_DTYPE = np.dtype(  # np.record: see state.STATE_DTYPE
     (
         np.record,
@@ -109,6 +114,7 @@ TABLES_DTYPE = np.dtype(  # np.record: see state.STATE_DTYPE
                 ("params", np.int32, (N_PARAMS,)),
                 ("cards", np.int32, (7, CARDS_W)),
                 ("weights", np.float64, (MAX_SEATS, N_WEIGHT_COLS)),
+                ("cvmax", np.float64, (MAX_SEATS, 1 << CV_BITS)),
             ],
             align=True,
         ),
@@ -136,6 +142,11 @@ class Tables(NamedTuple):
         """int32[7, CARDS_W]; C_INST[instance] -> type; C_KIND/C_VALUE/C_THIEF[type];
         C_TEV/C_TCARD[column] -> telemetry event and card type; C_TYPEOF[card id] -> type."""
         return self.r["cards"]
+
+    @property
+    def cvmax(self) -> np.ndarray:
+        """float64[MAX_SEATS, 2**CV_BITS]; see CV_RAVENS."""
+        return self.r["cvmax"]
 
     @property
     def weights(self) -> np.ndarray:
@@ -237,6 +248,7 @@ def compile_tables(
     params[P_GEM_N] = len(gem_table)
     params[P_RELIC_THIEVES] = int(type_thief.sum())
     params[P_ACTION : P_ACTION + N_RAVENS] = action_on
+    params[P_ACTION_OFF] = sum(1 << r for r in range(N_RAVENS) if not action_on[r])
     params[P_CAPTURE : P_CAPTURE + N_RAVENS] = capture_on
     params[P_SEAT : P_SEAT + players] = seat_kinds
     params[P_GEM : P_GEM + len(gem_table)] = gem_table
@@ -254,6 +266,7 @@ def compile_tables(
     t["params"][0] = params
     t["cards"][0] = cards
     t["weights"][0, : weights.shape[0]] = weights
+    t["cvmax"][0, : weights.shape[0]] = _cv_max(weights)
     k = Tables(t[0])
     return Compiled(k=k, relic_names=names, seat_policies=tuple(config.seats), columns=tuple(cols))
 
@@ -297,6 +310,21 @@ def _with_derived_values(weights: np.ndarray, params: np.ndarray) -> np.ndarray:
         out[p, W_CV_FOUR] = g - (w[W_CAPT_COST] + w[W_THIEF_RANK] * 0.1 * 4)
         small = max(abs(x) for x in w) <= 1e6 and int(np.abs(params).max()) <= 100_000
         out[p, W_SMALL] = 1.0 if small and all(np.isfinite(w)) else 0.0
+    return out
+
+
+def _cv_max(weights: np.ndarray) -> np.ndarray:
+    """Tables.cvmax from the W_CV columns: for each subset of CV_RAVENS (bit k: CV_RAVENS[k]),
+    the largest of their W_CV values, or policies.NEG for the empty set. A maximum is exact, so
+    the kernel's lookup gives the same float as taking the maximum there."""
+    from balance.games.five_ravens.policies import NEG
+
+    out = np.full((weights.shape[0], 1 << CV_BITS), NEG, np.float64)
+    for p in range(weights.shape[0]):
+        for m in range(1, 1 << CV_BITS):
+            out[p, m] = max(
+                weights[p, W_CV + r] for k, r in enumerate(CV_RAVENS) if (m >> k) & 1
+            )
     return out
 
 
