@@ -27,6 +27,7 @@ from balance.games.five_ravens.state import (
     B_CENTRE,
     B_FACE,
     B_LOCK,
+    G_CAP,
     G_RD_N,
     G_SCRIPT,
     G_SCRIPT_N,
@@ -36,6 +37,7 @@ from balance.games.five_ravens.state import (
     M_NONE,
     M_THIEF,
     MAX_ROUND_TURNS,
+    NEG_VALUE,
     PILE_CAPT,
     PILE_DISC,
     PILE_HAND,
@@ -108,7 +110,7 @@ from balance.games.five_ravens.tables import (
 )
 from balance.rng import below
 
-NEG = -1.0e18
+NEG = NEG_VALUE  # "never chosen": far below any value a choice can have
 
 
 @njit(cache=True, _nrt=False)
@@ -528,12 +530,12 @@ def greedy_turn(tb, st, p):
     return mv, c
 
 
-# Layout of the greedy turn's float64 scratch row (State.aux[AUX_VAL] seen as float64): action
-# values by rank with one slot for "not a Raven", then thief values of the Ravens by rank with
-# one slot for "a relic that may not be the thief", then thief values of relic cards by card id.
-V_ACT = 0  # + rank, V_ACT + N_RAVENS: not a Raven (-inf)
-V_THIEF = N_RAVENS + 1  # + rank, V_THIEF + N_RAVENS: a relic that may not be the thief (NEG)
-V_RELIC = V_THIEF + 1  # + card id (>= N_RAVENS): a relic thief's value, or NEG
+# Layout of the greedy turn's float64 scratch row (State.aux[AUX_VAL] seen as float64, made by
+# state.alloc_state), both parts indexed by card id, so that a pass over the hand reads a card's
+# value with one load: [0, CAP) the value of playing the card for its action (Ravens: worked out
+# each turn; relics: -inf, set once), [CAP, 2 CAP) its value as the thief (Ravens: each turn;
+# relics: NEG, set once, or each turn in configs with relic thieves). CAP = 9 + relics.
+V_ACT = 0  # + card id; the thief part starts at CAP (board[G_CAP])
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -558,6 +560,7 @@ def _greedy_turn(tb, st, p, fv):
     w = tb.r.weights[p]
     hand = st.r.pile[p, PILE_HAND]
     nh = st.r.seat[p, S_HAND_N]
+    vt = nn(st.r.board[G_CAP])  # the thief values' part of fv
     capped = st.r.seat[p, S_TURNS] >= MAX_ROUND_TURNS
     relic_thieves = tb.r.params[P_RELIC_THIEVES] != 0
     # one pass: the Ravens in hand (a bit mask)
@@ -577,10 +580,10 @@ def _greedy_turn(tb, st, p, fv):
         for i in range(nh):
             c = hand[i]
             if c >= N_RAVENS:
-                fv[V_RELIC + nn(c)] = NEG
+                fv[vt + nn(c)] = NEG
                 if can_thief(tb, st, p, c):
                     relic_thief = True
-                    fv[V_RELIC + nn(c)] = relic_thief_value(tb, st, p, c)
+                    fv[vt + nn(c)] = relic_thief_value(tb, st, p, c)
     act_ok = not capped and nrav >= 2
     any_thief = st.r.seat[p, S_NO_THIEF] == 0 and (nrav > 0 or relic_thief)
     ok3 = not capped and can_capt3(tb, st, p)
@@ -597,33 +600,24 @@ def _greedy_turn(tb, st, p, fv):
         thief_i = lone_i
     elif any_thief:
         for c in range(N_RAVENS):
-            fv[V_THIEF + c] = w[W_TV + c]
-        fv[V_THIEF + N_RAVENS] = NEG
+            fv[vt + c] = w[W_TV + c]
         if tb.r.params[P_CAPTURE + 3] and captured_relics(st, p) >= tb.r.params[P_FOUR_MIN]:
-            fv[V_THIEF + 3] = w[W_TV_FOUR]
+            fv[vt + 3] = w[W_TV_FOUR]
         if (rmask >> 4) & 1 and tb.r.params[P_CAPTURE + 4]:
-            fv[V_THIEF + 4] += w[W_CAPTURE] * best_visible_gain(tb, st, p, 4)
+            fv[vt + 4] += w[W_CAPTURE] * best_visible_gain(tb, st, p, 4)
         if (rmask >> 5) & 1 and tb.r.params[P_CAPTURE + 5]:
-            fv[V_THIEF + 5] += w[W_CAPTURE] * best_visible_gain(tb, st, p, 5)
+            fv[vt + 5] += w[W_CAPTURE] * best_visible_gain(tb, st, p, 5)
         if (rmask >> 6) & 1 and tb.r.params[P_CAPTURE + 6]:
-            fv[V_THIEF + 6] += w[W_CAPTURE] * max(0.0, best_rescue_gain(tb, st, p, 6))
+            fv[vt + 6] += w[W_CAPTURE] * max(0.0, best_rescue_gain(tb, st, p, 6))
         tv = NEG
-        if relic_thief:
-            for i in range(nh):
-                c = hand[i]
-                v = fv[V_THIEF + nn(c)] if c < N_RAVENS else fv[V_RELIC + nn(c)]
-                if v > tv:
-                    tv = v
-                    thief_card = c
-                    thief_i = i
-        else:  # selects, not branches: which card is best is what the predictor cannot know
-            for i in range(nh):
-                c = hand[i]
-                v = fv[V_THIEF + min(nn(c), N_RAVENS)]
-                better = v > tv
-                tv = v if better else tv
-                thief_card = c if better else thief_card
-                thief_i = i if better else thief_i
+        # selects, not branches: which card is best is what the predictor cannot know
+        for i in range(nh):
+            c = hand[i]
+            v = fv[vt + nn(c)]
+            better = v > tv
+            tv = v if better else tv
+            thief_card = c if better else thief_card
+            thief_i = i if better else thief_i
     best_mv = M_NONE
     best_c = -1
     best_i = -1
@@ -636,12 +630,11 @@ def _greedy_turn(tb, st, p, fv):
         if (need >> 1) & 1 and tb.r.params[P_ACTION + 1]:  # the 2 borrows a captured Raven
             need |= st.r.seat[p, S_CAPT_MASK] & ~2
         greedy_action_values(tb, st, p, need, fv)  # with the rank term, see there
-        fv[V_ACT + N_RAVENS] = -np.inf
         if 0 <= thief_card < N_RAVENS:
             fv[V_ACT + thief_card] = -np.inf
         for i in range(nh):  # selects, as for the thief
             c = hand[i]
-            v = fv[V_ACT + min(nn(c), N_RAVENS)]
+            v = fv[V_ACT + nn(c)]
             better = v > bv
             bv = v if better else bv
             best_c = c if better else best_c

@@ -31,6 +31,7 @@ from balance.games.five_ravens.tables import (
 from balance.rng import below
 
 MAX_ROUND_TURNS = 40
+NEG_VALUE = -1.0e18  # policies.NEG: "never chosen" in the greedy valuations
 LOG_WIDTH = 8
 BLOCK = 256  # games per block of the batch kernel (state is allocated once per block)
 
@@ -263,9 +264,12 @@ def alloc_state(tb, log_cap, script):
     rcap = 1
     while rcap < tb.r.params[P_N_RELICS] + 1:
         rcap *= 2
-    width = max(LOG_WIDTH, 2 * (cap + N_RAVENS + 2))  # AUX_VAL: cap + 11 float64 (V_*)
+    width = max(LOG_WIDTH, 4 * cap)  # AUX_VAL: 2 * cap float64 (policies.V_ACT)
     script_rows = (script.shape[0] + width - 1) // width
     aux = np.zeros((AUX_SCRIPT + script_rows + log_cap, width), np.int32)
+    fv = aux[AUX_VAL].view(np.float64)  # the relics' fixed values in it (policies.V_ACT)
+    fv[N_RAVENS:cap] = -np.inf
+    fv[cap + N_RAVENS : 2 * cap] = NEG_VALUE
     for i in range(script.shape[0]):
         aux[AUX_SCRIPT + i // width, i % width] = script[i]
     s = np.zeros(1, STATE_DTYPE)
