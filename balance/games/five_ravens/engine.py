@@ -96,6 +96,7 @@ from balance.games.five_ravens.state import (
     S_NO_THIEF,
     S_RD_BOT,
     S_RD_TOP,
+    S_RESCUE_OK,
     S_STATUS,
     S_TELE,
     S_THIEF,
@@ -700,6 +701,7 @@ def rescue(tb, st, p, exclude):
     deck_push_top(st, p, c)
     if c == 5 or c == st.r.seat[p, S_DOUBLED]:  # a rescued 6 or chest is no longer doubled
         st.r.seat[p, S_DOUBLED] = -1
+        st.r.seat[p, S_RESCUE_OK] = 0
     emit(st, E_RESCUE, p, c, 0, 0, 0, 0, 0)
 
 
@@ -730,6 +732,7 @@ def steal(tb, st, p, choice):
     ):  # FR-10: a chest stolen with the 6 is captured with it and doubled
         where = 2
         st.r.seat[p, S_DOUBLED] = x
+        st.r.seat[p, S_RESCUE_OK] = 0
     if where == 0:
         disc_push(st, p, x)
     else:

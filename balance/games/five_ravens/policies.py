@@ -52,6 +52,7 @@ from balance.games.five_ravens.state import (
     S_NO_THIEF,
     S_RD_BOT,
     S_RD_TOP,
+    S_RESCUE_OK,
     S_THIEF,
     S_TURNS,
     can_capt1,
@@ -328,6 +329,20 @@ def best_rescue_gain(tb, st, p, exclude):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def rescue_value(tb, st, p, fv):
+    """best_rescue_gain(tb, st, p, 6): what the 7's rescue would give the seat now, kept in the
+    greedy scratch row (V_RESCUE) while S_RESCUE_OK says it is current. It depends only on the
+    seat's captured cards and S_DOUBLED, so capt_push/capt_take and the S_DOUBLED writes clear
+    the flag; the greedy turn asks for it on most turns, the captured cards change a few times a
+    round. ``fv`` is the scratch row seen as float64 (the greedy turn's)."""
+    i = nn(2 * st.r.board[G_CAP] + p)  # V_RESCUE + p
+    if st.r.seat[p, S_RESCUE_OK] == 0:
+        fv[i] = best_rescue_gain(tb, st, p, 6)
+        st.r.seat[p, S_RESCUE_OK] = 1
+    return fv[i]
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def relic_thief_value(tb, st, p, c):
     """Greedy thief value of a relic card ``c`` (FR-7): it steals after every Raven and is
     itself captured, so it is worth only what its capture gives."""
@@ -408,7 +423,7 @@ def _best_capture(tb, st, p):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def best_capture_value(tb, st, p, hand_types):
+def best_capture_value(tb, st, p, hand_types, fv):
     """best_capture's gain (0.0 if nothing can be captured), from the card types present.
 
     ``hand_types`` has bit t for each card type t in hand (Ravens 0..8, relic type i at 9 + i).
@@ -440,7 +455,7 @@ def best_capture_value(tb, st, p, hand_types):
     if (types >> 6) & 1:
         g = w[W_CV + 6]
         if tb.r.params[P_CAPTURE + 6]:
-            g += best_rescue_gain(tb, st, p, 6)
+            g += rescue_value(tb, st, p, fv)
         best = max(best, g)
     relics = types >> N_RAVENS
     if relics:
@@ -536,6 +551,7 @@ def greedy_turn(tb, st, p):
 # each turn; relics: -inf, set once), [CAP, 2 CAP) its value as the thief (Ravens: each turn;
 # relics: NEG, set once, or each turn in configs with relic thieves). CAP = 9 + relics.
 V_ACT = 0  # + card id; the thief part starts at CAP (board[G_CAP])
+# then at 2 CAP + seat: the seat's rescue_value while S_RESCUE_OK
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -608,7 +624,7 @@ def _greedy_turn(tb, st, p, fv):
         if (rmask >> 5) & 1 and tb.r.params[P_CAPTURE + 5]:
             fv[vt + 5] += w[W_CAPTURE] * best_visible_gain(tb, st, p, 5)
         if (rmask >> 6) & 1 and tb.r.params[P_CAPTURE + 6]:
-            fv[vt + 6] += w[W_CAPTURE] * max(0.0, best_rescue_gain(tb, st, p, 6))
+            fv[vt + 6] += w[W_CAPTURE] * max(0.0, rescue_value(tb, st, p, fv))
         tv = NEG
         # selects, not branches: which card is best is what the predictor cannot know
         for i in range(nh):
@@ -702,7 +718,7 @@ def greedy_action_values(tb, st, p, need, aval):
         typeof = tb.r.cards[C_TYPEOF]
         for i in range(st.r.seat[p, S_HAND_N]):
             hand_types |= 1 << typeof[nn(st.r.pile[p, PILE_HAND, i])]
-        aval[4] = best_capture_value(tb, st, p, hand_types)
+        aval[4] = best_capture_value(tb, st, p, hand_types, aval)
     off = tb.r.params[P_ACTION_OFF]
     if (need >> 1) & 1 and tb.r.params[P_ACTION + 1]:
         cm = st.r.seat[p, S_CAPT_MASK]

@@ -70,11 +70,13 @@ PILE_DECK, PILE_HAND, PILE_DISC, PILE_CAPT = 0, 1, 2, 3
     S_GEMS,  # gems the seat owns
     S_CAPT_MASK,  # bit r: Raven r is captured
     S_CAPT_RELICS,  # number of captured relics
-) = range(17)
+    S_RESCUE_OK,  # 1: the seat's best rescue gain in the greedy scratch row is current
+) = range(18)
 # S_GEMS, S_CAPT_MASK, S_CAPT_RELICS and the per-type captured counts (ctype_col) are caches of
 # the piles kept up to date by capt_push/capt_take and the theft, so that rules and policies need
 # not scan the piles; scoring recounts from the piles; recount() rebuilds them (tests).
-S_CKNOWN = 17  # + slot: the seat knows the relic in that centre slot (FR-15)
+# S_RESCUE_OK caches policies.rescue_value the same way: it depends only on the captured cards.
+S_CKNOWN = 18  # + slot: the seat knows the relic in that centre slot (FR-15)
 S_TELE = S_CKNOWN + MAX_SLOTS  # + event * n_card_types + card type: telemetry counts
 
 # State.aux rows: two scratch rows, the greedy turn's scratch values (float64, see
@@ -264,7 +266,7 @@ def alloc_state(tb, log_cap, script):
     rcap = 1
     while rcap < tb.r.params[P_N_RELICS] + 1:
         rcap *= 2
-    width = max(LOG_WIDTH, 4 * cap)  # AUX_VAL: 2 * cap float64 (policies.V_ACT)
+    width = max(LOG_WIDTH, 4 * cap + 2 * MAX_SEATS)  # AUX_VAL: 2 cap + 4 float64 (policies.V_*)
     script_rows = (script.shape[0] + width - 1) // width
     aux = np.zeros((AUX_SCRIPT + script_rows + log_cap, width), np.int32)
     fv = aux[AUX_VAL].view(np.float64)  # the relics' fixed values in it (policies.V_ACT)
@@ -351,6 +353,7 @@ def ctype_col(tb, t):
 
 @njit(cache=True, _nrt=False)
 def _captured_changed(tb, st, p, c, d):
+    st.r.seat[p, S_RESCUE_OK] = 0
     if c < N_RAVENS:
         if d > 0:
             st.r.seat[p, S_CAPT_MASK] |= 1 << c
@@ -380,6 +383,7 @@ def capt_take(tb, st, p, c):
 def recount(tb, st):
     """Rebuild the cached counts of State.seat from the piles (after editing piles by hand)."""
     for p in range(n_seats(tb)):
+        st.r.seat[p, S_RESCUE_OK] = 0
         st.r.seat[p, S_GEMS] = 0
         st.r.seat[p, S_CAPT_MASK] = 0
         st.r.seat[p, S_CAPT_RELICS] = 0
