@@ -23,11 +23,9 @@ from numba import njit
 
 from balance.games.five_ravens.state import (
     AUX_SCRIPT,
-    AUX_VAL,
     B_CENTRE,
     B_FACE,
     B_LOCK,
-    G_CAP,
     G_RD_N,
     G_SCRIPT,
     G_SCRIPT_N,
@@ -76,6 +74,7 @@ from balance.games.five_ravens.tables import (
     K_CURSED,
     K_GEM,
     K_HOLLOW,
+    MAX_CAP,
     N_RAVENS,
     P_ACTION,
     P_ACTION_OFF,
@@ -330,12 +329,12 @@ def best_rescue_gain(tb, st, p, exclude):
 
 @njit(cache=True, _nrt=False, inline="always")
 def rescue_value(tb, st, p, fv):
-    """best_rescue_gain(tb, st, p, 6): what the 7's rescue would give the seat now, kept in the
-    greedy scratch row (V_RESCUE) while S_RESCUE_OK says it is current. It depends only on the
-    seat's captured cards and S_DOUBLED, so capt_push/capt_take and the S_DOUBLED writes clear
-    the flag; the greedy turn asks for it on most turns, the captured cards change a few times a
-    round. ``fv`` is the scratch row seen as float64 (the greedy turn's)."""
-    i = nn(2 * st.r.board[G_CAP] + p)  # V_RESCUE + p
+    """best_rescue_gain(tb, st, p, 6): what the 7's rescue would give the seat now, kept in
+    State.fv[V_RESCUE + p] while S_RESCUE_OK says it is current. It depends only on the seat's
+    captured cards and S_DOUBLED, so capt_push/capt_take and the S_DOUBLED writes clear the
+    flag: the greedy turn asks on most turns, the captured cards change a few times a round.
+    ``fv`` is State.fv."""
+    i = V_RESCUE + p
     if st.r.seat[p, S_RESCUE_OK] == 0:
         fv[i] = best_rescue_gain(tb, st, p, 6)
         st.r.seat[p, S_RESCUE_OK] = 1
@@ -541,17 +540,18 @@ def choose_turn_other(tb, st, p, moves, n):
 @njit(cache=True, _nrt=False)
 def greedy_turn(tb, st, p):
     """(move, card) of a greedy seat's turn, (M_NONE, -1) if it has no legal turn (FR-5)."""
-    mv, c, _ = _greedy_turn(tb, st, p, st.aux[AUX_VAL].view(np.float64))
+    mv, c, _ = _greedy_turn(tb, st, p, st.r.fv)
     return mv, c
 
 
-# Layout of the greedy turn's float64 scratch row (State.aux[AUX_VAL] seen as float64, made by
-# state.alloc_state), both parts indexed by card id, so that a pass over the hand reads a card's
-# value with one load: [0, CAP) the value of playing the card for its action (Ravens: worked out
-# each turn; relics: -inf, set once), [CAP, 2 CAP) its value as the thief (Ravens: each turn;
-# relics: NEG, set once, or each turn in configs with relic thieves). CAP = 9 + relics.
-V_ACT = 0  # + card id; the thief part starts at CAP (board[G_CAP])
-# then at 2 CAP + seat: the seat's rescue_value while S_RESCUE_OK
+# Layout of the greedy turn's float64 scratch values (State.fv, set up by state.alloc_state),
+# both parts indexed by card id, so that a pass over the hand reads a card's value with one load:
+# action values (Ravens: worked out each turn; relics: -inf, set once), then thief values
+# (Ravens: each turn; relics: NEG, set once, or each turn in configs with relic thieves), then
+# each seat's cached rescue_value.
+V_ACT = 0  # + card id
+V_THIEF = MAX_CAP  # + card id
+V_RESCUE = 2 * MAX_CAP  # + seat
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -576,7 +576,6 @@ def _greedy_turn(tb, st, p, fv):
     w = tb.r.weights[p]
     hand = st.r.pile[p, PILE_HAND]
     nh = st.r.seat[p, S_HAND_N]
-    vt = nn(st.r.board[G_CAP])  # the thief values' part of fv
     capped = st.r.seat[p, S_TURNS] >= MAX_ROUND_TURNS
     relic_thieves = tb.r.params[P_RELIC_THIEVES] != 0
     # one pass: the Ravens in hand (a bit mask)
@@ -596,10 +595,10 @@ def _greedy_turn(tb, st, p, fv):
         for i in range(nh):
             c = hand[i]
             if c >= N_RAVENS:
-                fv[vt + nn(c)] = NEG
+                fv[V_THIEF + nn(c)] = NEG
                 if can_thief(tb, st, p, c):
                     relic_thief = True
-                    fv[vt + nn(c)] = relic_thief_value(tb, st, p, c)
+                    fv[V_THIEF + nn(c)] = relic_thief_value(tb, st, p, c)
     act_ok = not capped and nrav >= 2
     any_thief = st.r.seat[p, S_NO_THIEF] == 0 and (nrav > 0 or relic_thief)
     ok3 = not capped and can_capt3(tb, st, p)
@@ -616,20 +615,20 @@ def _greedy_turn(tb, st, p, fv):
         thief_i = lone_i
     elif any_thief:
         for c in range(N_RAVENS):
-            fv[vt + c] = w[W_TV + c]
+            fv[V_THIEF + c] = w[W_TV + c]
         if tb.r.params[P_CAPTURE + 3] and captured_relics(st, p) >= tb.r.params[P_FOUR_MIN]:
-            fv[vt + 3] = w[W_TV_FOUR]
+            fv[V_THIEF + 3] = w[W_TV_FOUR]
         if (rmask >> 4) & 1 and tb.r.params[P_CAPTURE + 4]:
-            fv[vt + 4] += w[W_CAPTURE] * best_visible_gain(tb, st, p, 4)
+            fv[V_THIEF + 4] += w[W_CAPTURE] * best_visible_gain(tb, st, p, 4)
         if (rmask >> 5) & 1 and tb.r.params[P_CAPTURE + 5]:
-            fv[vt + 5] += w[W_CAPTURE] * best_visible_gain(tb, st, p, 5)
+            fv[V_THIEF + 5] += w[W_CAPTURE] * best_visible_gain(tb, st, p, 5)
         if (rmask >> 6) & 1 and tb.r.params[P_CAPTURE + 6]:
-            fv[vt + 6] += w[W_CAPTURE] * max(0.0, rescue_value(tb, st, p, fv))
+            fv[V_THIEF + 6] += w[W_CAPTURE] * max(0.0, rescue_value(tb, st, p, fv))
         tv = NEG
         # selects, not branches: which card is best is what the predictor cannot know
         for i in range(nh):
             c = hand[i]
-            v = fv[vt + nn(c)]
+            v = fv[V_THIEF + nn(c)]
             better = v > tv
             tv = v if better else tv
             thief_card = c if better else thief_card

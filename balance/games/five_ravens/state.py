@@ -79,9 +79,8 @@ PILE_DECK, PILE_HAND, PILE_DISC, PILE_CAPT = 0, 1, 2, 3
 S_CKNOWN = 18  # + slot: the seat knows the relic in that centre slot (FR-15)
 S_TELE = S_CKNOWN + MAX_SLOTS  # + event * n_card_types + card type: telemetry counts
 
-# State.aux rows: two scratch rows, the greedy turn's scratch values (float64, see
-# policies._greedy_turn), the script (tests), then the event log.
-AUX_TMP, AUX_TMP2, AUX_VAL, AUX_SCRIPT = 0, 1, 2, 3
+# State.aux rows: two scratch rows, the script (tests), then the event log.
+AUX_TMP, AUX_TMP2, AUX_SCRIPT = 0, 1, 2
 
 # Turn moves (FR-5): play a Raven for its action, captured 3 / captured 1 turn action, thief.
 M_ACTION, M_CAPT3, M_CAPT1, M_THIEF, M_NONE = 0, 1, 2, 3, 4
@@ -125,6 +124,8 @@ SB_CHESTS, SB_GEMS, SB_HOLLOWS, SB_CURSED, SB_FOUR, SB_PENALTY, SB_TOTAL, SB_N_G
 # widths (tables.MAX_*).
 SEAT_W = S_TELE + 5 * (N_RAVENS + MAX_TYPES) + MAX_TYPES
 BOARD_W = B_RDECK + MAX_CAP  # the relic deck's circular buffer is at most MAX_CAP cards
+# State.fv: the greedy turn's float64 scratch values, laid out in policies (V_*)
+FV_W = 2 * MAX_CAP + MAX_SEATS
 # np.record: the record's arrays are attributes in plain Python too (NUMBA_DISABLE_JIT)
 STATE_DTYPE = np.dtype(
     (
@@ -135,6 +136,7 @@ STATE_DTYPE = np.dtype(
                 ("seat", np.int32, (MAX_SEATS, SEAT_W)),
                 ("board", np.int32, (BOARD_W,)),
                 ("rng", np.uint64, (1 + MAX_SEATS, 1)),
+                ("fv", np.float64, (FV_W,)),
             ],
             align=True,
         ),
@@ -161,7 +163,7 @@ class State(NamedTuple):
     """
 
     r: np.record  # a STATE_DTYPE record: pile, seat, board, rng (below)
-    aux: np.ndarray  # int32[rows, W]; AUX_TMP, AUX_TMP2, AUX_VAL, script rows, then log rows
+    aux: np.ndarray  # int32[rows, W]; AUX_TMP, AUX_TMP2, script rows, then log rows
 
     @property
     def pile(self) -> np.ndarray:
@@ -266,15 +268,15 @@ def alloc_state(tb, log_cap, script):
     rcap = 1
     while rcap < tb.r.params[P_N_RELICS] + 1:
         rcap *= 2
-    width = max(LOG_WIDTH, 4 * cap + 2 * MAX_SEATS)  # AUX_VAL: 2 cap + 4 float64 (policies.V_*)
+    width = max(LOG_WIDTH, cap)
     script_rows = (script.shape[0] + width - 1) // width
     aux = np.zeros((AUX_SCRIPT + script_rows + log_cap, width), np.int32)
-    fv = aux[AUX_VAL].view(np.float64)  # the relics' fixed values in it (policies.V_ACT)
-    fv[N_RAVENS:cap] = -np.inf
-    fv[cap + N_RAVENS : 2 * cap] = NEG_VALUE
     for i in range(script.shape[0]):
         aux[AUX_SCRIPT + i // width, i % width] = script[i]
     s = np.zeros(1, STATE_DTYPE)
+    fv = s[0].fv  # the relics' fixed values in it (policies.V_ACT)
+    fv[N_RAVENS:MAX_CAP] = -np.inf
+    fv[MAX_CAP + N_RAVENS : 2 * MAX_CAP] = NEG_VALUE
     board = s[0].board
     board[G_SCRIPT_N] = script.shape[0]
     board[G_LOG_CAP] = log_cap

@@ -322,9 +322,7 @@ def _cv_max(weights: np.ndarray) -> np.ndarray:
     out = np.full((weights.shape[0], 1 << CV_BITS), NEG, np.float64)
     for p in range(weights.shape[0]):
         for m in range(1, 1 << CV_BITS):
-            out[p, m] = max(
-                weights[p, W_CV + r] for k, r in enumerate(CV_RAVENS) if (m >> k) & 1
-            )
+            out[p, m] = max(weights[p, W_CV + r] for k, r in enumerate(CV_RAVENS) if (m >> k) & 1)
     return out
 
 
