@@ -430,7 +430,8 @@ def best_capture_value(tb, st, p, hand_types, fv):
     are met in), but each type is valued once, in type order, which the branch predictor
     follows, instead of once per card in the random order of the piles. The greedy turn asks
     only when the seat may play an action, so it holds two Ravens or more and FR-6 protects none
-    of them (best_capture's ``keep_raven``): the hand's types are taken as they are.
+    of them (best_capture's ``keep_raven``): the hand's types are taken as they are. The 2's
+    choice asks after the 2 left the hand, and greedy_action_values leaves a last Raven out.
     """
     n_types = tb.r.params[P_N_TYPES]
     if N_RAVENS + n_types > 62:  # more relic types than bits: card by card
@@ -476,35 +477,6 @@ def cv_index(types):
     """The Tables.cvmax column of the Ravens among ``types`` (bit r: Raven r) that are neither
     the 4 nor the 7: bits 0-2, 4-5 and 7-8 of ``types`` packed (tables.CV_RAVENS)."""
     return (types & 0b111) | ((types >> 1) & 0b11000) | ((types >> 2) & 0b1100000)
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def plain_action_value(tb, st, p, c):
-    """Greedy value of Raven ``c``'s action for any Raven but the 2 and the 5 (the greedy turn
-    works the same values out in greedy_action_values; choose_borrow uses this one)."""
-    w = tb.r.weights[p]
-    r = c + 1
-    if r == 9:
-        return w[W_DRAW] if st.r.seat[p, S_DECK_N] + st.r.seat[p, S_DISC_N] > 0 else 0.0
-    if r == 8:
-        k = 0
-        for i in range(st.r.seat[p, S_DISC_N]):
-            if st.r.pile[p, PILE_DISC, i] < N_RAVENS and st.r.pile[p, PILE_DISC, i] >= 5:
-                k += 1
-        return w[W_DRAW] * 0.5 * k
-    if r == 4:
-        return w[W_DRAW] * _dead_cards(tb, st, p)
-    if r == 7 or r == 6 or r == 3:  # one inlined _unknown_facedown for the three
-        unknown = _unknown_facedown(tb, st, p) >= 0
-        if r == 7:
-            return w[W_INFO] if unknown or st.r.seat[p, S_RD_TOP] >= 0 else 0.0
-        if r == 6:
-            return w[W_INFO] if unknown else 0.0
-        return w[W_INFO] * 0.8 if unknown else 0.0
-    slot, v = _worst_faceup(tb, st, p)
-    if slot >= 0 and v < unknown_worth(tb):
-        return 0.3 * (unknown_worth(tb) - v)
-    return 0.0
 
 
 # ---------------------------------------------------------------- decisions
@@ -644,7 +616,11 @@ def _greedy_turn(tb, st, p, fv):
             need = rmask
         if (need >> 1) & 1 and tb.r.params[P_ACTION + 1]:  # the 2 borrows a captured Raven
             need |= st.r.seat[p, S_CAPT_MASK] & ~2
-        greedy_action_values(tb, st, p, need, fv)  # with the rank term, see there
+        greedy_action_values(tb, st, p, need, fv)
+        # the value of playing card c is fv[V_ACT + c] - 0.05 * (c + 1), the last term keeping
+        # high Ravens; worked out by rank once (NEG - 0.05 * (c + 1) == NEG)
+        for r in range(N_RAVENS):
+            fv[V_ACT + r] = fv[V_ACT + r] - 0.05 * (r + 1)
         if 0 <= thief_card < N_RAVENS:
             fv[V_ACT + thief_card] = -np.inf
         for i in range(nh):  # selects, as for the thief
@@ -681,11 +657,15 @@ def _greedy_turn(tb, st, p, fv):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def greedy_action_values(tb, st, p, need, aval):
+def greedy_action_values(tb, st, p, need, aval, keep_raven=False):
     """aval[r] = the greedy value of resolving Raven r's action now, for every bit r of
     ``need`` (the 2 last: the best of the captured Ravens it may borrow), with each state
     feature (an unseen face-down relic, the worst face-up relic, the best capture, ...) worked
-    out once for all the Ravens that use it. NEG for an action switched off."""
+    out once for all the Ravens that use it. NEG for an action switched off.
+
+    ``keep_raven``: if the hand holds one Raven, the 5 may not capture it (FR-6). The greedy
+    turn asks only with two Ravens or more in hand (False); the 2's choice (choose_borrow)
+    asks after the 2 left the hand (True)."""
     w = tb.r.weights[p]
     if need & 0b1100100:  # the 7, 6 and 3 need to know of a face-down relic the seat has not seen
         unknown = False  # (_unknown_facedown(tb, st, p) >= 0, without a branch per slot)
@@ -717,6 +697,8 @@ def greedy_action_values(tb, st, p, need, aval):
         typeof = tb.r.cards[C_TYPEOF]
         for i in range(st.r.seat[p, S_HAND_N]):
             hand_types |= 1 << typeof[nn(st.r.pile[p, PILE_HAND, i])]
+        if keep_raven and ravens_in_hand(st, p) == 1:  # each Raven is in one pile only
+            hand_types &= ~((1 << N_RAVENS) - 1)
         aval[4] = best_capture_value(tb, st, p, hand_types, aval)
     off = tb.r.params[P_ACTION_OFF]
     if (need >> 1) & 1 and tb.r.params[P_ACTION + 1]:
@@ -726,14 +708,10 @@ def greedy_action_values(tb, st, p, need, aval):
             if r != 1 and (cm >> r) & 1 and tb.r.params[P_ACTION + r] == 1 and aval[r] > best:
                 best = aval[r]
         aval[1] = best
-    # the greedy turn plays card c for fv[V_ACT + c] = aval[c] - 0.05 * (c + 1), the last term
-    # keeping high Ravens (NEG for an action switched off: NEG - 0.05 * (c + 1) == NEG)
     if off:
         for r in range(N_RAVENS):
             if (off >> r) & 1:
                 aval[r] = NEG
-    for r in range(N_RAVENS):
-        aval[r] = aval[r] - 0.05 * (r + 1)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -979,17 +957,16 @@ def choose_borrow(tb, st, p):
     if k != POL_GREEDY:
         v, _ = _script(st)
         return v
+    # the values the greedy turn gives these actions (greedy_action_values); the 2 is out of the
+    # hand now, so FR-6 may protect its last Raven from the 5
+    fv = st.r.fv
+    greedy_action_values(tb, st, p, st.r.seat[p, S_CAPT_MASK] & 0b111111101, fv, True)
     best = -1
     bv = NEG
     for i in range(st.r.seat[p, S_CAPT_N]):
         c = st.r.pile[p, PILE_CAPT, i]
         if c < N_RAVENS and c != 1:
-            v = NEG
-            if tb.r.params[P_ACTION + c] and c == 4:  # base_action_value, the 5 as a call
-                card, g = _best_capture(tb, st, p)
-                v = g if card >= 0 else 0.0
-            elif tb.r.params[P_ACTION + c]:
-                v = plain_action_value(tb, st, p, c)
+            v = fv[V_ACT + c]  # NEG for an action switched off
             if v > bv:
                 bv = v
                 best = c

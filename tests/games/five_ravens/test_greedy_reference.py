@@ -1,4 +1,4 @@
-"""The greedy turn against a plain, card-by-card reference of the same policy.
+"""The greedy turn (and the 2's choice) against a plain, card-by-card reference of the policy.
 
 ``policies._greedy_turn`` is written for speed: it works each Raven's thief and action values
 out once per turn into a scratch row, values the 5's capture by the card types present, and
@@ -6,7 +6,8 @@ precomputes the parts that do not depend on the state (tables.W_TV*, W_CV*). The
 below is the straightforward reading it replaced (a thief value and an action value for each
 card, in hand order), kept here as plain Python. On every turn of games under several rule
 sets and weights, both must choose the same move and card, so the fast version is the policy
-the schema describes.
+the schema describes. The 2's choice of a captured Raven (choose_borrow) reads the same
+action values, so it is checked against the reference too, whenever a seat plays the 2.
 """
 
 from __future__ import annotations
@@ -28,13 +29,18 @@ from balance.games.five_ravens.state import (
     M_THIEF,
     MAX_ROUND_TURNS,
     PILE_CAPT,
+    PILE_DISC,
     PILE_HAND,
     S_CAPT_N,
+    S_DECK_N,
+    S_DISC_N,
     S_HAND_N,
+    S_RD_TOP,
     S_STATUS,
     S_TURNS,
     ST_ACTIVE,
     ST_DONE,
+    copy_state,
     new_state,
 )
 from balance.games.five_ravens.tables import (
@@ -46,6 +52,7 @@ from balance.games.five_ravens.tables import (
     POL_GREEDY,
     W_CAPT_COST,
     W_CAPTURE,
+    W_DRAW,
     W_INFO,
     W_PENALTY,
     W_THIEF_RANK,
@@ -66,7 +73,11 @@ capture_gain = pol.capture_gain.py_func
 best_visible_gain = pol.best_visible_gain.py_func
 best_rescue_gain = pol.best_rescue_gain.py_func
 best_capture = pol.best_capture.py_func
-plain_action_value = pol.plain_action_value.py_func
+dead_cards = pol._dead_cards.py_func
+unknown_facedown = pol._unknown_facedown.py_func
+worst_faceup = pol._worst_faceup.py_func
+unknown_worth = pol.unknown_worth.py_func
+hand_remove = S.hand_remove.py_func
 
 
 # ---------------------------------------------------------------- the reference (plain Python)
@@ -118,6 +129,46 @@ def base_action_value(tb, st, p, c, thief):
         card, g = best_capture(tb, st, p)
         return g if card >= 0 else 0.0
     return plain_action_value(tb, st, p, c)
+
+
+def plain_action_value(tb, st, p, c):
+    """Greedy value of Raven ``c``'s action for any Raven but the 2 and the 5."""
+    w = tb.weights[p]
+    r = c + 1
+    if r == 9:
+        return w[W_DRAW] if st.seat[p, S_DECK_N] + st.seat[p, S_DISC_N] > 0 else 0.0
+    if r == 8:
+        k = 0
+        for i in range(st.seat[p, S_DISC_N]):
+            if st.pile[p, PILE_DISC, i] < N_RAVENS and st.pile[p, PILE_DISC, i] >= 5:
+                k += 1
+        return w[W_DRAW] * 0.5 * k
+    if r == 4:
+        return w[W_DRAW] * dead_cards(tb, st, p)
+    if r == 7 or r == 6 or r == 3:
+        unknown = unknown_facedown(tb, st, p) >= 0
+        if r == 7:
+            return w[W_INFO] if unknown or st.seat[p, S_RD_TOP] >= 0 else 0.0
+        if r == 6:
+            return w[W_INFO] if unknown else 0.0
+        return w[W_INFO] * 0.8 if unknown else 0.0
+    slot, v = worst_faceup(tb, st, p)
+    if slot >= 0 and v < unknown_worth(tb):
+        return 0.3 * (unknown_worth(tb) - v)
+    return 0.0
+
+
+def reference_borrow(tb, st, p):
+    """The 2's choice (FR-8): the captured Raven, other than a 2, whose action is worth most,
+    the first in captured order on a tie; -1 if none is worth more than NEG."""
+    best, bv = -1, NEG
+    for i in range(st.seat[p, S_CAPT_N]):
+        c = int(st.pile[p, PILE_CAPT, i])
+        if c < N_RAVENS and c != 1:
+            v = base_action_value(tb, st, p, c, -1) if tb.params[P_ACTION + c] else NEG
+            if v > bv:
+                bv, best = v, c
+    return best
 
 
 def reference_turn(tb, st, p):
@@ -233,7 +284,7 @@ def _tables(players, rules, weights):
 def test_greedy_turn_matches_the_card_by_card_reference(players, rules, weights):
     tb = _tables(players, RULES[rules], WEIGHTS[weights])
     order = np.zeros(players, np.int32)
-    turns = 0
+    turns = borrows = 0
     for game in range(12):
         st = new_state(tb)
         engine.setup(tb, st, np.int64(11), np.int64(game))
@@ -255,8 +306,18 @@ def test_greedy_turn_matches_the_card_by_card_reference(players, rules, weights)
                     if fast[0] == M_NONE:
                         st.seat[p, S_STATUS] = ST_DONE
                         continue
+                    if fast[:2] == (M_ACTION, 1):  # the 2 resolves with itself out of the hand
+                        two = copy_state(st)
+                        hand_remove(two, p, 1)
+                        fast_b = int(pol.choose_borrow(tb, two, p))
+                        slow_b = reference_borrow(tb, two, p)
+                        assert fast_b == slow_b, (
+                            f"game {game}, seat {p}: 2 borrows {fast_b}, {slow_b}"
+                        )
+                        borrows += fast_b >= 0
                     engine.play_turn(tb, st, p, fast[0], fast[1])
                     acted = True
             engine.theft(tb, st, order)
             engine.epilogue(tb, st)
     assert turns > 100 * players
+    assert borrows > 0
