@@ -385,8 +385,8 @@ def _dead_cards(tb, st, p):
 def best_capture(tb, st, p):
     """(card, gain) of the best card to capture with the 5 from hand or discard (FR-6).
 
-    The card is the 5's choice (choose_capture, choose_borrow call the compiled copy
-    _best_capture); the greedy turn needs only the gain, best_capture_value."""
+    The card is the 5's choice (choose_capture calls the compiled copy _best_capture); the
+    greedy turn and the 2's choice need only the gain, best_capture_value."""
     w = tb.r.weights[p]
     best = -1
     bv = NEG
