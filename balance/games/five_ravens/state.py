@@ -17,6 +17,7 @@ from balance.games.five_ravens.tables import (
     C_INST,
     C_KIND,
     C_THIEF,
+    C_TYPEOF,
     K_GEM,
     MAX_CAP,
     MAX_SEATS,
@@ -309,10 +310,9 @@ def emit(st, code, a, b, c, d, e, f, h):
 
 @njit(cache=True, _nrt=False, inline="always")
 def card_type(tb, c):
-    """Telemetry card type of card id ``c``: its rank index, or 9 + its relic type."""
-    if c < N_RAVENS:
-        return nn(c)
-    return N_RAVENS + rtype(tb, c)
+    """Telemetry card type of card id ``c``: its rank index, or 9 + its relic type (one load of
+    tables.C_TYPEOF, not a branch on Raven or relic: 200 counts a game)."""
+    return nn(tb.r.cards[C_TYPEOF, nn(c)])
 
 
 @njit(cache=True, _nrt=False, inline="always")
