@@ -143,9 +143,14 @@ from balance.games.five_ravens.state import (
     slot_knowers,
 )
 from balance.games.five_ravens.tables import (
+    C_CHEST_V,
+    C_IS_CURSED,
+    C_IS_GEM,
+    C_IS_HOLLOW,
     C_KIND,
     C_TCARD,
     C_TEV,
+    C_TYPEOF,
     C_VALUE,
     EV_CAPTURED,
     EV_DRAWN,
@@ -155,7 +160,6 @@ from balance.games.five_ravens.tables import (
     K_CHEST,
     K_CURSED,
     K_GEM,
-    K_HOLLOW,
     MAX_SEATS,
     N_RAVENS,
     P_ACTION,
@@ -796,23 +800,28 @@ def play_round(tb, st, moves, order):
 
 @njit(cache=True, _nrt=False, inline="always")
 def _score_pile(tb, st, p, pile, n, captured, sb, cursed):
+    """Add the relics of one pile to ``sb`` and, captured, to ``cursed`` by type. Sums of
+    per-card-id numbers (tables.C_CHEST_V, ...: 0 for a Raven), not a branch on each card's kind,
+    which the random order of the piles makes a coin toss for the predictor."""
+    cards = tb.r.cards
+    doubled = st.r.seat[p, S_DOUBLED] if captured else -1
+    hollow = tb.r.params[P_HOLLOW_CAPT] if captured else tb.r.params[P_HOLLOW]
+    mult = tb.r.params[P_SIX_MULT]
+    chests = 0
+    gems = 0
+    hollows = 0
     for i in range(n):
-        c = pile[i]
-        if c < N_RAVENS:
-            continue
-        t = rtype(tb, c)
-        kind = tb.r.cards[C_KIND, t]
-        if kind == K_CHEST:
-            v = tb.r.cards[C_VALUE, t]
-            if captured and st.r.seat[p, S_DOUBLED] == c:
-                v *= tb.r.params[P_SIX_MULT]
-            sb[SB_CHESTS] += v
-        elif kind == K_GEM:
-            sb[SB_N_GEMS] += 1
-        elif kind == K_HOLLOW:
-            sb[SB_HOLLOWS] += tb.r.params[P_HOLLOW_CAPT] if captured else tb.r.params[P_HOLLOW]
-        elif kind == K_CURSED and captured:
-            cursed[t] += 1
+        c = nn(pile[i])
+        v = cards[C_CHEST_V, c]
+        chests += v * mult if c == doubled else v
+        gems += cards[C_IS_GEM, c]
+        hollows += cards[C_IS_HOLLOW, c]
+        if captured:
+            t = cards[C_TYPEOF, c] - N_RAVENS
+            cursed[max(t, 0)] += cards[C_IS_CURSED, c]  # a Raven adds 0 (to type 0)
+    sb[SB_CHESTS] += chests
+    sb[SB_N_GEMS] += gems
+    sb[SB_HOLLOWS] += hollows * hollow
 
 
 @njit(cache=True, _nrt=False, inline="always")

@@ -93,6 +93,10 @@ N_PARAMS = P_ACTION_OFF + 1
 # Tables.cards rows: per relic instance, per relic type, per telemetry column.
 C_INST, C_KIND, C_VALUE, C_THIEF, C_TEV, C_TCARD = range(6)
 C_TYPEOF = 6  # [card id] -> card type: the Raven's index, or N_RAVENS + its relic type
+# [card id] -> what scoring adds up (engine._score_pile), 0 for Ravens: chest value, is a gem, is
+# a hollow, is cursed
+C_CHEST_V, C_IS_GEM, C_IS_HOLLOW, C_IS_CURSED = 7, 8, 9, 10
+N_CARD_ROWS = 11
 
 
 # Fixed sizes of the kernels' arrays: their layout must not depend on the config, or a config
@@ -112,7 +116,7 @@ TABLES_DTYPE = np.dtype(  # np.record: see state.STATE_DTYPE
         np.dtype(
             [
                 ("params", np.int32, (N_PARAMS,)),
-                ("cards", np.int32, (7, CARDS_W)),
+                ("cards", np.int32, (N_CARD_ROWS, CARDS_W)),
                 ("weights", np.float64, (MAX_SEATS, N_WEIGHT_COLS)),
                 ("cvmax", np.float64, (MAX_SEATS, 1 << CV_BITS)),
             ],
@@ -139,7 +143,7 @@ class Tables(NamedTuple):
 
     @property
     def cards(self) -> np.ndarray:
-        """int32[7, CARDS_W]; C_INST[instance] -> type; C_KIND/C_VALUE/C_THIEF[type];
+        """int32[N_CARD_ROWS, CARDS_W]; C_INST[instance] -> type; C_KIND/C_VALUE/C_THIEF[type];
         C_TEV/C_TCARD[column] -> telemetry event and card type; C_TYPEOF[card id] -> type."""
         return self.r["cards"]
 
@@ -252,10 +256,15 @@ def compile_tables(
     params[P_CAPTURE : P_CAPTURE + N_RAVENS] = capture_on
     params[P_SEAT : P_SEAT + players] = seat_kinds
     params[P_GEM : P_GEM + len(gem_table)] = gem_table
-    cards = np.zeros((7, CARDS_W), np.int32)
+    cards = np.zeros((N_CARD_ROWS, CARDS_W), np.int32)
     cards[C_TYPEOF, :N_RAVENS] = np.arange(N_RAVENS)
     cards[C_TYPEOF, N_RAVENS : N_RAVENS + len(inst_type)] = N_RAVENS + inst_type
     cards[C_INST, : len(inst_type)] = inst_type
+    relic_ids = slice(N_RAVENS, N_RAVENS + len(inst_type))
+    cards[C_CHEST_V, relic_ids] = np.where(type_kind == K_CHEST, type_value, 0)[inst_type]
+    cards[C_IS_GEM, relic_ids] = (type_kind == K_GEM)[inst_type]
+    cards[C_IS_HOLLOW, relic_ids] = (type_kind == K_HOLLOW)[inst_type]
+    cards[C_IS_CURSED, relic_ids] = (type_kind == K_CURSED)[inst_type]
     cards[C_KIND, : len(names)] = type_kind
     cards[C_VALUE, : len(names)] = type_value
     cards[C_THIEF, : len(names)] = type_thief
