@@ -324,12 +324,6 @@ def prelude(tb, st):
 # ---------------------------------------------------------------- legality
 
 
-@njit(cache=True, _nrt=False)
-def can_play_action(st, p, c):
-    """FR-6: a Raven may be played for its action unless it is the only Raven in hand."""
-    return c < N_RAVENS and ravens_in_hand(st, p) >= 2
-
-
 @njit(cache=True, _nrt=False, inline="always")
 def legal_moves(tb, st, p, moves):
     """Fill ``moves`` (int32[k, 2]: move, card) with the seat's legal turns; returns k (FR-5)."""
