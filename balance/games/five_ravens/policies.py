@@ -527,6 +527,21 @@ V_RESCUE = 2 * MAX_CAP  # + seat
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def hand_best(hand, nh, fv, part, floor):
+    """(value, index) of the first card of ``hand[:nh]`` whose value ``fv[part + card]`` is the
+    largest and above ``floor``; (floor, -1) if none is. Selects, not branches: which card is
+    best is what the branch predictor cannot know."""
+    best = floor
+    best_i = -1
+    for i in range(nh):
+        v = fv[part + nn(hand[i])]
+        better = v > best
+        best = v if better else best
+        best_i = i if better else best_i
+    return best, best_i
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def _greedy_turn(tb, st, p, fv):
     """greedy_turn, inlined in the mission (one copy: the kernel calls choose_turn_other for
     the other seats, so greedy_turn is compiled only when called from Python, e.g. tests).
@@ -596,15 +611,8 @@ def _greedy_turn(tb, st, p, fv):
             fv[V_THIEF + 5] += w[W_CAPTURE] * best_visible_gain(tb, st, p, 5)
         if (rmask >> 6) & 1 and tb.r.params[P_CAPTURE + 6]:
             fv[V_THIEF + 6] += w[W_CAPTURE] * max(0.0, rescue_value(tb, st, p, fv))
-        tv = NEG
-        # selects, not branches: which card is best is what the predictor cannot know
-        for i in range(nh):
-            c = hand[i]
-            v = fv[V_THIEF + nn(c)]
-            better = v > tv
-            tv = v if better else tv
-            thief_card = c if better else thief_card
-            thief_i = i if better else thief_i
+        _, thief_i = hand_best(hand, nh, fv, V_THIEF, NEG)
+        thief_card = hand[nn(thief_i)] if thief_i >= 0 else -1
     best_mv = M_NONE
     best_c = -1
     best_i = -1
@@ -623,14 +631,10 @@ def _greedy_turn(tb, st, p, fv):
             fv[V_ACT + r] = fv[V_ACT + r] - 0.05 * (r + 1)
         if 0 <= thief_card < N_RAVENS:
             fv[V_ACT + thief_card] = -np.inf
-        for i in range(nh):  # selects, as for the thief
-            c = hand[i]
-            v = fv[V_ACT + nn(c)]
-            better = v > bv
-            bv = v if better else bv
-            best_c = c if better else best_c
-            best_i = i if better else best_i
-        best_mv = M_ACTION if best_i >= 0 else M_NONE
+        bv, best_i = hand_best(hand, nh, fv, V_ACT, bv)
+        if best_i >= 0:
+            best_mv = M_ACTION
+            best_c = hand[nn(best_i)]
     if ok3:
         v = w[W_INFO] * (0.9 if has_captured(st, p, 1) and tb.r.params[P_CAPTURE + 1] else 0.2)
         if v > bv:
