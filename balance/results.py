@@ -30,7 +30,8 @@ FORMAT = 1  # bump when the layout or a column's meaning changes
 MANIFEST = "manifest.json"
 PARTS_DIR = "games"
 
-# Columns every game has, in file order; then Chunk.extra (Int32), then telemetry (UInt8).
+# Columns every game has, in file order (a game with roles has a String ``role`` column after
+# ``team``); then Chunk.extra (Int32), then telemetry (UInt8).
 BASE_SCHEMA: dict[str, pl.DataType] = {
     "game": pl.Int64(),
     "seat": pl.Int8(),
@@ -38,8 +39,8 @@ BASE_SCHEMA: dict[str, pl.DataType] = {
     "team": pl.String(),
     "score": pl.Int32(),
     "rank": pl.Int8(),  # 1 = winner; seats that share a place share a rank
-    "win": pl.Float64(),  # 1/k for each of k seats sharing rank 1, else 0
-    "shared": pl.Boolean(),  # this seat won and shared the win
+    "win": pl.Float64(),  # 1/k for each rank-1 seat, k = distinct teams among them, else 0
+    "shared": pl.Boolean(),  # this seat won and shared the win with another team
     "turns": pl.Int32(),
     "end_reason": pl.String(),
     "order": pl.Int8(),  # place in the opening turn order, 0 = first player
@@ -54,6 +55,40 @@ def part_name(index: int) -> str:
     return f"part-{index:05d}.parquet"
 
 
+def team_codes(
+    chunk: Chunk, teams: Sequence[str], team_names: Sequence[str]
+) -> tuple[np.ndarray, list[str]]:
+    """Each seat's team in each game as int32[n, P] codes, and the names of the codes.
+
+    From the chunk when the game returns teams (``team_names`` non-empty), else from the config's
+    ``teams`` (one name per seat, the same in every game; a broadcast view, no copy)."""
+    n, p = chunk.score.shape
+    if team_names:
+        if chunk.team is None:
+            raise ValueError("the game names teams but its Chunk.team is None")
+        return chunk.team, list(team_names)
+    names = list(dict.fromkeys(teams))
+    code = np.array([names.index(t) for t in teams], dtype=np.int32)
+    return np.broadcast_to(code, (n, p)), names
+
+
+def win_values(rank: np.ndarray, team: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``win`` and ``shared`` of each seat: rank-1 seats get 1/k, where k is the number of
+    distinct teams among the rank-1 seats of the game, the others 0; ``shared`` when k > 1.
+
+    A Family victory is a full win for every Family seat; a two-way tie between one-seat teams
+    is half a win each (DESIGN.md, The game protocol)."""
+    won = rank == 1
+    p = rank.shape[1]
+    first = won.copy()  # a winning seat whose team no earlier winning seat has
+    for s in range(1, p):
+        for q in range(s):
+            first[:, s] &= ~(won[:, q] & (team[:, q] == team[:, s]))
+    k = first.sum(axis=1, keepdims=True)
+    win = np.where(won, 1.0 / np.maximum(k, 1), 0.0)
+    return win, won & (k > 1)
+
+
 def chunk_frame(
     chunk: Chunk,
     *,
@@ -61,25 +96,42 @@ def chunk_frame(
     teams: Sequence[str],
     end_reasons: Sequence[str],
     telemetry_columns: Sequence[str],
+    team_names: Sequence[str] = (),
+    role_names: Sequence[str] = (),
 ) -> pl.DataFrame:
-    """The rows of one chunk, game-major then seat, built from its arrays without a row loop."""
+    """The rows of one chunk, game-major then seat, built from its arrays without a row loop.
+
+    ``seats`` and ``teams`` are the config's policy and team of each seat; ``team_names`` and
+    ``role_names`` the plugin's names of ``Chunk.team`` and ``Chunk.role`` codes (empty when the
+    game returns none: the team is the config's, and there is no ``role`` column)."""
     n, p = chunk.n_games, len(seats)
-    _check_chunk(chunk, p, len(end_reasons), len(telemetry_columns))
+    _check_chunk(chunk, p, len(end_reasons), len(telemetry_columns), team_names, role_names)
     seat = np.tile(np.arange(p, dtype=np.int8), n)
     rank = chunk.rank.astype(np.int8)
-    won = rank == 1
-    k = won.sum(axis=1, keepdims=True)
-    win = np.where(won, 1.0 / np.maximum(k, 1), 0.0)
+    team, names = team_codes(chunk, teams, team_names)
+    win, shared = win_values(rank, team)
     seat_s = pl.Series("seat", seat)
+    if team_names:
+        team_s = pl.Series(team.astype(np.int32, copy=False).ravel()).replace_strict(
+            range(len(names)), names, return_dtype=pl.String
+        )
+    else:
+        team_s = seat_s.replace_strict(range(p), list(teams), return_dtype=pl.String)
     columns: dict[str, pl.Series | np.ndarray] = {
         "game": np.repeat(np.arange(chunk.first_game, chunk.first_game + n, dtype=np.int64), p),
         "seat": seat_s,
         "policy": seat_s.replace_strict(range(p), list(seats), return_dtype=pl.String),
-        "team": seat_s.replace_strict(range(p), list(teams), return_dtype=pl.String),
+        "team": team_s,
+    }
+    if role_names:
+        columns["role"] = pl.Series(chunk.role.astype(np.int32, copy=False).ravel()).replace_strict(
+            range(len(role_names)), list(role_names), return_dtype=pl.String
+        )
+    columns |= {
         "score": chunk.score.astype(np.int32, copy=False).ravel(),
         "rank": rank.ravel(),
         "win": win.ravel(),
-        "shared": (won & (k > 1)).ravel(),
+        "shared": shared.ravel(),
         "turns": np.repeat(chunk.turns.astype(np.int32, copy=False), p),
         "end_reason": pl.Series(np.repeat(chunk.end_reason.astype(np.int32), p)).replace_strict(
             range(len(end_reasons)), list(end_reasons), return_dtype=pl.String
@@ -94,9 +146,26 @@ def chunk_frame(
     return pl.DataFrame({name: pl.Series(name, values) for name, values in columns.items()})
 
 
-def _check_chunk(chunk: Chunk, p: int, n_reasons: int, n_telemetry: int) -> None:
+def _check_chunk(
+    chunk: Chunk,
+    p: int,
+    n_reasons: int,
+    n_telemetry: int,
+    team_names: Sequence[str] = (),
+    role_names: Sequence[str] = (),
+) -> None:
     """Shape checks, so a plugin bug fails here with a message instead of as a garbled dataset."""
     n = chunk.n_games
+    for what, codes, names in (("team", chunk.team, team_names), ("role", chunk.role, role_names)):
+        if names and codes is None:
+            raise ValueError(f"the game names {what}s but Chunk.{what} is None")
+        if codes is not None and not names:
+            raise ValueError(f"Chunk.{what} is given but the game names no {what}s")
+        if codes is not None:
+            if codes.shape != (n, p):
+                raise ValueError(f"Chunk.{what} has shape {codes.shape}, expected {(n, p)}")
+            if n and (codes.min() < 0 or codes.max() >= len(names)):
+                raise ValueError(f"Chunk.{what} has codes outside 0..{len(names) - 1}")
     shapes = {
         "score": (chunk.score, (n, p)),
         "rank": (chunk.rank, (n, p)),
@@ -109,7 +178,7 @@ def _check_chunk(chunk: Chunk, p: int, n_reasons: int, n_telemetry: int) -> None
     for name, (array, shape) in shapes.items():
         if array.shape != shape:
             raise ValueError(f"Chunk.{name} has shape {array.shape}, expected {shape}")
-    clash = set(chunk.extra) & set(BASE_SCHEMA)
+    clash = set(chunk.extra) & {*BASE_SCHEMA, "role"}
     if clash:
         raise ValueError(f"Chunk.extra columns {sorted(clash)} clash with the base columns")
     if n and (chunk.end_reason.min() < 0 or chunk.end_reason.max() >= n_reasons):
@@ -167,7 +236,7 @@ class ResultsWriter:
         tmp = path.with_name("." + name + ".tmp")
         frame.write_parquet(tmp, compression="zstd")
         os.replace(tmp, path)  # a part is complete or absent
-        extra = [c for c in frame.columns[len(BASE_SCHEMA) :] if frame.schema[c] == pl.Int32]
+        extra = [c for c in frame.columns if c not in BASE_SCHEMA and frame.schema[c] == pl.Int32]
         self.manifest["extra_columns"] = extra
         self.manifest["parts"].append({"file": name, "first_game": first_game, "games": n_games})
         self.manifest["games_done"] = first_game + n_games
@@ -213,8 +282,13 @@ def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 def empty_schema(manifest: dict[str, Any]) -> dict[str, pl.DataType]:
     """The dataset's schema as far as the manifest knows it (extra columns once a part exists)."""
+    base = dict(BASE_SCHEMA)
+    if manifest.get("role_names"):
+        at = list(base).index("team") + 1
+        items = list(base.items())
+        base = dict([*items[:at], ("role", pl.String()), *items[at:]])
     return {
-        **BASE_SCHEMA,
+        **base,
         **dict.fromkeys(manifest.get("extra_columns") or [], pl.Int32()),
         **dict.fromkeys(manifest.get("telemetry_columns") or [], pl.UInt8()),
     }

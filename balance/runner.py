@@ -96,6 +96,8 @@ def run(
     plugin.play(tables, seed, 0, 0)
     compile_time = time.perf_counter() - t0
     telemetry = list(plugin.telemetry_columns(tables))
+    team_names = list(_names(plugin, "team_names", tables))
+    role_names = list(_names(plugin, "role_names", tables))
     manifest = {
         "version": balance.__version__,
         "game": config.game,
@@ -108,9 +110,12 @@ def run(
         "players": len(seats),
         "seats": seats,
         "teams": teams,
+        "team_names": team_names,  # the game's teams (a seat's team then varies per game)
+        "role_names": role_names,  # the game's roles (then a ``role`` column)
         "threads": threads,
         "end_reasons": list(plugin.end_reasons),
         "telemetry_columns": telemetry,
+        "telemetry_saturated": {},  # column -> cells clipped at 255 (uint8), when any
         "compile_time_s": round(compile_time, 6),
         "versions": {
             "python": platform.python_version(),
@@ -127,7 +132,13 @@ def run(
             teams=teams,
             end_reasons=plugin.end_reasons,
             telemetry_columns=telemetry,
+            team_names=team_names,
+            role_names=role_names,
         )
+        if chunk.saturated is not None:
+            sat = writer.manifest["telemetry_saturated"]
+            for j in np.flatnonzero(chunk.saturated):
+                sat[telemetry[j]] = sat.get(telemetry[j], 0) + int(chunk.saturated[j])
         writer.write_part(frame, first_game=chunk.first_game, n_games=chunk.n_games)
 
     # Only now that the config compiled is an old run removed (a typo must not cost a dataset).
@@ -177,6 +188,12 @@ def run(
         wall_time_s=final["wall_time_s"],
         games_per_s=final["games_per_s"],
     )
+
+
+def _names(plugin: Any, hook: str, tables: Any) -> tuple[str, ...]:
+    """A plugin's team or role names; () for a game without them (or an older plugin)."""
+    fn = getattr(plugin, hook, None)
+    return tuple(fn(tables)) if fn is not None else ()
 
 
 def narrate(config: Any, *, game: int, seed: int | None = None) -> list[str]:

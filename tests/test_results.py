@@ -56,11 +56,83 @@ def test_rows_are_game_major_then_seat():
     assert frame["played__ace"].to_list() == [1, 3, 5, 7, 9, 11]
 
 
-def test_a_k_way_shared_win_counts_one_over_k():
+def test_a_team_that_wins_with_several_seats_wins_fully():
+    # Game 11: seats 0 and 2 tie for first, and both are team "a": one team won, so each of its
+    # seats gets a full win (DESIGN.md: a Family victory is a full win for every Family seat).
     frame = _frame()
+    assert frame["win"].to_list() == [0.0, 1.0, 0.0, 1.0, 0.0, 1.0]
+    assert frame["shared"].to_list() == [False] * 6
+
+
+def test_a_k_way_shared_win_between_teams_counts_one_over_k():
+    # One seat per team: today's rule, 1/k for each of k tied seats.
+    frame = results.chunk_frame(
+        _chunk(),
+        seats=SEATS,
+        teams=["x", "y", "z"],
+        end_reasons=END_REASONS,
+        telemetry_columns=TELEMETRY,
+    )
     assert frame["win"].to_list() == [0.0, 1.0, 0.0, 0.5, 0.0, 0.5]
     assert frame["shared"].to_list() == [False, False, False, True, False, True]
     assert frame.group_by("game").agg(pl.col("win").sum())["win"].to_list() == [1.0, 1.0]
+
+
+def test_teams_and_roles_from_the_game_replace_the_configs():
+    # The game says: in game 10 seats 0, 1 end on team "raven" ... codes index team_names.
+    chunk = _chunk()
+    chunk.team = np.array([[0, 0, 1], [1, 0, 1]], dtype=np.int32)
+    chunk.role = np.array([[2, 0, 1], [1, 2, 0]], dtype=np.int32)
+    frame = results.chunk_frame(
+        chunk,
+        seats=SEATS,
+        teams=TEAMS,
+        end_reasons=END_REASONS,
+        telemetry_columns=TELEMETRY,
+        team_names=("family", "raven"),
+        role_names=("doc", "raven", "mayor"),
+    )
+    assert frame.columns[:5] == ["game", "seat", "policy", "team", "role"]
+    assert frame["team"].to_list() == ["family", "family", "raven", "raven", "family", "raven"]
+    assert frame["role"].to_list() == ["mayor", "doc", "raven", "raven", "mayor", "doc"]
+    # game 10: seat 1 (family) alone; game 11: seats 0 and 2, both raven: a full win each
+    assert frame["win"].to_list() == [0.0, 1.0, 0.0, 1.0, 0.0, 1.0]
+    # a tie between the two teams: half a win to every winning seat of either team
+    chunk.rank = np.array([[1, 1, 1], [1, 3, 1]], dtype=np.int32)
+    frame = results.chunk_frame(
+        chunk,
+        seats=SEATS,
+        teams=TEAMS,
+        end_reasons=END_REASONS,
+        telemetry_columns=TELEMETRY,
+        team_names=("family", "raven"),
+        role_names=("doc", "raven", "mayor"),
+    )
+    assert frame["win"].to_list() == [0.5, 0.5, 0.5, 1.0, 0.0, 1.0]
+    assert frame["shared"].to_list() == [True, True, True, False, False, False]
+
+
+def test_team_or_role_codes_the_game_does_not_name_are_refused():
+    chunk = _chunk()
+    chunk.team = np.array([[0, 0, 2], [1, 0, 1]], dtype=np.int32)
+    with pytest.raises(ValueError, match="Chunk.team has codes outside 0..1"):
+        results.chunk_frame(
+            chunk,
+            seats=SEATS,
+            teams=TEAMS,
+            end_reasons=END_REASONS,
+            telemetry_columns=TELEMETRY,
+            team_names=("family", "raven"),
+        )
+    with pytest.raises(ValueError, match="names roles but Chunk.role is None"):
+        results.chunk_frame(
+            _chunk(),
+            seats=SEATS,
+            teams=TEAMS,
+            end_reasons=END_REASONS,
+            telemetry_columns=TELEMETRY,
+            role_names=("doc",),
+        )
 
 
 def test_column_order_and_dtypes():

@@ -12,7 +12,7 @@ whatever the chunk boundaries or thread count (DESIGN.md, Determinism).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 from pydantic import BaseModel
@@ -30,10 +30,29 @@ class Chunk:
     order: np.ndarray  # int32[n, P]; seat's place in the opening turn order (0 = first player)
     telemetry: np.ndarray  # uint8[n, P, C]; counts, columns named by telemetry_columns()
     extra: dict[str, np.ndarray] = field(default_factory=dict)  # more int32[n, P] columns
+    # Games whose sides change during play (Raven Manor: possession) or whose seats are dealt
+    # roles also return, per game and seat, the team the seat *ends* on and the role it was
+    # dealt, as indices into the plugin's team_names(tables) / role_names(tables). None: the
+    # game has no such thing, and the team of a seat comes from the config's ``teams:``.
+    team: np.ndarray | None = None  # int32[n, P]
+    role: np.ndarray | None = None  # int32[n, P]
+    # Telemetry counts are uint8 and saturate at 255; the kernel counts, per telemetry column,
+    # the cells it clipped, so that the manifest can say so instead of clipping silently.
+    saturated: np.ndarray | None = None  # int64[C]
 
     @property
     def n_games(self) -> int:
         return int(self.score.shape[0])
+
+
+class Replay(NamedTuple):
+    """One game told in words, with the outcome the kernel gave it (row ``game`` of a dataset)."""
+
+    lines: list[str]
+    score: np.ndarray  # int32[P]
+    rank: np.ndarray  # int32[P]
+    turns: int
+    end_reason: int  # index into GamePlugin.end_reasons
 
 
 class GamePlugin(Protocol):
@@ -54,6 +73,13 @@ class GamePlugin(Protocol):
     def telemetry_columns(self, tables: Any) -> list[str]:
         """Names of the telemetry columns, ``<event>__<card>``, in Chunk.telemetry order."""
 
+    def team_names(self, tables: Any) -> tuple[str, ...]:
+        """Names of the values of ``Chunk.team``; ``()`` when the game returns no teams (each
+        seat's team is then the config's ``teams:`` entry, fixed for the whole run)."""
+
+    def role_names(self, tables: Any) -> tuple[str, ...]:
+        """Names of the values of ``Chunk.role``; ``()`` when seats are dealt no roles."""
+
     def play(self, tables: Any, seed: int, first_game: int, n_games: int) -> Chunk:
         """Play games [first_game, first_game + n_games) of the run seeded with ``seed``.
 
@@ -63,6 +89,10 @@ class GamePlugin(Protocol):
 
     def narrate(self, tables: Any, seed: int, game: int) -> list[str]:
         """Game ``game`` of the run seeded with ``seed``, turn by turn, in words."""
+
+    def replay(self, tables: Any, seed: int, game: int) -> Replay:
+        """Game ``game`` of the run seeded with ``seed`` in words, with its outcome: the same
+        game as row ``game`` of a dataset of that seed (the contract test checks it)."""
 
     def impact_variants(self, config: Any) -> list[dict[str, Any]]:
         """Default variants for ``balance impact``: ``[{name, description, patch}]``, one small
