@@ -115,7 +115,7 @@ def test_teams_and_roles_from_the_game_replace_the_configs():
 def test_team_or_role_codes_the_game_does_not_name_are_refused():
     chunk = _chunk()
     chunk.team = np.array([[0, 0, 2], [1, 0, 1]], dtype=np.int32)
-    with pytest.raises(ValueError, match="Chunk.team has codes outside 0..1"):
+    with pytest.raises(ValueError, match=r"Chunk\.team has codes outside 0\.\.1"):
         results.chunk_frame(
             chunk,
             seats=SEATS,
@@ -124,7 +124,7 @@ def test_team_or_role_codes_the_game_does_not_name_are_refused():
             telemetry_columns=TELEMETRY,
             team_names=("family", "raven"),
         )
-    with pytest.raises(ValueError, match="names roles but Chunk.role is None"):
+    with pytest.raises(ValueError, match=r"names roles but Chunk\.role is None"):
         results.chunk_frame(
             _chunk(),
             seats=SEATS,
