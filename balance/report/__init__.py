@@ -1,4 +1,12 @@
-"""HTML reports of results datasets: ``html.py`` assembles the page, ``figures.py`` draws.
+"""HTML reports of results datasets, in layers: numbers → sentences → sections → page.
+
+- ``numbers.py``: the numbers a page shows (``analyse`` → ``DatasetStats``, ``differences``
+  against a baseline, ``read_impact``, ``comparison_rows``); no HTML.
+- ``sentences.py``: labels, number formats and the summary sentences from those numbers.
+- ``sections.py``: tables, figure slots and the sections of one dataset's page.
+- ``page.py``: the page of one or more datasets (``render``); ``compare.py``: the page of a
+  ``balance compare`` (``render_comparison``); ``template.py``: the shell both fill.
+- ``figures.py``: plotly figures only; ``write.py``: the entry points below, which write files.
 
 ``write_report(["results/run"], out="reports/run.html")`` writes one self-contained file
 (plotly.js inlined, so it opens offline; ``cdn=True`` for a small file that loads plotly.js from
@@ -8,20 +16,22 @@ page of a ``balance compare`` (``render_comparison``).
 
 from __future__ import annotations
 
-from balance.report.html import (
+from balance.report.compare import render_comparison
+from balance.report.numbers import (
     DatasetStats,
     Differences,
     ImpactFile,
     ReportError,
-    ReportInfo,
     analyse,
-    build_report,
-    check_output,
-    comparison_sentences,
     differences,
     read_impact,
-    render_comparison,
-    summary_sentences,
+)
+from balance.report.page import render
+from balance.report.sentences import comparison_sentences, summary_sentences
+from balance.report.write import (
+    ReportInfo,
+    build_report,
+    check_output,
     write_comparison,
     write_report,
 )
@@ -38,6 +48,7 @@ __all__ = [
     "comparison_sentences",
     "differences",
     "read_impact",
+    "render",
     "render_comparison",
     "summary_sentences",
     "write_comparison",

@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 import polars as pl
 from plotly.subplots import make_subplots
 
+from balance.report.sentences import difference_label, ordinal
 from balance.stats import CardImpact, Distributions, SeatAdvantage, WinShares
 
 TEMPLATE = "plotly_white"
@@ -24,13 +25,6 @@ BLUE, GREY, RED, GREEN = "#1f77b4", "#9e9e9e", "#d62728", "#2ca02c"
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2")
 MAX_BINS = 120  # histograms with more distinct values are merged into this many bins
 ROW_PX = 22  # height of one row of a forest plot
-
-
-def ordinal(k: int) -> str:
-    """0 -> '1st' (places in the turn order are 0-based in the data, 1st.. for readers)."""
-    n = k + 1
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
 
 
 def _layout(fig: go.Figure, *, title: str, height: int = 380, **kw: object) -> go.Figure:
@@ -312,14 +306,6 @@ def _top_axis(fig: go.Figure, t: pl.DataFrame, label: str) -> None:
         xaxis2={"overlaying": "x", "side": "top", "matches": "x", "tickformat": "+.0%", "tick0": 0},
         margin={"t": 90},
     )
-
-
-def difference_label(kind: str, group: str) -> str:
-    if kind == "order":
-        return f"{ordinal(int(group))} player"
-    if kind == "game":
-        return "game length"
-    return f"{kind} {group}"
 
 
 def plot_differences(

@@ -1,8 +1,9 @@
 """The page shell of a report: one ``string.Template``, its CSS and its script (no jinja).
 
 A Python module rather than a ``.html`` file so that it ships with the package without
-package-data settings. ``html.py`` fills ``$title``, ``$plotly`` (the inlined plotly.js or the
-CDN tag), ``$nav`` and ``$body`` (CSS and SCRIPT go in as values, so they need no escaping).
+package-data settings. ``fill`` puts a page's title, navigation and body (page.py, compare.py)
+in it with plotly.js, inlined or as the CDN's tag (CSS and SCRIPT go in as values, so they need
+no escaping).
 
 Figures are ``<div class="figure" data-figure>`` followed by their plotly JSON in a
 ``<script type="application/json">``; the script draws each one and marks the div
@@ -13,7 +14,15 @@ when the column is numeric, empty values last, a second click reverses.
 
 from __future__ import annotations
 
+import base64
+import hashlib
+from datetime import UTC, datetime
+from html import escape
 from string import Template
+
+import balance
+
+CDN = "https://cdn.plot.ly/plotly-{version}.min.js"
 
 CSS = """
 :root { --ink: #1d2330; --muted: #5f6b7a; --line: #d9dee5; --bg: #f6f7f9; --accent: #1f77b4; }
@@ -152,3 +161,46 @@ $body
 </html>
 """
 )
+
+
+def plotly_script(cdn: bool) -> tuple[str, str]:
+    """The plotly.js ``<script>`` (inlined, or the CDN's with its SRI hash) and a footer note."""
+    import plotly.offline
+
+    if cdn:
+        version = plotly.offline.get_plotlyjs_version()
+        sri = (
+            "sha384-"
+            + base64.b64encode(
+                hashlib.sha384(plotly.offline.get_plotlyjs().encode("utf-8")).digest()
+            ).decode()
+        )
+        tag = (
+            f'<script charset="utf-8" src="{CDN.format(version=version)}" integrity="{sri}" '
+            'crossorigin="anonymous"></script>'
+        )
+        note = f"Figures need plotly.js {version} from the CDN (this file was made with --cdn)."
+    else:
+        tag = f'<script charset="utf-8">{plotly.offline.get_plotlyjs()}</script>'
+        note = "plotly.js is inlined: this file opens offline."
+    return tag, note
+
+
+def fill(
+    *, title: str, subtitle: str, nav: str, body: str, cdn: bool, generated: str | None
+) -> str:
+    """The page: ``title`` and ``subtitle`` are text (escaped here), ``nav`` and ``body`` HTML;
+    ``generated`` defaults to now."""
+    tag, note = plotly_script(cdn)
+    return PAGE.substitute(
+        title=escape(title),
+        subtitle=escape(subtitle),
+        version=escape(balance.__version__),
+        css=CSS,
+        plotly=tag,
+        plotly_note=escape(note),
+        nav=nav,
+        body=body,
+        generated=escape(generated or datetime.now(UTC).isoformat(timespec="seconds")),
+        script=SCRIPT,
+    )

@@ -1,5 +1,6 @@
 """Planted datasets: rows of a results dataset built from known numbers, so a test knows the
-answer (seat 1 wins 31 % of 10,000 games; the first player 30 %; winners stole the gem)."""
+answer (seat 1 wins 31 % of 10,000 games; the first player 30 %; winners stole the gem), and a
+planted impact table (variant "gem +1" moves seat 0 by +5 points, "mask off" by +0.1)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from balance.report.numbers import DatasetStats, analyse_rows
 from balance.results import BASE_SCHEMA
 
 TELEMETRY = ["drawn__gem", "stolen__gem", "played__seven"]
@@ -80,3 +82,39 @@ def planted_manifest(rows: pl.DataFrame, **extra: Any) -> dict[str, Any]:
         "telemetry_columns": TELEMETRY,
         **extra,
     }
+
+
+def planted_stats(rows: pl.DataFrame, label: str = "planted", **manifest: Any) -> DatasetStats:
+    return analyse_rows(planted_manifest(rows, **manifest), rows, label=label, path=label)
+
+
+def planted_impact_table() -> pl.DataFrame:
+    """Two variants of a 2-seat game on 1,000 games: "gem +1" moves seat 0 by +5 points (and
+    seat 1 by -5), "mask off" by +0.1; intervals are ±1 point."""
+    rows = []
+    for v, d in (("gem +1", 0.05), ("mask off", 0.001)):
+        for seat in range(2):
+            rows.append(
+                (
+                    "win_share",
+                    "seat",
+                    str(seat),
+                    0.5,
+                    0.5 + d * (1 - 2 * seat),
+                    d * (1 - 2 * seat),
+                    v,
+                )
+            )
+        rows.append(("mean_score", "policy", "greedy", 7.0, 7.0 + d, d, v))
+        rows.append(("mean_turns", "game", "all", 60.0, 60.0, 0.0, v))
+    t = pl.DataFrame(
+        rows, schema=["metric", "kind", "group", "a", "b", "diff", "variant"], orient="row"
+    )
+    return t.with_columns(
+        description=pl.lit("x"),
+        games=pl.lit(1000),
+        lo=pl.col("diff") - 0.01,
+        hi=pl.col("diff") + 0.01,
+        p_value=pl.when(pl.col("diff").abs() > 0.01).then(1e-6).otherwise(0.9),
+        significant=pl.col("diff").abs() > 0.01,
+    )

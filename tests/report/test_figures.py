@@ -191,15 +191,3 @@ def test_overview_groups_datasets(shares):
     fig = figures.plot_overview(["a", "b"], [shares, shares])
     assert [t.name for t in fig.data] == ["a", "b"]
     assert fig.layout.barmode == "group"
-
-
-def test_ordinal():
-    assert [figures.ordinal(k) for k in (0, 1, 2, 3, 10, 11, 20)] == [
-        "1st",
-        "2nd",
-        "3rd",
-        "4th",
-        "11th",
-        "12th",
-        "21st",
-    ]

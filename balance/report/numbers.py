@@ -1,0 +1,312 @@
+"""The numbers a report shows, computed before anything is drawn or written.
+
+``analyse`` reads a results directory and computes its statistics (balance/stats) into a
+``DatasetStats``; ``differences`` compares a dataset with a baseline (paired game by game when
+both ran the same seed and games, else as two independent samples); ``read_impact`` loads the
+file ``balance impact --out`` writes; ``comparison_rows`` picks the rows of a ``balance compare``
+worth showing. sentences.py says these numbers in words, sections.py lays them out.
+
+Nothing here prints or exits: problems raise ``ReportError`` (one line naming the path and fix)
+or the ``ResultsError`` of balance/results.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+import polars as pl
+import yaml
+
+from balance import stats
+from balance.results import open_results
+
+# The group kinds a report shows, in this order (balance/stats/paired.py's ``kind`` column).
+KINDS_SHOWN = ("seat", "order", "policy", "team")
+
+
+class ReportError(Exception):
+    """A report cannot be made; the message is one line naming the path and the fix."""
+
+
+class DatasetStats(NamedTuple):
+    """Everything the report shows about one results dataset."""
+
+    label: str  # the directory's name
+    path: str
+    manifest: dict[str, Any]
+    shares: stats.WinShares
+    advantage: stats.SeatAdvantage
+    dist: stats.Distributions
+    impact: stats.CardImpact  # split by policy when the line-up mixes policies
+    impact_by: str | None  # "policy" or None
+    score_by_policy: pl.DataFrame | None  # policy, score, n (mixed line-ups only)
+    seconds: float  # time spent computing the statistics
+
+
+def analyse_rows(
+    manifest: dict[str, Any],
+    rows: pl.LazyFrame | pl.DataFrame,
+    *,
+    label: str,
+    path: str = "",
+    level: float = 0.95,
+) -> DatasetStats:
+    """The statistics of one dataset given as (manifest, rows)."""
+    t0 = time.perf_counter()
+    lf = rows.lazy() if isinstance(rows, pl.DataFrame) else rows
+    shares = stats.win_shares(lf, level=level)
+    if shares.games == 0:
+        raise ReportError(f"{path or label}: the dataset holds no games; run more games first")
+    advantage = stats.seat_advantage(lf, level=level, shares=shares)
+    dist = stats.distributions(lf)
+    by = "policy" if shares.by_policy.height > 1 else None
+    impact = stats.card_impact(lf, manifest, by=by, level=level)
+    score_by_policy = None
+    if by:
+        score_by_policy = (
+            lf.group_by("policy", "score")
+            .agg(pl.len().alias("n"))
+            .sort("policy", "score")
+            .collect()
+        )
+    return DatasetStats(
+        label=label,
+        path=path,
+        manifest=manifest,
+        shares=shares,
+        advantage=advantage,
+        dist=dist,
+        impact=impact,
+        impact_by=by,
+        score_by_policy=score_by_policy,
+        seconds=time.perf_counter() - t0,
+    )
+
+
+def analyse(path: str | os.PathLike[str], *, level: float = 0.95) -> DatasetStats:
+    """The statistics of results directory ``path`` (ResultsError if it is not one)."""
+    manifest, rows = open_results(path)
+    return analyse_rows(manifest, rows, label=label(path), path=os.fspath(path), level=level)
+
+
+def label(path: str | os.PathLike[str]) -> str:
+    """A dataset's name on the page: its directory's name."""
+    return Path(os.path.abspath(path)).name
+
+
+def one_seat_per_team(teams: Sequence[Any]) -> bool:
+    """Every team is a single seat, so team rows would only repeat the seat rows."""
+    return len(set(teams)) == len(teams)
+
+
+# =================================================================================== baseline
+
+
+class Differences(NamedTuple):
+    """A dataset against a baseline: rows of ``metric, kind, group, games, a (baseline), b (this
+    dataset), diff (b - a), lo, hi, p_value, significant`` as in balance/stats/paired.py."""
+
+    label: str
+    baseline: str
+    paired: bool
+    method: str
+    why: str  # why paired or not
+    games: int
+    table: pl.DataFrame
+    config_changes: list[str]  # "rules.x.y: 1 -> 2" between the two resolved configs
+
+
+UNPAIRED_METHOD = stats.UNPAIRED_METHOD
+
+
+def differences(
+    ds: DatasetStats,
+    base: DatasetStats,
+    *,
+    rows: pl.LazyFrame | None = None,
+    base_rows: pl.LazyFrame | None = None,
+    level: float = 0.95,
+) -> Differences:
+    """``ds`` minus ``base``: paired game by game when both ran the same game, players, seed and
+    games (common random numbers) and the rows are given, else unpaired."""
+    m, b = ds.manifest, base.manifest
+    same = {
+        "game": m.get("game") == b.get("game"),
+        "players": m.get("players") == b.get("players"),
+        "seed": m.get("seed") == b.get("seed"),
+        "games": m.get("games_done") == b.get("games_done"),
+    }
+    changes = config_changes(b.get("config") or {}, m.get("config") or {})
+    if all(same.values()) and rows is not None and base_rows is not None:
+        p = stats.paired_differences(base_rows, rows, a_manifest=b, b_manifest=m, level=level)
+        why = f"same seed ({m.get('seed')}) and games 0..{p.games - 1}: compared game by game"
+        paired, method, games, table = True, p.method, p.games, p.table
+    else:
+        differ = ", ".join(k for k, ok in same.items() if not ok) or "rows not given"
+        why = f"not paired ({differ} differ): compared as independent samples"
+        paired, method = False, UNPAIRED_METHOD
+        games = min(ds.shares.games, base.shares.games)
+        table = stats.unpaired_differences(base.shares, base.dist, ds.shares, ds.dist, level=level)
+    if all(one_seat_per_team(x.get("teams") or []) for x in (m, b)):
+        table = table.filter(pl.col("kind") != "team")  # one seat per team: the seats again
+    return Differences(ds.label, base.label, paired, method, why, games, table, changes)
+
+
+def config_diff(
+    a: dict[str, Any], b: dict[str, Any], prefix: str = ""
+) -> list[tuple[str, str, str]]:
+    """Keys whose values differ between two resolved configs, as ``(key.path, a, b)`` with the
+    values in YAML flow style (``(absent)`` for a key one side lacks); games and seed, the run's
+    size, are left out."""
+    out = []
+    for key in list(dict.fromkeys([*a, *b])):
+        if key in ("games", "seed") and not prefix:
+            continue  # the run's size, not a rule
+        path = f"{prefix}{key}"
+        va, vb = a.get(key, "(absent)"), b.get(key, "(absent)")
+        if isinstance(va, dict) and isinstance(vb, dict):
+            out += config_diff(va, vb, path + ".")
+        elif va != vb:
+            out.append((path, _flow(va), _flow(vb)))
+    return out
+
+
+def config_changes(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    """Keys whose values differ between two resolved configs, as ``key.path: a -> b``."""
+    return [f"{key}: {va} -> {vb}" for key, va, vb in config_diff(a, b)]
+
+
+def _flow(value: Any) -> str:
+    if value == "(absent)":
+        return value
+    text = yaml.safe_dump(value, default_flow_style=True, width=10**9)
+    return text.removesuffix("\n").removesuffix("\n...").strip()
+
+
+# ===================================================================== interventional impact
+
+
+class ImpactFile(NamedTuple):
+    """The interventional impact written by ``balance impact --out`` (balance/experiments.py)."""
+
+    path: str
+    config_path: str
+    games: int
+    seed: int | None
+    level: float
+    method: str
+    table: pl.DataFrame  # variant, description, metric, kind, group, games, a, b, diff, lo, hi, ...
+    summary: pl.DataFrame  # one row per variant, by effect: see impact_summary
+
+
+IMPACT_COLUMNS = ("variant", "metric", "kind", "group", "a", "b", "diff", "lo", "hi")
+
+
+def read_impact(path: str | os.PathLike[str]) -> ImpactFile:
+    """Load a ``balance impact --out`` file: ``.json`` (provenance and table) or ``.parquet``."""
+    shown = os.fspath(path)
+    p = Path(path)
+    if not p.is_file():
+        raise ReportError(
+            f"{shown}: no such impact file; write one with `balance impact CONFIG --out FILE.json`"
+        )
+    meta: dict[str, Any] = {}
+    try:
+        if p.suffix == ".parquet":
+            table = pl.read_parquet(p)
+        elif p.suffix == ".json":
+            meta = json.loads(p.read_text())
+            if not isinstance(meta, dict) or not isinstance(meta.get("table"), list):
+                raise ReportError(f"{shown}: not an impact file (no 'table' list)")
+            table = pl.DataFrame(meta["table"], infer_schema_length=None)
+        else:
+            raise ReportError(f"{shown}: an impact file ends in .json or .parquet")
+    except (OSError, UnicodeDecodeError, pl.exceptions.PolarsError) as e:
+        raise ReportError(f"{shown}: cannot read: {str(e).splitlines()[0]}") from None
+    except json.JSONDecodeError as e:
+        raise ReportError(f"{shown}: invalid JSON: {e.msg} at line {e.lineno}") from None
+    missing = [c for c in IMPACT_COLUMNS if c not in table.columns]
+    if missing or table.height == 0:
+        what = f"columns {', '.join(missing)} missing" if missing else "no rows"
+        raise ReportError(f"{shown}: not an impact table ({what})")
+    floats = [
+        c
+        for c in ("a", "b", "diff", "sd", "se", "lo", "hi", "p_value", "q_value")
+        if c in table.columns
+    ]
+    table = table.with_columns(pl.col(floats).cast(pl.Float64).fill_null(float("nan")))
+    if "description" not in table.columns:
+        table = table.with_columns(description=pl.lit(""))
+    if "q_value" not in table.columns:
+        shares = (table["metric"] == "win_share").to_numpy()
+        q = np.full(table.height, np.nan)
+        q[shares] = stats.bh_qvalues(
+            table.filter(pl.col("metric") == "win_share")["p_value"].to_numpy()
+        )
+        table = table.with_columns(q_value=pl.Series(q))
+    level = float(meta.get("level", 0.95))
+    games = meta.get("games") or (int(table["games"].max()) if "games" in table.columns else 0)
+    return ImpactFile(
+        path=shown,
+        config_path=str(meta.get("config_path", "")),
+        games=int(games),
+        seed=meta.get("seed"),
+        level=level,
+        method=str(meta.get("method", stats.METHOD)),
+        table=table,
+        summary=impact_summary(table, level),
+    )
+
+
+def impact_summary(table: pl.DataFrame, level: float = 0.95) -> pl.DataFrame:
+    """One row per variant: the win-share row (seat, order, policy or team) that moved most, its
+    q-value (BH over all win-share rows) and ``significant`` (q < 1 - level), the change in game
+    length; sorted by the size of that change."""
+    shares = table.filter(pl.col("metric") == "win_share").with_columns(effect=pl.col("diff").abs())
+    top = (
+        shares.sort("effect", descending=True, nulls_last=True, maintain_order=True)
+        .group_by("variant", maintain_order=True)
+        .first()
+        .select("variant", "description", "effect", "kind", "group", "diff", "lo", "hi", "q_value")
+        .with_columns(significant=(pl.col("q_value") < 1 - level).fill_null(False))
+    )
+    turns = table.filter(pl.col("metric") == "mean_turns").select(
+        "variant", turns_diff="diff", turns_lo="lo", turns_hi="hi"
+    )
+    out = top.join(turns, on="variant", how="left", maintain_order="left")
+    return out.sort("effect", descending=True, nulls_last=True, maintain_order=True)
+
+
+def first_player_rows(impact: ImpactFile) -> list[dict[str, Any]]:
+    """Per variant: the first player's win share and edge in the base config (``a``) and in the
+    variant (``b``), and the paired change with its interval; [] without turn-order rows."""
+    t = impact.table.filter((pl.col("kind") == "order") & (pl.col("metric") == "win_share"))
+    places = t["group"].n_unique() if t.height else 0
+    if places < 2:
+        return []
+    fair = 1.0 / places
+    rows = []
+    for r in t.filter(pl.col("group") == "0").to_dicts():
+        rows.append({**r, "edge_a": r["a"] - fair, "edge_b": r["b"] - fair, "fair": fair})
+    return rows
+
+
+# ================================================================================ compare A B
+
+
+def comparison_rows(comparison: Any) -> pl.DataFrame:
+    """The rows of a ``Comparison`` table worth showing: team rows go when every team is one seat
+    (they repeat the seats), policy rows when one policy holds every seat (its share is fixed)."""
+    t = comparison.table
+    a, b = comparison.a_config, comparison.b_config
+    if all(one_seat_per_team(c.teams or range(c.players)) for c in (a, b)):
+        t = t.filter(pl.col("kind") != "team")
+    if t.filter(pl.col("kind") == "policy")["group"].n_unique() <= 1:
+        t = t.filter(pl.col("kind") != "policy")
+    return t

@@ -1,0 +1,89 @@
+"""The report page of one or more datasets: its sections in order, put in the page shell.
+
+``render`` takes numbers only (numbers.py: ``DatasetStats``, ``Differences``, ``ImpactFile``);
+the sentences come from sentences.py, the sections from sections.py, the shell from template.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+
+from balance.report import sections
+from balance.report.numbers import DatasetStats, Differences, ImpactFile
+from balance.report.sentences import summary_sentences
+from balance.report.template import fill
+
+
+def render(
+    datasets: Sequence[DatasetStats],
+    *,
+    baseline: DatasetStats | None = None,
+    diffs: Sequence[Differences | None] = (),
+    impact: ImpactFile | None = None,
+    cdn: bool = False,
+    generated: str | None = None,
+) -> str:
+    """The report page of ``datasets`` (with their ``diffs`` against ``baseline`` and the
+    interventional ``impact``, if any) as one HTML string."""
+    page = sections.Page()
+    diffs = list(diffs) or [None] * len(datasets)
+    many = len(datasets) > 1
+    games = sorted({str(d.manifest.get("game", "?")) for d in datasets})
+    labels = ", ".join(d.label for d in datasets)
+    title = f"Balance report: {', '.join(games)}" + (f" — {labels}" if labels != games[0] else "")
+    nav = ['<a href="#summary">summary</a>']
+    body = []
+
+    headline = []
+    for i, (ds, diff) in enumerate(zip(datasets, diffs, strict=True)):
+        sentences = summary_sentences(ds, diff=diff, impact=impact if i == 0 else None)
+        head = f"<h3>{escape(ds.label)}</h3>" if many else ""
+        headline.append(head + sections.headline(sentences))
+    body.append(f'<section id="summary"><h2>What matters most</h2>{"".join(headline)}</section>')
+
+    if many:
+        overview = sections.overview_section(page, datasets)
+        body.append(f'<section id="overview"><h2>All datasets</h2>{overview}</section>')
+        nav.append('<a href="#overview">overview</a>')
+
+    for i, (ds, diff) in enumerate(zip(datasets, diffs, strict=True)):
+        sid = f"d{i + 1}-{_slug(ds.label)}"
+        subs = sections.dataset_sections(page, ds, diff, baseline)
+        inner = "".join(
+            f'<section id="{sid}-{key}"><h3>{escape(name)}</h3>{html}</section>'
+            for key, name, html in subs
+        )
+        body.append(f'<section id="{sid}"><h2>Dataset {escape(ds.label)}</h2>{inner}</section>')
+        if many:
+            nav.append(f'<a href="#{sid}">{escape(ds.label)}</a>')
+        else:
+            nav += [
+                f'<a href="#{sid}-{key}">{escape(name.split(":")[0].lower())}</a>'
+                for key, name, _ in subs
+            ]
+
+    if impact is not None:
+        body.append(
+            '<section id="impact"><h2>Card impact: interventional (variants on the same seeds)</h2>'
+            f"{sections.variants_section(page, impact)}</section>"
+        )
+        nav.append('<a href="#impact">variants</a>')
+
+    stats_s = sum(d.seconds for d in datasets)
+    subtitle = (
+        f"{len(datasets)} dataset{'s' * many}, "
+        f"{sum(d.shares.games for d in datasets):,} games; statistics computed in {stats_s:.1f} s"
+    )
+    return fill(
+        title=title,
+        subtitle=subtitle,
+        nav=" ".join(nav),
+        body="\n".join(body),
+        cdn=cdn,
+        generated=generated,
+    )
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in text).strip("-").lower() or "dataset"

@@ -1,0 +1,602 @@
+"""The HTML pieces of a report: tables, figure slots and the sections of one dataset.
+
+Each section function takes numbers (numbers.py) and returns an HTML string; figures come from
+figures.py through a ``Page``, which numbers them; words and number formats from sentences.py.
+page.py and compare.py put the sections in the page shell (template.py). Every text that comes
+from data is escaped here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from html import escape
+from typing import Any, NamedTuple
+
+import numpy as np
+import plotly.graph_objects as go
+import polars as pl
+import yaml
+
+from balance import stats
+from balance.report import figures
+from balance.report.numbers import (
+    KINDS_SHOWN,
+    DatasetStats,
+    Differences,
+    ImpactFile,
+    first_player_rows,
+)
+from balance.report.sentences import (
+    difference_label,
+    fair_pct,
+    finite,
+    ordinal,
+    p_text,
+    pct,
+    points,
+)
+
+SAME_CONFIGS = "<p>The two resolved configs are identical (apart from games and seed).</p>"
+
+# ===================================================================================== tables
+
+
+class Column(NamedTuple):
+    header: str
+    value: Callable[[dict[str, Any]], Any]
+    fmt: Callable[[Any], str] = str
+    numeric: bool = False
+    tip: str = ""
+
+
+def _num(x: Any) -> str:
+    """A numeric cell's ``data-v``, which the page's script sorts on."""
+    if x is None:
+        return ""
+    if isinstance(x, bool):
+        return "1" if x else "0"
+    if isinstance(x, int | np.integer):
+        return str(int(x))
+    x = float(x)
+    return "" if not finite(x) else repr(x)
+
+
+def table_html(
+    rows: Sequence[dict[str, Any]],
+    columns: Sequence[Column],
+    *,
+    sortable: bool = False,
+    mark: Callable[[dict[str, Any]], bool] | None = None,
+    scroll: bool = False,
+    table_id: str | None = None,
+) -> str:
+    head = "".join(
+        f"<th{' data-type=num' if c.numeric else ' class=text'}"
+        f"{f' title={_attr(c.tip)}' if c.tip else ''}>{escape(c.header)}</th>"
+        for c in columns
+    )
+    body = []
+    for r in rows:
+        cells = []
+        for c in columns:
+            v = c.value(r)
+            text = escape(c.fmt(v))
+            if c.numeric:
+                cells.append(f'<td data-v="{_num(v)}">{text}</td>')
+            else:
+                cells.append(f'<td class="text">{text}</td>')
+        cls = ' class="sig"' if mark is not None and mark(r) else ""
+        body.append(f"<tr{cls}>{''.join(cells)}</tr>")
+    attrs = (f' id="{table_id}"' if table_id else "") + (' class="sortable"' if sortable else "")
+    html = f"<table{attrs}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    return f'<div class="scroll">{html}</div>' if scroll else html
+
+
+def _attr(text: str) -> str:
+    return '"' + escape(text, quote=True) + '"'
+
+
+def fmt(spec: str) -> Callable[[Any], str]:
+    """A cell format: ``format(x, spec)``, '–' for no value."""
+
+    def cell(x: Any) -> str:
+        if x is None or (isinstance(x, float) and not finite(x)):
+            return "–"
+        return format(x, spec)
+
+    return cell
+
+
+def pvalue(x: Any) -> str:
+    if not finite(x):
+        return "–"
+    return "< 1e-300" if x == 0 else format(x, ".2g")  # 0: below what a double holds
+
+
+def interval(lo_key: str, hi_key: str, spec: str = ".2%") -> Column:
+    def cell(r: Any) -> str:
+        lo, hi = r
+        if not (finite(lo) and finite(hi)):
+            return "–"
+        return f"[{format(lo, spec)}, {format(hi, spec)}]"
+
+    return Column("95 % interval", lambda r: (r[lo_key], r[hi_key]), cell)
+
+
+def significant(r: dict[str, Any]) -> bool:
+    """Rows marked red: their ``significant`` flag."""
+    return bool(r.get("significant"))
+
+
+# ============================================================================== page pieces
+
+
+class Page:
+    """Numbers the figures of one page (``fig-1``, ``fig-2``, ...) while its body is written."""
+
+    def __init__(self) -> None:
+        self.n_figures = 0
+
+    def figure(self, fig: go.Figure, note: str = "") -> str:
+        """A figure's slot: its div and its plotly JSON, which the page's script draws."""
+        self.n_figures += 1
+        fid = f"fig-{self.n_figures}"
+        spec = fig.to_json().replace("</", "<\\/")  # never close the <script> early
+        caption = f'<p class="note">{note}</p>' if note else ""
+        return (
+            f'<div class="figure" id="{fid}" data-figure></div>'
+            f'<script type="application/json" id="{fid}-data">{spec}</script>{caption}'
+        )
+
+
+def headline(sentences: Sequence[str]) -> str:
+    items = "".join(f"<li>{escape(s)}</li>" for s in sentences)
+    return f'<ul class="headline">{items}</ul>'
+
+
+def facts(items: Sequence[tuple[str, Any]]) -> str:
+    """A provenance list: ``name: value`` pairs."""
+    dl = "".join(f"<dt>{escape(k)}</dt><dd>{escape(str(v))}</dd>" for k, v in items)
+    return f'<dl class="prov">{dl}</dl>'
+
+
+def config_yaml(summary: str, config: dict[str, Any]) -> str:
+    """A resolved config as YAML, folded under ``summary``."""
+    text = yaml.safe_dump(config, sort_keys=False, allow_unicode=True)
+    return f"<details><summary>{escape(summary)}</summary><pre>{escape(text)}</pre></details>"
+
+
+def differences_columns(a_name: str = "baseline", b_name: str = "this run") -> list[Column]:
+    """The columns of a long differences table (metric, kind, group, a, b, diff, lo, hi, ...)."""
+
+    def fmt_value(r: dict[str, Any], key: str) -> str:
+        v = r[key]
+        if not finite(v):
+            return "–"
+        return f"{v:.2%}" if r["metric"] == "win_share" else f"{v:.3f}"
+
+    def fmt_diff(r: dict[str, Any]) -> str:
+        d, lo, hi = r["diff"], r["lo"], r["hi"]
+        if not finite(d):
+            return "–"
+        if r["metric"] == "win_share":
+            return f"{d * 100:+.2f} [{lo * 100:+.2f}, {hi * 100:+.2f}] points"
+        return f"{d:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+
+    return [
+        Column("metric", lambda r: r["metric"].replace("_", " ")),
+        Column("group", lambda r: difference_label(r["kind"], r["group"])),
+        Column(a_name, lambda r: r, lambda r: fmt_value(r, "a")),
+        Column(b_name, lambda r: r, lambda r: fmt_value(r, "b")),
+        Column("difference", lambda r: r, fmt_diff),
+        Column("diff", lambda r: r["diff"], fmt("+.4f"), True, "for sorting"),
+        Column("p", lambda r: r["p_value"], pvalue, True),
+    ]
+
+
+# ========================================================================= one dataset's page
+
+
+def dataset_sections(
+    page: Page,
+    ds: DatasetStats,
+    diff: Differences | None = None,
+    baseline: DatasetStats | None = None,
+) -> list[tuple[str, str, str]]:
+    """The sections of one dataset as ``(id, heading, html)``, in page order."""
+    subs = [
+        ("provenance", "Provenance", provenance(ds)),
+        ("wins", "Win shares", win_section(page, ds)),
+        ("seats", "Seat advantage and turn order", advantage_section(page, ds)),
+        ("scores", "Score and game-length distributions", distribution_section(page, ds)),
+        ("cards", "Card impact: observational diagnostics", impact_section(page, ds)),
+    ]
+    if diff is not None and baseline is not None:
+        subs.append(
+            (
+                "baseline",
+                f"Differences against {diff.baseline}",
+                differences_section(page, diff, baseline),
+            )
+        )
+    return subs
+
+
+def provenance(ds: DatasetStats) -> str:
+    m = ds.manifest
+    seats = m.get("seats") or []
+    teams = m.get("teams") or []
+    status = m.get("status", "?")
+    games = f"{int(m.get('games_done', 0)):,}"
+    if m.get("games_requested") and m.get("games_requested") != m.get("games_done"):
+        games += f" of {int(m['games_requested']):,} requested"
+    versions = ", ".join(f"{k} {v}" for k, v in (m.get("versions") or {}).items())
+    items = [
+        ("results", ds.path or ds.label),
+        ("game", m.get("game", "?")),
+        ("config", f"{m.get('config_path') or '(none)'} (hash {m.get('config_hash', '?')})"),
+        ("seed", m.get("seed", "?")),
+        ("games", f"{games} ({status})"),
+        ("line-up", ", ".join(f"seat {i}: {p}" for i, p in enumerate(seats))),
+        ("teams", ", ".join(f"seat {i}: {t}" for i, t in enumerate(teams))),
+        ("tool version", f"balance {m.get('version', '?')}"),
+        ("date", f"{m.get('started', '?')} to {m.get('finished') or '(unfinished)'}"),
+        (
+            "speed",
+            f"{float(m.get('games_per_s', 0)):,.0f} games/s on {m.get('threads', '?')} threads "
+            f"({float(m.get('wall_time_s', 0)):.1f} s; kernels loaded in "
+            f"{float(m.get('compile_time_s', 0)):.1f} s)",
+        ),
+        ("libraries", versions),
+    ]
+    warn = ""
+    if status != "complete":
+        warn = (
+            f'<p class="caveat">This run is <b>{escape(str(status))}</b>: the statistics cover the '
+            f"{games} games it kept.</p>"
+        )
+    return warn + facts(items) + config_yaml("config (fully resolved, YAML)", m.get("config") or {})
+
+
+def _share_columns(first: Column, *extra: Column) -> list[Column]:
+    return [
+        first,
+        *extra,
+        Column("n", lambda r: r["n"], fmt(","), True, "rows (games for a team)"),
+        Column("wins", lambda r: r["wins"], fmt(",.1f"), True, "shared wins count 1/k"),
+        Column("win share", lambda r: r["share"], fmt(".2%"), True),
+        interval("lo", "hi"),
+        Column("fair", lambda r: r["fair"], fmt(".1%"), True),
+        Column("share / fair", lambda r: r["normalised"], fmt(".3f"), True, "1.000 = fair"),
+    ]
+
+
+def win_section(page: Page, ds: DatasetStats) -> str:
+    ws = ds.shares
+    parts = [
+        page.figure(figures.plot_win_shares(ws, "seat")),
+        table_html(
+            ws.by_seat.to_dicts(),
+            _share_columns(
+                Column("seat", lambda r: r["seat"], str, True),
+                Column("policy", lambda r: r["policy"]),
+                Column("team", lambda r: r["team"]),
+            ),
+            sortable=True,
+        ),
+    ]
+    if ws.by_policy.height > 1:
+        parts += [
+            page.figure(figures.plot_win_shares(ws, "policy")),
+            table_html(
+                ws.by_policy.to_dicts(),
+                _share_columns(
+                    Column("policy", lambda r: r["policy"]),
+                    Column("seats", lambda r: r["seats"], str, True),
+                ),
+                sortable=True,
+            ),
+        ]
+    if ws.by_team.height and int(ws.by_team["seats"].max()) > 1:
+        parts += [
+            page.figure(figures.plot_win_shares(ws, "team")),
+            table_html(
+                ws.by_team.to_dicts(),
+                _share_columns(
+                    Column("team", lambda r: r["team"]),
+                    Column("seats", lambda r: r["seats"], str, True),
+                ),
+                sortable=True,
+            ),
+        ]
+    note = (
+        "A seat's win share is its wins per game, a k-way shared win counting 1/k; bars show "
+        f"{ws.level:.0%} Wilson intervals, the dashed line the fair share."
+    )
+    return f'<p class="note">{note}</p>' + "".join(parts)
+
+
+def advantage_section(page: Page, ds: DatasetStats) -> str:
+    adv = ds.advantage
+    if adv.symmetric:
+        tests = (
+            f"Seats against equal shares: χ² = {adv.chi2:.2f} ({adv.dof} d.f.), "
+            f"{p_text(adv.p_value)}. Places in the turn order against equal shares: "
+            f"χ² = {adv.order_chi2:.2f}, {p_text(adv.order_p_value)}."
+        )
+    else:
+        tests = (
+            "The line-up is not symmetric (seats play different policies or share teams), so no "
+            "chi-square test of equal shares is made: seat differences mix position and policy."
+        )
+    edge = (
+        f"First player's edge: {points(adv.first_player_edge, adv.edge_lo, adv.edge_hi)} "
+        f"(wins {pct(adv.first_player_share, 2)} against a fair {fair_pct(1 / adv.players)})."
+    )
+    table = table_html(
+        adv.by_order.to_dicts(),
+        _share_columns(Column("place", lambda r: ordinal(int(r["order"])), str)),
+        sortable=True,
+    )
+    return (
+        f"<p>{escape(tests)}</p><p>{escape(edge)}</p>"
+        + page.figure(figures.plot_seat_advantage(adv))
+        + table
+    )
+
+
+def _summary_row(label: str, s: stats.Summary) -> dict[str, Any]:
+    return {
+        "what": label,
+        "n": s.n,
+        "mean": s.mean,
+        "sd": s.sd,
+        "min": s.min,
+        **{f"q{round(q * 100):02d}": v for q, v in s.quantiles.items()},
+        "max": s.max,
+    }
+
+
+def distribution_section(page: Page, ds: DatasetStats) -> str:
+    d = ds.dist
+    rows = [
+        _summary_row("score (seat-games)", d.score),
+        _summary_row("game length (turns)", d.turns),
+    ]
+    for r in d.score_by_seat.to_dicts():
+        rows.append({**r, "what": f"score, seat {r['seat']}", "min": None, "max": None})
+    if d.score_by_policy.height > 1:
+        for r in d.score_by_policy.to_dicts():
+            rows.append({**r, "what": f"score, {r['policy']}", "min": None, "max": None})
+    qs = [f"q{round(q * 100):02d}" for q in stats.QUANTILES]
+    cols = [
+        Column("", lambda r: r["what"]),
+        Column("n", lambda r: r["n"], fmt(","), True),
+        Column("mean", lambda r: r["mean"], fmt(".2f"), True),
+        Column("sd", lambda r: r["sd"], fmt(".2f"), True),
+        Column("min", lambda r: r.get("min"), fmt("g"), True),
+        *(Column(q, lambda r, q=q: r.get(q), fmt("g"), True, f"{q[1:]} % quantile") for q in qs),
+        Column("max", lambda r: r.get("max"), fmt("g"), True),
+    ]
+    reasons = table_html(
+        d.end_reasons.to_dicts(),
+        [
+            Column("end reason", lambda r: r["end_reason"]),
+            Column("games", lambda r: r["games"], fmt(","), True),
+            Column("share", lambda r: r["share"], fmt(".2%"), True),
+        ],
+    )
+    return (
+        page.figure(figures.plot_score_distribution(d, ds.score_by_policy))
+        + page.figure(figures.plot_length_distribution(d))
+        + table_html(rows, cols)
+        + reasons
+    )
+
+
+def impact_section(page: Page, ds: DatasetStats) -> str:
+    imp = ds.impact
+    t = imp.table
+    if t.height == 0:
+        return "<p>This dataset has no telemetry columns.</p>"
+    no_contrast = t.filter(pl.col("diff").is_nan() | pl.col("diff").is_null())
+    # Largest differences first; rows without a contrast (NaN or null) last.
+    t = t.with_columns(_abs=pl.col("diff").abs().fill_nan(None)).sort(
+        "_abs", descending=True, nulls_last=True
+    )
+    by = ds.impact_by
+    cols = [
+        *([Column(by, lambda r: r[by])] if by else []),
+        Column("event", lambda r: r["event"]),
+        Column("card", lambda r: r["card"]),
+        Column("n with", lambda r: r["n_with"], fmt(","), True),
+        Column("n without", lambda r: r["n_without"], fmt(","), True),
+        Column("share with", lambda r: r["share_with"], fmt(".2%"), True),
+        Column("share without", lambda r: r["share_without"], fmt(".2%"), True),
+        Column("diff", lambda r: r["diff"], fmt("+.2%"), True, "share with - share without"),
+        interval("lo", "hi", "+.2%"),
+        Column("p", lambda r: r["p_value"], pvalue, True, "two-proportion z-test"),
+        Column("q (BH)", lambda r: r["q_value"], pvalue, True, "Benjamini-Hochberg, whole table"),
+    ]
+    caveat = (
+        f'<p class="caveat"><b>Observational diagnostics, not effects</b> ({escape(imp.caveat)}). '
+        f"Win share of the seat-games with the event (count &gt; 0) minus those without, "
+        f"{imp.level:.0%} Newcombe intervals; rows in red differ with Benjamini-Hochberg q &lt; "
+        f"{1 - imp.level:.2g} over the whole table. Click a column header to sort.</p>"
+    )
+    skipped = ""
+    if no_contrast.height:
+        names = ", ".join(sorted(set(no_contrast["column"].to_list())))
+        skipped = (
+            f'<p class="note">Not plotted ({no_contrast.height} rows): events that every seat-game '
+            f"or none had, so there is nothing to compare: {escape(names)}.</p>"
+        )
+    return (
+        caveat
+        + page.figure(figures.plot_card_impact(imp, by))
+        + skipped
+        + table_html(
+            t.to_dicts(),
+            cols,
+            sortable=True,
+            mark=significant,
+            scroll=True,
+            table_id=f"impact-{escape(ds.label)}",
+        )
+    )
+
+
+def differences_section(page: Page, diff: Differences, base: DatasetStats) -> str:
+    bm = base.manifest
+    changes = (
+        "<ul>"
+        + "".join(f"<li><code>{escape(c)}</code></li>" for c in diff.config_changes)
+        + "</ul>"
+        if diff.config_changes
+        else SAME_CONFIGS
+    )
+    intro = (
+        f"<p>Baseline <b>{escape(diff.baseline)}</b> ({escape(base.path)}: "
+        f"{escape(str(bm.get('config_path')))}, seed {escape(str(bm.get('seed')))}, "
+        f"{int(bm.get('games_done', 0)):,} games). {escape(diff.why)}. Intervals: "
+        f"{escape(diff.method)}. Differences are this run minus the baseline.</p>"
+        f"<p>Config changes against the baseline:</p>{changes}"
+    )
+    t = diff.table
+    shares = t.filter(pl.col("metric") == "win_share")
+    kinds = [k for k in KINDS_SHOWN if shares.filter(pl.col("kind") == k).height]
+    figs = page.figure(
+        figures.plot_differences(
+            t,
+            metric="win_share",
+            kinds=kinds,
+            title=f"Win share: {diff.label} minus {diff.baseline}",
+        )
+    ) + page.figure(
+        figures.plot_differences(
+            t,
+            metric="mean_score",
+            kinds=[k for k in kinds if k != "team"],
+            title=f"Mean score: {diff.label} minus {diff.baseline}",
+        )
+    )
+    table = table_html(t.to_dicts(), differences_columns(), sortable=True, mark=significant)
+    return intro + figs + table
+
+
+# ============================================================ more than one dataset, variants
+
+
+def overview_section(page: Page, datasets: Sequence[DatasetStats]) -> str:
+    """One row and one bar group per dataset, for a report on several."""
+    rows = [
+        {
+            "label": d.label,
+            "game": d.manifest.get("game"),
+            "players": d.shares.players,
+            "games": d.shares.games,
+            "first": d.advantage.first_player_share,
+            "edge": d.advantage.first_player_edge,
+            "turns": d.dist.turns.mean,
+            "score": d.dist.score.mean,
+        }
+        for d in datasets
+    ]
+    table = table_html(
+        rows,
+        [
+            Column("dataset", lambda r: r["label"]),
+            Column("game", lambda r: r["game"]),
+            Column("players", lambda r: r["players"], str, True),
+            Column("games", lambda r: r["games"], fmt(","), True),
+            Column("first player wins", lambda r: r["first"], fmt(".2%"), True),
+            Column("first-player edge", lambda r: r["edge"], fmt("+.2%"), True),
+            Column("mean turns", lambda r: r["turns"], fmt(".2f"), True),
+            Column("mean score", lambda r: r["score"], fmt(".2f"), True),
+        ],
+        sortable=True,
+    )
+    fig = page.figure(
+        figures.plot_overview([d.label for d in datasets], [d.shares for d in datasets])
+    )
+    return fig + table
+
+
+def variants_section(page: Page, impact: ImpactFile) -> str:
+    """The interventional impact of an impact file's variants (the report's own, or --impact)."""
+    s = impact.summary
+    intro = (
+        f"<p>From <code>{escape(impact.path)}</code>: {s.height} variants of "
+        f"<code>{escape(impact.config_path or '(config not recorded)')}</code>, each played on "
+        f"the same {impact.games:,} games"
+        + (f" (seed {escape(str(impact.seed))})" if impact.seed is not None else "")
+        + " as the config. "
+        f"Intervals: {escape(impact.method)}. These are causal effects of each change, unlike "
+        "the observational diagnostics above. Red: BH q &lt; "
+        f"{1 - impact.level:.2g} over all win-share rows.</p>"
+    )
+    cols = [
+        Column("variant", lambda r: r["variant"]),
+        Column("change", lambda r: r["description"]),
+        Column("moved most", lambda r: difference_label(r["kind"], r["group"])),
+        Column("win share diff", lambda r: r["diff"], fmt("+.2%"), True),
+        interval("lo", "hi", "+.2%"),
+        Column("q (BH)", lambda r: r["q_value"], pvalue, True),
+        Column("turns diff", lambda r: r["turns_diff"], fmt("+.3f"), True),
+    ]
+    first = first_player_rows(impact)
+    if first:
+        intro += (
+            "<h4>First player's edge in each variant</h4>"
+            + f'<p class="note">Edge: the first player\'s win share minus a fair '
+            f"{fair_pct(first[0]['fair'])}; the change is paired over the same games.</p>"
+            + table_html(
+                first,
+                [
+                    Column("variant", lambda r: r["variant"]),
+                    Column("change", lambda r: r["description"]),
+                    Column("first player wins, config", lambda r: r["a"], fmt(".2%"), True),
+                    Column("edge, config", lambda r: r["edge_a"], fmt("+.2%"), True),
+                    Column("first player wins, variant", lambda r: r["b"], fmt(".2%"), True),
+                    Column("edge, variant", lambda r: r["edge_b"], fmt("+.2%"), True),
+                    Column("change", lambda r: r["diff"], fmt("+.2%"), True),
+                    interval("lo", "hi", "+.2%"),
+                ],
+                sortable=True,
+                mark=significant,
+            )
+        )
+    policy_rows = impact.table.filter(pl.col("kind") == "policy")
+    metrics = ["mean_score"]
+    if policy_rows["group"].n_unique() > 1:  # one policy holds every seat: its share is fixed
+        metrics.insert(0, "win_share")
+    policy_rows = policy_rows.filter(pl.col("metric").is_in(metrics))
+    detail = ""
+    if policy_rows.height:
+        detail = (
+            "<h4>Per policy</h4>"
+            '<p class="note">Red: the interval excludes 0 (not adjusted for multiple '
+            "comparisons).</p>"
+            + table_html(
+                policy_rows.to_dicts(),
+                [
+                    Column("variant", lambda r: r["variant"]),
+                    Column("metric", lambda r: r["metric"].replace("_", " ")),
+                    Column("policy", lambda r: r["group"]),
+                    Column("base", lambda r: r["a"], fmt(".4g"), True),
+                    Column("variant value", lambda r: r["b"], fmt(".4g"), True),
+                    Column("diff", lambda r: r["diff"], fmt("+.4f"), True),
+                    interval("lo", "hi", "+.4f"),
+                    Column("p", lambda r: r["p_value"], pvalue, True),
+                ],
+                sortable=True,
+                mark=significant,
+                scroll=True,
+            )
+        )
+    return (
+        intro
+        + page.figure(figures.plot_impact_variants(s, impact.table))
+        + table_html(s.to_dicts(), cols, sortable=True, mark=significant)
+        + detail
+    )

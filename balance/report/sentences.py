@@ -1,0 +1,384 @@
+"""The report's words: labels, number formats and the summary sentences, from numbers.py's
+NamedTuples (nothing here reads a dataset or draws).
+
+``summary_sentences`` says what matters most about one dataset (with its baseline differences and
+interventional impact, if any); ``comparison_sentences`` what B changed against A in a
+``balance compare``. The formats (``pct``, ``share_pm``, ``points``) show one significant digit of
+an interval's half-width, so a share is never written more precisely than it is known.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+from balance.report.numbers import (
+    KINDS_SHOWN,
+    DatasetStats,
+    Differences,
+    ImpactFile,
+    comparison_rows,
+    config_diff,
+    first_player_rows,
+)
+
+# ===================================================================================== labels
+
+
+def ordinal(k: int) -> str:
+    """0 -> '1st' (places in the turn order are 0-based in the data, 1st.. for readers)."""
+    n = k + 1
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def difference_label(kind: str, group: str) -> str:
+    """'seat 1', '1st player', 'policy greedy', 'game length' for a row of a differences table."""
+    if kind == "order":
+        return f"{ordinal(int(group))} player"
+    if kind == "game":
+        return "game length"
+    return f"{kind} {group}"
+
+
+# ==================================================================================== formats
+
+
+def finite(x: Any) -> bool:
+    """A real number (not None, which polars uses for "no value", nor NaN or inf)."""
+    return x is not None and math.isfinite(x)
+
+
+def pct(x: float, decimals: int = 1) -> str:
+    return "n/a" if not finite(x) else f"{x * 100:.{decimals}f} %"
+
+
+def digits(half: float, *, none: int = 1) -> int:
+    """Decimals that show one significant digit of an interval's half-width (1..3); ``none``
+    for an interval without a width."""
+    if not finite(half) or half <= 0:
+        return none
+    return int(min(3, max(1, math.ceil(-math.log10(half)))))
+
+
+def _pct_digits(half: float) -> int:
+    """Decimals of a percentage whose interval is ± ``half`` (a fraction)."""
+    return digits(abs(half) * 100) if finite(half) else 1
+
+
+def share_pm(share: float, lo: float, hi: float) -> str:
+    """'28.1 % ± 0.2 %' (half the width of the interval)."""
+    half = (hi - lo) / 2
+    d = _pct_digits(half)
+    return f"{share * 100:.{d}f} % ± {half * 100:.{d}f} %"
+
+
+def _with_interval(d: float, lo: float, hi: float, k: int, scale: float, unit: str) -> str:
+    return f"{d * scale:+.{k}f}{unit} [{lo * scale:+.{k}f}, {hi * scale:+.{k}f}]".replace("-", "−")
+
+
+def points(d: float, lo: float | None = None, hi: float | None = None) -> str:
+    """'+3.0 points' or '+3.0 points [+2.9, +3.1]' for a difference of shares."""
+    if not finite(d):
+        return "n/a"
+    if lo is None or hi is None:
+        return f"{d * 100:+.1f} points".replace("-", "−")
+    return _with_interval(d, lo, hi, _pct_digits((hi - lo) / 2), 100, " points")
+
+
+def signed(d: float, lo: float, hi: float, scale: float = 1.0, unit: str = "") -> str:
+    """'+2.00 [+1.98, +2.02]': a change and its interval (two decimals when it has no width)."""
+    return _with_interval(d, lo, hi, digits((hi - lo) * scale / 2, none=2), scale, unit)
+
+
+def fair_pct(x: float) -> str:
+    """A fair share: '25 %', '33.3 %'."""
+    return f"{x * 100:.3g} %"
+
+
+def p_text(p: float | None) -> str:
+    if not finite(p):
+        return "n/a"
+    return "p < 0.001" if p < 0.001 else f"p = {p:.2g}"
+
+
+def q_text(q: float) -> str:
+    if not finite(q):
+        return "n/a"
+    return "q < 0.001" if q < 0.001 else f"q = {q:.2g}"
+
+
+def _excludes(lo: float, hi: float, x: float = 0.0) -> bool:
+    return finite(lo) and finite(hi) and bool(lo > x or hi < x)
+
+
+# ==================================================================================== dataset
+
+
+def summary_sentences(
+    ds: DatasetStats,
+    *,
+    diff: Differences | None = None,
+    impact: ImpactFile | None = None,
+) -> list[str]:
+    """A few plain sentences on what matters most in ``ds``, from its numbers."""
+    out: list[str] = []
+    ws, adv = ds.shares, ds.advantage
+    seat = ws.by_seat
+    players = ws.players
+    fair = 1.0 / players
+    n_games = f"{ws.games:,} games"
+
+    # Who wins: policies first when the line-up mixes them, else seats.
+    if ws.by_policy.height > 1:
+        pol = ws.by_policy.sort("share", descending=True).to_dicts()
+        first, rest = pol[0], pol[1:]
+        others = ", ".join(f"{pct(r['share'])} for {r['policy']}" for r in rest)
+        out.append(
+            f"{first['policy'].capitalize()} seats win {share_pm(first['share'], first['lo'], first['hi'])} "
+            f"of their seat-games against {others} (fair: {fair_pct(fair)}; {n_games})."
+        )
+    dev = seat.with_columns(dev=(pl.col("share") - pl.col("fair")).abs()).sort(
+        "dev", descending=True
+    )
+    worst = dev.row(0, named=True)
+    if adv.symmetric and adv.p_value is not None and adv.p_value >= 0.05:
+        within = worst["dev"] * 100
+        k = _pct_digits((worst["hi"] - worst["lo"]) / 2)
+        out.append(
+            f"Seats are balanced: every seat wins within {within:.{k}f} points of a fair "
+            f"{fair_pct(fair)} (χ² = {adv.chi2:.2f}, {p_text(adv.p_value)} over {n_games})."
+        )
+    elif ws.by_policy.height == 1:  # with mixed policies, seats differ by policy (said above)
+        verdict = "" if _excludes(worst["lo"], worst["hi"], worst["fair"]) else " (within noise)"
+        chi = f"; χ² = {adv.chi2:.1f}, {p_text(adv.p_value)}" if adv.symmetric else ""
+        out.append(
+            f"Seat {worst['seat']} wins {share_pm(worst['share'], worst['lo'], worst['hi'])} against "
+            f"a fair {fair_pct(worst['fair'])}{verdict}{chi}."
+        )
+    teams = ws.by_team
+    if teams.height and int(teams["seats"].max()) > 1:
+        t = (
+            teams.with_columns(dev=(pl.col("share") - pl.col("fair")).abs())
+            .sort("dev", descending=True)
+            .row(0, named=True)
+        )
+        out.append(
+            f"Team {t['team']} wins {share_pm(t['share'], t['lo'], t['hi'])} of games against a fair "
+            f"{fair_pct(t['fair'])}."
+        )
+
+    # Turn order.
+    if finite(adv.first_player_share) and players > 1:
+        share = adv.first_player_share
+        order0 = adv.by_order.filter(pl.col("order") == 0).row(0, named=True)
+        if _excludes(adv.edge_lo, adv.edge_hi):
+            out.append(
+                f"The first player wins {share_pm(share, order0['lo'], order0['hi'])} of games against "
+                f"a fair {fair_pct(fair)}: an edge of {points(adv.first_player_edge, adv.edge_lo, adv.edge_hi)}."
+            )
+        else:
+            out.append(
+                f"The first player has no measurable edge: {share_pm(share, order0['lo'], order0['hi'])} "
+                f"against a fair {fair_pct(fair)}."
+            )
+
+    # Strongest observational association.
+    t = ds.impact.table.filter(pl.col("significant") & pl.col("diff").is_not_nan())
+    if t.height:
+        r = t.with_columns(a=pl.col("diff").abs()).sort("a", descending=True).row(0, named=True)
+        who = f"{r['policy']} seat-games" if ds.impact_by == "policy" else "Seat-games"
+        out.append(
+            f"Strongest card association (a diagnostic, not an effect): {who} with "
+            f"“{r['event']} {r['card']}” win {pct(r['share_with'])} against {pct(r['share_without'])} "
+            f"without ({points(r['diff'])}, {q_text(r['q_value'])}); {t.height} of "
+            f"{ds.impact.table.filter(pl.col('diff').is_not_nan()).height} card events differ "
+            f"significantly."
+        )
+    elif ds.impact.table.height:
+        out.append("No card event is associated with winning beyond chance (BH q ≥ 0.05).")
+
+    if impact is not None:
+        out += impact_sentences(impact)
+    if diff is not None:
+        out += difference_sentences(diff)
+
+    d = ds.dist
+    q05, q95 = d.turns.quantiles.get(0.05, math.nan), d.turns.quantiles.get(0.95, math.nan)
+    out.append(
+        f"Games last {d.turns.mean:.1f} turns on average (90 % between {q05:g} and {q95:g}); "
+        f"a seat scores {d.score.mean:.2f} on average (median {d.score.quantiles.get(0.5, math.nan):g})."
+    )
+    reasons = d.end_reasons.sort("games", descending=True).to_dicts()
+    if len(reasons) > 1:
+        listed = ", ".join(f"{r['end_reason']} {pct(r['share'])}" for r in reasons)
+        out.append(
+            f"Games end by {listed}. A game whose first place is shared (a draw) gives each of "
+            "its k seats 1/k of a win in every win share above."
+        )
+    return out
+
+
+def impact_sentences(impact: ImpactFile) -> list[str]:
+    """The variant that moves a win share most, and with a report's own few variants what each
+    does to the first player's edge."""
+    s = impact.summary
+    if s.height == 0:
+        return []
+    edges = []
+    if s.height <= 3:  # a report's own variants: say what each does to the first player's edge
+        for r in first_player_rows(impact):
+            edges.append(
+                f"The first player's edge is {points(r['edge_a'])} in this config and "
+                f"{points(r['edge_b'])} with “{r['variant']}” ({r['description']}): a paired "
+                f"change of {points(r['diff'], r['lo'], r['hi'])} on the same {impact.games:,} "
+                "games."
+            )
+    top = s.row(0, named=True)
+    n_sig = int(s["significant"].sum())
+    what = difference_label(top["kind"], top["group"])
+    if s.height == 1:
+        sig = "significant" if n_sig else "not significant"
+        first = (
+            f"Interventional impact (each on the same {impact.games:,} games): “{top['variant']}” "
+            f"moves win share most for {what}: {points(top['diff'], top['lo'], top['hi'])}, "
+            f"{q_text(top['q_value'])} ({sig} at BH q < {1 - impact.level:.2g})."
+        )
+    else:
+        first = (
+            f"Interventional impact ({s.height} variants, each on the same {impact.games:,} games): "
+            f"“{top['variant']}” moves win share most ({what} {points(top['diff'], top['lo'], top['hi'])}, "
+            f"{q_text(top['q_value'])}); {n_sig} of {s.height} variants "
+            f"{'changes' if n_sig == 1 else 'change'} a win share significantly "
+            f"(BH q < {1 - impact.level:.2g})."
+        )
+    return [first, *edges]
+
+
+def difference_sentences(diff: Differences) -> list[str]:
+    """The largest significant change of a win share against the baseline (or that none is)."""
+    shares = diff.table.filter(pl.col("metric") == "win_share").with_columns(
+        a_=pl.col("diff").abs()
+    )
+    how = "paired over" if diff.paired else "independent samples,"
+    head = f"Against baseline {diff.baseline} ({how} {diff.games:,} games): "
+    sig = shares.filter(pl.col("significant")).sort("a_", descending=True)
+    if sig.height:
+        r = sig.row(0, named=True)
+        return [
+            head + f"the largest significant change is {difference_label(r['kind'], r['group'])}'s "
+            f"win share, {pct(r['a'])} → {pct(r['b'])} ({points(r['diff'], r['lo'], r['hi'])}); "
+            f"{sig.height} of {shares.height} win shares changed significantly."
+        ]
+    if shares.height == 0:
+        return [head + "no seat, policy or team in common to compare."]
+    r = shares.sort("a_", descending=True).row(0, named=True)
+    return [
+        head + "no win share changed significantly (largest: "
+        f"{difference_label(r['kind'], r['group'])} {points(r['diff'], r['lo'], r['hi'])})."
+    ]
+
+
+# ================================================================================ compare A B
+
+
+def _by(d: float, lo: float, hi: float, scale: float, unit: str) -> str:
+    """'3.8 turns [3.7, 3.9]': the size of a change and its interval, signs dropped (the verb
+    says the direction)."""
+    if d < 0:
+        d, lo, hi = -d, -hi, -lo
+    d, lo, hi = d * scale, lo * scale, hi * scale
+    k = digits((hi - lo) / 2, none=2)
+    return f"{d:.{k}f}{unit} [{lo:.{k}f}, {hi:.{k}f}]".replace("-", "−")
+
+
+def listing(items: Sequence[str], most: int = 4) -> str:
+    """'a, b and c', the first ``most`` and 'n more'."""
+    items = list(items)
+    if len(items) > most:
+        items = [*items[:most], f"{len(items) - most} more"]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+_NOBODY = {
+    "seat": "no seat's win share changes significantly",
+    "order": "no place in the turn order wins significantly more or less often",
+    "policy": "no policy's win share changes significantly",
+    "team": "no team's win share changes significantly",
+}
+
+
+def _share_clause(t: pl.DataFrame, kind: str) -> str | None:
+    rows = t.filter((pl.col("metric") == "win_share") & (pl.col("kind") == kind))
+    if rows.height == 0:
+        return None
+    rows = rows.with_columns(_abs=pl.col("diff").abs()).sort("_abs", descending=True)
+    sig = rows.filter(pl.col("significant"))
+    if sig.height:
+        parts = [
+            f"{'raises' if r['diff'] > 0 else 'lowers'} "
+            f"{'the ' * (kind == 'order')}{difference_label(r['kind'], r['group'])}'s "
+            "win share by "
+            f"{_by(r['diff'], r['lo'], r['hi'], 100, ' points')} "
+            f"({pct(r['a'])} → {pct(r['b'])})"
+            for r in sig.iter_rows(named=True)
+        ]
+        return "B " + listing(parts)
+    r = rows.row(0, named=True)
+    return (
+        f"{_NOBODY[kind]} (largest: {difference_label(r['kind'], r['group'])} "
+        f"{signed(r['diff'], r['lo'], r['hi'], 100, ' points')})"
+    )
+
+
+def _length_clause(t: pl.DataFrame) -> str:
+    r = t.filter(pl.col("metric") == "mean_turns").row(0, named=True)
+    d, lo, hi = r["diff"], r["lo"], r["hi"]
+    if d == 0 and lo == 0 and hi == 0:
+        return f"B leaves the length of every game unchanged ({r['a']:.1f} turns on average)"
+    if r["significant"]:
+        verb = "lengthens" if d > 0 else "shortens"
+        return (
+            f"B {verb} games by {_by(d, lo, hi, 1, ' turns')} "
+            f"({r['a']:.1f} → {r['b']:.1f} turns on average)"
+        )
+    return f"B does not change game length significantly ({signed(d, lo, hi, 1, ' turns')})"
+
+
+def comparison_sentences(comparison: Any) -> list[str]:
+    """What B changed against A, in words: game length and every significant change of a win
+    share or mean score (significant: the interval excludes 0)."""
+    t = comparison_rows(comparison)
+    changes = config_diff(comparison.a_config.resolved_dict(), comparison.b_config.resolved_dict())
+    changes = [c for c in changes if c[0] != "description"]  # words, not rules (in the table)
+    out = []
+    if changes:
+        listed = listing([f"{k} ({va} → {vb})" for k, va, vb in changes], most=3)
+        out.append(f"B differs from A in {listed}.")
+    else:
+        out.append("A and B are the same config (apart from games and seed).")
+    first = [_length_clause(t), _share_clause(t, "seat")]
+    out.append("; ".join(c for c in first if c) + ".")
+    for kind in KINDS_SHOWN[1:]:
+        clause = _share_clause(t, kind)
+        if clause:
+            out.append(clause[0].upper() + clause[1:] + ".")
+    scores = t.filter((pl.col("metric") == "mean_score") & pl.col("significant"))
+    n_scores = t.filter(pl.col("metric") == "mean_score").height
+    if scores.height:
+        scores = scores.with_columns(_abs=pl.col("diff").abs()).sort("_abs", descending=True)
+        parts = [
+            f"{difference_label(r['kind'], r['group'])} "
+            f"{signed(r['diff'], r['lo'], r['hi'])} ({r['a']:.2f} → {r['b']:.2f})"
+            for r in scores.iter_rows(named=True)
+        ]
+        out.append(
+            f"Mean score changes significantly for {scores.height} of {n_scores} groups: "
+            f"{listing(parts)}."
+        )
+    elif n_scores:
+        out.append("No mean score changes significantly.")
+    return out

@@ -1,0 +1,134 @@
+"""The entry points the CLI calls: read results directories, make the page, write the file.
+
+``write_report(["results/run"], out="reports/run.html")`` analyses each directory (numbers.py),
+renders the page (page.py) and writes it atomically; ``write_comparison`` does the same for the
+page of a ``balance compare`` (compare.py). ``check_output`` fails early, before a long run, when
+the file cannot be written. Nothing here prints or exits: problems raise ``ReportError``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from balance.report.compare import render_comparison
+from balance.report.numbers import (
+    Differences,
+    ReportError,
+    analyse_rows,
+    differences,
+    label,
+    read_impact,
+)
+from balance.report.page import render
+from balance.results import open_results
+
+
+class ReportInfo(NamedTuple):
+    path: Path
+    bytes: int
+    stats_seconds: float  # reading the datasets and computing the statistics
+    seconds: float  # everything
+
+
+def check_output(out: str | os.PathLike[str]) -> None:
+    """Raise ReportError now if ``out`` cannot be written (before a long run or analysis)."""
+    p = Path(out)
+    if p.is_dir():
+        raise ReportError(
+            f"{out}: is a directory; give the report a file name, e.g. {Path(out) / 'report.html'}"
+        )
+    parent = p.parent if str(p.parent) else Path(".")
+    probe = parent
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir():
+        raise ReportError(f"{out}: cannot write: {probe} is not a directory")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise ReportError(f"{out}: cannot write: permission denied in {probe}")
+
+
+def build_report(
+    results: Sequence[str | os.PathLike[str]],
+    *,
+    baseline: str | os.PathLike[str] | None = None,
+    impact: str | os.PathLike[str] | None = None,
+    cdn: bool = False,
+    level: float = 0.95,
+) -> tuple[str, float]:
+    """(HTML, seconds spent on statistics) of a report on ``results`` directories.
+
+    Without ``impact``, a single results directory's own ``variants.json`` (the game's report
+    variants, written by ``simulate --report``) is used when there is one."""
+    if not results:
+        raise ReportError("give at least one results directory")
+    if impact is None and len(results) == 1:
+        own = Path(results[0]) / "variants.json"
+        if own.is_file():
+            impact = own
+    t0 = time.perf_counter()
+    opened = [(p, *open_results(p)) for p in results]
+    datasets = [
+        analyse_rows(m, rows, label=label(p), path=os.fspath(p), level=level)
+        for p, m, rows in opened
+    ]
+    base = None
+    diffs: list[Differences | None] = []
+    if baseline is not None:
+        bm, brows = open_results(baseline)
+        base = analyse_rows(bm, brows, label=label(baseline), path=os.fspath(baseline), level=level)
+        diffs = [
+            differences(ds, base, rows=rows, base_rows=brows, level=level)
+            for ds, (_, _, rows) in zip(datasets, opened, strict=True)
+        ]
+    impact_file = read_impact(impact) if impact is not None else None
+    stats_s = time.perf_counter() - t0
+    html = render(datasets, baseline=base, diffs=diffs, impact=impact_file, cdn=cdn)
+    return html, stats_s
+
+
+def write_report(
+    results: Sequence[str | os.PathLike[str]],
+    *,
+    out: str | os.PathLike[str],
+    baseline: str | os.PathLike[str] | None = None,
+    impact: str | os.PathLike[str] | None = None,
+    cdn: bool = False,
+    level: float = 0.95,
+) -> ReportInfo:
+    """Write the report on ``results`` to ``out`` (parents created; replaced atomically)."""
+    t0 = time.perf_counter()
+    check_output(out)
+    html, stats_s = build_report(results, baseline=baseline, impact=impact, cdn=cdn, level=level)
+    path = _write_html(out, html)
+    return ReportInfo(path, path.stat().st_size, stats_s, time.perf_counter() - t0)
+
+
+def write_comparison(
+    comparison: Any, *, out: str | os.PathLike[str], cdn: bool = False
+) -> ReportInfo:
+    """Write the page of a ``balance compare`` to ``out`` (parents created; replaced atomically).
+    Call ``check_output(out)`` before playing the games."""
+    t0 = time.perf_counter()
+    check_output(out)
+    path = _write_html(out, render_comparison(comparison, cdn=cdn))
+    seconds = time.perf_counter() - t0
+    return ReportInfo(path, path.stat().st_size, seconds, seconds)
+
+
+def _write_html(out: str | os.PathLike[str], html: str) -> Path:
+    path = Path(out)
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(html, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise ReportError(f"{out}: cannot write: {e.strerror or e}") from None
+    return path

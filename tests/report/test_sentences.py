@@ -1,0 +1,100 @@
+"""sentences.py: labels, number formats and the sentences of a page, from planted numbers."""
+
+from __future__ import annotations
+
+import pytest
+
+from balance.report import numbers, sentences
+from balance.report.sentences import summary_sentences
+
+from .planted import planted_impact_table, planted_rows, planted_stats
+
+
+@pytest.fixture(scope="module")
+def planted() -> numbers.DatasetStats:
+    return planted_stats(planted_rows())
+
+
+def test_sentences_for_a_planted_seat_and_first_player_advantage(planted):
+    s = summary_sentences(planted)
+    assert s[0] == "Seat 1 wins 31.0 % ± 0.9 % against a fair 25 %; χ² = 216.0, p < 0.001."
+    assert s[1] == (
+        "The first player wins 30.0 % ± 0.9 % of games against a fair 25 %: an edge of "
+        "+5.0 points [+4.1, +5.9]."
+    )
+    assert s[2].startswith(
+        "Strongest card association (a diagnostic, not an effect): Seat-games with “stolen gem” "
+        "win 100.0 % against 0.0 % without (+100.0 points, q < 0.001)"
+    )
+    assert s[-1] == (
+        "Games last 35.0 turns on average (90 % between 30 and 40); a seat scores 13.62 on "
+        "average (median 12)."
+    )
+
+
+def test_sentences_for_planted_policies():
+    rows = planted_rows(
+        wins=(4_870, 130, 4_870, 130),
+        policies=("greedy", "random", "greedy", "random"),
+        first_player_wins=2_500,
+    )
+    s = summary_sentences(planted_stats(rows))
+    assert s[0] == (
+        "Greedy seats win 48.7 % ± 0.7 % of their seat-games against 1.3 % for random "
+        "(fair: 25 %; 10,000 games)."
+    )
+    assert s[1] == "The first player has no measurable edge: 25.0 % ± 0.8 % against a fair 25 %."
+    assert "greedy seat-games with “stolen gem”" in s[2]
+
+
+def test_sentence_for_balanced_seats():
+    rows = planted_rows(wins=(2_500, 2_500, 2_510, 2_490))
+    s = summary_sentences(planted_stats(rows))
+    assert s[0].startswith("Seats are balanced: every seat wins within 0.1 points of a fair 25 %")
+
+
+def test_share_formatting_shows_one_significant_digit_of_the_interval():
+    assert sentences.share_pm(0.281, 0.279, 0.283) == "28.1 % ± 0.2 %"
+    assert sentences.share_pm(0.28006, 0.2791, 0.2809) == "28.01 % ± 0.09 %"
+    assert sentences.points(0.0301, 0.0292, 0.0309) == "+3.01 points [+2.92, +3.09]"
+    assert sentences.points(-0.02) == "−2.0 points"
+    assert sentences.points(float("nan")) == "n/a"
+    # an interval without width: one decimal for shares, two for a compare page's changes
+    assert sentences.points(0.0, 0.0, 0.0) == "+0.0 points [+0.0, +0.0]"
+    assert sentences.signed(0.0, 0.0, 0.0, 100, " points") == "+0.00 points [+0.00, +0.00]"
+    assert sentences.signed(-2.0, -2.02, -1.98) == "−2.00 [−2.02, −1.98]"
+
+
+def test_labels():
+    assert [sentences.ordinal(k) for k in (0, 1, 2, 3, 10, 11, 20)] == [
+        "1st",
+        "2nd",
+        "3rd",
+        "4th",
+        "11th",
+        "12th",
+        "21st",
+    ]
+    assert sentences.difference_label("order", "0") == "1st player"
+    assert sentences.difference_label("game", "all") == "game length"
+    assert sentences.difference_label("policy", "greedy") == "policy greedy"
+    assert sentences.listing(["a"]) == "a"
+    assert sentences.listing(list("abcdef"), most=3) == "a, b, c and 3 more"
+
+
+def test_difference_sentence_names_the_largest_significant_change(planted):
+    rows_b = planted_rows(wins=(2_000, 3_500, 2_000, 2_500))
+    b = planted_stats(rows_b, label="changed")
+    d = numbers.differences(b, planted, rows=rows_b.lazy(), base_rows=planted_rows().lazy())
+    sentence = sentences.difference_sentences(d)[0]
+    assert sentence.startswith("Against baseline planted (paired over 10,000 games): ")
+    assert "seat 1's win share, 31.0 % → 35.0 % (+4.0 points" in sentence
+    assert summary_sentences(b, diff=d)[-2] == sentence  # before the game length
+
+
+def test_impact_sentence_names_the_variant_that_moves_most(tmp_path):
+    planted_impact_table().write_parquet(tmp_path / "i.parquet")
+    imp = numbers.read_impact(tmp_path / "i.parquet")
+    sentence = sentences.impact_sentences(imp)[0]
+    assert "“gem +1” moves win share most (seat 0 +5.0 points" in sentence
+    assert "1 of 2 variants changes a win share significantly" in sentence
