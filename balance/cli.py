@@ -789,11 +789,6 @@ def _print_table(table: Any) -> None:
     typer.echo("\n".join(lines))
 
 
-def _trivial_teams(lineup: Any) -> bool:
-    """Every seat is its own team named after it: team rows would repeat the seat rows."""
-    return list(lineup.teams) == [str(s) for s in range(len(lineup.teams))]
-
-
 def _pp(diff: float, lo: float, hi: float, significant: bool) -> str:
     """A change in win share, in percentage points, with its interval half-width."""
     return f"{diff * 100:+.2f}±{(hi - lo) * 50:.2f}" + ("*" if significant else " ")
@@ -804,16 +799,15 @@ def _impact_table(result: Any) -> Any:
     from rich import box
     from rich.table import Table
 
-    from balance.experiments import lineup
-
-    line = lineup(result.config)
+    line = result.lineup
     shares = result.table.filter(pl.col("metric") == "win_share")
-    columns = [("seat", str(s), f"seat {s}") for s in range(len(line.policies))]
+    columns = [("seat", str(s), f"seat {s}") for s in range(line.players)]
     columns.append(("order", "0", "1st player"))
-    if len(set(line.policies)) > 1:
-        columns += [("policy", p, p) for p in dict.fromkeys(line.policies)]
-    if not _trivial_teams(line):
-        columns += [("team", t, f"team {t}") for t in dict.fromkeys(line.teams)]
+    if len(line.policies) > 1:
+        columns += [("policy", p, p) for p in line.policies]
+    if not line.teams_are_seats:
+        columns += [("team", t, f"team {t}") for t in line.teams]
+    columns += [("role", r, f"role {r}") for r in line.roles]
     cells = {
         (r["variant"], r["kind"], r["group"]): _pp(r["diff"], r["lo"], r["hi"], r["flagged"])
         for r in shares.iter_rows(named=True)
@@ -838,9 +832,7 @@ def _compare_table(result: Any) -> Any:
     from rich import box
     from rich.table import Table
 
-    from balance.experiments import lineup
-
-    skip_teams = _trivial_teams(lineup(result.a_config)) and _trivial_teams(lineup(result.b_config))
+    skip_teams = result.a_lineup.teams_are_seats and result.b_lineup.teams_are_seats
     level = f"{result.level * 100:g} %"
     table = Table(box=box.SIMPLE_HEAD)
     for name in ("metric", "group", "A", "B", "B - A", f"{level} interval", ""):

@@ -16,7 +16,6 @@ raised (``ConfigError`` for a bad variant, spec or config, ``RunnerError`` for b
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import os
 import time
@@ -29,14 +28,12 @@ import numpy as np
 import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from balance import games as registry
-from balance import stats
+from balance import results, runner, stats
 from balance.config import ConfigError, RunConfig, config_from_dict, load_config, load_yaml
 from balance.games.base import Chunk
-from balance.runner import RunnerError
+from balance.runner import CHUNK, RunnerError
 
 Progress = Callable[[int, int], None]
-CHUNK = 65536
 
 
 # =========================================================================== variants and patches
@@ -157,72 +154,52 @@ def _read_yaml_list(shown: str) -> list[Any]:
 # ================================================================================ playing games
 
 
-def chunk_arrays(chunk: Chunk) -> stats.GameArrays:
-    """A chunk's outcomes as per-game arrays; ``win`` as in the results dataset (1/k shared)."""
-    won = chunk.rank == 1
-    k = won.sum(axis=1, keepdims=True)
-    win = np.where(won, 1.0 / np.maximum(k, 1), 0.0)
+def lineup(run: runner.Prepared) -> stats.Lineup:
+    """The groups a prepared run's games can have (its policies, teams and roles)."""
+    cfg = run.config
+    return stats.config_lineup(cfg.seats, cfg.teams, run.team_names, run.role_names)
+
+
+def chunk_arrays(chunk: Chunk, run: runner.Prepared, line: stats.Lineup) -> stats.GameArrays:
+    """A chunk's outcomes as per-game arrays: ``win`` as in the results dataset (1/k over the
+    distinct winning teams), and each seat's policy, team and role codes of every game."""
+    team, _ = results.team_codes(chunk, run.config.teams or line.teams, run.team_names)
+    win, _ = results.win_values(chunk.rank, team)
+    policy, _ = stats.seat_codes(line, chunk.n_games)
     return stats.GameArrays(
         first_game=chunk.first_game,
         win=win,
         score=chunk.score.astype(np.float64),
         turns=chunk.turns.astype(np.float64),
         order=chunk.order,
+        policy=policy,
+        team=team,
+        role=chunk.role,
     )
 
 
-def lineup(config: RunConfig) -> stats.Lineup:
-    teams = config.teams or [str(i) for i in range(config.players)]
-    return stats.Lineup(tuple(config.seats), tuple(teams))
+class Runs:
+    """Configs prepared to play on common seeds, with their line-ups."""
 
+    def __init__(self, configs: Sequence[RunConfig], seed: int, *, load: bool = True) -> None:
+        self.runs = [runner.prepare(cfg, seed=seed, load=load) for cfg in configs]
+        self.lineups = [lineup(r) for r in self.runs]
 
-class _Prepared(NamedTuple):
-    plugin: Any
-    tables: Any
+    def load(self, seed: int) -> None:
+        """Load the kernels of runs prepared with ``load=False``."""
+        self.runs = [runner.load(r, seed=seed) for r in self.runs]
 
-
-def _prepare(configs: Sequence[RunConfig], seed: int) -> list[_Prepared]:
-    out = []
-    for cfg in configs:
-        plugin = registry.get(cfg.game)
-        tables = plugin.compile(cfg)
-        plugin.play(tables, seed, 0, 0)  # loads (or compiles) the kernels
-        out.append(_Prepared(plugin, tables))
-    return out
-
-
-@contextlib.contextmanager
-def _numba_threads(threads: int | None) -> Iterator[int]:
-    import numba
-
-    cores = numba.config.NUMBA_NUM_THREADS
-    threads = cores if threads is None else threads
-    if not 1 <= threads <= cores:
-        raise RunnerError(f"--threads must be between 1 and {cores} on this machine, got {threads}")
-    previous = numba.get_num_threads()
-    numba.set_num_threads(threads)
-    try:
-        yield threads
-    finally:
-        numba.set_num_threads(previous)
-
-
-def _check_run_options(games: int, seed: int, chunk_size: int = CHUNK) -> None:
-    if games < 1:
-        raise RunnerError(f"--games must be at least 1, got {games}")
-    if not 0 <= seed < 2**63:
-        raise RunnerError(f"--seed must be between 0 and 2**63 - 1, got {seed}")
-    if chunk_size < 1:
-        raise RunnerError(f"--chunk-size must be at least 1, got {chunk_size}")
-
-
-def _play(
-    runs: Sequence[_Prepared], seed: int, first: int, n: int, chunk_size: int
-) -> Iterator[list[stats.GameArrays]]:
-    """Games [first, first + n) of every run, chunk by chunk: the same games for all runs."""
-    for start in range(first, first + n, chunk_size):
-        size = min(chunk_size, first + n - start)
-        yield [chunk_arrays(r.plugin.play(r.tables, seed, start, size)) for r in runs]
+    def play(
+        self, *, seed: int, games: int, first_game: int = 0, chunk_size: int = CHUNK
+    ) -> Iterator[list[stats.GameArrays]]:
+        """Per-game arrays of every run for each chunk of games (the same games for all)."""
+        for chunks in runner.play_chunks(
+            self.runs, seed=seed, games=games, first_game=first_game, chunk_size=chunk_size
+        ):
+            yield [
+                chunk_arrays(c, r, line)
+                for c, r, line in zip(chunks, self.runs, self.lineups, strict=True)
+            ]
 
 
 def play_paired(
@@ -235,10 +212,9 @@ def play_paired(
 ) -> Iterator[list[stats.GameArrays]]:
     """Play ``games`` games of every config on seed ``seed``, yielding the per-game arrays of
     each chunk (one per config, the same games for all)."""
-    _check_run_options(games, seed, chunk_size)
-    with _numba_threads(threads):
-        runs = _prepare(configs, seed)
-        yield from _play(runs, seed, 0, games, chunk_size)
+    runner.check_options(games=games, seed=seed, chunk_size=chunk_size, threads=threads)
+    with runner.numba_threads(threads):
+        yield from Runs(configs, seed).play(seed=seed, games=games, chunk_size=chunk_size)
 
 
 # ==================================================================================== compare
@@ -257,16 +233,17 @@ class Comparison(NamedTuple):
     method: str  # how the intervals are made
     table: pl.DataFrame  # stats.PairedAccumulator.table: metric, kind, group, a, b, diff, lo, hi...
     wall_time_s: float
+    a_lineup: stats.Lineup | None = None  # the groups each run has (policies, teams, roles)
+    b_lineup: stats.Lineup | None = None
 
 
-def _paired_groups(a: RunConfig, b: RunConfig, what: str) -> tuple[list[stats.Group], ...]:
+def _check_pairable(a: RunConfig, b: RunConfig, what: str) -> None:
     if a.players != b.players:
         raise RunnerError(
             f"{what} needs the same number of players, got {a.players} and {b.players}"
         )
     if a.game != b.game:
         raise RunnerError(f"{what} needs configs of the same game, got {a.game} and {b.game}")
-    return stats.common_groups(lineup(a), lineup(b))
 
 
 def compare(
@@ -285,15 +262,16 @@ def compare(
     """Run A and B on the same seeds (default: A's games and seed) and pair them game by game."""
     games = a.games if games is None else games
     seed = a.seed if seed is None else seed
-    ga, gb = _paired_groups(a, b, "compare")
-    acc = stats.PairedAccumulator(ga, gb)
+    _check_pairable(a, b, "compare")
+    runner.check_options(games=games, seed=seed, chunk_size=chunk_size, threads=threads)
     report = progress or (lambda done, total: None)
     t0 = time.perf_counter()
-    for arr_a, arr_b in play_paired(
-        [a, b], games=games, seed=seed, threads=threads, chunk_size=chunk_size
-    ):
-        acc.add(arr_a, arr_b)
-        report(acc.games, games)
+    with runner.numba_threads(threads):
+        runs = Runs([a, b], seed)
+        acc = stats.PairedAccumulator(*stats.common_groups(*runs.lineups))
+        for arr_a, arr_b in runs.play(seed=seed, games=games, chunk_size=chunk_size):
+            acc.add(arr_a, arr_b)
+            report(acc.games, games)
     return Comparison(
         a_path=a_path,
         b_path=b_path,
@@ -305,6 +283,8 @@ def compare(
         method=stats.METHOD,
         table=acc.table(level),
         wall_time_s=time.perf_counter() - t0,
+        a_lineup=runs.lineups[0],
+        b_lineup=runs.lineups[1],
     )
 
 
@@ -335,6 +315,7 @@ class Impact(NamedTuple):
     table: pl.DataFrame
     summary: pl.DataFrame
     wall_time_s: float
+    lineup: stats.Lineup | None = None  # the base run's groups (policies, teams, roles)
 
 
 def impact(
@@ -360,27 +341,32 @@ def impact(
     games = config.games if games is None else games
     seed = config.seed if seed is None else seed
     configs = [apply_patch(config, v, source=variants_source) for v in variants]
-    accs = []
     for cfg in configs:
-        accs.append(stats.PairedAccumulator(*_paired_groups(config, cfg, "a variant")))
+        _check_pairable(config, cfg, "a variant")
+    runner.check_options(games=games, seed=seed, chunk_size=chunk_size, threads=threads)
     report = progress or (lambda done, total: None)
     total = games * (1 + len(configs))
     t0 = time.perf_counter()
     done = 0
-    for arrays in play_paired(
-        [config, *configs], games=games, seed=seed, threads=threads, chunk_size=chunk_size
-    ):
-        base = arrays[0]
-        for acc, arr in zip(accs, arrays[1:], strict=True):
-            acc.add(base, arr)
-        done += base.n_games * len(arrays)
-        report(done, total)
+    with runner.numba_threads(threads):
+        runs = Runs([config, *configs], seed)
+        base_line = runs.lineups[0]
+        accs = [
+            stats.PairedAccumulator(*stats.common_groups(base_line, line))
+            for line in runs.lineups[1:]
+        ]
+        for arrays in runs.play(seed=seed, games=games, chunk_size=chunk_size):
+            base = arrays[0]
+            for acc, arr in zip(accs, arrays[1:], strict=True):
+                acc.add(base, arr)
+            done += base.n_games * len(arrays)
+            report(done, total)
     tables = [
         acc.table(level).with_columns(variant=pl.lit(v.name), description=pl.lit(v.description))
         for v, acc in zip(variants, accs, strict=True)
     ]
     table = pl.concat(tables).select("variant", "description", pl.exclude("variant", "description"))
-    table = _with_qvalues(table, lineup(config))
+    table = _with_qvalues(table, base_line)
     return Impact(
         config_path=config_path,
         config=config,
@@ -392,6 +378,7 @@ def impact(
         table=table,
         summary=_impact_summary(table, list(variants)),
         wall_time_s=time.perf_counter() - t0,
+        lineup=base_line,
     )
 
 
@@ -401,7 +388,11 @@ def _with_qvalues(table: pl.DataFrame, line: stats.Lineup) -> pl.DataFrame:
     is left out of the family and shares the seat's q-value. ``flagged``: q < 0.05."""
     shares = (table["metric"] == "win_share").to_numpy()
     kinds, groups = table["kind"].to_numpy(), table["group"].to_numpy()
-    seat_of = {g.name: g.seats[0] for g in stats.groups(line, ["team"]) if len(g.seats) == 1}
+    seat_of = {}
+    for name in line.teams:
+        seats = line.fixed_seats("team", name)
+        if seats is not None and len(seats) == 1:
+            seat_of[name] = seats[0]
     repeat = shares & np.array(
         [k == "team" and g in seat_of for k, g in zip(kinds, groups, strict=True)]
     )
@@ -527,7 +518,7 @@ Metric = Literal[
     "mean_turns_shift",
     "max_seat_shift",
 ]
-_GROUP_KEYS = ("seat", "order", "policy", "team")
+_GROUP_KEYS = stats.KINDS
 # Default indifference width delta of the SPRT, by the quantity a metric measures.
 DEFAULT_DELTA = {"win_share": 0.01, "mean_score": 0.5, "mean_turns": 1.0}
 _STRICT = ConfigDict(extra="forbid", strict=True)
@@ -542,7 +533,8 @@ class AssertionSpec(BaseModel):
     seat: int | None = Field(None, ge=0, description="the seat (win_share, mean_score)")
     order: int | None = Field(None, ge=0, description="place in the turn order, 0 = first player")
     policy: str | None = Field(None, description="the seats playing this policy")
-    team: str | None = Field(None, description="the seats of this team")
+    team: str | None = Field(None, description="the seats of this team (per game)")
+    role: str | None = Field(None, description="the seats dealt this role (per game)")
     above: float | None = Field(None, description="claim: the value is above this")
     below: float | None = Field(None, description="claim: the value is below this")
     within: list[float] | None = Field(
@@ -564,11 +556,11 @@ class AssertionSpec(BaseModel):
         given = [k for k in _GROUP_KEYS if getattr(self, k) is not None]
         if len(given) > 1:
             raise ValueError(
-                f"give at most one of seat, order, policy, team, got {', '.join(given)}"
+                f"give at most one of seat, order, policy, team, role, got {', '.join(given)}"
             )
         base = self.metric.removesuffix("_shift")
         if base == "win_share" and not given:
-            raise ValueError(f"{self.metric} needs one of seat, order, policy, team")
+            raise ValueError(f"{self.metric} needs one of seat, order, policy, team, role")
         if self.metric in ("mean_turns", "mean_turns_shift", "max_seat_shift") and given:
             raise ValueError(f"{given[0]}: {self.metric} is about whole games, not a {given[0]}")
         if self.metric == "max_seat_shift":
@@ -778,18 +770,19 @@ def _resolve(spec_dir: str, path: str) -> str:
 
 
 def _find_group(
-    cfg: RunConfig, group: tuple[str, str], file: str, key: str, cfg_path: str
+    line: stats.Lineup, group: tuple[str, str], file: str, key: str, cfg_path: str
 ) -> stats.Group:
     kind, name = group
-    line = lineup(cfg)
-    for g in stats.groups(line):
-        if (g.kind, g.name) == (kind, name):
+    for g in stats.groups(line, [kind]):
+        if g.name == name:
             return g
     if kind in ("seat", "order"):
-        problem = f"no {kind} {name} in {cfg_path} ({cfg.players} players, 0-{cfg.players - 1})"
+        problem = f"no {kind} {name} in {cfg_path} ({line.players} players, 0-{line.players - 1})"
+    elif kind == "role" and not line.roles:
+        problem = f"{cfg_path}: this game deals no roles"
     else:
-        names = line.policies if kind == "policy" else line.teams
-        problem = f"no seat plays {kind} {name!r} in {cfg_path} ({', '.join(dict.fromkeys(names))})"
+        names = line.names(kind)
+        problem = f"no seat plays {kind} {name!r} in {cfg_path} ({', '.join(names)})"
     return _raise(file, key, problem)
 
 
@@ -849,27 +842,28 @@ def check(
     shown = os.fspath(spec_path)
     spec_dir = os.path.dirname(shown)
     t0 = time.perf_counter()
+    runner.check_options(games=1, seed=0, threads=threads)
     prepared = [_prepare_check(spec, shown, spec_dir, i) for i in range(len(spec.checks))]
     results: list[AssertionResult] = []
     played = 0
-    with _numba_threads(threads):
-        for name, cfg_path, configs, bounds in prepared:
-            seed = spec.seed if spec.seed is not None else configs[0].seed
-            _check_run_options(spec.max_games, seed)
-            runs = _prepare(configs, seed)
+    with runner.numba_threads(threads):
+        for name, cfg_path, runs, seed, bounds in prepared:
+            runs.load(seed)
             decided_at: dict[int, tuple[int, float]] = {}
             games = 0
             start = time.perf_counter()
             while games < spec.max_games and len(decided_at) < len(bounds):
                 n = min(spec.batch, spec.max_games - games)
-                for arrays in _play(runs, seed, games, n, min(n, CHUNK)):
+                for arrays in runs.play(
+                    seed=seed, games=n, first_game=games, chunk_size=min(n, CHUNK)
+                ):
                     for b in bounds:
                         if b.index in decided_at:
                             continue
                         if b.test.update(_values(b, arrays)) is not None:
                             decided_at[b.index] = (b.test.games, time.perf_counter() - start)
                 games += n
-                played += n * len(runs)
+                played += n * len(runs.runs)
                 if progress is not None:
                     progress(name, games, spec.max_games)
             elapsed = time.perf_counter() - start
@@ -888,21 +882,27 @@ def check(
 
 def _prepare_check(
     spec: Spec, shown: str, spec_dir: str, i: int
-) -> tuple[str, str, list[RunConfig], list[_Bound]]:
+) -> tuple[str, str, Runs, int, list[_Bound]]:
+    """A check's configs compiled (not yet their kernels) and its assertions bound to their
+    groups, so that a spec naming a seat, policy, team or role the run lacks fails at once."""
     c = spec.checks[i]
     cfg = load_config(_resolve(spec_dir, c.config))
     paths = [c.config]
     configs = [cfg]
+    for a in c.assertions:
+        base_path = a.baseline or c.baseline
+        if a.metric.endswith("_shift") and base_path not in paths:
+            paths.append(base_path)
+            configs.append(load_config(_resolve(spec_dir, base_path)))
+    seed = spec.seed if spec.seed is not None else cfg.seed
+    runner.check_options(games=spec.max_games, seed=seed)
+    runs = Runs(configs, seed, load=False)
     bounds = []
     for j, a in enumerate(c.assertions):
         key = f"checks[{i}].assertions[{j}]"
         base_idx = None
-        base_cfg = None
         base_path = a.baseline or c.baseline
         if a.metric.endswith("_shift"):
-            if base_path not in paths:
-                paths.append(base_path)
-                configs.append(load_config(_resolve(spec_dir, base_path)))
             base_idx = paths.index(base_path)
             base_cfg = configs[base_idx]
             if base_cfg.players != cfg.players or base_cfg.game != cfg.game:
@@ -915,25 +915,33 @@ def _prepare_check(
         group = a.group()
         g_run = g_base = None
         if group is not None:
-            g_run = [_find_group(cfg, group, shown, f"{key}.{group[0]}", c.config)]
-            if base_cfg is not None:
-                g_base = [_find_group(base_cfg, group, shown, f"{key}.{group[0]}", base_path)]
+            gkey = f"{key}.{group[0]}"
+            g_run = [_find_group(runs.lineups[0], group, shown, gkey, c.config)]
+            if base_idx is not None:
+                g_base = [_find_group(runs.lineups[base_idx], group, shown, gkey, base_path)]
         columns = cfg.players if a.metric == "max_seat_shift" else 1
-        bernoulli = (
-            a.metric == "win_share"
-            and g_run is not None
-            and (g_run[0].kind != "policy" or len(g_run[0].seats) == 1)
-        )
         test = stats.SequentialAssertion(
             _claims(a, columns),
             alpha=spec.alpha,
             beta=spec.beta,
-            model="bernoulli" if bernoulli else "normal",
+            model="bernoulli" if _bernoulli(a, g_run, runs.lineups[0]) else "normal",
         )
         labels = [f"seat {s}" for s in range(columns)] if a.metric == "max_seat_shift" else [""]
         bounds.append(_Bound(a, j, 0, base_idx, g_run, g_base, test, labels))
     name = c.name or Path(c.config).stem
-    return name, c.config, configs, bounds
+    return name, c.config, runs, seed, bounds
+
+
+def _bernoulli(a: AssertionSpec, grp: list[stats.Group] | None, line: stats.Lineup) -> bool:
+    """Whether the assertion's per-game value is one seat's or one team's win (0, 1/k or 1: the
+    Bernoulli likelihood); a policy of several seats or a role is a mean (normal likelihood)."""
+    if a.metric != "win_share" or grp is None:
+        return False
+    g = grp[0]
+    if g.kind in ("seat", "order", "team"):
+        return True
+    seats = line.fixed_seats(g.kind, g.name)
+    return seats is not None and len(seats) == 1
 
 
 def _result(

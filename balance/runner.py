@@ -17,10 +17,10 @@ import os
 import platform
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import polars as pl
@@ -188,6 +188,119 @@ def run(
         wall_time_s=final["wall_time_s"],
         games_per_s=final["games_per_s"],
     )
+
+
+# ============================================================ the one place that plays games
+
+CHUNK = 65536  # games per plugin.play call unless a command says otherwise
+
+
+class Prepared(NamedTuple):
+    """A config made ready to play: its plugin, compiled tables and the names its chunks use."""
+
+    config: Any  # the validated RunConfig
+    plugin: Any
+    tables: Any
+    telemetry: tuple[str, ...]  # telemetry column names, in Chunk.telemetry order
+    team_names: tuple[str, ...]  # names of Chunk.team codes; () when teams come from the config
+    role_names: tuple[str, ...]  # names of Chunk.role codes; () without roles
+    compile_time_s: float  # compiling the tables and loading (or compiling) the kernels
+
+
+def prepare(config: Any, *, seed: int = 0, load: bool = True) -> Prepared:
+    """Compile ``config``'s tables and load its kernels (an empty batch: numba's cache, or a
+    compile on a first run), so that this start-up cost is timed apart from playing.
+
+    ``load=False`` stops before the kernels (a command that still validates its input against
+    the run's names, e.g. a check spec's groups); :func:`load` them afterwards."""
+    plugin = registry.get(config.game)
+    t0 = time.perf_counter()
+    tables = plugin.compile(config)
+    if load:
+        plugin.play(tables, seed, 0, 0)
+    return Prepared(
+        config=config,
+        plugin=plugin,
+        tables=tables,
+        telemetry=tuple(plugin.telemetry_columns(tables)),
+        team_names=_names(plugin, "team_names", tables),
+        role_names=_names(plugin, "role_names", tables),
+        compile_time_s=time.perf_counter() - t0,
+    )
+
+
+def load(run: Prepared, *, seed: int = 0) -> Prepared:
+    """``run`` with its kernels loaded (see :func:`prepare`); its compile time includes them."""
+    t0 = time.perf_counter()
+    run.plugin.play(run.tables, seed, 0, 0)
+    return run._replace(compile_time_s=run.compile_time_s + time.perf_counter() - t0)
+
+
+def check_options(
+    *, games: int, seed: int, chunk_size: int = CHUNK, threads: int | None = None
+) -> None:
+    """The options every command that plays games takes; RunnerError names the bad one."""
+    if games < 1:
+        raise RunnerError(f"--games must be at least 1, got {games}")
+    _check_seed(seed)
+    if chunk_size < 1:
+        raise RunnerError(f"--chunk-size must be at least 1, got {chunk_size}")
+    if threads is not None:
+        cores = _cores()
+        if not 1 <= threads <= cores:
+            raise RunnerError(
+                f"--threads must be between 1 and {cores} on this machine, got {threads}"
+            )
+
+
+def _cores() -> int:
+    import numba
+
+    return int(numba.config.NUMBA_NUM_THREADS)
+
+
+@contextlib.contextmanager
+def numba_threads(threads: int | None) -> Iterator[int]:
+    """Run the block's kernels on ``threads`` threads (default: all cores); yields the count."""
+    import numba
+
+    threads = _cores() if threads is None else threads
+    check_options(games=1, seed=0, threads=threads)
+    previous = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        yield threads
+    finally:
+        numba.set_num_threads(previous)
+
+
+def play_chunks(
+    runs: Sequence[Prepared],
+    *,
+    seed: int,
+    games: int,
+    first_game: int = 0,
+    chunk_size: int = CHUNK,
+) -> Iterator[list[Chunk]]:
+    """Games ``[first_game, first_game + games)`` of every run on seed ``seed``, chunk by chunk:
+    one Chunk per run, the same games (and so the same random streams) for all of them.
+
+    Every command that plays games goes through here (simulate, compare, impact, check, bench),
+    so they all get the same games for the same seed. Threads: wrap in :func:`numba_threads`."""
+    for start in range(first_game, first_game + games, chunk_size):
+        size = min(chunk_size, first_game + games - start)
+        chunks = [r.plugin.play(r.tables, seed, start, size) for r in runs]
+        for chunk in chunks:
+            _check_chunk_range(chunk, start, size)
+        yield chunks
+
+
+def _check_chunk_range(chunk: Chunk, first: int, n: int) -> None:
+    if chunk.first_game != first or chunk.n_games != n:
+        raise RuntimeError(
+            f"play(first_game={first}, n_games={n}) returned games "
+            f"[{chunk.first_game}, {chunk.first_game + chunk.n_games})"
+        )
 
 
 def _names(plugin: Any, hook: str, tables: Any) -> tuple[str, ...]:

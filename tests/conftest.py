@@ -32,3 +32,13 @@ def fake_game(monkeypatch):
 def fake_config(fake_game, tmp_path):
     """Path of a valid 3-player, 50-game config of the fake game."""
     return fake.write_config(tmp_path / "fake.yaml")
+
+
+@pytest.fixture
+def fake_roles_game(monkeypatch):
+    """Register the scripted game whose teams and roles change per game (tests/fake_roles_game.py)
+    as ``fake_roles``; yields its plugin."""
+    import fake_roles_game
+
+    monkeypatch.setitem(games._GAMES, "fake_roles", fake_roles_game.__name__)
+    yield fake_roles_game.PLUGIN

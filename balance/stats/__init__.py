@@ -6,6 +6,8 @@ which the CLI prints and the report draws. Nothing here imports a game.
 
 - winrates.py: win shares with Wilson intervals, seat advantage, score and length distributions;
 - impact.py: observational card impact (diagnostics), Newcombe intervals, BH q-values;
+- groups.py: the group kinds (seat, place in the turn order, policy, team, role) and the per-game
+  value of each group, taken from the rows of each game;
 - paired.py: paired differences between two runs of the same seeds (t-interval over games),
   and unpaired ones (Newcombe, Welch) for runs that did not play the same games;
 - sequential.py: SPRTs for balance claims, decided batch by batch.
@@ -17,6 +19,17 @@ from typing import Any, NamedTuple
 
 import polars as pl
 
+from balance.stats.groups import (
+    KINDS,
+    GameArrays,
+    Group,
+    Lineup,
+    common_groups,
+    config_lineup,
+    group_values,
+    groups,
+    seat_codes,
+)
 from balance.stats.impact import (
     CAVEAT,
     CardImpact,
@@ -29,17 +42,11 @@ from balance.stats.impact import (
 from balance.stats.paired import (
     METHOD,
     UNPAIRED_METHOD,
-    GameArrays,
-    Group,
-    Lineup,
     MeanInterval,
     Moments,
     Paired,
     PairedAccumulator,
-    common_groups,
     game_arrays,
-    group_values,
-    groups,
     mean_interval,
     merge_moments,
     moments,
@@ -101,6 +108,7 @@ def describe(
 
 __all__ = [
     "CAVEAT",
+    "KINDS",
     "METHOD",
     "QUANTILES",
     "SPRT",
@@ -124,6 +132,7 @@ __all__ = [
     "bh_qvalues",
     "card_impact",
     "common_groups",
+    "config_lineup",
     "decide",
     "describe",
     "distributions",
@@ -138,6 +147,7 @@ __all__ = [
     "normal_llr",
     "paired_differences",
     "seat_advantage",
+    "seat_codes",
     "sprt_bounds",
     "telemetry_columns",
     "two_proportion_p",

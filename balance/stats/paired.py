@@ -5,14 +5,8 @@ numbers), so comparing two configs game by game cancels most of the luck: the pe
 ``d_i = x_B(i) - x_A(i)`` has a far smaller variance than two independent samples would. Its mean
 is the change, and its interval is a **t-interval over games** (mean ± t(n-1) · sd / sqrt(n)).
 
-Per-game values of a group of seats (``Group``):
-
-- ``seat`` s: the seat's win (1, 1/k, 0) and score;
-- ``order`` k: the win and score of the seat that was k-th in the opening turn order (0 = first);
-- ``policy``: the mean win and mean score of the seats playing it (its share per seat-game);
-- ``team``: the team's win (the sum over its seats) and its seats' mean score.
-
-and the game length ``turns``. Everything reduces to running moments (count, mean, M2) that
+Per-game values of each group of seats (seat, place in the turn order, policy, team, role; see
+balance/stats/groups.py) and the game length ``turns``. Everything reduces to running moments (count, mean, M2) that
 merge across chunks, so a run of any length is summarised in constant memory
 (:class:`PairedAccumulator`); :func:`paired_differences` does the same for two result datasets.
 
@@ -29,10 +23,10 @@ import numpy as np
 import polars as pl
 from scipy import stats as sps
 
+from balance.stats.groups import GameArrays, Group, Lineup, common_groups, group_values
 from balance.stats.impact import newcombe_interval, two_proportion_p
 from balance.stats.winrates import Distributions, WinShares, _lazy
 
-KINDS = ("seat", "order", "policy", "team")
 METHOD = "t-interval over games of the per-game paired difference (common random numbers)"
 UNPAIRED_METHOD = (
     "independent samples: Newcombe intervals for win shares, Welch t-intervals for means"
@@ -51,13 +45,21 @@ class Moments(NamedTuple):
 
 
 def moments(values: np.ndarray) -> Moments:
-    """Moments of ``values`` over axis 0 (a game per row, a column per series)."""
+    """Moments of ``values`` over axis 0 (a game per row, a column per series); NaN entries (a
+    group without a seat in that game) are left out of their column's count."""
     v = np.asarray(values, dtype=np.float64)
     n = np.full(v.shape[1:], v.shape[0], dtype=np.float64)
     if v.shape[0] == 0:
         return Moments(n, np.zeros(v.shape[1:]), np.zeros(v.shape[1:]))
-    mean = v.mean(axis=0)
-    return Moments(n, mean, ((v - mean) ** 2).sum(axis=0))
+    missing = np.isnan(v)
+    if not missing.any():
+        mean = v.mean(axis=0)
+        return Moments(n, mean, ((v - mean) ** 2).sum(axis=0))
+    n = (~missing).sum(axis=0).astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.where(n > 0, np.where(missing, 0.0, v).sum(axis=0) / n, 0.0)
+    m2 = np.where(missing, 0.0, (v - mean) ** 2).sum(axis=0)
+    return Moments(n, mean, m2)
 
 
 def merge_moments(a: Moments | None, b: Moments) -> Moments:
@@ -98,82 +100,6 @@ def mean_interval(m: Moments, level: float = 0.95) -> MeanInterval:
     lo = np.where(flat, mean, lo)
     hi = np.where(flat, mean, hi)
     return MeanInterval(mean, sd, se, lo, hi, p)
-
-
-# -------------------------------------------------------------------- per-game values of groups
-
-
-class GameArrays(NamedTuple):
-    """Outcomes of consecutive games as arrays: a row per game, a column per seat."""
-
-    first_game: int
-    win: np.ndarray  # float64[n, P]: 1, 1/k for a k-way shared win, 0
-    score: np.ndarray  # float64[n, P]
-    turns: np.ndarray  # float64[n]
-    order: np.ndarray  # int[n, P]: place in the opening turn order, 0 = first player
-
-    @property
-    def n_games(self) -> int:
-        return int(self.win.shape[0])
-
-
-class Lineup(NamedTuple):
-    policies: tuple[str, ...]  # policy of each seat
-    teams: tuple[str, ...]  # team of each seat
-
-
-class Group(NamedTuple):
-    kind: str  # "seat", "order", "policy" or "team"
-    name: str  # seat number, place in the order, policy or team name
-    seats: tuple[int, ...]  # the seats (for "order": the place, as a 1-tuple)
-
-
-def groups(lineup: Lineup, kinds: Sequence[str] = KINDS) -> list[Group]:
-    """The groups of a line-up: every seat, place in the order, policy and team, in that order."""
-    p = len(lineup.policies)
-    out: list[Group] = []
-    for kind in kinds:
-        if kind == "seat":
-            out += [Group("seat", str(s), (s,)) for s in range(p)]
-        elif kind == "order":
-            out += [Group("order", str(k), (k,)) for k in range(p)]
-        elif kind in ("policy", "team"):
-            names = lineup.policies if kind == "policy" else lineup.teams
-            for name in dict.fromkeys(names):
-                out.append(Group(kind, name, tuple(s for s in range(p) if names[s] == name)))
-        else:
-            raise ValueError(f"unknown group kind {kind!r} (one of {', '.join(KINDS)})")
-    return out
-
-
-def common_groups(a: Lineup, b: Lineup) -> tuple[list[Group], list[Group]]:
-    """Groups present in both line-ups (same kind and name), each with its own seats."""
-    gb = {(g.kind, g.name): g for g in groups(b)}
-    pairs = [(g, gb[(g.kind, g.name)]) for g in groups(a) if (g.kind, g.name) in gb]
-    return [x for x, _ in pairs], [y for _, y in pairs]
-
-
-def group_values(arrays: GameArrays, grps: Sequence[Group]) -> tuple[np.ndarray, np.ndarray]:
-    """Per-game (win, score) of each group: two float64[n, G] arrays (see the module docstring)."""
-    n = arrays.n_games
-    win = np.empty((n, len(grps)), order="F")  # filled column by column
-    score = np.empty((n, len(grps)), order="F")
-    if any(g.kind == "order" for g in grps):
-        # Column k of the rearranged arrays is the seat that was k-th in the opening order.
-        seat_at = np.argsort(arrays.order, axis=1, kind="stable")
-        win_o = np.take_along_axis(arrays.win, seat_at, axis=1)
-        score_o = np.take_along_axis(arrays.score, seat_at, axis=1)
-    for j, grp in enumerate(grps):
-        if grp.kind == "order":
-            win[:, j] = win_o[:, grp.seats[0]]
-            score[:, j] = score_o[:, grp.seats[0]]
-            continue
-        cols = list(grp.seats)
-        w = arrays.win[:, cols[0]] if len(cols) == 1 else arrays.win[:, cols].sum(axis=1)
-        s = arrays.score[:, cols[0]] if len(cols) == 1 else arrays.score[:, cols].mean(axis=1)
-        win[:, j] = w if grp.kind in ("seat", "team") else w / len(cols)
-        score[:, j] = s
-    return win, score
 
 
 # ---------------------------------------------------------------------------------- the table
@@ -285,11 +211,15 @@ class Paired(NamedTuple):
     table: pl.DataFrame
 
 
-def game_arrays(rows: pl.LazyFrame | pl.DataFrame) -> tuple[GameArrays, Lineup, np.ndarray]:
-    """A dataset's rows as per-game arrays, its line-up (from its first game) and the game index
-    of each array row."""
-    df = _lazy(rows).select("game", "seat", "policy", "team", "win", "score", "turns", "order")
-    df = df.collect()
+def game_arrays(
+    rows: pl.LazyFrame | pl.DataFrame, manifest: dict[str, Any] | None = None
+) -> tuple[GameArrays, Lineup, np.ndarray]:
+    """A dataset's rows as per-game arrays, its line-up (group names from the rows; the
+    manifest's order of team and role names when given) and the game index of each array row."""
+    lf = _lazy(rows)
+    has_role = "role" in lf.collect_schema().names()
+    cols = ["game", "seat", "policy", "team", *(["role"] if has_role else [])]
+    df = lf.select(*cols, "win", "score", "turns", "order").collect()
     if df.height == 0:
         raise ValueError("the dataset has no rows")
     if not (df["game"].is_sorted() and _seats_sorted(df)):  # datasets are written in this order
@@ -299,8 +229,26 @@ def game_arrays(rows: pl.LazyFrame | pl.DataFrame) -> tuple[GameArrays, Lineup, 
     seat = df["seat"].to_numpy()
     if df.height != n * p or not np.array_equal(seat.reshape(n, p), np.tile(np.arange(p), (n, 1))):
         raise ValueError("every game of the dataset must have one row for each seat 0..P-1")
+    m = manifest or {}
+
+    def codes(col: str, known: Sequence[str] = ()) -> tuple[np.ndarray, tuple[str, ...]]:
+        names = list(dict.fromkeys([*known, *df[col].unique(maintain_order=True).to_list()]))
+        code = df[col].replace_strict(names, range(len(names)), return_dtype=pl.Int32)
+        return code.to_numpy().reshape(n, p), tuple(names)
+
     first = df.head(p)
-    lineup = Lineup(tuple(first["policy"].to_list()), tuple(first["team"].to_list()))
+    policy, policies = codes("policy", first["policy"].to_list())
+    team, teams = codes("team", m.get("team_names") or first["team"].to_list())
+    role, roles = codes("role", m.get("role_names") or ()) if has_role else (None, ())
+    fixed = bool((team == team[:1]).all())
+    lineup = Lineup(
+        players=p,
+        policies=policies,
+        teams=teams,
+        roles=roles,
+        seat_policies=tuple(first["policy"].to_list()),
+        seat_teams=tuple(first["team"].to_list()) if fixed and not m.get("team_names") else None,
+    )
     games = df["game"].to_numpy()[::p]
     arrays = GameArrays(
         first_game=int(games[0]),
@@ -308,6 +256,9 @@ def game_arrays(rows: pl.LazyFrame | pl.DataFrame) -> tuple[GameArrays, Lineup, 
         score=df["score"].to_numpy().reshape(n, p).astype(np.float64),
         turns=df["turns"].to_numpy()[::p].astype(np.float64),
         order=df["order"].to_numpy().reshape(n, p),
+        policy=policy,
+        team=team,
+        role=role,
     )
     return arrays, lineup, games
 
@@ -322,9 +273,7 @@ def _seats_sorted(df: pl.DataFrame) -> bool:
 def _select(arrays: GameArrays, keep: np.ndarray) -> GameArrays:
     if keep.all():
         return arrays._replace(first_game=0)
-    return GameArrays(
-        0, arrays.win[keep], arrays.score[keep], arrays.turns[keep], arrays.order[keep]
-    )
+    return arrays.rows(keep)
 
 
 def paired_differences(
@@ -345,8 +294,8 @@ def paired_differences(
             f"the runs have different seeds ({a_manifest.get('seed')} and "
             f"{b_manifest.get('seed')}); paired differences need the same seeds"
         )
-    a_arr, a_line, a_games = game_arrays(a_rows)
-    b_arr, b_line, b_games = game_arrays(b_rows)
+    a_arr, a_line, a_games = game_arrays(a_rows, a_manifest)
+    b_arr, b_line, b_games = game_arrays(b_rows, b_manifest)
     if a_arr.win.shape[1] != b_arr.win.shape[1]:
         raise ValueError(
             f"the runs have {a_arr.win.shape[1]} and {b_arr.win.shape[1]} players; "
@@ -376,7 +325,8 @@ def unpaired_differences(
     """Differences B - A of two independent runs (no common games), in the columns of the
     paired table (metric, kind, group, games, a, b, diff, lo, hi, p_value, significant; no sd/se).
 
-    Win shares per seat, place in the order, policy and team (the groups both runs have): Newcombe
+    Win shares per seat, place in the order, policy, team and role (the groups both runs have):
+    Newcombe
     interval and pooled two-proportion z-test; mean score per seat and policy and mean game
     length: Welch t-interval and test. ``games`` is B's count. Use it when two runs did not play
     the same seeds and games; otherwise :func:`paired_differences` is far tighter.
@@ -387,9 +337,13 @@ def unpaired_differences(
         ("order", "by_order"),
         ("policy", "by_policy"),
         ("team", "by_team"),
+        ("role", "by_role"),
     ):
-        a = getattr(a_shares, key).select(pl.col(kind).cast(pl.String).alias("group"), "share", "n")
-        b = getattr(b_shares, key).select(pl.col(kind).cast(pl.String).alias("group"), "share", "n")
+        fa, fb = getattr(a_shares, key), getattr(b_shares, key)
+        if kind not in fa.columns or kind not in fb.columns:  # no roles in one of the runs
+            continue
+        a = fa.select(pl.col(kind).cast(pl.String).alias("group"), "share", "n")
+        b = fb.select(pl.col(kind).cast(pl.String).alias("group"), "share", "n")
         j = a.join(b, on="group", suffix="_b", maintain_order="left")
         if j.height == 0:
             continue

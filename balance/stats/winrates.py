@@ -4,11 +4,15 @@ Every function takes the dataset's rows (a polars LazyFrame or DataFrame, one ro
 (game, seat), see balance/results.py) and returns numbers: NamedTuples of scalars and small polars
 frames. Nothing here draws; the report turns these into figures.
 
-A seat's *win share* is the mean of ``win`` over its rows: 1 for a win, 1/k for each of k seats
-sharing one, 0 otherwise, so the shares of the seats of a game add up to 1 and a fair share is
-1/n for n players. Intervals are Wilson score intervals with n = the rows of the group (games for
-a team); shared wins make the outcome fractional, which only narrows its variance, so the Wilson
-interval stays a little conservative.
+A seat's *win share* is the mean of ``win`` over its rows: 1 for a win, 1/k for each seat of k
+teams sharing one, 0 otherwise. With one seat per team the shares of the seats of a game add up to
+1 and a fair share is 1/n for n players. A *team's* share is per game: the team's win in each game
+(the ``win`` of its winning seats, 0 if it did not win), averaged over games, so a three-seat
+Family victory counts once, not three times. Groups (see balance/stats/groups.py) are read from
+the rows of each game: a seat that changes sides counts for the team it ended on. Intervals are
+Wilson score intervals with n = the rows of the group (games for a team); shared wins make the
+outcome fractional, which only narrows its variance, so the Wilson interval stays a little
+conservative.
 """
 
 from __future__ import annotations
@@ -73,21 +77,43 @@ class WinShares(NamedTuple):
     level: float
     by_seat: pl.DataFrame  # seat, policy, team, n, wins, share, lo, hi, fair, normalised...
     by_policy: pl.DataFrame  # policy, seats (number of seats playing it), n, wins, share, ...
-    by_team: pl.DataFrame  # team, seats (team size), n (games), wins, share, ...
+    by_team: pl.DataFrame  # team, seats (mean seats a game), n (games), wins, share, ...
     by_order: pl.DataFrame  # order (0 = first player), n, wins, share, ...
+    # role, seats (mean seats a game dealt it), n (seat-games), wins, share, ...; no rows in a
+    # game without roles
+    by_role: pl.DataFrame = pl.DataFrame()
 
 
 def win_shares(rows: pl.LazyFrame | pl.DataFrame, *, level: float = 0.95) -> WinShares:
-    """Win share per seat, policy, team and place in the turn order, with Wilson intervals."""
+    """Win share per seat, policy, team, place in the turn order and role, with Wilson intervals.
+
+    A team's share is per game (its win in each game, averaged over all games); its ``fair`` is
+    its seats' share of the table when the team's seats are the same in every game, and NaN when
+    the game deals teams (no share is fair by construction then), as for roles."""
     lf = _lazy(rows)
+    has_role = "role" in lf.collect_schema().names()
     agg = [pl.len().alias("n"), pl.col("win").sum().alias("wins")]
     seat_q = (
         lf.group_by("seat").agg(pl.col("policy").first(), pl.col("team").first(), *agg).sort("seat")
     )
     policy_q = lf.group_by("policy").agg(pl.col("seat").n_unique().alias("seats"), *agg)
-    team_q = lf.group_by("team").agg(pl.col("seat").n_unique().alias("seats"), *agg)
+    # Per (game, team): did it win (the win of its winning seats) and how many seats it had.
+    team_games = lf.group_by("game", "team").agg(
+        pl.col("win").max().alias("won"), pl.len().alias("members"), pl.col("seat").min()
+    )
+    team_q = team_games.group_by("team").agg(
+        pl.col("won").sum().alias("wins"),
+        pl.col("members").sum().alias("seat_games"),
+        pl.col("seat").n_unique().alias("first_seats"),
+    )
+    fixed_q = lf.group_by("seat").agg(pl.col("team").n_unique().alias("teams"))
     order_q = lf.group_by("order").agg(*agg).sort("order")
-    by_seat, by_policy, by_team, by_order = pl.collect_all([seat_q, policy_q, team_q, order_q])
+    queries = [seat_q, policy_q, team_q, order_q, fixed_q]
+    if has_role:
+        queries.append(
+            lf.group_by("role").agg(pl.col("seat").n_unique().alias("first_seats"), *agg)
+        )
+    by_seat, by_policy, by_team, by_order, fixed, *rest = pl.collect_all(queries)
     players = by_seat.height
     games = int(by_seat["n"].max() or 0)
     share = (pl.col("wins") / pl.col("n")).alias("share")
@@ -95,11 +121,21 @@ def win_shares(rows: pl.LazyFrame | pl.DataFrame, *, level: float = 0.95) -> Win
     by_seat = _with_wilson(by_seat.with_columns(share), level, fair)
     by_order = _with_wilson(by_order.with_columns(share), level, fair)
     by_policy = _with_wilson(by_policy.with_columns(share).sort("policy"), level, fair)
-    # A team wins a game when any of its seats does: its share is its seats' wins per game, over
-    # n = games (each game holds every seat of the line-up once).
-    by_team = by_team.with_columns(n=pl.col("n") // pl.col("seats")).with_columns(share)
-    by_team = _with_wilson(by_team.sort("team"), level, pl.col("seats") / players)
-    return WinShares(players, games, level, by_seat, by_policy, by_team, by_order)
+    teams_fixed = bool(fixed.height) and int(fixed["teams"].max()) == 1
+    by_team = by_team.with_columns(
+        seats=pl.col("seat_games") / max(games, 1), n=pl.lit(games, dtype=pl.UInt32)
+    ).with_columns(share)
+    team_fair = pl.col("seats") / players if teams_fixed else pl.lit(float("nan"))
+    by_team = _with_wilson(by_team.drop("seat_games", "first_seats").sort("team"), level, team_fair)
+    by_team = by_team.with_columns(
+        pl.col("seats").round(0).cast(pl.UInt32) if teams_fixed else pl.col("seats")
+    )
+    by_role = pl.DataFrame()
+    if has_role:
+        by_role = rest[0].with_columns(seats=pl.col("n") / max(games, 1)).drop("first_seats")
+        by_role = by_role.select("role", "seats", "n", "wins").with_columns(share).sort("role")
+        by_role = _with_wilson(by_role, level, pl.lit(float("nan")))
+    return WinShares(players, games, level, by_seat, by_policy, by_team, by_order, by_role)
 
 
 class SeatAdvantage(NamedTuple):

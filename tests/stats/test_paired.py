@@ -39,25 +39,62 @@ def test_interval_of_a_series_without_variation():
 
 
 def test_group_values_of_seats_orders_policies_and_teams():
-    line = stats.Lineup(policies=("a", "b", "a"), teams=("x", "x", "y"))
+    line = stats.config_lineup(("a", "b", "a"), ("x", "x", "y"))
     grps = stats.groups(line)
-    assert [(g.kind, g.name, g.seats) for g in grps] == [
-        ("seat", "0", (0,)), ("seat", "1", (1,)), ("seat", "2", (2,)),
-        ("order", "0", (0,)), ("order", "1", (1,)), ("order", "2", (2,)),
-        ("policy", "a", (0, 2)), ("policy", "b", (1,)),
-        ("team", "x", (0, 1)), ("team", "y", (2,)),
+    assert [(g.kind, g.name, g.code) for g in grps] == [
+        ("seat", "0", 0), ("seat", "1", 1), ("seat", "2", 2),
+        ("order", "0", 0), ("order", "1", 1), ("order", "2", 2),
+        ("policy", "a", 0), ("policy", "b", 1),
+        ("team", "x", 0), ("team", "y", 1),
     ]  # fmt: skip
+    assert line.fixed_seats("policy", "a") == (0, 2) and line.fixed_seats("team", "x") == (0, 1)
+    policy, team = stats.seat_codes(line, 2)
     arrays = stats.GameArrays(
         first_game=0,
+        # game 0: seat 0 (team x) wins alone; game 1: seats 1 (x) and 2 (y) share: 1/2 each
         win=np.array([[1.0, 0, 0], [0, 0.5, 0.5]]),
         score=np.array([[9.0, 3, 6], [1, 5, 5]]),
         turns=np.array([20.0, 30]),
         order=np.array([[2, 0, 1], [0, 1, 2]]),
+        policy=policy,
+        team=team,
     )
     win, score = stats.group_values(arrays, grps)
+    # team x: its win in the game (1, then 1/2), not the sum over its seats
     np.testing.assert_allclose(win[0], [1, 0, 0, 0, 0, 1, 0.5, 0, 1, 0])
     np.testing.assert_allclose(win[1], [0, 0.5, 0.5, 0, 0.5, 0.5, 0.25, 0.5, 0.5, 0.5])
     np.testing.assert_allclose(score[0], [9, 3, 6, 3, 6, 9, 7.5, 3, 6, 6])
+
+
+def test_group_values_follow_teams_and_roles_that_change_from_game_to_game():
+    # A hidden-role game of 3 seats: teams and roles are dealt per game (codes index the names).
+    line = stats.Lineup(
+        players=3, policies=("p",), teams=("family", "raven"), roles=("doc", "mayor", "raven"),
+        seat_policies=("p", "p", "p"),
+    )  # fmt: skip
+    arrays = stats.GameArrays(
+        first_game=0,
+        # game 0: family (seats 0, 1) wins: a full win each; game 1: the raven (seat 0) wins;
+        # game 2: every seat ends on the family (the raven possessed nobody and died... ) and wins
+        win=np.array([[1.0, 1, 0], [1, 0, 0], [1, 1, 1]]),
+        score=np.array([[1.0, 2, 3], [4, 5, 6], [7, 8, 9]]),
+        turns=np.array([10.0, 11, 12]),
+        order=np.array([[0, 1, 2], [1, 2, 0], [2, 0, 1]]),
+        policy=np.zeros((3, 3), dtype=np.int32),
+        team=np.array([[0, 0, 1], [1, 0, 0], [0, 0, 0]]),
+        role=np.array([[0, 1, 2], [2, 1, 0], [1, 0, 2]]),
+    )
+    grps = stats.groups(line, ["team", "role"])
+    win, score = stats.group_values(arrays, grps)
+    # team family: won, lost, won; raven: lost, won, had no seat (0: it did not win)
+    np.testing.assert_allclose(win[:, 0], [1, 0, 1])
+    np.testing.assert_allclose(win[:, 1], [0, 1, 0])
+    np.testing.assert_allclose(score[:, 0], [1.5, 5.5, 8])
+    np.testing.assert_allclose(score[:2, 1], [3, 4])
+    assert np.isnan(score[2, 1])  # no raven seat in game 2: no score
+    # roles: one seat each per game here, so its win and score are that seat's
+    np.testing.assert_allclose(win[:, 2:], [[1, 1, 0], [0, 0, 1], [1, 1, 1]])
+    np.testing.assert_allclose(score[:, 2:], [[1, 2, 3], [6, 5, 4], [8, 7, 9]])
 
 
 def test_paired_differences_of_two_datasets():
@@ -115,7 +152,7 @@ def test_different_seeds_or_player_counts_are_refused():
 
 
 def _part(x: stats.GameArrays, lo: int, hi: int) -> stats.GameArrays:
-    return stats.GameArrays(lo, x.win[lo:hi], x.score[lo:hi], x.turns[lo:hi], x.order[lo:hi])
+    return x.rows(slice(lo, hi))._replace(first_game=lo)
 
 
 def test_accumulating_chunks_gives_the_same_table():
