@@ -285,30 +285,23 @@ def win_section(page: Page, ds: DatasetStats) -> str:
             sortable=True,
         ),
     ]
-    if ws.by_policy.height > 1:
-        parts += [
-            page.figure(figures.plot_win_shares(ws, "policy")),
-            table_html(
-                ws.by_policy.to_dicts(),
-                _share_columns(
-                    Column("policy", lambda r: r["policy"]),
-                    Column("seats", lambda r: r["seats"], str, True),
+    groups = (  # a group is worth its own figure when it is not just one seat again
+        ("policy", ws.by_policy, ws.by_policy.height > 1),
+        ("team", ws.by_team, ws.by_team.height and int(ws.by_team["seats"].max()) > 1),
+    )
+    for kind, frame, shown in groups:
+        if shown:
+            parts += [
+                page.figure(figures.plot_win_shares(ws, kind)),
+                table_html(
+                    frame.to_dicts(),
+                    _share_columns(
+                        Column(kind, lambda r, kind=kind: r[kind]),
+                        Column("seats", lambda r: r["seats"], str, True),
+                    ),
+                    sortable=True,
                 ),
-                sortable=True,
-            ),
-        ]
-    if ws.by_team.height and int(ws.by_team["seats"].max()) > 1:
-        parts += [
-            page.figure(figures.plot_win_shares(ws, "team")),
-            table_html(
-                ws.by_team.to_dicts(),
-                _share_columns(
-                    Column("team", lambda r: r["team"]),
-                    Column("seats", lambda r: r["seats"], str, True),
-                ),
-                sortable=True,
-            ),
-        ]
+            ]
     note = (
         "A seat's win share is its wins per game, a k-way shared win counting 1/k; bars show "
         f"{ws.level:.0%} Wilson intervals, the dashed line the fair share."
