@@ -44,12 +44,13 @@ from pydantic import (
     model_validator,
 )
 
+from balance.errors import BalanceError
 from balance import games as registry
 
 KeyPath = tuple  # mapping keys as written in YAML, list indices as int
 
 
-class ConfigError(Exception):
+class ConfigError(BalanceError):
     """A config problem, as one line: ``<file>: <key.path>: <problem>``."""
 
     def __init__(
@@ -115,7 +116,7 @@ class _Loader(yaml.SafeLoader):
         return super().construct_mapping(node, deep)
 
 
-def _read(open_path: str, shown: str, named_by: str | None) -> dict:
+def _read(open_path: str, shown: str, named_by: str | None, mapping: bool = True) -> Any:
     try:
         with open(open_path, encoding="utf-8") as f:
             text = f.read()
@@ -137,10 +138,17 @@ def _read(open_path: str, shown: str, named_by: str | None) -> dict:
         raise _error(shown, f"invalid YAML{where}: {e.problem or e.context}") from None
     except yaml.YAMLError as e:
         raise _error(shown, f"invalid YAML: {e}") from None
-    if not isinstance(data, dict):
+    if mapping and not isinstance(data, dict):
         got = "an empty file" if data is None else _show(data)
         raise _error(shown, f"top level must be a mapping, got {got}")
     return data
+
+
+def read_yaml(path: str | os.PathLike) -> Any:
+    """The YAML document in ``path`` as it is (any top level), with the config's one-line
+    errors: file not found, not UTF-8, invalid YAML at line/column, a key written twice."""
+    shown = os.fspath(path)
+    return _read(shown, shown, None, mapping=False)
 
 
 def _record(value: Any, path: KeyPath, file: str, prov: dict[KeyPath, str]) -> None:
@@ -371,11 +379,13 @@ def _is_model(tp: Any) -> bool:
     return isinstance(tp, type) and issubclass(tp, BaseModel)
 
 
-def _allowed_keys(data: dict, loc: KeyPath) -> list[str]:
-    """The keys a mapping at ``loc`` accepts, when it is a model; [] when unknown."""
-    game = data.get("game")
+def _allowed_keys(data: Any, loc: KeyPath, root: Any = None) -> list[str]:
+    """The keys a mapping at ``loc`` accepts, when it is a model; [] when unknown. ``root`` is
+    the type of the whole document (default: RunConfig)."""
+    root = RunConfig if root is None else root
+    game = data.get("game") if isinstance(data, dict) and root is RunConfig else None
     plugin = registry.get(game) if game in registry.names() else None
-    tp: Any = RunConfig
+    tp: Any = root
     node: Any = data
     for seg in loc:
         node = node.get(seg, _MISSING) if isinstance(node, dict) else _MISSING
@@ -449,10 +459,10 @@ _BOUNDS = {
 }
 
 
-def _problem(err: dict, data: dict, loc: KeyPath) -> str:
+def _problem(err: dict, data: Any, loc: KeyPath, root: Any = None) -> str:
     kind, ctx, value = err["type"], err.get("ctx") or {}, err.get("input")
     if kind == "extra_forbidden":
-        allowed = _allowed_keys(data, loc[:-1])
+        allowed = _allowed_keys(data, loc[:-1], root)
         close = difflib.get_close_matches(str(loc[-1]), allowed, n=1, cutoff=0.6)
         if close:
             return f"unknown key (did you mean '{close[0]}'?)"
@@ -479,14 +489,16 @@ def _problem(err: dict, data: dict, loc: KeyPath) -> str:
     return err["msg"]
 
 
-def _locate(err: dict, data: dict) -> tuple[list[tuple[Any, bool | None]], str]:
+def _locate(
+    err: dict, data: Any, root: Any = None, prefix: KeyPath = ()
+) -> tuple[list[tuple[Any, bool | None]], str]:
     """The error's key path (segments) and problem, with a schema's ``key.path: `` prefix moved
     from the message into the path."""
-    loc = tuple(err["loc"])
+    loc = (*prefix, *(seg for seg in err["loc"] if not str(seg).startswith("function-")))
     is_key = bool(loc) and loc[-1] == "[key]"
     if is_key:
         loc = loc[:-1]
-    problem = _problem(err, data, loc)
+    problem = _problem(err, data, loc, root)
     segments: list[tuple[Any, bool | None]] = [(seg, None) for seg in loc]
     if err["type"] in ("value_error", "assertion_error"):
         m = _PREFIXED.fullmatch(problem)
@@ -495,7 +507,7 @@ def _locate(err: dict, data: dict) -> tuple[list[tuple[Any, bool | None]], str]:
             node = _node(data, loc)
             first = str(parsed[0][0])
             known = {str(k) for k in node} if isinstance(node, dict) else set()
-            if first in known or first in _allowed_keys(data, loc):
+            if first in known or first in _allowed_keys(data, loc, root):
                 segments += parsed
                 problem = m["problem"]
     if is_key:
@@ -514,15 +526,32 @@ def _node(data: Any, loc: KeyPath) -> Any:
     return data
 
 
-def _translate(e: ValidationError, data: dict, prov: dict[KeyPath, str], top: str) -> ConfigError:
+def _translate(
+    e: ValidationError,
+    data: Any,
+    prov: dict[KeyPath, str],
+    top: str,
+    root: Any = None,
+    prefix: KeyPath = (),
+) -> ConfigError:
     errors = e.errors(include_url=False)
     # A misspelt key also makes its true spelling "missing": the typo is the one to report.
     err = next((x for x in errors if x["type"] == "extra_forbidden"), errors[0])
-    segments, problem = _locate(err, data)
+    segments, problem = _locate(err, data, root, prefix)
     path = _resolve(data, segments)
     keys = tuple(key for key, _ in path)
     file = next((prov[keys[:n]] for n in range(len(keys), 0, -1) if keys[:n] in prov), top)
     return _error(file, problem, key=_dotted(path) or None)
+
+
+def validation_error(
+    e: ValidationError, data: Any, file: str, model: Any, prefix: KeyPath = ()
+) -> ConfigError:
+    """A pydantic error of validating ``data`` (the document of ``file``, or its item at
+    ``prefix``) against ``model`` as the one-line ``<file>: <key.path>: <problem>`` that config
+    errors have, with the same wording, "did you mean" and key paths."""
+    root = list[model] if prefix and isinstance(prefix[0], int) else model
+    return _translate(e, data, {}, file, root=root, prefix=prefix)
 
 
 def config_from_dict(

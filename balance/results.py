@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from balance.errors import BalanceError
 from balance.games.base import Chunk
 
 FORMAT = 1  # bump when the layout or a column's meaning changes
@@ -47,7 +48,7 @@ BASE_SCHEMA: dict[str, pl.DataType] = {
 }
 
 
-class ResultsError(Exception):
+class ResultsError(BalanceError):
     """A results directory is missing or unreadable; the message is one line naming the path."""
 
 

@@ -28,10 +28,11 @@ import polars as pl
 import balance
 from balance import games as registry
 from balance import results
+from balance.errors import BalanceError
 from balance.games.base import Chunk
 
 
-class RunnerError(Exception):
+class RunnerError(BalanceError):
     """A run cannot start; the message is one line that names the fix."""
 
 

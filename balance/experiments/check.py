@@ -1,0 +1,449 @@
+"""``balance check``: the CI balance gate. A spec lists configs and claims about them; games run
+in batches and every claim's sequential probability ratio test decides as soon as it can."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal, NamedTuple
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from balance import runner, stats
+from balance.config import ConfigError, load_config, load_yaml, validation_error
+from balance.experiments.play import Runs
+from balance.runner import CHUNK
+
+Metric = Literal[
+    "win_share",
+    "mean_score",
+    "mean_turns",
+    "win_share_shift",
+    "mean_score_shift",
+    "mean_turns_shift",
+    "max_seat_shift",
+]
+_GROUP_KEYS = stats.KINDS
+# Default indifference width delta of the SPRT, by the quantity a metric measures.
+DEFAULT_DELTA = {"win_share": 0.01, "mean_score": 0.5, "mean_turns": 1.0}
+_STRICT = ConfigDict(extra="forbid", strict=True)
+
+
+class AssertionSpec(BaseModel):
+    """One balance claim, e.g. ``{metric: win_share, seat: 0, within: [0.25, 0.02]}``."""
+
+    model_config = _STRICT
+
+    metric: Metric = Field(description="what is measured")
+    seat: int | None = Field(None, ge=0, description="the seat (win_share, mean_score)")
+    order: int | None = Field(None, ge=0, description="place in the turn order, 0 = first player")
+    policy: str | None = Field(None, description="the seats playing this policy")
+    team: str | None = Field(None, description="the seats of this team (per game)")
+    role: str | None = Field(None, description="the seats dealt this role (per game)")
+    above: float | None = Field(None, description="claim: the value is above this")
+    below: float | None = Field(None, description="claim: the value is below this")
+    within: list[float] | None = Field(
+        None, min_length=2, max_length=2, description="claim: [centre, tolerance]"
+    )
+    delta: float | None = Field(
+        None, gt=0, description="SPRT indifference width around each bound (default by metric)"
+    )
+    baseline: str | None = Field(None, description="config the *_shift metrics compare against")
+    name: str | None = Field(None, description="label shown instead of the generated one")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> AssertionSpec:
+        bounds = [k for k in ("above", "below", "within") if getattr(self, k) is not None]
+        if len(bounds) != 1:
+            raise ValueError("give exactly one of above, below, within")
+        if self.within is not None and not self.within[1] > 0:
+            raise ValueError(f"within: the tolerance must be > 0, got {self.within[1]}")
+        given = [k for k in _GROUP_KEYS if getattr(self, k) is not None]
+        if len(given) > 1:
+            raise ValueError(
+                f"give at most one of seat, order, policy, team, role, got {', '.join(given)}"
+            )
+        base = self.metric.removesuffix("_shift")
+        if base == "win_share" and not given:
+            raise ValueError(f"{self.metric} needs one of seat, order, policy, team, role")
+        if self.metric in ("mean_turns", "mean_turns_shift", "max_seat_shift") and given:
+            raise ValueError(f"{given[0]}: {self.metric} is about whole games, not a {given[0]}")
+        if self.metric == "max_seat_shift":
+            if self.below is None or self.below <= 0:
+                raise ValueError("max_seat_shift takes below: a bound > 0 on every seat's shift")
+        elif not self.metric.endswith("_shift") and self.baseline is not None:
+            raise ValueError(f"baseline: {self.metric} uses no baseline (only the *_shift metrics)")
+        return self
+
+    def group(self) -> tuple[str, str] | None:
+        for k in _GROUP_KEYS:
+            value = getattr(self, k)
+            if value is not None:
+                return k, str(value)
+        return None
+
+    def label(self) -> str:
+        if self.name:
+            return self.name
+        group = self.group()
+        text = self.metric + (f" {group[0]} {group[1]}" if group else "")
+        if self.within is not None:
+            text += f" within {_num(self.within[0])} ± {_num(self.within[1])}"
+        elif self.above is not None:
+            text += f" above {_num(self.above)}"
+        else:
+            text += f" below {_num(self.below)}"
+        return text
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
+
+
+class CheckSpec(BaseModel):
+    """One config and the claims about it."""
+
+    model_config = _STRICT
+
+    name: str | None = Field(None, description="label (default: the config's file name)")
+    config: str = Field(description="config file, relative to the spec")
+    baseline: str | None = Field(
+        None, description="config the *_shift metrics compare against, relative to the spec"
+    )
+    assertions: list[AssertionSpec] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _baselines(self) -> CheckSpec:
+        for i, a in enumerate(self.assertions):
+            if (a.metric.endswith("_shift")) and not (a.baseline or self.baseline):
+                raise ValueError(
+                    f"assertions[{i}].baseline: {a.metric} compares against a baseline; "
+                    "give baseline: on the assertion or the check"
+                )
+        return self
+
+
+class Spec(BaseModel):
+    """A ``balance check`` spec: SPRT settings and checks."""
+
+    model_config = _STRICT
+
+    alpha: float = Field(0.05, gt=0, lt=0.5, description="chance of passing a claim delta/2 wrong")
+    beta: float = Field(0.05, gt=0, lt=0.5, description="chance of failing a claim that holds")
+    batch: int = Field(2000, ge=100, description="games per batch; SPRTs look after each")
+    max_games: int = Field(100_000, ge=1, description="cap on games per check")
+    inconclusive: Literal["pass", "fail"] = Field(
+        "fail", description="verdict that counts when the cap is reached undecided"
+    )
+    seed: int | None = Field(None, ge=0, lt=2**63, description="default: each config's seed")
+    level: float = Field(0.95, gt=0, lt=1, description="level of the printed intervals")
+    description: str = ""
+    checks: list[CheckSpec] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _cap(self) -> Spec:
+        if self.max_games < self.batch:
+            raise ValueError(f"max_games: must be >= batch ({self.batch}), got {self.max_games}")
+        return self
+
+
+def load_spec(path: str | os.PathLike[str]) -> Spec:
+    """Read and validate a check spec; problems raise a one-line ConfigError."""
+    shown = os.fspath(path)
+    data, _ = load_yaml(shown)
+    try:
+        return Spec.model_validate(data)
+    except ValidationError as e:
+        raise validation_error(e, data, shown, Spec) from None
+
+
+Verdict = Literal["PASS", "FAIL", "INCONCLUSIVE"]
+
+
+class AssertionResult(NamedTuple):
+    check: str  # the check's name
+    config: str  # the config's path as written in the spec
+    label: str  # e.g. "win_share seat 0 within 0.25 ± 0.02"
+    verdict: Verdict
+    passed: bool  # counts as passed (an inconclusive one per the spec's ``inconclusive``)
+    estimate: float  # the measured value (max_seat_shift: the shift of the seat that moved most)
+    lo: float
+    hi: float
+    games: int  # games played when it was decided (the cap if inconclusive)
+    detail: str  # how it was decided
+    seconds: float  # time from the check's start to the decision
+
+
+class CheckResult(NamedTuple):
+    spec: str
+    alpha: float
+    beta: float
+    level: float
+    assertions: list[AssertionResult]
+    games: int  # games played, all configs and checks
+    wall_time_s: float
+
+    @property
+    def passed(self) -> bool:
+        return all(a.passed for a in self.assertions)
+
+    def counts(self) -> dict[str, int]:
+        out = {"PASS": 0, "FAIL": 0, "INCONCLUSIVE": 0}
+        for a in self.assertions:
+            out[a.verdict] += 1
+        return out
+
+
+class _Bound(NamedTuple):
+    """An assertion made ready to run: where its numbers come from and its SPRTs."""
+
+    spec: AssertionSpec
+    index: int
+    run: int  # index of the config's run
+    base: int | None  # index of the baseline's run
+    group_run: list[stats.Group] | None
+    group_base: list[stats.Group] | None
+    test: stats.SequentialAssertion
+    labels: list[str]  # what each column is (max_seat_shift: the seats)
+
+
+def _resolve(spec_dir: str, path: str) -> str:
+    return os.path.normpath(os.path.join(spec_dir, path))
+
+
+def _find_group(
+    line: stats.Lineup, group: tuple[str, str], file: str, key: str, cfg_path: str
+) -> stats.Group:
+    kind, name = group
+    for g in stats.groups(line, [kind]):
+        if g.name == name:
+            return g
+    if kind in ("seat", "order"):
+        problem = f"no {kind} {name} in {cfg_path} ({line.players} players, 0-{line.players - 1})"
+    elif kind == "role" and not line.roles:
+        problem = f"{cfg_path}: this game deals no roles"
+    else:
+        names = line.names(kind)
+        problem = f"no seat plays {kind} {name!r} in {cfg_path} ({', '.join(names)})"
+    return _raise(file, key, problem)
+
+
+def _raise(file: str, key: str, problem: str) -> Any:
+    raise ConfigError(f"{file}: {key}: {problem}", file=file, key=key, problem=problem)
+
+
+def _default_delta(metric: str) -> float:
+    return DEFAULT_DELTA[
+        "win_share" if metric == "max_seat_shift" else metric.removesuffix("_shift")
+    ]
+
+
+def _claims(a: AssertionSpec, columns: int) -> list[stats.Claim]:
+    delta = a.delta if a.delta is not None else _default_delta(a.metric)
+    if a.metric == "max_seat_shift":
+        return [c for j in range(columns) for c in stats.within(j, 0.0, a.below, delta)]
+    if a.within is not None:
+        return stats.within(0, a.within[0], a.within[1], delta)
+    side = "above" if a.above is not None else "below"
+    return [stats.Claim(0, side, a.above if a.above is not None else a.below, delta)]
+
+
+def _values(b: _Bound, arrays: list[stats.GameArrays]) -> np.ndarray:
+    """The per-game numbers of one assertion for one batch."""
+    a = b.spec
+
+    def one(run: int, grp: list[stats.Group] | None) -> np.ndarray:
+        arr = arrays[run]
+        metric = a.metric.removesuffix("_shift")
+        if metric == "mean_turns" or a.metric == "max_seat_shift":
+            return arr.turns if metric == "mean_turns" else arr.win
+        if grp is None:  # mean_score of all seats
+            return arr.score.mean(axis=1)
+        win, score = stats.group_values(arr, grp)
+        return (win if metric == "win_share" else score)[:, 0]
+
+    x = one(b.run, b.group_run)
+    if b.base is not None:
+        x = x - one(b.base, b.group_base)
+    return x
+
+
+def check(
+    spec: Spec,
+    *,
+    spec_path: str | os.PathLike[str] = "spec",
+    threads: int | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> CheckResult:
+    """Run every check of ``spec`` in batches until each assertion's SPRT decides or the cap.
+
+    Config paths are relative to ``spec_path``. A config that does not load, or an assertion
+    that names a seat, policy or team the config lacks, raises ConfigError before any game.
+    ``progress(check name, games done, cap)`` is called after each batch.
+    """
+    shown = os.fspath(spec_path)
+    spec_dir = os.path.dirname(shown)
+    t0 = time.perf_counter()
+    runner.check_options(games=1, seed=0, threads=threads)
+    prepared = [_prepare_check(spec, shown, spec_dir, i) for i in range(len(spec.checks))]
+    results: list[AssertionResult] = []
+    played = 0
+    with runner.numba_threads(threads):
+        for name, cfg_path, runs, seed, bounds in prepared:
+            runs.load(seed)
+            decided_at: dict[int, tuple[int, float]] = {}
+            games = 0
+            start = time.perf_counter()
+            while games < spec.max_games and len(decided_at) < len(bounds):
+                n = min(spec.batch, spec.max_games - games)
+                for arrays in runs.play(
+                    seed=seed, games=n, first_game=games, chunk_size=min(n, CHUNK)
+                ):
+                    for b in bounds:
+                        if b.index in decided_at:
+                            continue
+                        if b.test.update(_values(b, arrays)) is not None:
+                            decided_at[b.index] = (b.test.games, time.perf_counter() - start)
+                games += n
+                played += n * len(runs.runs)
+                if progress is not None:
+                    progress(name, games, spec.max_games)
+            elapsed = time.perf_counter() - start
+            for b in bounds:
+                results.append(_result(spec, name, cfg_path, b, games, elapsed, decided_at))
+    return CheckResult(
+        spec=shown,
+        alpha=spec.alpha,
+        beta=spec.beta,
+        level=spec.level,
+        assertions=results,
+        games=played,
+        wall_time_s=time.perf_counter() - t0,
+    )
+
+
+def _prepare_check(
+    spec: Spec, shown: str, spec_dir: str, i: int
+) -> tuple[str, str, Runs, int, list[_Bound]]:
+    """A check's configs compiled (not yet their kernels) and its assertions bound to their
+    groups, so that a spec naming a seat, policy, team or role the run lacks fails at once."""
+    c = spec.checks[i]
+    cfg = load_config(_resolve(spec_dir, c.config))
+    paths = [c.config]
+    configs = [cfg]
+    for a in c.assertions:
+        base_path = a.baseline or c.baseline
+        if a.metric.endswith("_shift") and base_path not in paths:
+            paths.append(base_path)
+            configs.append(load_config(_resolve(spec_dir, base_path)))
+    seed = spec.seed if spec.seed is not None else cfg.seed
+    runner.check_options(games=spec.max_games, seed=seed)
+    runs = Runs(configs, seed, load=False)
+    bounds = []
+    for j, a in enumerate(c.assertions):
+        key = f"checks[{i}].assertions[{j}]"
+        base_idx = None
+        base_path = a.baseline or c.baseline
+        if a.metric.endswith("_shift"):
+            base_idx = paths.index(base_path)
+            base_cfg = configs[base_idx]
+            if base_cfg.players != cfg.players or base_cfg.game != cfg.game:
+                _raise(
+                    shown,
+                    f"{key}.baseline",
+                    f"{base_path} must be the same game with the same number of players as "
+                    f"{c.config}",
+                )
+        group = a.group()
+        g_run = g_base = None
+        if group is not None:
+            gkey = f"{key}.{group[0]}"
+            g_run = [_find_group(runs.lineups[0], group, shown, gkey, c.config)]
+            if base_idx is not None:
+                g_base = [_find_group(runs.lineups[base_idx], group, shown, gkey, base_path)]
+        columns = cfg.players if a.metric == "max_seat_shift" else 1
+        test = stats.SequentialAssertion(
+            _claims(a, columns),
+            alpha=spec.alpha,
+            beta=spec.beta,
+            model="bernoulli" if _bernoulli(a, g_run, runs.lineups[0]) else "normal",
+        )
+        labels = [f"seat {s}" for s in range(columns)] if a.metric == "max_seat_shift" else [""]
+        bounds.append(_Bound(a, j, 0, base_idx, g_run, g_base, test, labels))
+    name = c.name or Path(c.config).stem
+    return name, c.config, runs, seed, bounds
+
+
+def _bernoulli(a: AssertionSpec, grp: list[stats.Group] | None, line: stats.Lineup) -> bool:
+    """Whether the assertion's per-game value is one seat's or one team's win (0, 1/k or 1: the
+    Bernoulli likelihood); a policy of several seats or a role is a mean (normal likelihood)."""
+    if a.metric != "win_share" or grp is None:
+        return False
+    g = grp[0]
+    if g.kind in ("seat", "order", "team"):
+        return True
+    seats = line.fixed_seats(g.kind, g.name)
+    return seats is not None and len(seats) == 1
+
+
+def _result(
+    spec: Spec,
+    name: str,
+    cfg_path: str,
+    b: _Bound,
+    games: int,
+    elapsed: float,
+    decided_at: dict[int, tuple[int, float]],
+) -> AssertionResult:
+    test = b.test
+    ci = test.estimate(spec.level)
+    j = int(np.nanargmax(np.abs(ci.mean))) if b.spec.metric == "max_seat_shift" else 0
+    estimate, lo, hi = float(ci.mean[j]), float(ci.lo[j]), float(ci.hi[j])
+    lower, upper = test.tests[0].bounds
+    llr = test.llr()
+    if test.verdict is None:
+        verdict: Verdict = "INCONCLUSIVE"
+        passed = spec.inconclusive == "pass"
+        detail = (
+            f"undecided after the cap of {games:,} games (LLR {_llrs(llr)} within "
+            f"[{lower:.2f}, {upper:.2f}]); counts as {spec.inconclusive}"
+        )
+        used, seconds = games, elapsed
+    else:
+        verdict = "PASS" if test.verdict == "pass" else "FAIL"
+        passed = verdict == "PASS"
+        used, seconds = decided_at[b.index]
+        bad = [i for i, d in enumerate(test.decisions) if d < 0]
+        if verdict == "FAIL":
+            c = test.claims[bad[0]]
+            what = f"{b.labels[c.column]} " if b.labels[c.column] else ""
+            detail = (
+                f"SPRT: {what}{c.side} {_num(c.bound)} rejected (LLR {llr[bad[0]]:.2f} <= "
+                f"{lower:.2f})"
+            )
+        else:
+            detail = f"SPRT: every bound accepted (LLR {_llrs(llr)} >= {upper:.2f})"
+    if b.spec.metric == "max_seat_shift":
+        detail = f"largest shift: seat {j}; " + detail
+    return AssertionResult(
+        check=name,
+        config=cfg_path,
+        label=b.spec.label(),
+        verdict=verdict,
+        passed=passed,
+        estimate=estimate,
+        lo=lo,
+        hi=hi,
+        games=used,
+        detail=detail,
+        seconds=seconds,
+    )
+
+
+def _llrs(llr: np.ndarray) -> str:
+    if len(llr) <= 2:
+        return ", ".join(f"{x:.2f}" for x in llr)
+    return f"min {llr.min():.2f}"

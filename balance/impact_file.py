@@ -1,0 +1,188 @@
+"""The interventional impact file written by ``balance impact --out`` and read by the report.
+
+One module owns the format and the one significance rule, so that the table printed by the
+CLI, the JSON file and the report's card-impact section agree:
+
+- ``.json``: provenance (config path and resolved config, games, seed, level, method, the
+  variants), ``summary`` (one row per variant) and ``table`` (the long table);
+- ``.parquet``: the long table only.
+
+The long table has one row per (variant, metric, group): ``variant``, ``description``,
+``metric`` (win_share, mean_score, mean_turns), ``kind``, ``group``, ``games``, ``a`` (base),
+``b`` (variant), ``diff``, ``sd``, ``se``, ``lo``, ``hi``, ``p_value``, ``significant`` (the
+row's own interval excludes 0), ``q_value`` (Benjamini-Hochberg over the win-share rows of all
+variants) and ``flagged``: q < ``FLAG_Q``. With dozens of variants and groups a few intervals
+exclude 0 by chance, so ``flagged`` is the rule every star, colour and sentence uses.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+import polars as pl
+
+from balance import stats
+from balance.errors import BalanceError
+
+FLAG_Q = 0.05  # a change is flagged when its Benjamini-Hochberg q-value is below this
+COLUMNS = ("variant", "metric", "kind", "group", "a", "b", "diff", "lo", "hi")
+SUFFIXES = (".json", ".parquet")
+
+
+class ImpactFileError(BalanceError):
+    """An impact file cannot be written or read; one line naming the path."""
+
+
+class ImpactFile(NamedTuple):
+    """An impact table with its provenance (what ``read_impact`` returns)."""
+
+    path: str
+    config_path: str
+    games: int
+    seed: int | None
+    level: float
+    method: str
+    table: pl.DataFrame  # the long table (module docstring)
+    summary: pl.DataFrame  # one row per variant (impact_summary)
+
+
+def flag(table: pl.DataFrame) -> pl.DataFrame:
+    """``flagged``: q < FLAG_Q (rows without a q-value, e.g. mean score and turns, are not)."""
+    return table.with_columns(flagged=pl.col("q_value").fill_nan(None).fill_null(1.0) < FLAG_Q)
+
+
+def impact_summary(table: pl.DataFrame) -> pl.DataFrame:
+    """One row per variant, sorted by ``effect``: the win-share row (seat, place in the turn
+    order, policy, team or role) that moved most (``kind``, ``group``, ``diff``, ``lo``, ``hi``,
+    ``p_value``, ``q_value``, ``flagged``) and the change in game length (``turns_diff``,
+    ``turns_lo``, ``turns_hi``)."""
+    if "flagged" not in table.columns:
+        table = flag(table)
+    shares = table.filter(pl.col("metric") == "win_share").with_columns(effect=pl.col("diff").abs())
+    keep = ["variant", "effect", "kind", "group", "diff", "lo", "hi", "p_value", "q_value"]
+    top = (
+        shares.sort("effect", descending=True, nulls_last=True, maintain_order=True)
+        .group_by("variant", maintain_order=True)
+        .first()
+        .select(*(c for c in keep if c in shares.columns), "flagged")
+    )
+    turns = table.filter(pl.col("metric") == "mean_turns").select(
+        "variant", turns_diff="diff", turns_lo="lo", turns_hi="hi"
+    )
+    desc = table.select("variant", "description").unique("variant", maintain_order=True)
+    out = desc.join(top, on="variant", how="left", maintain_order="left")
+    out = out.join(turns, on="variant", how="left", maintain_order="left")
+    return out.sort("effect", descending=True, nulls_last=True, maintain_order=True)
+
+
+def check_out(path: str | os.PathLike[str]) -> None:
+    """Refuse a bad ``--out`` before minutes of games rather than after them."""
+    path = Path(path)
+    if path.suffix not in SUFFIXES:
+        raise ImpactFileError(f"{path}: --out must end in .json or .parquet")
+    if not path.parent.is_dir():
+        raise ImpactFileError(
+            f"{path}: no such directory {path.parent}; create it or choose another --out"
+        )
+    if path.is_dir():
+        raise ImpactFileError(f"{path}: is a directory; --out names a .json or .parquet file")
+
+
+def write_impact(
+    path: str | os.PathLike[str],
+    *,
+    table: pl.DataFrame,
+    summary: pl.DataFrame,
+    provenance: dict[str, Any],
+) -> Path:
+    """Write ``.parquet`` (the long table) or ``.json`` (``provenance``, summary and table),
+    atomically: a failed write leaves an earlier file as it was."""
+    path = Path(path)
+    check_out(path)
+    tmp = path.with_name("." + path.name + ".tmp")
+    if path.suffix == ".parquet":
+        table.write_parquet(tmp)
+    else:
+        data = {
+            **provenance,
+            "summary": _no_nan(summary.to_dicts()),
+            "table": _no_nan(table.to_dicts()),
+        }
+        tmp.write_text(json.dumps(data, indent=1, default=_json_default, allow_nan=False) + "\n")
+    os.replace(tmp, path)
+    return path
+
+
+def read_impact(path: str | os.PathLike[str]) -> ImpactFile:
+    """Load a ``balance impact --out`` file: ``.json`` (provenance and table) or ``.parquet``."""
+    shown = os.fspath(path)
+    p = Path(path)
+    if not p.is_file():
+        raise ImpactFileError(
+            f"{shown}: no such impact file; write one with `balance impact CONFIG --out FILE.json`"
+        )
+    meta: dict[str, Any] = {}
+    try:
+        if p.suffix == ".parquet":
+            table = pl.read_parquet(p)
+        elif p.suffix == ".json":
+            meta = json.loads(p.read_text())
+            if not isinstance(meta, dict) or not isinstance(meta.get("table"), list):
+                raise ImpactFileError(f"{shown}: not an impact file (no 'table' list)")
+            table = pl.DataFrame(meta["table"], infer_schema_length=None)
+        else:
+            raise ImpactFileError(f"{shown}: an impact file ends in .json or .parquet")
+    except (OSError, UnicodeDecodeError, pl.exceptions.PolarsError) as e:
+        raise ImpactFileError(f"{shown}: cannot read: {str(e).splitlines()[0]}") from None
+    except json.JSONDecodeError as e:
+        raise ImpactFileError(f"{shown}: invalid JSON: {e.msg} at line {e.lineno}") from None
+    missing = [c for c in COLUMNS if c not in table.columns]
+    if missing or table.height == 0:
+        what = f"columns {', '.join(missing)} missing" if missing else "no rows"
+        raise ImpactFileError(f"{shown}: not an impact table ({what})")
+    floats = [
+        c
+        for c in ("a", "b", "diff", "sd", "se", "lo", "hi", "p_value", "q_value")
+        if c in table.columns
+    ]
+    table = table.with_columns(pl.col(floats).cast(pl.Float64).fill_null(float("nan")))
+    if "description" not in table.columns:
+        table = table.with_columns(description=pl.lit(""))
+    if "q_value" not in table.columns:
+        shares = (table["metric"] == "win_share").to_numpy()
+        q = np.full(table.height, np.nan)
+        q[shares] = stats.bh_qvalues(
+            table.filter(pl.col("metric") == "win_share")["p_value"].to_numpy()
+        )
+        table = table.with_columns(q_value=pl.Series(q))
+    table = flag(table)  # one rule, whatever wrote the file
+    level = float(meta.get("level", 0.95))
+    games = meta.get("games") or (int(table["games"].max()) if "games" in table.columns else 0)
+    return ImpactFile(
+        path=shown,
+        config_path=str(meta.get("config_path", "")),
+        games=int(games),
+        seed=meta.get("seed"),
+        level=level,
+        method=str(meta.get("method", stats.METHOD)),
+        table=table,
+        summary=impact_summary(table),
+    )
+
+
+def _no_nan(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """NaN (no test possible, e.g. q-values of non-share rows) as JSON null."""
+    return [
+        {k: None if isinstance(v, float) and not np.isfinite(v) else v for k, v in r.items()}
+        for r in rows
+    ]
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"not JSON-able: {type(value).__name__}")
