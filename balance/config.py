@@ -44,8 +44,8 @@ from pydantic import (
     model_validator,
 )
 
-from balance.errors import BalanceError
 from balance import games as registry
+from balance.errors import BalanceError
 
 KeyPath = tuple  # mapping keys as written in YAML, list indices as int
 
