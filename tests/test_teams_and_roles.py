@@ -63,6 +63,7 @@ def test_win_shares_by_team_role_seat_and_policy_are_per_game(dataset):
     assert policy == pytest.approx({"plain": 3 / 8, "other": 3.5 / 4})
     # teams dealt per game have no fair share by construction; the line-up is not symmetric
     assert ws.by_team["fair"].is_nan().all()
+    assert not ws.teams_fixed and ws.by_seat["team"].is_null().all()
     assert stats.seat_advantage(rows, shares=ws).symmetric is False
 
 
@@ -162,3 +163,33 @@ def test_check_names_a_role_the_game_does_not_deal(fake_roles_game, tmp_path):
         ConfigError, match=r"checks\[0\]\.assertions\[0\]\.role: no seat plays role 'thief'"
     ):
         experiments.check(experiments.load_spec(spec), spec_path=spec)
+
+
+def test_teams_dealt_per_game_make_no_line_up_symmetric(fake_roles_game, tmp_path):
+    # Every seat plays the same policy, but the game deals the teams: no seat is "its own team".
+    path = script.write_config(tmp_path / "a.yaml", games=GAMES)
+    path.write_text(path.read_text().replace("[plain, plain, other]", "plain"))
+    run(load_config(path), config_path=path, out=tmp_path / "sym")
+    _, rows = open_results(tmp_path / "sym")
+    sa = stats.seat_advantage(rows)
+    assert sa.symmetric is False and sa.chi2 is None
+
+
+@pytest.mark.parametrize("name", ["five_ravens", "raven_order"])
+def test_one_seat_per_team_keeps_todays_win_rule(name):
+    """The built games have one seat per team: win is still 1/k over the k rank-1 seats, so
+    their datasets are unchanged (benchmarks/dataset_hash.py checks every column at scale)."""
+    from balance import runner
+    from balance.results import team_codes, win_values
+
+    cfg = load_config(f"configs/{name}/base.yaml")
+    prep = runner.prepare(cfg, seed=3)
+    [chunk] = next(runner.play_chunks([prep], seed=3, games=3000))
+    team, _ = team_codes(chunk, cfg.teams, prep.team_names)
+    win, shared = win_values(chunk.rank, team)
+    won = chunk.rank == 1
+    k = won.sum(axis=1, keepdims=True)
+    assert prep.team_names == () and prep.role_names == ()
+    np.testing.assert_array_equal(win, np.where(won, 1.0 / k, 0.0))
+    np.testing.assert_array_equal(shared, won & (k > 1))
+    assert (k > 1).any()  # shared wins occur (Five Ravens ties, The Raven Order draws)

@@ -82,6 +82,7 @@ class WinShares(NamedTuple):
     # role, seats (mean seats a game dealt it), n (seat-games), wins, share, ...; no rows in a
     # game without roles
     by_role: pl.DataFrame = pl.DataFrame()
+    teams_fixed: bool = True  # each seat's team is the same in every game (else by_seat's is null)
 
 
 def win_shares(rows: pl.LazyFrame | pl.DataFrame, *, level: float = 0.95) -> WinShares:
@@ -130,12 +131,16 @@ def win_shares(rows: pl.LazyFrame | pl.DataFrame, *, level: float = 0.95) -> Win
     by_team = by_team.with_columns(
         pl.col("seats").round(0).cast(pl.UInt32) if teams_fixed else pl.col("seats")
     )
+    if not teams_fixed:  # a seat has no one team: the per-game team groups say who won
+        by_seat = by_seat.with_columns(team=pl.lit(None, dtype=pl.String))
     by_role = pl.DataFrame()
     if has_role:
         by_role = rest[0].with_columns(seats=pl.col("n") / max(games, 1)).drop("first_seats")
         by_role = by_role.select("role", "seats", "n", "wins").with_columns(share).sort("role")
         by_role = _with_wilson(by_role, level, pl.lit(float("nan")))
-    return WinShares(players, games, level, by_seat, by_policy, by_team, by_order, by_role)
+    return WinShares(
+        players, games, level, by_seat, by_policy, by_team, by_order, by_role, teams_fixed
+    )
 
 
 class SeatAdvantage(NamedTuple):
@@ -143,7 +148,7 @@ class SeatAdvantage(NamedTuple):
 
     The chi-square tests compare the wins of each seat (and of each place in the turn order) with
     equal shares; they are only made when the line-up is symmetric (every seat plays the same
-    policy and is its own team), otherwise ``chi2``/``p_value`` are None. The first player's edge
+    policy and is its own team in every game), otherwise ``chi2``/``p_value`` are None. The first player's edge
     is the win share of ``order == 0`` minus 1/players, with its Wilson interval.
     """
 
@@ -182,7 +187,9 @@ def seat_advantage(
     ws = shares if shares is not None else win_shares(rows, level=level)
     seat, order = ws.by_seat, ws.by_order
     n = ws.players
-    symmetric = n > 1 and seat["policy"].n_unique() == 1 and seat["team"].n_unique() == n
+    symmetric = (
+        n > 1 and ws.teams_fixed and seat["policy"].n_unique() == 1 and seat["team"].n_unique() == n
+    )
     chi2 = p = ochi2 = op = None
     if symmetric:
         chi2, p = _chi2_equal(seat["wins"].to_numpy())
