@@ -87,7 +87,7 @@ def per_game(chunk) -> dict[str, np.ndarray]:
 
 
 @pytest.fixture
-def threads() -> Iterator[Any]:
+def numba_threads() -> Iterator[Any]:
     """numba itself, with its thread count restored after the test."""
     import numba
 
@@ -101,18 +101,21 @@ def threads() -> Iterator[Any]:
 
 def test_same_games_whatever_the_chunk_size(game, whole):
     bounds = [0, 1, 64, 300, 556, N]  # uneven, across the kernels' blocks of games
-    parts = [per_game(game.plugin.play(game.tables, SEED, a, b - a)) for a, b in pairwise(bounds)]
+    chunks = [game.plugin.play(game.tables, SEED, a, b - a) for a, b in pairwise(bounds)]
+    parts = [per_game(c) for c in chunks]
     assert_same(per_game(whole), {k: np.concatenate([p[k] for p in parts]) for k in parts[0]})
+    if whole.saturated is not None:  # the clipped cells of a run are its chunks' sum
+        np.testing.assert_array_equal(sum(c.saturated for c in chunks), whole.saturated)
     # a chunk's first_game offsets the game index: games 300.. of the run, not games 0..
     late = game.plugin.play(game.tables, SEED, 300, 10)
     assert late.first_game == 300
     assert_same(per_game(late), {k: v[300:310] for k, v in per_game(whole).items()})
 
 
-def test_same_games_whatever_the_thread_count(game, threads):
-    threads.set_num_threads(1)
+def test_same_games_whatever_the_thread_count(game, numba_threads):
+    numba_threads.set_num_threads(1)
     one = arrays(game.plugin.play(game.tables, 11, 5, 800))
-    threads.set_num_threads(min(2, threads.config.NUMBA_NUM_THREADS))
+    numba_threads.set_num_threads(min(2, numba_threads.config.NUMBA_NUM_THREADS))
     two = arrays(game.plugin.play(game.tables, 11, 5, 800))
     assert_same(one, two)
 
@@ -299,6 +302,19 @@ def test_replay_is_the_game_of_its_row(game, whole):
         assert np.asarray(rep.rank).tolist() == chunk.rank[row].tolist(), i
         assert int(rep.turns) == int(chunk.turns[row]), i
         assert int(rep.end_reason) == int(chunk.end_reason[row]), i
+    # narrate is the replay's lines, and telling a game twice tells it the same way
+    assert game.plugin.narrate(game.tables, SEED, 17) == rep_lines(game, 17)
+    assert rep_lines(game, 17) == rep_lines(game, 17)
+
+
+def rep_lines(game: Game, i: int) -> list[str]:
+    return list(game.plugin.replay(game.tables, SEED, i).lines)
+
+
+def test_replay_checks_its_inputs(game):
+    for seed, i in ((1, -1), (-1, 0), (2**63, 0)):
+        with pytest.raises(ValueError):
+            game.plugin.replay(game.tables, seed, i)
 
 
 PLAIN_PYTHON = textwrap.dedent(
@@ -378,7 +394,9 @@ def simulate(game: Game, out: Path, threads: int, chunk_size: int) -> pl.DataFra
     return rows.collect().sort("game", "seat")
 
 
-def test_simulate_writes_the_same_dataset_for_any_threads_and_chunk_size(game, threads, tmp_path):
+def test_simulate_writes_the_same_dataset_for_any_threads_and_chunk_size(
+    game, numba_threads, tmp_path
+):
     a = simulate(game, tmp_path / "a", 1, 1000)
     b = simulate(game, tmp_path / "b", 2, 4096)
     p = game.config.players
