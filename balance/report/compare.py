@@ -14,7 +14,7 @@ import polars as pl
 
 import balance
 from balance.report import figures
-from balance.report.numbers import KINDS_SHOWN, comparison_rows, config_diff
+from balance.report.numbers import comparison_rows, config_diff
 from balance.report.sections import (
     SAME_CONFIGS,
     Column,
@@ -28,6 +28,7 @@ from balance.report.sections import (
 )
 from balance.report.sentences import comparison_sentences
 from balance.report.template import fill
+from balance.stats import KINDS
 
 
 def render_comparison(comparison: Any, *, cdn: bool = False, generated: str | None = None) -> str:
@@ -37,7 +38,7 @@ def render_comparison(comparison: Any, *, cdn: bool = False, generated: str | No
     c = comparison
     page = Page()
     t = comparison_rows(c)
-    kinds = [k for k in KINDS_SHOWN if t.filter(pl.col("kind") == k).height]
+    kinds = [k for k in KINDS if t.filter(pl.col("kind") == k).height]
     figs = [
         page.figure(
             figures.plot_differences(

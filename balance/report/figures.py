@@ -18,7 +18,7 @@ import polars as pl
 from plotly.subplots import make_subplots
 
 from balance.report.sentences import difference_label, ordinal
-from balance.stats import CardImpact, Distributions, SeatAdvantage, WinShares
+from balance.stats import KINDS, CardImpact, Distributions, SeatAdvantage, WinShares
 
 TEMPLATE = "plotly_white"
 BLUE, GREY, RED, GREEN = "#1f77b4", "#9e9e9e", "#d62728", "#2ca02c"
@@ -95,7 +95,8 @@ def _share_bars(
 
 
 def plot_win_shares(shares: WinShares, by: str = "seat") -> go.Figure:
-    """Win share per seat, policy, team or place in the turn order, Wilson intervals, fair line."""
+    """Win share per seat, policy, team, role or place in the turn order, Wilson intervals, fair
+    line (none for roles, whose seats change from game to game)."""
     if by == "seat":
         f = shares.by_seat
         labels = [f"seat {s} ({p})" for s, p in zip(f["seat"], f["policy"], strict=True)]
@@ -112,13 +113,17 @@ def plot_win_shares(shares: WinShares, by: str = "seat") -> go.Figure:
         f = shares.by_team
         labels = [f"team {t}" for t in f["team"]]
         return _share_bars(f, labels, title="Win share per game, by team", x_title="team")
+    if by == "role":
+        f = shares.by_role
+        labels = [f"role {r}" for r in f["role"]]
+        return _share_bars(f, labels, title="Win share per seat-game, by role", x_title="role")
     if by == "order":
         f = shares.by_order
         labels = [f"{ordinal(int(k))} player" for k in f["order"]]
         return _share_bars(
             f, labels, title="Win share by turn order", x_title="place in turn order"
         )
-    raise ValueError(f"by must be seat, policy, team or order, got {by!r}")
+    raise ValueError(f"by must be seat, policy, team, role or order, got {by!r}")
 
 
 def plot_seat_advantage(adv: SeatAdvantage) -> go.Figure:
@@ -312,7 +317,7 @@ def plot_differences(
     table: pl.DataFrame,
     *,
     metric: str = "win_share",
-    kinds: Sequence[str] = ("seat", "order", "policy", "team"),
+    kinds: Sequence[str] = KINDS,
     title: str = "Differences against the baseline",
     a_name: str = "baseline",
     b_name: str = "this",

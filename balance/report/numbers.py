@@ -27,9 +27,6 @@ from balance import stats
 from balance.errors import BalanceError
 from balance.results import open_results
 
-# The group kinds a report shows, in this order (balance/stats/paired.py's ``kind`` column).
-KINDS_SHOWN = ("seat", "order", "policy", "team")
-
 
 class ReportError(BalanceError):
     """A report cannot be made; the message is one line naming the path and the fix."""

@@ -20,7 +20,6 @@ import yaml
 from balance import stats
 from balance.report import figures
 from balance.report.numbers import (
-    KINDS_SHOWN,
     DatasetStats,
     Differences,
     ImpactFile,
@@ -280,16 +279,17 @@ def win_section(page: Page, ds: DatasetStats) -> str:
             _share_columns(
                 Column("seat", lambda r: r["seat"], str, True),
                 Column("policy", lambda r: r["policy"]),
-                Column("team", lambda r: r["team"]),
+                Column("team", lambda r: r["team"] or "–"),  # none: teams change per game
             ),
             sortable=True,
         ),
     ]
     groups = (  # a group is worth its own figure when it is not just one seat again
-        ("policy", ws.by_policy, ws.by_policy.height > 1),
-        ("team", ws.by_team, ws.by_team.height and int(ws.by_team["seats"].max()) > 1),
+        ("policy", ws.by_policy, ws.by_policy.height > 1, str),
+        ("team", ws.by_team, ws.by_team.height and int(ws.by_team["seats"].max()) > 1, str),
+        ("role", ws.by_role, ws.by_role.height > 0, fmt(".3g")),  # seats: mean per game
     )
-    for kind, frame, shown in groups:
+    for kind, frame, shown, seats in groups:
         if shown:
             parts += [
                 page.figure(figures.plot_win_shares(ws, kind)),
@@ -297,7 +297,7 @@ def win_section(page: Page, ds: DatasetStats) -> str:
                     frame.to_dicts(),
                     _share_columns(
                         Column(kind, lambda r, kind=kind: r[kind]),
-                        Column("seats", lambda r: r["seats"], str, True),
+                        Column("seats", lambda r: r["seats"], seats, True),
                     ),
                     sortable=True,
                 ),
@@ -457,7 +457,7 @@ def differences_section(page: Page, diff: Differences, base: DatasetStats) -> st
     )
     t = diff.table
     shares = t.filter(pl.col("metric") == "win_share")
-    kinds = [k for k in KINDS_SHOWN if shares.filter(pl.col("kind") == k).height]
+    kinds = [k for k in stats.KINDS if shares.filter(pl.col("kind") == k).height]
     figs = page.figure(
         figures.plot_differences(
             t,

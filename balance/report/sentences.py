@@ -16,7 +16,6 @@ from typing import Any
 import polars as pl
 
 from balance.report.numbers import (
-    KINDS_SHOWN,
     DatasetStats,
     Differences,
     ImpactFile,
@@ -24,6 +23,7 @@ from balance.report.numbers import (
     config_diff,
     first_player_rows,
 )
+from balance.stats import KINDS
 
 # ===================================================================================== labels
 
@@ -303,12 +303,10 @@ def listing(items: Sequence[str], most: int = 4) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-_NOBODY = {
-    "seat": "no seat's win share changes significantly",
-    "order": "no place in the turn order wins significantly more or less often",
-    "policy": "no policy's win share changes significantly",
-    "team": "no team's win share changes significantly",
-}
+def _nobody(kind: str) -> str:
+    if kind == "order":
+        return "no place in the turn order wins significantly more or less often"
+    return f"no {kind}'s win share changes significantly"
 
 
 def _share_clause(t: pl.DataFrame, kind: str) -> str | None:
@@ -329,7 +327,7 @@ def _share_clause(t: pl.DataFrame, kind: str) -> str | None:
         return "B " + listing(parts)
     r = rows.row(0, named=True)
     return (
-        f"{_NOBODY[kind]} (largest: {difference_label(r['kind'], r['group'])} "
+        f"{_nobody(kind)} (largest: {difference_label(r['kind'], r['group'])} "
         f"{signed(r['diff'], r['lo'], r['hi'], 100, ' points')})"
     )
 
@@ -362,7 +360,7 @@ def comparison_sentences(comparison: Any) -> list[str]:
         out.append("A and B are the same config (apart from games and seed).")
     first = [_length_clause(t), _share_clause(t, "seat")]
     out.append("; ".join(c for c in first if c) + ".")
-    for kind in KINDS_SHOWN[1:]:
+    for kind in (k for k in KINDS if k != "seat"):  # seats: in the sentence above
         clause = _share_clause(t, kind)
         if clause:
             out.append(clause[0].upper() + clause[1:] + ".")

@@ -7,6 +7,7 @@ import re
 from html import escape
 
 import plotly.graph_objects as go
+import polars as pl
 import pytest
 
 from balance.report import numbers, sections
@@ -77,3 +78,21 @@ def test_check_output(tmp_path):
         check_output(tmp_path / "file" / "r.html")
     with pytest.raises(numbers.ReportError, match="is a directory"):
         check_output(tmp_path)
+
+
+def test_a_game_with_roles_gets_a_role_figure_and_table():
+    rows = planted_rows().with_columns(
+        role=pl.when(pl.col("seat") % 2 == 0).then(pl.lit("spy")).otherwise(pl.lit("guard"))
+    )
+    ds = planted_stats(rows)
+    assert ds.shares.by_role["role"].to_list() == ["guard", "spy"]
+    page = render([ds], cdn=True)
+    assert page.count('<div class="figure"') == 1 + render(
+        [planted_stats(planted_rows())], cdn=True
+    ).count('<div class="figure"')
+    assert "Win share per seat-game, by role" in page
+    # seats 1 and 3 are guards: 3,100 + 2,500 of 20,000 guard seat-games won
+    assert (
+        '<td class="text">guard</td><td data-v="2.0">2</td><td data-v="20000">20,000</td>' in page
+    )
+    assert '<td data-v="0.28">28.00%</td>' in page
