@@ -60,21 +60,6 @@ class TargetSpec:
     unit: str
 
 
-# Targets from the performance issue, per game.
-TARGETS: dict[str, tuple[TargetSpec, ...]] = {
-    "five_ravens": (
-        TargetSpec("games_per_s", "4 greedy players, all threads", 150_000, True, "games/s"),
-        TargetSpec("python_ratio", "compiled (1 thread) vs plain Python", 80, True, "x"),
-        TargetSpec("warm_start_s", "warm start to first simulated game", 3.0, False, "s"),
-    ),
-    "raven_order": (
-        TargetSpec("games_per_s", "heuristic vs heuristic, all threads", 20_000, True, "games/s"),
-        TargetSpec("python_ratio", "compiled (1 thread) vs plain Python", 80, True, "x"),
-        TargetSpec("warm_start_s", "warm start to first simulated game", 3.0, False, "s"),
-    ),
-}
-
-
 @dataclass(frozen=True)
 class Lineup:
     label: str  # e.g. "4 greedy", or "economy vs rush" for a mixed line-up
@@ -367,7 +352,7 @@ def run(
             if figures[s.key] is None
             else (figures[s.key] >= s.threshold if s.at_least else figures[s.key] <= s.threshold),
         )
-        for s in TARGETS.get(game, ())
+        for s in (TargetSpec(**t) for t in getattr(plugin, "bench_targets", ()))
     ]
     return BenchResult(
         game=game,

@@ -11,8 +11,11 @@ whatever the chunk boundaries or thread count (DESIGN.md, Determinism).
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol
+from types import ModuleType
+from typing import Any, ClassVar, NamedTuple, Protocol
 
 import numpy as np
 from pydantic import BaseModel
@@ -102,3 +105,119 @@ class GamePlugin(Protocol):
         """Variants a report of this config always sets beside it, as ``impact_variants``: a rule
         whose worth every reader asks about (The Raven Order: the second player's compensation).
         ``simulate --report`` plays them on the same seeds and games; ``[]`` for none."""
+
+
+# The standard modules of a game package, and what each must define (DESIGN.md, Layout). The plugin
+# base loads them by these names, so a game folder that lacks one fails at registration, not when
+# a command first needs it.
+STANDARD_MODULES: dict[str, tuple[str, ...]] = {
+    "schema": ("Rules", "DEFAULT_POLICIES"),  # the ``rules:`` and ``policies:`` models
+    "tables": ("compile_tables",),  # config -> tables, whose ``.columns`` name the telemetry
+    "state": ("alloc_state", "alloc_scratch", "emit"),  # layout, event codes, pile helpers
+    "engine": ("play", "play_batch", "play_game"),  # rules and the batch kernel
+    "policies": (),  # the decision functions (only the engine calls them)
+    "narrate": ("replay", "play_logged"),  # one game in words
+    "variants": ("impact_variants", "report_variants"),
+}
+
+
+class GameLayoutError(ImportError):
+    """A game package does not have the standard modules (or one lacks a standard name)."""
+
+
+class Game:
+    """Base of the games in ``balance/games/``: a subclass, in the game package's ``__init__.py``,
+    holds only the game's data; everything else comes from its standard modules, loaded by name
+    on first use (numba is imported by ``engine`` and ``state``, never by ``balance validate`` or
+    ``--help``).
+
+    Creating the plugin checks that the package has every standard module (without importing
+    them); loading one checks that it defines its standard names (STANDARD_MODULES).
+    """
+
+    name: ClassVar[str]  # registry key and config ``game:`` value, e.g. "five_ravens"
+    title: ClassVar[str]  # human name, e.g. "Five Ravens"
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    end_reasons: ClassVar[tuple[str, ...]]
+    policy_kinds: ClassVar[dict[str, type[BaseModel]]]  # kind -> schema model of its settings
+    # `balance bench` targets: dicts of key ("games_per_s", "python_ratio", "warm_start_s"),
+    # label, threshold, at_least (True: measured >= threshold) and unit (balance.bench.TargetSpec)
+    bench_targets: ClassVar[tuple[dict[str, Any], ...]] = ()
+
+    def __init__(self) -> None:
+        self.package = type(self).__module__
+        self._modules: dict[str, ModuleType] = {}
+        problems = self.layout_problems()
+        if problems:
+            raise GameLayoutError(f"game {self.name!r}: " + "; ".join(problems))
+
+    def layout_problems(self) -> list[str]:
+        """What the game package lacks of the standard layout (module files only; [] if none)."""
+        try:
+            missing = [
+                f"{m}.py"
+                for m in STANDARD_MODULES
+                if importlib.util.find_spec(f"{self.package}.{m}") is None
+            ]
+        except ModuleNotFoundError:  # the plugin is not defined in a package
+            return [f"{self.package} is not a package with the standard modules"]
+        if not missing:
+            return []
+        return [
+            f"{self.package.replace('.', '/')}/ has no {', '.join(missing)} (every game has "
+            f"{', '.join(f'{m}.py' for m in STANDARD_MODULES)}: DESIGN.md, Layout)"
+        ]
+
+    def module(self, name: str) -> ModuleType:
+        """The game's standard module ``name``, imported on first use and checked."""
+        mod = self._modules.get(name)
+        if mod is not None:
+            return mod
+        if name not in STANDARD_MODULES:
+            raise KeyError(
+                f"{name!r} is not a standard game module ({', '.join(STANDARD_MODULES)})"
+            )
+        mod = importlib.import_module(f"{self.package}.{name}")
+        lacking = [a for a in STANDARD_MODULES[name] if not hasattr(mod, a)]
+        if lacking:
+            raise GameLayoutError(
+                f"game {self.name!r}: {mod.__name__} does not define {', '.join(lacking)}"
+            )
+        self._modules[name] = mod
+        return mod
+
+    @property
+    def rules_model(self) -> type[BaseModel]:
+        return self.module("schema").Rules
+
+    @property
+    def default_policies(self) -> dict[str, dict[str, Any]]:
+        return self.module("schema").DEFAULT_POLICIES
+
+    def compile(self, config: Any) -> Any:
+        return self.module("tables").compile_tables(config)
+
+    def telemetry_columns(self, tables: Any) -> list[str]:
+        return list(tables.columns)
+
+    def team_names(self, tables: Any) -> tuple[str, ...]:
+        return ()
+
+    def role_names(self, tables: Any) -> tuple[str, ...]:
+        return ()
+
+    def play(self, tables: Any, seed: int, first_game: int, n_games: int) -> Chunk:
+        return self.module("engine").play(tables, seed, first_game, n_games)
+
+    def replay(self, tables: Any, seed: int, game: int) -> Replay:
+        return self.module("narrate").replay(tables, seed, game)
+
+    def narrate(self, tables: Any, seed: int, game: int) -> list[str]:
+        return self.replay(tables, seed, game).lines
+
+    def impact_variants(self, config: Any) -> list[dict[str, Any]]:
+        return self.module("variants").impact_variants(config)
+
+    def report_variants(self, config: Any) -> list[dict[str, Any]]:
+        return self.module("variants").report_variants(config)

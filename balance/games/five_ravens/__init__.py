@@ -2,50 +2,43 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from balance.games.base import Chunk
+from balance.games.base import Game
 from balance.games.five_ravens import schema
 
 
-class _FiveRavens:
+class FiveRavens(Game):
     name = "five_ravens"
     title = "Five Ravens"
     min_players = 2
     max_players = 4
-    rules_model = schema.Rules
-    policy_kinds: ClassVar = {"random": schema.RandomPolicy, "greedy": schema.GreedyPolicy}
-    default_policies = schema.DEFAULT_POLICIES
     end_reasons = ("clocks",)
-
-    # The engine imports numba; it is loaded on first use so that `validate` and `--help` stay fast.
-    def compile(self, config: Any) -> Any:
-        from balance.games.five_ravens import tables
-
-        return tables.compile_tables(config)
-
-    def telemetry_columns(self, tables: Any) -> list[str]:
-        from balance.games.five_ravens import tables as t
-
-        return t.telemetry_columns(tables)
-
-    def play(self, tables: Any, seed: int, first_game: int, n_games: int) -> Chunk:
-        from balance.games.five_ravens import engine
-
-        return engine.play(tables, seed, first_game, n_games)
-
-    def impact_variants(self, config: Any) -> list[dict[str, Any]]:
-        from balance.games.five_ravens import variants
-
-        return variants.impact_variants(config)
-
-    def report_variants(self, config: Any) -> list[dict[str, Any]]:
-        return []  # every Five Ravens rule is in `balance impact`; none is asked about by default
-
-    def narrate(self, tables: Any, seed: int, game: int) -> list[str]:
-        from balance.games.five_ravens import narrate
-
-        return narrate.narrate(tables, seed, game)
+    policy_kinds: ClassVar = {"random": schema.RandomPolicy, "greedy": schema.GreedyPolicy}
+    # Targets from the performance issue.
+    bench_targets = (
+        dict(
+            key="games_per_s",
+            label="4 greedy players, all threads",
+            threshold=150_000,
+            at_least=True,
+            unit="games/s",
+        ),
+        dict(
+            key="python_ratio",
+            label="compiled (1 thread) vs plain Python",
+            threshold=80,
+            at_least=True,
+            unit="x",
+        ),
+        dict(
+            key="warm_start_s",
+            label="warm start to first simulated game",
+            threshold=3.0,
+            at_least=False,
+            unit="s",
+        ),
+    )
 
 
-PLUGIN = _FiveRavens()
+PLUGIN = FiveRavens()

@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from balance.games._kit import check_play, clip_u8, saturated, saturation_rows, shuffle
 from balance.games.base import Chunk
 from balance.games.five_ravens import policies as pol
 from balance.games.five_ravens.state import (
@@ -114,6 +115,7 @@ from balance.games.five_ravens.state import (
     ST_DONE,
     ST_THIEF,
     State,
+    alloc_scratch,
     alloc_state,
     can_capt1,
     can_capt3,
@@ -139,7 +141,6 @@ from balance.games.five_ravens.state import (
     rtype,
     seat_ix,
     seat_width,
-    shuffle,
     slot_knowers,
 )
 from balance.games.five_ravens.tables import (
@@ -152,16 +153,21 @@ from balance.games.five_ravens.tables import (
     C_TEV,
     C_TYPEOF,
     C_VALUE,
+    EIGHT,
     EV_CAPTURED,
     EV_DRAWN,
     EV_PLAYED,
     EV_STOLEN,
     EV_THIEF,
+    FIVE,
+    FOUR,
     K_CHEST,
     K_CURSED,
     K_GEM,
     MAX_SEATS,
     N_RAVENS,
+    NINE,
+    ONE,
     P_ACTION,
     P_CAPTURE,
     P_CURSED_BONUS,
@@ -184,6 +190,10 @@ from balance.games.five_ravens.tables import (
     P_SIX_MAX,
     P_SIX_MULT,
     POL_GREEDY,
+    SEVEN,
+    SIX,
+    THREE,
+    TWO,
     Compiled,
     Tables,
 )
@@ -466,8 +476,9 @@ def act_five(tb, st, p):
     capt_push(tb, st, p, c)
     count(tb, st, p, EV_CAPTURED, c)
     emit(st, E_CAPTURE5, p, c, 0, 0, 0, 0, 0)
-    if c == 6 and tb.r.params[P_CAPTURE + 6] == 1:  # FR-8: a 7 captured this way rescues at once
-        rescue(tb, st, p, 6)
+    # FR-8: a 7 captured this way rescues at once
+    if c == SEVEN and tb.r.params[P_CAPTURE + SEVEN] == 1:
+        rescue(tb, st, p, SEVEN)
 
 
 @njit(cache=True, _nrt=False)
@@ -533,22 +544,21 @@ def act_one(tb, st, p):
 @njit(cache=True, _nrt=False, inline="always")
 def resolve_other(tb, st, p, c):
     """Resolve the action text of Raven ``c``, any rank but 2 (so the 2 never recurses)."""
-    r = c + 1
-    if r == 9:
+    if c == NINE:
         act_nine(tb, st, p)
-    elif r == 8:
+    elif c == EIGHT:
         act_eight(tb, st, p)
-    elif r == 7:
+    elif c == SEVEN:
         act_seven(tb, st, p)
-    elif r == 6:
+    elif c == SIX:
         act_six(tb, st, p)
-    elif r == 5:
+    elif c == FIVE:
         act_five(tb, st, p)
-    elif r == 4:
+    elif c == FOUR:
         act_four(tb, st, p)
-    elif r == 3:
+    elif c == THREE:
         act_three(tb, st, p)
-    elif r == 1:
+    elif c == ONE:
         act_one(tb, st, p)
 
 
@@ -557,7 +567,7 @@ def resolve_action(tb, st, p, c):
     """Resolve the action text of Raven ``c`` for seat ``p`` (does nothing if switched off)."""
     if tb.r.params[P_ACTION + c] == 0:
         return
-    if c == 1:
+    if c == TWO:
         act_two(tb, st, p)
     else:
         resolve_other(tb, st, p, c)
@@ -696,7 +706,7 @@ def rescue(tb, st, p, exclude):
         return
     capt_take(tb, st, p, c)
     deck_push_top(st, p, c)
-    if c == 5 or c == st.r.seat[p, S_DOUBLED]:  # a rescued 6 or chest is no longer doubled
+    if c == SIX or c == st.r.seat[p, S_DOUBLED]:  # a rescued 6 or chest is no longer doubled
         st.r.seat[p, S_DOUBLED] = -1
         st.r.seat[p, S_RESCUE_OK] = 0
     emit(st, E_RESCUE, p, c, 0, 0, 0, 0, 0)
@@ -719,11 +729,11 @@ def steal(tb, st, p, choice):
         st.r.seat[p, S_GEMS] += 1
     t = rtype(tb, x)
     where = 0
-    if c == 4 and tb.r.params[P_CAPTURE + 4] == 1:  # FR-10: stolen with the 5 -> captured
+    if c == FIVE and tb.r.params[P_CAPTURE + FIVE] == 1:  # FR-10: stolen with the 5 -> captured
         where = 1
     elif (
-        c == 5
-        and tb.r.params[P_CAPTURE + 5] == 1
+        c == SIX
+        and tb.r.params[P_CAPTURE + SIX] == 1
         and tb.r.cards[C_KIND, t] == K_CHEST
         and tb.r.cards[C_VALUE, t] <= tb.r.params[P_SIX_MAX]
     ):  # FR-10: a chest stolen with the 6 is captured with it and doubled
@@ -756,8 +766,8 @@ def theft(tb, st, order):
             capt_push(tb, st, p, c)
             count(tb, st, p, EV_CAPTURED, c)
             emit(st, E_CAPTURED, p, c, 0, 0, 0, 0, 0)
-            if c == 6 and tb.r.params[P_CAPTURE + 6] == 1:
-                rescue(tb, st, p, 6)
+            if c == SEVEN and tb.r.params[P_CAPTURE + SEVEN] == 1:
+                rescue(tb, st, p, SEVEN)
     for slot in range(P):  # unclaimed relics go under the relic deck
         x = st.r.board[B_CENTRE + slot]
         if x >= 0:
@@ -841,14 +851,14 @@ def score_breakdown(tb, st, p, sb, cursed):
         if capt[i] >= N_RAVENS:
             n_relics += 1
     if (
-        tb.r.params[P_CAPTURE + 3]
-        and find(capt, n_capt, 3) >= 0
+        tb.r.params[P_CAPTURE + FOUR]
+        and find(capt, n_capt, FOUR) >= 0
         and n_relics >= tb.r.params[P_FOUR_MIN]
     ):
         sb[SB_FOUR] = tb.r.params[P_FOUR_BONUS]
-    if tb.r.params[P_CAPTURE + 7] and find(capt, n_capt, 7) >= 0:
+    if tb.r.params[P_CAPTURE + EIGHT] and find(capt, n_capt, EIGHT) >= 0:
         sb[SB_PENALTY] -= tb.r.params[P_EIGHT_PEN]
-    if tb.r.params[P_CAPTURE + 8] and find(capt, n_capt, 8) >= 0:
+    if tb.r.params[P_CAPTURE + NINE] and find(capt, n_capt, NINE) >= 0:
         sb[SB_PENALTY] -= tb.r.params[P_NINE_PEN]
     sb[SB_TOTAL] = (
         sb[SB_CHESTS] + sb[SB_GEMS] + sb[SB_HOLLOWS] + sb[SB_CURSED] + sb[SB_FOUR] + sb[SB_PENALTY]
@@ -877,15 +887,36 @@ def play_game(tb, st, seed, game, moves, order, score, rank, sb, cursed):
         play_round(tb, st, moves, order)
     for p in range(P):
         score[p] = score_breakdown(tb, st, p, sb, cursed)
-        emit(st, E_SCORE, p, sb[0], sb[1], sb[2], sb[3], sb[4], sb[5])
+        emit(
+            st,
+            E_SCORE,
+            p,
+            sb[SB_CHESTS],
+            sb[SB_GEMS],
+            sb[SB_HOLLOWS],
+            sb[SB_CURSED],
+            sb[SB_FOUR],
+            sb[SB_PENALTY],
+        )
     rank_seats(score, st.r.seat[:, S_CAPT_N], rank)
 
 
 @njit(cache=True, parallel=True)
 def play_batch(
-    tables, seed, first_game, n_games, out_score, out_rank, out_turns, out_order, out_capt, out_tele
+    tables,
+    seed,
+    first_game,
+    n_games,
+    out_score,
+    out_rank,
+    out_turns,
+    out_order,
+    out_capt,
+    out_tele,
+    out_clipped,
 ):
-    """Play games [first_game, first_game + n_games) into row i of the output arrays.
+    """Play games [first_game, first_game + n_games) into row i of the output arrays; block b
+    counts the telemetry cells it clipped at 255 in row b of ``out_clipped`` (per column).
 
     ``tables`` is the one-element TABLES_DTYPE array of the Tables record: numba's parallel
     loop cannot take a record among its arguments, so each block makes its own Tables."""
@@ -898,13 +929,8 @@ def play_batch(
         tb = Tables(tables[0])
         s, aux = alloc_state(tb, 0, script)
         st = State(s[0], aux)  # the record: s stays alive to the end of the block (below)
-        cap = N_RAVENS + tb.r.params[P_N_RELICS]
-        moves = np.zeros((2 * cap + 2, 2), np.int32)
-        order = np.zeros(P, np.int32)
-        score = np.zeros(P, np.int32)
-        rank = np.zeros(P, np.int32)
-        sb = np.zeros(8, np.int32)
-        cursed = np.zeros(tb.r.params[P_N_TYPES], np.int32)
+        moves, order, score, rank, sb, cursed = alloc_scratch(tb)
+        clipped = out_clipped[b]
         lo = b * BLOCK
         hi = min(n_games, lo + BLOCK)
         for i in range(lo, hi):
@@ -918,16 +944,13 @@ def play_batch(
                 out_capt[i, p] = st.r.seat[p, S_CAPT_N]
                 for j in range(ncol):
                     v = st.r.seat[p, S_TELE + tb.r.cards[C_TEV, j] * nct + tb.r.cards[C_TCARD, j]]
-                    out_tele[i, p, j] = 255 if v > 255 else v
+                    out_tele[i, p, j] = clip_u8(v, clipped, j)
         s[0].board[G_LOG_N] = 0  # a use of s after the games: st.r points into it
 
 
 def play(compiled: Compiled, seed: int, first_game: int, n_games: int) -> Chunk:
     """Play a chunk of games; the Python layer of the batch kernel (checks, allocation)."""
-    if n_games < 0 or first_game < 0:
-        raise ValueError("first_game and n_games must be >= 0")
-    if not 0 <= seed < 2**63:
-        raise ValueError(f"seed must be in [0, 2**63), got {seed}")
+    check_play(seed, first_game, n_games)
     tb = compiled.k
     P = int(tb.params[P_PLAYERS])
     ncol = int(tb.params[P_N_TELE])
@@ -938,6 +961,7 @@ def play(compiled: Compiled, seed: int, first_game: int, n_games: int) -> Chunk:
     order = np.empty((n_games, P), np.int32)
     capt = np.empty((n_games, P), np.int32)
     tele = np.empty((n_games, P, ncol), np.uint8)
+    clipped = saturation_rows(n_games, BLOCK, ncol)
     play_batch(
         tb.r.base,  # the record's one-element array (see play_batch)
         np.int64(seed),
@@ -949,6 +973,7 @@ def play(compiled: Compiled, seed: int, first_game: int, n_games: int) -> Chunk:
         order,
         capt,
         tele,
+        clipped,
     )
     return Chunk(
         first_game=first_game,
@@ -959,4 +984,5 @@ def play(compiled: Compiled, seed: int, first_game: int, n_games: int) -> Chunk:
         order=order,
         telemetry=tele,
         extra={"captured": capt},
+        saturated=saturated(clipped),
     )

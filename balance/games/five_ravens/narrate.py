@@ -1,10 +1,12 @@
 """Five Ravens replay: one game of a run, told event by event for a designer (``balance replay``).
 
-``narrate(compiled, seed, game)`` replays game ``game`` of the run seeded with ``seed`` with the
+``replay(compiled, seed, game)`` replays game ``game`` of the run seeded with ``seed`` with the
 batch kernel itself (``engine.play_game`` with the arguments ``engine.play_batch`` gives it, on a
-fresh State that keeps an event log), so the replay is the dataset's game, and turns the log into
-lines. It is a designer's view, not a player's: hidden cards (face-down relics, hands, thieves,
-relics looked at) are named, and marked "face down" where they were face down.
+fresh State that keeps an event log: ``play_logged``), so the replay is the dataset's game, turns
+the log into lines (``tell``) and returns them with the outcome as a ``base.Replay``; the plugin's
+``narrate`` is its lines. It is a designer's view, not a player's: hidden cards (face-down
+relics, hands, thieves, relics looked at) are named, and marked "face down" where they were face
+down.
 
 Log rows are ``(code, a, b, c, d, e, f, h)`` exactly as ``engine.py`` passes them to ``emit``.
 Besides the lines, the narrator keeps a shadow of every seat's piles, the centre and the relic
@@ -22,6 +24,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from balance.games import _kit as kit
+from balance.games._kit import Logged
+from balance.games.base import Replay
 from balance.games.five_ravens import engine
 from balance.games.five_ravens.state import (
     E_ACTION,
@@ -50,10 +55,8 @@ from balance.games.five_ravens.state import (
     E_THIEF,
     E_TOP,
     E_UNCLAIMED,
-    G_LOG0,
-    G_LOG_N,
     G_RD_N,
-    LOG_WIDTH,
+    G_TURNS,
     PILE_CAPT,
     PILE_DECK,
     PILE_DISC,
@@ -63,7 +66,8 @@ from balance.games.five_ravens.state import (
     S_DISC_N,
     S_DOUBLED,
     S_HAND_N,
-    State,
+    alloc_scratch,
+    log_rows,
     new_state,
 )
 from balance.games.five_ravens.tables import (
@@ -76,13 +80,14 @@ from balance.games.five_ravens.tables import (
     P_ACTION,
     P_CAPTURE,
     P_N_RELICS,
-    P_N_TYPES,
     P_PLAYERS,
     P_ROUNDS,
+    SEVEN,
+    SIX,
     Compiled,
 )
 
-LOG_CAP = 4096  # log rows of a first try; a game that fills them is replayed with more
+LOG_CAP = kit.LOG_CAP  # log rows of a first try; a game that fills them is replayed with more
 
 # Events that belong to the Raven action being resolved (they continue its line).
 _IN_ACTION = {
@@ -114,66 +119,28 @@ _NO_EFFECT = {
 }
 
 
-class Replay(NamedTuple):
-    """One game told in lines, with the kernel's final scores and ranks (int32[P])."""
-
-    lines: list[str]
-    scores: np.ndarray
-    ranks: np.ndarray
-
-
-@dataclass
-class Logged:
-    """One game played by the batch kernel with its event log kept."""
-
-    log: np.ndarray  # int32[n, LOG_WIDTH]: code, then emit's seven arguments
-    state: State  # the final state
-    scores: np.ndarray  # int32[P]
-    ranks: np.ndarray  # int32[P]
-
-
-def narrate(compiled: Compiled, seed: int, game: int) -> list[str]:
-    """Game ``game`` of the run seeded with ``seed``, event by event, in words."""
-    return replay(compiled, seed, game).lines
-
-
 def replay(compiled: Compiled, seed: int, game: int) -> Replay:
-    """Replay game ``game`` of run ``seed``: its lines, scores and ranks (as in the dataset)."""
+    """Game ``game`` of run ``seed`` in lines, with its outcome (row ``game`` of a dataset)."""
     logged = play_logged(compiled, seed, game)
     told = tell(compiled, logged, seed, game)
     lines = list(told.lines)
     lines += [f"WARNING: narration out of step with the engine: {p}" for p in told.problems]
-    return Replay(lines, logged.scores, logged.ranks)
+    return Replay(lines, logged.score, logged.rank, logged.turns, logged.end_reason)
 
 
 def play_logged(compiled: Compiled, seed: int, game: int) -> Logged:
     """Play game ``game`` of run ``seed`` exactly as ``engine.play_batch`` does, keeping the log."""
-    if game < 0:
-        raise ValueError(f"game must be >= 0, got {game}")
-    if not 0 <= seed < 2**63:
-        raise ValueError(f"seed must be in [0, 2**63), got {seed}")
     tb = compiled.k
-    P = int(tb.params[P_PLAYERS])
-    cap = LOG_CAP
-    while True:
+
+    def play(cap: int) -> Logged:
         st = new_state(tb, log_cap=cap)
-        # The per-game arguments of play_batch, allocated the same way.
-        moves = np.zeros((2 * st.pile.shape[2] + 2, 2), np.int32)
-        order = np.zeros(P, np.int32)
-        score = np.zeros(P, np.int32)
-        rank = np.zeros(P, np.int32)
-        sb = np.zeros(8, np.int32)
-        cursed = np.zeros(int(tb.params[P_N_TYPES]), np.int32)
+        moves, order, score, rank, sb, cursed = alloc_scratch(tb)
         engine.play_game(
             tb, st, np.int64(seed), np.int64(game), moves, order, score, rank, sb, cursed
         )
-        n = int(st.board[G_LOG_N])
-        if n < cap:  # a full log may have dropped events: replay with room to spare
-            break
-        cap *= 4
-    log0 = int(st.board[G_LOG0])
-    log = st.aux[log0 : log0 + n, :LOG_WIDTH].copy()
-    return Logged(log=log, state=st, scores=score.copy(), ranks=rank.copy())
+        return Logged(log_rows(st), st, score, rank, int(st.board[G_TURNS]), 0)
+
+    return kit.play_logged(play, seed, game, LOG_CAP)
 
 
 class Told(NamedTuple):
@@ -645,7 +612,7 @@ class _Narrator:
         s.capt.append(c)
         ln = self.act_line(p, "a 5's capture")
         ln.add(f"captures {self.the(c)} from its {src}")
-        if c == 6 and self.capture_on(6) and len(s.capt) == 1:
+        if c == SEVEN and self.capture_on(SEVEN) and len(s.capt) == 1:
             ln.extend_last(" (nothing else captured to rescue)")
 
     def ev_set_aside(self, p: int, n: int, *_: int) -> None:
@@ -790,7 +757,7 @@ class _Narrator:
             self.problem(f"Seat {p} has {self.name(c)} captured; its thief is {self.name(s.thief)}")
         s.capt.append(c)
         text = f"{self.thief_card(c)} is captured"
-        if c == 6 and self.capture_on(6) and len(s.capt) == 1:
+        if c == SEVEN and self.capture_on(SEVEN) and len(s.capt) == 1:
             text += " (nothing else captured to rescue)"
         ln.add(text)
 
@@ -799,7 +766,7 @@ class _Narrator:
         self.take(s.capt, c, f"Seat {p}'s captured cards")
         s.deck.append(c)
         text = f" and rescues {self.the(c)} to the top of its deck"
-        if s.doubled >= 0 and (c == 5 or c == s.doubled):
+        if s.doubled >= 0 and (c == SIX or c == s.doubled):
             text += f" ({self.name(s.doubled)} is no longer doubled)"
             s.doubled = -1
         if self.act is not None and self.act.p == p:
@@ -890,7 +857,7 @@ class _Narrator:
 
     def final(self) -> list[str]:
         st = self.logged.state
-        scores, ranks = self.logged.scores, self.logged.ranks
+        scores, ranks = self.logged.score, self.logged.rank
         out = ["Final scores"]
         winners = [p for p in range(self.P) if ranks[p] == 1]
         for p in range(self.P):

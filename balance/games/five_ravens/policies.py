@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from balance.games._kit import shuffle
 from balance.games.five_ravens.state import (
     AUX_SCRIPT,
     B_CENTRE,
@@ -35,7 +36,6 @@ from balance.games.five_ravens.state import (
     M_NONE,
     M_THIEF,
     MAX_ROUND_TURNS,
-    NEG_VALUE,
     PILE_CAPT,
     PILE_DISC,
     PILE_HAND,
@@ -53,6 +53,9 @@ from balance.games.five_ravens.state import (
     S_RESCUE_OK,
     S_THIEF,
     S_TURNS,
+    V_ACT,
+    V_RESCUE,
+    V_THIEF,
     can_capt1,
     can_capt3,
     can_thief,
@@ -70,12 +73,17 @@ from balance.games.five_ravens.tables import (
     C_THIEF,
     C_TYPEOF,
     C_VALUE,
+    EIGHT,
+    FIVE,
+    FOUR,
     K_CHEST,
     K_CURSED,
     K_GEM,
     K_HOLLOW,
-    MAX_CAP,
     N_RAVENS,
+    NEG,
+    NINE,
+    ONE,
     P_ACTION,
     P_ACTION_OFF,
     P_CAPTURE,
@@ -97,6 +105,10 @@ from balance.games.five_ravens.tables import (
     P_SIX_MULT,
     POL_GREEDY,
     POL_RANDOM,
+    SEVEN,
+    SIX,
+    THREE,
+    TWO,
     W_CAPT_COST,
     W_CAPTURE,
     W_CV,
@@ -109,8 +121,6 @@ from balance.games.five_ravens.tables import (
     W_TV_FOUR,
 )
 from balance.rng import below
-
-NEG = NEG_VALUE  # "never chosen": far below any value a choice can have
 
 
 @njit(cache=True, _nrt=False)
@@ -193,14 +203,14 @@ def capture_gain(tb, st, p, c):
     """Points seat ``p`` gains at scoring by having card ``c`` captured rather than not."""
     if c < N_RAVENS:
         if (
-            c == 3
-            and tb.r.params[P_CAPTURE + 3]
+            c == FOUR
+            and tb.r.params[P_CAPTURE + FOUR]
             and captured_relics(st, p) >= tb.r.params[P_FOUR_MIN]
         ):
             return float(tb.r.params[P_FOUR_BONUS])
-        if c == 7 and tb.r.params[P_CAPTURE + 7]:
+        if c == EIGHT and tb.r.params[P_CAPTURE + EIGHT]:
             return -float(tb.r.params[P_EIGHT_PEN])
-        if c == 8 and tb.r.params[P_CAPTURE + 8]:
+        if c == NINE and tb.r.params[P_CAPTURE + NINE]:
             return -float(tb.r.params[P_NINE_PEN])
         return 0.0
     g = relic_type_gain(tb, st, p, rtype(tb, c))
@@ -229,8 +239,8 @@ def relic_type_gain(tb, st, p, t):
 def completes_four(tb, st, p):
     """One more captured relic would complete the captured 4's bonus (capture_gain)."""
     return (
-        tb.r.params[P_CAPTURE + 3]
-        and has_captured(st, p, 3)
+        tb.r.params[P_CAPTURE + FOUR]
+        and has_captured(st, p, FOUR)
         and captured_relics(st, p) + 1 == tb.r.params[P_FOUR_MIN]
     )
 
@@ -240,12 +250,12 @@ def relic_worth(tb, st, p, c, thief):
     """Points seat ``p`` expects from stealing relic card ``c`` with ``thief`` (FR-10, FR-13)."""
     t = rtype(tb, c)
     kind = tb.r.cards[C_KIND, t]
-    captured = thief == 4 and tb.r.params[P_CAPTURE + 4] == 1
+    captured = thief == FIVE and tb.r.params[P_CAPTURE + FIVE] == 1
     if kind == K_CHEST:
         v = float(tb.r.cards[C_VALUE, t])
         if (
-            thief == 5
-            and tb.r.params[P_CAPTURE + 5] == 1
+            thief == SIX
+            and tb.r.params[P_CAPTURE + SIX] == 1
             and tb.r.cards[C_VALUE, t] <= tb.r.params[P_SIX_MAX]
         ):
             v *= tb.r.params[P_SIX_MULT]
@@ -278,11 +288,11 @@ def best_visible_gain(tb, st, p, thief):
             # relic_worth(x, thief) - relic_worth(x, no thief), without the shared part
             t = rtype(tb, x)
             d = 0.0
-            if thief == 4 and tb.r.params[P_CAPTURE + 4] == 1:
+            if thief == FIVE and tb.r.params[P_CAPTURE + FIVE] == 1:
                 d = capture_gain(tb, st, p, x)
             elif (
-                thief == 5
-                and tb.r.params[P_CAPTURE + 5] == 1
+                thief == SIX
+                and tb.r.params[P_CAPTURE + SIX] == 1
                 and tb.r.cards[C_KIND, t] == K_CHEST
                 and tb.r.cards[C_VALUE, t] <= tb.r.params[P_SIX_MAX]
             ):
@@ -295,7 +305,7 @@ def best_visible_gain(tb, st, p, thief):
 @njit(cache=True, _nrt=False, inline="always")
 def rescue_gain(tb, st, p, c):
     """Points seat ``p`` gains by rescuing captured card ``c`` (moving it to the deck)."""
-    if c == 5 and st.r.seat[p, S_DOUBLED] >= 0:
+    if c == SIX and st.r.seat[p, S_DOUBLED] >= 0:
         t = rtype(tb, st.r.seat[p, S_DOUBLED])
         return -float(tb.r.cards[C_VALUE, t] * (tb.r.params[P_SIX_MULT] - 1))
     if c >= N_RAVENS and c == st.r.seat[p, S_DOUBLED]:
@@ -329,14 +339,14 @@ def best_rescue_gain(tb, st, p, exclude):
 
 @njit(cache=True, _nrt=False, inline="always")
 def rescue_value(tb, st, p, fv):
-    """best_rescue_gain(tb, st, p, 6): what the 7's rescue would give the seat now, kept in
+    """best_rescue_gain(tb, st, p, SEVEN): what the 7's rescue would give the seat now, kept in
     State.fv[V_RESCUE + p] while S_RESCUE_OK says it is current. It depends only on the seat's
     captured cards and S_DOUBLED, so capt_push/capt_take and the S_DOUBLED writes clear the
     flag: the greedy turn asks on most turns, the captured cards change a few times a round.
     ``fv`` is State.fv."""
     i = V_RESCUE + p
     if st.r.seat[p, S_RESCUE_OK] == 0:
-        fv[i] = best_rescue_gain(tb, st, p, 6)
+        fv[i] = best_rescue_gain(tb, st, p, SEVEN)
         st.r.seat[p, S_RESCUE_OK] = 1
     return fv[i]
 
@@ -393,7 +403,7 @@ def best_capture(tb, st, p):
     keep_raven = ravens_in_hand(st, p) == 1
     # a Raven's value is fixed but for the 4's bonus and the 7's rescue (tables.W_CV*: the same
     # float operations as capture_gain(c) - cost - (cost + rank part), as best_capture_value)
-    four_r = tb.r.params[P_CAPTURE + 3] and captured_relics(st, p) >= tb.r.params[P_FOUR_MIN]
+    four_r = tb.r.params[P_CAPTURE + FOUR] and captured_relics(st, p) >= tb.r.params[P_FOUR_MIN]
     for i in range(st.r.seat[p, S_HAND_N] + st.r.seat[p, S_DISC_N]):
         if i < st.r.seat[p, S_HAND_N]:
             c = st.r.pile[p, PILE_HAND, i]
@@ -403,12 +413,12 @@ def best_capture(tb, st, p):
             c = st.r.pile[p, PILE_DISC, i - st.r.seat[p, S_HAND_N]]
         if c >= N_RAVENS:
             g = capture_gain(tb, st, p, c) - w[W_CAPT_COST]
-        elif c == 3 and four_r:
+        elif c == FOUR and four_r:
             g = w[W_CV_FOUR]
         else:
             g = w[W_CV + nn(c)]
-            if c == 6 and tb.r.params[P_CAPTURE + 6]:
-                g += best_rescue_gain(tb, st, p, 6)
+            if c == SEVEN and tb.r.params[P_CAPTURE + SEVEN]:
+                g += best_rescue_gain(tb, st, p, SEVEN)
         if g > bv:
             bv = g
             best = c
@@ -449,12 +459,12 @@ def best_capture_value(tb, st, p, hand_types, fv):
     # (a maximum, so selects instead of a branch per rank; the 4 and the 7 after the loop)
     # every rank but the 4 and the 7: the largest W_CV of those present (tables.cvmax)
     best = max(best, tb.r.cvmax[p, cv_index(types)])
-    if (types >> 3) & 1:
-        four_r = tb.r.params[P_CAPTURE + 3] and captured_relics(st, p) >= tb.r.params[P_FOUR_MIN]
-        best = max(best, w[W_CV_FOUR] if four_r else w[W_CV + 3])
-    if (types >> 6) & 1:
-        g = w[W_CV + 6]
-        if tb.r.params[P_CAPTURE + 6]:
+    if (types >> FOUR) & 1:
+        four_r = tb.r.params[P_CAPTURE + FOUR] and captured_relics(st, p) >= tb.r.params[P_FOUR_MIN]
+        best = max(best, w[W_CV_FOUR] if four_r else w[W_CV + FOUR])
+    if (types >> SEVEN) & 1:
+        g = w[W_CV + SEVEN]
+        if tb.r.params[P_CAPTURE + SEVEN]:
             g += rescue_value(tb, st, p, fv)
         best = max(best, g)
     relics = types >> N_RAVENS
@@ -514,16 +524,6 @@ def greedy_turn(tb, st, p):
     """(move, card) of a greedy seat's turn, (M_NONE, -1) if it has no legal turn (FR-5)."""
     mv, c, _ = _greedy_turn(tb, st, p, st.r.fv)
     return mv, c
-
-
-# Layout of the greedy turn's float64 scratch values (State.fv, set up by state.alloc_state),
-# both parts indexed by card id, so that a pass over the hand reads a card's value with one load:
-# action values (Ravens: worked out each turn; relics: -inf, set once), then thief values
-# (Ravens: each turn; relics: NEG, set once, or each turn in configs with relic thieves), then
-# each seat's cached rescue_value.
-V_ACT = 0  # + card id
-V_THIEF = MAX_CAP  # + card id
-V_RESCUE = 2 * MAX_CAP  # + seat
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -603,14 +603,14 @@ def _greedy_turn(tb, st, p, fv):
     elif any_thief:
         for c in range(N_RAVENS):
             fv[V_THIEF + c] = w[W_TV + c]
-        if tb.r.params[P_CAPTURE + 3] and captured_relics(st, p) >= tb.r.params[P_FOUR_MIN]:
-            fv[V_THIEF + 3] = w[W_TV_FOUR]
-        if (rmask >> 4) & 1 and tb.r.params[P_CAPTURE + 4]:
-            fv[V_THIEF + 4] += w[W_CAPTURE] * best_visible_gain(tb, st, p, 4)
-        if (rmask >> 5) & 1 and tb.r.params[P_CAPTURE + 5]:
-            fv[V_THIEF + 5] += w[W_CAPTURE] * best_visible_gain(tb, st, p, 5)
-        if (rmask >> 6) & 1 and tb.r.params[P_CAPTURE + 6]:
-            fv[V_THIEF + 6] += w[W_CAPTURE] * max(0.0, rescue_value(tb, st, p, fv))
+        if tb.r.params[P_CAPTURE + FOUR] and captured_relics(st, p) >= tb.r.params[P_FOUR_MIN]:
+            fv[V_THIEF + FOUR] = w[W_TV_FOUR]
+        if (rmask >> FIVE) & 1 and tb.r.params[P_CAPTURE + FIVE]:
+            fv[V_THIEF + FIVE] += w[W_CAPTURE] * best_visible_gain(tb, st, p, FIVE)
+        if (rmask >> SIX) & 1 and tb.r.params[P_CAPTURE + SIX]:
+            fv[V_THIEF + SIX] += w[W_CAPTURE] * best_visible_gain(tb, st, p, SIX)
+        if (rmask >> SEVEN) & 1 and tb.r.params[P_CAPTURE + SEVEN]:
+            fv[V_THIEF + SEVEN] += w[W_CAPTURE] * max(0.0, rescue_value(tb, st, p, fv))
         _, thief_i = hand_best(hand, nh, fv, V_THIEF, NEG)
         thief_card = hand[nn(thief_i)] if thief_i >= 0 else -1
     best_mv = M_NONE
@@ -622,8 +622,8 @@ def _greedy_turn(tb, st, p, fv):
             need = rmask & ~(1 << thief_card)
         else:
             need = rmask
-        if (need >> 1) & 1 and tb.r.params[P_ACTION + 1]:  # the 2 borrows a captured Raven
-            need |= st.r.seat[p, S_CAPT_MASK] & ~2
+        if (need >> TWO) & 1 and tb.r.params[P_ACTION + TWO]:  # the 2 borrows a captured Raven
+            need |= st.r.seat[p, S_CAPT_MASK] & ~(1 << TWO)
         greedy_action_values(tb, st, p, need, fv)
         # the value of playing card c is fv[V_ACT + c] - 0.05 * (c + 1), the last term keeping
         # high Ravens; worked out by rank once (NEG - 0.05 * (c + 1) == NEG)
@@ -636,7 +636,7 @@ def _greedy_turn(tb, st, p, fv):
             best_mv = M_ACTION
             best_c = hand[nn(best_i)]
     if ok3:
-        v = w[W_INFO] * (0.9 if has_captured(st, p, 1) and tb.r.params[P_CAPTURE + 1] else 0.2)
+        v = w[W_INFO] * (0.9 if has_captured(st, p, TWO) and tb.r.params[P_CAPTURE + TWO] else 0.2)
         if v > bv:
             bv = v
             best_mv = M_CAPT3
@@ -671,7 +671,8 @@ def greedy_action_values(tb, st, p, need, aval, keep_raven=False):
     turn asks only with two Ravens or more in hand (False); the 2's choice (choose_borrow)
     asks after the 2 left the hand (True)."""
     w = tb.r.weights[p]
-    if need & 0b1100100:  # the 7, 6 and 3 need to know of a face-down relic the seat has not seen
+    # the 7, 6 and 3 need to know of a face-down relic the seat has not seen
+    if need & ((1 << SEVEN) | (1 << SIX) | (1 << THREE)):
         unknown = False  # (_unknown_facedown(tb, st, p) >= 0, without a branch per slot)
         for slot in range(n_seats(tb)):
             unknown |= (
@@ -680,22 +681,22 @@ def greedy_action_values(tb, st, p, need, aval, keep_raven=False):
                 & (st.r.board[B_FACE + slot] == 0)
                 & (st.r.seat[p, S_CKNOWN + slot] == 0)
             )
-        aval[6] = w[W_INFO] if unknown or st.r.seat[p, S_RD_TOP] >= 0 else 0.0
-        aval[5] = w[W_INFO] if unknown else 0.0
-        aval[2] = w[W_INFO] * 0.8 if unknown else 0.0
-    aval[8] = w[W_DRAW] if st.r.seat[p, S_DECK_N] + st.r.seat[p, S_DISC_N] > 0 else 0.0
-    if (need >> 7) & 1:
+        aval[SEVEN] = w[W_INFO] if unknown or st.r.seat[p, S_RD_TOP] >= 0 else 0.0
+        aval[SIX] = w[W_INFO] if unknown else 0.0
+        aval[THREE] = w[W_INFO] * 0.8 if unknown else 0.0
+    aval[NINE] = w[W_DRAW] if st.r.seat[p, S_DECK_N] + st.r.seat[p, S_DISC_N] > 0 else 0.0
+    if (need >> EIGHT) & 1:
         k = 0
         for i in range(st.r.seat[p, S_DISC_N]):
             d = st.r.pile[p, PILE_DISC, i]
-            k += d < N_RAVENS and d >= 5
-        aval[7] = w[W_DRAW] * 0.5 * k
-    if (need >> 3) & 1:
-        aval[3] = w[W_DRAW] * _dead_cards(tb, st, p)
-    if need & 1:
+            k += d < N_RAVENS and d >= SIX
+        aval[EIGHT] = w[W_DRAW] * 0.5 * k
+    if (need >> FOUR) & 1:
+        aval[FOUR] = w[W_DRAW] * _dead_cards(tb, st, p)
+    if (need >> ONE) & 1:
         slot, v = _worst_faceup(tb, st, p)
-        aval[0] = 0.3 * (unknown_worth(tb) - v) if slot >= 0 and v < unknown_worth(tb) else 0.0
-    if (need >> 4) & 1:
+        aval[ONE] = 0.3 * (unknown_worth(tb) - v) if slot >= 0 and v < unknown_worth(tb) else 0.0
+    if (need >> FIVE) & 1:
         # the card types in hand (bits past 62 dropped: best_capture_value does not use them)
         hand_types = 0
         typeof = tb.r.cards[C_TYPEOF]
@@ -703,15 +704,15 @@ def greedy_action_values(tb, st, p, need, aval, keep_raven=False):
             hand_types |= 1 << typeof[nn(st.r.pile[p, PILE_HAND, i])]
         if keep_raven and ravens_in_hand(st, p) == 1:  # each Raven is in one pile only
             hand_types &= ~((1 << N_RAVENS) - 1)
-        aval[4] = best_capture_value(tb, st, p, hand_types, aval)
+        aval[FIVE] = best_capture_value(tb, st, p, hand_types, aval)
     off = tb.r.params[P_ACTION_OFF]
-    if (need >> 1) & 1 and tb.r.params[P_ACTION + 1]:
+    if (need >> TWO) & 1 and tb.r.params[P_ACTION + TWO]:
         cm = st.r.seat[p, S_CAPT_MASK]
         best = 0.0
         for r in range(N_RAVENS):
-            if r != 1 and (cm >> r) & 1 and tb.r.params[P_ACTION + r] == 1 and aval[r] > best:
+            if r != TWO and (cm >> r) & 1 and tb.r.params[P_ACTION + r] == 1 and aval[r] > best:
                 best = aval[r]
-        aval[1] = best
+        aval[TWO] = best
     if off:
         for r in range(N_RAVENS):
             if (off >> r) & 1:
@@ -762,7 +763,7 @@ def choose_stack(tb, st, p, out):
     k = _kind(tb, st, p)
     if k == POL_GREEDY:
         n = 0
-        for r in range(4, N_RAVENS):  # ranks 5..9 from the discard, highest on top
+        for r in range(FIVE, N_RAVENS):  # ranks 5..9 from the discard, highest on top
             for i in range(st.r.seat[p, S_DISC_N]):
                 if st.r.pile[p, PILE_DISC, i] == r:
                     out[n] = r
@@ -785,11 +786,7 @@ def choose_stack(tb, st, p, out):
             if below(rng, 2) == 1:
                 out[n] = st.r.pile[p, PILE_DISC, i]
                 n += 1
-        for i in range(n - 1, 0, -1):
-            j = below(rng, i + 1)
-            t = out[i]
-            out[i] = out[j]
-            out[j] = t
+        shuffle(out, n, rng)
         return n
     n, _ = _script(st)
     for i in range(n):
@@ -945,7 +942,7 @@ def choose_borrow(tb, st, p):
     p = seat_ix(p)
     n = 0
     for i in range(st.r.seat[p, S_CAPT_N]):
-        if st.r.pile[p, PILE_CAPT, i] < N_RAVENS and st.r.pile[p, PILE_CAPT, i] != 1:
+        if st.r.pile[p, PILE_CAPT, i] < N_RAVENS and st.r.pile[p, PILE_CAPT, i] != TWO:
             n += 1
     if n == 0:
         return -1
@@ -954,7 +951,7 @@ def choose_borrow(tb, st, p):
         j = below(st.r.rng[1 + p], n)
         for i in range(st.r.seat[p, S_CAPT_N]):
             c = st.r.pile[p, PILE_CAPT, i]
-            if c < N_RAVENS and c != 1:
+            if c < N_RAVENS and c != TWO:
                 if j == 0:
                     return c
                 j -= 1
@@ -964,12 +961,12 @@ def choose_borrow(tb, st, p):
     # the values the greedy turn gives these actions (greedy_action_values); the 2 is out of the
     # hand now, so FR-6 may protect its last Raven from the 5
     fv = st.r.fv
-    greedy_action_values(tb, st, p, st.r.seat[p, S_CAPT_MASK] & 0b111111101, fv, True)
+    greedy_action_values(tb, st, p, st.r.seat[p, S_CAPT_MASK] & ~(1 << TWO), fv, True)
     best = -1
     bv = NEG
     for i in range(st.r.seat[p, S_CAPT_N]):
         c = st.r.pile[p, PILE_CAPT, i]
-        if c < N_RAVENS and c != 1:
+        if c < N_RAVENS and c != TWO:
             v = fv[V_ACT + c]  # NEG for an action switched off
             if v > bv:
                 bv = v
@@ -1002,7 +999,7 @@ def choose_peek_end(tb, st, p):
     if k != POL_GREEDY:
         v, _ = _script(st)
         return v
-    return 1 if has_captured(st, p, 1) and tb.r.params[P_CAPTURE + 1] else 0
+    return 1 if has_captured(st, p, TWO) and tb.r.params[P_CAPTURE + TWO] else 0
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -1036,7 +1033,7 @@ def choose_steal(tb, st, p):
     when there is nothing to take."""
     P = n_seats(tb)
     bottom_ok = (
-        tb.r.params[P_CAPTURE + 1] == 1 and has_captured(st, p, 1) and st.r.board[G_RD_N] > 0
+        tb.r.params[P_CAPTURE + TWO] == 1 and has_captured(st, p, TWO) and st.r.board[G_RD_N] > 0
     )
     n = 1 if bottom_ok else 0
     for s in range(P):

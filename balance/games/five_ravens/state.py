@@ -13,78 +13,113 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from balance.games._kit import LOG_WIDTH, Offsets, copy_log, log_event
 from balance.games.five_ravens.tables import (
     C_INST,
     C_KIND,
     C_THIEF,
     C_TYPEOF,
+    EVENTS,
     K_GEM,
     MAX_CAP,
     MAX_SEATS,
     MAX_TYPES,
     N_RAVENS,
+    NEG,
+    ONE,
     P_CAPTURE,
     P_N_RELICS,
     P_N_TYPES,
     P_PLAYERS,
+    THREE,
     Tables,
 )
-from balance.rng import below
 
 MAX_ROUND_TURNS = 40
-NEG_VALUE = -1.0e18  # policies.NEG: "never chosen" in the greedy valuations
-LOG_WIDTH = 8
 BLOCK = 256  # games per block of the batch kernel (state is allocated once per block)
+MAX_SLOTS = 4  # centre slots (one per player, FR-4)
 
 # Seat status during the Mission (FR-5).
-ST_ACTIVE, ST_THIEF, ST_DONE = 0, 1, 2
+ST_ACTIVE, ST_THIEF, ST_DONE = range(3)
 
 # State.board: game scalars (G_*), then the centre slots (B_*), then the relic deck.
-G_FIRST, G_ROUND, G_TURNS, G_RD_BOT, G_RD_N, G_LAST, G_LOG_N, G_START, G_SCRIPT = range(9)
-# set at allocation and kept across games; G_NSEAT, G_SEAT_W, G_CAP: the part of the
-# State record's fixed-size arrays this config uses (seats, seat columns, cards per pile)
-G_SCRIPT_N, G_LOG_CAP, G_LOG0, G_RMASK, G_NSEAT, G_SEAT_W, G_CAP = 9, 10, 11, 12, 13, 14, 15
-N_G_RESET = 9  # board[:N_G_RESET] is cleared for every game
-MAX_SLOTS = 4  # centre slots (one per player, FR-4)
-B_CENTRE, B_FACE, B_LOCK = 16, 20, 24  # + slot: relic card id (-1 empty), face up, locked
-B_RDECK = 32  # + i: the relic deck as a circular buffer of board[G_RMASK] + 1 cards
+_b = Offsets()
+G_FIRST = _b(1)  # first player this round
+G_ROUND = _b(1)
+G_TURNS = _b(1)  # mission turns of all seats (the dataset's ``turns``)
+G_RD_BOT = _b(1)  # the relic deck's bottom, a physical index of its circular buffer
+G_RD_N = _b(1)  # relics in the relic deck
+G_LAST = _b(1)  # the seat that stole last this round (FR-12)
+G_LOG_N = _b(1)  # log rows written
+G_START = _b(1)  # first player of the game
+G_SCRIPT = _b(1)  # script entries used
+N_G_RESET = _b.end  # board[:N_G_RESET] is cleared for every game
+# set at allocation and kept across games; G_NSEAT, G_SEAT_W, G_CAP: the part of the State
+# record's fixed-size arrays this config uses (seats, seat columns, cards per pile)
+G_SCRIPT_N = _b(1)
+G_LOG_CAP = _b(1)
+G_LOG0 = _b(1)  # aux row of the first log row
+G_RMASK = _b(1)  # the relic deck's circular buffer holds board[G_RMASK] + 1 cards
+G_NSEAT = _b(1)
+G_SEAT_W = _b(1)
+G_CAP = _b(1)
+B_CENTRE = _b(MAX_SLOTS)  # + slot: relic card id (-1 empty)
+B_FACE = _b(MAX_SLOTS)  # + slot: face up
+B_LOCK = _b(MAX_SLOTS)  # + slot: locked
+_b(MAX_SLOTS)  # unused
+B_RDECK = _b(MAX_CAP)  # + i: the relic deck as a circular buffer (at most MAX_CAP cards)
+BOARD_W = _b.end
 
 # State.pile[p, PILE_*, i]: the four piles of a seat; top of the deck = last card.
-PILE_DECK, PILE_HAND, PILE_DISC, PILE_CAPT = 0, 1, 2, 3
+PILE_DECK, PILE_HAND, PILE_DISC, PILE_CAPT = range(4)
 
 # State.seat[p, S_*]: per-seat scalars, then what the seat knows, then telemetry.
-(
-    S_DECK_N,  # S_DECK_N + PILE_* is the card count of that pile
-    S_HAND_N,
-    S_DISC_N,
-    S_CAPT_N,
-    S_DECK_KNOWN,  # top cards of own deck the owner knows (8, 7-rescue; FR-15)
-    S_THIEF,  # card played as thief this round, -1 none
-    S_STATUS,  # ST_*
-    S_NO_THIEF,  # FR-7: no Raven in hand when the Prelude ended
-    S_USED3,  # captured 3 used this round
-    S_USED1,  # captured 1 used this round
-    S_TURNS,  # mission turns taken this round
-    S_DOUBLED,  # relic card captured with the 6 (FR-10), -1 none
-    S_RD_TOP,  # relic card the seat knows is on top of the relic deck, -1 unknown
-    S_RD_BOT,  # same for the bottom
-    S_GEMS,  # gems the seat owns
-    S_CAPT_MASK,  # bit r: Raven r is captured
-    S_CAPT_RELICS,  # number of captured relics
-    S_RESCUE_OK,  # 1: the seat's best rescue gain in the greedy scratch row is current
-) = range(18)
+_s = Offsets()
+S_DECK_N = _s(1)  # S_DECK_N + PILE_* is the card count of that pile
+S_HAND_N = _s(1)
+S_DISC_N = _s(1)
+S_CAPT_N = _s(1)
+S_DECK_KNOWN = _s(1)  # top cards of own deck the owner knows (8, 7-rescue; FR-15)
+S_THIEF = _s(1)  # card played as thief this round, -1 none
+S_STATUS = _s(1)  # ST_*
+S_NO_THIEF = _s(1)  # FR-7: no Raven in hand when the Prelude ended
+S_USED3 = _s(1)  # captured 3 used this round
+S_USED1 = _s(1)  # captured 1 used this round
+S_TURNS = _s(1)  # mission turns taken this round
+S_DOUBLED = _s(1)  # relic card captured with the 6 (FR-10), -1 none
+S_RD_TOP = _s(1)  # relic card the seat knows is on top of the relic deck, -1 unknown
+S_RD_BOT = _s(1)  # same for the bottom
+S_GEMS = _s(1)  # gems the seat owns
+S_CAPT_MASK = _s(1)  # bit r: Raven r is captured
+S_CAPT_RELICS = _s(1)  # number of captured relics
+S_RESCUE_OK = _s(1)  # 1: the seat's best rescue gain in State.fv[V_RESCUE + p] is current
 # S_GEMS, S_CAPT_MASK, S_CAPT_RELICS and the per-type captured counts (ctype_col) are caches of
 # the piles kept up to date by capt_push/capt_take and the theft, so that rules and policies need
 # not scan the piles; scoring recounts from the piles; recount() rebuilds them (tests).
 # S_RESCUE_OK caches policies.rescue_value the same way: it depends only on the captured cards.
-S_CKNOWN = 18  # + slot: the seat knows the relic in that centre slot (FR-15)
-S_TELE = S_CKNOWN + MAX_SLOTS  # + event * n_card_types + card type: telemetry counts
+S_CKNOWN = _s(MAX_SLOTS)  # + slot: the seat knows the relic in that centre slot (FR-15)
+# + event * n_card_types + card type: telemetry counts; then, at ctype_col(t), the seat's captured
+# relics of type t (both parts sized by the config's card types, within the fixed width)
+S_TELE = _s(len(EVENTS) * (N_RAVENS + MAX_TYPES))
+_s(MAX_TYPES)
+SEAT_W = _s.end
+
+# State.fv: the greedy turn's float64 scratch values (policies._greedy_turn), both parts indexed
+# by card id, so that a pass over the hand reads a card's value with one load: action values
+# (Ravens: worked out each turn; relics: -inf, set once), then thief values (Ravens: each turn;
+# relics: NEG, set once, or each turn in configs with relic thieves), then each seat's cached
+# rescue_value.
+_v = Offsets()
+V_ACT = _v(MAX_CAP)  # + card id
+V_THIEF = _v(MAX_CAP)  # + card id
+V_RESCUE = _v(MAX_SEATS)  # + seat
+FV_W = _v.end
 
 # State.aux rows: two scratch rows, the script (tests), then the event log.
-AUX_TMP, AUX_TMP2, AUX_SCRIPT = 0, 1, 2
+AUX_TMP, AUX_TMP2, AUX_SCRIPT = range(3)
 
 # Turn moves (FR-5): play a Raven for its action, captured 3 / captured 1 turn action, thief.
-M_ACTION, M_CAPT3, M_CAPT1, M_THIEF, M_NONE = 0, 1, 2, 3, 4
+M_ACTION, M_CAPT3, M_CAPT1, M_THIEF, M_NONE = range(5)
 
 # Event codes of the game log (narrate.py turns them into words); row: code, then 7 ints.
 (
@@ -117,16 +152,14 @@ M_ACTION, M_CAPT3, M_CAPT1, M_THIEF, M_NONE = 0, 1, 2, 3, 4
 ) = range(26)
 
 # Score breakdown fields (score_breakdown).
-SB_CHESTS, SB_GEMS, SB_HOLLOWS, SB_CURSED, SB_FOUR, SB_PENALTY, SB_TOTAL, SB_N_GEMS = range(8)
+SB_CHESTS, SB_GEMS, SB_HOLLOWS, SB_CURSED, SB_FOUR, SB_PENALTY, SB_TOTAL, SB_N_GEMS = range(
+    N_SB := 8
+)
 
 
 # The fixed sizes of the State record (its layout must not depend on the config, or a config change
 # would compile the kernels again): seats, cards per pile, relic types, and from them the row
-# widths (tables.MAX_*).
-SEAT_W = S_TELE + 5 * (N_RAVENS + MAX_TYPES) + MAX_TYPES
-BOARD_W = B_RDECK + MAX_CAP  # the relic deck's circular buffer is at most MAX_CAP cards
-# State.fv: the greedy turn's float64 scratch values, laid out in policies (V_*)
-FV_W = 2 * MAX_CAP + MAX_SEATS
+# widths above (tables.MAX_*).
 # np.record: the record's arrays are attributes in plain Python too (NUMBA_DISABLE_JIT)
 STATE_DTYPE = np.dtype(
     (
@@ -275,9 +308,9 @@ def alloc_state(tb, log_cap, script):
     for i in range(script.shape[0]):
         aux[AUX_SCRIPT + i // width, i % width] = script[i]
     s = np.zeros(1, STATE_DTYPE)
-    fv = s[0].fv  # the relics' fixed values in it (policies.V_ACT)
-    fv[N_RAVENS:MAX_CAP] = -np.inf
-    fv[MAX_CAP + N_RAVENS : 2 * MAX_CAP] = NEG_VALUE
+    fv = s[0].fv  # the relics' fixed values in it (V_ACT, V_THIEF)
+    fv[V_ACT + N_RAVENS : V_ACT + MAX_CAP] = -np.inf
+    fv[V_THIEF + N_RAVENS : V_THIEF + MAX_CAP] = NEG
     board = s[0].board
     board[G_SCRIPT_N] = script.shape[0]
     board[G_LOG_CAP] = log_cap
@@ -289,23 +322,33 @@ def alloc_state(tb, log_cap, script):
     return s, aux
 
 
+@njit(cache=True)
+def alloc_scratch(tb):
+    """The per-game working arrays of engine.play_game, for the batch kernel (once per block)
+    and for narrate: (moves, order, score, rank, sb, cursed)."""
+    P = n_seats(tb)
+    cap = N_RAVENS + tb.r.params[P_N_RELICS]
+    moves = np.zeros((2 * cap + 2, 2), np.int32)  # legal_moves: an action and a thief per card
+    order = np.zeros(P, np.int32)  # steal_order
+    score = np.zeros(P, np.int32)
+    rank = np.zeros(P, np.int32)
+    sb = np.zeros(N_SB, np.int32)  # score_breakdown: SB_*
+    cursed = np.zeros(tb.r.params[P_N_TYPES], np.int32)  # captured cursed relics per type
+    return moves, order, score, rank, sb, cursed
+
+
 # ---------------------------------------------------------------- small helpers
 
 
 @njit(cache=True, _nrt=False)
 def emit(st, code, a, b, c, d, e, f, h):
-    n = st.r.board[G_LOG_N]
-    if n < st.r.board[G_LOG_CAP]:
-        row = st.aux[st.r.board[G_LOG0] + n]
-        row[0] = code
-        row[1] = a
-        row[2] = b
-        row[3] = c
-        row[4] = d
-        row[5] = e
-        row[6] = f
-        row[7] = h
-        st.r.board[G_LOG_N] = n + 1
+    """Log event ``code`` (E_*) with seven integers (the kit's log, kept in State.aux)."""
+    log_event(st.r.board, st.aux, G_LOG_N, G_LOG_CAP, G_LOG0, code, a, b, c, d, e, f, h)
+
+
+def log_rows(st: State) -> np.ndarray:
+    """A copy of the event log of ``st`` (int32[n, LOG_WIDTH])."""
+    return copy_log(st.aux, int(st.board[G_LOG0]), int(st.board[G_LOG_N]))
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -434,12 +477,20 @@ def captured_relics(st, p):
 
 @njit(cache=True, _nrt=False, inline="always")
 def can_capt3(tb, st, p):
-    return st.r.seat[p, S_USED3] == 0 and tb.r.params[P_CAPTURE + 2] == 1 and has_captured(st, p, 2)
+    return (
+        st.r.seat[p, S_USED3] == 0
+        and tb.r.params[P_CAPTURE + THREE] == 1
+        and has_captured(st, p, THREE)
+    )
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def can_capt1(tb, st, p):
-    if st.r.seat[p, S_USED1] != 0 or tb.r.params[P_CAPTURE + 0] == 0 or not has_captured(st, p, 0):
+    if (
+        st.r.seat[p, S_USED1] != 0
+        or tb.r.params[P_CAPTURE + ONE] == 0
+        or not has_captured(st, p, ONE)
+    ):
         return False
     for slot in range(n_seats(tb)):
         if st.r.board[B_CENTRE + slot] >= 0 and st.r.board[B_LOCK + slot] == 0:
@@ -455,16 +506,6 @@ def can_thief(tb, st, p, c):
     if c < N_RAVENS:
         return True
     return tb.r.cards[C_THIEF, rtype(tb, c)] == 1
-
-
-@njit(cache=True, _nrt=False)
-def shuffle(a, n, rng):
-    """Fisher-Yates shuffle of a[:n] with the stream ``rng`` (uint64[1])."""
-    for i in range(n - 1, 0, -1):
-        j = below(rng, i + 1)
-        t = a[i]
-        a[i] = a[j]
-        a[j] = t
 
 
 # ---------------------------------------------------------------- relic deck (circular)

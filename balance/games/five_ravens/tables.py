@@ -12,19 +12,38 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from balance.games.five_ravens.schema import MAX_RELIC_TYPES, MAX_RELICS
+from balance.games._kit import Offsets
+from balance.games.five_ravens.schema import (
+    MAX_RELIC_TYPES,
+    MAX_RELICS,
+    RAVEN_NAMES,
+    GreedyPolicy,
+)
 
-# Card ids inside the kernels: 0..8 are the Ravens of rank 1..9, 9 + i is relic instance i.
-N_RAVENS = 9
-RAVEN_NAMES = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+# Card ids inside the kernels: 0..8 are the Ravens of rank 1..9, 9 + i is relic instance i. Rule
+# code names the Ravens (``c == SEVEN``), never by number; ``c + 1`` is a Raven's rank.
+N_RAVENS = len(RAVEN_NAMES)
+ONE, TWO, THREE, FOUR, FIVE, SIX, SEVEN, EIGHT, NINE = range(N_RAVENS)
+
+# "Never chosen": far below any value a greedy choice can have (policies, and the tables'
+# derived values that stand for no choice).
+NEG = -1.0e18
 
 # Relic kinds (FR-2).
-K_CHEST, K_GEM, K_HOLLOW, K_CURSED = 0, 1, 2, 3
+K_CHEST, K_GEM, K_HOLLOW, K_CURSED = range(4)
 KIND_IDS = {"chest": K_CHEST, "gem": K_GEM, "hollow": K_HOLLOW, "cursed": K_CURSED}
 
 # Seat policy kinds.
-POL_RANDOM, POL_GREEDY, POL_SCRIPT = 0, 1, 2
+POL_RANDOM, POL_GREEDY, POL_SCRIPT = range(3)
 POLICY_KIND_IDS = {"random": POL_RANDOM, "greedy": POL_GREEDY}
+
+# Fixed sizes of the kernels' arrays: their layout must not depend on the config, or a config
+# change would compile the kernels again. schema.py turns configs past them away.
+MAX_SEATS = 4
+MAX_CAP = 256  # cards per pile: the 9 Ravens and every relic
+MAX_TYPES = MAX_RELIC_TYPES
+MAX_GEM_TABLE = 64
+assert N_RAVENS + MAX_RELICS <= MAX_CAP
 
 # Greedy weights, in GreedyPolicy field order (schema.py).
 GREEDY_WEIGHTS = (
@@ -46,69 +65,71 @@ GREEDY_WEIGHTS = (
     W_CAPT_COST,
 ) = range(len(GREEDY_WEIGHTS))
 N_WEIGHTS = len(GREEDY_WEIGHTS)
-# Columns derived from the weights and rules by compile_tables (the kernels never recompute them):
-W_TV = N_WEIGHTS  # + Raven index: the greedy thief value of that Raven, or its fixed part
-W_TV_FOUR = W_TV + N_RAVENS  # thief value of the 4 once the seat has its captured-relic bonus
-W_CV = W_TV_FOUR + 1  # + Raven index: greedy value of capturing that Raven with the 5 (fixed part)
-W_CV_FOUR = W_CV + N_RAVENS  # the same for the 4 once the seat has its captured-relic bonus
-W_SMALL = W_CV_FOUR + 1  # 1.0 when weights and rule numbers are small enough that every greedy
-#                          value is far above policies.NEG (the greedy turn's lone-thief shortcut)
-N_WEIGHT_COLS = W_SMALL + 1
+# Tables.weights[p, W_*]: the weights, then columns derived from the weights and rules by
+# compile_tables (the kernels never recompute them).
+_w = Offsets(N_WEIGHTS)
+W_TV = _w(N_RAVENS)  # + Raven: the greedy thief value of that Raven, or its fixed part
+W_TV_FOUR = _w(1)  # thief value of the 4 once the seat has its captured-relic bonus
+W_CV = _w(N_RAVENS)  # + Raven: greedy value of capturing that Raven with the 5 (fixed part)
+W_CV_FOUR = _w(1)  # the same for the 4 once the seat has its captured-relic bonus
+W_SMALL = _w(1)  # 1.0 when weights and rule numbers are small enough that every greedy value is
+#                  far above NEG (the greedy turn's lone-thief shortcut)
+N_WEIGHT_COLS = _w.end
 
 # Telemetry events, counted per (seat, card type); card types are the nine Ravens, then relic types.
 EVENTS = ("drawn", "played", "thief", "stolen", "captured")
 EV_DRAWN, EV_PLAYED, EV_THIEF, EV_STOLEN, EV_CAPTURED = range(len(EVENTS))
 
 # Tables.params: scalar rules, then per-Raven switches, seat policies and the gem table.
-(
-    P_PLAYERS,
-    P_ROUNDS,
-    P_HAND,
-    P_REMOVED,
-    P_N_RELICS,
-    P_N_TYPES,
-    P_HOLLOW,
-    P_HOLLOW_CAPT,
-    P_CURSED_SET,
-    P_CURSED_BONUS,
-    P_FOUR_BONUS,
-    P_FOUR_MIN,
-    P_EIGHT_PEN,
-    P_NINE_PEN,
-    P_SIX_MULT,
-    P_SIX_MAX,
-    P_MEAN_MILLI,  # prior value of an unseen relic, in thousandths of a point
-    P_N_TELE,  # number of telemetry columns
-    P_GEM_N,  # entries in the gem table (entry 0 = no gem = 0 points)
-) = range(19)
-P_RELIC_THIEVES = 19  # relic types that may be played as a thief (FR-7)
-P_ACTION = 20  # + Raven index: its action text is on
-P_CAPTURE = 29  # + Raven index: its capture effect is on
-P_SEAT = 38  # + seat: POL_* of the seat's policy
-P_GEM = 42  # + gems owned: points
-MAX_GEM_TABLE = 64
-P_ACTION_OFF = P_GEM + MAX_GEM_TABLE  # bit r: Raven r's action text is off (P_ACTION + r == 0)
-N_PARAMS = P_ACTION_OFF + 1
+_p = Offsets()
+P_PLAYERS = _p(1)
+P_ROUNDS = _p(1)
+P_HAND = _p(1)
+P_REMOVED = _p(1)
+P_N_RELICS = _p(1)
+P_N_TYPES = _p(1)
+P_HOLLOW = _p(1)
+P_HOLLOW_CAPT = _p(1)
+P_CURSED_SET = _p(1)
+P_CURSED_BONUS = _p(1)
+P_FOUR_BONUS = _p(1)
+P_FOUR_MIN = _p(1)
+P_EIGHT_PEN = _p(1)
+P_NINE_PEN = _p(1)
+P_SIX_MULT = _p(1)
+P_SIX_MAX = _p(1)
+P_MEAN_MILLI = _p(1)  # prior value of an unseen relic, in thousandths of a point
+P_N_TELE = _p(1)  # number of telemetry columns
+P_GEM_N = _p(1)  # entries in the gem table (entry 0 = no gem = 0 points)
+P_RELIC_THIEVES = _p(1)  # relic types that may be played as a thief (FR-7)
+P_ACTION = _p(N_RAVENS)  # + Raven: its action text is on
+P_CAPTURE = _p(N_RAVENS)  # + Raven: its capture effect is on
+P_SEAT = _p(MAX_SEATS)  # + seat: POL_* of the seat's policy
+P_GEM = _p(MAX_GEM_TABLE)  # + gems owned: points
+P_ACTION_OFF = _p(1)  # bit r: Raven r's action text is off (P_ACTION + r == 0)
+N_PARAMS = _p.end
 
-# Tables.cards rows: per relic instance, per relic type, per telemetry column.
-C_INST, C_KIND, C_VALUE, C_THIEF, C_TEV, C_TCARD = range(6)
-C_TYPEOF = 6  # [card id] -> card type: the Raven's index, or N_RAVENS + its relic type
+# Tables.cards rows: per relic instance, per relic type, per telemetry column, per card id.
+_c = Offsets()
+C_INST = _c(1)  # [relic instance] -> relic type
+C_KIND = _c(1)  # [relic type] -> K_*
+C_VALUE = _c(1)  # [relic type] -> chest value
+C_THIEF = _c(1)  # [relic type] -> 1: may be played as a thief (FR-7)
+C_TEV = _c(1)  # [telemetry column] -> event
+C_TCARD = _c(1)  # [telemetry column] -> card type
+C_TYPEOF = _c(1)  # [card id] -> card type: the Raven's index, or N_RAVENS + its relic type
 # [card id] -> what scoring adds up (engine._score_pile), 0 for Ravens: chest value, is a gem, is
 # a hollow, is cursed
-C_CHEST_V, C_IS_GEM, C_IS_HOLLOW, C_IS_CURSED = 7, 8, 9, 10
-N_CARD_ROWS = 11
+C_CHEST_V = _c(1)
+C_IS_GEM = _c(1)
+C_IS_HOLLOW = _c(1)
+C_IS_CURSED = _c(1)
+N_CARD_ROWS = _c.end
 
-
-# Fixed sizes of the kernels' arrays: their layout must not depend on the config, or a config
-# change would compile the kernels again. schema.py turns configs past them away.
-MAX_SEATS = 4
-MAX_CAP = 256  # cards per pile: the 9 Ravens and every relic
-MAX_TYPES = MAX_RELIC_TYPES
-assert N_RAVENS + MAX_RELICS <= MAX_CAP
 CARDS_W = max(MAX_CAP, 5 * (N_RAVENS + MAX_TYPES))  # the widest row of Tables.cards
 # Tables.cvmax[seat, cv_index(ravens)]: the largest W_CV value of a set of Ravens that are
 # neither the 4 nor the 7 (the 5's capture choice, policies.best_capture_value), NEG for none
-CV_RAVENS = (0, 1, 2, 4, 5, 7, 8)
+CV_RAVENS = (ONE, TWO, THREE, FIVE, SIX, EIGHT, NINE)
 CV_BITS = len(CV_RAVENS)
 TABLES_DTYPE = np.dtype(  # np.record: see state.STATE_DTYPE
     (
@@ -293,15 +314,15 @@ def _with_derived_values(weights: np.ndarray, params: np.ndarray) -> np.ndarray:
         for c in range(N_RAVENS):
             v = w[W_THIEF_RANK] * (c + 1) - w[W_CAPT_COST]
             on = params[P_CAPTURE + c] != 0
-            if on and c in (0, 1, 2):
+            if on and c in (ONE, TWO, THREE):
                 v = v + w[W_CAPTURE] * w[W_INFO]
-            elif on and c == 7:
+            elif on and c == EIGHT:
                 v = v + w[W_PENALTY] * -float(params[P_EIGHT_PEN])
-            elif on and c == 8:
+            elif on and c == NINE:
                 v = v + w[W_PENALTY] * -float(params[P_NINE_PEN])
             out[p, W_TV + c] = v
-        four = out[p, W_TV + 3]
-        if params[P_CAPTURE + 3]:
+        four = out[p, W_TV + FOUR]
+        if params[P_CAPTURE + FOUR]:
             four = four + w[W_CAPTURE] * float(params[P_FOUR_BONUS])
         out[p, W_TV_FOUR] = four
         # policies.best_capture's value of a Raven: capture gain, minus the cost twice, minus a
@@ -309,14 +330,14 @@ def _with_derived_values(weights: np.ndarray, params: np.ndarray) -> np.ndarray:
         for c in range(N_RAVENS):
             gain = 0.0
             on = params[P_CAPTURE + c] != 0
-            if on and c == 7:
+            if on and c == EIGHT:
                 gain = -float(params[P_EIGHT_PEN])
-            elif on and c == 8:
+            elif on and c == NINE:
                 gain = -float(params[P_NINE_PEN])
             g = gain - w[W_CAPT_COST]
             out[p, W_CV + c] = g - (w[W_CAPT_COST] + w[W_THIEF_RANK] * 0.1 * (c + 1))
-        g = (float(params[P_FOUR_BONUS]) if params[P_CAPTURE + 3] else 0.0) - w[W_CAPT_COST]
-        out[p, W_CV_FOUR] = g - (w[W_CAPT_COST] + w[W_THIEF_RANK] * 0.1 * 4)
+        g = (float(params[P_FOUR_BONUS]) if params[P_CAPTURE + FOUR] else 0.0) - w[W_CAPT_COST]
+        out[p, W_CV_FOUR] = g - (w[W_CAPT_COST] + w[W_THIEF_RANK] * 0.1 * (FOUR + 1))
         small = max(abs(x) for x in w) <= 1e6 and int(np.abs(params).max()) <= 100_000
         out[p, W_SMALL] = 1.0 if small and all(np.isfinite(w)) else 0.0
     return out
@@ -324,10 +345,8 @@ def _with_derived_values(weights: np.ndarray, params: np.ndarray) -> np.ndarray:
 
 def _cv_max(weights: np.ndarray) -> np.ndarray:
     """Tables.cvmax from the W_CV columns: for each subset of CV_RAVENS (bit k: CV_RAVENS[k]),
-    the largest of their W_CV values, or policies.NEG for the empty set. A maximum is exact, so
-    the kernel's lookup gives the same float as taking the maximum there."""
-    from balance.games.five_ravens.policies import NEG
-
+    the largest of their W_CV values, or NEG for the empty set. A maximum is exact, so the
+    kernel's lookup gives the same float as taking the maximum there."""
     out = np.full((weights.shape[0], 1 << CV_BITS), NEG, np.float64)
     for p in range(weights.shape[0]):
         for m in range(1, 1 << CV_BITS):
@@ -336,10 +355,4 @@ def _cv_max(weights: np.ndarray) -> np.ndarray:
 
 
 def _greedy_default(weight: str) -> float:
-    from balance.games.five_ravens.schema import GreedyPolicy
-
     return float(GreedyPolicy.model_fields[weight].default)
-
-
-def telemetry_columns(compiled: Compiled) -> list[str]:
-    return list(compiled.columns)

@@ -66,3 +66,9 @@ def impact_variants(config: Any) -> list[dict[str, Any]]:
                 }
             )
     return out
+
+
+def report_variants(config: Any) -> list[dict[str, Any]]:
+    """Variants a report always sets beside the config: none (every Five Ravens rule is in
+    ``balance impact``, and none is asked about by default)."""
+    return []

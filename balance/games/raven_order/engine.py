@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from balance.games._kit import check_play, clip_u8, saturated, saturation_rows, shuffle
 from balance.games.base import Chunk
 from balance.games.raven_order.policies import (
     ACT_BUILD,
@@ -58,7 +59,26 @@ from balance.games.raven_order.state import (
     A_TMP,
     B_DECK,
     BLOCK,
-    CAPU,
+    E_ATTACK,
+    E_BATTLE,
+    E_BUILD,
+    E_CANINE,
+    E_CONQUEST,
+    E_CORRUPT,
+    E_DEATH,
+    E_DESTROY,
+    E_END,
+    E_HARVEST,
+    E_LOOT,
+    E_POISON,
+    E_PREKILL,
+    E_RUNE,
+    E_SELL,
+    E_SQUIRE,
+    E_START,
+    E_STATUE,
+    E_TRAIN,
+    E_TURN,
     END_DESTRUCTION,
     END_DRAW,
     G_END,
@@ -90,6 +110,7 @@ from balance.games.raven_order.state import (
     U_TYPE,
     add_unit,
     advantage,
+    alloc_scratch,
     alloc_state,
     can_block,
     draw_rune,
@@ -161,42 +182,8 @@ from balance.games.raven_order.tables import (
 )
 from balance.rng import below, seed_stream
 
-# Log events (narrate.py): code, then up to seven integers.
-(
-    E_START,  # first, deck size
-    E_TURN,  # p, turn, gold, workers, buildings, units, runes in hand
-    E_HARVEST,  # p, gold gained, workers gained, runes drawn, gold now
-    E_BUILD,  # p, building, cost, gold left
-    E_STATUE,  # p, choice, amount
-    E_TRAIN,  # p, to type, cost, gold left
-    E_SELL,  # p, gold, gold now
-    E_RUNE,  # p, rune, host type (-1 druid / building), host
-    E_CORRUPT,  # p, unit type taken (-1 none, 0 worker), its rune
-    E_ATTACK,  # p, unit type, power, rune
-    E_CANINE,  # p, bonus
-    E_CONQUEST,  # p, workers
-    E_PREKILL,  # p (killer), source rune, victim type (0 worker)
-    E_BATTLE,  # p, attacker type, attacker power, blockers power, blockers, attacker dies
-    E_DEATH,  # owner, unit type, rune
-    E_SQUIRE,  # p
-    E_LOOT,  # p, gold
-    E_POISON,  # p (the rider's owner), victims
-    E_DESTROY,  # p (attacker), building
-    E_END,  # reason, winner, turns
-) = range(20)
-
-
 # ---------------------------------------------------------------------------------------------
 # Setup and Harvest
-
-
-@njit(cache=True, _nrt=False)
-def shuffle(a, n, rng):
-    for i in range(n - 1, 0, -1):
-        j = below(rng, i + 1)
-        t = a[i]
-        a[i] = a[j]
-        a[j] = t
 
 
 @njit(cache=True, _nrt=False)
@@ -715,15 +702,15 @@ def play_batch(
     out_order,
     out_extra,
     out_tele,
+    out_clipped,
 ):
-    """Play games [first_game, first_game + n_games) into row i of the output arrays."""
+    """Play games [first_game, first_game + n_games) into row i of the output arrays; block b
+    counts the telemetry cells it clipped at 255 in row b of ``out_clipped`` (per column)."""
     n_blocks = (n_games + BLOCK - 1) // BLOCK
     for blk in prange(n_blocks):
         st = alloc_state(tb, 0)
-        act = np.zeros(3, np.int32)
-        group = np.zeros(CAPU, np.int32)
-        powers = np.zeros(CAPU, np.int32)
-        kills = np.zeros(CAPU, np.int32)
+        act, group, powers, kills = alloc_scratch()
+        clipped = out_clipped[blk]
         lo = blk * BLOCK
         hi = min(n_games, lo + BLOCK)
         for g in range(lo, hi):
@@ -740,8 +727,7 @@ def play_batch(
                 out_extra[g, p, 1] = st.pl[p, PL_WORKERS]
                 out_extra[g, p, 2] = st.pl[p, PL_GOLD]
                 for j in range(N_TELE):
-                    v = st.pl[p, PL_TELE + j]
-                    out_tele[g, p, j] = 255 if v > 255 else v
+                    out_tele[g, p, j] = clip_u8(st.pl[p, PL_TELE + j], clipped, j)
 
 
 EXTRA_COLUMNS = ("units", "workers", "gold")
@@ -749,10 +735,7 @@ EXTRA_COLUMNS = ("units", "workers", "gold")
 
 def play(compiled: Compiled, seed: int, first_game: int, n_games: int) -> Chunk:
     """Play a chunk of games; the Python layer of the batch kernel (checks, allocation)."""
-    if n_games < 0 or first_game < 0:
-        raise ValueError("first_game and n_games must be >= 0")
-    if not 0 <= seed < 2**63:
-        raise ValueError(f"seed must be in [0, 2**63), got {seed}")
+    check_play(seed, first_game, n_games)
     tb = compiled.k
     score = np.zeros((n_games, 2), np.int32)
     rank = np.zeros((n_games, 2), np.int32)
@@ -761,6 +744,7 @@ def play(compiled: Compiled, seed: int, first_game: int, n_games: int) -> Chunk:
     order = np.zeros((n_games, 2), np.int32)
     extra = np.zeros((n_games, 2, len(EXTRA_COLUMNS)), np.int32)
     tel = np.zeros((n_games, 2, N_TELE), np.uint8)
+    clipped = saturation_rows(n_games, BLOCK, N_TELE)
     play_batch(
         tb,
         np.int64(seed),
@@ -773,6 +757,7 @@ def play(compiled: Compiled, seed: int, first_game: int, n_games: int) -> Chunk:
         order,
         extra,
         tel,
+        clipped,
     )
     return Chunk(
         first_game=first_game,
@@ -783,4 +768,5 @@ def play(compiled: Compiled, seed: int, first_game: int, n_games: int) -> Chunk:
         order=order,
         telemetry=tel,
         extra={name: np.ascontiguousarray(extra[:, :, k]) for k, name in enumerate(EXTRA_COLUMNS)},
+        saturated=saturated(clipped),
     )

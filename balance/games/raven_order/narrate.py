@@ -1,51 +1,72 @@
 """The Raven Order replay: one game of a run, told event by event (``balance replay``).
 
-``narrate(compiled, seed, game)`` replays game ``game`` of the run seeded with ``seed`` with the
+``replay(compiled, seed, game)`` replays game ``game`` of the run seeded with ``seed`` with the
 batch kernel's own per-game function (``engine.play_game``, with the arguments ``play_batch``
-gives it) on a state that keeps an event log, so the replay is the dataset's game, and turns the
-log into lines: gold, builds, training, runes, each battle with its powers and deaths, and razed
-buildings. It is a designer's view: the runes in both hands are named.
+gives it) on a state that keeps an event log (``play_logged``), so the replay is the dataset's
+game, turns the log into lines (``tell``): gold, builds, training, runes, each battle with its
+powers and deaths, and razed buildings, and returns them with the outcome as a ``base.Replay``;
+the plugin's ``narrate`` is its lines. It is a designer's view: the runes in both hands are named.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
-from balance.games.raven_order import engine as e
+from balance.games import _kit as kit
+from balance.games._kit import Logged
+from balance.games.base import Replay
+from balance.games.raven_order import engine, state
 from balance.games.raven_order.schema import BUILDING_NAMES, RUNE_NAMES, UNIT_NAMES
 from balance.games.raven_order.state import (
-    CAPU,
-    G_LOG0,
-    G_LOG_N,
-    LOG_WIDTH,
+    END_DESTRUCTION,
+    G_END,
+    G_TURN,
     PL_BRUNE,
     PL_BUILT,
     PL_CNT,
     PL_GOLD,
     PL_HAND,
     PL_WORKERS,
+    alloc_scratch,
     alloc_state,
+    log_rows,
 )
-from balance.games.raven_order.tables import STATUE_CHOICES, Compiled
+from balance.games.raven_order.tables import DRUID, RIDER, SENTRY, STATUE_CHOICES, Compiled
 
-LOG_CAP = 4096  # log rows of a first try; a game that fills them is replayed with more
-
-
-class Replay(NamedTuple):
-    """One game told in lines, with the kernel's scores, ranks, turns and end reason."""
-
-    lines: list[str]
-    scores: np.ndarray  # int32[2]
-    ranks: np.ndarray  # int32[2]
-    turns: int
-    end_reason: int  # index into the plugin's end_reasons
+LOG_CAP = kit.LOG_CAP  # log rows of a first try; a game that fills them is replayed with more
 
 
-def narrate(compiled: Compiled, seed: int, game: int) -> list[str]:
-    """Game ``game`` of the run seeded with ``seed``, event by event, in words."""
-    return replay(compiled, seed, game).lines
+def replay(compiled: Compiled, seed: int, game: int) -> Replay:
+    """Game ``game`` of run ``seed`` in lines, with its outcome (row ``game`` of a dataset)."""
+    logged = play_logged(compiled, seed, game)
+    lines = tell(compiled, logged, seed, game)
+    return Replay(lines, logged.score, logged.rank, logged.turns, logged.end_reason)
+
+
+def play_logged(compiled: Compiled, seed: int, game: int) -> Logged:
+    """Play game ``game`` of run ``seed`` exactly as ``engine.play_batch`` does, keeping the log."""
+    tb = compiled.k
+
+    def play(cap: int) -> Logged:
+        st = alloc_state(tb, cap)
+        act, group, powers, kills = alloc_scratch()
+        engine.play_game(tb, st, np.int64(seed), np.int64(game), act, group, powers, kills)
+        score = np.zeros(2, np.int32)
+        rank = np.zeros(2, np.int32)
+        for p in range(2):
+            score[p], rank[p] = engine.outcome(st, p)
+        # as play_batch writes turns and end_reason
+        turns = int(st.board[G_TURN]) + 1
+        return Logged(log_rows(st), st, score, rank, turns, int(st.board[G_END]) - 1)
+
+    return kit.play_logged(play, seed, game, LOG_CAP)
+
+
+def tell(compiled: Compiled, logged: Logged, seed: int, game: int) -> list[str]:
+    """The lines of a logged game: its events, then each seat's final position; raises
+    ValueError on an event code it does not know."""
+    lines = _tell(compiled, logged.log, seed, game)
+    return lines + _final(compiled, logged.state, logged.score, logged.rank)
 
 
 def _rune(r: int) -> str:
@@ -67,39 +88,6 @@ def _seat(p: int) -> str:
     return f"seat {p}"
 
 
-def replay(compiled: Compiled, seed: int, game: int) -> Replay:
-    """Replay game ``game`` of run ``seed``: its lines and outcome (as in the dataset)."""
-    if game < 0:
-        raise ValueError(f"game must be >= 0, got {game}")
-    if not 0 <= seed < 2**63:
-        raise ValueError(f"seed must be in [0, 2**63), got {seed}")
-    tb = compiled.k
-    cap = LOG_CAP
-    while True:
-        st = alloc_state(tb, cap)
-        act = np.zeros(3, np.int32)
-        group = np.zeros(CAPU, np.int32)
-        powers = np.zeros(CAPU, np.int32)
-        kills = np.zeros(CAPU, np.int32)
-        e.play_game(tb, st, np.int64(seed), np.int64(game), act, group, powers, kills)
-        n = int(st.board[G_LOG_N])
-        if n < cap:
-            break
-        cap *= 4
-    log0 = int(st.board[G_LOG0])
-    log = st.aux[log0 : log0 + n, :LOG_WIDTH]
-    scores = np.zeros(2, np.int32)
-    ranks = np.zeros(2, np.int32)
-    for p in range(2):
-        s, r = e.outcome(st, p)
-        scores[p], ranks[p] = s, r
-    turns = int(st.board[e.G_TURN]) + 1
-    end_reason = int(st.board[e.G_END]) - 1
-    lines = _tell(compiled, log, seed, game)
-    lines += _final(compiled, st, scores, ranks)
-    return Replay(lines, scores, ranks, turns, end_reason)
-
-
 def _final(compiled: Compiled, st, scores: np.ndarray, ranks: np.ndarray) -> list[str]:
     """Each seat's final position: buildings (with runes), units, workers, gold, runes in hand."""
     out = ["Final position"]
@@ -111,7 +99,7 @@ def _final(compiled: Compiled, st, scores: np.ndarray, ranks: np.ndarray) -> lis
                 blds.append(_bld(b) + (f" ({_rune(r)})" if r >= 0 else ""))
         units = ", ".join(
             f"{int(st.pl[p, PL_CNT + t])} {_unit(t, plural=int(st.pl[p, PL_CNT + t]) != 1)}"
-            for t in (1, 2, 3)
+            for t in (SENTRY, RIDER, DRUID)
         )
         hand = [_rune(r) for r in range(len(RUNE_NAMES)) for _ in range(int(st.pl[p, PL_HAND + r]))]
         place = (
@@ -135,25 +123,25 @@ def _tell(compiled: Compiled, log: np.ndarray, seed: int, game: int) -> list[str
     out: list[str] = []
     for row in log:
         code, a, b, c, d, f, g, h = (int(x) for x in row)
-        if code == e.E_START:
+        if code == state.E_START:
             out.append(
                 f"Game {game} of seed {seed}: seat 0 plays {seats[0]}, seat 1 plays {seats[1]}; "
                 f"seat {a} goes first; the rune deck holds {b} runes."
             )
-        elif code == e.E_TURN:
+        elif code == state.E_TURN:
             out.append("")
             out.append(
                 f"Turn {b + 1}, seat {a} ({seats[a]}): {c} gold, {d} workers, {f} buildings, "
                 f"{g} units, {h} runes in hand."
             )
-        elif code == e.E_HARVEST:
+        elif code == state.E_HARVEST:
             parts = [f"+{b} gold" if b >= 0 else f"{b} gold", f"+{c} worker{'s' if c != 1 else ''}"]
             if d:
                 parts.append(f"draws {d} rune{'s' if d != 1 else ''}")
             out.append(f"  Harvest: {', '.join(parts)} (gold {f}).")
-        elif code == e.E_BUILD:
+        elif code == state.E_BUILD:
             out.append(f"  Builds {_bld(b)} for {c} gold (gold {d}).")
-        elif code == e.E_STATUE:
+        elif code == state.E_STATUE:
             what = STATUE_CHOICES[b]
             text = {
                 "workers": f"takes {c} workers",
@@ -161,14 +149,14 @@ def _tell(compiled: Compiled, log: np.ndarray, seed: int, game: int) -> list[str
                 "builds": f"may build {c} more buildings this turn",
             }[what]
             out.append(f"    The Statue: {text}.")
-        elif code == e.E_TRAIN:
+        elif code == state.E_TRAIN:
             out.append(f"  Trains a {_unit(b)} for {c} gold (gold {d}).")
-        elif code == e.E_SELL:
+        elif code == state.E_SELL:
             out.append(f"  Sells a worker for {b} gold (gold {c}).")
-        elif code == e.E_RUNE:
+        elif code == state.E_RUNE:
             host = "a druid" if c < 0 else f"the {_bld(d)}"
             out.append(f"  Plays {_rune(b)} on {host}.")
-        elif code == e.E_CORRUPT:
+        elif code == state.E_CORRUPT:
             if b < 0:
                 out.append("    Corruption finds no enemy unit to take.")
             else:
@@ -176,35 +164,35 @@ def _tell(compiled: Compiled, log: np.ndarray, seed: int, game: int) -> list[str
                 out.append(
                     f"    Corruption takes an enemy {_unit(b)}{rune}; it cannot attack this turn."
                 )
-        elif code == e.E_ATTACK:
+        elif code == state.E_ATTACK:
             rune = f", {_rune(d)}" if d >= 0 else ""
             out.append(f"  War: a {_unit(b)} attacks (power {c}{rune}).")
-        elif code == e.E_CANINE:
+        elif code == state.E_CANINE:
             out.append(f"    Canine: one rider gains +{b} power.")
-        elif code == e.E_CONQUEST:
+        elif code == state.E_CONQUEST:
             out.append(f"    Conquest: +{b} worker{'s' if b != 1 else ''}.")
-        elif code == e.E_PREKILL:
+        elif code == state.E_PREKILL:
             out.append(f"    {_rune(b)} kills an enemy {_unit(c)} before the battle.")
-        elif code == e.E_BATTLE:
+        elif code == state.E_BATTLE:
             verdict = "the attacker dies" if g else "the attacker survives"
             out.append(
                 f"  Battle: a {_unit(b)} of power {c} against {f} blocker{'s' if f != 1 else ''}"
                 f" of total power {d}: {verdict}."
             )
-        elif code == e.E_DEATH:
+        elif code == state.E_DEATH:
             rune = f" (its {_rune(c)} is lost)" if c >= 0 else ""
             out.append(f"    Seat {a}'s {_unit(b)} dies{rune}.")
-        elif code == e.E_SQUIRE:
+        elif code == state.E_SQUIRE:
             out.append("    Squire: a worker dies in the rider's place.")
-        elif code == e.E_LOOT:
+        elif code == state.E_LOOT:
             out.append(f"    Looting: +{b} gold.")
-        elif code == e.E_POISON:
+        elif code == state.E_POISON:
             out.append(f"    Poisons: {b} more blocker{'s' if b != 1 else ''} die.")
-        elif code == e.E_DESTROY:
+        elif code == state.E_DESTROY:
             out.append(f"  An unblocked attacker destroys seat {1 - a}'s {_bld(b)}.")
-        elif code == e.E_END:
+        elif code == state.E_END:
             out.append("")
-            if a == 1:
+            if a == END_DESTRUCTION:
                 out.append(
                     f"Seat {b} ({seats[b]}) wins: seat {1 - b} has no building left "
                     f"after {c} turns."

@@ -15,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from balance.games._kit import Offsets, copy_log, log_event
 from balance.games.raven_order.tables import (
     ACAD1,
     ACAD2,
@@ -27,6 +28,7 @@ from balance.games.raven_order.tables import (
     N_TELE,
     NB,
     NR,
+    NU,
     P_DECK_N,
     P_POWER,
     RIDER,
@@ -43,60 +45,83 @@ from balance.games.raven_order.tables import (
 )
 
 CAPU = 128  # sentries, riders and druids a seat can hold (the engine's only bound; RO-4)
-LOG_WIDTH = 8
 BLOCK = 64  # games per block of the batch kernel (state is allocated once per block)
 
 # State.pl[p, PL_*]: per-seat scalars, then per building, per rune, and telemetry.
-(
-    PL_GOLD,
-    PL_WORKERS,
-    PL_NU,  # rows used in State.units[p]
-    PL_BUILDS,  # buildings it may still build this turn (RO-3)
-    PL_NBLD,  # buildings standing
-    PL_ACAD,  # academies standing (RO-10: academy count)
-    PL_HAND_N,  # runes in hand
-    PL_ACTIONS,  # construction actions taken this turn
-) = range(8)
-PL_BUILT = 8  # + building: 1 if standing
-PL_BRUNE = PL_BUILT + NB  # + building: rune on it, -1 none
-PL_HAND = PL_BRUNE + NB  # + rune: copies in hand (hidden from the opponent)
-PL_INPLAY = PL_HAND + NR  # + rune: copies in play on its units and buildings
-PL_CNT = PL_INPLAY + NR  # + unit type: living units of that type (sentry, rider, druid)
-PL_TELE = PL_CNT + 4  # + telemetry column (tables.TE_*)
-N_PL = PL_TELE + N_TELE
+_pl = Offsets()
+PL_GOLD = _pl(1)
+PL_WORKERS = _pl(1)
+PL_NU = _pl(1)  # rows used in State.units[p]
+PL_BUILDS = _pl(1)  # buildings it may still build this turn (RO-3)
+PL_NBLD = _pl(1)  # buildings standing
+PL_ACAD = _pl(1)  # academies standing (RO-10: academy count)
+PL_HAND_N = _pl(1)  # runes in hand
+PL_ACTIONS = _pl(1)  # construction actions taken this turn
+PL_BUILT = _pl(NB)  # + building: 1 if standing
+PL_BRUNE = _pl(NB)  # + building: rune on it, -1 none
+PL_HAND = _pl(NR)  # + rune: copies in hand (hidden from the opponent)
+PL_INPLAY = _pl(NR)  # + rune: copies in play on its units and buildings
+PL_CNT = _pl(NU)  # + unit type: living units of that type (sentry, rider, druid)
+PL_TELE = _pl(N_TELE)  # + telemetry column (tables.TE_*)
+N_PL = _pl.end
 
 # State.units[p, i, U_*]
-U_TYPE, U_RUNE, U_FRESH, U_TIRED, U_NOATK, U_DEAD = range(6)
-N_U = 6
+U_TYPE, U_RUNE, U_FRESH, U_TIRED, U_NOATK, U_DEAD = range(N_U := 6)
 NEVER = -1000  # a turn long past, for U_FRESH / U_TIRED / U_NOATK
 
 # State.board: game scalars, then the rune deck (top = index G_DECK_TOP).
-(
-    G_TURN,
-    G_ACTIVE,
-    G_FIRST,
-    G_DECK_TOP,
-    G_END,
-    G_WINNER,
-    G_LOG_N,
-    G_NATK,
-) = range(8)
-G_LOG_CAP, G_LOG0 = 8, 9  # set at allocation, kept across games
-N_G_RESET = 8
-B_DECK = 12  # + i: rune id of deck card i
+_b = Offsets()
+G_TURN = _b(1)
+G_ACTIVE = _b(1)
+G_FIRST = _b(1)
+G_DECK_TOP = _b(1)
+G_END = _b(1)  # END_*
+G_WINNER = _b(1)  # -1: a draw
+G_LOG_N = _b(1)  # log rows written
+G_NATK = _b(1)  # attackers of the war in progress
+N_G_RESET = _b.end  # board[:N_G_RESET] is cleared for every game
+G_LOG_CAP = _b(1)  # set at allocation, kept across games
+G_LOG0 = _b(1)  # aux row of the first log row
+_b(2)  # unused
+B_DECK = _b(0)  # + i: rune id of deck card i (as many as the config's deck holds)
 
-END_NONE, END_DESTRUCTION, END_DRAW = 0, 1, 2
+END_NONE, END_DESTRUCTION, END_DRAW = range(3)
 
 # State.aux rows (width CAPU): the war's working arrays, policy scratch, then the log.
-A_ATK = 0  # [a]: attacker a's unit row
-A_APOW = 1  # [a]: attacker a's power in its battle
-A_AWK = 2  # [a]: workers blocking attacker a
-A_BLK = 3  # [i]: defender unit row i blocks attacker A_BLK[i], -1 none
-A_BONUS = 4  # [a]: temporary power of attacker a (Canine)
-A_BPOW = 5  # [i]: defender unit i's power in its battle
-A_TMP = 6  # 3 rows of policy scratch
-AUX_LOG = 9
+_a = Offsets()
+A_ATK = _a(1)  # [a]: attacker a's unit row
+A_APOW = _a(1)  # [a]: attacker a's power in its battle
+A_AWK = _a(1)  # [a]: workers blocking attacker a
+A_BLK = _a(1)  # [i]: defender unit row i blocks attacker A_BLK[i], -1 none
+A_BONUS = _a(1)  # [a]: temporary power of attacker a (Canine)
+A_BPOW = _a(1)  # [i]: defender unit i's power in its battle
+A_TMP = _a(3)  # 3 rows of policy scratch
+AUX_LOG = _a.end  # + i: log row i
 N_AUX = AUX_LOG
+
+# Log events (narrate.py): code, then up to seven integers.
+(
+    E_START,  # first, deck size
+    E_TURN,  # p, turn, gold, workers, buildings, units, runes in hand
+    E_HARVEST,  # p, gold gained, workers gained, runes drawn, gold now
+    E_BUILD,  # p, building, cost, gold left
+    E_STATUE,  # p, choice, amount
+    E_TRAIN,  # p, to type, cost, gold left
+    E_SELL,  # p, gold, gold now
+    E_RUNE,  # p, rune, host type (-1 druid / building), host
+    E_CORRUPT,  # p, unit type taken (-1 none, 0 worker), its rune
+    E_ATTACK,  # p, unit type, power, rune
+    E_CANINE,  # p, bonus
+    E_CONQUEST,  # p, workers
+    E_PREKILL,  # p (killer), source rune, victim type (0 worker)
+    E_BATTLE,  # p, attacker type, attacker power, blockers power, blockers, attacker dies
+    E_DEATH,  # owner, unit type, rune
+    E_SQUIRE,  # p
+    E_LOOT,  # p, gold
+    E_POISON,  # p (the rider's owner), victims
+    E_DESTROY,  # p (attacker), building
+    E_END,  # reason, winner, turns
+) = range(20)
 
 
 class State(NamedTuple):
@@ -124,24 +149,30 @@ def alloc_state(tb, log_cap):
 
 
 @njit(cache=True)
+def alloc_scratch():
+    """The per-game working arrays of engine.play_game, for the batch kernel (once per block)
+    and for narrate: (act, group, powers, kills)."""
+    act = np.zeros(3, np.int32)  # the chosen construction action: kind, a, b
+    group = np.zeros(CAPU, np.int32)  # a battle group's unit rows
+    powers = np.zeros(CAPU, np.int32)
+    kills = np.zeros(CAPU, np.int32)
+    return act, group, powers, kills
+
+
+@njit(cache=True)
 def copy_state(st):
     return State(st.pl.copy(), st.units.copy(), st.board.copy(), st.rng.copy(), st.aux.copy())
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def emit(st, code, a, b, c, d, e, f, h):
-    n = st.board[G_LOG_N]
-    if n < st.board[G_LOG_CAP]:
-        row = st.aux[st.board[G_LOG0] + n]
-        row[0] = code
-        row[1] = a
-        row[2] = b
-        row[3] = c
-        row[4] = d
-        row[5] = e
-        row[6] = f
-        row[7] = h
-        st.board[G_LOG_N] = n + 1
+    """Log event ``code`` (E_*) with seven integers (the kit's log, kept in State.aux)."""
+    log_event(st.board, st.aux, G_LOG_N, G_LOG_CAP, G_LOG0, code, a, b, c, d, e, f, h)
+
+
+def log_rows(st: State) -> np.ndarray:
+    """A copy of the event log of ``st`` (int32[n, LOG_WIDTH])."""
+    return copy_log(st.aux, int(st.board[G_LOG0]), int(st.board[G_LOG_N]))
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -298,7 +329,7 @@ def recount(st) -> None:
         st.pl[p, PL_ACAD] = int(sum(st.pl[p, PL_BUILT + b] for b in (ACAD1, ACAD2, ACAD3)))
         st.pl[p, PL_HAND_N] = int(st.pl[p, PL_HAND : PL_HAND + NR].sum())
         st.pl[p, PL_INPLAY : PL_INPLAY + NR] = 0
-        st.pl[p, PL_CNT : PL_CNT + 4] = 0
+        st.pl[p, PL_CNT : PL_CNT + NU] = 0
         for b in range(NB):
             r = st.pl[p, PL_BRUNE + b]
             if st.pl[p, PL_BUILT + b] and r >= 0:

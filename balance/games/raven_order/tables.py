@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from balance.games._kit import Offsets
 from balance.games.raven_order.schema import (
     BUILDING_NAMES,
     RUNE_DEFAULTS,
@@ -74,33 +75,35 @@ POLICY_KIND_IDS = {"random": POL_RANDOM, "heuristic": POL_HEURISTIC}
 STATUE_CHOICES = ("workers", "runes", "builds")
 STATUE_WORKERS, STATUE_RUNES, STATUE_BUILDS = range(3)
 
-# Tables.params: scalar rules.
-(
-    P_TURN_CAP,
-    P_START_GOLD,
-    P_START_HAND,
-    P_COMP_SENTRIES,
-    P_COMP_WORKERS,
-    P_COMP_GOLD,
-    P_HARVEST_WORKERS,
-    P_SELL,
-    P_STATUE_WORKERS,
-    P_STATUE_RUNES,
-    P_STATUE_BUILDS,
-    P_DECK_N,
-) = range(12)
-P_POWER = 12  # + unit type: base power
-P_COST = 16  # + unit type: gold to train it from the type below
-P_START_BLD = 20  # + building: 1 if each player starts with it
-N_PARAMS = P_START_BLD + NB
+# Tables.params: scalar rules, then per unit type and per building.
+_p = Offsets()
+P_TURN_CAP = _p(1)
+P_START_GOLD = _p(1)
+P_START_HAND = _p(1)
+P_COMP_SENTRIES = _p(1)
+P_COMP_WORKERS = _p(1)
+P_COMP_GOLD = _p(1)
+P_HARVEST_WORKERS = _p(1)
+P_SELL = _p(1)
+P_STATUE_WORKERS = _p(1)
+P_STATUE_RUNES = _p(1)
+P_STATUE_BUILDS = _p(1)
+P_DECK_N = _p(1)
+P_POWER = _p(NU)  # + unit type: base power
+P_COST = _p(NU)  # + unit type: gold to train it from the type below
+P_START_BLD = _p(NB)  # + building: 1 if each player starts with it
+N_PARAMS = _p.end
 
 # Tables.bld[b, BD_*]
-BD_COST, BD_REQ, BD_GOLD, BD_WORKERS, BD_RUNES = range(5)
-# Tables.rune[r, RN_*]
+BD_COST, BD_REQ, BD_GOLD, BD_WORKERS, BD_RUNES = range(N_BD := 5)
+# Tables.rune[r, RN_*]: count, target and level, then the RUNE_COLUMNS values from RN_POWER on.
+RUNE_COLUMNS = ("power", "workers", "gold", "kills", "min_riders", "rider_cost", "druid_cost")
+_r = Offsets()
+RN_COUNT = _r(1)
+RN_TARGET = _r(1)
+RN_LEVEL = _r(1)
+RN_VALUES = _r(len(RUNE_COLUMNS))  # + j: the rune's RUNE_COLUMNS[j]
 (
-    RN_COUNT,
-    RN_TARGET,
-    RN_LEVEL,
     RN_POWER,
     RN_WORKERS,
     RN_GOLD,
@@ -108,27 +111,36 @@ BD_COST, BD_REQ, BD_GOLD, BD_WORKERS, BD_RUNES = range(5)
     RN_MIN_RIDERS,
     RN_RIDER_COST,
     RN_DRUID_COST,
-) = range(10)
-RUNE_COLUMNS = ("power", "workers", "gold", "kills", "min_riders", "rider_cost", "druid_cost")
+) = range(RN_VALUES, RN_VALUES + len(RUNE_COLUMNS))
+N_RN = _r.end
 
 # Tables.seat[p, SP_*]: the seat's policy settings that are integers.
-SP_KIND, SP_ARMY, SP_SAVE, SP_KEEP, SP_STATUE, SP_MAXACT, SP_MAXARMY, SP_SELL, SP_ORDER_N = range(9)
-SP_ORDER = 9  # + i: i-th building of the build order
-N_SEAT = SP_ORDER + NB
+_s = Offsets()
+SP_KIND = _s(1)
+SP_ARMY = _s(1)
+SP_SAVE = _s(1)
+SP_KEEP = _s(1)
+SP_STATUE = _s(1)
+SP_MAXACT = _s(1)
+SP_MAXARMY = _s(1)
+SP_SELL = _s(1)
+SP_ORDER_N = _s(1)
+SP_ORDER = _s(NB)  # + i: i-th building of the build order
+N_SEAT = _s.end
 # Tables.weights[p, W_*]
-W_DEFENCE, W_ATTACK, W_TRADE, W_RANDOM_ATTACK = range(4)
-N_WEIGHTS = 4
+W_DEFENCE, W_ATTACK, W_TRADE, W_RANDOM_ATTACK = range(N_WEIGHTS := 4)
 
-# Telemetry columns: fixed layout, State.pl[p, PL_TELE + column].
-TE_DRAWN = 0  # + rune
-TE_PLAYED = TE_DRAWN + NR  # + rune
-TE_BUILT = TE_PLAYED + NR  # + building
-TE_LOST_B = TE_BUILT + NB  # + building
-TE_TRAINED = TE_LOST_B + NB  # + unit type - 1 (sentry, rider, druid)
-TE_LOST_U = TE_TRAINED + 3  # + unit type
-TE_ATTACKED = TE_LOST_U + NU  # + unit type - 2 (rider, druid)
-TE_SOLD = TE_ATTACKED + 2
-N_TELE = TE_SOLD + 1
+# Telemetry columns: fixed layout, State.pl[p, PL_TELE + column] (telemetry_names).
+_t = Offsets()
+TE_DRAWN = _t(NR)  # + rune
+TE_PLAYED = _t(NR)  # + rune
+TE_BUILT = _t(NB)  # + building
+TE_LOST_B = _t(NB)  # + building
+TE_TRAINED = _t(NU - 1)  # + unit type - 1 (sentry, rider, druid)
+TE_LOST_U = _t(NU)  # + unit type
+TE_ATTACKED = _t(NU - 2)  # + unit type - 2 (rider, druid)
+TE_SOLD = _t(1)
+N_TELE = _t.end
 
 
 def telemetry_names() -> tuple[str, ...]:
@@ -148,8 +160,8 @@ class Tables(NamedTuple):
     """The compiled rules: the only thing the kernels see."""
 
     params: np.ndarray  # int32[N_PARAMS]; indexed by P_*
-    bld: np.ndarray  # int32[NB, 5]; BD_* per building
-    rune: np.ndarray  # int32[NR, 10]; RN_* per rune
+    bld: np.ndarray  # int32[NB, N_BD]; BD_* per building
+    rune: np.ndarray  # int32[NR, N_RN]; RN_* per rune
     seat: np.ndarray  # int32[2, N_SEAT]; SP_* per seat
     weights: np.ndarray  # float64[2, N_WEIGHTS]; W_* per seat
 
@@ -194,7 +206,7 @@ def compile_tables(config: Any, seat_rows: list[Any] | None = None) -> Compiled:
     for name in rules.starting_buildings:
         params[P_START_BLD + BUILDING_NAMES.index(name)] = 1
 
-    bld = np.zeros((NB, 5), np.int32)
+    bld = np.zeros((NB, N_BD), np.int32)
     for b, name in enumerate(BUILDING_NAMES):
         d = rules.buildings[name]
         bld[b] = (
@@ -205,7 +217,7 @@ def compile_tables(config: Any, seat_rows: list[Any] | None = None) -> Compiled:
             d.runes,
         )
 
-    rune = np.zeros((NR, 10), np.int32)
+    rune = np.zeros((NR, N_RN), np.int32)
     for r, name in enumerate(RUNE_NAMES):
         d = rules.runes[name]
         target = d.target or RUNE_DEFAULTS[name][0]

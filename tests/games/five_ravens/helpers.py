@@ -56,6 +56,7 @@ from balance.games.five_ravens.state import (
     G_RMASK,
     LOG_WIDTH,
     MAX_SLOTS,
+    N_SB,
     PILE_CAPT,
     PILE_DECK,
     PILE_DISC,
@@ -82,6 +83,7 @@ from balance.games.five_ravens.state import (
     SB_TOTAL,
     ST_ACTIVE,
     State,
+    alloc_scratch,
     new_state,
     recount,
 )
@@ -345,7 +347,7 @@ def theft(compiled: Compiled, st: State) -> None:
 
 def breakdown(compiled: Compiled, st: State, p: int) -> dict[str, int]:
     """The engine's FR-13 score breakdown of seat ``p``, by field name."""
-    sb = np.zeros(8, np.int32)
+    sb = np.zeros(N_SB, np.int32)
     cursed = np.zeros(int(compiled.k.params[P_N_TYPES]), np.int32)
     engine.score_breakdown(compiled.k, st, p, sb, cursed)
     names = {
@@ -374,21 +376,8 @@ def ranks(score: list[int], captured: list[int]) -> list[int]:
 def play_one(compiled: Compiled, seed: int, game: int, log_cap: int = 5000):
     """Play one whole game with ``engine.play_game``; returns (state, scores, ranks)."""
     tb = compiled.k
-    P = players(compiled)
     st = new_state(tb, log_cap=log_cap)
-    score = np.zeros(P, np.int32)
-    rank = np.zeros(P, np.int32)
-    engine.play_game(
-        tb,
-        st,
-        seed,
-        game,
-        moves_buffer(compiled),
-        np.zeros(P, np.int32),
-        score,
-        rank,
-        np.zeros(8, np.int32),
-        np.zeros(int(tb.params[P_N_TYPES]), np.int32),
-    )
+    moves, order, score, rank, sb, cursed = alloc_scratch(tb)
+    engine.play_game(tb, st, seed, game, moves, order, score, rank, sb, cursed)
     assert st.board[G_LOG_N] < log_cap, "log full: raise log_cap"
     return st, [int(s) for s in score], [int(r) for r in rank]

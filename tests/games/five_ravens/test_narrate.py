@@ -3,7 +3,6 @@ of the piles agrees with the engine's final state."""
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from pathlib import Path
 
@@ -15,7 +14,7 @@ from typer.testing import CliRunner
 from balance import results, runner
 from balance.cli import app
 from balance.config import config_from_dict, load_config, load_yaml
-from balance.games.five_ravens import narrate, state, tables
+from balance.games.five_ravens import PLUGIN, narrate, state, tables
 from balance.games.five_ravens.state import E_DRAW, E_SHUFFLE_CENTRE, G_START, G_TURNS
 
 BASE = Path(__file__).resolve().parents[3] / "configs" / "five_ravens" / "base.yaml"
@@ -59,8 +58,8 @@ def test_replay_is_the_dataset_game(base, tmp_path):
     for game in (0, 1, 17, 33, 49):
         got = rows.filter(pl.col("game") == game).sort("seat")
         rep = narrate.replay(comp, seed, game)
-        assert rep.scores.tolist() == got["score"].to_list()
-        assert rep.ranks.tolist() == got["rank"].to_list()
+        assert rep.score.tolist() == got["score"].to_list()
+        assert rep.rank.tolist() == got["rank"].to_list()
         printed = final_lines(rep.lines)
         assert printed == {
             s: (sc, rk, ca)
@@ -79,9 +78,9 @@ def test_replay_is_the_dataset_game(base, tmp_path):
 def test_narrate_is_the_plugin_and_runner_entry(base):
     cfg, comp = base
     lines = runner.narrate(cfg, game=5, seed=3)
-    assert lines == narrate.narrate(comp, 3, 5)
+    assert lines == PLUGIN.narrate(comp, 3, 5)
     assert lines[0] == "Game 5 of seed 3: 4 players (greedy, greedy, greedy, greedy)"
-    assert narrate.narrate(comp, 3, 5) == lines  # deterministic
+    assert PLUGIN.narrate(comp, 3, 5) == lines  # deterministic
 
 
 SETUPS = [
@@ -140,7 +139,7 @@ def test_unknown_event_code_raises(base):
     logged = narrate.play_logged(comp, 1, 0)
     bad = np.vstack([logged.log, np.array([[99, 0, 0, 0, 0, 0, 0, 0]], np.int32)])
     with pytest.raises(ValueError, match="unknown Five Ravens event code 99"):
-        narrate.tell(comp, dataclasses.replace(logged, log=bad), 1, 0)
+        narrate.tell(comp, logged._replace(log=bad), 1, 0)
 
 
 def test_a_log_out_of_step_with_the_engine_is_flagged(base):
@@ -148,21 +147,21 @@ def test_a_log_out_of_step_with_the_engine_is_flagged(base):
     logged = narrate.play_logged(comp, 1, 0)
     draws = np.flatnonzero(logged.log[:, 0] == E_DRAW)
     cut = np.delete(logged.log, draws[5], axis=0)  # one card never reaches the hand
-    told = narrate.tell(comp, dataclasses.replace(logged, log=cut), 1, 0)
+    told = narrate.tell(comp, logged._replace(log=cut), 1, 0)
     assert told.problems
-    assert narrate.replay(comp, 1, 0).lines == narrate.narrate(comp, 1, 0)
+    assert narrate.replay(comp, 1, 0).lines == PLUGIN.narrate(comp, 1, 0)
 
 
 def test_a_full_log_is_replayed_with_more_room(base, monkeypatch):
     _, comp = base
-    lines = narrate.narrate(comp, 1, 2)
+    lines = PLUGIN.narrate(comp, 1, 2)
     monkeypatch.setattr(narrate, "LOG_CAP", 8)
-    assert narrate.narrate(comp, 1, 2) == lines
+    assert PLUGIN.narrate(comp, 1, 2) == lines
 
 
 def test_two_players_name_the_relics_removed_unseen():
     comp = compiled(2, ["greedy", "greedy"])
-    head = narrate.narrate(comp, 1, 0)[0]
+    head = PLUGIN.narrate(comp, 1, 0)[0]
     assert head.startswith(
         "Game 0 of seed 1: 2 players (greedy, greedy); 8 relics removed unseen: "
     )
@@ -215,7 +214,7 @@ def test_a_logged_shuffle_arrangement_is_used():
                 continue  # shuffled again before anything named a slot
             for slot, card in note.place.items():
                 log[row, 3 + slot] = card
-        told = narrate.tell(comp, dataclasses.replace(logged, log=log), 7, game)
+        told = narrate.tell(comp, logged._replace(log=log), 7, game)
         assert told.problems == []
         assert told.lines == narrate.tell(comp, logged, 7, game).lines
         found += 1

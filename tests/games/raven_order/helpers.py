@@ -23,7 +23,6 @@ from balance.games.raven_order.state import (
     A_AWK,
     A_BLK,
     B_DECK,
-    CAPU,
     G_DECK_TOP,
     G_END,
     G_TURN,
@@ -47,6 +46,7 @@ from balance.games.raven_order.state import (
     U_TYPE,
     State,
     add_unit,
+    alloc_scratch,
     alloc_state,
     recount,
 )
@@ -108,13 +108,8 @@ def scripted(c: Compiled) -> Compiled:
 
 
 def scratch() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(act, group, powers, kills): the kernels' scratch arrays."""
-    return (
-        np.zeros(3, np.int32),
-        np.zeros(CAPU, np.int32),
-        np.zeros(CAPU, np.int32),
-        np.zeros(CAPU, np.int32),
-    )
+    """(act, group, powers, kills): the kernels' scratch arrays (state.alloc_scratch)."""
+    return alloc_scratch()
 
 
 def blank(c: Compiled, turn: int = TURN, log_cap: int = 0, deck: list[int] = ()) -> State:

@@ -38,8 +38,8 @@ def test_replay_is_the_dataset_game(base, run):
     for game in (0, 1, 17, 33, 39):
         got = run.filter(pl.col("game") == game).sort("seat")
         rep = narrate.replay(base, 11, game)
-        assert rep.scores.tolist() == got["score"].to_list()
-        assert rep.ranks.tolist() == got["rank"].to_list()
+        assert rep.score.tolist() == got["score"].to_list()
+        assert rep.rank.tolist() == got["rank"].to_list()
         assert rep.turns == got["turns"][0]
         assert reasons[rep.end_reason] == got["end_reason"][0]
         first = got.filter(pl.col("order") == 0)["seat"].to_list()
@@ -62,8 +62,8 @@ def test_lines_tell_builds_battles_and_the_winner(base):
         if rep.end_reason == 0:
             assert m, end
             w, loser, n = int(m[1]), int(m[3]), int(m[4])
-            assert rep.ranks[w] == 1 and rep.ranks[loser] == 2 and loser == 1 - w
-            assert rep.scores[loser] == 0 and n == rep.turns
+            assert rep.rank[w] == 1 and rep.rank[loser] == 2 and loser == 1 - w
+            assert rep.score[loser] == 0 and n == rep.turns
             assert m[2] == ("economy", "rush")[w]
             # the last building fell to an unblocked attacker of the winner
             razes = [line for line in rep.lines if "An unblocked attacker destroys" in line]
@@ -71,7 +71,7 @@ def test_lines_tell_builds_battles_and_the_winner(base):
             # the final position: the loser has nothing standing, the winner its score
             final = rep.lines[rep.lines.index("Final position") + 1 :]
             assert final[2 * loser].endswith("loser): score 0 = 0 buildings standing: none")
-            assert f"winner): score {rep.scores[w]} = {rep.scores[w]} buildings" in final[2 * w]
+            assert f"winner): score {rep.score[w]} = {rep.score[w]} buildings" in final[2 * w]
         else:
             assert DRAW_LINE.match(end)
         if "  Battle: " in text:

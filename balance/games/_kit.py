@@ -1,0 +1,156 @@
+"""Kernel helpers every game uses, so that a new game copies none of them (DESIGN.md, Layout).
+
+Inside the kernels (``@njit``):
+
+- ``Offsets``: offsets of a row's pieces generated from their widths, declared in order once
+  (``at = Offsets(); G_FIRST = at(1); B_CENTRE = at(MAX_SLOTS); BOARD_W = at.end``), so that
+  adding a piece never means renumbering the ones after it.
+- ``log_event``: one row of a game's event log (narrate.py tells them), if it has room. A game's
+  ``state.emit(st, code, a, ..., h)`` binds it to where that game keeps its log counters.
+- ``shuffle``: Fisher-Yates with one of the game's random streams (balance.rng).
+- ``clip_u8``: a telemetry count as uint8, counting the cells it clips per column, so that the
+  manifest says how many saturated (``Chunk.saturated``) instead of clipping silently.
+
+In Python:
+
+- ``check_play``: the argument checks of a game's ``engine.play`` (and ``check_replay`` of its
+  ``narrate.replay``); errors are raised here, never inside a kernel.
+- ``saturation_rows`` / ``saturated``: the per-block clip counts a batch kernel fills (one row per
+  block of its ``prange``, so that threads never write the same cell) and their column sums.
+- ``Logged`` and ``play_logged``: the replay loop that plays one game with an event log again with
+  four times the room until its log fits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+from numba import njit
+
+from balance.rng import below
+
+LOG_WIDTH = 8  # a log row: the event code, then seven integers
+LOG_CAP = 4096  # log rows of a replay's first try; a game that fills them is played again
+U8_MAX = 255  # telemetry counts are uint8
+
+
+class Offsets:
+    """Offsets of the consecutive pieces of an array row, from their widths in declaration order.
+
+    ``at(width)`` returns the offset of the next piece and moves past it; ``at.end`` is the width
+    of everything declared so far. Plain Python: the offsets are module constants that numba
+    compiles in as numbers.
+    """
+
+    def __init__(self, start: int = 0) -> None:
+        self.end = start
+
+    def __call__(self, width: int = 1) -> int:
+        if width < 0:
+            raise ValueError(f"a piece's width must be >= 0, got {width}")
+        at = self.end
+        self.end += width
+        return at
+
+
+# ---------------------------------------------------------------- kernels
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def log_event(board, aux, n_at, cap_at, row0_at, code, a, b, c, d, e, f, h):
+    """Append the row ``(code, a, ..., h)`` to the event log in ``aux`` (rows from
+    ``board[row0_at]``, ``board[n_at]`` of ``board[cap_at]`` used); a full log drops the event
+    (the replay loop, ``play_logged``, then plays the game again with more room)."""
+    n = board[n_at]
+    if n < board[cap_at]:
+        row = aux[board[row0_at] + n]
+        row[0] = code
+        row[1] = a
+        row[2] = b
+        row[3] = c
+        row[4] = d
+        row[5] = e
+        row[6] = f
+        row[7] = h
+        board[n_at] = n + 1
+
+
+@njit(cache=True, _nrt=False)
+def shuffle(a, n, rng):
+    """Fisher-Yates shuffle of ``a[:n]`` with the stream ``rng`` (uint64[1])."""
+    for i in range(n - 1, 0, -1):
+        j = below(rng, i + 1)
+        t = a[i]
+        a[i] = a[j]
+        a[j] = t
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def clip_u8(v, clipped, j):
+    """Count ``v`` as a uint8 telemetry cell of column ``j``: 255 if it is larger, and then one
+    more clipped cell in ``clipped[j]`` (the block's row of ``saturation_rows``)."""
+    if v > U8_MAX:
+        clipped[j] += 1
+        return U8_MAX
+    return v
+
+
+# ---------------------------------------------------------------- Python layer
+
+
+def check_play(seed: int, first_game: int, n_games: int) -> None:
+    """The arguments of a game's ``engine.play``: ValueError naming the one that is wrong."""
+    if n_games < 0 or first_game < 0:
+        raise ValueError("first_game and n_games must be >= 0")
+    check_seed(seed)
+
+
+def check_replay(seed: int, game: int) -> None:
+    """The arguments of a game's ``narrate.replay``."""
+    if game < 0:
+        raise ValueError(f"game must be >= 0, got {game}")
+    check_seed(seed)
+
+
+def check_seed(seed: int) -> None:
+    if not 0 <= seed < 2**63:
+        raise ValueError(f"seed must be in [0, 2**63), got {seed}")
+
+
+def saturation_rows(n_games: int, block: int, n_columns: int) -> np.ndarray:
+    """int64[n_blocks, n_columns] of zeros: row b is block b's clip counts (``clip_u8``)."""
+    return np.zeros(((n_games + block - 1) // block, n_columns), np.int64)
+
+
+def saturated(rows: np.ndarray) -> np.ndarray:
+    """``Chunk.saturated`` (int64[C]) from the blocks' rows."""
+    return rows.sum(axis=0, dtype=np.int64)
+
+
+class Logged(NamedTuple):
+    """One game played by the batch kernel's per-game function with its event log kept."""
+
+    log: np.ndarray  # int32[n, LOG_WIDTH]: code, then the seven integers given to emit
+    state: Any  # the game's final state (its state.State)
+    score: np.ndarray  # int32[P]
+    rank: np.ndarray  # int32[P]
+    turns: int
+    end_reason: int  # index into the plugin's end_reasons
+
+
+def play_logged(play: Callable[[int], Logged], seed: int, game: int, cap: int = LOG_CAP) -> Logged:
+    """``play(cap)`` (one game with room for ``cap`` log rows), with four times the room until the
+    log fits: a log that filled every row may have dropped events."""
+    check_replay(seed, game)
+    while True:
+        logged = play(cap)
+        if logged.log.shape[0] < cap:
+            return logged
+        cap *= 4
+
+
+def copy_log(aux: np.ndarray, row0: int, n: int) -> np.ndarray:
+    """A copy of the ``n`` log rows of ``aux`` from row ``row0`` (as ``log_event`` wrote them)."""
+    return aux[row0 : row0 + n, :LOG_WIDTH].copy()

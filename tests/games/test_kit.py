@@ -1,0 +1,208 @@
+"""The game kit (balance/games/_kit.py) and the plugin base (balance.games.base.Game): the helpers
+every game uses, and the standard layout the base enforces."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from numba import njit
+
+from balance import games
+from balance.games import _kit as kit
+from balance.games.base import STANDARD_MODULES, Game, GameLayoutError
+
+# ---------------------------------------------------------------- offsets
+
+
+def test_offsets_follow_the_declared_widths():
+    at = kit.Offsets()
+    assert [at(1), at(4), at(0), at(2)] == [0, 1, 5, 5]
+    assert at.end == 7
+    assert kit.Offsets(10)(3) == 10
+    with pytest.raises(ValueError, match="width"):
+        at(-1)
+
+
+# ---------------------------------------------------------------- event log
+
+
+@njit(cache=False)
+def _log_three(board, aux):
+    for k in range(3):
+        kit.log_event(board, aux, 0, 1, 2, 7 + k, k, 2, 3, 4, 5, 6, 7)
+
+
+def test_the_log_keeps_rows_while_it_has_room_and_counts_them():
+    board = np.array([0, 2, 1], np.int32)  # n, cap, first row
+    aux = np.zeros((4, 8), np.int32)
+    _log_three(board, aux)
+    assert board[0] == 2  # the third event found the log full
+    assert aux[1].tolist() == [7, 0, 2, 3, 4, 5, 6, 7]
+    assert aux[2].tolist() == [8, 1, 2, 3, 4, 5, 6, 7]
+    assert not aux[0].any() and not aux[3].any()
+    assert kit.copy_log(aux, 1, 2).tolist() == aux[1:3].tolist()
+
+
+def test_play_logged_plays_again_with_more_room_until_the_log_fits():
+    caps = []
+
+    def play(cap: int) -> kit.Logged:
+        caps.append(cap)
+        rows = min(cap, 100)  # a game of 100 events: a log of fewer rows is full
+        return kit.Logged(np.zeros((rows, 8), np.int32), None, np.zeros(2), np.zeros(2), 3, 0)
+
+    logged = kit.play_logged(play, 1, 0, cap=8)
+    assert caps == [8, 32, 128] and logged.log.shape[0] == 100
+
+
+def test_replay_arguments_are_checked_before_playing():
+    def play(cap: int) -> kit.Logged:
+        raise AssertionError("played")
+
+    with pytest.raises(ValueError, match="game must be >= 0, got -1"):
+        kit.play_logged(play, 1, -1)
+    with pytest.raises(ValueError, match=r"seed must be in \[0, 2\*\*63\)"):
+        kit.play_logged(play, 2**63, 0)
+
+
+# ---------------------------------------------------------------- shuffle
+
+
+def test_shuffle_is_a_permutation_and_the_same_for_the_same_stream():
+    from balance.rng import seed_stream
+
+    def shuffled(seed: int) -> list[int]:
+        rng = np.zeros(1, np.uint64)
+        seed_stream(rng, seed, 3, 0)
+        a = np.arange(10, dtype=np.int32)
+        kit.shuffle(a, 8, rng)  # only the first 8 move
+        return a.tolist()
+
+    a = shuffled(1)
+    assert sorted(a[:8]) == list(range(8)) and a[8:] == [8, 9]
+    assert shuffled(1) == a and shuffled(2) != a
+
+
+# ---------------------------------------------------------------- telemetry clipping
+
+
+@njit(cache=False)
+def _clip_all(values, clipped, out):
+    for i in range(values.shape[0]):
+        for j in range(values.shape[1]):
+            out[i, j] = kit.clip_u8(values[i, j], clipped, j)
+
+
+def test_clip_u8_counts_the_cells_it_clips_per_column():
+    values = np.array([[0, 255, 256, 9000], [300, 1, 255, 256]], np.int32)
+    clipped = np.zeros(4, np.int64)
+    out = np.zeros(values.shape, np.uint8)
+    _clip_all(values, clipped, out)
+    assert out.tolist() == [[0, 255, 255, 255], [255, 1, 255, 255]]
+    assert clipped.tolist() == [1, 0, 1, 2]  # 255 itself is not clipped
+
+
+def test_saturation_rows_are_one_per_block_and_sum_to_the_chunk():
+    rows = kit.saturation_rows(n_games=513, block=256, n_columns=3)
+    assert rows.shape == (3, 3) and rows.dtype == np.int64 and not rows.any()
+    rows[0, 1], rows[2, 1], rows[1, 2] = 2, 5, 1
+    total = kit.saturated(rows)
+    assert total.dtype == np.int64 and total.tolist() == [0, 7, 1]
+    assert kit.saturated(kit.saturation_rows(0, 64, 4)).tolist() == [0, 0, 0, 0]
+
+
+# ---------------------------------------------------------------- play() checks
+
+
+@pytest.mark.parametrize(
+    ("seed", "first", "n", "message"),
+    [
+        (1, 0, -1, "first_game and n_games must be >= 0"),
+        (1, -1, 10, "first_game and n_games must be >= 0"),
+        (-1, 0, 10, r"seed must be in \[0, 2\*\*63\), got -1"),
+        (2**63, 0, 10, r"seed must be in \[0, 2\*\*63\)"),
+    ],
+)
+def test_check_play_rejects_bad_arguments(seed, first, n, message):
+    with pytest.raises(ValueError, match=message):
+        kit.check_play(seed, first, n)
+
+
+def test_check_play_accepts_the_edges():
+    kit.check_play(0, 0, 0)
+    kit.check_play(2**63 - 1, 10**9, 1)
+
+
+# ---------------------------------------------------------------- the plugin base
+
+
+@pytest.mark.parametrize("name", games.names())
+def test_every_built_game_has_the_standard_layout(name):
+    plugin = games.get(name)
+    assert isinstance(plugin, Game)
+    assert plugin.layout_problems() == []
+    assert plugin.team_names(None) == () and plugin.role_names(None) == ()
+    for key in ("key", "label", "threshold", "at_least", "unit"):
+        assert all(key in t for t in plugin.bench_targets), key
+
+
+def test_loading_the_registry_imports_no_numba():
+    import subprocess
+
+    code = (
+        "import sys; from balance import games; "
+        "[(games.get(n).rules_model, games.get(n).default_policies) for n in games.names()]; "
+        "print('numba' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
+
+
+def _game_package(tmp_path, monkeypatch, name: str, modules: list[str], engine: str = "") -> None:
+    pkg = tmp_path / name
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(
+        textwrap.dedent(
+            """
+            from balance.games.base import Game
+
+
+            class G(Game):
+                name = "NAME"
+                title = "A game"
+                min_players = 2
+                max_players = 2
+                end_reasons = ("over",)
+                policy_kinds = {}
+
+
+            PLUGIN = G()
+            """
+        ).replace("NAME", name)
+    )
+    for m in modules:
+        (pkg / f"{m}.py").write_text(engine if m == "engine" else "")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+
+def test_a_game_without_a_standard_module_fails_at_registration(tmp_path, monkeypatch):
+    _game_package(tmp_path, monkeypatch, "half_game", ["schema", "tables", "state", "engine"])
+    with pytest.raises(GameLayoutError) as err:
+        __import__("half_game")
+    message = str(err.value)
+    assert "game 'half_game'" in message
+    assert "has no policies.py, narrate.py, variants.py" in message
+    assert "every game has schema.py, tables.py, state.py" in message
+
+
+def test_a_standard_module_without_its_standard_names_fails_when_loaded(tmp_path, monkeypatch):
+    _game_package(tmp_path, monkeypatch, "bare_game", list(STANDARD_MODULES), "def play(): ...\n")
+    plugin = __import__("bare_game").PLUGIN
+    with pytest.raises(GameLayoutError, match=r"bare_game\.engine does not define play_batch"):
+        plugin.play(None, 1, 0, 0)
+    with pytest.raises(KeyError, match="not a standard game module"):
+        plugin.module("physics")
