@@ -1,7 +1,8 @@
 """HTML reports of results datasets, in layers: numbers → sentences → sections → page.
 
 - ``numbers.py``: the numbers a page shows (``analyse`` → ``DatasetStats``, ``differences``
-  against a baseline, ``read_impact``, ``comparison_rows``); no HTML.
+  against a baseline, ``comparison_rows``); no HTML. Impact files are balance/impact_file.py's
+  (``read_impact``, re-exported here).
 - ``sentences.py``: labels, number formats and the summary sentences from those numbers.
 - ``sections.py``: tables, figure slots and the sections of one dataset's page.
 - ``page.py``: the page of one or more datasets (``render``); ``compare.py``: the page of a
@@ -16,16 +17,9 @@ page of a ``balance compare`` (``render_comparison``).
 
 from __future__ import annotations
 
+from balance.impact_file import ImpactFile, read_impact
 from balance.report.compare import render_comparison
-from balance.report.numbers import (
-    DatasetStats,
-    Differences,
-    ImpactFile,
-    ReportError,
-    analyse,
-    differences,
-    read_impact,
-)
+from balance.report.numbers import DatasetStats, Differences, ReportError, analyse, differences
 from balance.report.page import render
 from balance.report.sentences import comparison_sentences, summary_sentences
 from balance.report.write import (

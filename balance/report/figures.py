@@ -373,9 +373,10 @@ def plot_differences(
 
 
 def plot_impact_variants(summary: pl.DataFrame, table: pl.DataFrame) -> go.Figure:
-    """Interventional impact, one row per variant (``summary``: variant, kind, group, diff, lo,
-    hi, significant (the report uses BH q-values), sorted by effect), in three panels: the win-share change of the seat, place,
-    policy or team that moved most; the mean-score change per policy; the game-length change.
+    """Interventional impact, one row per variant (``summary`` of balance/impact_file.py:
+    variant, kind, group, diff, lo, hi, ``flagged`` (BH q < FLAG_Q), sorted by effect), in three
+    panels: the win-share change of the group that moved most; the mean-score change per policy;
+    the game-length change.
     ``table`` is the long table (variant, metric, kind, group, diff, lo, hi, ...)."""
     variants = summary["variant"].to_list()
     fig = make_subplots(
@@ -390,7 +391,7 @@ def plot_impact_variants(summary: pl.DataFrame, table: pl.DataFrame) -> go.Figur
             "game length (turns)",
         ),
     )
-    sig = summary["significant"].fill_null(False).to_numpy()
+    sig = summary["flagged"].fill_null(False).to_numpy()
     for flag, colour, name in ((False, GREY, "not significant"), (True, RED, "significant (BH)")):
         idx = np.flatnonzero(sig == flag)
         if not len(idx):

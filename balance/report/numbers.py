@@ -2,9 +2,10 @@
 
 ``analyse`` reads a results directory and computes its statistics (balance/stats) into a
 ``DatasetStats``; ``differences`` compares a dataset with a baseline (paired game by game when
-both ran the same seed and games, else as two independent samples); ``read_impact`` loads the
-file ``balance impact --out`` writes; ``comparison_rows`` picks the rows of a ``balance compare``
-worth showing. sentences.py says these numbers in words, sections.py lays them out.
+both ran the same seed and games, else as two independent samples); ``first_player_rows`` reads
+the first player's edge out of an impact file (balance/impact_file.py owns that format and its
+significance rule, ``flagged``); ``comparison_rows`` picks the rows of a ``balance compare`` worth
+showing. sentences.py says these numbers in words, sections.py lays them out.
 
 Nothing here prints or exits: problems raise ``ReportError`` (one line naming the path and fix)
 or the ``ResultsError`` of balance/results.py.
@@ -12,19 +13,18 @@ or the ``ResultsError`` of balance/results.py.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import numpy as np
 import polars as pl
 import yaml
 
 from balance import stats
 from balance.errors import BalanceError
+from balance.impact_file import ImpactFile
 from balance.results import open_results
 
 
@@ -188,97 +188,6 @@ def _flow(value: Any) -> str:
 
 
 # ===================================================================== interventional impact
-
-
-class ImpactFile(NamedTuple):
-    """The interventional impact written by ``balance impact --out`` (balance/experiments.py)."""
-
-    path: str
-    config_path: str
-    games: int
-    seed: int | None
-    level: float
-    method: str
-    table: pl.DataFrame  # variant, description, metric, kind, group, games, a, b, diff, lo, hi, ...
-    summary: pl.DataFrame  # one row per variant, by effect: see impact_summary
-
-
-IMPACT_COLUMNS = ("variant", "metric", "kind", "group", "a", "b", "diff", "lo", "hi")
-
-
-def read_impact(path: str | os.PathLike[str]) -> ImpactFile:
-    """Load a ``balance impact --out`` file: ``.json`` (provenance and table) or ``.parquet``."""
-    shown = os.fspath(path)
-    p = Path(path)
-    if not p.is_file():
-        raise ReportError(
-            f"{shown}: no such impact file; write one with `balance impact CONFIG --out FILE.json`"
-        )
-    meta: dict[str, Any] = {}
-    try:
-        if p.suffix == ".parquet":
-            table = pl.read_parquet(p)
-        elif p.suffix == ".json":
-            meta = json.loads(p.read_text())
-            if not isinstance(meta, dict) or not isinstance(meta.get("table"), list):
-                raise ReportError(f"{shown}: not an impact file (no 'table' list)")
-            table = pl.DataFrame(meta["table"], infer_schema_length=None)
-        else:
-            raise ReportError(f"{shown}: an impact file ends in .json or .parquet")
-    except (OSError, UnicodeDecodeError, pl.exceptions.PolarsError) as e:
-        raise ReportError(f"{shown}: cannot read: {str(e).splitlines()[0]}") from None
-    except json.JSONDecodeError as e:
-        raise ReportError(f"{shown}: invalid JSON: {e.msg} at line {e.lineno}") from None
-    missing = [c for c in IMPACT_COLUMNS if c not in table.columns]
-    if missing or table.height == 0:
-        what = f"columns {', '.join(missing)} missing" if missing else "no rows"
-        raise ReportError(f"{shown}: not an impact table ({what})")
-    floats = [
-        c
-        for c in ("a", "b", "diff", "sd", "se", "lo", "hi", "p_value", "q_value")
-        if c in table.columns
-    ]
-    table = table.with_columns(pl.col(floats).cast(pl.Float64).fill_null(float("nan")))
-    if "description" not in table.columns:
-        table = table.with_columns(description=pl.lit(""))
-    if "q_value" not in table.columns:
-        shares = (table["metric"] == "win_share").to_numpy()
-        q = np.full(table.height, np.nan)
-        q[shares] = stats.bh_qvalues(
-            table.filter(pl.col("metric") == "win_share")["p_value"].to_numpy()
-        )
-        table = table.with_columns(q_value=pl.Series(q))
-    level = float(meta.get("level", 0.95))
-    games = meta.get("games") or (int(table["games"].max()) if "games" in table.columns else 0)
-    return ImpactFile(
-        path=shown,
-        config_path=str(meta.get("config_path", "")),
-        games=int(games),
-        seed=meta.get("seed"),
-        level=level,
-        method=str(meta.get("method", stats.METHOD)),
-        table=table,
-        summary=impact_summary(table, level),
-    )
-
-
-def impact_summary(table: pl.DataFrame, level: float = 0.95) -> pl.DataFrame:
-    """One row per variant: the win-share row (seat, order, policy or team) that moved most, its
-    q-value (BH over all win-share rows) and ``significant`` (q < 1 - level), the change in game
-    length; sorted by the size of that change."""
-    shares = table.filter(pl.col("metric") == "win_share").with_columns(effect=pl.col("diff").abs())
-    top = (
-        shares.sort("effect", descending=True, nulls_last=True, maintain_order=True)
-        .group_by("variant", maintain_order=True)
-        .first()
-        .select("variant", "description", "effect", "kind", "group", "diff", "lo", "hi", "q_value")
-        .with_columns(significant=(pl.col("q_value") < 1 - level).fill_null(False))
-    )
-    turns = table.filter(pl.col("metric") == "mean_turns").select(
-        "variant", turns_diff="diff", turns_lo="lo", turns_hi="hi"
-    )
-    out = top.join(turns, on="variant", how="left", maintain_order="left")
-    return out.sort("effect", descending=True, nulls_last=True, maintain_order=True)
 
 
 def first_player_rows(impact: ImpactFile) -> list[dict[str, Any]]:

@@ -1,7 +1,8 @@
 """The report page of one or more datasets: its sections in order, put in the page shell.
 
-``render`` takes numbers only (numbers.py: ``DatasetStats``, ``Differences``, ``ImpactFile``);
-the sentences come from sentences.py, the sections from sections.py, the shell from template.py.
+``render`` takes numbers only (numbers.py's ``DatasetStats`` and ``Differences``, an
+``ImpactFile``); the sentences come from sentences.py, the sections from sections.py, the shell
+from template.py.
 """
 
 from __future__ import annotations
@@ -9,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
+from balance.impact_file import ImpactFile
 from balance.report import sections
-from balance.report.numbers import DatasetStats, Differences, ImpactFile
+from balance.report.numbers import DatasetStats, Differences
 from balance.report.sentences import summary_sentences
 from balance.report.template import fill
 

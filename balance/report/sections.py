@@ -18,11 +18,11 @@ import polars as pl
 import yaml
 
 from balance import stats
+from balance.impact_file import FLAG_Q, ImpactFile
 from balance.report import figures
 from balance.report.numbers import (
     DatasetStats,
     Differences,
-    ImpactFile,
     first_player_rows,
 )
 from balance.report.sentences import (
@@ -526,7 +526,7 @@ def variants_section(page: Page, impact: ImpactFile) -> str:
         + " as the config. "
         f"Intervals: {escape(impact.method)}. These are causal effects of each change, unlike "
         "the observational diagnostics above. Red: BH q &lt; "
-        f"{1 - impact.level:.2g} over all win-share rows.</p>"
+        f"{FLAG_Q:.2g} over all win-share rows.</p>"
     )
     cols = [
         Column("variant", lambda r: r["variant"]),
@@ -590,6 +590,6 @@ def variants_section(page: Page, impact: ImpactFile) -> str:
     return (
         intro
         + page.figure(figures.plot_impact_variants(s, impact.table))
-        + table_html(s.to_dicts(), cols, sortable=True, mark=significant)
+        + table_html(s.to_dicts(), cols, sortable=True, mark=lambda r: bool(r["flagged"]))
         + detail
     )

@@ -15,10 +15,10 @@ from typing import Any
 
 import polars as pl
 
+from balance.impact_file import FLAG_Q, ImpactFile
 from balance.report.numbers import (
     DatasetStats,
     Differences,
-    ImpactFile,
     comparison_rows,
     config_diff,
     first_player_rows,
@@ -238,14 +238,14 @@ def impact_sentences(impact: ImpactFile) -> list[str]:
                 "games."
             )
     top = s.row(0, named=True)
-    n_sig = int(s["significant"].sum())
+    n_sig = int(s["flagged"].sum())
     what = difference_label(top["kind"], top["group"])
     if s.height == 1:
         sig = "significant" if n_sig else "not significant"
         first = (
             f"Interventional impact (each on the same {impact.games:,} games): “{top['variant']}” "
             f"moves win share most for {what}: {points(top['diff'], top['lo'], top['hi'])}, "
-            f"{q_text(top['q_value'])} ({sig} at BH q < {1 - impact.level:.2g})."
+            f"{q_text(top['q_value'])} ({sig} at BH q < {FLAG_Q:.2g})."
         )
     else:
         first = (
@@ -253,7 +253,7 @@ def impact_sentences(impact: ImpactFile) -> list[str]:
             f"“{top['variant']}” moves win share most ({what} {points(top['diff'], top['lo'], top['hi'])}, "
             f"{q_text(top['q_value'])}); {n_sig} of {s.height} variants "
             f"{'changes' if n_sig == 1 else 'change'} a win share significantly "
-            f"(BH q < {1 - impact.level:.2g})."
+            f"(BH q < {FLAG_Q:.2g})."
         )
     return [first, *edges]
 

@@ -3,7 +3,8 @@
 ``write_report(["results/run"], out="reports/run.html")`` analyses each directory (numbers.py),
 renders the page (page.py) and writes it atomically; ``write_comparison`` does the same for the
 page of a ``balance compare`` (compare.py). ``check_output`` fails early, before a long run, when
-the file cannot be written. Nothing here prints or exits: problems raise ``ReportError``.
+the file cannot be written. Nothing here prints or exits: problems raise ``ReportError`` (or the ``ResultsError`` and
+``ImpactFileError`` of the files it reads).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from balance.impact_file import read_impact
 from balance.report.compare import render_comparison
 from balance.report.numbers import (
     Differences,
@@ -22,7 +24,6 @@ from balance.report.numbers import (
     analyse_rows,
     differences,
     label,
-    read_impact,
 )
 from balance.report.page import render
 from balance.results import open_results

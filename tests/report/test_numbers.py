@@ -1,4 +1,5 @@
-"""numbers.py: what a report computes before it writes a word (differences, impact files)."""
+"""numbers.py: what a report computes before it writes a word (differences, the first player's
+edge in an impact file, the rows of a compare page), and the impact files it reads."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import polars as pl
 import pytest
 
 from balance import stats
+from balance.impact_file import ImpactFile, ImpactFileError, read_impact
 from balance.report import numbers
 from balance.report.numbers import ReportError, analyse_rows
 
@@ -76,11 +78,11 @@ def test_read_impact_parquet_and_json(tmp_path):
     ]
     (tmp_path / "i.json").write_text(json.dumps(data))
     for name in ("i.parquet", "i.json"):
-        imp = numbers.read_impact(tmp_path / name)
+        imp = read_impact(tmp_path / name)
         assert imp.summary["variant"].to_list() == ["gem +1", "mask off"]
         top = imp.summary.row(0, named=True)
         assert (top["kind"], top["group"], top["diff"]) == ("seat", "0", pytest.approx(0.05))
-        assert top["significant"] and not imp.summary.row(1, named=True)["significant"]
+        assert top["flagged"] and not imp.summary.row(1, named=True)["flagged"]
     assert imp.games == 1000 and imp.seed == 7 and imp.config_path == "c.yaml"
 
 
@@ -97,8 +99,8 @@ def test_read_impact_parquet_and_json(tmp_path):
 def test_bad_impact_files_are_one_line_errors(tmp_path, name, content, message):
     if content is not None:
         (tmp_path / name).write_text(content)
-    with pytest.raises(ReportError, match=message) as e:
-        numbers.read_impact(tmp_path / name)
+    with pytest.raises(ImpactFileError, match=message) as e:
+        read_impact(tmp_path / name)
     assert "\n" not in str(e.value)
 
 
@@ -117,7 +119,7 @@ def test_first_player_rows_give_the_edge_against_a_fair_share():
             "hi": [-0.04, 0.06, 0.6],
         }
     )
-    imp = numbers.ImpactFile("i.json", "c.yaml", 100, 1, 0.95, "m", t, pl.DataFrame())
+    imp = ImpactFile("i.json", "c.yaml", 100, 1, 0.95, "m", t, pl.DataFrame())
     [row] = numbers.first_player_rows(imp)
     assert row["fair"] == 0.5
     assert (row["edge_a"], row["edge_b"]) == (pytest.approx(0.10), pytest.approx(0.05))

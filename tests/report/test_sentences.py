@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from balance.impact_file import read_impact
 from balance.report import numbers, sentences
 from balance.report.sentences import summary_sentences
 
@@ -94,7 +95,7 @@ def test_difference_sentence_names_the_largest_significant_change(planted):
 
 def test_impact_sentence_names_the_variant_that_moves_most(tmp_path):
     planted_impact_table().write_parquet(tmp_path / "i.parquet")
-    imp = numbers.read_impact(tmp_path / "i.parquet")
+    imp = read_impact(tmp_path / "i.parquet")
     sentence = sentences.impact_sentences(imp)[0]
     assert "“gem +1” moves win share most (seat 0 +5.0 points" in sentence
     assert "1 of 2 variants changes a win share significantly" in sentence
