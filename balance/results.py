@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from balance import parquet
 from balance.errors import BalanceError
 from balance.games.base import Chunk
 
@@ -90,7 +91,7 @@ def win_values(rank: np.ndarray, team: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return win, won & (k > 1)
 
 
-def chunk_frame(
+def chunk_columns(
     chunk: Chunk,
     *,
     seats: Sequence[str],
@@ -99,8 +100,11 @@ def chunk_frame(
     telemetry_columns: Sequence[str],
     team_names: Sequence[str] = (),
     role_names: Sequence[str] = (),
-) -> pl.DataFrame:
-    """The rows of one chunk, game-major then seat, built from its arrays without a row loop.
+) -> dict[str, np.ndarray | parquet.Codes | parquet.Block]:
+    """The columns of one chunk's rows (game-major, then seat) in file order, as arrays: strings
+    as :class:`~balance.parquet.Codes`, and the telemetry as one row-major
+    :class:`~balance.parquet.Block` under the key ``"telemetry"`` (its columns are named by
+    ``telemetry_columns``). :func:`chunk_frame` is the same rows as a polars DataFrame.
 
     ``seats`` and ``teams`` are the config's policy and team of each seat; ``team_names`` and
     ``role_names`` the plugin's names of ``Chunk.team`` and ``Chunk.role`` codes (empty when the
@@ -111,40 +115,85 @@ def chunk_frame(
     rank = chunk.rank.astype(np.int8)
     team, names = team_codes(chunk, teams, team_names)
     win, shared = win_values(rank, team)
-    seat_s = pl.Series("seat", seat)
-    if team_names:
-        team_s = pl.Series(team.astype(np.int32, copy=False).ravel()).replace_strict(
-            range(len(names)), names, return_dtype=pl.String
-        )
-    else:
-        team_s = seat_s.replace_strict(range(p), list(teams), return_dtype=pl.String)
-    columns: dict[str, pl.Series | np.ndarray] = {
+    policies = list(dict.fromkeys(seats))
+    policy_code = np.array([policies.index(s) for s in seats], dtype=np.int8)
+    columns: dict[str, np.ndarray | parquet.Codes | parquet.Block] = {
         "game": np.repeat(np.arange(chunk.first_game, chunk.first_game + n, dtype=np.int64), p),
-        "seat": seat_s,
-        "policy": seat_s.replace_strict(range(p), list(seats), return_dtype=pl.String),
-        "team": team_s,
+        "seat": seat,
+        "policy": parquet.Codes(np.tile(policy_code, n), policies),
+        "team": parquet.Codes(team.ravel(), names),
     }
     if role_names:
-        columns["role"] = pl.Series(chunk.role.astype(np.int32, copy=False).ravel()).replace_strict(
-            range(len(role_names)), list(role_names), return_dtype=pl.String
-        )
+        columns["role"] = parquet.Codes(chunk.role.ravel(), list(role_names))
     columns |= {
         "score": chunk.score.astype(np.int32, copy=False).ravel(),
         "rank": rank.ravel(),
         "win": win.ravel(),
         "shared": shared.ravel(),
         "turns": np.repeat(chunk.turns.astype(np.int32, copy=False), p),
-        "end_reason": pl.Series(np.repeat(chunk.end_reason.astype(np.int32), p)).replace_strict(
-            range(len(end_reasons)), list(end_reasons), return_dtype=pl.String
-        ),
+        "end_reason": parquet.Codes(np.repeat(chunk.end_reason, p), list(end_reasons)),
         "order": chunk.order.astype(np.int8).ravel(),
     }
     for name, values in chunk.extra.items():
         columns[name] = values.astype(np.int32, copy=False).ravel()
-    telemetry = chunk.telemetry.reshape(n * p, len(telemetry_columns))
-    for j, name in enumerate(telemetry_columns):
-        columns[name] = telemetry[:, j].astype(np.uint8, copy=False)
-    return pl.DataFrame({name: pl.Series(name, values) for name, values in columns.items()})
+    telemetry = chunk.telemetry.astype(np.uint8, copy=False).reshape(n * p, len(telemetry_columns))
+    columns["telemetry"] = parquet.Block(telemetry, list(telemetry_columns))
+    return columns
+
+
+def chunk_frame(
+    chunk: Chunk,
+    *,
+    seats: Sequence[str],
+    teams: Sequence[str],
+    end_reasons: Sequence[str],
+    telemetry_columns: Sequence[str],
+    team_names: Sequence[str] = (),
+    role_names: Sequence[str] = (),
+) -> pl.DataFrame:
+    """The rows of one chunk, game-major then seat, built from its arrays without a row loop
+    (the columns of :func:`chunk_columns`, the same arguments)."""
+    columns = chunk_columns(
+        chunk,
+        seats=seats,
+        teams=teams,
+        end_reasons=end_reasons,
+        telemetry_columns=telemetry_columns,
+        team_names=team_names,
+        role_names=role_names,
+    )
+    return columns_frame(columns)
+
+
+def columns_frame(columns: dict[str, np.ndarray | parquet.Codes | parquet.Block]) -> pl.DataFrame:
+    """The polars DataFrame of :func:`chunk_columns`' columns."""
+    series = []
+    for name, column in columns.items():
+        if isinstance(column, parquet.Block):
+            series += [pl.Series(c, column.values[:, j]) for j, c in enumerate(column.names)]
+        elif isinstance(column, parquet.Codes):
+            codes = pl.Series(name, column.codes.astype(np.int32, copy=False))
+            series.append(
+                codes.replace_strict(
+                    range(len(column.names)), list(column.names), return_dtype=pl.String
+                )
+            )
+        else:
+            series.append(pl.Series(name, column))
+    return pl.DataFrame(series)
+
+
+def frame_columns(frame: pl.DataFrame) -> dict[str, np.ndarray | parquet.Codes]:
+    """A DataFrame's columns as :func:`balance.parquet.write_table` takes them."""
+    columns: dict[str, np.ndarray | parquet.Codes] = {}
+    for s in frame.iter_columns():
+        if s.dtype == pl.String:
+            names = s.unique(maintain_order=True)
+            codes = s.replace_strict(names, range(len(names)), return_dtype=pl.Int32)
+            columns[s.name] = parquet.Codes(codes.to_numpy(), names.to_list())
+        else:
+            columns[s.name] = s.to_numpy()
+    return columns
 
 
 def _check_chunk(
@@ -209,6 +258,7 @@ class ResultsWriter:
     def __init__(self, out: Path, manifest: dict[str, Any]) -> None:
         self.out = Path(out)
         self._t0 = time.perf_counter()
+        self._version = manifest.get("version", "")
         self.manifest: dict[str, Any] = {
             "format": FORMAT,
             **manifest,
@@ -228,16 +278,34 @@ class ResultsWriter:
     def games_done(self) -> int:
         return int(self.manifest["games_done"])
 
-    def write_part(self, frame: pl.DataFrame, *, first_game: int, n_games: int) -> Path:
-        """Append games [first_game, first_game + n_games); they must follow the games written."""
+    def write_part(
+        self,
+        rows: pl.DataFrame | dict[str, np.ndarray | parquet.Codes | parquet.Block],
+        *,
+        first_game: int,
+        n_games: int,
+    ) -> Path:
+        """Append games [first_game, first_game + n_games); they must follow the games written.
+
+        ``rows`` is a chunk's :func:`chunk_columns` (what the runner passes: no DataFrame is built)
+        or the same rows as a DataFrame (:func:`chunk_frame`)."""
         if first_game != self.games_done:
             raise ValueError(f"part starts at game {first_game}, expected {self.games_done}")
+        columns = frame_columns(rows) if isinstance(rows, pl.DataFrame) else rows
         name = part_name(len(self.manifest["parts"]))
         path = self.out / PARTS_DIR / name
         tmp = path.with_name("." + name + ".tmp")
-        frame.write_parquet(tmp, compression="zstd")
+        try:
+            parquet.write_table(tmp, columns, created_by=f"balance {self._version}")
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
         os.replace(tmp, path)  # a part is complete or absent
-        extra = [c for c in frame.columns if c not in BASE_SCHEMA and frame.schema[c] == pl.Int32]
+        extra = [
+            c
+            for c, v in columns.items()
+            if c not in BASE_SCHEMA and isinstance(v, np.ndarray) and v.dtype == np.int32
+        ]
         self.manifest["extra_columns"] = extra
         self.manifest["parts"].append({"file": name, "first_game": first_game, "games": n_games})
         self.manifest["games_done"] = first_game + n_games

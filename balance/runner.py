@@ -127,7 +127,8 @@ def run(
     }
 
     def write(chunk: Chunk) -> None:  # runs on the writer thread
-        frame = results.chunk_frame(
+        # The columns go straight to the parquet writer: no DataFrame, no per-row strings.
+        columns = results.chunk_columns(
             chunk,
             seats=seats,
             teams=teams,
@@ -140,7 +141,7 @@ def run(
             sat = writer.manifest["telemetry_saturated"]
             for j in np.flatnonzero(chunk.saturated):
                 sat[telemetry[j]] = sat.get(telemetry[j], 0) + int(chunk.saturated[j])
-        writer.write_part(frame, first_game=chunk.first_game, n_games=chunk.n_games)
+        writer.write_part(columns, first_game=chunk.first_game, n_games=chunk.n_games)
 
     # Only now that the config compiled is an old run removed (a typo must not cost a dataset).
     _clear_out(out)

@@ -1,0 +1,424 @@
+"""A small parquet writer for the results dataset: flat columns without nulls, one row group.
+
+Why not polars' or pyarrow's writer: a part is ~262,000 rows of ~80 columns, most of them uint8
+telemetry counts of 0..10, and both general writers spend 7-11 ns per value on hashing the values
+into a dictionary and on a generic RLE encoder — about 3 µs per four-player game, a quarter of what
+the game kernels spend, on the two cores they share (benchmarks/end_to_end.py). Here every integer
+column is dictionary-encoded without hashing: its dictionary is the range ``min..max``, so a value's
+key is ``value - min``, bit-packed in one numba pass over the row-major telemetry block. The file is
+plain parquet (format 1 data pages, ZSTD, statistics with min, max and null count), read by
+polars, pyarrow/pandas and DuckDB with the same values and types as polars' own writer gives.
+
+Supported column types: ``np.ndarray`` of bool, int8, int16, int32, int64, uint8, uint16 or float64
+(1-D, one value per row), a 2-D uint8 block written as one column per array column (see
+:class:`Block`), and :class:`Codes` (strings given as integer codes into a list of names).
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
+
+import numpy as np
+import zstandard
+from numba import njit
+
+MAGIC = b"PAR1"
+ZSTD_LEVEL = 1  # level 3 costs ~15 % more of the writer's time for files no smaller
+MAX_DICT_BITS = 16  # wider ranges (e.g. a score range > 65,535) are written PLAIN
+
+# parquet.thrift enums
+_BOOLEAN, _INT32, _INT64, _DOUBLE, _BYTE_ARRAY = 0, 1, 2, 5, 6
+_REQUIRED = 0
+_PLAIN, _RLE, _RLE_DICTIONARY = 0, 3, 8
+_ZSTD = 6
+_DATA_PAGE, _DICTIONARY_PAGE = 0, 2
+_UTF8, _UINT_8, _UINT_16, _INT_8, _INT_16, _INT_32 = 0, 11, 12, 15, 16, 17
+
+
+class Codes(NamedTuple):
+    """A string column as codes: row ``i`` is ``names[codes[i]]``."""
+
+    codes: np.ndarray  # integer, 1-D, values in 0..len(names) - 1
+    names: Sequence[str]
+
+
+class Block(NamedTuple):
+    """Several uint8 columns stored row-major, ``values[:, j]`` being column ``names[j]``; written
+    without first copying each column out of the block."""
+
+    values: np.ndarray  # uint8[rows, len(names)], C-contiguous
+    names: Sequence[str]
+
+
+# ---- the numba part: min/max and bit-packing, column by column over a row-major block ---------
+
+
+@njit(cache=True, nogil=True)
+def _min_max(a):  # pragma: no cover - compiled
+    """Per-column minimum and maximum of the 2-D integer array ``a`` (rows >= 1)."""
+    rows, cols = a.shape
+    lo = np.empty(cols, np.int64)
+    hi = np.empty(cols, np.int64)
+    for j in range(cols):
+        lo[j] = a[0, j]
+        hi[j] = a[0, j]
+    for i in range(1, rows):
+        for j in range(cols):
+            v = a[i, j]
+            if v < lo[j]:
+                lo[j] = v
+            elif v > hi[j]:
+                hi[j] = v
+    return lo, hi
+
+
+@njit(cache=True, nogil=True)
+def _pack(a, lo, width, offset, out):  # pragma: no cover - compiled
+    """Bit-pack ``a[:, j] - lo[j]`` with ``width[j]`` bits, least significant bit first, into
+    ``out[offset[j]:]`` for every column j (parquet's bit-packed run; groups of 8 values fill
+    exactly ``width`` bytes). Rows go in blocks that stay in cache across the columns."""
+    rows, cols = a.shape
+    step = 2048  # a multiple of 8, so that a block starts on a byte of every column
+    for r0 in range(0, rows, step):
+        r1 = min(rows, r0 + step)
+        for j in range(cols):
+            w = width[j]
+            base = lo[j]
+            pos = offset[j] + (r0 // 8) * w
+            i = r0
+            if w <= 8:  # 8 values fill one uint64: write its low w bytes (all telemetry)
+                uw = np.uint64(w)
+                while i + 8 <= r1:
+                    acc = np.uint64(0)
+                    for k in range(8):
+                        acc |= np.uint64(a[i + k, j] - base) << (uw * np.uint64(k))
+                    for b in range(w):
+                        out[pos + b] = np.uint8((acc >> np.uint64(8 * b)) & np.uint64(0xFF))
+                    pos += w
+                    i += 8
+            acc = np.uint64(0)
+            bits = 0
+            for r in range(i, r1):
+                acc |= np.uint64(a[r, j] - base) << np.uint64(bits)
+                bits += w
+                while bits >= 8:
+                    out[pos] = np.uint8(acc & np.uint64(0xFF))
+                    pos += 1
+                    acc >>= np.uint64(8)
+                    bits -= 8
+            if bits > 0:  # only in the last block: pad the last group with zeros
+                out[pos] = np.uint8(acc & np.uint64(0xFF))
+
+
+# ---- thrift compact protocol (just what the parquet footer and page headers use) -------------
+
+_BYTE, _I16, _I32, _I64, _BINARY, _LIST, _STRUCT = 3, 4, 5, 6, 8, 9, 12
+_TRUE, _FALSE = 1, 2
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def _zigzag(n: int) -> bytes:
+    return _varint((n << 1) ^ (n >> 63))
+
+
+def _struct(*fields: tuple[int, int, object] | None) -> bytes:
+    """A thrift struct from (field id, compact type, value) in increasing id order; None skips.
+    Values: int for _I32/_I64/_BYTE, bool for _TRUE, bytes for _BINARY and _STRUCT (encoded),
+    (element type, [encoded elements]) for _LIST."""
+    out = bytearray()
+    last = 0
+    for field in fields:
+        if field is None:
+            continue
+        fid, kind, value = field
+        if kind == _TRUE:
+            kind = _TRUE if value else _FALSE
+        delta = fid - last
+        if 0 < delta <= 15:
+            out.append((delta << 4) | kind)
+        else:
+            out.append(kind)
+            out += _zigzag(fid)
+        last = fid
+        if kind in (_TRUE, _FALSE):
+            pass
+        elif kind == _BYTE:
+            out.append(int(value) & 0xFF)
+        elif kind in (_I16, _I32, _I64):
+            out += _zigzag(int(value))
+        elif kind == _BINARY:
+            out += _varint(len(value)) + value
+        elif kind == _STRUCT:
+            out += value
+        elif kind == _LIST:
+            elem, items = value
+            out.append((len(items) << 4) | elem if len(items) < 15 else 0xF0 | elem)
+            if len(items) >= 15:
+                out += _varint(len(items))
+            for item in items:
+                out += _zigzag(item) if elem in (_I32, _I64) else item
+        else:
+            raise AssertionError(kind)
+    out.append(0)
+    return bytes(out)
+
+
+def _binary(item: bytes) -> bytes:  # a list element of type binary
+    return _varint(len(item)) + item
+
+
+# ---- columns -> pages -------------------------------------------------------------------------
+
+
+class _Chunk(NamedTuple):  # one column's encoded pages, before the footer knows where they are
+    name: str
+    schema: bytes  # its SchemaElement
+    physical: int
+    pages: list[tuple[bytes, int, int]]  # (page header + compressed body, uncompressed size, kind)
+    encodings: list[int]
+    stats: bytes  # its Statistics struct
+
+
+# numpy dtype -> (physical type, converted type or None, logical (bit width, signed) or None)
+_INTS = {
+    np.dtype(np.int8): (_INT32, _INT_8, (8, True)),
+    np.dtype(np.int16): (_INT32, _INT_16, (16, True)),
+    np.dtype(np.int32): (_INT32, None, None),
+    np.dtype(np.int64): (_INT64, None, None),
+    np.dtype(np.uint8): (_INT32, _UINT_8, (8, False)),
+    np.dtype(np.uint16): (_INT32, _UINT_16, (16, False)),
+}
+
+
+def _schema_element(name: str, physical: int, converted: int | None, logical: bytes | None):
+    return _struct(
+        (1, _I32, physical),
+        (3, _I32, _REQUIRED),
+        (4, _BINARY, name.encode()),
+        None if converted is None else (6, _I32, converted),
+        None if logical is None else (10, _STRUCT, logical),
+    )
+
+
+def _int_logical(bits: int, signed: bool) -> bytes:  # LogicalType.INTEGER
+    return _struct((10, _STRUCT, _struct((1, _BYTE, bits), (2, _TRUE, signed))))
+
+
+class _Encoder:
+    def __init__(self, level: int) -> None:
+        self._zstd = zstandard.ZstdCompressor(level=level)
+
+    def page(self, body: bytes | memoryview, kind: int, n_values: int, encoding: int):
+        data = self._zstd.compress(body)
+        if kind == _DICTIONARY_PAGE:
+            sub = (7, _STRUCT, _struct((1, _I32, n_values), (2, _I32, encoding)))
+        else:
+            sub = (
+                5,
+                _STRUCT,
+                _struct((1, _I32, n_values), (2, _I32, encoding), (3, _I32, _RLE), (4, _I32, _RLE)),
+            )
+        header = _struct((1, _I32, kind), (2, _I32, len(body)), (3, _I32, len(data)), sub)
+        return header + data, len(header) + len(body), kind
+
+    def ints(self, names: Sequence[str], a: np.ndarray, lo=None, hi=None) -> list[_Chunk]:
+        """Integer columns ``a[:, j]`` (a 2-D array of one dtype), dictionary-encoded by range."""
+        physical, converted, logical = _INTS[a.dtype]
+        logical_b = None if logical is None else _int_logical(*logical)
+        rows, cols = a.shape
+        if lo is None:
+            lo, hi = _min_max(a)
+        span = hi - lo
+        width = np.maximum(1, np.ceil(np.log2(span + 1.0)).astype(np.int64))
+        width = np.where(span >= (1 << MAX_DICT_BITS), 0, width)
+        packed_cols = np.flatnonzero(width > 0)
+        group_bytes = (rows + 7) // 8
+        sizes = np.where(width > 0, group_bytes * width, 0)
+        offset = np.concatenate(([0], np.cumsum(sizes)))
+        out = np.empty(int(offset[-1]), np.uint8)
+        if len(packed_cols):
+            _pack(a, lo, width, offset[:-1], out)
+        fmt = "<i" if physical == _INT32 else "<q"
+        np_t = np.int32 if physical == _INT32 else np.int64
+        chunks = []
+        for j in range(cols):
+            lo_j, hi_j = int(lo[j]), int(hi[j])
+            stats = _struct(
+                (3, _I64, 0),
+                (5, _BINARY, struct.pack(fmt, hi_j)),
+                (6, _BINARY, struct.pack(fmt, lo_j)),
+            )
+            schema = _schema_element(names[j], physical, converted, logical_b)
+            w = int(width[j])
+            if w:
+                dictionary = np.arange(lo_j, hi_j + 1, dtype=np_t).tobytes()
+                head = bytes([w]) + _varint((group_bytes << 1) | 1)
+                body = head + out[offset[j] : offset[j + 1]].tobytes()
+                pages = [
+                    self.page(dictionary, _DICTIONARY_PAGE, hi_j - lo_j + 1, _PLAIN),
+                    self.page(body, _DATA_PAGE, rows, _RLE_DICTIONARY),
+                ]
+                encodings = [_PLAIN, _RLE, _RLE_DICTIONARY]
+            else:
+                body = np.ascontiguousarray(a[:, j], dtype=np_t).tobytes()
+                pages = [self.page(body, _DATA_PAGE, rows, _PLAIN)]
+                encodings = [_PLAIN, _RLE]
+            chunks.append(_Chunk(names[j], schema, physical, pages, encodings, stats))
+        return chunks
+
+    def strings(self, name: str, column: Codes) -> _Chunk:
+        codes = np.asarray(column.codes, dtype=np.int64).reshape(-1, 1)
+        n = len(column.names)
+        if n == 0 or (len(codes) and not (codes.min() >= 0 and codes.max() < n)):
+            raise ValueError(f"column {name!r}: codes outside 0..{n - 1}")
+        (chunk,) = self.ints([name], codes, np.zeros(1, np.int64), np.array([n - 1]))
+        encoded = [s.encode() for s in column.names]
+        dictionary = b"".join(struct.pack("<I", len(s)) + s for s in encoded)
+        pages = [self.page(dictionary, _DICTIONARY_PAGE, n, _PLAIN), chunk.pages[-1]]
+        if len(chunk.pages) == 1:  # more than 2**16 names: cannot happen for seats and teams
+            raise ValueError(f"column {name!r}: too many names ({n})")
+        schema = _struct(
+            (1, _I32, _BYTE_ARRAY),
+            (3, _I32, _REQUIRED),
+            (4, _BINARY, name.encode()),
+            (6, _I32, _UTF8),
+            (10, _STRUCT, _struct((1, _STRUCT, _struct()))),  # LogicalType.STRING
+        )
+        stats = _struct((3, _I64, 0))
+        return _Chunk(name, schema, _BYTE_ARRAY, pages, chunk.encodings, stats)
+
+    def plain(self, name: str, values: np.ndarray) -> _Chunk:
+        rows = len(values)
+        if values.dtype == np.bool_:
+            body = np.packbits(values, bitorder="little").tobytes()
+            schema = _schema_element(name, _BOOLEAN, None, None)
+            stats = _struct((3, _I64, 0))
+            physical = _BOOLEAN
+        elif values.dtype == np.float64:
+            body = np.ascontiguousarray(values).tobytes()
+            schema = _schema_element(name, _DOUBLE, None, None)
+            lo, hi = (float(values.min()), float(values.max())) if rows else (0.0, 0.0)
+            stats = _struct(
+                (3, _I64, 0),
+                None if not rows or np.isnan(lo) else (5, _BINARY, struct.pack("<d", hi)),
+                None if not rows or np.isnan(lo) else (6, _BINARY, struct.pack("<d", lo)),
+            )
+            physical = _DOUBLE
+        else:
+            raise TypeError(f"column {name!r}: unsupported dtype {values.dtype}")
+        page = self.page(body, _DATA_PAGE, rows, _PLAIN)
+        return _Chunk(name, schema, physical, [page], [_PLAIN, _RLE], stats)
+
+
+Column = np.ndarray | Codes | Block
+
+
+def _values(column: Column) -> np.ndarray:
+    return (
+        column.codes
+        if isinstance(column, Codes)
+        else column.values
+        if isinstance(column, Block)
+        else column
+    )
+
+
+def write_table(
+    path: str | os.PathLike[str],
+    columns: Mapping[str, Column],
+    *,
+    created_by: str = "balance",
+    level: int = ZSTD_LEVEL,
+) -> None:
+    """Write ``columns`` (name -> values, all the same number of rows) as one parquet file."""
+    lengths = {name: len(_values(column)) for name, column in columns.items()}
+    rows = next(iter(lengths.values()), 0)
+    if not rows:
+        raise ValueError("a table without rows cannot be written")
+    for name, n in lengths.items():
+        if n != rows:
+            raise ValueError(f"column {name!r} has {n} rows, the first column {rows}")
+    enc = _Encoder(level)
+    chunks: list[_Chunk] = []
+    for name, column in columns.items():
+        if isinstance(column, Block):
+            a = np.ascontiguousarray(column.values, dtype=np.uint8)
+            if a.ndim != 2 or a.shape[1] != len(column.names):
+                raise ValueError(f"block {name!r}: shape {a.shape} for {len(column.names)} names")
+            if len(column.names):
+                chunks += enc.ints(list(column.names), a)
+        elif isinstance(column, Codes):
+            chunks.append(enc.strings(name, column))
+        elif column.dtype in _INTS:
+            chunks += enc.ints([name], np.ascontiguousarray(column).reshape(-1, 1))
+        else:
+            chunks.append(enc.plain(name, np.asarray(column)))
+    with open(path, "wb") as f:
+        f.write(MAGIC)
+        pos = len(MAGIC)
+        column_chunks = []
+        total_uncompressed = total_compressed = 0
+        first = pos
+        for chunk in chunks:
+            start = pos
+            dict_offset = data_offset = None
+            uncompressed = 0
+            for data, size, kind in chunk.pages:
+                if kind == _DICTIONARY_PAGE:
+                    dict_offset = pos
+                else:
+                    data_offset = pos
+                f.write(data)
+                pos += len(data)
+                uncompressed += size
+            compressed = pos - start
+            total_uncompressed += uncompressed
+            total_compressed += compressed
+            meta = _struct(
+                (1, _I32, chunk.physical),
+                (2, _LIST, (_I32, chunk.encodings)),
+                (3, _LIST, (_BINARY, [_binary(chunk.name.encode())])),
+                (4, _I32, _ZSTD),
+                (5, _I64, rows),
+                (6, _I64, uncompressed),
+                (7, _I64, compressed),
+                (9, _I64, data_offset),
+                None if dict_offset is None else (11, _I64, dict_offset),
+                (12, _STRUCT, chunk.stats),
+            )
+            column_chunks.append(_struct((2, _I64, start), (3, _STRUCT, meta)))
+        row_group = _struct(
+            (1, _LIST, (_STRUCT, column_chunks)),
+            (2, _I64, total_uncompressed),
+            (3, _I64, rows),
+            (5, _I64, first),
+            (6, _I64, total_compressed),
+            (7, _I16, 0),  # ordinal
+        )
+        root = _struct((4, _BINARY, b"schema"), (5, _I32, len(chunks)))
+        type_order = _struct((1, _STRUCT, _struct()))  # ColumnOrder.TYPE_ORDER
+        footer = _struct(
+            (1, _I32, 1),
+            (2, _LIST, (_STRUCT, [root, *(c.schema for c in chunks)])),
+            (3, _I64, rows),
+            (4, _LIST, (_STRUCT, [row_group] if rows else [])),
+            (6, _BINARY, created_by.encode()),
+            (7, _LIST, (_STRUCT, [type_order] * len(chunks))),
+        )
+        f.write(footer)
+        f.write(struct.pack("<I", len(footer)))
+        f.write(MAGIC)
