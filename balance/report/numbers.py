@@ -151,7 +151,7 @@ def differences(
         paired, method = False, UNPAIRED_METHOD
         games = min(ds.shares.games, base.shares.games)
         table = stats.unpaired_differences(base.shares, base.dist, ds.shares, ds.dist, level=level)
-    if all(one_seat_per_team(x.get("teams") or []) for x in (m, b)):
+    if all(one_seat_per_team(x.get("teams") or []) and not x.get("team_names") for x in (m, b)):
         table = table.filter(pl.col("kind") != "team")  # one seat per team: the seats again
     return Differences(ds.label, base.label, paired, method, why, games, table, changes)
 
@@ -211,8 +211,8 @@ def comparison_rows(comparison: Any) -> pl.DataFrame:
     """The rows of a ``Comparison`` table worth showing: team rows go when every team is one seat
     (they repeat the seats), policy rows when one policy holds every seat (its share is fixed)."""
     t = comparison.table
-    a, b = comparison.a_config, comparison.b_config
-    if all(one_seat_per_team(c.teams or range(c.players)) for c in (a, b)):
+    lineups = (comparison.a_lineup, comparison.b_lineup)
+    if all(line is not None and line.teams_are_seats for line in lineups):
         t = t.filter(pl.col("kind") != "team")
     if t.filter(pl.col("kind") == "policy")["group"].n_unique() <= 1:
         t = t.filter(pl.col("kind") != "policy")

@@ -136,15 +136,18 @@ def test_comparison_rows_drop_rows_that_repeat_or_cannot_move():
         }
     )
 
-    def comparison(teams):
-        config = SimpleNamespace(teams=teams, players=2)
-        return SimpleNamespace(table=t, a_config=config, b_config=config)
+    def comparison(teams, team_names=()):
+        line = stats.config_lineup(["greedy", "greedy"], teams, team_names)
+        return SimpleNamespace(table=t, a_lineup=line, b_lineup=line)
 
     # one seat per team (given or by default) and one policy: only the seats are left
     assert numbers.comparison_rows(comparison(None))["kind"].to_list() == ["seat", "seat"]
     assert numbers.comparison_rows(comparison(["x", "y"]))["kind"].to_list() == ["seat", "seat"]
     shared = numbers.comparison_rows(comparison(["x", "x"]))
     assert shared["kind"].to_list() == ["seat", "seat", "team"]
+    # teams the game deals per game (Raven Manor) are never "the seats again"
+    dealt = numbers.comparison_rows(comparison(None, ("family", "raven")))
+    assert dealt["kind"].to_list() == ["seat", "seat", "team"]
 
 
 def test_an_empty_dataset_is_an_error():
