@@ -110,6 +110,22 @@ class PlainPython:
 
 
 @dataclass(frozen=True)
+class EndToEnd:
+    """``balance simulate`` of the headline line-up writing parquet, against the kernels alone."""
+
+    lineup: str
+    games: int
+    threads: int
+    seconds: float  # best repeat: simulating and writing, after compiling (the manifest's wall)
+    games_per_s: float
+    kernel_games_per_s: float  # the throughput row of the same line-up and thread count
+    ratio: float  # games_per_s / kernel_games_per_s
+
+
+END_TO_END_RATIO = 0.8  # end to end at least 80 % of the kernels' all-threads games/s
+
+
+@dataclass(frozen=True)
 class Target:
     key: str
     label: str
@@ -132,6 +148,7 @@ class BenchResult:
     startup: Startup
     throughput: list[Throughput]
     python: PlainPython | None
+    end_to_end: EndToEnd | None
     targets: list[Target]
     machine: dict[str, Any]
 
@@ -195,6 +212,7 @@ def run(
     python_games: int = 200,
     repeats: int = 3,
     cold: bool = True,
+    end_to_end: bool = True,
     min_seconds: float = 2.0,
     progress: Callable[[str], None] | None = None,
 ) -> BenchResult:
@@ -202,7 +220,8 @@ def run(
 
     ``games`` is the number of games per repeat for the headline line-up; the other line-ups play
     at most that many, scaled down to about ``min_seconds`` of work. ``python_games`` = 0 skips the
-    plain-Python run, ``cold=False`` the cold compile. Raises BenchError (and ConfigError for a
+    plain-Python run, ``cold=False`` the cold compile, ``end_to_end=False`` the ``balance
+    simulate``-equivalent run of ``games`` games of the headline line-up writing parquet. Raises BenchError (and ConfigError for a
     bad base config) before measuring anything.
     """
     import numba
@@ -270,6 +289,12 @@ def run(
                     one_thread = rate
     finally:
         numba.set_num_threads(previous_threads)
+
+    # -- end to end: what `balance simulate` does (the runner, writing parquet), in this process
+    e2e = None
+    if end_to_end:
+        say(f"end to end: {headline.label}, {games:,} games written as parquet")
+        e2e = _end_to_end(configs[headline.label], headline.label, games, threads, repeats, rows)
 
     # -- start-up, in subprocesses
     first = min(games, CHUNK)
@@ -365,7 +390,8 @@ def run(
         startup=startup,
         throughput=rows,
         python=python,
-        targets=targets,
+        end_to_end=e2e,
+        targets=[*targets, *_end_to_end_targets(e2e)],
         machine=_machine(max_threads),
     )
 
@@ -376,6 +402,53 @@ def write_json(result: BenchResult, path: str | os.PathLike[str]) -> None:
 
 
 # ---- helpers ------------------------------------------------------------------------------------
+
+
+def _end_to_end(
+    config: Any, label: str, games: int, threads: int, repeats: int, rows: list[Throughput]
+) -> EndToEnd:
+    """Best of ``repeats`` runs of ``balance.runner.run`` (what ``balance simulate`` calls) of
+    ``games`` games into a temporary directory; its rate is the manifest's, simulating and writing
+    after compiling."""
+    from balance import runner
+
+    best = math.inf
+    for _ in range(repeats):
+        with tempfile.TemporaryDirectory(prefix="balance-bench-") as tmp:
+            summary = runner.run(
+                config, config_path=None, out=Path(tmp) / "run", games=games, threads=threads
+            )
+        best = min(best, summary.wall_time_s)
+    kernel = next(r.games_per_s for r in rows if (r.lineup, r.threads) == (label, threads))
+    return EndToEnd(
+        lineup=label,
+        games=games,
+        threads=threads,
+        seconds=best,
+        games_per_s=games / best,
+        kernel_games_per_s=kernel,
+        ratio=games / best / kernel,
+    )
+
+
+def _end_to_end_targets(e2e: EndToEnd | None) -> list[Target]:
+    """The end-to-end figure beside the kernel one, as a target row of the bench output."""
+    if e2e is None:
+        return []
+    return [
+        Target(
+            key="end_to_end_ratio",
+            label=(
+                f"balance simulate writing parquet, {e2e.lineup}: {e2e.games_per_s:,.0f} vs "
+                f"kernels {e2e.kernel_games_per_s:,.0f} games/s"
+            ),
+            threshold=100 * END_TO_END_RATIO,
+            at_least=True,
+            unit="%",
+            measured=100 * e2e.ratio,
+            met=e2e.ratio >= END_TO_END_RATIO,
+        )
+    ]
 
 
 def _play(plugin: Any, tables: Any, seed: int, n: int) -> float:
