@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from balance import results
+from balance import parquet, results
 from balance.games.base import Chunk
 
 SEATS = ["greedy", "random", "greedy"]
@@ -237,3 +237,80 @@ def test_open_results_names_what_is_wrong(tmp_path, setup, message):
     with pytest.raises(results.ResultsError) as info:
         results.open_results(path)
     assert str(info.value) == message.format(d=path)
+
+
+# ---- the parquet writer (balance/parquet.py): the same dataset in every reader ----------------
+
+
+def _play_chunk(first_game: int, n: int, seed: int = 7) -> Chunk:
+    """n games of three seats with random outcomes, telemetry up to the uint8 limit."""
+    rng = np.random.default_rng(seed)
+    rank = rng.integers(1, 4, size=(n, 3)).astype(np.int32)
+    telemetry = rng.integers(0, 9, size=(n, 3, 2)).astype(np.uint8)
+    telemetry[0, 0, 1] = 255
+    return Chunk(
+        first_game=first_game,
+        score=rng.integers(-5, 200_000, size=(n, 3)).astype(np.int32),  # a range > 2**16: PLAIN
+        rank=rank,
+        turns=rng.integers(5, 300, size=n).astype(np.int32),
+        end_reason=rng.integers(0, 2, size=n).astype(np.int32),
+        order=np.argsort(rng.random((n, 3)), axis=1).astype(np.int32),
+        telemetry=telemetry,
+        extra={"gold": np.full((n, 3), 4, dtype=np.int32)},  # one value: a 1-entry dictionary
+        team=rng.integers(0, 2, size=(n, 3)).astype(np.int32),
+        role=rng.integers(0, 3, size=(n, 3)).astype(np.int32),
+    )
+
+
+def _write_both(tmp_path, chunk: Chunk):
+    """The part our writer writes for ``chunk``, and polars' own parquet file of the same rows."""
+    kw = {
+        "seats": SEATS,
+        "teams": TEAMS,
+        "end_reasons": END_REASONS,
+        "telemetry_columns": TELEMETRY,
+        "team_names": ("family", "ravén"),
+        "role_names": ("doc", "raven", "mayor"),
+    }
+    part = tmp_path / "part.parquet"
+    parquet.write_table(part, results.chunk_columns(chunk, **kw), created_by="balance test")
+    reference = tmp_path / "polars.parquet"
+    results.chunk_frame(chunk, **kw).write_parquet(reference)
+    return part, reference
+
+
+@pytest.mark.parametrize("n", [1, 7, 2049, 5003])  # around a group of 8 and a 2,048-row block
+def test_parts_read_back_as_polars_own_files_in_polars(tmp_path, n):
+    part, reference = _write_both(tmp_path, _play_chunk(1000, n))
+    ours, theirs = pl.read_parquet(part), pl.read_parquet(reference)
+    assert ours.schema == theirs.schema
+    assert ours.equals(theirs)
+    # statistics are right: a filter that prunes by them keeps exactly the rows it should
+    for expr in (pl.col("game") == 1000 + n // 2, pl.col("score") < 0, pl.col("played__ace") > 7):
+        assert pl.scan_parquet(part).filter(expr).collect().equals(theirs.filter(expr))
+
+
+def test_parts_read_back_the_same_in_pandas_and_duckdb(tmp_path):
+    duckdb = pytest.importorskip("duckdb")
+    pd = pytest.importorskip("pandas")
+    part, reference = _write_both(tmp_path, _play_chunk(0, 3001))
+    ours, theirs = pd.read_parquet(part), pd.read_parquet(reference)
+    assert ours.dtypes.to_dict() == theirs.dtypes.to_dict()
+    pd.testing.assert_frame_equal(ours, theirs)
+    assert ours["team"].tolist()[:6] == theirs["team"].tolist()[:6]
+
+    a, b = f"'{part}'", f"'{reference}'"
+    assert duckdb.sql(f"select * from {a}").types == duckdb.sql(f"select * from {b}").types
+    for x, y in ((a, b), (b, a)):
+        assert duckdb.sql(f"select count(*) from (from {x} except all from {y})").fetchall() == [
+            (0,)
+        ]
+    query = "select team, count(*), sum(win) from {} where played__ace >= 3 group by 1 order by 1"
+    assert duckdb.sql(query.format(a)).fetchall() == duckdb.sql(query.format(b)).fetchall()
+
+
+def test_a_dataframe_part_is_written_by_the_same_writer(tmp_path):
+    writer = results.ResultsWriter(tmp_path / "run", {})
+    part = writer.write_part(_frame(_chunk(0)), first_game=0, n_games=2)
+    assert pl.read_parquet(part).equals(_frame(_chunk(0)))
+    assert writer.manifest["extra_columns"] == ["gold"]
