@@ -2,8 +2,8 @@
 
 Why not polars' or pyarrow's writer: a part is ~262,000 rows of ~80 columns, most of them uint8
 telemetry counts of 0..10, and both general writers spend 7-11 ns per value on hashing the values
-into a dictionary and on a generic RLE encoder — about 3 µs per four-player game, a quarter of what
-the game kernels spend, on the two cores they share (benchmarks/end_to_end.py). Here every integer
+into a dictionary and on a generic RLE encoder: 3.4 µs of CPU per four-player Five Ravens game, a
+quarter of what the game kernels spend, on the two cores they share (benchmarks/end_to_end.py). Here every integer
 column is dictionary-encoded without hashing: its dictionary is the range ``min..max``, so a value's
 key is ``value - min``, bit-packed in one numba pass over the row-major telemetry block. The file is
 plain parquet (format 1 data pages, ZSTD, statistics with min, max and null count), read by
@@ -35,7 +35,7 @@ _REQUIRED = 0
 _PLAIN, _RLE, _RLE_DICTIONARY = 0, 3, 8
 _ZSTD = 6
 _DATA_PAGE, _DICTIONARY_PAGE = 0, 2
-_UTF8, _UINT_8, _UINT_16, _INT_8, _INT_16, _INT_32 = 0, 11, 12, 15, 16, 17
+_UTF8, _UINT_8, _UINT_16, _INT_8, _INT_16 = 0, 11, 12, 15, 16
 
 
 class Codes(NamedTuple):
@@ -285,12 +285,12 @@ class _Encoder:
         n = len(column.names)
         if n == 0 or (len(codes) and not (codes.min() >= 0 and codes.max() < n)):
             raise ValueError(f"column {name!r}: codes outside 0..{n - 1}")
+        if n > 1 << MAX_DICT_BITS:  # cannot happen for seats, teams and roles
+            raise ValueError(f"column {name!r}: too many names ({n})")
         (chunk,) = self.ints([name], codes, np.zeros(1, np.int64), np.array([n - 1]))
         encoded = [s.encode() for s in column.names]
         dictionary = b"".join(struct.pack("<I", len(s)) + s for s in encoded)
         pages = [self.page(dictionary, _DICTIONARY_PAGE, n, _PLAIN), chunk.pages[-1]]
-        if len(chunk.pages) == 1:  # more than 2**16 names: cannot happen for seats and teams
-            raise ValueError(f"column {name!r}: too many names ({n})")
         schema = _struct(
             (1, _I32, _BYTE_ARRAY),
             (3, _I32, _REQUIRED),
