@@ -36,162 +36,6 @@ class RunnerError(BalanceError):
     """A run cannot start; the message is one line that names the fix."""
 
 
-@dataclasses.dataclass(frozen=True)
-class RunSummary:
-    out: Path
-    status: str  # "complete" (an interrupted run raises KeyboardInterrupt instead)
-    games_requested: int
-    games_done: int
-    rows: int  # games_done * players
-    parts: int
-    seed: int
-    threads: int
-    compile_time_s: float
-    wall_time_s: float  # simulating and writing, after compiling
-    games_per_s: float
-
-
-def run(
-    config: Any,
-    *,
-    config_path: str | os.PathLike[str] | None,
-    out: Path,
-    games: int | None = None,
-    seed: int | None = None,
-    threads: int | None = None,
-    chunk_size: int = 65536,
-    force: bool = False,
-    progress: Callable[[int, int], None] | None = None,
-) -> RunSummary:
-    """Play ``games`` games (default: the config's) of ``config`` seeded with ``seed`` into ``out``.
-
-    ``config`` is a validated ``balance.config.RunConfig``; ``games`` and ``seed`` override its
-    values (the manifest records the config with the overrides applied, i.e. what actually ran).
-    Raises RunnerError before touching ``out`` if an option is invalid or ``out`` is in the way.
-    On KeyboardInterrupt the parts already simulated are written, the manifest is marked
-    ``interrupted`` with ``games_done``, and the KeyboardInterrupt is re-raised.
-    """
-    import numba
-
-    from balance.config import config_hash
-
-    out = Path(out)
-    games = config.games if games is None else games
-    seed = config.seed if seed is None else seed
-    max_threads = numba.config.NUMBA_NUM_THREADS
-    threads = max_threads if threads is None else threads
-    _check_options(
-        games=games, seed=seed, threads=threads, chunk_size=chunk_size, cores=max_threads
-    )
-    _check_out(out, force=force)
-    if (games, seed) != (config.games, config.seed):
-        config = config.model_copy(update={"games": games, "seed": seed})
-
-    plugin = registry.get(config.game)
-    seats = list(config.seats)
-    teams = list(config.teams) if config.teams else [str(i) for i in range(len(seats))]
-    t0 = time.perf_counter()
-    tables = plugin.compile(config)
-    # An empty batch loads the kernels from numba's cache, or compiles them on a first run, so
-    # that this start-up cost is reported apart from the simulation rate.
-    plugin.play(tables, seed, 0, 0)
-    compile_time = time.perf_counter() - t0
-    telemetry = list(plugin.telemetry_columns(tables))
-    team_names = list(_names(plugin, "team_names", tables))
-    role_names = list(_names(plugin, "role_names", tables))
-    manifest = {
-        "version": balance.__version__,
-        "game": config.game,
-        "config_path": None if config_path is None else str(config_path),
-        "config": config.resolved_dict(),
-        "config_hash": config_hash(config),
-        "seed": seed,
-        "games_requested": games,
-        "chunk_size": chunk_size,
-        "players": len(seats),
-        "seats": seats,
-        "teams": teams,
-        "team_names": team_names,  # the game's teams (a seat's team then varies per game)
-        "role_names": role_names,  # the game's roles (then a ``role`` column)
-        "threads": threads,
-        "end_reasons": list(plugin.end_reasons),
-        "telemetry_columns": telemetry,
-        "telemetry_saturated": {},  # column -> cells clipped at 255 (uint8), when any
-        "compile_time_s": round(compile_time, 6),
-        "versions": {
-            "python": platform.python_version(),
-            "numba": numba.__version__,
-            "numpy": np.__version__,
-            "polars": pl.__version__,
-        },
-    }
-
-    def write(chunk: Chunk) -> None:  # runs on the writer thread
-        # The columns go straight to the parquet writer: no DataFrame, no per-row strings.
-        columns = results.chunk_columns(
-            chunk,
-            seats=seats,
-            teams=teams,
-            end_reasons=plugin.end_reasons,
-            telemetry_columns=telemetry,
-            team_names=team_names,
-            role_names=role_names,
-        )
-        if chunk.saturated is not None:
-            sat = writer.manifest["telemetry_saturated"]
-            for j in np.flatnonzero(chunk.saturated):
-                sat[telemetry[j]] = sat.get(telemetry[j], 0) + int(chunk.saturated[j])
-        writer.write_part(columns, first_game=chunk.first_game, n_games=chunk.n_games)
-
-    # Only now that the config compiled is an old run removed (a typo must not cost a dataset).
-    _clear_out(out)
-    writer = results.ResultsWriter(out, manifest)
-    report = progress or (lambda done, total: None)
-    report(0, games)
-    previous_threads = numba.get_num_threads()
-    numba.set_num_threads(threads)
-    status = "failed"
-    pending: Future[None] | None = None
-    previous: Chunk | None = None
-    try:
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="balance-writer") as pool:
-            for first in range(0, games, chunk_size):
-                n = min(chunk_size, games - first)
-                chunk = plugin.play(tables, seed, first, n)
-                _check_fresh(chunk, previous, first, n)
-                if pending is not None:
-                    pending.result()
-                    report(writer.games_done, games)
-                pending, previous = pool.submit(write, chunk), chunk
-            if pending is not None:
-                pending.result()
-                report(writer.games_done, games)
-            status = "complete"
-    except KeyboardInterrupt:
-        status = "interrupted"
-        raise
-    finally:
-        # The part being written holds complete games: let it land before recording the end.
-        if pending is not None and status != "complete":
-            with contextlib.suppress(Exception):  # the first error is the one being raised
-                pending.result()
-        numba.set_num_threads(previous_threads)
-        final = writer.finish(status)
-    return RunSummary(
-        out=out,
-        status=status,
-        games_requested=games,
-        games_done=writer.games_done,
-        rows=writer.games_done * len(seats),
-        parts=len(final["parts"]),
-        seed=seed,
-        threads=threads,
-        compile_time_s=compile_time,
-        wall_time_s=final["wall_time_s"],
-        games_per_s=final["games_per_s"],
-    )
-
-
 # ============================================================ the one place that plays games
 
 CHUNK = 65536  # games per plugin.play call unless a command says otherwise
@@ -305,6 +149,152 @@ def _check_chunk_range(chunk: Chunk, first: int, n: int) -> None:
         )
 
 
+@dataclasses.dataclass(frozen=True)
+class RunSummary:
+    out: Path
+    status: str  # "complete" (an interrupted run raises KeyboardInterrupt instead)
+    games_requested: int
+    games_done: int
+    rows: int  # games_done * players
+    parts: int
+    seed: int
+    threads: int
+    compile_time_s: float
+    wall_time_s: float  # simulating and writing, after compiling
+    games_per_s: float
+
+
+def run(
+    config: Any,
+    *,
+    config_path: str | os.PathLike[str] | None,
+    out: Path,
+    games: int | None = None,
+    seed: int | None = None,
+    threads: int | None = None,
+    chunk_size: int = 65536,
+    force: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> RunSummary:
+    """Play ``games`` games (default: the config's) of ``config`` seeded with ``seed`` into ``out``.
+
+    ``config`` is a validated ``balance.config.RunConfig``; ``games`` and ``seed`` override its
+    values (the manifest records the config with the overrides applied, i.e. what actually ran).
+    Raises RunnerError before touching ``out`` if an option is invalid or ``out`` is in the way.
+    On KeyboardInterrupt the parts already simulated are written, the manifest is marked
+    ``interrupted`` with ``games_done``, and the KeyboardInterrupt is re-raised.
+    """
+    import numba
+
+    from balance.config import config_hash
+
+    out = Path(out)
+    games = config.games if games is None else games
+    seed = config.seed if seed is None else seed
+    threads = _cores() if threads is None else threads
+    check_options(games=games, seed=seed, chunk_size=chunk_size, threads=threads)
+    _check_out(out, force=force)
+    if (games, seed) != (config.games, config.seed):
+        config = config.model_copy(update={"games": games, "seed": seed})
+
+    prepared = prepare(config, seed=seed)
+    plugin, compile_time = prepared.plugin, prepared.compile_time_s
+    seats = list(config.seats)
+    teams = list(config.teams) if config.teams else [str(i) for i in range(len(seats))]
+    telemetry = list(prepared.telemetry)
+    team_names = list(prepared.team_names)
+    role_names = list(prepared.role_names)
+    manifest = {
+        "version": balance.__version__,
+        "game": config.game,
+        "config_path": None if config_path is None else str(config_path),
+        "config": config.resolved_dict(),
+        "config_hash": config_hash(config),
+        "seed": seed,
+        "games_requested": games,
+        "chunk_size": chunk_size,
+        "players": len(seats),
+        "seats": seats,
+        "teams": teams,
+        "team_names": team_names,  # the game's teams (a seat's team then varies per game)
+        "role_names": role_names,  # the game's roles (then a ``role`` column)
+        "threads": threads,
+        "end_reasons": list(plugin.end_reasons),
+        "telemetry_columns": telemetry,
+        "telemetry_saturated": {},  # column -> cells clipped at 255 (uint8), when any
+        "compile_time_s": round(compile_time, 6),
+        "versions": {
+            "python": platform.python_version(),
+            "numba": numba.__version__,
+            "numpy": np.__version__,
+            "polars": pl.__version__,
+        },
+    }
+
+    def write(chunk: Chunk) -> None:  # runs on the writer thread
+        # The columns go straight to the parquet writer: no DataFrame, no per-row strings.
+        columns = results.chunk_columns(
+            chunk,
+            seats=seats,
+            teams=teams,
+            end_reasons=plugin.end_reasons,
+            telemetry_columns=telemetry,
+            team_names=team_names,
+            role_names=role_names,
+        )
+        if chunk.saturated is not None:
+            sat = writer.manifest["telemetry_saturated"]
+            for j in np.flatnonzero(chunk.saturated):
+                sat[telemetry[j]] = sat.get(telemetry[j], 0) + int(chunk.saturated[j])
+        writer.write_part(columns, first_game=chunk.first_game, n_games=chunk.n_games)
+
+    # Only now that the config compiled is an old run removed (a typo must not cost a dataset).
+    _clear_out(out)
+    writer = results.ResultsWriter(out, manifest)
+    report = progress or (lambda done, total: None)
+    report(0, games)
+    status = "failed"
+    pending: Future[None] | None = None
+    previous: Chunk | None = None
+    try:
+        with (
+            numba_threads(threads),
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="balance-writer") as pool,
+        ):
+            for [chunk] in play_chunks([prepared], seed=seed, games=games, chunk_size=chunk_size):
+                _check_fresh(chunk, previous)
+                if pending is not None:
+                    pending.result()
+                    report(writer.games_done, games)
+                pending, previous = pool.submit(write, chunk), chunk
+            if pending is not None:
+                pending.result()
+                report(writer.games_done, games)
+            status = "complete"
+    except KeyboardInterrupt:
+        status = "interrupted"
+        raise
+    finally:
+        # The part being written holds complete games: let it land before recording the end.
+        if pending is not None and status != "complete":
+            with contextlib.suppress(Exception):  # the first error is the one being raised
+                pending.result()
+        final = writer.finish(status)
+    return RunSummary(
+        out=out,
+        status=status,
+        games_requested=games,
+        games_done=writer.games_done,
+        rows=writer.games_done * len(seats),
+        parts=len(final["parts"]),
+        seed=seed,
+        threads=threads,
+        compile_time_s=compile_time,
+        wall_time_s=final["wall_time_s"],
+        games_per_s=final["games_per_s"],
+    )
+
+
 def _names(plugin: Any, hook: str, tables: Any) -> tuple[str, ...]:
     """A plugin's team or role names; () for a game without them (or an older plugin)."""
     fn = getattr(plugin, hook, None)
@@ -319,16 +309,6 @@ def narrate(config: Any, *, game: int, seed: int | None = None) -> list[str]:
     _check_seed(seed)
     plugin = registry.get(config.game)
     return list(plugin.narrate(plugin.compile(config), seed, game))
-
-
-def _check_options(*, games: int, seed: int, threads: int, chunk_size: int, cores: int) -> None:
-    if games < 1:
-        raise RunnerError(f"--games must be at least 1, got {games}")
-    _check_seed(seed)
-    if not 1 <= threads <= cores:
-        raise RunnerError(f"--threads must be between 1 and {cores} on this machine, got {threads}")
-    if chunk_size < 1:
-        raise RunnerError(f"--chunk-size must be at least 1, got {chunk_size}")
 
 
 def _check_seed(seed: int) -> None:
@@ -359,13 +339,9 @@ def _clear_out(out: Path) -> None:
         shutil.rmtree(out)
 
 
-def _check_fresh(chunk: Chunk, previous: Chunk | None, first: int, n: int) -> None:
-    """Plugin bugs that would silently corrupt the dataset, caught at the chunk boundary."""
-    if chunk.first_game != first or chunk.n_games != n:
-        raise RuntimeError(
-            f"play(first_game={first}, n_games={n}) returned games "
-            f"[{chunk.first_game}, {chunk.first_game + chunk.n_games})"
-        )
+def _check_fresh(chunk: Chunk, previous: Chunk | None) -> None:
+    """A plugin bug that would silently corrupt the dataset, caught at the chunk boundary (the
+    range of games is checked by play_chunks)."""
     if previous is None:
         return
     arrays = (chunk.score, chunk.rank, chunk.turns, chunk.end_reason, chunk.order, chunk.telemetry)
