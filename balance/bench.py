@@ -43,11 +43,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from balance.errors import BalanceError
+
 CHUNK = 65536  # games per plugin.play call, as in the runner's default
 CLI_GAMES = 1000  # games of the `balance simulate` warm-start measurement
 
 
-class BenchError(Exception):
+class BenchError(BalanceError):
     """The benchmark cannot run; the message is one line."""
 
 
