@@ -8,7 +8,7 @@ Game-generic: it uses only the plugin protocol (balance/games/base.py) and the g
   process start to the end of the first chunk minus the wall time of the same subprocess that
   stops after its imports; and the wall time of the real CLI,
   ``balance simulate <base config> --games 1000 --out <tmp>``, with a warm cache;
-- **throughput** of ``plugin.play`` called in chunks of 65,536 games (what the runner does, minus
+- **throughput** of ``runner.play_chunks`` in chunks of 65,536 games (what the runner does, minus
   writing) on 1 thread and on all threads, for every line-up "each seat plays policy X" with X in
   ``plugin.default_policies``, at the game's minimum and maximum player counts, built from the base
   config (its policy settings and rules) with ``balance.config.config_from_dict``;
@@ -229,6 +229,7 @@ def run(
     import numba
 
     from balance import games as registry
+    from balance import runner
     from balance.config import load_config
 
     say = progress or (lambda message: None)
@@ -259,8 +260,8 @@ def run(
 
     # -- throughput, in this process (its first call also fills the kernel cache if it is empty)
     say("compiling or loading the kernels")
-    tables = {label: plugin.compile(cfg) for label, cfg in configs.items()}
-    plugin.play(tables[headline.label], seed, 0, min(games, 256))
+    tables = {label: runner.prepare(cfg, seed=seed, load=False) for label, cfg in configs.items()}
+    _play(tables[headline.label], seed, min(games, 256))
     rows: list[Throughput] = []
     counts = sorted({1, threads})
     previous_threads = numba.get_num_threads()
@@ -271,8 +272,8 @@ def run(
                 say(f"throughput: {lineup.label}, {t} thread{'s' if t > 1 else ''}")
                 numba.set_num_threads(t)
                 tb = tables[lineup.label]
-                n, first_s = _size(plugin, tb, seed, games, min_seconds, lineup == headline)
-                best = min([first_s] + [_play(plugin, tb, seed, n) for _ in range(repeats - 1)])
+                n, first_s = _size(tb, seed, games, min_seconds, lineup == headline)
+                best = min([first_s] + [_play(tb, seed, n) for _ in range(repeats - 1)])
                 rate = n / best
                 rows.append(
                     Throughput(
@@ -453,26 +454,27 @@ def _end_to_end_targets(e2e: EndToEnd | None) -> list[Target]:
     ]
 
 
-def _play(plugin: Any, tables: Any, seed: int, n: int) -> float:
-    """Seconds to play games [0, n) in chunks of CHUNK, like the runner (outputs discarded)."""
+def _play(run: Any, seed: int, n: int) -> float:
+    """Seconds to play games [0, n) of a prepared run through the runner's one function, in
+    chunks of CHUNK (outputs discarded)."""
+    from balance import runner
+
     t0 = time.perf_counter()
-    for first in range(0, n, CHUNK):
-        plugin.play(tables, seed, first, min(CHUNK, n - first))
+    for _ in runner.play_chunks([run], seed=seed, games=n, chunk_size=CHUNK):
+        pass
     return time.perf_counter() - t0
 
 
-def _size(
-    plugin: Any, tables: Any, seed: int, games: int, min_seconds: float, full: bool
-) -> tuple[int, float]:
+def _size(run: Any, seed: int, games: int, min_seconds: float, full: bool) -> tuple[int, float]:
     """Games per repeat and the first repeat's seconds: ``games`` if ``full``, else enough for
     about ``min_seconds`` of work (at most ``games``), grown until a repeat takes that long."""
     if full:
-        return games, _play(plugin, tables, seed, games)
+        return games, _play(run, seed, games)
     n = min(games, CHUNK // 4)
-    seconds = _play(plugin, tables, seed, n)  # also a warm-up; it does not count
+    seconds = _play(run, seed, n)  # also a warm-up; it does not count
     while True:
         n = min(games, max(n, math.ceil(n * 1.1 * min_seconds / max(seconds, 1e-6))))
-        seconds = _play(plugin, tables, seed, n)
+        seconds = _play(run, seed, n)
         if n >= games or seconds >= 0.8 * min_seconds:
             return n, seconds
 
@@ -571,16 +573,16 @@ def _child_main(spec: dict[str, Any]) -> dict[str, Any]:
         return out
     lineup = Lineup("", spec["players"], spec["policy"], tuple(spec.get("seats") or ()))
     cfg = lineup_config(load_config(spec["config"]), lineup)
-    tables = plugin.compile(cfg)
+    from balance import runner
+
+    run = runner.prepare(cfg, seed=cfg.seed, load=False)
     if spec["mode"] == "first_chunk":
         t1 = time.perf_counter()
-        plugin.play(tables, cfg.seed, 0, spec["games"])
+        _play(run, cfg.seed, spec["games"])
         out["first_chunk_s"] = time.perf_counter() - t1
     elif spec["mode"] == "python":
         np.seterr(over="ignore")  # the RNG's uint64 arithmetic wraps by design
-        out["best_s"] = min(
-            _play(plugin, tables, cfg.seed, spec["games"]) for _ in range(spec["repeats"])
-        )
+        out["best_s"] = min(_play(run, cfg.seed, spec["games"]) for _ in range(spec["repeats"]))
     else:
         raise ValueError(f"unknown mode {spec['mode']!r}")
     out["total_s"] = time.perf_counter() - t0
