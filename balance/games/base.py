@@ -11,7 +11,6 @@ whatever the chunk boundaries or thread count (DESIGN.md, Determinism).
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 from dataclasses import dataclass, field
 from types import ModuleType

@@ -90,19 +90,33 @@ def test_shuffle_is_a_permutation_and_the_same_for_the_same_stream():
 
 
 @njit(cache=False)
-def _clip_all(values, clipped, out):
+def _clip_rows(values, clipped, out):
+    """The batch kernels' pattern: store clipped, OR the counts, tally only a row past 255."""
     for i in range(values.shape[0]):
+        seen = 0
         for j in range(values.shape[1]):
-            out[i, j] = kit.clip_u8(values[i, j], clipped, j)
+            out[i, j] = kit.clip_u8(values[i, j])
+            seen |= values[i, j]
+        if seen > kit.U8_MAX:
+            for j in range(values.shape[1]):
+                kit.tally_clipped(values[i, j], clipped, j)
 
 
-def test_clip_u8_counts_the_cells_it_clips_per_column():
-    values = np.array([[0, 255, 256, 9000], [300, 1, 255, 256]], np.int32)
+def test_clipped_cells_are_counted_per_column():
+    values = np.array([[0, 255, 256, 9000], [300, 1, 255, 256], [7, 0, 255, 3]], np.int32)
     clipped = np.zeros(4, np.int64)
     out = np.zeros(values.shape, np.uint8)
-    _clip_all(values, clipped, out)
-    assert out.tolist() == [[0, 255, 255, 255], [255, 1, 255, 255]]
+    _clip_rows(values, clipped, out)
+    assert out.tolist() == [[0, 255, 255, 255], [255, 1, 255, 255], [7, 0, 255, 3]]
     assert clipped.tolist() == [1, 0, 1, 2]  # 255 itself is not clipped
+
+
+def test_clip_u8_and_tally_clipped_as_plain_functions():
+    assert [kit.clip_u8(v) for v in (0, 255, 256, 10**6)] == [0, 255, 255, 255]
+    clipped = np.zeros(2, np.int64)
+    for v in (255, 256, 0, 1000):
+        kit.tally_clipped(v, clipped, 1)
+    assert clipped.tolist() == [0, 2]
 
 
 def test_saturation_rows_are_one_per_block_and_sum_to_the_chunk():

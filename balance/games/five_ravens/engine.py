@@ -29,7 +29,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from balance.games._kit import check_play, clip_u8, saturated, saturation_rows, shuffle
+from balance.games._kit import (
+    U8_MAX,
+    check_play,
+    clip_u8,
+    saturated,
+    saturation_rows,
+    shuffle,
+    tally_clipped,
+)
 from balance.games.base import Chunk
 from balance.games.five_ravens import policies as pol
 from balance.games.five_ravens.state import (
@@ -942,9 +950,17 @@ def play_batch(
                 out_rank[i, p] = rank[p]
                 out_order[i, p] = (p - start + P) % P
                 out_capt[i, p] = st.r.seat[p, S_CAPT_N]
+                seen = 0  # the OR of the row's counts (clip_u8)
                 for j in range(ncol):
                     v = st.r.seat[p, S_TELE + tb.r.cards[C_TEV, j] * nct + tb.r.cards[C_TCARD, j]]
-                    out_tele[i, p, j] = clip_u8(v, clipped, j)
+                    out_tele[i, p, j] = clip_u8(v)
+                    seen |= v
+                if seen > U8_MAX:  # some count passed 255: count the clipped cells per column
+                    for j in range(ncol):
+                        v = st.r.seat[
+                            p, S_TELE + tb.r.cards[C_TEV, j] * nct + tb.r.cards[C_TCARD, j]
+                        ]
+                        tally_clipped(v, clipped, j)
         s[0].board[G_LOG_N] = 0  # a use of s after the games: st.r points into it
 
 

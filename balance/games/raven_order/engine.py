@@ -26,7 +26,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from balance.games._kit import check_play, clip_u8, saturated, saturation_rows, shuffle
+from balance.games._kit import (
+    U8_MAX,
+    check_play,
+    clip_u8,
+    saturated,
+    saturation_rows,
+    shuffle,
+    tally_clipped,
+)
 from balance.games.base import Chunk
 from balance.games.raven_order.policies import (
     ACT_BUILD,
@@ -726,8 +734,14 @@ def play_batch(
                 out_extra[g, p, 0] = st.pl[p, PL_NU]
                 out_extra[g, p, 1] = st.pl[p, PL_WORKERS]
                 out_extra[g, p, 2] = st.pl[p, PL_GOLD]
+                seen = 0  # the OR of the row's counts (clip_u8)
                 for j in range(N_TELE):
-                    out_tele[g, p, j] = clip_u8(st.pl[p, PL_TELE + j], clipped, j)
+                    v = st.pl[p, PL_TELE + j]
+                    out_tele[g, p, j] = clip_u8(v)
+                    seen |= v
+                if seen > U8_MAX:  # some count passed 255: count the clipped cells per column
+                    for j in range(N_TELE):
+                        tally_clipped(st.pl[p, PL_TELE + j], clipped, j)
 
 
 EXTRA_COLUMNS = ("units", "workers", "gold")
