@@ -280,6 +280,14 @@ def bench(
         bool,
         typer.Option("--cold/--no-cold", help="Measure compiling from scratch (about a minute)."),
     ] = True,
+    end_to_end: Annotated[
+        bool,
+        typer.Option(
+            "--end-to-end/--no-end-to-end",
+            help="Also time `balance simulate` writing parquet (the headline line-up, --games "
+            "games) against the kernels' all-threads figure.",
+        ),
+    ] = True,
 ) -> None:
     """Measure GAME on this machine: compile and start-up times, games/s, plain-Python ratio."""
     from balance import bench as bench_lib
@@ -298,6 +306,7 @@ def bench(
             python_games=python_games,
             repeats=repeats,
             cold=cold,
+            end_to_end=end_to_end,
             progress=say,
         )
     if json_file is not None:

@@ -176,6 +176,19 @@ def bench_table(result: Any) -> Any:
             num(r.ns_per_game),
             ratio,
         )
+    e = getattr(result, "end_to_end", None)
+    if e is None:
+        table.add_row("balance simulate writing parquet", "", "", "", "", "skipped")
+    else:
+        table.add_row(
+            f"{e.lineup}, {e.threads} thread{'s' if e.threads > 1 else ''}, end to end",
+            f"{e.games:,}",
+            num(e.seconds, 2),
+            num(e.games_per_s),
+            num(1e9 / e.games_per_s if e.games_per_s else None),
+            f"{e.ratio:.0%} of the kernels ({e.kernel_games_per_s:,.0f} games/s): simulate "
+            "writing parquet",
+        )
     p = result.python
     if p is None:
         table.add_row("plain Python (NUMBA_DISABLE_JIT=1)", "", "", "", "", "skipped")
