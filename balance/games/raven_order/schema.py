@@ -181,15 +181,32 @@ class Unit(BaseModel):
     cost: int = Field(1, ge=0, le=100, description="RO-4: gold to train it from the type below")
 
 
+class Worker(BaseModel):
+    """A worker: power 0 and free (RO-2, RO-8); the keys exist so that a full config can write
+    the Units table out, and anything else is refused rather than silently ignored."""
+
+    model_config = _STRICT
+
+    power: int = Field(0, description="always 0: a worker blocks with no power (RO-8)")
+    cost: int = Field(0, description="always 0: workers come free with the Harvest (RO-2)")
+
+    @model_validator(mode="after")
+    def _fixed(self) -> Worker:
+        for key, why in (("power", "blocks with no power (RO-8)"), ("cost", "is free (RO-2)")):
+            if getattr(self, key) != 0:
+                raise ValueError(
+                    f"{key}: must be 0, got {getattr(self, key)} (a worker {why}; "
+                    "this key cannot change it)"
+                )
+        return self
+
+
 class Units(BaseModel):
     """The four unit types (rulebook Units table)."""
 
     model_config = _STRICT
 
-    worker: Unit = Field(
-        default_factory=lambda: Unit(power=0, cost=0),
-        description="power 0; free (RO-2); its cost is ignored",
-    )
+    worker: Worker = Field(default_factory=Worker, description="power 0 and free (RO-2, RO-8)")
     sentry: Unit = Field(
         default_factory=lambda: Unit(power=2), description="trained from a worker (needs Armory)"
     )

@@ -53,6 +53,15 @@ BAD = {
         "rules:\n  runes:\n    looting: {target: palace}\n",
         "rules.runes.looting.target",
     ),
+    # RO-8: a worker blocks with power 0; a key that changed nothing would mislead a designer
+    "worker_power": (
+        "rules:\n  units:\n    worker: {power: 5}\n",
+        "rules.units.worker.power: must be 0, got 5 (a worker blocks with no power (RO-8)",
+    ),
+    "worker_cost": (
+        "rules:\n  units:\n    worker: {cost: 2}\n",
+        "rules.units.worker.cost: must be 0, got 2 (a worker is free (RO-2)",
+    ),
 }
 
 
