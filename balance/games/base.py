@@ -140,9 +140,41 @@ class Game:
     max_players: ClassVar[int]
     end_reasons: ClassVar[tuple[str, ...]]
     policy_kinds: ClassVar[dict[str, type[BaseModel]]]  # kind -> schema model of its settings
-    # `balance bench` targets: dicts of key ("games_per_s", "python_ratio", "warm_start_s"),
-    # label, threshold, at_least (True: measured >= threshold) and unit (balance.bench.TargetSpec)
-    bench_targets: ClassVar[tuple[dict[str, Any], ...]] = ()
+    # `balance bench`: (label, games/s) the headline line-up must reach on all threads, or None
+    speed_target: ClassVar[tuple[str, float] | None] = None
+    # Targets every game's kernels must meet (the performance issue's).
+    COMMON_BENCH_TARGETS: ClassVar[tuple[dict[str, Any], ...]] = (
+        dict(
+            key="python_ratio",
+            label="compiled (1 thread) vs plain Python",
+            threshold=80,
+            at_least=True,
+            unit="x",
+        ),
+        dict(
+            key="warm_start_s",
+            label="warm start to first simulated game",
+            threshold=3.0,
+            at_least=False,
+            unit="s",
+        ),
+    )
+
+    @property
+    def bench_targets(self) -> tuple[dict[str, Any], ...]:
+        """`balance bench` targets: dicts of key ("games_per_s", "python_ratio",
+        "warm_start_s"), label, threshold, at_least (True: measured >= threshold) and unit (the
+        fields of balance.bench.TargetSpec)."""
+        speed = ()
+        if self.speed_target is not None:
+            label, threshold = self.speed_target
+            speed = (
+                dict(
+                    key="games_per_s", label=label, threshold=threshold, at_least=True,
+                    unit="games/s",
+                ),
+            )  # fmt: skip
+        return (*speed, *self.COMMON_BENCH_TARGETS)
 
     def __init__(self) -> None:
         self.package = type(self).__module__
