@@ -79,10 +79,6 @@ def test_lines_tell_builds_battles_and_the_winner(base):
     assert found >= 10
 
 
-def test_narrate_is_the_plugin_entry(base):
-    assert get("raven_order").narrate(base, 11, 2) == narrate.replay(base, 11, 2).lines
-
-
 def test_cli_replay():
     result = CliRunner().invoke(app, ["replay", str(BASE), "--game", "3"])
     assert result.exit_code == 0, result.output
@@ -90,10 +86,3 @@ def test_cli_replay():
     assert out[0].startswith("Game 3 of seed 1: seat 0 plays economy, seat 1 plays rush;")
     assert any(END_LINE.match(line) or DRAW_LINE.match(line) for line in out[-7:])
     assert out[-5] == "Final position"
-
-
-def test_replay_rejects_bad_arguments(base):
-    with pytest.raises(ValueError, match="game"):
-        narrate.replay(base, 1, -1)
-    with pytest.raises(ValueError, match="seed"):
-        narrate.replay(base, -1, 0)
