@@ -29,7 +29,7 @@ _S32 = np.uint64(32)
 _ZERO = np.uint64(0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def splitmix64(x):
     """One splitmix64 step of ``x`` (a uint64): a strong 64-bit mix."""
     z = x + _GOLDEN
@@ -38,7 +38,7 @@ def splitmix64(x):
     return z ^ (z >> _S31)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def seed_stream(state, seed, game, stream):
     """Seed ``state`` (uint64[1]) for stream ``stream`` of game ``game`` of run ``seed``."""
     z = splitmix64(np.uint64(seed))
@@ -49,7 +49,7 @@ def seed_stream(state, seed, game, stream):
     state[0] = z
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def next_u64(state):
     """The next 64 random bits of xorshift64* ``state``."""
     x = state[0]
@@ -60,13 +60,13 @@ def next_u64(state):
     return x * _XS_MULT
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def below(state, n):
     """A uniform integer in ``[0, n)`` for ``1 <= n < 2**32`` (multiply-shift, bias < 2**-32 * n)."""
     return np.int64(((next_u64(state) >> _S32) * np.uint64(n)) >> _S32)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def uniform(state):
     """A uniform float in ``[0, 1)`` with 53 random bits."""
     return np.float64(next_u64(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0)

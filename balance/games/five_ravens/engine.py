@@ -208,7 +208,7 @@ from balance.games.five_ravens.tables import (
 from balance.rng import below, seed_stream
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def reveal_slot(tb, st, slot):
     """A centre relic turns face up: public, and locked at once if cursed (FR-4)."""
     st.r.board[B_FACE + slot] = 1
@@ -221,7 +221,7 @@ def reveal_slot(tb, st, slot):
 # ---------------------------------------------------------------- drawing
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def draw(tb, st, p):
     """Draw one card into hand; FR-4: an empty deck is rebuilt from the shuffled discard pile."""
     return _draw(tb, st, p)
@@ -256,7 +256,7 @@ def _draw(tb, st, p):
 # ---------------------------------------------------------------- setup and prelude
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def setup(tb, st, seed, game):
     """Reset ``st`` to the start of game ``game`` of run ``seed`` (rulebook Setup, FR-1..FR-3)."""
     P = n_seats(tb)
@@ -372,7 +372,7 @@ def legal_moves(tb, st, p, moves):
 # ---------------------------------------------------------------- actions (FR-8)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def act_nine(tb, st, p):
     """9: draw two cards, then discard one (not the last Raven, FR-6)."""
     p = seat_ix(p)
@@ -385,7 +385,7 @@ def act_nine(tb, st, p):
         emit(st, E_DISCARD, p, c, 0, 0, 0, 0, 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def act_eight(tb, st, p):
     """8: put any cards from hand and/or discard on top of the deck, in any order."""
     p = seat_ix(p)
@@ -402,7 +402,7 @@ def act_eight(tb, st, p):
         emit(st, E_TOP, p, c, 0, 0, 0, 0, 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def act_seven(tb, st, p):
     """7: look at the top relic; bury it, or swap it with an unlocked face-down centre relic."""
     p = seat_ix(p)
@@ -424,7 +424,7 @@ def act_seven(tb, st, p):
         emit(st, E_SEVEN, p, x, slot, y, 0, 0, 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def act_six(tb, st, p):
     """6: flip one unlocked centre relic; then optionally shuffle the face-down ones."""
     p = seat_ix(p)
@@ -468,7 +468,7 @@ def act_six(tb, st, p):
         )
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def act_five(tb, st, p):
     """5: capture a Raven or relic from hand or discard; a captured 7 rescues at once."""
     p = seat_ix(p)
@@ -489,7 +489,7 @@ def act_five(tb, st, p):
         rescue(tb, st, p, SEVEN)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def act_four(tb, st, p):
     """4: set aside other cards from hand, draw as many, then discard the set-aside cards."""
     p = seat_ix(p)
@@ -504,7 +504,7 @@ def act_four(tb, st, p):
         emit(st, E_DISCARD, p, st.aux[AUX_TMP2][i], 0, 0, 0, 0, 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def act_three(tb, st, p):
     """3: look at one unlocked face-down centre relic."""
     p = seat_ix(p)
@@ -514,7 +514,7 @@ def act_three(tb, st, p):
         emit(st, E_EXAMINE, p, slot, st.r.board[B_CENTRE + slot], 0, 0, 0, 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def act_two(tb, st, p):
     """2: resolve the action text of one of your captured Ravens (not another 2)."""
     p = seat_ix(p)
@@ -525,7 +525,7 @@ def act_two(tb, st, p):
             resolve_other(tb, st, p, c)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def act_one(tb, st, p):
     """1: put an unlocked face-up centre relic on the bottom, replace it with the top relic."""
     p = seat_ix(p)
@@ -581,7 +581,7 @@ def resolve_action(tb, st, p, c):
         resolve_other(tb, st, p, c)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def capt3_action(tb, st, p):
     """Captured 3, once a round: look at the top or the bottom relic of the relic deck."""
     p = seat_ix(p)
@@ -595,7 +595,7 @@ def capt3_action(tb, st, p):
     emit(st, E_CAPT3, p, bottom, x, 0, 0, 0, 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def capt1_action(tb, st, p):
     """Captured 1, once a round: lock one centre relic until the round ends."""
     p = seat_ix(p)
@@ -616,7 +616,7 @@ def capt1_action(tb, st, p):
         )
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def play_turn(tb, st, p, move, c, i=-1):
     """Carry out one Mission turn (FR-5) chosen by the seat's policy; ``c`` is at index ``i``
     of the hand, or ``i`` is -1 (look it up)."""
@@ -642,7 +642,7 @@ def play_turn(tb, st, p, move, c, i=-1):
         emit(st, E_THIEF, p, c, 0, 0, 0, 0, 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def mission(tb, st, moves):
     """Turns clockwise from the first player until every seat has a thief or is done (FR-5)."""
     P = n_seats(tb)
@@ -678,7 +678,7 @@ def mission(tb, st, moves):
 # ---------------------------------------------------------------- theft and capture (FR-9..FR-11)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def thief_rank(c):
     """Steal-order key of a thief: the Raven's rank, 0 for a relic thief, -1 for none (FR-9)."""
     if c < 0:
@@ -688,7 +688,7 @@ def thief_rank(c):
     return 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def steal_order(tb, st, order):
     """Fill ``order`` with seats in steal order: rank high to low, ties clockwise from the first
     player, thief-less seats last (FR-9)."""
@@ -705,7 +705,7 @@ def steal_order(tb, st, order):
     return P
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def rescue(tb, st, p, exclude):
     """FR-11: move one captured card other than ``exclude`` to the top of the owner's deck."""
     p = seat_ix(p)
@@ -757,7 +757,7 @@ def steal(tb, st, p, choice):
     return x
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def theft(tb, st, order):
     """Theft and Capture phases (FR-9..FR-11)."""
     P = n_seats(tb)
@@ -798,7 +798,7 @@ def epilogue(tb, st):
     emit(st, E_EPILOGUE, st.r.board[G_ROUND], st.r.board[G_FIRST], 0, 0, 0, 0, 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def play_round(tb, st, moves, order):
     st.r.board[G_LAST] = st.r.board[G_FIRST]  # if nobody steals, the first player stays
     prelude(tb, st)
@@ -886,7 +886,7 @@ def rank_seats(score, capt_n, rank):
         rank[p] = r
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def play_game(tb, st, seed, game, moves, order, score, rank, sb, cursed):
     """Play one whole game into ``st``; fills ``score`` and ``rank`` (int32[P])."""
     P = n_seats(tb)
@@ -909,7 +909,7 @@ def play_game(tb, st, seed, game, moves, order, score, rank, sb, cursed):
     rank_seats(score, st.r.seat[:, S_CAPT_N], rank)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, forceinline=False)
 def play_batch(
     tables,
     seed,

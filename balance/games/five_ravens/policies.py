@@ -123,7 +123,7 @@ from balance.games.five_ravens.tables import (
 from balance.rng import below
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def _script(st):
     """Next scripted choice; returns (value, True) or (0, False) when the script is used up."""
     i = st.r.board[G_SCRIPT]
@@ -155,7 +155,7 @@ def slot_ok(st, s, face):
     return face == ANY_FACE or st.r.board[B_FACE + s] == face
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def count_slots(tb, st, face):
     n = 0
     for s in range(n_seats(tb)):
@@ -164,7 +164,7 @@ def count_slots(tb, st, face):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def nth_slot(tb, st, face, j):
     """The ``j``-th (from 0) slot that is ``slot_ok`` for ``face``, -1 if there are fewer."""
     for s in range(n_seats(tb)):
@@ -198,7 +198,7 @@ def captured_of_type(tb, st, p, t):
     return st.r.seat[p, ctype_col(tb, t)]
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def capture_gain(tb, st, p, c):
     """Points seat ``p`` gains at scoring by having card ``c`` captured rather than not."""
     if c < N_RAVENS:
@@ -245,7 +245,7 @@ def completes_four(tb, st, p):
     )
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def relic_worth(tb, st, p, c, thief):
     """Points seat ``p`` expects from stealing relic card ``c`` with ``thief`` (FR-10, FR-13)."""
     t = rtype(tb, c)
@@ -302,7 +302,7 @@ def best_visible_gain(tb, st, p, thief):
     return best
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def rescue_gain(tb, st, p, c):
     """Points seat ``p`` gains by rescuing captured card ``c`` (moving it to the deck)."""
     if c == SIX and st.r.seat[p, S_DOUBLED] >= 0:
@@ -325,7 +325,7 @@ def rescue_gain(tb, st, p, c):
     return -0.2
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def best_rescue_gain(tb, st, p, exclude):
     best = NEG
     for i in range(st.r.seat[p, S_CAPT_N]):
@@ -337,7 +337,7 @@ def best_rescue_gain(tb, st, p, exclude):
     return 0.0 if best == NEG else best
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def rescue_value(tb, st, p, fv):
     """best_rescue_gain(tb, st, p, SEVEN): what the 7's rescue would give the seat now, kept in
     State.fv[V_RESCUE + p] while S_RESCUE_OK says it is current. It depends only on the seat's
@@ -367,7 +367,7 @@ def _unknown_facedown(tb, st, p):
     return -1
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def _worst_faceup(tb, st, p):
     """(slot, worth) of the least valuable unlocked face-up centre relic, slot -1 if none."""
     best = -1
@@ -391,7 +391,7 @@ def _dead_cards(tb, st, p):
     return k
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def best_capture(tb, st, p):
     """(card, gain) of the best card to capture with the 5 from hand or discard (FR-6).
 
@@ -425,13 +425,13 @@ def best_capture(tb, st, p):
     return best, bv
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def _best_capture(tb, st, p):
     p = seat_ix(p)
     return best_capture(tb, st, p)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def best_capture_value(tb, st, p, hand_types, fv):
     """best_capture's gain (0.0 if nothing can be captured), from the card types present.
 
@@ -492,7 +492,7 @@ def cv_index(types):
 # ---------------------------------------------------------------- decisions
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def choose_turn(tb, st, p, moves, n):
     """Index into ``moves[:n]``, the seat's legal moves (legal_moves), of its turn (FR-5)."""
     if _kind(tb, st, p) != POL_GREEDY:
@@ -504,7 +504,7 @@ def choose_turn(tb, st, p, moves, n):
     return 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def choose_turn_other(tb, st, p, moves, n):
     """choose_turn for a random or script seat (the mission plays greedy seats with _greedy_turn)."""
     k = _kind(tb, st, p)
@@ -519,7 +519,7 @@ def choose_turn_other(tb, st, p, moves, n):
     return 0  # an illegal scripted move: tests assert on the log, so this is visible
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def greedy_turn(tb, st, p):
     """(move, card) of a greedy seat's turn, (M_NONE, -1) if it has no legal turn (FR-5)."""
     mv, c, _ = _greedy_turn(tb, st, p, st.r.fv)
@@ -541,7 +541,7 @@ def hand_best(hand, nh, fv, part, floor):
     return best, best_i
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def _greedy_turn(tb, st, p, fv):
     """greedy_turn, inlined in the mission (one copy: the kernel calls choose_turn_other for
     the other seats, so greedy_turn is compiled only when called from Python, e.g. tests).
@@ -660,7 +660,7 @@ def _greedy_turn(tb, st, p, fv):
     return (M_CAPT3, -1, -1) if ok3 else (M_CAPT1, -1, -1)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def greedy_action_values(tb, st, p, need, aval, keep_raven=False):
     """aval[r] = the greedy value of resolving Raven r's action now, for every bit r of
     ``need`` (the 2 last: the best of the captured Ravens it may borrow), with each state
@@ -719,7 +719,7 @@ def greedy_action_values(tb, st, p, need, aval, keep_raven=False):
                 aval[r] = NEG
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def choose_discard(tb, st, p):
     """9: the card to discard from hand; never the last Raven (FR-6). -1 if none may go."""
     keep_raven = ravens_in_hand(st, p) == 1
@@ -794,7 +794,7 @@ def choose_stack(tb, st, p, out):
     return n
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def choose_seven(tb, st, p, x):
     """7: having seen relic ``x``, the unlocked face-down slot to swap it into, or -1 to bury."""
     P = n_seats(tb)
@@ -818,7 +818,7 @@ def choose_seven(tb, st, p, x):
     return best
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def choose_flip(tb, st, p):
     """6: the unlocked centre slot to flip (must flip one if able), -1 if none."""
     P = n_seats(tb)
@@ -889,7 +889,7 @@ def choose_capture(tb, st, p):
     return v
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def choose_set_aside(tb, st, p, out):
     """4: other cards from hand to set aside, into ``out``; at least one Raven stays (FR-6)."""
     k = _kind(tb, st, p)
@@ -936,7 +936,7 @@ def choose_examine(tb, st, p):
     return s if s >= 0 else nth_slot(tb, st, FACE_DOWN, 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def choose_borrow(tb, st, p):
     """2: the captured Raven (not a 2) whose action to resolve, -1 if none."""
     p = seat_ix(p)
@@ -1002,7 +1002,7 @@ def choose_peek_end(tb, st, p):
     return 1 if has_captured(st, p, TWO) and tb.r.params[P_CAPTURE + TWO] else 0
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def choose_lock(tb, st, p):
     """Captured 1: the centre slot to lock, -1 if none."""
     P = n_seats(tb)
@@ -1027,7 +1027,7 @@ def choose_lock(tb, st, p):
     return best
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def choose_steal(tb, st, p):
     """FR-9: the centre slot to steal from, -1 for the relic deck's bottom (captured 2), or -2
     when there is nothing to take."""
@@ -1071,7 +1071,7 @@ def choose_steal(tb, st, p):
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def choose_rescue(tb, st, p, exclude):
     """FR-11: the captured card other than ``exclude`` to put on top of the deck, -1 if none."""
     p = seat_ix(p)

@@ -4,6 +4,13 @@
 1..9 and 9 + i for relic instance i. Piles are arrays with a count; the top of a deck is its last
 element; cards leave a pile by swapping the last card into their place. Everything lives in
 plain arrays so that a search policy can copy a state (``copy_state``) and resample hidden cards.
+
+Kernel decorators, chosen for compile time (``benchmarks/compile_time.py``): a helper of a few
+blocks is ``inline="always"`` (numba copies its IR into every caller); a large function that must
+not cost a call is ``forceinline=True`` (LLVM inlines it): numba's inliner deep-copies a callee's
+IR at every call site at a cost that grows with the square of its size (the greedy turn into the
+mission took 21 s of a cold compile); every other kernel says ``forceinline=False``, since a
+function first compiled under a forceinline caller would inherit the flag.
 """
 
 from __future__ import annotations
@@ -293,7 +300,7 @@ def clockwise(first, k, P):
     return seat_ix(p)
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def alloc_state(tb, log_cap, script):
     """The arrays of a new State: a one-element STATE_DTYPE array and the aux rows. The State
     holds the record ``s[0]``, which does not keep ``s`` alive: the caller does (new_state, or
@@ -340,7 +347,7 @@ def alloc_scratch(tb):
 # ---------------------------------------------------------------- small helpers
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def emit(st, code, a, b, c, d, e, f, h):
     """Log event ``code`` (E_*) with seven integers (the kit's log, kept in State.aux)."""
     log_event(st.r.board, st.aux, G_LOG_N, G_LOG_CAP, G_LOG0, code, a, b, c, d, e, f, h)
@@ -396,7 +403,7 @@ def ctype_col(tb, t):
     return nn(S_TELE + 5 * (N_RAVENS + tb.r.params[P_N_TYPES]) + t)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def _captured_changed(tb, st, p, c, d):
     st.r.seat[p, S_RESCUE_OK] = 0
     if c < N_RAVENS:
@@ -409,14 +416,14 @@ def _captured_changed(tb, st, p, c, d):
         st.r.seat[p, ctype_col(tb, rtype(tb, c))] += d
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def capt_push(tb, st, p, c):
     st.r.pile[p, PILE_CAPT, nn(st.r.seat[p, S_CAPT_N])] = c
     st.r.seat[p, S_CAPT_N] += 1
     _captured_changed(tb, st, p, c, 1)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def capt_take(tb, st, p, c):
     """Remove card ``c`` from the seat's captured cards."""
     j = find(st.r.pile[p, PILE_CAPT], st.r.seat[p, S_CAPT_N], c)
@@ -424,7 +431,7 @@ def capt_take(tb, st, p, c):
     _captured_changed(tb, st, p, c, -1)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def recount(tb, st):
     """Rebuild the cached counts of State.seat from the piles (after editing piles by hand)."""
     for p in range(n_seats(tb)):
@@ -443,7 +450,7 @@ def recount(tb, st):
                     _captured_changed(tb, st, p, c, 1)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def deck_push_top(st, p, c):
     st.r.pile[p, PILE_DECK, nn(st.r.seat[p, S_DECK_N])] = c
     st.r.seat[p, S_DECK_N] += 1
@@ -511,13 +518,13 @@ def can_thief(tb, st, p, c):
 # ---------------------------------------------------------------- relic deck (circular)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def rd_index(st, k):
     """Physical index of the k-th relic from the bottom."""
     return (st.r.board[G_RD_BOT] + k) & (st.r.board[G_RMASK])
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def rd_top_card(st):
     n = st.r.board[G_RD_N]
     if n == 0:
@@ -525,14 +532,14 @@ def rd_top_card(st):
     return st.r.board[B_RDECK + rd_index(st, n - 1)]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def rd_bottom_card(st):
     if st.r.board[G_RD_N] == 0:
         return -1
     return st.r.board[B_RDECK + st.r.board[G_RD_BOT]]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def rd_pop_top(st):
     n = st.r.board[G_RD_N]
     if n == 0:
@@ -546,7 +553,7 @@ def rd_pop_top(st):
     return x
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def rd_pop_bottom(st):
     n = st.r.board[G_RD_N]
     if n == 0:
@@ -561,7 +568,7 @@ def rd_pop_bottom(st):
     return x
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def rd_push_bottom(st, x, knowers):
     """Put relic ``x`` at the bottom; seats whose bit is set in ``knowers`` know it is there."""
     b = (st.r.board[G_RD_BOT] - 1) & (st.r.board[G_RMASK])
@@ -574,7 +581,7 @@ def rd_push_bottom(st, x, knowers):
             st.r.seat[s, S_RD_TOP] = st.r.seat[s, S_RD_BOT]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def slot_knowers(st, slot):
     m = 0
     for s in range(state_seats(st)):
