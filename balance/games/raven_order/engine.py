@@ -194,7 +194,7 @@ from balance.rng import below, seed_stream
 # Setup and Harvest
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def place_building(tb, st, p, b):
     st.pl[p, PL_BUILT + b] = 1
     st.pl[p, PL_BRUNE + b] = -1
@@ -203,7 +203,7 @@ def place_building(tb, st, p, b):
         st.pl[p, PL_ACAD] += 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def setup(tb, st, seed, game):
     """RO-1: reset ``st`` to the start of game ``game`` of run ``seed``."""
     for s in range(st.rng.shape[0]):
@@ -265,7 +265,7 @@ def harvest(tb, st, p):
 # Construction
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def build(tb, st, p, b, statue_choice):
     """RO-3: ``p`` builds ``b`` (a Statue takes ``statue_choice``, tables.STATUE_*, or asks the
     policy when it is -1). Returns False, changing nothing, when it may not."""
@@ -293,7 +293,7 @@ def build(tb, st, p, b, statue_choice):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def train(tb, st, p, from_type, unit):
     """RO-4, RO-5: train one unit of ``from_type`` a step up (a worker, or unit row ``unit``; -1
     takes any). Returns the unit's row, or -1, changing nothing, when it may not."""
@@ -327,7 +327,7 @@ def train(tb, st, p, from_type, unit):
     return i
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def sell_worker(tb, st, p):
     """RO-5: a worker for gold."""
     if st.pl[p, PL_WORKERS] <= 0:
@@ -339,7 +339,7 @@ def sell_worker(tb, st, p):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def take_unit(tb, st, p, victim):
     """Corruption: ``p`` takes enemy unit row ``victim`` (-2: a worker); it cannot attack this
     turn (RO-10). Returns the taken type or -1."""
@@ -372,7 +372,7 @@ def take_unit(tb, st, p, victim):
     return t
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def play_rune(tb, st, p, r, host):
     """RO-6: ``p`` plays rune ``r`` from hand on ``host`` (a druid's row for paint, else a
     building). Returns False, changing nothing, when it may not."""
@@ -430,7 +430,7 @@ def construction(tb, st, p, act):
 # War
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def destroy_building(tb, st, p, b):
     """Building ``b`` of ``p`` is destroyed; its rune leaves play (RO-6)."""
     if st.pl[p, PL_BUILT + b] == 0:
@@ -446,7 +446,7 @@ def destroy_building(tb, st, p, b):
     tele(st, p, TE_LOST_B + b, 1)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def kill_choice(tb, st, killer, victim, source):
     """``killer`` kills enemy unit ``victim`` (a row, -2 a worker, -1 nothing)."""
     q = 1 - killer
@@ -601,7 +601,7 @@ def resolve(tb, st, p, n_atk, group, powers, kills):
     return unblocked
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def legal_blocks(st, p, n_atk):
     """Drop the blocks a defender may not make, whatever its policy chose: a unit that is dead,
     that attacked in its last turn (RO-5), or a non-druid on an attacker only druids can stop
@@ -645,7 +645,7 @@ def war(tb, st, p, group, powers, kills):
     resolve(tb, st, p, n_atk, group, powers, kills)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def play_turn(tb, st, p, act, group, powers, kills):
     """One turn of ``p``: Harvest, Construction, War; True if the game ended with it."""
     emit(
@@ -669,7 +669,7 @@ def play_turn(tb, st, p, act, group, powers, kills):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def play_game(tb, st, seed, game, act, group, powers, kills):
     """Play one whole game into ``st``."""
     setup(tb, st, seed, game)
@@ -688,7 +688,7 @@ def play_game(tb, st, seed, game, act, group, powers, kills):
     emit(st, E_END, st.board[G_END], st.board[G_WINNER], st.board[G_TURN] + 1, 0, 0, 0, 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def outcome(st, p):
     """(score, rank) of seat ``p`` after a game (ENGINE-2)."""
     w = st.board[G_WINNER]
@@ -697,7 +697,7 @@ def outcome(st, p):
     return st.pl[p, PL_NBLD], 1 if w == p else 2
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, forceinline=False)
 def play_batch(
     tb,
     seed,

@@ -145,7 +145,7 @@ def can_train(tb, st, p, from_type):
     return st.pl[p, PL_CNT + from_type] > 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def can_train_unpaid(tb, st, p):
     """Could ``p`` train a worker into a sentry if it had the gold (RO-4)?"""
     return st.pl[p, PL_BUILT + ARMORY] != 0 and st.pl[p, PL_NU] < CAPU
@@ -185,7 +185,7 @@ def unit_value(st, p, i):
     return v
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def building_value(tb, st, p, b):
     v = float(tb.bld[b, BD_COST])
     v += 3.0 * (tb.bld[b, BD_GOLD] + tb.bld[b, BD_WORKERS] + tb.bld[b, BD_RUNES])
@@ -249,7 +249,7 @@ def choose_action(tb, st, p, out):
         _heuristic_action(tb, st, p, out)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def _random_action(tb, st, p, out):
     # Uniform over: end, each building it can build, each training step, each (rune, host), sell.
     kinds = st.aux[A_TMP]
@@ -310,7 +310,7 @@ def _random_action(tb, st, p, out):
                     j -= 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def _pick_unit(st, p, t, want_fresh):
     """A living unit of type ``t``, preferring U_FRESH == this turn iff ``want_fresh``."""
     turn = st.board[G_TURN]
@@ -326,7 +326,7 @@ def _pick_unit(st, p, t, want_fresh):
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def _building_host(tb, st, p):
     """For a rune that may go on any building (Canine): a standing building without a rune that
     the fewest other rune types need."""
@@ -416,7 +416,7 @@ def _heuristic_action(tb, st, p, out):
         out[0] = ACT_SELL
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def choose_statue(tb, st, p):
     """The Statue's choice (tables.STATUE_*)."""
     if tb.seat[p, SP_KIND] == POL_RANDOM:
@@ -428,7 +428,7 @@ def choose_statue(tb, st, p):
 # Choosing enemy units (Corruption, Dawn Raid, Spirit Rune)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def choose_enemy_unit(tb, st, p, unpainted_only):
     """An enemy unit for ``p`` to take or kill: a unit row of the opponent, -2 for a worker, -1
     for none (no such unit)."""
@@ -463,7 +463,7 @@ def choose_enemy_unit(tb, st, p, unpainted_only):
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def choose_attacker_victim(tb, st, q):
     """Defender ``q``'s Spirit Rune kill among the unpainted attacking units of the opponent (the
     attacker list of the war) first, else any unpainted enemy unit: a unit row, -2 worker, -1."""
@@ -546,7 +546,7 @@ def choose_attackers(tb, st, p):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def choose_canine(tb, st, p, n_atk):
     """Index (into the attacker list) of the rider that Canine strengthens, -1 if none."""
     atk = st.aux[A_ATK]
@@ -565,7 +565,7 @@ def choose_canine(tb, st, p, n_atk):
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def _may_block(st, q, i, p, att):
     return can_block(st, q, i) and (not druids_only(st, p, att) or st.units[q, i, U_TYPE] == DRUID)
 
@@ -700,7 +700,7 @@ def choose_blocks(tb, st, q, n_atk):
             open_attackers -= 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def choose_kills(tb, st, p, group, powers, n, A, out):
     """Attacker ``p`` chooses which of its ``n`` unit blockers (rows ``group``, battle
     ``powers``) to kill: a set whose total power is at most ``A`` (RO-8). Marks out[k] = 1."""
@@ -748,7 +748,7 @@ def choose_kills(tb, st, p, group, powers, n, A, out):
         left -= powers[j]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def choose_squire(tb, st, p):
     """Squire: kill a worker instead of the attacking rider?"""
     if tb.seat[p, SP_KIND] == POL_RANDOM:
@@ -756,7 +756,7 @@ def choose_squire(tb, st, p):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def choose_destroy(tb, st, p):
     """The building of the opponent that an unblocked attacker of ``p`` destroys (RO-9)."""
     q = 1 - p

@@ -6,6 +6,13 @@ sentries, riders and druids are rows of ``State.units`` because each has its own
 marked dead, so that the indices the war holds stay valid, and the dead are swept after it.
 Everything lives in plain arrays, so a search policy can copy a state (``copy_state``) and resample
 the opponent's hidden hand from the unseen runes.
+
+Kernel decorators, chosen for compile time (``benchmarks/compile_time.py``): a helper is
+``inline="always"`` (numba copies its IR into every caller); ``play_turn``, the whole turn, is
+``forceinline=True`` (LLVM inlines it into play_game): numba's inliner deep-copies a callee's IR
+at every call site at a cost that grows with the square of its size (17 s of a cold compile for
+the turn's 614 blocks); every other kernel says ``forceinline=False``, since a function first
+compiled under a forceinline caller would inherit the flag.
 """
 
 from __future__ import annotations
@@ -134,7 +141,7 @@ class State(NamedTuple):
     aux: np.ndarray  # int32[AUX_LOG + log rows, CAPU]
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def alloc_state(tb, log_cap):
     board = np.zeros(B_DECK + max(1, tb.params[P_DECK_N]), np.int32)
     board[G_LOG_CAP] = log_cap
@@ -148,7 +155,7 @@ def alloc_state(tb, log_cap):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def alloc_scratch():
     """The per-game working arrays of engine.play_game, for the batch kernel (once per block)
     and for narrate: (act, group, powers, kills)."""
@@ -159,7 +166,7 @@ def alloc_scratch():
     return act, group, powers, kills
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def copy_state(st):
     return State(st.pl.copy(), st.units.copy(), st.board.copy(), st.rng.copy(), st.aux.copy())
 
@@ -225,7 +232,7 @@ def druids_only(st, p, i):
     return st.units[p, i, U_TYPE] == DRUID and has(st, p, CLOAKING) > 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def unit_power(tb, st, p, i, attacking):
     """Power of unit ``i`` of seat ``p`` with its standing modifiers (RO-8, RO-10); the battle adds
     Canine, Frost Mark and Shields."""
@@ -251,7 +258,7 @@ def shields_bonus(tb, st, q, i, attacker_type):
     return 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def add_unit(st, p, t):
     """A new unit of type ``t`` for seat ``p`` (returns its row, -1 when the seat is full)."""
     n = st.pl[p, PL_NU]
@@ -290,7 +297,7 @@ def kill_worker(st, p):
         tele(st, p, TE_LOST_U + WORKER, 1)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def sweep(st, p):
     """Remove the dead rows of seat ``p`` (swap-with-last)."""
     i = 0
@@ -304,7 +311,7 @@ def sweep(st, p):
             i += 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def draw_rune(st, p):
     """RO-2: the top rune of the deck to ``p``'s hand (nothing when the deck is empty); returns
     the rune or -1."""
