@@ -673,7 +673,7 @@ def play_turn(tb, st, p, act, group, powers, kills):
 def play_game(tb, st, seed, game, act, group, powers, kills):
     """Play one whole game into ``st``."""
     setup(tb, st, seed, game)
-    p = st.board[G_FIRST]
+    p = np.int64(st.board[G_FIRST])  # int64 like 1 - p: one specialisation of each callee
     cap = tb.params[P_TURN_CAP]
     while True:
         if play_turn(tb, st, p, act, group, powers, kills):
