@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import warnings
+from pathlib import Path
 
 import fake_game as fake
 import pytest
@@ -17,6 +19,48 @@ from balance import games
 with warnings.catch_warnings(), contextlib.suppress(ImportError):
     warnings.simplefilter("ignore", DeprecationWarning)
     import hypothesis.extra._patching  # noqa: F401
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _kernels_compiled_once():
+    """Under xdist, compile each game's kernels in one worker, not in every one.
+
+    The workers share numba's cache folder, and a cold cache made every worker compile every
+    game at the same time (a minute of CPU per game and worker). Each worker first loads or
+    compiles the games' batch kernels and narration under a file lock per game in that folder,
+    starting from a different game (gw0 the first, gw1 the second, ...): the workers compile
+    different games side by side, and a worker that finds a game's lock taken waits for it and
+    then loads that game from the cache. With a warm cache this costs each worker a second.
+    """
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker is None:
+        yield
+        return
+    try:
+        import fcntl
+    except ImportError:  # no flock (Windows): every worker compiles, as before
+        yield
+        return
+    import numba
+
+    from balance.config import load_config
+
+    root = Path(__file__).resolve().parent.parent
+    names = games.names()
+    k = int(worker.removeprefix("gw") or 0) % len(names)
+    folder = Path(numba.config.CACHE_DIR)
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in names[k:] + names[:k]:
+        plugin = games.get(name)
+        tables = plugin.compile(load_config(root / "configs" / name / "base.yaml"))
+        with open(folder / f"compiling-{name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                plugin.play(tables, 1, 0, 0)
+                plugin.narrate(tables, 1, 0)
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+    yield
 
 
 @pytest.fixture
