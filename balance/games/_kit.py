@@ -81,7 +81,7 @@ def log_event(board, aux, n_at, cap_at, row0_at, code, a, b, c, d, e, f, h):
         board[n_at] = n + 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def shuffle(a, n, rng):
     """Fisher-Yates shuffle of ``a[:n]`` with the stream ``rng`` (uint64[1])."""
     for i in range(n - 1, 0, -1):

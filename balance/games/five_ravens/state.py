@@ -329,7 +329,7 @@ def alloc_state(tb, log_cap, script):
     return s, aux
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def alloc_scratch(tb):
     """The per-game working arrays of engine.play_game, for the batch kernel (once per block)
     and for narrate: (moves, order, score, rank, sb, cursed)."""
