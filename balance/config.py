@@ -361,7 +361,8 @@ _SEGMENT = re.compile(r"\.?([^\s.\[\]:]+)|\[(\d+)\]")
 _MISSING = object()
 
 
-def _unwrap(tp: Any) -> Any:
+def unwrap_type(tp: Any) -> Any:
+    """``tp`` without Annotated metadata and without ``| None``."""
     while True:
         origin = get_origin(tp)
         if origin is Annotated:
@@ -375,7 +376,8 @@ def _unwrap(tp: Any) -> Any:
             return tp
 
 
-def _is_model(tp: Any) -> bool:
+def is_model(tp: Any) -> bool:
+    """Whether ``tp`` is a pydantic model class."""
     return isinstance(tp, type) and issubclass(tp, BaseModel)
 
 
@@ -397,13 +399,13 @@ def _allowed_keys(data: Any, loc: KeyPath, root: Any = None) -> list[str]:
             kind = node.get("kind") if isinstance(node, dict) else None
             kind = kind or plugin.default_policies.get(seg, {}).get("kind")
             tp = plugin.policy_kinds.get(kind) if isinstance(kind, str) else None
-        elif _is_model(tp) and seg in tp.model_fields:
-            tp = _unwrap(tp.model_fields[seg].annotation)
+        elif is_model(tp) and seg in tp.model_fields:
+            tp = unwrap_type(tp.model_fields[seg].annotation)
         elif get_origin(tp) in (list, dict):
-            tp = _unwrap(get_args(tp)[-1])
+            tp = unwrap_type(get_args(tp)[-1])
         else:
             return []
-    if not _is_model(tp):
+    if not is_model(tp):
         return []
     return [*tp.model_fields, "extends"] if tp is RunConfig else list(tp.model_fields)
 

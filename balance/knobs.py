@@ -14,6 +14,8 @@ import yaml
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
+from balance.config import is_model, unwrap_type
+
 
 def describe_game(plugin: Any) -> list[str]:
     """Every knob of a game's config sections, as ``balance games NAME`` prints it: the rules
@@ -35,8 +37,8 @@ def _describe_model(model: type[BaseModel], *, indent: str, prefix: str = "") ->
     (also inside a dict or list) are flattened to dotted paths, e.g. ``relics.<name>.count``."""
     for name, field in model.model_fields.items():
         path = prefix + name
-        ann = _strip(field.annotation)
-        if _is_model(ann):  # a section: its description, then its fields
+        ann = unwrap_type(field.annotation)
+        if is_model(ann):  # a section: its description, then its fields
             if field.description:
                 yield f"{indent}{path}:"
                 yield f"{indent}    {field.description}"
@@ -58,28 +60,10 @@ def _describe_model(model: type[BaseModel], *, indent: str, prefix: str = "") ->
         yield f"{indent}{path}: {type_} = {default}"
         if field.description:
             yield f"{indent}    {field.description}"
-        item = _strip(get_args(ann)[-1]) if get_origin(ann) in (dict, list) else None
-        if _is_model(item):
+        item = unwrap_type(get_args(ann)[-1]) if get_origin(ann) in (dict, list) else None
+        if is_model(item):
             inner = f"{path}.<name>." if get_origin(ann) is dict else f"{path}[i]."
             yield from _describe_model(item, indent=indent, prefix=inner)
-
-
-def _strip(tp: Any) -> Any:
-    """``tp`` without Annotated metadata and without ``| None``."""
-    while True:
-        if get_origin(tp) is Annotated:
-            tp = get_args(tp)[0]
-        elif get_origin(tp) in (Union, types.UnionType) and type(None) in get_args(tp):
-            rest = [a for a in get_args(tp) if a is not type(None)]
-            if len(rest) != 1:
-                return tp
-            tp = rest[0]
-        else:
-            return tp
-
-
-def _is_model(tp: Any) -> bool:
-    return isinstance(tp, type) and issubclass(tp, BaseModel)
 
 
 def _type_name(tp: Any) -> str:
