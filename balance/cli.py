@@ -11,6 +11,7 @@ the commands so that ``balance --help`` stays fast.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -48,6 +49,10 @@ class _Command(TyperCommand):
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
+        except BrokenPipeError:  # `balance ... | head`: the reader has gone; nothing to say
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())  # so that Python's final flush is quiet too
+            raise typer.Exit(1) from None
         except (BalanceError, OSError) as e:
             _error(_one_line(e))
             raise typer.Exit(self.error_exit_code) from None
