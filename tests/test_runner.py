@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 
 import numba
+import numpy as np
 import polars as pl
 import pytest
 
 from balance import results, runner
+from balance.config import load_config
 from balance.games.base import Chunk
+from balance.runner import run
 
 THREADS = min(2, numba.config.NUMBA_NUM_THREADS)
 
@@ -212,3 +215,22 @@ def test_seat_scores_match_the_plugin(fake_game, fake_config, tmp_path):
         frame.filter(pl.col("rank") == 1).group_by("game").agg(pl.col("win").sum())["win"].to_list()
         == [1.0] * 12
     )
+
+
+def test_clipped_telemetry_is_counted_in_the_manifest(fake_roles_game, tmp_path, monkeypatch):
+    # The game says, per chunk, how many telemetry cells it clipped at 255; the manifest sums them
+    # per column and names the column, instead of the dataset clipping silently.
+    import fake_roles_game as script
+
+    play = fake_roles_game.play
+
+    def clipping_play(tables, seed, first_game, n_games):
+        chunk = play(tables, seed, first_game, n_games)
+        chunk.saturated = np.array([n_games // 10], dtype=np.int64)
+        return chunk
+
+    monkeypatch.setattr(fake_roles_game, "play", clipping_play)
+    cfg = load_config(script.write_config(tmp_path / "a.yaml", games=250))
+    run(cfg, config_path="a.yaml", out=tmp_path / "r", chunk_size=100)
+    manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
+    assert manifest["telemetry_saturated"] == {"possessed__seat": 10 + 10 + 5}
