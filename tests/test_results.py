@@ -78,12 +78,9 @@ def test_a_k_way_shared_win_between_teams_counts_one_over_k():
     assert frame.group_by("game").agg(pl.col("win").sum())["win"].to_list() == [1.0, 1.0]
 
 
-def test_teams_and_roles_from_the_game_replace_the_configs():
-    # The game says: in game 10 seats 0, 1 end on team "raven" ... codes index team_names.
-    chunk = _chunk()
-    chunk.team = np.array([[0, 0, 1], [1, 0, 1]], dtype=np.int32)
-    chunk.role = np.array([[2, 0, 1], [1, 2, 0]], dtype=np.int32)
-    frame = results.chunk_frame(
+def _dealt(chunk: Chunk) -> pl.DataFrame:
+    """The rows of a chunk of a game that deals teams and roles."""
+    return results.chunk_frame(
         chunk,
         seats=SEATS,
         teams=TEAMS,
@@ -92,6 +89,14 @@ def test_teams_and_roles_from_the_game_replace_the_configs():
         team_names=("family", "raven"),
         role_names=("doc", "raven", "mayor"),
     )
+
+
+def test_teams_and_roles_from_the_game_replace_the_configs():
+    # The game says: in game 10 seats 0, 1 end on team "raven" ... codes index team_names.
+    chunk = _chunk()
+    chunk.team = np.array([[0, 0, 1], [1, 0, 1]], dtype=np.int32)
+    chunk.role = np.array([[2, 0, 1], [1, 2, 0]], dtype=np.int32)
+    frame = _dealt(chunk)
     assert frame.columns[:5] == ["game", "seat", "policy", "team", "role"]
     assert frame["team"].to_list() == ["family", "family", "raven", "raven", "family", "raven"]
     assert frame["role"].to_list() == ["mayor", "doc", "raven", "raven", "mayor", "doc"]
@@ -99,15 +104,7 @@ def test_teams_and_roles_from_the_game_replace_the_configs():
     assert frame["win"].to_list() == [0.0, 1.0, 0.0, 1.0, 0.0, 1.0]
     # a tie between the two teams: half a win to every winning seat of either team
     chunk.rank = np.array([[1, 1, 1], [1, 3, 1]], dtype=np.int32)
-    frame = results.chunk_frame(
-        chunk,
-        seats=SEATS,
-        teams=TEAMS,
-        end_reasons=END_REASONS,
-        telemetry_columns=TELEMETRY,
-        team_names=("family", "raven"),
-        role_names=("doc", "raven", "mayor"),
-    )
+    frame = _dealt(chunk)
     assert frame["win"].to_list() == [0.5, 0.5, 0.5, 1.0, 0.0, 1.0]
     assert frame["shared"].to_list() == [True, True, True, False, False, False]
 
