@@ -160,12 +160,12 @@ def simulate(
     ] = None,
 ) -> None:
     """Play the games of CONFIG and write one row per game and seat to a results directory."""
-    from balance import experiments, runner
-    from balance import games as registry
-    from balance.report import check_output
+    from balance import runner
 
     cfg = _load(config)
     if report_file is not None:
+        from balance.report import check_output
+
         check_output(report_file)  # before the run, not after minutes of it
     out = out or Path("results") / f"{config.stem}-{datetime.now():%Y%m%d-%H%M%S}"
     try:
@@ -190,6 +190,10 @@ def simulate(
     )
     if report_file is None:
         return
+    # Statistics and reports import scipy and plotly (a second): only a run with --report pays.
+    from balance import experiments
+    from balance import games as registry
+
     chosen = experiments.report_variants(registry.get(cfg.game), cfg)
     impact_file = None
     if chosen:

@@ -145,3 +145,21 @@ def test_python_dash_m_runs_the_cli(module):
         [sys.executable, "-m", module, "--version"], capture_output=True, text=True, check=False
     )
     assert (out.returncode, out.stdout, out.stderr) == (0, f"balance {balance.__version__}\n", "")
+
+
+def test_simulate_without_a_report_imports_no_statistics(tmp_path):
+    """The warm start of `balance simulate` is a target (3 s): scipy.stats and plotly add about a
+    second of imports, so only a run with --report may load them."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from balance.cli import app\n"
+        f"app(['simulate', 'configs/raven_order/base.yaml', '--games', '20', '--out', "
+        f"{str(tmp_path / 'run')!r}], standalone_mode=False)\n"
+        "print(sorted(m for m in ('scipy.stats', 'plotly', 'balance.stats', 'balance.report') "
+        "if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
