@@ -1,4 +1,5 @@
-"""Shared fixtures: the fake game plugin (tests/fake_game.py) registered as game ``fake``."""
+"""Shared fixtures: the fake game plugins (tests/fake_game.py, tests/fake_roles_game.py) and the
+xdist compile lock."""
 
 from __future__ import annotations
 
