@@ -79,7 +79,9 @@ def _min_max(a):  # pragma: no cover - compiled
 def _pack(a, lo, width, offset, out):  # pragma: no cover - compiled
     """Bit-pack ``a[:, j] - lo[j]`` with ``width[j]`` bits, least significant bit first, into
     ``out[offset[j]:]`` for every column j (parquet's bit-packed run; groups of 8 values fill
-    exactly ``width`` bytes). Rows go in blocks that stay in cache across the columns."""
+    exactly ``width`` bytes, the last one padded with zeros). Every byte of each column's
+    ``((rows + 7) // 8) * width`` is written. Rows go in blocks that stay in cache across the
+    columns."""
     rows, cols = a.shape
     step = 2048  # a multiple of 8, so that a block starts on a byte of every column
     for r0 in range(0, rows, step):
@@ -109,8 +111,17 @@ def _pack(a, lo, width, offset, out):  # pragma: no cover - compiled
                     pos += 1
                     acc >>= np.uint64(8)
                     bits -= 8
-            if bits > 0:  # only in the last block: pad the last group with zeros
+            if bits > 0:  # only in the last block
                 out[pos] = np.uint8(acc & np.uint64(0xFF))
+                pos += 1
+            if r1 == rows:
+                # The last group of 8 is padded to its full ``w`` bytes with zeros: readers
+                # decode whole groups and check every key against the dictionary, so a byte left
+                # as it was in ``out`` (np.empty) could read as a key out of range.
+                end = offset[j] + ((rows + 7) // 8) * w
+                while pos < end:
+                    out[pos] = 0
+                    pos += 1
 
 
 # ---- thrift compact protocol (just what the parquet footer and page headers use) -------------

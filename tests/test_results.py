@@ -311,3 +311,31 @@ def test_a_dataframe_part_is_written_by_the_same_writer(tmp_path):
     part = writer.write_part(_frame(_chunk(0)), first_game=0, n_games=2)
     assert pl.read_parquet(part).equals(_frame(_chunk(0)))
     assert writer.manifest["extra_columns"] == ["gold"]
+
+
+@pytest.mark.parametrize("rows", [1, 7, 9, 2049, 2055])
+def test_bit_packing_writes_every_byte_of_the_last_group(rows):
+    """A part once failed to read ("Dictionary Index is out-of-bounds") when the padding of its
+    last group of 8 keys was whatever the output buffer held: readers decode whole groups. The
+    packer must write every byte, whatever the buffer held before."""
+    from balance import parquet
+
+    rng = np.random.default_rng(rows)
+    a = rng.integers(3, 3 + 200, size=(rows, 2)).astype(np.int64)  # keys 0..199: 8 bits
+    a[:, 1] = 5 + a[:, 1] % 5  # keys 0..4: 3 bits
+    lo = a.min(axis=0)
+    width = np.array([8, 3], dtype=np.int64)
+    groups = (rows + 7) // 8
+    offset = np.array([0, groups * 8], dtype=np.int64)
+    expected = None
+    for fill in (0x00, 0xFF):
+        out = np.full(groups * 8 + groups * 3, fill, dtype=np.uint8)
+        parquet._pack(a, lo, width, offset, out)
+        if expected is None:
+            expected = out.copy()
+        np.testing.assert_array_equal(out, expected)  # nothing of the buffer shows through
+    # and the keys read back, with zeros after the last row
+    keys = np.unpackbits(expected[: groups * 8], bitorder="little").reshape(-1, 8)
+    values = (keys * (1 << np.arange(8))).sum(axis=1)
+    np.testing.assert_array_equal(values[:rows], a[:, 0] - lo[0])
+    assert not values[rows:].any()
