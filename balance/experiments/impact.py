@@ -35,10 +35,11 @@ class Impact(NamedTuple):
     ``table`` is long: one row per (variant, metric, group) with the columns of
     stats.PairedAccumulator.table (a = base, b = variant, diff = variant - base) plus
     ``variant``, ``description``, ``q_value`` (Benjamini-Hochberg over the win-share rows of
-    all variants) and ``flagged`` (q < 0.05; balance/impact_file.py owns the rule). ``significant`` is per row (the interval
-    excludes 0); with dozens of variants and groups some intervals exclude 0 by chance, and
-    ``flagged`` is the one to show. ``summary`` has one row per variant, sorted by ``effect``:
-    the win-share change of the seat, place in the turn order, policy or team that moved most
+    all variants) and ``flagged`` (q < 0.05; balance/impact_file.py owns the rule).
+    ``significant`` is per row (the interval excludes 0); with dozens of variants and groups
+    some intervals exclude 0 by chance, and ``flagged`` is the one to show. ``summary`` has one
+    row per variant, sorted by ``effect``: the win-share change of the seat, place in the turn
+    order, policy, team or role that moved most
     (``kind``, ``group``, ``diff``, ``lo``, ``hi``, ``p_value``, ``q_value``, ``flagged``), and
     the change in game length (``turns_diff``, ``turns_lo``, ``turns_hi``).
     """
