@@ -95,47 +95,57 @@ def win_shares(rows: pl.LazyFrame | pl.DataFrame, *, level: float = 0.95) -> Win
     has_role = "role" in lf.collect_schema().names()
     agg = [pl.len().alias("n"), pl.col("win").sum().alias("wins")]
     seat_q = (
-        lf.group_by("seat").agg(pl.col("policy").first(), pl.col("team").first(), *agg).sort("seat")
+        lf.group_by("seat")
+        .agg(
+            pl.col("policy").first(),
+            pl.col("team").first(),
+            pl.col("team").n_unique().alias("teams"),
+            *agg,
+        )
+        .sort("seat")
     )
     policy_q = lf.group_by("policy").agg(pl.col("seat").n_unique().alias("seats"), *agg)
-    # Per (game, team): did it win (the win of its winning seats) and how many seats it had.
-    team_games = lf.group_by("game", "team").agg(
-        pl.col("win").max().alias("won"), pl.len().alias("members"), pl.col("seat").min()
-    )
-    team_q = team_games.group_by("team").agg(
-        pl.col("won").sum().alias("wins"),
-        pl.col("members").sum().alias("seat_games"),
-        pl.col("seat").n_unique().alias("first_seats"),
-    )
-    fixed_q = lf.group_by("seat").agg(pl.col("team").n_unique().alias("teams"))
     order_q = lf.group_by("order").agg(*agg).sort("order")
-    queries = [seat_q, policy_q, team_q, order_q, fixed_q]
+    queries = [seat_q, policy_q, order_q]
     if has_role:
-        queries.append(
-            lf.group_by("role").agg(pl.col("seat").n_unique().alias("first_seats"), *agg)
-        )
-    by_seat, by_policy, by_team, by_order, fixed, *rest = pl.collect_all(queries)
+        queries.append(lf.group_by("role").agg(*agg))
+    by_seat, by_policy, by_order, *rest = pl.collect_all(queries)
     players = by_seat.height
     games = int(by_seat["n"].max() or 0)
+    teams_fixed = bool(players) and int(by_seat["teams"].max()) == 1
+    by_seat = by_seat.drop("teams")
+    if teams_fixed and by_seat["team"].n_unique() == players:
+        # One seat per team for the whole run: a team's wins are its seat's, game by game.
+        team_counts = by_seat.select("team", seats=pl.lit(1, dtype=pl.UInt32), n="n", wins="wins")
+    else:
+        # Per (game, team): the team's win is the win of its winning seats (all alike, 1/k).
+        team_counts = (
+            lf.group_by("game", "team")
+            .agg(pl.col("win").max().alias("won"), pl.len().alias("members"))
+            .group_by("team")
+            .agg(pl.col("won").sum().alias("wins"), pl.col("members").sum().alias("seat_games"))
+            .collect()
+            .select(
+                "team",
+                seats=pl.col("seat_games") / max(games, 1),
+                n=pl.lit(games, dtype=pl.UInt32),
+                wins="wins",
+            )
+        )
+        if teams_fixed:
+            team_counts = team_counts.with_columns(pl.col("seats").round(0).cast(pl.UInt32))
     share = (pl.col("wins") / pl.col("n")).alias("share")
     fair = pl.lit(1.0 / max(players, 1))
     by_seat = _with_wilson(by_seat.with_columns(share), level, fair)
     by_order = _with_wilson(by_order.with_columns(share), level, fair)
     by_policy = _with_wilson(by_policy.with_columns(share).sort("policy"), level, fair)
-    teams_fixed = bool(fixed.height) and int(fixed["teams"].max()) == 1
-    by_team = by_team.with_columns(
-        seats=pl.col("seat_games") / max(games, 1), n=pl.lit(games, dtype=pl.UInt32)
-    ).with_columns(share)
     team_fair = pl.col("seats") / players if teams_fixed else pl.lit(float("nan"))
-    by_team = _with_wilson(by_team.drop("seat_games", "first_seats").sort("team"), level, team_fair)
-    by_team = by_team.with_columns(
-        pl.col("seats").round(0).cast(pl.UInt32) if teams_fixed else pl.col("seats")
-    )
+    by_team = _with_wilson(team_counts.with_columns(share).sort("team"), level, team_fair)
     if not teams_fixed:  # a seat has no one team: the per-game team groups say who won
         by_seat = by_seat.with_columns(team=pl.lit(None, dtype=pl.String))
     by_role = pl.DataFrame()
     if has_role:
-        by_role = rest[0].with_columns(seats=pl.col("n") / max(games, 1)).drop("first_seats")
+        by_role = rest[0].with_columns(seats=pl.col("n") / max(games, 1))
         by_role = by_role.select("role", "seats", "n", "wins").with_columns(share).sort("role")
         by_role = _with_wilson(by_role, level, pl.lit(float("nan")))
     return WinShares(
