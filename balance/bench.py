@@ -237,10 +237,7 @@ def run(
         raise BenchError(f"unknown game {game!r} (one of: {', '.join(registry.names())})")
     max_threads = numba.config.NUMBA_NUM_THREADS
     threads = max_threads if threads is None else threads
-    if not 1 <= threads <= max_threads:
-        raise BenchError(
-            f"--threads must be between 1 and {max_threads} on this machine, got {threads}"
-        )
+    runner.check_threads(threads)
     if games < 1:
         raise BenchError(f"--games must be at least 1, got {games}")
     if python_games < 0:

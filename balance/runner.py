@@ -92,11 +92,14 @@ def check_options(
     if chunk_size < 1:
         raise RunnerError(f"--chunk-size must be at least 1, got {chunk_size}")
     if threads is not None:
-        cores = _cores()
-        if not 1 <= threads <= cores:
-            raise RunnerError(
-                f"--threads must be between 1 and {cores} on this machine, got {threads}"
-            )
+        check_threads(threads)
+
+
+def check_threads(threads: int) -> None:
+    """``--threads`` must be between 1 and this machine's cores; RunnerError otherwise."""
+    cores = _cores()
+    if not 1 <= threads <= cores:
+        raise RunnerError(f"--threads must be between 1 and {cores} on this machine, got {threads}")
 
 
 def _cores() -> int:
@@ -111,7 +114,7 @@ def numba_threads(threads: int | None) -> Iterator[int]:
     import numba
 
     threads = _cores() if threads is None else threads
-    check_options(games=1, seed=0, threads=threads)
+    check_threads(threads)
     previous = numba.get_num_threads()
     numba.set_num_threads(threads)
     try:

@@ -287,7 +287,8 @@ def check(
     shown = os.fspath(spec_path)
     spec_dir = os.path.dirname(shown)
     t0 = time.perf_counter()
-    runner.check_options(games=1, seed=0, threads=threads)
+    if threads is not None:
+        runner.check_threads(threads)
     prepared = [_prepare_check(spec, shown, spec_dir, i) for i in range(len(spec.checks))]
     results: list[AssertionResult] = []
     played = 0
