@@ -201,6 +201,7 @@ def simulate(
         with terminal.progress_bar() as progress:
             impact_file = experiments.play_report_variants(
                 cfg,
+                chosen,
                 config_path=str(config),
                 results_dir=summary.out,
                 games=summary.games_done,

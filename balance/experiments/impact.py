@@ -15,7 +15,6 @@ from typing import NamedTuple
 import numpy as np
 import polars as pl
 
-from balance import games as registry
 from balance import impact_file, runner, stats
 from balance.config import RunConfig
 from balance.experiments.compare import check_pairable
@@ -24,7 +23,6 @@ from balance.experiments.variants import (
     REPORT_VARIANTS_FILE,
     Variant,
     apply_patch,
-    report_variants,
 )
 from balance.runner import CHUNK, RunnerError
 
@@ -186,6 +184,7 @@ def write_impact(result: Impact, path: str | os.PathLike[str]) -> Path:
 
 def play_report_variants(
     config: RunConfig,
+    variants: Sequence[Variant],
     *,
     config_path: str,
     results_dir: str | os.PathLike[str],
@@ -193,16 +192,13 @@ def play_report_variants(
     seed: int,
     threads: int | None = None,
     progress: Progress | None = None,
-) -> Path | None:
-    """Play the game's report variants (e.g. The Raven Order without the second player's
-    compensation) on a run's seed and games into ``<results_dir>/variants.json``, which the
-    report of that directory reads; None when the game names none."""
-    chosen = report_variants(registry.get(config.game), config)
-    if not chosen:
-        return None
+) -> Path:
+    """Play the game's report variants (``report_variants(plugin, config)``, e.g. The Raven Order
+    without the second player's compensation) on a run's seed and games into
+    ``<results_dir>/variants.json``, which the report of that directory reads."""
     result = impact(
         config,
-        chosen,
+        variants,
         config_path=config_path,
         variants_source=f"{config.game} report variants",
         games=games,
