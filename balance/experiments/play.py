@@ -28,9 +28,10 @@ def lineup(run: runner.Prepared) -> stats.Lineup:
 def chunk_arrays(chunk: Chunk, run: runner.Prepared, line: stats.Lineup) -> stats.GameArrays:
     """A chunk's outcomes as per-game arrays: ``win`` as in the results dataset (1/k over the
     distinct winning teams), and each seat's policy, team and role codes of every game."""
-    team, _ = results.team_codes(chunk, run.config.teams or line.teams, run.team_names)
+    policy, team = stats.seat_codes(line, chunk.n_games)  # team: None when the game deals them
+    if team is None:
+        team, _ = results.team_codes(chunk, (), run.team_names)
     win, _ = results.win_values(chunk.rank, team)
-    policy, _ = stats.seat_codes(line, chunk.n_games)
     return stats.GameArrays(
         first_game=chunk.first_game,
         win=win,
