@@ -257,14 +257,27 @@ def provenance(ds: DatasetStats) -> str:
     return warn + facts(items) + config_yaml("config (fully resolved, YAML)", m.get("config") or {})
 
 
+def _share_interval(r: dict[str, Any]) -> str:
+    if r.get("exact"):
+        return "exact (every seat)"
+    lo, hi = r["lo"], r["hi"]
+    return f"[{lo:.2%}, {hi:.2%}]" if finite(lo) and finite(hi) else "–"
+
+
 def _share_columns(first: Column, *extra: Column) -> list[Column]:
     return [
         first,
         *extra,
-        Column("n", lambda r: r["n"], fmt(","), True, "rows (games for a team)"),
+        Column("games", lambda r: r["n"], fmt(","), True, "games the share is over"),
+        Column("seat-games", lambda r: r["seat_games"], fmt(","), True),
         Column("wins", lambda r: r["wins"], fmt(",.1f"), True, "shared wins count 1/k"),
         Column("win share", lambda r: r["share"], fmt(".2%"), True),
-        interval("lo", "hi"),
+        Column(
+            "95 % interval",
+            lambda r: r,
+            _share_interval,
+            tip="over games (a game's seats are not independent)",
+        ),
         Column("fair", lambda r: r["fair"], fmt(".1%"), True),
         Column("share / fair", lambda r: r["normalised"], fmt(".3f"), True, "1.000 = fair"),
     ]
@@ -303,8 +316,11 @@ def win_section(page: Page, ds: DatasetStats) -> str:
                 ),
             ]
     note = (
-        "A seat's win share is its wins per game, a k-way shared win counting 1/k; bars show "
-        f"{ws.level:.0%} Wilson intervals, the dashed line the fair share."
+        "A seat's win share is its wins per game, a k-way shared win counting 1/k. A policy's "
+        "or role's share is the mean over games of its seats' wins that game, a team's its win "
+        f"per game. Bars show {ws.level:.0%} intervals over games (the seats of one game are not "
+        "independent), the dashed line the fair share; a group that holds every seat has its "
+        "share fixed by the rules and no interval."
     )
     return f'<p class="note">{note}</p>' + "".join(parts)
 

@@ -99,16 +99,19 @@ def fair_pct(x: float) -> str:
     return f"{x * 100:.3g} %"
 
 
-def p_text(p: float | None) -> str:
+def p_text(p: float | None, name: str = "p") -> str:
+    """'p = 0.012', 'p < 0.001'; 'p < 1e-300' for a p-value that underflowed to 0 (a double
+    holds nothing smaller), never 'p = 0'."""
     if not finite(p):
         return "n/a"
-    return "p < 0.001" if p < 0.001 else f"p = {p:.2g}"
+    if p == 0:
+        return f"{name} < 1e-300"
+    return f"{name} < 0.001" if p < 0.001 else f"{name} = {p:.2g}"
 
 
-def q_text(q: float) -> str:
-    if not finite(q):
-        return "n/a"
-    return "q < 0.001" if q < 0.001 else f"q = {q:.2g}"
+def q_text(q: float | None) -> str:
+    """A Benjamini-Hochberg q-value as ``p_text`` writes a p-value."""
+    return p_text(q, "q")
 
 
 def _excludes(lo: float, hi: float, x: float = 0.0) -> bool:

@@ -59,6 +59,17 @@ class Lineup(NamedTuple):
         """Every seat is its own team for the whole run: team rows would repeat seat rows."""
         return self.seat_teams is not None and len(set(self.seat_teams)) == self.players
 
+    def repeats(self) -> dict[tuple[str, str], int]:
+        """(kind, name) of each policy or team that is exactly one seat for the whole run, and
+        that seat: its rows repeat the seat's, game by game (balance/stats/multiple.py)."""
+        out = {}
+        for kind in ("policy", "team"):
+            for name in self.names(kind):
+                seats = self.fixed_seats(kind, name)
+                if seats is not None and len(seats) == 1:
+                    out[(kind, name)] = seats[0]
+        return out
+
     def fixed_seats(self, kind: str, name: str) -> tuple[int, ...] | None:
         """The seats of a group whose membership is the same in every game, else None."""
         if kind in ("seat", "order"):

@@ -2,13 +2,25 @@
 
 For every telemetry column ``<event>__<card>`` (``drawn__gem``, ``captured__six``, ...) the rows
 split into those where the count is > 0 and those where it is 0; the table gives both win shares,
-their difference with a Newcombe hybrid-score interval (Newcombe 1998, method 10), a two-sided
-z-test p-value and Benjamini-Hochberg q-values across the whole table.
+their difference with an interval, a two-sided z-test p-value and Benjamini-Hochberg q-values
+across the whole table.
+
+The seat-games of one game are not independent (its seats' wins add up to 1, and whether one
+seat captures a card changes what the others can), so the variance is **clustered by game**: the
+two shares are ratio estimators over games, and the variance of their difference is the
+linearised (sandwich) variance ``G/(G - 1) · Σ_g r_g²`` over the G games, with
+``r_g = (w1_g - p1·n1_g)/N1 - (w0_g - p0·n0_g)/N0`` (n1_g seat-games with the event in game g and
+w1_g their wins; n0_g, w0_g without; N1, N0 the totals). The z-test divides the difference by that
+standard error; the interval is Newcombe's hybrid score interval (Newcombe 1998, method 10) with
+each side's count divided by the design effect ``deff = V_clustered / V_independent``, so that it
+has the clustered width while staying inside [-1, 1]. ``significant`` is q < 0.05
+(balance/stats/multiple.py).
 
 These are DIAGNOSTICS, not effects: which seats draw, steal or capture a card depends on the
 game's course (long games draw more cards, a leading seat steals differently), so a difference
 here mixes the card's worth with selection effects. The causal measure is the interventional
-impact of ``balance impact`` (balance/experiments.py): the same seeds with the card changed.
+impact of ``balance impact`` (balance/experiments/impact.py): the same seeds with the card
+changed.
 """
 
 from __future__ import annotations
@@ -20,6 +32,8 @@ import numpy as np
 import polars as pl
 from scipy import stats as sps
 
+from balance.stats._clustered import COLUMN_SUMS, GROUP_SUMS, accumulate
+from balance.stats.multiple import Q, bh_qvalues
 from balance.stats.winrates import _lazy, _z, wilson_interval
 
 CAVEAT = (
@@ -43,16 +57,6 @@ def newcombe_interval(
     return d - np.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2), d + np.sqrt(
         (u1 - p1) ** 2 + (p2 - l2) ** 2
     )
-
-
-def bh_qvalues(p_values: np.ndarray | Sequence[float]) -> np.ndarray:
-    """Benjamini-Hochberg adjusted p-values (q-values); NaN p-values stay NaN and do not count."""
-    p = np.asarray(p_values, dtype=np.float64)
-    q = np.full_like(p, np.nan)
-    ok = ~np.isnan(p)
-    if ok.any():
-        q[ok] = sps.false_discovery_control(p[ok], method="bh")
-    return q
 
 
 def two_proportion_p(
@@ -95,6 +99,9 @@ def telemetry_columns(
     return [c for c, t in schema.items() if "__" in c and t == pl.UInt8]
 
 
+SLICE_GAMES = 1 << 16  # games read at a time: memory stays flat whatever the dataset's size
+
+
 def card_impact(
     rows: pl.LazyFrame | pl.DataFrame,
     manifest: dict[str, Any] | None = None,
@@ -103,7 +110,8 @@ def card_impact(
     by: str | None = None,
     level: float = 0.95,
 ) -> CardImpact:
-    """Win share with the event (count > 0) against without, for every telemetry column.
+    """Win share with the event (count > 0) against without, for every telemetry column, with
+    game-clustered variance (module docstring).
 
     ``by`` (e.g. ``"policy"``) splits the table by that column, so that a mixed line-up does not
     compare one policy's seat-games with another's; q-values still span the whole table.
@@ -111,31 +119,28 @@ def card_impact(
     _z(level)
     lf = _lazy(rows)
     cols = list(columns) if columns is not None else telemetry_columns(lf, manifest)
-    win = pl.col("win")
-    exprs = [pl.len().alias("_n"), win.sum().alias("_w")]
-    for i, c in enumerate(cols):
-        has = pl.col(c) > 0
-        exprs += [
-            has.sum().alias(f"n{i}"),
-            pl.when(has).then(win).otherwise(0.0).sum().alias(f"w{i}"),
-        ]
-    agg = (lf.group_by(by).agg(exprs).sort(by) if by else lf.select(exprs)).collect()
-    g = agg.height
     k = len(cols)
-    n_all = np.repeat(agg["_n"].to_numpy().astype(np.float64), k)
-    w_all = np.repeat(agg["_w"].to_numpy().astype(np.float64), k)
-    n1 = (
-        np.column_stack([agg[f"n{i}"].to_numpy() for i in range(k)]).ravel().astype(np.float64)
-        if k
-        else np.zeros(0)
-    )
-    w1 = np.column_stack([agg[f"w{i}"].to_numpy() for i in range(k)]).ravel() if k else np.zeros(0)
+    groups, sums = _clustered_sums(lf, cols, by)
+    g = len(groups)
+    S = {key: v.ravel() for key, v in sums.items() if key != "G"}  # (groups * k,) per sum
+    G = float(sums["G"])
+    n1, w1 = S["n1"], S["w1"]
+    n_all, w_all = np.repeat(sums["N"], k), np.repeat(sums["W"], k)
     n0, w0 = n_all - n1, w_all - w1
     with np.errstate(divide="ignore", invalid="ignore"):
         p1 = np.where(n1 > 0, w1 / n1, np.nan)
         p0 = np.where(n0 > 0, w0 / n0, np.nan)
-    lo, hi = newcombe_interval(p1, n1, p0, n0, level)
-    z, p = two_proportion_p(p1, n1, p0, n0)
+        var = _clustered_variance(S, sums, k, p1, p0, n1, n0, G)
+        independent = p1 * (1 - p1) / n1 + p0 * (1 - p0) / n0
+        deff = np.where(independent > 0, var / independent, 1.0)
+        se = np.sqrt(var)
+        d = p1 - p0
+        z = np.where(se > 0, d / se, np.where(d == 0, 0.0, np.sign(d) * np.inf))
+        # deff = 0: no variation at all (every holder won, say): a zero-width interval
+        lo, hi = newcombe_interval(p1, n1 / deff, p0, n0 / deff, level)
+    testable = (n1 > 0) & (n0 > 0)
+    z = np.where(testable, z, np.nan)
+    p = 2 * sps.norm.sf(np.abs(z))
     q = bh_qvalues(p)
     events, cards = (
         zip(*(c.split("__", 1) if "__" in c else (c, "") for c in cols), strict=True)
@@ -151,9 +156,11 @@ def card_impact(
             "n_without": n0.astype(np.int64),
             "share_with": p1,
             "share_without": p0,
-            "diff": p1 - p0,
-            "lo": lo,
-            "hi": hi,
+            "diff": d,
+            "se": np.where(testable, se, np.nan),
+            "deff": np.where(testable, deff, np.nan),
+            "lo": np.where(testable, lo, np.nan),
+            "hi": np.where(testable, hi, np.nan),
             "z": z,
             "p_value": p,
             "q_value": q,
@@ -162,9 +169,100 @@ def card_impact(
     )
     # Untestable rows (no seat-game with, or without, the event) hold nulls, not NaN, so that
     # sorting and filtering behave.
-    floats = ["share_with", "share_without", "diff", "lo", "hi", "z", "p_value", "q_value"]
+    floats = [
+        "share_with", "share_without", "diff", "se", "deff", "lo", "hi", "z", "p_value", "q_value"
+    ]  # fmt: skip
     table = table.with_columns(pl.col(floats).fill_nan(None))
-    table = table.with_columns(significant=(pl.col("q_value") < (1 - level)).fill_null(False))
+    table = table.with_columns(significant=(pl.col("q_value") < Q).fill_null(False))
     if by:
-        table = table.insert_column(0, pl.Series(by, np.repeat(agg[by].to_numpy(), k)))
+        table = table.insert_column(0, pl.Series(by, np.repeat(np.asarray(groups), k)))
     return CardImpact(table=table, level=level, kind="observational", caveat=CAVEAT)
+
+
+def _clustered_variance(S, sums, k, p1, p0, n1, n0, G):  # type: ignore[no-untyped-def]
+    """The linearised variance of p1 - p0 over games (module docstring), from the sums of
+    per-game products: w0 = W - w1 and n0 = N - n1 within each game."""
+    NN, WW, NW = (np.repeat(sums[key], k) for key in ("NN", "WW", "NW"))
+    a = S["w1w1"] - 2 * p1 * S["w1n1"] + p1 * p1 * S["n1n1"]
+    w0w0 = WW - 2 * S["w1W"] + S["w1w1"]
+    w0n0 = NW - S["w1N"] - S["n1W"] + S["w1n1"]
+    n0n0 = NN - 2 * S["n1N"] + S["n1n1"]
+    b = w0w0 - 2 * p0 * w0n0 + p0 * p0 * n0n0
+    w1w0 = S["w1W"] - S["w1w1"]
+    w1n0 = S["w1N"] - S["w1n1"]
+    n1w0 = S["n1W"] - S["w1n1"]
+    n1n0 = S["n1N"] - S["n1n1"]
+    c = w1w0 - p0 * w1n0 - p1 * n1w0 + p1 * p0 * n1n0
+    v = a / (n1 * n1) + b / (n0 * n0) - 2 * c / (n1 * n0)
+    return np.maximum(v, 0.0) * (G / (G - 1) if G > 1 else np.nan)
+
+
+def _clustered_sums(
+    lf: pl.LazyFrame, cols: Sequence[str], by: str | None
+) -> tuple[list[Any], dict[str, np.ndarray]]:
+    """Per ``by`` group (one group when None) and telemetry column, the sums over games of the
+    per-game counts and their products that the clustered variance needs. Reads the rows a slice
+    of games at a time; a dataset's rows are sorted by game and seat with every seat of a game
+    (anything else is sorted first)."""
+    k = len(cols)
+    names = lf.collect_schema().names()
+    need = ["game", "seat", "win", *([by] if by else []), *cols]
+    missing = [c for c in need if c not in names]
+    if missing:
+        raise ValueError(f"the rows have no column {missing[0]!r}")
+    groups: list[Any] = (
+        lf.select(pl.col(by).unique().sort()).collect()[by].to_list() if by else [None]
+    )
+    n_groups = len(groups)
+    per_column = np.zeros((n_groups, k, len(COLUMN_SUMS)))
+    per_group = np.zeros((n_groups, len(GROUP_SUMS)))
+    games = 0
+    players = int(lf.select(pl.col("seat").max()).collect().item() or 0) + 1
+    for df in _slices(lf.select(need), players):
+        games += df.height // players
+        # polars hands a frame over column-major: its transpose is a C array, a row per column
+        tel = np.ascontiguousarray(df.select(cols).to_numpy(order="fortran").T, dtype=np.uint8)
+        win = np.ascontiguousarray(df["win"].to_numpy(), dtype=np.float64)
+        if by:
+            codes = df[by].replace_strict(groups, range(n_groups), return_dtype=pl.Int32)
+            codes = np.ascontiguousarray(codes.to_numpy())
+        else:
+            codes = np.zeros(df.height, dtype=np.int32)
+        accumulate(tel, win, codes, players, per_column, per_group)
+    sums = {key: per_column[:, :, j] for j, key in enumerate(COLUMN_SUMS)}
+    sums.update({key: per_group[:, j] for j, key in enumerate(GROUP_SUMS)})
+    sums["G"] = np.asarray(float(games))
+    return groups, sums
+
+
+def _slices(lf: pl.LazyFrame, players: int) -> Any:
+    """The rows in slices of whole games, sorted by game and seat (sorting the whole frame
+    first when a slice shows they are not, or that a game lacks a seat)."""
+    total = int(lf.select(pl.len()).collect().item())
+    step = SLICE_GAMES * players
+    if total % players == 0:
+        first = True
+        for off in range(0, total, step):
+            df = lf.slice(off, step).collect()
+            if not _whole_games(df, players):
+                break
+            first = False
+            yield df
+        else:
+            return
+        if not first:  # the first slices were fine but a later one is not: start again sorted
+            raise ValueError("every game of the dataset must have one row for each seat 0..P-1")
+    df = lf.sort("game", "seat").collect()
+    if not _whole_games(df, players):
+        raise ValueError("every game of the dataset must have one row for each seat 0..P-1")
+    for off in range(0, df.height, step):
+        yield df.slice(off, step)
+
+
+def _whole_games(df: pl.DataFrame, players: int) -> bool:
+    if df.height % players:
+        return False
+    n = df.height // players
+    seat = df["seat"].to_numpy().reshape(n, players)
+    game = df["game"].to_numpy().reshape(n, players)
+    return bool((seat == np.arange(players)).all() and (game == game[:, :1]).all())

@@ -326,8 +326,9 @@ def unpaired_differences(
     paired table (metric, kind, group, games, a, b, diff, lo, hi, p_value, significant; no sd/se).
 
     Win shares per seat, place in the order, policy, team and role (the groups both runs have):
-    Newcombe
-    interval and pooled two-proportion z-test; mean score per seat and policy and mean game
+    Newcombe interval and pooled two-proportion z-test over each side's effective games (a
+    group of several seats: see balance/stats/winrates.py; no test for a share both runs fix by
+    the rules); mean score per seat and policy and mean game
     length: Welch t-interval and test. ``games`` is B's count. Use it when two runs did not play
     the same seeds and games; otherwise :func:`paired_differences` is far tighter.
     """
@@ -342,17 +343,27 @@ def unpaired_differences(
         fa, fb = getattr(a_shares, key), getattr(b_shares, key)
         if kind not in fa.columns or kind not in fb.columns:  # no roles in one of the runs
             continue
-        a = fa.select(pl.col(kind).cast(pl.String).alias("group"), "share", "n")
-        b = fb.select(pl.col(kind).cast(pl.String).alias("group"), "share", "n")
-        j = a.join(b, on="group", suffix="_b", maintain_order="left")
+        cols = [pl.col(kind).cast(pl.String).alias("group"), "share", "n", "n_eff", "se", "exact"]
+        j = fa.select(cols).join(fb.select(cols), on="group", suffix="_b", maintain_order="left")
         if j.height == 0:
             continue
         pa, na, pb, nb = (
-            j[c].to_numpy().astype(np.float64) for c in ("share", "n", "share_b", "n_b")
+            j[c].to_numpy().astype(np.float64) for c in ("share", "n_eff", "share_b", "n_eff_b")
         )
+        # Over games: a group of several seats counts its effective games (winrates.py).
         lo, hi = newcombe_interval(pb, nb, pa, na, level)
         _, p = two_proportion_p(pb, nb, pa, na)
-        parts.append(_diff_frame("win_share", kind, j["group"].to_list(), nb, pa, pb, lo, hi, p))
+        exact_a, exact_b = j["exact"].to_numpy(), j["exact_b"].to_numpy()
+        if (exact_a | exact_b).any():  # a share fixed by the rules is known without error
+            se = np.hypot(j["se"].to_numpy(), j["se_b"].to_numpy())
+            with np.errstate(divide="ignore", invalid="ignore"):
+                z = np.abs(pb - pa) / se
+            p = np.where(exact_a | exact_b, 2 * sps.norm.sf(z), p)
+            p = np.where(exact_a & exact_b, np.nan, p)  # both fixed: nothing to test
+        games_b = j["n_b"].to_numpy()
+        parts.append(
+            _diff_frame("win_share", kind, j["group"].to_list(), games_b, pa, pb, lo, hi, p)
+        )
     for kind, key in (("seat", "score_by_seat"), ("policy", "score_by_policy")):
         cols = [pl.col(kind).cast(pl.String).alias("group"), "n", "mean", "sd"]
         a = getattr(a_dist, key).select(cols)

@@ -6,13 +6,25 @@ frames. Nothing here draws; the report turns these into figures.
 
 A seat's *win share* is the mean of ``win`` over its rows: 1 for a win, 1/k for each seat of k
 teams sharing one, 0 otherwise. With one seat per team the shares of the seats of a game add up to
-1 and a fair share is 1/n for n players. A *team's* share is per game: the team's win in each game
-(the ``win`` of its winning seats, 0 if it did not win), averaged over games, so a three-seat
-Family victory counts once, not three times. Groups (see balance/stats/groups.py) are read from
-the rows of each game: a seat that changes sides counts for the team it ended on. Intervals are
-Wilson score intervals with n = the rows of the group (games for a team); shared wins make the
-outcome fractional, which only narrows its variance, so the Wilson interval stays a little
-conservative.
+1 and a fair share is 1/n for n players.
+
+Every interval is over **games**, the independent unit (the seats of one game are not
+independent: their wins add up to 1). Each group has one value per game (balance/stats/groups.py):
+
+- a seat or a place in the turn order: its ``win`` that game; Wilson score interval over the
+  games (shared wins make the outcome fractional, which only narrows its variance, so the
+  interval stays a little conservative);
+- a team: its win that game (the ``win`` of its winning seats, 0 if it did not win), averaged
+  over all games, so a three-seat Family victory counts once, not three times;
+- a policy or a role: the mean ``win`` of its seats that game, averaged over the games in which
+  it has a seat (a game without one is left out).
+
+A team, policy or role interval is the Wilson interval with the *effective* number of games
+``n_eff = n·p(1 - p) / s²`` (s² the variance of the per-game values over the n games): for a
+one-seat group with whole wins this is the plain Wilson interval, and for a group of several seats
+it has the width of the t-interval of the per-game mean while staying inside [0, 1]. A group that
+fills every seat of every game has a share fixed by the rules (1/n when every game has one
+winner): ``exact`` is true, and it gets no interval (lo = hi = share).
 """
 
 from __future__ import annotations
@@ -41,7 +53,7 @@ def wilson_interval(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score interval of a proportion ``share`` observed over ``n`` trials (vectorised).
 
-    ``share`` may be fractional (shared wins); n = 0 gives NaN.
+    ``share`` may be fractional (shared wins); n = 0 gives NaN, n = inf a zero-width interval.
     """
     z = _z(level)
     p = np.asarray(share, dtype=np.float64)
@@ -55,10 +67,39 @@ def wilson_interval(
     return np.where(bad, np.nan, np.clip(lo, 0, 1)), np.where(bad, np.nan, np.clip(hi, 0, 1))
 
 
+def effective_games(share: np.ndarray, n: np.ndarray, var: np.ndarray | None) -> np.ndarray:
+    """``n·p(1 - p) / s²``: the number of whole-win games whose Wilson interval has the width
+    the per-game values' variance ``var`` gives (n where ``var`` is None or the share is 0 or 1;
+    inf for values without variation)."""
+    n = np.asarray(n, dtype=np.float64)
+    if var is None:
+        return n
+    p = np.asarray(share, dtype=np.float64)
+    v = np.asarray(var, dtype=np.float64)
+    bernoulli = p * (1 - p)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        eff = np.where(v > 0, n * bernoulli / v, np.inf)
+    # A share of 0 or 1 has no variation: the plain Wilson interval (it is not "exact").
+    return np.where((bernoulli <= 0) | ~np.isfinite(v), n, eff)
+
+
 def _with_wilson(frame: pl.DataFrame, level: float, fair: pl.Expr) -> pl.DataFrame:
-    """Add lo/hi (Wilson) and the normalised share (share / fair share, 1.0 = fair)."""
-    lo, hi = wilson_interval(frame["share"].to_numpy(), frame["n"].to_numpy(), level)
-    frame = frame.with_columns(lo=pl.Series(lo), hi=pl.Series(hi), fair=fair)
+    """Add n_eff, se, lo/hi (Wilson over n_eff games; ``var``, the per-game values' variance,
+    when the frame has it) and share / fair (1.0 = fair)."""
+    share, n = frame["share"].to_numpy(), frame["n"].to_numpy()
+    var = frame["var"].to_numpy() if "var" in frame.columns else None
+    frame = frame.drop("var", strict=False)
+    n_eff = effective_games(share, n, var)
+    lo, hi = wilson_interval(share, n_eff, level)
+    exact = frame["exact"].to_numpy() if "exact" in frame.columns else np.zeros(len(n), bool)
+    lo, hi = np.where(exact, share, lo), np.where(exact, share, hi)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se = np.where(exact, 0.0, np.sqrt(share * (1 - share) / n_eff))
+    frame = frame.with_columns(
+        n_eff=pl.Series(n_eff), se=pl.Series(se), lo=pl.Series(lo), hi=pl.Series(hi), fair=fair
+    )
+    if "exact" not in frame.columns:
+        frame = frame.with_columns(exact=pl.lit(False))
     return frame.with_columns(
         normalised=pl.col("share") / pl.col("fair"),
         normalised_lo=pl.col("lo") / pl.col("fair"),
@@ -66,11 +107,56 @@ def _with_wilson(frame: pl.DataFrame, level: float, fair: pl.Expr) -> pl.DataFra
     )
 
 
+def _per_game(lf: pl.LazyFrame, key: str, *, team: bool) -> pl.LazyFrame:
+    """Per group ``key``: games with a seat in it, seat-games, wins, and the sum and sum of
+    squares of its per-game value (a team's win: the max over its seats; else the mean)."""
+    win = pl.col("win")
+    value = win.max() if team else win.mean()
+    return (
+        lf.group_by("game", key)
+        .agg(value.alias("v"), pl.len().alias("k"), win.sum().alias("w"))
+        .group_by(key)
+        .agg(
+            pl.len().alias("present"),
+            pl.col("k").sum().alias("seat_games"),
+            pl.col("w").sum().alias("wins"),
+            pl.col("v").sum().alias("sv"),
+            (pl.col("v") ** 2).sum().alias("sv2"),
+            pl.col("k").min().alias("kmin"),
+        )
+    )
+
+
+def _moments_frame(
+    frame: pl.DataFrame, games: int, players: int, *, over_all_games: bool
+) -> pl.DataFrame:
+    """n, share and the variance of the per-game values from ``_per_game``'s sums. A team's
+    value is 0 in a game without its seats (``over_all_games``); a policy's or role's game
+    without a seat is left out. ``exact``: the group holds every seat of every game."""
+    present = frame["present"].to_numpy().astype(np.float64)
+    n = np.full(len(present), float(games)) if over_all_games else present
+    sv, sv2 = frame["sv"].to_numpy(), frame["sv2"].to_numpy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(n > 0, sv / n, np.nan)
+        var = np.where(n > 1, np.maximum(sv2 - n * share * share, 0.0) / (n - 1), np.nan)
+    full = (present == games) & (frame["kmin"].to_numpy() == players)
+    exact = full & (var <= 1e-15 * np.maximum(share * share, 1.0))
+    out = frame.drop("present", "sv", "sv2", "kmin").with_columns(
+        n=pl.Series(n.astype(np.int64)),
+        share=pl.Series(share),
+        exact=pl.Series(exact),
+        var=pl.Series(var),
+    )
+    return out
+
+
 class WinShares(NamedTuple):
-    """Win shares with Wilson intervals. Every frame has the columns ``n`` (rows; games for a
-    team), ``wins`` (sum of win), ``share``, ``lo``, ``hi``, ``fair`` (the share of a fair game:
-    1/players, team size/players for a team) and ``normalised``, ``normalised_lo``,
-    ``normalised_hi`` (share / fair: 1.0 = fair, n·p for one seat)."""
+    """Win shares with intervals over games. Every frame has the columns ``n`` (the games the
+    share is over), ``seat_games``, ``wins`` (sum of win over its seat-games), ``share``,
+    ``n_eff`` (effective games of the interval, see the module docstring), ``se``, ``lo``,
+    ``hi``, ``fair`` (the share of a fair game: 1/players, team size/players for a team; NaN for
+    a dealt team or a role), ``normalised``, ``normalised_lo``, ``normalised_hi`` (share / fair:
+    1.0 = fair) and ``exact`` (the share is fixed by the rules: no interval)."""
 
     players: int
     games: int
@@ -79,14 +165,15 @@ class WinShares(NamedTuple):
     by_policy: pl.DataFrame  # policy, seats (number of seats playing it), n, wins, share, ...
     by_team: pl.DataFrame  # team, seats (mean seats a game), n (games), wins, share, ...
     by_order: pl.DataFrame  # order (0 = first player), n, wins, share, ...
-    # role, seats (mean seats a game dealt it), n (seat-games), wins, share, ...; no rows in a
-    # game without roles
+    # role, seats (mean seats a game dealt it), n (games it was dealt in), wins, share, ...; no
+    # rows in a game without roles
     by_role: pl.DataFrame = pl.DataFrame()
     teams_fixed: bool = True  # each seat's team is the same in every game (else by_seat's is null)
 
 
 def win_shares(rows: pl.LazyFrame | pl.DataFrame, *, level: float = 0.95) -> WinShares:
-    """Win share per seat, policy, team, place in the turn order and role, with Wilson intervals.
+    """Win share per seat, policy, team, place in the turn order and role, with intervals over
+    games (module docstring).
 
     A team's share is per game (its win in each game, averaged over all games); its ``fair`` is
     its seats' share of the table when the team's seats are the same in every game, and NaN when
@@ -106,48 +193,54 @@ def win_shares(rows: pl.LazyFrame | pl.DataFrame, *, level: float = 0.95) -> Win
     )
     policy_q = lf.group_by("policy").agg(pl.col("seat").n_unique().alias("seats"), *agg)
     order_q = lf.group_by("order").agg(*agg).sort("order")
-    queries = [seat_q, policy_q, order_q]
-    if has_role:
-        queries.append(lf.group_by("role").agg(*agg))
-    by_seat, by_policy, by_order, *rest = pl.collect_all(queries)
+    by_seat, by_policy, by_order = pl.collect_all([seat_q, policy_q, order_q])
     players = by_seat.height
     games = int(by_seat["n"].max() or 0)
     teams_fixed = bool(players) and int(by_seat["teams"].max()) == 1
     by_seat = by_seat.drop("teams")
-    if teams_fixed and by_seat["team"].n_unique() == players:
-        # One seat per team for the whole run: a team's wins are its seat's, game by game.
-        team_counts = by_seat.select("team", seats=pl.lit(1, dtype=pl.UInt32), n="n", wins="wins")
-    else:
-        # Per (game, team): the team's win is the win of its winning seats (all alike, 1/k).
-        team_counts = (
-            lf.group_by("game", "team")
-            .agg(pl.col("win").max().alias("won"), pl.len().alias("members"))
-            .group_by("team")
-            .agg(pl.col("won").sum().alias("wins"), pl.col("members").sum().alias("seat_games"))
-            .collect()
-            .select(
-                "team",
-                seats=pl.col("seat_games") / max(games, 1),
-                n=pl.lit(games, dtype=pl.UInt32),
-                wins="wins",
-            )
-        )
-        if teams_fixed:
-            team_counts = team_counts.with_columns(pl.col("seats").round(0).cast(pl.UInt32))
     share = (pl.col("wins") / pl.col("n")).alias("share")
     fair = pl.lit(1.0 / max(players, 1))
-    by_seat = _with_wilson(by_seat.with_columns(share), level, fair)
-    by_order = _with_wilson(by_order.with_columns(share), level, fair)
-    by_policy = _with_wilson(by_policy.with_columns(share).sort("policy"), level, fair)
-    team_fair = pl.col("seats") / players if teams_fixed else pl.lit(float("nan"))
-    by_team = _with_wilson(team_counts.with_columns(share).sort("team"), level, team_fair)
+    one_seat = pl.col("n").alias("seat_games")
+
+    # One seat per team for the whole run: a team's wins are its seat's, game by game.
+    teams_are_seats = teams_fixed and by_seat["team"].n_unique() == players
+    # Per-game passes, only for groups of several seats (one seat's value is its win).
+    queries = []
+    if by_policy.height and int(by_policy["seats"].max()) > 1:
+        queries.append(_per_game(lf, "policy", team=False))
+    if not teams_are_seats:
+        queries.append(_per_game(lf, "team", team=True))
+    if has_role:
+        queries.append(_per_game(lf, "role", team=False))
+    per = iter(pl.collect_all(queries)) if queries else iter(())
+
+    by_seat = _with_wilson(by_seat.with_columns(share, one_seat), level, fair)
+    by_order = _with_wilson(by_order.with_columns(share, one_seat), level, fair)
+    if by_policy.height and int(by_policy["seats"].max()) > 1:
+        pol = _moments_frame(next(per), games, players, over_all_games=False)
+        pol = by_policy.select("policy", "seats").join(pol, on="policy")
+        by_policy = _with_wilson(pol.sort("policy"), level, fair)
+    else:
+        by_policy = _with_wilson(by_policy.with_columns(share, one_seat).sort("policy"), level, fair)
+    if teams_are_seats:
+        team = by_seat.select("team", seats=pl.lit(1, dtype=pl.UInt32), n="n", wins="wins")
+        team = team.with_columns(share, one_seat).sort("team")
+        by_team = _with_wilson(team, level, pl.col("seats") / players)
+    else:
+        team = _moments_frame(next(per), games, players, over_all_games=True)
+        team = team.with_columns(seats=pl.col("seat_games") / max(games, 1))
+        if teams_fixed:
+            team = team.with_columns(pl.col("seats").round(0).cast(pl.UInt32))
+        team_fair = pl.col("seats") / players if teams_fixed else pl.lit(float("nan"))
+        by_team = _with_wilson(team.sort("team"), level, team_fair)
     if not teams_fixed:  # a seat has no one team: the per-game team groups say who won
         by_seat = by_seat.with_columns(team=pl.lit(None, dtype=pl.String))
     by_role = pl.DataFrame()
     if has_role:
-        by_role = rest[0].with_columns(seats=pl.col("n") / max(games, 1))
-        by_role = by_role.select("role", "seats", "n", "wins").with_columns(share).sort("role")
-        by_role = _with_wilson(by_role, level, pl.lit(float("nan")))
+        role = _moments_frame(next(per), games, players, over_all_games=False)
+        role = role.with_columns(seats=pl.col("seat_games") / max(games, 1))
+        role = role.select("role", "seats", pl.exclude("role", "seats"))
+        by_role = _with_wilson(role.sort("role"), level, pl.lit(float("nan")))
     return WinShares(
         players, games, level, by_seat, by_policy, by_team, by_order, by_role, teams_fixed
     )

@@ -91,8 +91,9 @@ def test_a_game_with_roles_gets_a_role_figure_and_table():
         [planted_stats(planted_rows())], cdn=True
     ).count('<div class="figure"')
     assert "Win share per seat-game, by role" in page
-    # seats 1 and 3 are guards: 3,100 + 2,500 of 20,000 guard seat-games won
+    # seats 1 and 3 are guards: 3,100 + 2,500 of 20,000 guard seat-games won, over 10,000 games
     assert (
-        '<td class="text">guard</td><td data-v="2.0">2</td><td data-v="20000">20,000</td>' in page
+        '<td class="text">guard</td><td data-v="2.0">2</td><td data-v="10000">10,000</td>'
+        '<td data-v="20000">20,000</td>' in page
     )
     assert '<td data-v="0.28">28.00%</td>' in page

@@ -58,7 +58,12 @@ def test_impact_table_finds_a_planted_card_and_counts_right():
     assert (row["n_with"], row["n_without"]) == (key.sum(), (~key).sum())
     assert row["share_with"] == pytest.approx(won[key].mean())
     assert row["share_without"] == pytest.approx(won[~key].mean())
-    lo, hi = stats.newcombe_interval(won[key].mean(), key.sum(), won[~key].mean(), (~key).sum())
+    # The interval is Newcombe's with each side's count divided by the design effect of the
+    # game-clustered variance (checked against statsmodels below).
+    deff = row["deff"]
+    lo, hi = stats.newcombe_interval(
+        won[key].mean(), key.sum() / deff, won[~key].mean(), (~key).sum() / deff
+    )
     assert (row["lo"], row["hi"]) == (pytest.approx(float(lo)), pytest.approx(float(hi)))
     assert row["diff"] == pytest.approx(0.2 / 0.35 - 0.05 / 0.65, abs=0.05)  # Bayes
     assert row["significant"]
@@ -69,6 +74,60 @@ def test_impact_table_finds_a_planted_card_and_counts_right():
     assert never["share_with"] is None and never["diff"] is None
     q = stats.bh_qvalues(ci.table["p_value"].fill_null(np.nan).to_numpy())
     np.testing.assert_allclose(ci.table["q_value"].fill_null(np.nan).to_numpy(), q)
+
+
+def _cluster_se(y, x, games):
+    """Cluster-robust (by game) standard error of the OLS slope of y on a 0/1 x: the difference
+    of the two means, from statsmodels (no small-sample correction)."""
+    import statsmodels.api as sm
+
+    fit = sm.OLS(y, sm.add_constant(x.astype(float))).fit(
+        cov_type="cluster", cov_kwds={"groups": games, "use_correction": False}
+    )
+    return float(fit.bse[1]), float(fit.params[1])
+
+
+def test_the_variance_is_clustered_by_game_as_statsmodels_computes_it():
+    # Winners mostly hold the key, so one game's seat-games are far from independent.
+    df, won, key = _planted()
+    ci = stats.card_impact(df, columns=["drawn__key"])
+    row = ci.table.row(0, named=True)
+    games = np.repeat(np.arange(won.shape[0]), 4)
+    se, slope = _cluster_se(won.ravel().astype(float), key.ravel(), games)
+    g = won.shape[0]
+    assert row["diff"] == pytest.approx(slope)
+    assert row["se"] == pytest.approx(se * np.sqrt(g / (g - 1)), rel=1e-9)
+    naive = np.sqrt(
+        won[key].mean() * (1 - won[key].mean()) / key.sum()
+        + won[~key].mean() * (1 - won[~key].mean()) / (~key).sum()
+    )
+    assert row["deff"] == pytest.approx((row["se"] / naive) ** 2)
+    # One winner a game: the seat-games of a game are dependent, and the variance is not that of
+    # independent rows (here narrower: a game's key holders and non-holders move against each
+    # other; in Five Ravens' games it is 1.0-1.2 times wider).
+    assert abs(row["deff"] - 1) > 0.1
+    assert row["p_value"] == pytest.approx(2 * sps.norm.sf(abs(row["diff"]) / row["se"]))
+
+
+def test_clustered_variance_by_policy_is_each_policy_s_own():
+    df, won, key = _planted()
+    pol = np.where(np.arange(4) < 2, "a", "b")
+    df = df.with_columns(policy=pl.Series(np.tile(pol, won.shape[0])))
+    ci = stats.card_impact(df, columns=["drawn__key"], by="policy")
+    games = np.repeat(np.arange(won.shape[0]), 2)
+    for r in ci.table.iter_rows(named=True):
+        seats = np.flatnonzero(pol == r["policy"])
+        se, slope = _cluster_se(won[:, seats].ravel().astype(float), key[:, seats].ravel(), games)
+        g = won.shape[0]
+        assert r["diff"] == pytest.approx(slope)
+        assert r["se"] == pytest.approx(se * np.sqrt(g / (g - 1)), rel=1e-9)
+
+
+def test_rows_out_of_order_give_the_same_table():
+    df, _, _ = _planted(500)
+    a = stats.card_impact(df).table
+    b = stats.card_impact(df.sample(fraction=1.0, shuffle=True, seed=3)).table
+    assert a.equals(b)
 
 
 def test_impact_by_policy_splits_the_table():

@@ -50,7 +50,13 @@ def test_policy_and_team_shares():
     ws = stats.win_shares(df)
     win = np.where(rank == 1, 1.0, 0.0)
     policy = ws.by_policy.row(by_predicate=pl.col("policy") == "greedy", named=True)
-    assert policy["seats"] == 2 and policy["n"] == 4000
+    # Over games (the unit), not seat-games: the interval is of the per-game mean of its seats.
+    assert policy["seats"] == 2 and policy["n"] == 2000 and policy["seat_games"] == 4000
+    per_game = win[:, [0, 2]].mean(axis=1)
+    n_eff = 2000 * per_game.mean() * (1 - per_game.mean()) / per_game.var(ddof=1)
+    lo, hi = stats.wilson_interval(per_game.mean(), n_eff)
+    assert (policy["lo"], policy["hi"]) == (pytest.approx(lo), pytest.approx(hi))
+    assert policy["se"] == pytest.approx(per_game.std(ddof=1) / np.sqrt(2000))
     assert policy["share"] == pytest.approx(win[:, [0, 2]].mean())
     assert policy["normalised"] == pytest.approx(4 * win[:, [0, 2]].mean())
     red = ws.by_team.row(by_predicate=pl.col("team") == "red", named=True)

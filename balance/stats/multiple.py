@@ -1,0 +1,79 @@
+"""The one significance rule: Benjamini-Hochberg over every row of a table that is scanned.
+
+A report or a CLI table of dozens of differences (every seat, place in the turn order, policy,
+team and role, win share and mean score, and game length; times every variant of an impact run)
+holds a few intervals that exclude 0 by chance at any level. So no row is starred, coloured or
+turned into a sentence on its own interval: ``significant`` is ``q_value < Q`` where
+``q_value`` is the Benjamini-Hochberg adjusted p-value over the table's *family*, which
+controls the expected share of false discoveries among the starred rows at ``Q``. The
+intervals printed beside them stay per-row (unadjusted) intervals at the table's level.
+
+The family is every row with a p-value, except:
+
+- rows without a test (p is NaN): a share that the rules fix (a policy that holds every seat),
+  a column with no variation on either side;
+- rows that repeat another row of the same table: a policy or team of exactly one seat, fixed
+  for the run, has its seat's numbers game by game. It is left out of the family and gets its
+  seat's q-value, so that a duplicate neither counts twice nor escapes the rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import polars as pl
+from scipy import stats as sps
+
+Q = 0.05  # a row is significant when its Benjamini-Hochberg q-value is below this
+
+
+def bh_qvalues(p_values: np.ndarray | Sequence[float]) -> np.ndarray:
+    """Benjamini-Hochberg adjusted p-values (q-values); NaN p-values stay NaN and do not count."""
+    p = np.asarray(p_values, dtype=np.float64)
+    q = np.full_like(p, np.nan)
+    ok = ~np.isnan(p)
+    if ok.any():
+        q[ok] = sps.false_discovery_control(p[ok], method="bh")
+    return q
+
+
+def adjust(
+    table: pl.DataFrame,
+    *,
+    repeats: Mapping[tuple[str, str], int] | None = None,
+    within: Sequence[str] = (),
+) -> pl.DataFrame:
+    """``q_value`` (BH over the table's family, see the module docstring) and ``significant``
+    (q < Q) for a table with ``p_value`` (and ``kind``, ``group`` when ``repeats`` is given).
+
+    ``repeats`` maps a (kind, group) that repeats a seat's row to that seat; the repeat takes
+    the q-value of the row with the same ``metric`` (and the same ``within`` columns, e.g.
+    ``variant``) for that seat.
+    """
+    p = table["p_value"].cast(pl.Float64).fill_null(float("nan")).to_numpy().copy()
+    repeat = np.zeros(table.height, dtype=bool)
+    if repeats:
+        keys = zip(table["kind"].to_list(), table["group"].to_list(), strict=True)
+        repeat = np.array([k in repeats for k in keys], dtype=bool)
+    family = ~np.isnan(p) & ~repeat
+    q = np.full(table.height, np.nan)
+    q[family] = bh_qvalues(p[family])
+    if repeat.any():
+        assert repeats is not None
+        key_cols = ["metric", *within]
+        index = {
+            (*(r[c] for c in key_cols), r["group"]): i
+            for i, r in enumerate(table.select(*key_cols, "kind", "group").iter_rows(named=True))
+            if r["kind"] == "seat"
+        }
+        for i in np.flatnonzero(repeat):
+            r = table.row(int(i), named=True)
+            seat = repeats[(r["kind"], r["group"])]
+            j = index.get((*(r[c] for c in key_cols), str(seat)))
+            q[i] = q[j] if j is not None else np.nan
+    return table.with_columns(
+        q_value=pl.Series(q),
+        significant=pl.Series(np.nan_to_num(q, nan=1.0) < Q),
+    )
+
