@@ -1,18 +1,22 @@
 """The interventional impact file written by ``balance impact --out`` and read by the report.
 
-One module owns the format and the one significance rule, so that the table printed by the
-CLI, the JSON file and the report's card-impact section agree:
+One module owns the format, so that the table printed by the CLI, the JSON file and the report's
+card-impact section agree:
 
 - ``.json``: provenance (config path and resolved config, games, seed, level, method, the
-  variants), ``summary`` (one row per variant) and ``table`` (the long table);
+  headline metric, the variants), ``summary`` (one row per variant) and ``table`` (the long
+  table);
 - ``.parquet``: the long table only.
 
 The long table has one row per (variant, metric, group): ``variant``, ``description``,
 ``metric`` (win_share, mean_score, mean_turns), ``kind``, ``group``, ``games``, ``a`` (base),
-``b`` (variant), ``diff``, ``sd``, ``se``, ``lo``, ``hi``, ``p_value``, ``significant`` (the
-row's own interval excludes 0), ``q_value`` (Benjamini-Hochberg over the win-share rows of all
-variants) and ``flagged``: q < ``FLAG_Q``. With dozens of variants and groups a few intervals
-exclude 0 by chance, so ``flagged`` is the rule every star, colour and sentence uses.
+``b`` (variant), ``diff``, ``sd``, ``se``, ``lo``, ``hi`` (the row's own interval), ``p_value``,
+``q_value`` (Benjamini-Hochberg over every row of every variant) and ``significant``: q < 0.05,
+the one rule of balance/stats/multiple.py that every star, colour and sentence uses.
+
+The summary ranks the variants by their change of one metric declared before the games were
+played: the config's headline metric (``report: headline:``; by default the first player's win
+share), never by whichever of a dozen noisy rows moved most.
 """
 
 from __future__ import annotations
@@ -28,7 +32,8 @@ import polars as pl
 from balance import stats
 from balance.errors import BalanceError
 
-FLAG_Q = 0.05  # a change is flagged when its Benjamini-Hochberg q-value is below this
+FLAG_Q = stats.Q  # a row is significant when its Benjamini-Hochberg q-value is below this
+DEFAULT_HEADLINE = ("win_share", "order", "0")  # the first player's win share
 COLUMNS = ("variant", "metric", "kind", "group", "a", "b", "diff", "lo", "hi")
 SUFFIXES = (".json", ".parquet")
 
@@ -48,33 +53,50 @@ class ImpactFile(NamedTuple):
     method: str
     table: pl.DataFrame  # the long table (module docstring)
     summary: pl.DataFrame  # one row per variant (impact_summary)
+    headline: tuple[str, str, str] = DEFAULT_HEADLINE  # (metric, kind, group) it ranks by
 
 
 def flag(table: pl.DataFrame) -> pl.DataFrame:
-    """``flagged``: q < FLAG_Q (rows without a q-value, e.g. mean score and turns, are not)."""
-    return table.with_columns(flagged=pl.col("q_value").fill_nan(None).fill_null(1.0) < FLAG_Q)
+    """``significant``: q < Q (rows without a q-value have no test and are not)."""
+    table = table.drop("flagged", strict=False)
+    return table.with_columns(significant=pl.col("q_value").fill_nan(None).fill_null(1.0) < FLAG_Q)
 
 
-def impact_summary(table: pl.DataFrame) -> pl.DataFrame:
-    """One row per variant, sorted by ``effect``: the win-share row (seat, place in the turn
-    order, policy, team or role) that moved most (``kind``, ``group``, ``diff``, ``lo``, ``hi``,
-    ``p_value``, ``q_value``, ``flagged``) and the change in game length (``turns_diff``,
-    ``turns_lo``, ``turns_hi``)."""
-    if "flagged" not in table.columns:
+def headline_label(headline: tuple[str, str, str]) -> str:
+    """'win_share of order 0' for messages."""
+    metric, kind, group = headline
+    return f"{metric} of {kind} {group}"
+
+
+def impact_summary(
+    table: pl.DataFrame, headline: tuple[str, str, str] = DEFAULT_HEADLINE
+) -> pl.DataFrame:
+    """One row per variant, sorted by the size of its change of the ``headline`` metric (metric,
+    kind, group), declared in advance: ``metric``, ``kind``, ``group``, ``diff``, ``lo``, ``hi``,
+    ``p_value``, ``q_value``, ``significant`` of that row; ``changes`` (how many rows of the
+    variant are significant); the change in game length (``turns_diff``, ``turns_lo``,
+    ``turns_hi``). A variant without the headline's row (its group is missing) has nulls and
+    sorts last."""
+    if "significant" not in table.columns or "flagged" in table.columns:
         table = flag(table)
-    shares = table.filter(pl.col("metric") == "win_share").with_columns(effect=pl.col("diff").abs())
-    keep = ["variant", "effect", "kind", "group", "diff", "lo", "hi", "p_value", "q_value"]
-    top = (
-        shares.sort("effect", descending=True, nulls_last=True, maintain_order=True)
-        .group_by("variant", maintain_order=True)
-        .first()
-        .select(*(c for c in keep if c in shares.columns), "flagged")
+    metric, kind, group = headline
+    head = table.filter(
+        (pl.col("metric") == metric) & (pl.col("kind") == kind) & (pl.col("group") == group)
+    ).with_columns(effect=pl.col("diff").abs())
+    keep = ["variant", "metric", "kind", "group", "effect", "diff", "lo", "hi"]
+    keep += ["p_value", "q_value", "significant"]
+    head = head.select(*(c for c in keep if c in head.columns)).unique(
+        "variant", maintain_order=True
+    )
+    changes = table.group_by("variant", maintain_order=True).agg(
+        changes=pl.col("significant").sum().cast(pl.Int64)
     )
     turns = table.filter(pl.col("metric") == "mean_turns").select(
         "variant", turns_diff="diff", turns_lo="lo", turns_hi="hi"
     )
     desc = table.select("variant", "description").unique("variant", maintain_order=True)
-    out = desc.join(top, on="variant", how="left", maintain_order="left")
+    out = desc.join(head, on="variant", how="left", maintain_order="left")
+    out = out.join(changes, on="variant", how="left", maintain_order="left")
     out = out.join(turns, on="variant", how="left", maintain_order="left")
     return out.sort("effect", descending=True, nulls_last=True, maintain_order=True)
 
@@ -152,15 +174,11 @@ def read_impact(path: str | os.PathLike[str]) -> ImpactFile:
     table = table.with_columns(pl.col(floats).cast(pl.Float64).fill_null(float("nan")))
     if "description" not in table.columns:
         table = table.with_columns(description=pl.lit(""))
-    if "q_value" not in table.columns:
-        shares = (table["metric"] == "win_share").to_numpy()
-        q = np.full(table.height, np.nan)
-        q[shares] = stats.bh_qvalues(
-            table.filter(pl.col("metric") == "win_share")["p_value"].to_numpy()
-        )
-        table = table.with_columns(q_value=pl.Series(q))
+    if "q_value" not in table.columns:  # a table written without q-values: one family
+        table = table.with_columns(q_value=pl.Series(stats.bh_qvalues(table["p_value"])))
     table = flag(table)  # one rule, whatever wrote the file
     level = float(meta.get("level", 0.95))
+    headline = _headline(meta.get("headline"), shown)
     games = meta.get("games") or (int(table["games"].max()) if "games" in table.columns else 0)
     return ImpactFile(
         path=shown,
@@ -170,8 +188,17 @@ def read_impact(path: str | os.PathLike[str]) -> ImpactFile:
         level=level,
         method=str(meta.get("method", stats.METHOD)),
         table=table,
-        summary=impact_summary(table),
+        summary=impact_summary(table, headline),
+        headline=headline,
     )
+
+
+def _headline(value: Any, shown: str) -> tuple[str, str, str]:
+    if value is None:
+        return DEFAULT_HEADLINE
+    if not (isinstance(value, list | tuple) and len(value) == 3):
+        raise ImpactFileError(f"{shown}: headline: expected [metric, kind, group], got {value!r}")
+    return (str(value[0]), str(value[1]), str(value[2]))
 
 
 def _no_nan(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -93,7 +93,7 @@ def impact_table(result: Any) -> Any:
         columns += [("team", t, f"team {t}") for t in line.teams]
     columns += [("role", r, f"role {r}") for r in line.roles]
     cells = {
-        (r["variant"], r["kind"], r["group"]): _pp(r["diff"], r["lo"], r["hi"], r["flagged"])
+        (r["variant"], r["kind"], r["group"]): _pp(r["diff"], r["lo"], r["hi"], r["significant"])
         for r in shares.iter_rows(named=True)
     }
     table = Table(box=box.SIMPLE_HEAD)
@@ -101,8 +101,12 @@ def impact_table(result: Any) -> Any:
     for _, _, header in columns:
         table.add_column(header, justify="right", no_wrap=True)
     table.add_column("turns", justify="right", no_wrap=True)
+    turns_sig = {
+        r["variant"]: r["significant"]
+        for r in result.table.filter(pl.col("metric") == "mean_turns").iter_rows(named=True)
+    }
     for r in result.summary.iter_rows(named=True):
-        sig_t = not (r["turns_lo"] <= 0 <= r["turns_hi"])
+        sig_t = turns_sig.get(r["variant"], False)
         turns = f"{r['turns_diff']:+.2f}±{(r['turns_hi'] - r['turns_lo']) / 2:.2f}"
         table.add_row(
             r["variant"],
@@ -112,6 +116,15 @@ def impact_table(result: Any) -> Any:
     return table
 
 
+def _q(q: float | None) -> str:
+    """A q-value cell: '0.012', '<0.001', '<1e-300' (underflowed), '-' (no test)."""
+    if q is None or q != q:
+        return "-"
+    if q == 0:
+        return "<1e-300"
+    return "<0.001" if q < 0.001 else f"{q:.2g}"
+
+
 def compare_table(result: Any) -> Any:
     from rich import box
     from rich.table import Table
@@ -119,7 +132,7 @@ def compare_table(result: Any) -> Any:
     skip_teams = result.a_lineup.teams_are_seats and result.b_lineup.teams_are_seats
     level = f"{result.level * 100:g} %"
     table = Table(box=box.SIMPLE_HEAD)
-    for name in ("metric", "group", "A", "B", "B - A", f"{level} interval", ""):
+    for name in ("metric", "group", "A", "B", "B - A", f"{level} interval", "q (BH)", ""):
         table.add_column(name, justify="left" if name in ("metric", "group", "") else "right")
     names = {"win_share": "win share", "mean_score": "mean score", "mean_turns": "mean turns"}
     for r in result.table.iter_rows(named=True):
@@ -135,7 +148,16 @@ def compare_table(result: Any) -> Any:
         group = "all games" if r["kind"] == "game" else f"{r['kind']} {r['group']}"
         if r["kind"] == "order":
             group = "1st player" if r["group"] == "0" else f"order {r['group']}"
-        table.add_row(names[r["metric"]], group, a, b, d, ci, "*" if r["significant"] else "")
+        table.add_row(
+            names[r["metric"]],
+            group,
+            a,
+            b,
+            d,
+            ci,
+            _q(r["q_value"]),
+            "*" if r["significant"] else "",
+        )
     return table
 
 

@@ -124,7 +124,7 @@ def test_impact_measures_the_games_own_variant_on_teams(fake_roles_game, tmp_pat
         & (pl.col("group") == "raven")
     )
     assert raven["diff"].to_list() == pytest.approx([-0.25])
-    assert raven["flagged"].to_list() == [True]
+    assert raven["significant"].to_list() == [True]
     assert set(result.table["kind"]) >= {"seat", "order", "policy", "team", "role"}
 
 

@@ -74,7 +74,7 @@ def compare(
         seed=seed,
         level=level,
         method=stats.METHOD,
-        table=acc.table(level),
+        table=acc.table(level, repeats=runs.lineups[0].repeats()),
         wall_time_s=time.perf_counter() - t0,
         a_lineup=runs.lineups[0],
         b_lineup=runs.lineups[1],

@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-import numpy as np
 import polars as pl
 
 from balance import impact_file, runner, stats
 from balance.config import RunConfig
 from balance.experiments.compare import check_pairable
+from balance.headline import headline_of
 from balance.experiments.play import Progress, Runs
 from balance.experiments.variants import (
     REPORT_VARIANTS_FILE,
@@ -32,14 +32,10 @@ class Impact(NamedTuple):
 
     ``table`` is long: one row per (variant, metric, group) with the columns of
     stats.PairedAccumulator.table (a = base, b = variant, diff = variant - base) plus
-    ``variant``, ``description``, ``q_value`` (Benjamini-Hochberg over the win-share rows of
-    all variants) and ``flagged`` (q < 0.05; balance/impact_file.py owns the rule).
-    ``significant`` is per row (the interval excludes 0); with dozens of variants and groups
-    some intervals exclude 0 by chance, and ``flagged`` is the one to show. ``summary`` has one
-    row per variant, sorted by ``effect``: the win-share change of the seat, place in the turn
-    order, policy, team or role that moved most
-    (``kind``, ``group``, ``diff``, ``lo``, ``hi``, ``p_value``, ``q_value``, ``flagged``), and
-    the change in game length (``turns_diff``, ``turns_lo``, ``turns_hi``).
+    ``variant`` and ``description``; ``q_value`` is Benjamini-Hochberg over every row of every
+    variant and ``significant`` is q < 0.05 (balance/stats/multiple.py), the rule every star,
+    colour and sentence uses. ``summary`` has one row per variant: its change of the config's
+    headline metric (balance/impact_file.py, ``impact_summary``).
     """
 
     config_path: str
@@ -53,6 +49,7 @@ class Impact(NamedTuple):
     summary: pl.DataFrame
     wall_time_s: float
     lineup: stats.Lineup | None = None  # the base run's groups (policies, teams, roles)
+    headline: tuple[str, str, str] = impact_file.DEFAULT_HEADLINE  # what the summary ranks by
 
 
 def impact(
@@ -99,11 +96,13 @@ def impact(
             done += base.n_games * len(arrays)
             report(done, total)
     tables = [
-        acc.table(level).with_columns(variant=pl.lit(v.name), description=pl.lit(v.description))
+        acc.raw_table(level).with_columns(variant=pl.lit(v.name), description=pl.lit(v.description))
         for v, acc in zip(variants, accs, strict=True)
     ]
     table = pl.concat(tables).select("variant", "description", pl.exclude("variant", "description"))
-    table = _with_qvalues(table, base_line)
+    # One family: every row of every variant (balance/stats/multiple.py).
+    table = stats.adjust(table, repeats=base_line.repeats(), within=("variant",))
+    headline = headline_of(config)
     return Impact(
         config_path=config_path,
         config=config,
@@ -113,51 +112,11 @@ def impact(
         level=level,
         method=stats.METHOD,
         table=table,
-        summary=impact_file.impact_summary(table),
+        summary=impact_file.impact_summary(table, headline),
+        headline=headline,
         wall_time_s=time.perf_counter() - t0,
         lineup=base_line,
     )
-
-
-def _with_qvalues(table: pl.DataFrame, line: stats.Lineup) -> pl.DataFrame:
-    """Benjamini-Hochberg q-values over the win-share changes of all variants, so that a table of
-    hundreds of intervals flags few changes by chance. A one-seat team repeats its seat's row: it
-    is left out of the family and shares the seat's q-value. ``flagged``: q < impact_file.FLAG_Q."""
-    shares = (table["metric"] == "win_share").to_numpy()
-    kinds, groups = table["kind"].to_numpy(), table["group"].to_numpy()
-    seat_of = {}
-    for name in line.teams:
-        seats = line.fixed_seats("team", name)
-        if seats is not None and len(seats) == 1:
-            seat_of[name] = seats[0]
-    repeat = shares & np.array(
-        [k == "team" and g in seat_of for k, g in zip(kinds, groups, strict=True)]
-    )
-    family = shares & ~repeat
-    q = np.full(table.height, np.nan)
-    q[family] = stats.bh_qvalues(table["p_value"].to_numpy()[family])
-    table = table.with_columns(q_value=pl.Series(q))
-    if repeat.any():
-        seat_q = table.filter(pl.col("metric") == "win_share", pl.col("kind") == "seat").select(
-            "variant", seat=pl.col("group"), seat_q=pl.col("q_value")
-        )
-        table = (
-            table.with_row_index("_i")
-            .with_columns(
-                seat=pl.col("group").replace_strict(
-                    {k: str(v) for k, v in seat_of.items()}, default=None, return_dtype=pl.String
-                )
-            )
-            .join(seat_q, on=["variant", "seat"], how="left")
-            .with_columns(
-                q_value=pl.when(pl.Series(repeat))
-                .then(pl.col("seat_q"))
-                .otherwise(pl.col("q_value"))
-            )
-            .sort("_i")
-            .drop("_i", "seat", "seat_q")
-        )
-    return impact_file.flag(table)
 
 
 def check_impact_out(path: str | os.PathLike[str]) -> None:
@@ -175,6 +134,7 @@ def write_impact(result: Impact, path: str | os.PathLike[str]) -> Path:
         "seed": result.seed,
         "level": result.level,
         "method": result.method,
+        "headline": list(result.headline),
         "variants": [v._asdict() for v in result.variants],
     }
     return impact_file.write_impact(

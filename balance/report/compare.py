@@ -58,7 +58,8 @@ def render_comparison(comparison: Any, *, cdn: bool = False, generated: str | No
             "What B changes",
             headline(comparison_sentences(c))
             + f'<p class="note">Paired over {c.games:,} games; [ ] are {level} intervals; '
-            "significant: the interval excludes 0.</p>",
+            "a change is named only when it is significant: Benjamini-Hochberg q &lt; 0.05 over "
+            "the whole table.</p>",
         ),
         ("provenance", "Provenance", _provenance(c)),
         ("wins", "Win share", figs[0]),
@@ -128,7 +129,10 @@ def _method(c: Any, *, n_rows: int) -> str:
         f"<p>Both configs play the same {c.games:,} games (seed {escape(str(c.seed))}): game "
         "<i>i</i> draws the same random numbers under A and B (common random numbers), so each "
         "game gives one paired difference B − A, and most of the luck cancels. Intervals: "
-        f"{escape(c.method)}, at the {c.level:.0%} level. A change is called significant when "
-        f"its interval excludes 0; the {n_rows} rows are not adjusted for multiple comparisons, "
-        f"so about {1 - c.level:.0%} of unchanged rows are flagged by chance.</p>"
+        f"{escape(c.method)}, at the {c.level:.0%} level (per row). A change is called "
+        "significant, marked red and put into words only when its Benjamini-Hochberg q-value "
+        f"over all {n_rows} rows is below 0.05: among the changes so named, the expected share "
+        "that are not real is at most 5 %. A row that repeats another (a one-seat team or "
+        "policy repeats its seat) takes that row's q-value; a share the rules fix has no "
+        "test.</p>"
     )

@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 import polars as pl
 from plotly.subplots import make_subplots
 
-from balance.report.sentences import difference_label, ordinal
+from balance.report.sentences import difference_label, ordinal, q_text
 from balance.stats import KINDS, CardImpact, Distributions, SeatAdvantage, WinShares
 
 TEMPLATE = "plotly_white"
@@ -240,7 +240,7 @@ def impact_label(row: dict[str, object], by: str | None = None) -> str:
 
 def plot_card_impact(impact: CardImpact, by: str | None = None) -> go.Figure:
     """Forest plot of the observational card impact: win share with the event minus without,
-    Newcombe intervals, significant rows (BH q < 1 - level) in red. Rows without a contrast
+    game-clustered Newcombe intervals, significant rows (BH q < 0.05) in red. Rows without a contrast
     (every or no seat-game had the event) are left out."""
     t = impact.table.filter(pl.col("diff").is_not_nan() & pl.col("diff").is_not_null())
     t = t.sort("diff")
@@ -260,21 +260,22 @@ def plot_card_impact(impact: CardImpact, by: str | None = None) -> go.Figure:
                 name=name,
                 marker={"color": colour, "size": 7},
                 error_x=_errors(sub, "diff") | {"width": 3},
-                customdata=np.column_stack(
+                customdata=[  # q as words: 'q < 1e-300' for one that underflowed, never 0
                     [
-                        sub["share_with"].to_numpy(),
-                        sub["share_without"].to_numpy(),
-                        sub["n_with"].to_numpy(),
-                        sub["n_without"].to_numpy(),
-                        sub["q_value"].to_numpy(),
-                        sub["lo"].to_numpy(),
-                        sub["hi"].to_numpy(),
+                        r["share_with"],
+                        r["share_without"],
+                        r["n_with"],
+                        r["n_without"],
+                        q_text(r["q_value"]),
+                        r["lo"],
+                        r["hi"],
                     ]
-                ),
+                    for r in sub.iter_rows(named=True)
+                ],  # fmt: skip
                 hovertemplate="%{y}: %{x:+.2%} [%{customdata[5]:+.2%}, %{customdata[6]:+.2%}]"
                 "<br>with %{customdata[0]:.2%} (n %{customdata[2]:,}), "
                 "without %{customdata[1]:.2%} (n %{customdata[3]:,})"
-                "<br>q = %{customdata[4]:.3g}<extra></extra>",
+                "<br>%{customdata[4]} (BH)<extra></extra>",
             )
         )
     fig.add_vline(x=0, line={"color": "black", "width": 1})
@@ -372,11 +373,21 @@ def plot_differences(
     return fig
 
 
+def _headline_title(summary: pl.DataFrame) -> str:
+    """'headline: 1st player win share' (the summary's one headline row)."""
+    rows = summary.filter(pl.col("kind").is_not_null())
+    if rows.height == 0:
+        return "headline metric"
+    r = rows.row(0, named=True)
+    what = str(r.get("metric") or "win_share").replace("_", " ")
+    return f"headline: {difference_label(r['kind'], r['group'])} {what}"
+
+
 def plot_impact_variants(summary: pl.DataFrame, table: pl.DataFrame) -> go.Figure:
     """Interventional impact, one row per variant (``summary`` of balance/impact_file.py:
-    variant, kind, group, diff, lo, hi, ``flagged`` (BH q < FLAG_Q), sorted by effect), in three
-    panels: the win-share change of the group that moved most; the mean-score change per policy;
-    the game-length change.
+    variant, kind, group, diff, lo, hi, ``significant`` (BH q < 0.05), sorted by the size of the
+    headline change), in three panels: the change of the headline metric (declared in advance,
+    the same for every variant); the mean-score change per policy; the game-length change.
     ``table`` is the long table (variant, metric, kind, group, diff, lo, hi, ...)."""
     variants = summary["variant"].to_list()
     fig = make_subplots(
@@ -386,12 +397,12 @@ def plot_impact_variants(summary: pl.DataFrame, table: pl.DataFrame) -> go.Figur
         horizontal_spacing=0.03,
         column_widths=[0.4, 0.35, 0.25],
         subplot_titles=(
-            "win share: group that moved most",
+            _headline_title(summary),
             "mean score, by policy",
             "game length (turns)",
         ),
     )
-    sig = summary["flagged"].fill_null(False).to_numpy()
+    sig = summary["significant"].fill_null(False).to_numpy()
     for flag, colour, name in ((False, GREY, "not significant"), (True, RED, "significant (BH)")):
         idx = np.flatnonzero(sig == flag)
         if not len(idx):

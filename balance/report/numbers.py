@@ -3,8 +3,8 @@
 ``analyse`` reads a results directory and computes its statistics (balance/stats) into a
 ``DatasetStats``; ``differences`` compares a dataset with a baseline (paired game by game when
 both ran the same seed and games, else as two independent samples); ``first_player_rows`` reads
-the first player's edge out of an impact file (balance/impact_file.py owns that format and its
-significance rule, ``flagged``); ``comparison_rows`` picks the rows of a ``balance compare`` worth
+the first player's edge out of an impact file (balance/impact_file.py owns that format; the
+significance rule, ``significant``, is balance/stats/multiple.py's); ``comparison_rows`` picks the rows of a ``balance compare`` worth
 showing. sentences.py says these numbers in words, sections.py lays them out.
 
 Nothing here prints or exits: problems raise ``ReportError`` (one line naming the path and fix)

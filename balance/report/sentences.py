@@ -121,6 +121,19 @@ def _excludes(lo: float, hi: float, x: float = 0.0) -> bool:
 # ==================================================================================== dataset
 
 
+def seat_bound(ws: Any, level: float = 0.95) -> tuple[float, float]:
+    """(x, level): with simultaneous ``level`` intervals (Bonferroni over the seats: each seat's
+    Wilson interval at 1 - (1 - level)/players), every seat's share is within ±x of fair."""
+    from balance.stats import wilson_interval
+
+    seat = ws.by_seat
+    each = 1 - (1 - level) / max(ws.players, 1)
+    lo, hi = wilson_interval(seat["share"].to_numpy(), seat["n_eff"].to_numpy(), each)
+    fair = seat["fair"].to_numpy()
+    return float(max((hi - fair).max(), (fair - lo).max())), level
+
+
+
 def summary_sentences(
     ds: DatasetStats,
     *,
@@ -149,14 +162,19 @@ def summary_sentences(
     )
     worst = dev.row(0, named=True)
     if adv.symmetric and adv.p_value is not None and adv.p_value >= 0.05:
-        within = worst["dev"] * 100
-        k = _pct_digits((worst["hi"] - worst["lo"]) / 2)
+        bound, level = seat_bound(ws)
+        k = _pct_digits(bound / 2)
         out.append(
-            f"Seats are balanced: every seat wins within {within:.{k}f} points of a fair "
-            f"{fair_pct(fair)} (χ² = {adv.chi2:.2f}, {p_text(adv.p_value)} over {n_games})."
+            f"No seat wins more or less often than a fair {fair_pct(fair)} beyond chance "
+            f"(χ² = {adv.chi2:.2f}, {p_text(adv.p_value)} over {n_games}); with simultaneous "
+            f"{level * 100:g} % intervals every seat is within ±{bound * 100:.{k}f} points of fair."
         )
     elif ws.by_policy.height == 1:  # with mixed policies, seats differ by policy (said above)
-        verdict = "" if _excludes(worst["lo"], worst["hi"], worst["fair"]) else " (within noise)"
+        verdict = (
+            ""
+            if _excludes(worst["lo"], worst["hi"], worst["fair"])
+            else " (its interval includes the fair share)"
+        )
         chi = f"; χ² = {adv.chi2:.1f}, {p_text(adv.p_value)}" if adv.symmetric else ""
         out.append(
             f"Seat {worst['seat']} wins {share_pm(worst['share'], worst['lo'], worst['hi'])} against "
@@ -184,9 +202,14 @@ def summary_sentences(
                 f"a fair {fair_pct(fair)}: an edge of {points(adv.first_player_edge, adv.edge_lo, adv.edge_hi)}."
             )
         else:
+            half = max(abs(adv.edge_lo), abs(adv.edge_hi))
+            bound_pts = f"{half * 100:.{_pct_digits(half / 2)}f}"
             out.append(
-                f"The first player has no measurable edge: {share_pm(share, order0['lo'], order0['hi'])} "
-                f"against a fair {fair_pct(fair)}."
+                f"The first player wins {share_pm(share, order0['lo'], order0['hi'])} of games "
+                f"against a fair {fair_pct(fair)}: an edge of "
+                f"{points(adv.first_player_edge, adv.edge_lo, adv.edge_hi)}, not "
+                f"distinguishable from 0 at {n_games} (it lies within ±{bound_pts} points, "
+                f"{adv.level * 100:g} %)."
             )
 
     # Strongest observational association.
@@ -226,8 +249,9 @@ def summary_sentences(
 
 
 def impact_sentences(impact: ImpactFile) -> list[str]:
-    """The variant that moves a win share most, and with a report's own few variants what each
-    does to the first player's edge."""
+    """The variants ranked by their change of the headline metric (declared in the config before
+    the games), and with a report's own few variants what each does to the first player's
+    edge."""
     s = impact.summary
     if s.height == 0:
         return []
@@ -240,25 +264,38 @@ def impact_sentences(impact: ImpactFile) -> list[str]:
                 f"change of {points(r['diff'], r['lo'], r['hi'])} on the same {impact.games:,} "
                 "games."
             )
-    top = s.row(0, named=True)
-    n_sig = int(s["flagged"].sum())
-    what = difference_label(top["kind"], top["group"])
+    metric, kind, group = impact.headline
+    what = f"the {difference_label(kind, group)}'s {metric.replace('_', ' ')}"
+    if kind == "game":
+        what = "game length"
+    ranked = s.filter(pl.col("diff").is_not_null())
+    if ranked.height == 0:
+        return [f"Interventional impact: no variant has a {what} row to rank by.", *edges]
+    top = ranked.row(0, named=True)
+    n_sig = int(ranked["significant"].sum())
+    change = _headline_change(metric, kind, top)
+    rule = f"Benjamini-Hochberg q < {FLAG_Q:.2g} over every row of every variant"
     if s.height == 1:
-        sig = "significant" if n_sig else "not significant"
+        sig = "significant" if top["significant"] else "not significant"
         first = (
-            f"Interventional impact (each on the same {impact.games:,} games): “{top['variant']}” "
-            f"moves win share most for {what}: {points(top['diff'], top['lo'], top['hi'])}, "
-            f"{q_text(top['q_value'])} ({sig} at BH q < {FLAG_Q:.2g})."
+            f"Interventional impact (on the same {impact.games:,} games): “{top['variant']}” "
+            f"changes {what} by {change}, {q_text(top['q_value'])} ({sig}; {rule})."
         )
     else:
         first = (
-            f"Interventional impact ({s.height} variants, each on the same {impact.games:,} games): "
-            f"“{top['variant']}” moves win share most ({what} {points(top['diff'], top['lo'], top['hi'])}, "
-            f"{q_text(top['q_value'])}); {n_sig} of {s.height} variants "
-            f"{'changes' if n_sig == 1 else 'change'} a win share significantly "
-            f"(BH q < {FLAG_Q:.2g})."
+            f"Interventional impact ({s.height} variants, each on the same {impact.games:,} "
+            f"games), ranked by {what} (the headline metric, declared in advance): "
+            f"“{top['variant']}” changes it most, by {change}, {q_text(top['q_value'])}; "
+            f"{n_sig} of {s.height} variants change it significantly ({rule})."
         )
     return [first, *edges]
+
+
+def _headline_change(metric: str, kind: str, r: dict[str, Any]) -> str:
+    if metric == "win_share":
+        return points(r["diff"], r["lo"], r["hi"])
+    unit = " turns" if kind == "game" else ""
+    return signed(r["diff"], r["lo"], r["hi"], 1, unit)
 
 
 def difference_sentences(diff: Differences) -> list[str]:
@@ -351,7 +388,8 @@ def _length_clause(t: pl.DataFrame) -> str:
 
 def comparison_sentences(comparison: Any) -> list[str]:
     """What B changed against A, in words: game length and every significant change of a win
-    share or mean score (significant: the interval excludes 0)."""
+    share or mean score (significant: Benjamini-Hochberg q < 0.05 over the whole table; no
+    other change is named as one)."""
     t = comparison_rows(comparison)
     changes = config_diff(comparison.a_config.resolved_dict(), comparison.b_config.resolved_dict())
     changes = [c for c in changes if c[0] != "description"]  # words, not rules (in the table)

@@ -5,7 +5,9 @@ row per (game, seat). Every function returns NamedTuples of numbers and small po
 which the CLI prints and the report draws. Nothing here imports a game.
 
 - winrates.py: win shares with Wilson intervals, seat advantage, score and length distributions;
-- impact.py: observational card impact (diagnostics), Newcombe intervals, BH q-values;
+- impact.py: observational card impact (diagnostics) with game-clustered variance, Newcombe
+  intervals;
+- multiple.py: the one significance rule (Benjamini-Hochberg q < 0.05 over a whole table);
 - groups.py: the group kinds (seat, place in the turn order, policy, team, role) and the per-game
   value of each group, taken from the rows of each game;
 - paired.py: paired differences between two runs of the same seeds (t-interval over games),
@@ -33,12 +35,12 @@ from balance.stats.groups import (
 from balance.stats.impact import (
     CAVEAT,
     CardImpact,
-    bh_qvalues,
     card_impact,
     newcombe_interval,
     telemetry_columns,
     two_proportion_p,
 )
+from balance.stats.multiple import Q, adjust, bh_qvalues
 from balance.stats.paired import (
     METHOD,
     UNPAIRED_METHOD,
@@ -110,6 +112,7 @@ __all__ = [
     "CAVEAT",
     "KINDS",
     "METHOD",
+    "Q",
     "QUANTILES",
     "SPRT",
     "UNPAIRED_METHOD",
@@ -128,6 +131,7 @@ __all__ = [
     "SequentialAssertion",
     "Summary",
     "WinShares",
+    "adjust",
     "bernoulli_llr",
     "bh_qvalues",
     "card_impact",

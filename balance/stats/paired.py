@@ -25,6 +25,7 @@ from scipy import stats as sps
 
 from balance.stats.groups import GameArrays, Group, Lineup, common_groups, group_values
 from balance.stats.impact import newcombe_interval, two_proportion_p
+from balance.stats.multiple import adjust
 from balance.stats.winrates import Distributions, WinShares, _lazy
 
 METHOD = "t-interval over games of the per-game paired difference (common random numbers)"
@@ -145,29 +146,36 @@ class PairedAccumulator:
         ):
             self._m[key] = merge_moments(self._m[key], moments(values))
 
-    def table(self, level: float = 0.95) -> pl.DataFrame:
+    def table(
+        self, level: float = 0.95, *, repeats: dict[tuple[str, str], int] | None = None
+    ) -> pl.DataFrame:
         """One row per (metric, group): metric (win_share, mean_score, mean_turns), kind, group,
-        games, a, b, diff, sd (of the per-game difference), se, lo, hi, p_value, significant
-        (the interval excludes 0)."""
+        games, a, b, diff, sd (of the per-game difference), se, lo, hi (the row's own
+        t-interval), p_value, q_value (Benjamini-Hochberg over the whole table) and significant
+        (q < 0.05): the one rule of balance/stats/multiple.py. ``repeats`` (the base line-up's
+        ``Lineup.repeats()``) names the rows that repeat a seat's. A row whose value is the same
+        in every game of both runs (a share the rules fix) has no test: p is NaN."""
+        return adjust(self.raw_table(level), repeats=repeats)
+
+    def raw_table(self, level: float = 0.95) -> pl.DataFrame:
+        """:meth:`table` without q-values (for a caller that adjusts several tables as one)."""
         m = self._m
         if m["turns"] is None:
             return _table([], [], [], [], level, None)
         labels = [(g.kind, g.name) for g in self.groups_a]
         parts = []
         for metric, key in (("win_share", "win"), ("mean_score", "score")):
+            a, b = m[f"{key}_a"], m[f"{key}_b"]
+            fixed = (a.m2 == 0) & (b.m2 == 0) & (m[f"{key}_d"].m2 == 0)
             parts.append(
-                _table(
-                    [metric] * len(labels),
-                    labels,
-                    m[f"{key}_a"].mean,
-                    m[f"{key}_b"].mean,
-                    level,
-                    m[f"{key}_d"],
-                )
+                _table([metric] * len(labels), labels, a.mean, b.mean, level, m[f"{key}_d"], fixed)
             )
         t = m["turns"]
         d = Moments(t.n[2:], t.mean[2:], t.m2[2:])
-        parts.append(_table(["mean_turns"], [("game", "all")], t.mean[:1], t.mean[1:2], level, d))
+        fixed = np.array([t.m2[0] == 0 and t.m2[1] == 0])
+        parts.append(
+            _table(["mean_turns"], [("game", "all")], t.mean[:1], t.mean[1:2], level, d, fixed)
+        )
         return pl.concat(parts)
 
 
@@ -178,10 +186,12 @@ def _table(
     b: Any,
     level: float,
     d: Moments | None,
+    fixed: np.ndarray | None = None,
 ) -> pl.DataFrame:
     if d is None:
         d = Moments(np.zeros(0), np.zeros(0), np.zeros(0))
     ci = mean_interval(d, level)
+    p = ci.p_value if fixed is None else np.where(fixed, np.nan, ci.p_value)
     return pl.DataFrame(
         {
             "metric": metrics,
@@ -195,8 +205,7 @@ def _table(
             "se": ci.se,
             "lo": ci.lo,
             "hi": ci.hi,
-            "p_value": ci.p_value,
-            "significant": (ci.lo > 0) | (ci.hi < 0),
+            "p_value": p,
         },
         schema_overrides={"metric": pl.String, "kind": pl.String, "group": pl.String},
     )
@@ -308,7 +317,7 @@ def paired_differences(
     acc = PairedAccumulator(ga, gb)
     if a_arr.n_games:
         acc.add(a_arr, b_arr)
-    return Paired(acc.games, level, METHOD, acc.table(level))
+    return Paired(acc.games, level, METHOD, acc.table(level, repeats=a_line.repeats()))
 
 
 # ------------------------------------------------------------- runs that are not paired
@@ -323,7 +332,8 @@ def unpaired_differences(
     level: float = 0.95,
 ) -> pl.DataFrame:
     """Differences B - A of two independent runs (no common games), in the columns of the
-    paired table (metric, kind, group, games, a, b, diff, lo, hi, p_value, significant; no sd/se).
+    paired table (metric, kind, group, games, a, b, diff, lo, hi, p_value, q_value, significant
+    (BH q < 0.05 over the whole table); no sd/se).
 
     Win shares per seat, place in the order, policy, team and role (the groups both runs have):
     Newcombe interval and pooled two-proportion z-test over each side's effective games (a
@@ -408,7 +418,20 @@ def unpaired_differences(
             p,
         )
     )
-    return pl.concat(parts)
+    return adjust(pl.concat(parts), repeats=_repeats(a_shares))
+
+
+def _repeats(shares: WinShares) -> dict[tuple[str, str], int]:
+    """The policy and team rows of a run that repeat one seat's (one seat for the whole run)."""
+    out: dict[tuple[str, str], int] = {}
+    seat = shares.by_seat
+    for kind in ("policy", "team"):
+        if kind == "team" and not shares.teams_fixed:
+            continue
+        for name, rows in seat.group_by(kind):
+            if rows.height == 1:
+                out[(kind, str(name[0]))] = int(rows["seat"][0])
+    return out
 
 
 def _welch(ma, sa, na, mb, sb, nb, level):  # type: ignore[no-untyped-def]
@@ -437,7 +460,6 @@ def _diff_frame(metric, kind, groups, games, a, b, lo, hi, p) -> pl.DataFrame:  
             "lo": np.asarray(lo, dtype=np.float64),
             "hi": np.asarray(hi, dtype=np.float64),
             "p_value": np.asarray(p, dtype=np.float64),
-            "significant": (np.asarray(lo) > 0) | (np.asarray(hi) < 0),
         },
         schema_overrides={"metric": pl.String, "kind": pl.String, "group": pl.String},
     )

@@ -221,7 +221,9 @@ def win_shares(rows: pl.LazyFrame | pl.DataFrame, *, level: float = 0.95) -> Win
         pol = by_policy.select("policy", "seats").join(pol, on="policy")
         by_policy = _with_wilson(pol.sort("policy"), level, fair)
     else:
-        by_policy = _with_wilson(by_policy.with_columns(share, one_seat).sort("policy"), level, fair)
+        by_policy = _with_wilson(
+            by_policy.with_columns(share, one_seat).sort("policy"), level, fair
+        )
     if teams_are_seats:
         team = by_seat.select("team", seats=pl.lit(1, dtype=pl.UInt32), n="n", wins="wins")
         team = team.with_columns(share, one_seat).sort("team")

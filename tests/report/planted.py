@@ -90,9 +90,11 @@ def planted_stats(rows: pl.DataFrame, label: str = "planted", **manifest: Any) -
 
 def planted_impact_table() -> pl.DataFrame:
     """Two variants of a 2-seat game on 1,000 games: "gem +1" moves seat 0 by +5 points (and
-    seat 1 by -5), "mask off" by +0.1; intervals are ±1 point."""
+    seat 1 by -5) and the first player (the headline metric) by +3, "mask off" by +0.1 and
+    +0.06; intervals are ±1 point."""
     rows = []
     for v, d in (("gem +1", 0.05), ("mask off", 0.001)):
+        rows.append(("win_share", "order", "0", 0.55, 0.55 + 0.6 * d, 0.6 * d, v))
         for seat in range(2):
             rows.append(
                 (
@@ -116,5 +118,4 @@ def planted_impact_table() -> pl.DataFrame:
         lo=pl.col("diff") - 0.01,
         hi=pl.col("diff") + 0.01,
         p_value=pl.when(pl.col("diff").abs() > 0.01).then(1e-6).otherwise(0.9),
-        significant=pl.col("diff").abs() > 0.01,
     )

@@ -172,7 +172,7 @@ def test_impact_variants_three_panels():
             "diff": [0.02, -0.001],
             "lo": [0.01, -0.01],
             "hi": [0.03, 0.01],
-            "flagged": [True, False],
+            "significant": [True, False],
         }
     )
     fig = figures.plot_impact_variants(summary, table)

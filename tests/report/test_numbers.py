@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import polars as pl
 import pytest
+from scipy import stats as sps
 
 from balance import stats
 from balance.impact_file import ImpactFile, ImpactFileError, read_impact
@@ -80,9 +81,15 @@ def test_read_impact_parquet_and_json(tmp_path):
     for name in ("i.parquet", "i.json"):
         imp = read_impact(tmp_path / name)
         assert imp.summary["variant"].to_list() == ["gem +1", "mask off"]
+        # Ranked by the headline metric (the first player's win share by default), not by
+        # whichever row moved most (seat 0's +5 points).
         top = imp.summary.row(0, named=True)
-        assert (top["kind"], top["group"], top["diff"]) == ("seat", "0", pytest.approx(0.05))
-        assert top["flagged"] and not imp.summary.row(1, named=True)["flagged"]
+        assert (top["kind"], top["group"], top["diff"]) == ("order", "0", pytest.approx(0.03))
+        assert top["significant"] and not imp.summary.row(1, named=True)["significant"]
+        assert imp.summary["changes"].to_list() == [4, 0]  # order 0, both seats, the score
+        # q-values: Benjamini-Hochberg over every row of both variants (8 p-values)
+        q = sps.false_discovery_control(imp.table["p_value"].to_numpy(), method="bh")
+        np.testing.assert_allclose(imp.table["q_value"].to_numpy(), q)
     assert imp.games == 1000 and imp.seed == 7 and imp.config_path == "c.yaml"
 
 

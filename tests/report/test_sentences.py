@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from balance.impact_file import read_impact
@@ -44,14 +45,29 @@ def test_sentences_for_planted_policies():
         "Greedy seats win 48.7 % ± 0.2 % of their seat-games against 1.3 % for random "
         "(fair: 25 %; 10,000 games)."
     )
-    assert s[1] == "The first player has no measurable edge: 25.0 % ± 0.8 % against a fair 25 %."
+    assert s[1] == (
+        "The first player wins 25.0 % ± 0.8 % of games against a fair 25 %: an edge of "
+        "+0.0 points [−0.8, +0.9], not distinguishable from 0 at 10,000 games (it lies within "
+        "±0.9 points, 95 %)."
+    )
     assert "greedy seat-games with “stolen gem”" in s[2]
 
 
 def test_sentence_for_balanced_seats():
     rows = planted_rows(wins=(2_500, 2_500, 2_510, 2_490))
     s = summary_sentences(planted_stats(rows))
-    assert s[0].startswith("Seats are balanced: every seat wins within 0.1 points of a fair 25 %")
+    # Not "seats are balanced": what the intervals bound. Simultaneous 95 %: each seat's Wilson
+    # interval at 1 - 0.05/4; the widest reach from 25 % is seat 2's upper end.
+    from statsmodels.stats.proportion import proportion_confint
+
+    lo, hi = proportion_confint(np.array([2_500, 2_500, 2_510, 2_490]), 10_000, 0.0125, "wilson")
+    bound = max((hi - 0.25).max(), (0.25 - lo).max())
+    assert round(bound * 100, 1) == 1.2
+    assert s[0] == (
+        "No seat wins more or less often than a fair 25 % beyond chance (χ² = 0.08, p = 0.99 "
+        "over 10,000 games); with simultaneous 95 % intervals every seat is within ±1.2 points "
+        "of fair."
+    )
 
 
 def test_share_formatting_shows_one_significant_digit_of_the_interval():
@@ -97,5 +113,8 @@ def test_impact_sentence_names_the_variant_that_moves_most(tmp_path):
     planted_impact_table().write_parquet(tmp_path / "i.parquet")
     imp = read_impact(tmp_path / "i.parquet")
     sentence = sentences.impact_sentences(imp)[0]
-    assert "“gem +1” moves win share most (seat 0 +5.0 points" in sentence
-    assert "1 of 2 variants changes a win share significantly" in sentence
+    assert (
+        "ranked by the 1st player's win share (the headline metric, declared in advance): "
+        "“gem +1” changes it most, by +3.0 points [+2.0, +4.0], q < 0.001; 1 of 2 variants "
+        "change it significantly (Benjamini-Hochberg q < 0.05 over every row of every variant)"
+    ) in sentence

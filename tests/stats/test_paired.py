@@ -206,7 +206,8 @@ def test_unpaired_win_shares_are_newcombe_intervals_matching_statsmodels(level):
 
     a, b, t = _two_runs(level)
     assert t.columns == [
-        "metric", "kind", "group", "games", "a", "b", "diff", "lo", "hi", "p_value", "significant"
+        "metric", "kind", "group", "games", "a", "b", "diff", "lo", "hi", "p_value", "q_value",
+        "significant",
     ]  # fmt: skip
     for seat in range(3):
         wa = int(a.filter(pl.col("seat") == seat)["win"].sum())
@@ -217,7 +218,15 @@ def test_unpaired_win_shares_are_newcombe_intervals_matching_statsmodels(level):
             wb, 2_000, wa, 3_000, method="newcomb", compare="diff", alpha=1 - level
         )
         assert (r["lo"], r["hi"]) == (pytest.approx(lo), pytest.approx(hi))
-        assert r["significant"] == (lo > 0 or hi < 0)
+    # Significant: Benjamini-Hochberg over every row with a test, one-seat teams taking their
+    # seat's q-value (they repeat it), the one policy holding every seat untested.
+    tested = t.filter(pl.col("p_value").is_not_nan() & (pl.col("kind") != "team"))
+    q = sps.false_discovery_control(tested["p_value"].to_numpy(), method="bh")
+    np.testing.assert_allclose(tested["q_value"].to_numpy(), q)
+    assert (tested["significant"].to_numpy() == (q < 0.05)).all()
+    for seat in range(3):
+        team = _row(t, "win_share", "team", str(seat))
+        assert team["q_value"] == _row(t, "win_share", "seat", str(seat))["q_value"]
     assert _row(t, "win_share", "seat", "1")["significant"]  # the planted +9 points
     assert {k for k in t["kind"]} == {"seat", "order", "policy", "team", "game"}
 

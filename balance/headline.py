@@ -1,0 +1,83 @@
+"""The config's ``report:`` section: what a report leads with, declared before the games.
+
+A designer who scans a dozen rows for the one that moved most will always find one: the largest
+of many noisy changes is biased away from 0. So the metric a variant is ranked by, and that the
+summary leads with, is declared in the config, before any game is played::
+
+    report:
+      headline: {metric: win_share, order: 0}    # the first player's win share (the default)
+      # or {metric: win_share, seat: 1}, {metric: win_share, team: raven},
+      #    {metric: mean_score, policy: greedy}, {metric: mean_turns}
+
+``Headline.key()`` is the (metric, kind, group) row of a differences table it names.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+GROUP_KEYS = ("seat", "order", "policy", "team", "role")
+
+
+class Headline(BaseModel):
+    """One row of a differences table: a metric of one seat, place in the turn order, policy,
+    team or role (none for ``mean_turns``)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    metric: Literal["win_share", "mean_score", "mean_turns"] = Field(
+        "win_share", description="win_share, mean_score or mean_turns"
+    )
+    seat: int | None = Field(None, ge=0, description="a seat (0 = the first listed)")
+    order: int | None = Field(
+        None, ge=0, description="a place in the opening turn order (0 = first player)"
+    )
+    policy: str | None = Field(None, description="a policy name of the config's seats")
+    team: str | None = Field(None, description="a team name")
+    role: str | None = Field(None, description="a role the game deals")
+
+    @model_validator(mode="after")
+    def _one_group(self) -> Headline:
+        given = [k for k in GROUP_KEYS if getattr(self, k) is not None]
+        if self.metric == "mean_turns":
+            if given:
+                raise ValueError(f"mean_turns is per game: remove {given[0]}")
+            return self
+        if not given:
+            object.__setattr__(self, "order", 0)  # the first player, by default
+        elif len(given) > 1:
+            raise ValueError(f"name one group, not {' and '.join(given)}")
+        return self
+
+    def key(self) -> tuple[str, str, str]:
+        """(metric, kind, group) as in a differences table."""
+        if self.metric == "mean_turns":
+            return ("mean_turns", "game", "all")
+        for kind in GROUP_KEYS:
+            value = getattr(self, kind)
+            if value is not None:
+                return (self.metric, kind, str(value))
+        return (self.metric, "order", "0")
+
+
+class ReportSettings(BaseModel):
+    """The ``report:`` section of a config (it changes no game)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    headline: Headline = Field(
+        default_factory=Headline,
+        description="the metric variants are ranked by and the summary leads with "
+        "(default: the first player's win share)",
+    )
+
+
+DEFAULT = ReportSettings()
+
+
+def headline_of(config: object) -> tuple[str, str, str]:
+    """The headline (metric, kind, group) of a RunConfig (the default when it has none)."""
+    settings = getattr(config, "report", None) or DEFAULT
+    return settings.headline.key()
