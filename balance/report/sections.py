@@ -190,6 +190,7 @@ def differences_columns(a_name: str = "baseline", b_name: str = "this run") -> l
         Column("difference", lambda r: r, fmt_diff),
         Column("diff", lambda r: r["diff"], fmt("+.4f"), True, "for sorting"),
         Column("p", lambda r: r["p_value"], pvalue, True),
+        Column("q (BH)", lambda r: r.get("q_value"), pvalue, True, "Benjamini-Hochberg, whole table"),
     ]
 
 
@@ -531,6 +532,11 @@ def overview_section(page: Page, datasets: Sequence[DatasetStats]) -> str:
     return fig + table
 
 
+def _headline_words(impact: ImpactFile) -> str:
+    metric, kind, group = impact.headline
+    return f"the {difference_label(kind, group)}'s {metric.replace('_', ' ')}"
+
+
 def variants_section(page: Page, impact: ImpactFile) -> str:
     """The interventional impact of an impact file's variants (the report's own, or --impact)."""
     s = impact.summary
@@ -541,16 +547,18 @@ def variants_section(page: Page, impact: ImpactFile) -> str:
         + (f" (seed {escape(str(impact.seed))})" if impact.seed is not None else "")
         + " as the config. "
         f"Intervals: {escape(impact.method)}. These are causal effects of each change, unlike "
-        "the observational diagnostics above. Red: BH q &lt; "
-        f"{FLAG_Q:.2g} over all win-share rows.</p>"
+        "the observational diagnostics above. Variants are ranked by their change of the "
+        f"headline metric, {escape(_headline_words(impact))}, declared before the games were "
+        f"played. Red: Benjamini-Hochberg q &lt; {FLAG_Q:.2g} over every row of every variant "
+        "(intervals are per row).</p>"
     )
     cols = [
         Column("variant", lambda r: r["variant"]),
         Column("change", lambda r: r["description"]),
-        Column("moved most", lambda r: difference_label(r["kind"], r["group"])),
-        Column("win share diff", lambda r: r["diff"], fmt("+.2%"), True),
+        Column("headline diff", lambda r: r["diff"], fmt("+.2%"), True),
         interval("lo", "hi", "+.2%"),
         Column("q (BH)", lambda r: r["q_value"], pvalue, True),
+        Column("significant rows", lambda r: r["changes"], fmt("d"), True, "BH q < 0.05"),
         Column("turns diff", lambda r: r["turns_diff"], fmt("+.3f"), True),
     ]
     first = first_player_rows(impact)
@@ -584,8 +592,8 @@ def variants_section(page: Page, impact: ImpactFile) -> str:
     if policy_rows.height:
         detail = (
             "<h4>Per policy</h4>"
-            '<p class="note">Red: the interval excludes 0 (not adjusted for multiple '
-            "comparisons).</p>"
+            '<p class="note">Red: Benjamini-Hochberg q &lt; 0.05 over every row of every '
+            "variant.</p>"
             + table_html(
                 policy_rows.to_dicts(),
                 [
@@ -606,6 +614,6 @@ def variants_section(page: Page, impact: ImpactFile) -> str:
     return (
         intro
         + page.figure(figures.plot_impact_variants(s, impact.table))
-        + table_html(s.to_dicts(), cols, sortable=True, mark=lambda r: bool(r["flagged"]))
+        + table_html(s.to_dicts(), cols, sortable=True, mark=significant)
         + detail
     )
