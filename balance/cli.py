@@ -471,9 +471,12 @@ def check(
 ) -> None:
     """CI balance gate: decide each claim of SPEC with sequential tests (as few games as needed).
 
-    Exit 0: every assertion passes; 1: one fails; 2: a bad spec, config or option (one line).
+    Each assertion promises P(pass | off by delta/2) <= alpha and P(fail | holds with delta/2 to spare) <= beta (per assertion, not for the whole gate); its interval is a confidence sequence, valid when the test stops. A max_games too small for a delta is a warning (stderr).
+
+    Exit 0: every assertion passes; 1: one fails or is inconclusive; 2: a bad spec, config or option (one line).
     """
     from balance import experiments
+    from balance.experiments.junit import format_summary
 
     parsed = experiments.load_spec(spec)
     result = experiments.check(parsed, spec_path=spec, threads=threads)
@@ -481,13 +484,9 @@ def check(
         junit.write_text(experiments.junit_xml(result))
     for a in result.assertions:
         typer.echo(experiments.format_line(a, result.level))
-    n = result.counts()
-    typer.echo(
-        f"check: {n['PASS']} PASS, {n['FAIL']} FAIL, {n['INCONCLUSIVE']} INCONCLUSIVE "
-        f"(alpha {result.alpha:g}, beta {result.beta:g}); {result.games:,} games in "
-        f"{result.wall_time_s:.1f} s -> {'ok' if result.passed else 'FAILED'}"
-        + (f"; JUnit -> {junit}" if junit is not None else "")
-    )
+    for warning in result.warnings():
+        typer.echo(f"warning: {warning}", err=True)
+    typer.echo(format_summary(result) + (f"; JUnit -> {junit}" if junit is not None else ""))
     if not result.passed:
         raise typer.Exit(1)
 

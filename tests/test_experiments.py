@@ -312,18 +312,33 @@ def test_check_passes_fails_and_is_inconclusive_on_the_fake_game(fake_config, tm
     lines = result.stdout.splitlines()
     assert len(lines) == 5
     assert lines[0].startswith("PASS         fake: mean_turns within 19.5 ± 1: 19.")
-    assert lines[0].endswith("(95 %), 200 games")
+    assert lines[0].endswith("(95 % CS), 200 games")
     assert lines[1].startswith("FAIL         fake: games are short: 19.")
+    # Undecided at the spec's cap of 2,000 games, which is far too small for delta 0.01: the
+    # estimate sits in the indifference zone 19.495-19.505 or not, and the cap earns a warning.
     assert lines[2].startswith("INCONCLUSIVE fake: mean_turns above 19.5: ")
-    assert lines[2].endswith(", 2,000 games")
+    assert ", 2,000 games" in lines[2]
     # Against a baseline whose first player scores 2 more: a shift of exactly -2, every game.
     assert lines[3].startswith(
         "FAIL         fake: mean_score_shift order 0 within 0 ± 0.5: -2.0000 [-2.0000, -2.0000]"
     )
-    assert lines[4].startswith("check: 1 PASS, 2 FAIL, 1 INCONCLUSIVE (alpha 0.05, beta 0.05); ")
-    assert lines[4].endswith(f"-> FAILED; JUnit -> {junit}")
+    assert lines[4].startswith("check: 1 PASS, 2 FAIL, 1 INCONCLUSIVE; ")
+    assert lines[4].endswith(
+        "-> FAILED; each assertion: P(pass | off by delta/2) <= 5 %, P(fail | holds with delta/2 "
+        "to spare) <= 5 % (per assertion, not for the whole gate); beta not kept by the 1 "
+        f"assertion whose max_games is too small (see the warnings); JUnit -> {junit}"
+    )
+    warnings = result.stderr.splitlines()
+    assert len(warnings) == 1
+    assert warnings[0].startswith(
+        f"warning: {path}: checks[0].assertions[2]: max_games 2,000 is below the "
+    )
+    assert "games that delta 0.01 needs" in warnings[0] and "raise max_games" in warnings[0]
     root = ET.parse(junit).getroot()
     assert (root.tag, root.get("tests"), root.get("failures")) == ("testsuites", "4", "3")
+    suite = root.find("testsuite")
+    promise = suite.find("./properties/property[@name='guarantee']").get("value")
+    assert promise.startswith("each assertion: P(pass | off by delta/2) <= 5 %")
     cases = root.findall("./testsuite/testcase")
     assert [c.get("name") for c in cases] == [
         "mean_turns within 19.5 ± 1",
@@ -333,15 +348,73 @@ def test_check_passes_fails_and_is_inconclusive_on_the_fake_game(fake_config, tm
     ]
     assert [c.find("failure") is not None for c in cases] == [False, True, True, True]
     assert cases[2].find("failure").get("type") == "INCONCLUSIVE"
+    warned = [c.find("./properties/property[@name='warning']") for c in cases]
+    assert [w is not None for w in warned] == [False, False, True, False]
+    assert warned[2].get("value") == warnings[0].removeprefix("warning: ")
+    assert "warning: " in cases[2].find("system-out").text
+    assert [c.find("./properties/property[@name='games']").get("value") for c in cases] == [
+        "200",
+        "200",
+        "2000",
+        "200",
+    ]
+    out = cases[0].find("system-out").text
+    assert "confidence sequence" in out and "beta 0.05/2 = 0.025 per claim" in out
 
 
-def test_inconclusive_can_count_as_a_pass(fake_config, tmp_path):
+def test_a_decision_inside_the_indifference_zone_says_so(fake_config, tmp_path):
+    # Mean 19.5: "above 19.5" with delta 1 decides between 19.0 (fails) and 20.0 (passes); it
+    # passes after 400 games, with the estimate (19.84) between the two.
+    path = spec(tmp_path, FAKE_SPEC.format("      - {metric: mean_turns, above: 19.5, delta: 1}"))
+    result = ex.check(ex.load_spec(path), spec_path=path)
+    (a,) = result.assertions
+    assert (a.verdict, a.games) == ("PASS", 400)
+    assert a.zone == "above 19.5: 19.84 in [19.00, 20.00]"
+    line = ex.format_line(a)
+    assert line.endswith(f"; in the indifference zone ({a.zone})")
+    xml = ex.junit_xml(result)
+    assert 'name="indifference_zone"' in xml
+    clear = ex.check(
+        ex.load_spec(spec(tmp_path, FAKE_SPEC.format("      - {metric: mean_turns, below: 30}"))),
+        spec_path=path,
+    )
+    assert clear.assertions[0].zone == "" and "indifference" not in ex.format_line(
+        clear.assertions[0]
+    )
+
+
+def test_without_max_games_each_assertion_gets_a_cap_that_keeps_beta(fake_config, tmp_path):
+    body = FAKE_SPEC.replace("max_games: 2000\n", "").format(
+        "      - {metric: win_share, seat: 0, within: [0.33, 0.1], delta: 0.02}\n"
+        "      - {metric: mean_turns, below: 30}"
+    )
+    path = spec(tmp_path, body)
+    result = ex.check(ex.load_spec(path), spec_path=path)
+    share, turns = result.assertions
+    assert result.warnings() == []
+    # 3 × the fixed-sample size of one side (alpha 0.05, beta 0.025, p(1-p) at 0.42 and 0.44),
+    # or the truncation size if larger: a few thousand games.
+    p0, p1 = 0.44, 0.42
+    fixed = stats.fixed_sample_size(
+        p0, p1, 0.05, 0.025, sd0=np.sqrt(p0 * (1 - p0)), sd1=np.sqrt(p1 * (1 - p1))
+    )
+    assert share.cap >= 3 * fixed
+    assert turns.cap >= 100  # from the sample variance: tiny for a claim that far off
+
+
+def test_inconclusive_pass_is_refused_with_the_fix(fake_config, tmp_path):
     body = FAKE_SPEC.format("      - {metric: mean_turns, above: 19.5, delta: 0.01}")
     path = spec(tmp_path, "inconclusive: pass\n" + body)
     result = run("check", path)
-    assert result.exit_code == 0, result.output
-    assert result.stdout.startswith("INCONCLUSIVE fake: mean_turns above 19.5")
-    assert "-> ok" in result.stdout
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"error: {path}: inconclusive: 'pass' is not allowed: an assertion left undecided at the "
+        "cap would pass unseen; delete the key (INCONCLUSIVE always fails) and give the claim "
+        "more games (max_games) or a wider delta\n"
+    )
+    # "fail", what old specs wrote, is what happens anyway: accepted.
+    result = run("check", spec(tmp_path, "inconclusive: fail\n" + body, "old.yaml"))
+    assert result.exit_code == 1 and result.stdout.startswith("INCONCLUSIVE fake:")
 
 
 BAD_SPECS = {
@@ -351,6 +424,8 @@ BAD_SPECS = {
         "batch: 500\nmax_games: 200\n",
         "max_games: must be >= batch (500), got 200",
     ),
+    "not finite": ("alpha: .nan\n", "alpha: must be a finite number, got nan"),
+    "inconclusive typo": ("inconclusive: pas\n", "inconclusive: must be one of 'fail', got 'pas'"),
     "no checks": (None, "checks: required key is missing"),
     "two bounds": (
         "      - {metric: mean_turns, above: 1, below: 3}",
@@ -377,6 +452,11 @@ BAD_SPECS = {
         "      - {metric: max_seat_shift, below: 0.01}",
         "checks[0].assertions[0].baseline: max_seat_shift compares against a baseline; "
         "give baseline: on the assertion or the check",
+    ),
+    "delta lost in the bound": (
+        "      - {metric: mean_turns, below: 1.0e+20, delta: 1}",
+        "checks[0].assertions[0].delta: 1 around the bound 1e+20 leaves nothing to test "
+        "(bound - delta/2 and bound + delta/2 must be two different finite numbers)",
     ),
     "no such seat": (
         "      - {metric: win_share, seat: 3, above: 0.1}",
@@ -433,6 +513,8 @@ def test_shipped_ci_spec_passes_with_junit(tmp_path):
     lines = result.stdout.splitlines()
     assert all(line.startswith("PASS ") for line in lines[:-1]) and len(lines) == 11
     assert lines[-1].startswith("check: 10 PASS, 0 FAIL, 0 INCONCLUSIVE")
+    assert "each assertion: P(pass | off by delta/2) <= 5 %" in lines[-1]
+    assert result.stderr == ""  # no cap warning: the shipped spec keeps its promises
     root = ET.parse(junit).getroot()
     assert (root.get("tests"), root.get("failures")) == ("10", "0")
     assert len(root.findall(".//testcase")) == 10 and not root.findall(".//failure")

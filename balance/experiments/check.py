@@ -1,5 +1,12 @@
 """``balance check``: the CI balance gate. A spec lists configs and claims about them; games run
-in batches and every claim's sequential probability ratio test decides as soon as it can."""
+in batches and every claim's sequential probability ratio test decides as soon as it can.
+
+What each assertion promises, and how (balance/stats/sequential.py): P(pass | off by delta/2)
+<= alpha and P(fail | holds with delta/2 to spare) <= beta, per assertion. Its k one-sided claims
+share beta (beta/k each); an undecided assertion at its cap is INCONCLUSIVE and fails, and the
+cap is sized so that this does not break beta (3 × the fixed-sample size, or more). A spec's
+explicit ``max_games`` below that size gets a warning; ``inconclusive: pass`` is refused. The
+printed interval is a confidence sequence, valid at the data-dependent stopping time."""
 
 from __future__ import annotations
 
@@ -10,12 +17,20 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from balance import runner, stats
 from balance.config import ConfigError, load_config, load_yaml, validation_error
 from balance.experiments.play import Runs
 from balance.runner import CHUNK
+from balance.stats import sequential as seq
 
 Metric = Literal[
     "win_share",
@@ -29,7 +44,13 @@ Metric = Literal[
 _GROUP_KEYS = stats.KINDS
 # Default indifference width delta of the SPRT, by the quantity a metric measures.
 DEFAULT_DELTA = {"win_share": 0.01, "mean_score": 0.5, "mean_turns": 1.0}
-_STRICT = ConfigDict(extra="forbid", strict=True)
+_STRICT = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+MAX_BATCH = 1_000_000  # games per batch: more only delays the first look
+MAX_GAMES = 10**12  # a cap beyond any run (10^12 games is days of CPU)
+_NO_INCONCLUSIVE_PASS = (
+    "'pass' is not allowed: an assertion left undecided at the cap would pass unseen; delete the "
+    "key (INCONCLUSIVE always fails) and give the claim more games (max_games) or a wider delta"
+)
 
 
 class AssertionSpec(BaseModel):
@@ -76,6 +97,14 @@ class AssertionSpec(BaseModel):
                 raise ValueError("max_seat_shift takes below: a bound > 0 on every seat's shift")
         elif not self.metric.endswith("_shift") and self.baseline is not None:
             raise ValueError(f"baseline: {self.metric} uses no baseline (only the *_shift metrics)")
+        delta = self.delta if self.delta is not None else _default_delta(self.metric)
+        for c in _claims(self, 1):
+            mu0, mu1 = c.hypotheses
+            if not (np.isfinite(mu0) and np.isfinite(mu1)) or mu0 == mu1:
+                raise ValueError(
+                    f"delta: {delta:g} around the bound {c.bound:g} leaves nothing to test "
+                    "(bound - delta/2 and bound + delta/2 must be two different finite numbers)"
+                )
         return self
 
     def group(self) -> tuple[str, str] | None:
@@ -133,19 +162,33 @@ class Spec(BaseModel):
 
     alpha: float = Field(0.05, gt=0, lt=0.5, description="chance of passing a claim delta/2 wrong")
     beta: float = Field(0.05, gt=0, lt=0.5, description="chance of failing a claim that holds")
-    batch: int = Field(2000, ge=100, description="games per batch; SPRTs look after each")
-    max_games: int = Field(100_000, ge=1, description="cap on games per check")
-    inconclusive: Literal["pass", "fail"] = Field(
-        "fail", description="verdict that counts when the cap is reached undecided"
+    batch: int = Field(
+        2000, ge=100, le=MAX_BATCH, description="games per batch; SPRTs look after each"
+    )
+    max_games: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_GAMES,
+        description="cap on games per check (default: each assertion's own, sized to keep beta)",
+    )
+    inconclusive: Literal["fail"] | None = Field(
+        None, description="only 'fail' (the default and the only behaviour): kept for old specs"
     )
     seed: int | None = Field(None, ge=0, lt=2**63, description="default: each config's seed")
     level: float = Field(0.95, gt=0, lt=1, description="level of the printed intervals")
     description: str = ""
     checks: list[CheckSpec] = Field(min_length=1)
 
+    @field_validator("inconclusive", mode="before")
+    @classmethod
+    def _no_silent_pass(cls, value: Any) -> Any:
+        if value == "pass":
+            raise ValueError(_NO_INCONCLUSIVE_PASS)
+        return value
+
     @model_validator(mode="after")
     def _cap(self) -> Spec:
-        if self.max_games < self.batch:
+        if self.max_games is not None and self.max_games < self.batch:
             raise ValueError(f"max_games: must be >= batch ({self.batch}), got {self.max_games}")
         return self
 
@@ -168,13 +211,16 @@ class AssertionResult(NamedTuple):
     config: str  # the config's path as written in the spec
     label: str  # e.g. "win_share seat 0 within 0.25 ± 0.02"
     verdict: Verdict
-    passed: bool  # counts as passed (an inconclusive one per the spec's ``inconclusive``)
+    passed: bool  # PASS (an INCONCLUSIVE one fails)
     estimate: float  # the measured value (max_seat_shift: the shift of the seat that moved most)
-    lo: float
+    lo: float  # the estimate's confidence sequence at the spec's level, valid at the stop
     hi: float
     games: int  # games played when it was decided (the cap if inconclusive)
     detail: str  # how it was decided
     seconds: float  # time from the check's start to the decision
+    cap: int = 0  # games at which it would have been cut off INCONCLUSIVE
+    zone: str = ""  # when the estimate stopped inside a claim's indifference zone: which and where
+    warning: str = ""  # when the spec's max_games is too small to keep beta: why and the fix
 
 
 class CheckResult(NamedTuple):
@@ -196,6 +242,9 @@ class CheckResult(NamedTuple):
             out[a.verdict] += 1
         return out
 
+    def warnings(self) -> list[str]:
+        return [a.warning for a in self.assertions if a.warning]
+
 
 class _Bound(NamedTuple):
     """An assertion made ready to run: where its numbers come from and its SPRTs."""
@@ -208,6 +257,7 @@ class _Bound(NamedTuple):
     group_base: list[stats.Group] | None
     test: stats.SequentialAssertion
     labels: list[str]  # what each column is (max_seat_shift: the seats)
+    key: str  # where the spec wrote it: checks[i].assertions[j]
 
 
 def _resolve(spec_dir: str, path: str) -> str:
@@ -271,6 +321,27 @@ def _values(b: _Bound, arrays: list[stats.GameArrays]) -> np.ndarray:
     return x
 
 
+def assertion_test(
+    a: AssertionSpec,
+    spec: Spec,
+    *,
+    columns: int = 1,
+    model: seq.Model = "normal",
+    reps: int | None = None,
+) -> stats.SequentialAssertion:
+    """The sequential test of one assertion, with the spec's error rates, cap and level
+    (``reps`` independent copies at once: to check its promises by simulation)."""
+    return stats.SequentialAssertion(
+        _claims(a, columns),
+        alpha=spec.alpha,
+        beta=spec.beta,
+        model=model,
+        max_games=spec.max_games,
+        level=spec.level,
+        reps=reps,
+    )
+
+
 def check(
     spec: Spec,
     *,
@@ -278,11 +349,13 @@ def check(
     threads: int | None = None,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> CheckResult:
-    """Run every check of ``spec`` in batches until each assertion's SPRT decides or the cap.
+    """Run every check of ``spec`` in batches until each assertion's SPRT decides or reaches
+    its cap (the spec's ``max_games``, else the assertion's own, sized to keep beta).
 
     Config paths are relative to ``spec_path``. A config that does not load, or an assertion
     that names a seat, policy or team the config lacks, raises ConfigError before any game.
-    ``progress(check name, games done, cap)`` is called after each batch.
+    ``progress(check name, games done, cap)`` is called after each batch (the cap: the largest
+    an open assertion has now, which may move while a ``normal`` series' variance is learnt).
     """
     shown = os.fspath(spec_path)
     spec_dir = os.path.dirname(shown)
@@ -298,8 +371,12 @@ def check(
             decided_at: dict[int, tuple[int, float]] = {}
             games = 0
             start = time.perf_counter()
-            while games < spec.max_games and len(decided_at) < len(bounds):
-                n = min(spec.batch, spec.max_games - games)
+            while len(decided_at) < len(bounds):
+                n = spec.batch
+                if spec.max_games is not None:
+                    n = min(n, spec.max_games - games)
+                if n <= 0:  # every open assertion is INCONCLUSIVE at the cap by now
+                    break
                 for arrays in runs.play(
                     seed=seed, games=n, first_game=games, chunk_size=min(n, CHUNK)
                 ):
@@ -311,10 +388,13 @@ def check(
                 games += n
                 played += n * len(runs.runs)
                 if progress is not None:
-                    progress(name, games, spec.max_games)
+                    open_caps = [
+                        int(np.max(b.test.cap_games())) for b in bounds if b.test.verdict is None
+                    ]
+                    progress(name, games, max(open_caps, default=games))
             elapsed = time.perf_counter() - start
             for b in bounds:
-                results.append(_result(spec, name, cfg_path, b, games, elapsed, decided_at))
+                results.append(_result(spec, shown, name, cfg_path, b, elapsed, decided_at))
     return CheckResult(
         spec=shown,
         alpha=spec.alpha,
@@ -341,7 +421,7 @@ def _prepare_check(
             paths.append(base_path)
             configs.append(load_config(_resolve(spec_dir, base_path)))
     seed = spec.seed if spec.seed is not None else cfg.seed
-    runner.check_options(games=spec.max_games, seed=seed)
+    runner.check_options(games=spec.max_games or spec.batch, seed=seed)
     runs = Runs(configs, seed, load=False)
     bounds = []
     for j, a in enumerate(c.assertions):
@@ -366,14 +446,10 @@ def _prepare_check(
             if base_idx is not None:
                 g_base = [_find_group(runs.lineups[base_idx], group, shown, gkey, base_path)]
         columns = cfg.players if a.metric == "max_seat_shift" else 1
-        test = stats.SequentialAssertion(
-            _claims(a, columns),
-            alpha=spec.alpha,
-            beta=spec.beta,
-            model="bernoulli" if _bernoulli(a, g_run, runs.lineups[0]) else "normal",
-        )
+        model: seq.Model = "bernoulli" if _bernoulli(a, g_run, runs.lineups[0]) else "normal"
+        test = assertion_test(a, spec, columns=columns, model=model)
         labels = [f"seat {s}" for s in range(columns)] if a.metric == "max_seat_shift" else [""]
-        bounds.append(_Bound(a, j, 0, base_idx, g_run, g_base, test, labels))
+        bounds.append(_Bound(a, j, 0, base_idx, g_run, g_base, test, labels, key))
     name = c.name or Path(c.config).stem
     return name, c.config, runs, seed, bounds
 
@@ -390,12 +466,31 @@ def _bernoulli(a: AssertionSpec, grp: list[stats.Group] | None, line: stats.Line
     return seats is not None and len(seats) == 1
 
 
+def _claim_text(b: _Bound, c: stats.Claim) -> str:
+    what = f"{b.labels[c.column]} " if b.labels[c.column] else ""
+    return f"{what}{c.side} {_num(c.bound)}"
+
+
+def cap_warning(test: stats.SequentialAssertion, spec: Spec) -> str:
+    """Why an explicit ``max_games`` is too small for this assertion's delta, or ""."""
+    if not test.cap_too_small():
+        return ""
+    need = test.required_games()
+    delta = test.claims[0].delta
+    return (
+        f"max_games {spec.max_games:,} is below the {need:,} games that delta {_num(delta)} needs "
+        f"(at least {seq.CAP_FACTOR:g} × the fixed-sample size): a claim that holds may end "
+        f"INCONCLUSIVE (a failure) more often than beta {_num(spec.beta)}; raise max_games "
+        "(or delete it: each assertion then gets its own) or widen delta"
+    )
+
+
 def _result(
     spec: Spec,
+    shown: str,
     name: str,
     cfg_path: str,
     b: _Bound,
-    games: int,
     elapsed: float,
     decided_at: dict[int, tuple[int, float]],
 ) -> AssertionResult:
@@ -405,43 +500,90 @@ def _result(
     estimate, lo, hi = float(ci.mean[j]), float(ci.lo[j]), float(ci.hi[j])
     lower, upper = test.tests[0].bounds
     llr = test.llr()
-    if test.verdict is None:
+    used, seconds = decided_at.get(b.index, (test.games, elapsed))
+    cap = int(np.max(test.cap_games()))
+    if test.verdict in (None, "inconclusive"):
         verdict: Verdict = "INCONCLUSIVE"
-        passed = spec.inconclusive == "pass"
         detail = (
-            f"undecided after the cap of {games:,} games (LLR {_llrs(llr)} within "
-            f"[{lower:.2f}, {upper:.2f}]); counts as {spec.inconclusive}"
+            f"undecided at the cap of {cap:,} games (LLR {_llrs(llr)} within "
+            f"[{lower:.2f}, {upper:.2f}]); counts as a failure"
         )
-        used, seconds = games, elapsed
+    elif test.verdict == "fail":
+        verdict = "FAIL"
+        bad = int(np.flatnonzero(test.decisions < 0)[0])
+        detail = (
+            f"SPRT: {_claim_text(b, test.claims[bad])} rejected (LLR {llr[bad]:.2f} <= {lower:.2f})"
+        )
     else:
-        verdict = "PASS" if test.verdict == "pass" else "FAIL"
-        passed = verdict == "PASS"
-        used, seconds = decided_at[b.index]
-        bad = [i for i, d in enumerate(test.decisions) if d < 0]
-        if verdict == "FAIL":
-            c = test.claims[bad[0]]
-            what = f"{b.labels[c.column]} " if b.labels[c.column] else ""
-            detail = (
-                f"SPRT: {what}{c.side} {_num(c.bound)} rejected (LLR {llr[bad[0]]:.2f} <= "
-                f"{lower:.2f})"
-            )
-        else:
-            detail = f"SPRT: every bound accepted (LLR {_llrs(llr)} >= {upper:.2f})"
+        verdict = "PASS"
+        detail = f"SPRT: every bound accepted (LLR {_llrs(llr)} >= {upper:.2f})"
     if b.spec.metric == "max_seat_shift":
         detail = f"largest shift: seat {j}; " + detail
+    k = len(test.claims)
+    detail += (
+        f"\nerror rates: alpha {_num(spec.alpha)} per claim, beta {_num(spec.beta)}/{k} = "
+        f"{_num(test.claim_beta)} per claim ({k} claim{'s' if k > 1 else ''}); "
+        f"cap {cap:,} games ({'max_games' if spec.max_games is not None else 'sized to keep beta'})"
+        f"\ninterval: {_pct(spec.level)} confidence sequence ("
+        + (
+            "beta-binomial mixture: valid at any stopping time)"
+            if test.model == "bernoulli"
+            else "normal mixture with the sample sd: valid at any stopping time, asymptotically)"
+        )
+    )
+    zone = _zone(b)
+    if zone:
+        detail += f"\nindifference zone: {zone}"
+    warning = cap_warning(test, spec)
+    if warning:
+        warning = f"{shown}: {b.key}: {warning}"
+        detail += f"\nwarning: {warning}"
     return AssertionResult(
         check=name,
         config=cfg_path,
         label=b.spec.label(),
         verdict=verdict,
-        passed=passed,
+        passed=verdict == "PASS",
         estimate=estimate,
         lo=lo,
         hi=hi,
         games=used,
         detail=detail,
         seconds=seconds,
+        cap=cap,
+        zone=zone,
+        warning=warning,
     )
+
+
+def _zone(b: _Bound) -> str:
+    """The claims that decided the verdict (a FAIL: those that failed; else all) whose estimate
+    stopped inside their indifference zone (delta wide around the bound), where the SPRT may
+    decide either way: "" when none did."""
+    test = b.test
+    zone = test.in_zone()
+    if test.verdict == "fail":  # the claims that failed decided it; the others do not matter
+        zone &= test.decisions < 0
+    inside = np.flatnonzero(zone)
+    if not len(inside):
+        return ""
+    mean = test.moments.mean
+    parts = []
+    for i in inside:
+        c = test.claims[i]
+        lo, hi = sorted(c.hypotheses)
+        parts.append(
+            f"{_claim_text(b, c)}: {_fmt(float(mean[c.column]))} in [{_fmt(lo)}, {_fmt(hi)}]"
+        )
+    return "; ".join(parts)
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.4f}" if abs(x) < 10 else f"{x:.2f}"
+
+
+def _pct(level: float) -> str:
+    return f"{level * 100:g} %"
 
 
 def _llrs(llr: np.ndarray) -> str:

@@ -9,9 +9,27 @@ import numpy as np
 from balance.experiments.check import AssertionResult, CheckResult
 
 
+def guarantee(result: CheckResult) -> str:
+    """What the gate promises, honestly: per assertion, not for the gate as a whole."""
+    text = (
+        f"each assertion: P(pass | off by delta/2) <= {_rate(result.alpha)}, "
+        f"P(fail | holds with delta/2 to spare) <= {_rate(result.beta)} "
+        "(per assertion, not for the whole gate)"
+    )
+    short = len(result.warnings())
+    if short:
+        text += (
+            f"; beta not kept by the {short} assertion{'s' if short > 1 else ''} whose "
+            "max_games is too small (see the warnings)"
+        )
+    return text
+
+
 def junit_xml(result: CheckResult) -> str:
-    """The check as JUnit XML: a testsuite per check, a testcase per assertion; a FAIL (or an
-    INCONCLUSIVE counted as fail) is a ``<failure>``."""
+    """The check as JUnit XML: a testsuite per check, a testcase per assertion; a FAIL or an
+    INCONCLUSIVE is a ``<failure>``. Each testcase's properties hold its cap, the error rates'
+    guarantee, the interval's kind and, when there is one, its indifference-zone note and its
+    warning (which its system-out repeats)."""
     root = ET.Element(
         "testsuites",
         name="balance check",
@@ -19,14 +37,15 @@ def junit_xml(result: CheckResult) -> str:
         failures=str(sum(not a.passed for a in result.assertions)),
         time=f"{result.wall_time_s:.3f}",
     )
+    promise = guarantee(result)
     suites: dict[str, ET.Element] = {}
     for a in result.assertions:
         suite = suites.get(a.check)
         if suite is None:
             suite = ET.SubElement(root, "testsuite", name=a.check, tests="0", failures="0")
-            ET.SubElement(
-                ET.SubElement(suite, "properties"), "property", name="config", value=a.config
-            )
+            props = ET.SubElement(suite, "properties")
+            ET.SubElement(props, "property", name="config", value=a.config)
+            ET.SubElement(props, "property", name="guarantee", value=promise)
             suites[a.check] = suite
         suite.set("tests", str(int(suite.get("tests", "0")) + 1))
         case = ET.SubElement(
@@ -36,6 +55,13 @@ def junit_xml(result: CheckResult) -> str:
             name=a.label,
             time=f"{a.seconds:.3f}",
         )
+        props = ET.SubElement(case, "properties")
+        ET.SubElement(props, "property", name="games", value=str(a.games))
+        ET.SubElement(props, "property", name="cap", value=str(a.cap))
+        if a.zone:
+            ET.SubElement(props, "property", name="indifference_zone", value=a.zone)
+        if a.warning:
+            ET.SubElement(props, "property", name="warning", value=a.warning)
         line = format_line(a, result.level)
         if not a.passed:
             suite.set("failures", str(int(suite.get("failures", "0")) + 1))
@@ -46,12 +72,30 @@ def junit_xml(result: CheckResult) -> str:
 
 
 def format_line(a: AssertionResult, level: float = 0.95) -> str:
-    """One line per assertion: verdict, what, estimate, interval, games."""
+    """One line per assertion: verdict, what, estimate, confidence sequence, games, and whether
+    the estimate stopped inside a claim's indifference zone."""
     pct = f"{level * 100:g} %"
-    return (
+    line = (
         f"{a.verdict:<12} {a.check}: {a.label}: {_fmt(a.estimate)} "
-        f"[{_fmt(a.lo)}, {_fmt(a.hi)}] ({pct}), {a.games:,} games"
+        f"[{_fmt(a.lo)}, {_fmt(a.hi)}] ({pct} CS), {a.games:,} games"
     )
+    if a.zone:
+        line += f"; in the indifference zone ({a.zone})"
+    return line
+
+
+def format_summary(result: CheckResult) -> str:
+    """The closing line: counts, games, time, outcome and the guarantee."""
+    n = result.counts()
+    return (
+        f"check: {n['PASS']} PASS, {n['FAIL']} FAIL, {n['INCONCLUSIVE']} INCONCLUSIVE; "
+        f"{result.games:,} games in {result.wall_time_s:.1f} s -> "
+        f"{'ok' if result.passed else 'FAILED'}; {guarantee(result)}"
+    )
+
+
+def _rate(x: float) -> str:
+    return f"{x * 100:g} %"
 
 
 def _fmt(x: float) -> str:

@@ -66,6 +66,10 @@ not spoil it (a fixed-n interval would be too narrow at a stopping time chosen b
 Both are tightest around ``cs_games`` games (default 10,000): rho² = (-2 log a + log(1 - 2 log a))
 / cs_games with a = 1 - level, and r = 1/rho² - 1 (the same mixing width in standardised units).
 
+A Bernoulli claim about a share beyond [0, 1] ("above -0.25", which a ``within`` of a wide
+tolerance makes) is decided by its bound alone, at the first look: a share is never below 0 nor
+above 1.
+
 :class:`SequentialAssertion` holds the claims of one assertion on the columns of a per-game
 series and is fed batch by batch; with ``reps`` it runs that many independent copies at once
 (arrays with a leading axis), which is how the promises are checked by simulation.
