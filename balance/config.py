@@ -17,7 +17,18 @@ A run config is a YAML mapping (DESIGN.md, Config)::
 
 Game schemas report cross-field problems by raising ``ValueError("<key.path>: <problem>")`` from a
 model validator, with the key path relative to that model (``thief_relics[0]: ...``); this module
-prefixes the model's own path (``rules.thief_relics[0]: ...``).
+prefixes the model's own path (``rules.thief_relics[0]: ...``). Keys that are each fine but
+disagree raise :class:`balance.errors.KeyConflict` with a problem per key: when a config and its
+parent wrote them, the message is about the key written nearest the file the user gave, in that
+file, and names where the others were set (``three.yaml: players: 3 does not match the 4 seats
+(seats set in base.yaml)``).
+
+Bad input never hangs or crashes the loader: a file is at most ``MAX_BYTES``; its document, with
+every alias expanded, at most ``MAX_VALUES`` values nested ``MAX_DEPTH`` deep (an alias bomb
+stops at the alias that crosses the bound, in microseconds); an alias inside the value it names,
+an integer of more than 4300 digits, a tag PyYAML cannot read (``!!float ""``) and a lone
+surrogate escape are one-line "invalid YAML" errors; ``extends`` chains hold at most
+``MAX_EXTENDS`` files. Everything after loading (merging, validation, hashing) is linear in that.
 """
 
 from __future__ import annotations
@@ -45,7 +56,7 @@ from pydantic import (
 )
 
 from balance import games as registry
-from balance.errors import BalanceError
+from balance.errors import BalanceError, KeyConflict
 
 KeyPath = tuple  # mapping keys as written in YAML, list indices as int
 
@@ -67,8 +78,19 @@ class ConfigError(BalanceError):
         self.problem = problem
 
 
+def _printable(text: str) -> str:
+    """``text`` with every character that is not printable (a line break, a tab, a control
+    character, a lone surrogate from a ``"\\ud800"`` escape) written as its escape, so that a
+    message is one line that any terminal can print."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def _error(file: str, problem: str, key: str | None = None) -> ConfigError:
-    problem = " ".join(str(problem).splitlines())
+    problem = _printable(" ".join(str(problem).splitlines()))
+    file = _printable(str(file))
+    key = _printable(key) if key else key
     message = f"{file}: {key}: {problem}" if key else f"{file}: {problem}"
     return ConfigError(message, file=file, key=key, problem=problem)
 
@@ -81,6 +103,8 @@ def _show(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, str):
         return repr(value if len(value) <= 40 else value[:37] + "...")
+    if isinstance(value, int) and abs(value) >= 10**40:
+        return f"a {len(str(abs(value)))}-digit integer"
     if isinstance(value, int | float):
         return repr(value)
     if isinstance(value, dict):
@@ -93,12 +117,144 @@ def _show(value: Any) -> str:
 # ---------------------------------------------------------------------------------------- YAML
 
 
+# Bounds on one YAML file, far above any real config (the largest shipped one is 4 kB and 401
+# values, nested 6 deep) and low enough that a bad file fails in a second or so instead of
+# hanging: an alias copies what it names, so nested anchors can make a few lines mean billions of
+# values ("billion laughs"), and every later step (merging, validation, hashing) walks them all.
+# PyYAML reads 50-200 kB/s of dense YAML on a slow machine: hence the bound on the text as well.
+MAX_BYTES = 64 << 10  # 64 KiB
+MAX_VALUES = 100_000  # scalars, lists and mappings, counting every copy an alias makes
+MAX_DEPTH = 64  # lists and mappings inside each other, aliases expanded
+MAX_INT_DIGITS = 4300  # Python's own limit for reading an int from text
+MAX_EXTENDS = 32  # files in one extends chain
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return node.value
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []
+
+
 class _Loader(yaml.SafeLoader):
     """SafeLoader that rejects a key written twice in one mapping (PyYAML silently keeps the last,
-    which hides a designer's edit)."""
+    which hides a designer's edit), an alias inside the collection it names (a recursive value),
+    and a document larger or deeper than ``MAX_VALUES`` and ``MAX_DEPTH`` once its aliases are
+    expanded, counted while composing: a bad file stops at the alias that crosses the bound."""
 
-    def construct_mapping(self, node: yaml.Node, deep: bool = False) -> dict:
-        if isinstance(node, yaml.MappingNode):
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._values = 0  # values composed so far, every alias's copy included
+        self._depth = 0  # nesting of the node being composed
+        self._open: set[str] = set()  # anchors of the collections being composed
+        self._sizes: dict[int, tuple[int, int]] = {}  # id(node) -> (values, depth) expanded
+        self._flattened: set[int] = set()
+
+    def _measure(self, root: yaml.Node) -> tuple[int, int]:
+        """Values and depth of ``root`` with its aliases expanded (iteratively: the expanded
+        depth is not bounded yet; shared nodes are measured once)."""
+        sizes = self._sizes
+        stack = [(root, False)]
+        while stack:
+            node, ready = stack.pop()
+            if id(node) in sizes:
+                continue
+            kids = _children(node)
+            if ready:
+                sizes[id(node)] = (
+                    1 + sum(sizes[id(k)][0] for k in kids),
+                    1 + max((sizes[id(k)][1] for k in kids), default=0),
+                )
+            else:
+                stack.append((node, True))
+                stack.extend((k, False) for k in kids if id(k) not in sizes)
+        return sizes[id(root)]
+
+    def _count(self, values: int, depth: int, mark: Any, alias: str | None = None) -> None:
+        """Add a value (or an alias's copy, ``values`` of them ``depth`` deep) at this place."""
+        self._values += values
+        what = f"alias *{alias} makes the document" if alias else "the document is"
+        if self._values > MAX_VALUES:
+            raise yaml.composer.ComposerError(
+                None,
+                None,
+                f"{what} more than {MAX_VALUES:,} values (a config needs far fewer)",
+                mark,
+            )
+        if self._depth + depth > MAX_DEPTH:
+            raise yaml.composer.ComposerError(
+                None, None, f"{what} nested more than {MAX_DEPTH} levels deep", mark
+            )
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent):
+            if event.anchor in self._open:
+                raise yaml.composer.ComposerError(
+                    None,
+                    None,
+                    f"alias *{event.anchor} is inside the value it names (a recursive value)",
+                    event.start_mark,
+                )
+            node = super().compose_node(parent, index)
+            self._count(*self._measure(node), event.start_mark, alias=event.anchor)
+            return node
+        self._count(1, 1, event.start_mark)
+        self._depth += 1
+        anchor = getattr(event, "anchor", None)
+        if anchor is not None:
+            self._open.add(anchor)
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+            self._open.discard(anchor)
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep)
+        except (ValueError, IndexError, KeyError, AttributeError, OverflowError):
+            # PyYAML's constructors crash on a tag they cannot read: `!!float ""`, `!!int x`,
+            # `!!timestamp 2001-13-45`, `!!bool maybe`
+            tag = node.tag.replace("tag:yaml.org,2002:", "!!")
+            what = _show(node.value) if isinstance(node, yaml.ScalarNode) else "this value"
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{what} is not a valid {tag}", node.start_mark
+            ) from None
+
+    def construct_scalar(self, node: yaml.ScalarNode) -> Any:
+        value = super().construct_scalar(node)
+        if isinstance(value, str) and not value.isprintable():
+            bad = next((c for c in value if 0xD800 <= ord(c) <= 0xDFFF), None)
+            if bad is not None:  # from an escape such as "\ud800"; no file or terminal takes it
+                raise yaml.constructor.ConstructorError(
+                    None,
+                    None,
+                    f"{repr(bad)[1:-1]} is not a character (a UTF-16 surrogate); write the"
+                    " character itself or \\U and its code point",
+                    node.start_mark,
+                )
+        return value
+
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        if len(node.value) > MAX_INT_DIGITS:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"an integer of more than {MAX_INT_DIGITS} digits", node.start_mark
+            )
+        value = super().construct_yaml_int(node)
+        if abs(value) >= 10**MAX_INT_DIGITS:  # 0x..., 0b... or 1:2:3 reach it with fewer
+            raise yaml.constructor.ConstructorError(
+                None, None, f"an integer of more than {MAX_INT_DIGITS} digits", node.start_mark
+            )
+        return value
+
+    def flatten_mapping(self, node: yaml.MappingNode) -> None:
+        # Before PyYAML copies the pairs of merged mappings (`<<: *base`) into this one, where a
+        # key the mapping overrides would look written twice. A merged mapping is flattened
+        # (and checked) here too, before the mapping that merges it is checked.
+        if id(node) not in self._flattened:
+            self._flattened.add(id(node))
             seen = set()
             for key_node, _ in node.value:
                 if key_node.tag == "tag:yaml.org,2002:merge":
@@ -113,13 +269,16 @@ class _Loader(yaml.SafeLoader):
                         None, None, f"duplicate key {_show(key)}", key_node.start_mark
                     )
                 seen.add(key)
-        return super().construct_mapping(node, deep)
+        super().flatten_mapping(node)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
 
 
 def _read(open_path: str, shown: str, named_by: str | None, mapping: bool = True) -> Any:
     try:
         with open(open_path, encoding="utf-8") as f:
-            text = f.read()
+            text = f.read(MAX_BYTES + 1)
     except FileNotFoundError:
         if named_by is not None:
             raise _error(named_by, f"file not found: {shown}", key="extends") from None
@@ -129,7 +288,11 @@ def _read(open_path: str, shown: str, named_by: str | None, mapping: bool = True
     except UnicodeDecodeError as e:
         raise _error(shown, f"not UTF-8 text (byte {e.start})") from None
     except OSError as e:
-        raise _error(shown, f"cannot read: {e.strerror}") from None
+        raise _error(shown, f"cannot read: {e.strerror or e}") from None
+    except ValueError as e:  # a NUL byte in the name
+        raise _error(shown, f"cannot read: {e}") from None
+    if len(text) > MAX_BYTES:
+        raise _error(shown, f"larger than {MAX_BYTES >> 10} KiB; a config is a few kB")
     try:
         data = yaml.load(text, Loader=_Loader)
     except yaml.MarkedYAMLError as e:
@@ -161,10 +324,17 @@ def _record(value: Any, path: KeyPath, file: str, prov: dict[KeyPath, str]) -> N
             _record(v, (*path, i), file, prov)
 
 
-def _forget(path: KeyPath, prov: dict[KeyPath, str]) -> None:
-    n = len(path)
-    for p in [p for p in prov if p[:n] == path]:
-        del prov[p]
+def _forget(value: Any, path: KeyPath, prov: dict[KeyPath, str]) -> None:
+    """Drop the provenance of ``value``, which is at ``path`` and is being replaced: the paths
+    recorded under it are those of its own keys and items (a walk of it, not a scan of every path
+    recorded, which made merging quadratic in the size of a config)."""
+    prov.pop(path, None)
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _forget(v, (*path, k), prov)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _forget(v, (*path, i), prov)
 
 
 def _merge(base: dict, over: dict, file: str, path: KeyPath, prov: dict[KeyPath, str]) -> dict:
@@ -176,26 +346,41 @@ def _merge(base: dict, over: dict, file: str, path: KeyPath, prov: dict[KeyPath,
             prov[p] = file
             out[k] = _merge(out[k], v, file, p, prov)
         else:
-            _forget(p, prov)
+            if k in out:
+                _forget(out[k], p, prov)
             out[k] = v
             _record(v, p, file, prov)
     return out
 
 
+class Provenance(dict):
+    """Key path -> the file that set it (mapping keys as written, list indices as int), and
+    ``files``: the files of the ``extends`` chain, the one the user gave first."""
+
+    def __init__(self, *args: Any, files: list[str] | None = None) -> None:
+        super().__init__(*args)
+        self.files = files or []
+
+
 def _load_chain(
     open_path: str, shown: str, chain: list[tuple[str, str]], named_by: str | None
-) -> tuple[dict, dict[KeyPath, str]]:
-    real = os.path.realpath(open_path)
+) -> tuple[dict, Provenance]:
+    try:
+        real = os.path.realpath(open_path)
+    except (OSError, ValueError) as e:  # a NUL byte in the name
+        raise _error(shown, f"cannot read: {e}") from None
     seen = [r for r, _ in chain]
     if real in seen:
         cycle = [s for _, s in chain[seen.index(real) :]] + [shown]
         raise _error(str(named_by), "extends cycle: " + " -> ".join(cycle))
+    if len(chain) >= MAX_EXTENDS:
+        raise _error(str(named_by), f"a chain of more than {MAX_EXTENDS} files", key="extends")
     raw = _read(open_path, shown, named_by)
     base: dict = {}
-    prov: dict[KeyPath, str] = {}
+    prov = Provenance()
     if "extends" in raw:
         parent = raw.pop("extends")
-        if not isinstance(parent, str) or not parent.strip():
+        if not isinstance(parent, str) or not parent.strip() or "\0" in parent:
             raise _error(shown, f"expected a file name, got {_show(parent)}", key="extends")
         base, prov = _load_chain(
             os.path.join(os.path.dirname(open_path), parent),
@@ -203,12 +388,13 @@ def _load_chain(
             [*chain, (real, shown)],
             named_by=shown,
         )
+    prov.files.insert(0, shown)
     return _merge(base, raw, shown, (), prov), prov
 
 
-def load_yaml(path: str | os.PathLike) -> tuple[dict, dict[KeyPath, str]]:
+def load_yaml(path: str | os.PathLike) -> tuple[dict, Provenance]:
     """The mapping in ``path`` with its ``extends`` chain merged in, and the file that set each
-    key path (mapping keys as written, list indices as int)."""
+    key path (:class:`Provenance`)."""
     shown = os.fspath(path)
     return _load_chain(shown, shown, [], None)
 
@@ -323,10 +509,19 @@ class RunConfig(BaseModel):
         plugin = registry.get(self.game)
         lo, hi = plugin.min_players, plugin.max_players
         if not lo <= self.players <= hi:
-            raise ValueError(f"players: {self.game} is for {lo}-{hi} players, got {self.players}")
+            raise KeyConflict(
+                {
+                    "players": f"{self.game} is for {lo}-{hi} players, got {self.players}",
+                    "game": f"{self.game} is for {lo}-{hi} players, not {self.players}",
+                }
+            )
         if len(self.seats) != self.players:
-            raise ValueError(
-                f"seats: expected {self.players} seats (one per player), got {len(self.seats)}"
+            raise KeyConflict(
+                {
+                    "seats": f"expected {self.players} seats (one per player),"
+                    f" got {len(self.seats)}",
+                    "players": f"{self.players} does not match the {len(self.seats)} seats",
+                }
             )
         for i, name in enumerate(self.seats):
             if name not in self.policies:
@@ -337,8 +532,11 @@ class RunConfig(BaseModel):
         if self.teams is None:
             self.teams = [str(seat) for seat in range(self.players)]
         elif len(self.teams) != self.players:
-            raise ValueError(
-                f"teams: expected {self.players} teams (one per seat), got {len(self.teams)}"
+            raise KeyConflict(
+                {
+                    "teams": f"expected {self.players} teams (one per seat), got {len(self.teams)}",
+                    "players": f"{self.players} does not match the {len(self.teams)} teams",
+                }
             )
         return self
 
@@ -417,7 +615,10 @@ def _resolve(data: dict, segments: list[tuple[Any, bool | None]]) -> list[tuple[
     node: Any = data
     for seg, is_index in segments:
         if isinstance(node, dict):
-            key = seg if seg in node else next((k for k in node if str(k) == str(seg)), seg)
+            # the key as written: pydantic reports a key `true` as 1, a key `2` as "2"
+            key = next((k for k in node if k == seg), _MISSING) if seg in node else _MISSING
+            if key is _MISSING:
+                key = next((k for k in node if str(k) == str(seg)), seg)
             out.append((key, False))
             node = node.get(key, _MISSING)
         elif isinstance(node, list) and isinstance(seg, int | str) and str(seg).isdigit():
@@ -432,10 +633,15 @@ def _resolve(data: dict, segments: list[tuple[Any, bool | None]]) -> list[tuple[
     return out
 
 
+def _key_text(key: Any) -> str:
+    """A mapping key as YAML writes it (``true``, ``null``), not as Python prints it."""
+    return _show(key) if key is None or isinstance(key, bool) else str(key)
+
+
 def _dotted(path: list[tuple[Any, bool]]) -> str:
     text = ""
     for key, is_index in path:
-        text += f"[{key}]" if is_index else f".{key}" if text else str(key)
+        text += f"[{key}]" if is_index else f".{_key_text(key)}" if text else _key_text(key)
     return text
 
 
@@ -471,6 +677,8 @@ def _problem(err: dict, data: Any, loc: KeyPath, root: Any = None) -> str:
         return f"unknown key (expected one of: {', '.join(allowed)})" if allowed else "unknown key"
     if kind == "missing":
         return "required key is missing"
+    if kind == "invalid_key":
+        return f"bad key: expected a string, got {_show(value)}"
     if kind in _EXPECTED:
         return f"expected {_EXPECTED[kind]}, got {_show(value)}"
     if kind in _BOUNDS:
@@ -543,7 +751,51 @@ def _translate(
     path = _resolve(data, segments)
     keys = tuple(key for key, _ in path)
     file = next((prov[keys[:n]] for n in range(len(keys), 0, -1) if keys[:n] in prov), top)
+    conflict = (err.get("ctx") or {}).get("error")
+    if isinstance(conflict, KeyConflict) and prov:
+        found = _conflict(conflict, err, data, prov, top, prefix)
+        if found is not None:
+            return found
     return _error(file, problem, key=_dotted(path) or None)
+
+
+def _conflict(
+    conflict: KeyConflict,
+    err: dict,
+    data: Any,
+    prov: dict[KeyPath, str],
+    top: str,
+    prefix: KeyPath,
+) -> ConfigError | None:
+    """The error of keys that disagree, when different files wrote them: about the key written
+    nearest the file the user gave, in that file, naming where the others were set. None when
+    one file wrote them all (the first problem is the message, as for a plain ValueError)."""
+    model = (*prefix, *(seg for seg in err["loc"] if not str(seg).startswith("function-")))
+    files_order = [*getattr(prov, "files", []), top]
+
+    def rank(f: str) -> int:
+        return files_order.index(f) if f in files_order else len(files_order)
+
+    involved = []  # (key path as shown, problem, files that wrote the key or a part of it)
+    for key, problem in conflict.problems.items():
+        parsed = [(int(i), True) if i else (k, False) for k, i in _SEGMENT.findall(key)]
+        path = _resolve(data, [(seg, None) for seg in model] + parsed)
+        keys = tuple(k for k, _ in path)
+        n = len(keys)
+        files = sorted({f for p, f in prov.items() if p[:n] == keys}, key=rank)
+        involved.append((_dotted(path), problem, files))
+    if len({f for *_, files in involved for f in files}) < 2:
+        return None
+    lead = min((x for x in involved if x[2]), key=lambda x: rank(x[2][0]))
+    file = lead[2][0]
+    where: dict[str, list[str]] = {}  # "set in a.yaml and b.yaml" -> the keys set there
+    for shown, _, files in involved:
+        others = [f for f in files if f != file]
+        if others:
+            also = "also " if shown == lead[0] else ""
+            where.setdefault(f"{also}set in {' and '.join(others)}", []).append(shown)
+    said = "; ".join(f"{' and '.join(keys)} {place}" for place, keys in where.items())
+    return _error(file, f"{lead[1]} ({said})", key=lead[0] or None)
 
 
 def validation_error(

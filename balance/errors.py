@@ -12,3 +12,31 @@ from __future__ import annotations
 
 class BalanceError(Exception):
     """A problem the user can fix; the message is one line."""
+
+
+class KeyConflict(ValueError):
+    """Raised by a config model's validator when keys that are each fine disagree (``players: 3``
+    against four ``seats``), so that the one-line error can name the file of each key: a child
+    config and its ``extends`` parent may have written them.
+
+    ``problems`` maps each key path involved (relative to the model that raises, as in the
+    ``"<key.path>: <problem>"`` of a plain ``ValueError``) to the problem as said about that key::
+
+        raise KeyConflict({
+            "seats": f"expected {players} seats (one per player), got {len(seats)}",
+            "players": f"{players} does not match the {len(seats)} seats",
+        })
+
+    When one file wrote every key (or only defaults are involved), the first entry is the message,
+    as if ``ValueError("seats: expected ...")`` had been raised. Otherwise (balance.config) the
+    message is about the key written nearest the file the user gave, in that file, and names
+    where the others were set: ``three.yaml: players: 3 does not match the 4 seats (seats set in
+    base.yaml)``.
+    """
+
+    def __init__(self, problems: dict[str, str]) -> None:
+        if not problems:
+            raise TypeError("KeyConflict needs at least one key")
+        self.problems = dict(problems)
+        key, problem = next(iter(self.problems.items()))
+        super().__init__(f"{key}: {problem}")

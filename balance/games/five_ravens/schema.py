@@ -6,7 +6,9 @@ and reject unknown keys.
 
 Cross-field checks raise ``ValueError("<key.path>: <problem>")`` with the key path relative to the
 model that raises; ``balance.config`` prefixes the model's own path, so a designer reads e.g.
-``rules.thief_relics[0]: no relic named 'crown' in relics``.
+``rules.thief_relics[0]: no relic named 'crown' in relics``. A check of keys that may come from
+different files (a config and its ``extends`` parent) raises ``KeyConflict`` instead, so that the
+error names the file of each.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from balance.errors import KeyConflict
 
 # Relic names become telemetry columns (``captured__gem``) next to the Ravens' (``captured__six``).
 RAVEN_NAMES = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
@@ -171,24 +175,34 @@ class Rules(BaseModel):
                 )
             if name in RAVEN_NAMES:
                 raise ValueError(f"relics.{name}: '{name}' is a Raven's name; choose another")
+        # The deck's relics may come from a config and its parent: KeyConflict names both.
         if len(self.relics) > MAX_RELIC_TYPES:
-            raise ValueError(
-                f"relics: at most {MAX_RELIC_TYPES} kinds of relic, got {len(self.relics)}"
+            raise KeyConflict(
+                {"relics": f"at most {MAX_RELIC_TYPES} kinds of relic, got {len(self.relics)}"}
             )
         total = self.total_relics()
         if not 1 <= total <= MAX_RELICS:
-            raise ValueError(f"relics: the deck must hold 1-{MAX_RELICS} relics, got {total}")
+            raise KeyConflict({"relics": f"the deck must hold 1-{MAX_RELICS} relics, got {total}"})
         for players, removed in self.removed_relics.items():
             if not 2 <= players <= 4:  # FR-1
                 raise ValueError(f"removed_relics.{players}: player counts are 2-4, got {players}")
             if removed >= total:
-                raise ValueError(
-                    f"removed_relics.{players}: must be less than the {total} relics in the deck,"
-                    f" got {removed}"
+                raise KeyConflict(
+                    {
+                        f"removed_relics.{players}": "must be less than the"
+                        f" {total} relics in the deck, got {removed}",
+                        "relics": f"{total} relics in the deck are too few for the {removed}"
+                        f" that removed_relics.{players} takes out",
+                    }
                 )
         for i, name in enumerate(self.thief_relics):
             if name not in self.relics:
-                raise ValueError(f"thief_relics[{i}]: no relic named '{name}' in relics")
+                raise KeyConflict(
+                    {
+                        f"thief_relics[{i}]": f"no relic named '{name}' in relics",
+                        "relics": f"no relic named '{name}' (thief_relics[{i}] names it)",
+                    }
+                )
         return self
 
     def total_relics(self) -> int:

@@ -17,6 +17,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from balance.errors import KeyConflict
+
 _STRICT = ConfigDict(extra="forbid", strict=True)
 
 BUILDING_NAMES = (
@@ -345,11 +347,17 @@ class Rules(BaseModel):
             if b.requires is not None and b.requires not in BUILDING_NAMES:
                 raise ValueError(f"buildings.{name}.requires: no building named '{b.requires}'")
         for name in self.buildings:  # a requirement cycle could never be built
-            seen, cur = {name}, self.buildings[name].requires
+            seen, cur = [name], self.buildings[name].requires
             while cur is not None:
                 if cur in seen:
-                    raise ValueError(f"buildings.{name}.requires: a cycle of requirements")
-                seen.add(cur)
+                    cycle = seen[seen.index(cur) :]  # the buildings whose requires: disagree
+                    raise KeyConflict(
+                        {
+                            f"buildings.{b}.requires": "a cycle of requirements"
+                            for b in [name, *cycle]
+                        }
+                    )
+                seen.append(cur)
                 cur = self.buildings[cur].requires
         for i, name in enumerate(self.starting_buildings):
             if name not in BUILDING_NAMES:
@@ -376,8 +384,8 @@ class Rules(BaseModel):
             for f, (default, _) in RUNE_FIELDS[name].items():
                 if getattr(rune, f) is None:
                     setattr(rune, f, default)
-        if sum(r.count for r in self.runes.values()) > 400:
-            raise ValueError("runes: the rune deck holds at most 400 runes")
+        if sum(r.count for r in self.runes.values()) > 400:  # counts from several files
+            raise KeyConflict({"runes": "the rune deck holds at most 400 runes"})
         return self
 
     def deck_size(self) -> int:
