@@ -799,13 +799,19 @@ def _conflict(
 
 
 def validation_error(
-    e: ValidationError, data: Any, file: str, model: Any, prefix: KeyPath = ()
+    e: ValidationError,
+    data: Any,
+    file: str,
+    model: Any,
+    prefix: KeyPath = (),
+    provenance: dict[KeyPath, str] | None = None,
 ) -> ConfigError:
     """A pydantic error of validating ``data`` (the document of ``file``, or its item at
     ``prefix``) against ``model`` as the one-line ``<file>: <key.path>: <problem>`` that config
-    errors have, with the same wording, "did you mean" and key paths."""
+    errors have, with the same wording, "did you mean" and key paths. With the ``provenance`` of
+    :func:`load_yaml`, an error in a key that an ``extends`` parent wrote names the parent."""
     root = list[model] if prefix and isinstance(prefix[0], int) else model
-    return _translate(e, data, {}, file, root=root, prefix=prefix)
+    return _translate(e, data, provenance or {}, file, root=root, prefix=prefix)
 
 
 def config_from_dict(

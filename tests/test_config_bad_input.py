@@ -425,3 +425,26 @@ def test_requirement_cycle_across_files_names_each(tmp_path: Path) -> None:
         f"{path}: rules.buildings.statue.requires: a cycle of requirements"
         f" (rules.buildings.citadel.requires set in {base})"
     )
+
+
+def test_validation_error_with_provenance_names_the_parent(tmp_path: Path) -> None:
+    """The check-spec loader validates a load_yaml document against its own model: given the
+    provenance, its errors name the file of the key, as a run config's do."""
+    from pydantic import BaseModel, ConfigDict, ValidationError
+
+    class Spec(BaseModel):
+        model_config = ConfigDict(extra="forbid", strict=True)
+        alpha: float = 0.05
+        batch: int = 100
+
+    parent = write(tmp_path, "parent.yaml", "batch: many\n")
+    path = write(tmp_path, "child.yaml", "extends: parent.yaml\nalpha: 0.1\n")
+    data, prov = load_yaml(path)
+    with pytest.raises(ValidationError) as info:
+        Spec.model_validate(data)
+    assert str(config.validation_error(info.value, data, str(path), Spec)) == (
+        f"{path}: batch: expected an integer, got 'many'"
+    )
+    assert str(config.validation_error(info.value, data, str(path), Spec, provenance=prov)) == (
+        f"{parent}: batch: expected an integer, got 'many'"
+    )
