@@ -24,7 +24,11 @@ A team, policy or role interval is the Wilson interval with the *effective* numb
 one-seat group with whole wins this is the plain Wilson interval, and for a group of several seats
 it has the width of the t-interval of the per-game mean while staying inside [0, 1]. A group that
 fills every seat of every game has a share fixed by the rules (1/n when every game has one
-winner): ``exact`` is true, and it gets no interval (lo = hi = share).
+winner): ``exact`` is true, and it gets no interval (lo = hi = share). Like any interval built
+from a variance estimate, a group's interval needs its per-game value to vary in a few dozen
+games: the two greedy seats of a random-vs-greedy line-up, whose share varies only in the 2.6 %
+of games a random seat wins, cover at 95 % from about 1,000 games on (tests/stats/
+test_coverage.py) and at 91 % over 200.
 """
 
 from __future__ import annotations
