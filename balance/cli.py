@@ -4,31 +4,55 @@ Every error a user can cause (a ``BalanceError`` from the library, a file it can
 write, a bad option) prints one line ``error: <message>`` to stderr, with no traceback, and exits
 with the command's code: 1, or 2 for ``balance check``, whose 1 means "balance broke". One
 handler does it for every command (``_Command.invoke``, and ``_OneLineErrors`` for usage errors).
+Ctrl-C exits 130 without a traceback, from the first import on.
 Tables and progress bars are drawn by balance/terminal.py. Library modules are imported inside
 the commands so that ``balance --help`` stays fast.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
+import signal
 import sys
-from datetime import datetime
-from pathlib import Path
-from typing import Annotated, Any
+import threading
 
-import typer
-from rich.console import Console
-from typer.core import TyperCommand, TyperGroup
 
-import balance
-from balance import knobs, terminal
-from balance.errors import BalanceError
+def _exit_130(signum: int, frame: object) -> None:
+    raise SystemExit(130)  # INTERRUPTED, defined below
 
-try:  # typer >= 0.20 ships its own copy of click
-    from typer._click.exceptions import ClickException
-except ImportError:  # pragma: no cover - older typer on top of click
-    from click.exceptions import ClickException
+
+# Ctrl-C during the imports below (a fifth of a second) would print the traceback of whichever
+# import it hit: exit 130 quietly instead, as typer does once a command runs. (CPython may drop
+# the exception of a signal handler that runs inside compile(), while an import compiles a
+# changed file: that Ctrl-C is lost, the next one works.)
+_QUIET_SIGINT = (
+    threading.current_thread() is threading.main_thread()
+    and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+)
+if _QUIET_SIGINT:
+    signal.signal(signal.SIGINT, _exit_130)
+try:
+    import contextlib
+    import os
+    from datetime import datetime
+    from pathlib import Path
+    from typing import Annotated, Any
+
+    import typer
+    from rich.console import Console
+    from typer.core import TyperCommand, TyperGroup
+
+    import balance
+    from balance import knobs, terminal
+    from balance.errors import BalanceError
+
+    try:  # typer >= 0.20 ships its own copy of click
+        from typer._click.exceptions import ClickException
+    except ImportError:  # pragma: no cover - older typer on top of click
+        from click.exceptions import ClickException
+finally:
+    if _QUIET_SIGINT:  # exiting on Ctrl-C: ignore another one; else back to KeyboardInterrupt
+        exiting = sys.exc_info()[0] is SystemExit
+        signal.signal(signal.SIGINT, signal.SIG_IGN if exiting else signal.default_int_handler)
 
 
 def _error(message: object) -> None:
@@ -56,6 +80,26 @@ class _Command(TyperCommand):
         except (BalanceError, OSError) as e:
             _error(_one_line(e))
             raise typer.Exit(self.error_exit_code) from None
+        except BaseException as e:  # polars' PanicException is a BaseException
+            damaged = _damaged_part(e)
+            if damaged is None:
+                raise
+            _error(damaged)
+            raise typer.Exit(self.error_exit_code) from None
+
+
+def _damaged_part(e: BaseException) -> Exception | None:
+    """For a polars error while collecting a results dataset's rows: the ResultsError naming the
+    part that does not decode (a damaged page shows only then, and polars does not name the
+    file); None for any other error."""
+    pl = sys.modules.get("polars")
+    if pl is None or not (
+        isinstance(e, pl.exceptions.PolarsError) or type(e).__name__ == "PanicException"
+    ):
+        return None
+    from balance.results import find_damaged
+
+    return find_damaged()
 
 
 class _GateCommand(_Command):
@@ -96,7 +140,24 @@ class _OneLineErrors(TyperGroup):
             sys.exit(1)
         if not standalone_mode:
             return rv
-        sys.exit(rv if isinstance(rv, int) else 0)  # an int here is an Exit code
+        code = rv if isinstance(rv, int) else 0  # an int here is an Exit code
+        if code == INTERRUPTED and args is None:  # this process's own command line was run
+            _end_after_interrupt()
+        sys.exit(code)
+
+
+INTERRUPTED = 130  # the exit code after Ctrl-C (128 + SIGINT, what shells report)
+
+
+def _end_after_interrupt() -> None:
+    """The process ends after Ctrl-C. Another Ctrl-C while Python shuts down (joining threads,
+    atexit) would print a traceback or kill the process by SIGINT: ignore it. And a
+    KeyboardInterrupt that passed through an ``eval`` or ``exec`` of a string (typer evaluates
+    annotations, numba generated code) makes CPython end ``python -m balance`` by SIGINT even
+    though it was caught; a successful string eval clears that mark, so that the exit code is
+    always 130."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    eval("None")
 
 
 app = typer.Typer(
@@ -181,9 +242,12 @@ def simulate(
                 force=force,
                 progress=progress,
             )
-    except KeyboardInterrupt:
-        typer.echo(f"interrupted: kept {_games_kept(out):,} complete games in {out}", err=True)
-        raise typer.Exit(130) from None
+    except runner.Interrupted as e:
+        typer.echo(f"interrupted: kept {e.games_done:,} complete games in {out}", err=True)
+        raise typer.Exit(INTERRUPTED) from None
+    except KeyboardInterrupt:  # while the kernels loaded
+        typer.echo(f"interrupted before the first game: nothing written to {out}", err=True)
+        raise typer.Exit(INTERRUPTED) from None
     typer.echo(
         f"{summary.games_done:,} games in {summary.wall_time_s:.2f} s "
         f"({summary.games_per_s:,.0f} games/s), {summary.rows:,} rows -> {summary.out}"
@@ -359,7 +423,7 @@ def impact(
     threads: ThreadsOpt = None,
 ) -> None:
     """Causal card impact: CONFIG and one variant per card on the same seeds, paired game by game."""
-    from balance import experiments
+    from balance import experiments, impact_file
     from balance import games as registry
 
     if out is not None:
@@ -396,8 +460,9 @@ def impact(
     terminal.print_table(terminal.impact_table(result))
     typer.echo(
         f"Change in win share (points) and in mean turns ± the {level} half-width (t-interval "
-        "over games), sorted by the largest change; * win share: Benjamini-Hochberg q < 0.05 "
-        "over the whole table; turns: the interval excludes 0."
+        "over games), sorted by the size of the headline change "
+        f"({impact_file.headline_label(result.headline)}); * Benjamini-Hochberg q < 0.05 over "
+        "every row of every variant (intervals are per row)."
     )
     if out is not None:
         typer.echo(f"table -> {out}")
@@ -452,7 +517,7 @@ def compare(
     terminal.print_table(terminal.compare_table(result))
     typer.echo(
         f"B - A with its {result.level * 100:g} % t-interval over games (paired: same seeds); "
-        "* the interval excludes 0."
+        "q: Benjamini-Hochberg over the whole table; * q < 0.05."
     )
     if report_file is not None:
         from balance.report import write_comparison
@@ -533,18 +598,6 @@ def _write_report(results: list[Path], *, out: Path, **options: Any) -> None:
         f"report -> {info.path} ({info.bytes / 1e6:.1f} MB; statistics {info.stats_seconds:.1f} s, "
         f"total {info.seconds:.1f} s)"
     )
-
-
-# ---- presentation helpers -------------------------------------------------------------------
-
-
-def _games_kept(out: Path) -> int:
-    from balance.results import ResultsError, read_manifest
-
-    try:
-        return int(read_manifest(out)["games_done"])
-    except (ResultsError, KeyError, ValueError):
-        return 0
 
 
 if __name__ == "__main__":  # `python -m balance.cli ...` works like the `balance` command

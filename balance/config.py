@@ -57,6 +57,7 @@ from pydantic import (
 
 from balance import games as registry
 from balance.errors import BalanceError, KeyConflict
+from balance.headline import ReportSettings
 
 KeyPath = tuple  # mapping keys as written in YAML, list indices as int
 
@@ -472,6 +473,10 @@ class RunConfig(BaseModel):
     policies: dict[str, dict[str, Any]] = Field(
         None, validate_default=True, description="policy name -> settings, including kind"
     )
+    report: ReportSettings = Field(
+        default_factory=ReportSettings,
+        description="what reports lead with, declared before the games (changes no game)",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -538,16 +543,59 @@ class RunConfig(BaseModel):
                     "players": f"{self.players} does not match the {len(self.teams)} teams",
                 }
             )
+        self._check_headline(plugin)
         return self
+
+    def _check_headline(self, plugin: Any) -> None:
+        """The report's headline names a group this line-up has (teams a game deals and roles
+        are named by its compiled tables, so they are not checked here)."""
+        h = self.report.headline
+        for key in ("seat", "order"):
+            value = getattr(h, key)
+            if value is not None and value >= self.players:
+                raise KeyConflict(
+                    {
+                        f"report.headline.{key}": f"{key} {value} does not exist with "
+                        f"{self.players} players (0..{self.players - 1})",
+                        "players": f"{self.players} players have no {key} {value}",
+                    }
+                )
+        if h.policy is not None and h.policy not in self.seats:
+            raise KeyConflict(
+                {
+                    "report.headline.policy": f"no seat plays {_show(h.policy)} "
+                    f"(seats: {', '.join(dict.fromkeys(self.seats))})",
+                    "seats": f"no seat plays the headline policy {_show(h.policy)}",
+                }
+            )
+        if h.team is not None and not plugin_deals_teams(plugin) and h.team not in self.teams:
+            raise KeyConflict(
+                {
+                    "report.headline.team": f"no team named {_show(h.team)} "
+                    f"(teams: {', '.join(dict.fromkeys(self.teams))})",
+                    "teams": f"no team named {_show(h.team)} for the headline",
+                }
+            )
 
     def resolved_dict(self) -> dict[str, Any]:
         """The whole resolved config as plain JSON-able data (for the manifest)."""
         return self.model_dump(mode="json")
 
 
+def plugin_deals_teams(plugin: Any) -> bool:
+    """Whether a game names its own teams (``team_names`` of its tables), not the config's."""
+    from balance.games.base import Game
+
+    own = getattr(type(plugin), "team_names", None)
+    return own is not None and own is not Game.team_names
+
+
 def config_hash(cfg: RunConfig) -> str:
-    """First 16 hex digits of the sha256 of the resolved config as canonical JSON."""
-    text = json.dumps(cfg.resolved_dict(), sort_keys=True, separators=(",", ":"))
+    """First 16 hex digits of the sha256 of the resolved config as canonical JSON, without its
+    ``report:`` section (what a report leads with changes no game)."""
+    data = cfg.resolved_dict()
+    data.pop("report", None)
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -45,7 +45,7 @@ BAD = {
     "unknown key, no close match": (
         VALID + "colour: red",
         "colour: unknown key (expected one of: game, players, seats, teams, games, seed,"
-        " description, rules, policies, extends)",
+        " description, rules, policies, report, extends)",
     ),
     "unknown nested key": (
         VALID + "rules: {scoring: {gem_tabel: [1]}}",
