@@ -6,15 +6,20 @@ Layout of ``results/<run>/``::
     games/part-00000.parquet  games [0, n0), game-major then seat
     games/part-00001.parquet  games [n0, n0 + n1), ...
 
-Every part is written under a temporary name and renamed, and the manifest is replaced atomically
-after each part, so a killed run leaves a readable dataset: the parts the manifest lists are
-complete, and ``games_done`` says how many games they hold (always games ``[0, games_done)``).
+Every part is written under a temporary name, flushed to disk and renamed, and the manifest is
+replaced the same way after each part, so a killed run (even by a power cut) leaves a readable
+dataset: the parts the manifest lists are complete, and ``games_done`` says how many games they
+hold (always games ``[0, games_done)``). The manifest records the writing process (pid, host, start
+time), so that a reader can tell a run in progress from one whose process died without recording
+its end (:func:`read_manifest`, status ``killed``). :func:`open_results` checks each part's footer
+before handing out the rows: a truncated or overwritten part is a one-line ResultsError naming it.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import socket
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -240,9 +245,155 @@ def _now() -> str:
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, default=str) + "\n")
-    os.replace(tmp, path)
+    """Replace ``path`` atomically: the old or the new content, whatever happens."""
+    tmp = path.with_name("." + path.name + ".tmp")
+    try:
+        with open(tmp, "w") as f:
+            f.write(json.dumps(data, indent=2, default=str) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_dir(path: Path) -> None:
+    """Make a rename in ``path`` durable (a no-op where directories cannot be opened)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+# ---- who writes a run: is it still running? ---------------------------------------------------
+
+
+def process_identity() -> dict[str, Any]:
+    """This process as a manifest records it: pid, host name and start time, and on Linux the
+    start in clock ticks since boot and the boot id, which tell a live writer from a later
+    process that got the same pid."""
+    pid = os.getpid()
+    ident: dict[str, Any] = {"pid": pid, "host": socket.gethostname(), "started": _now()}
+    ticks = _start_ticks(pid)
+    if ticks is not None:
+        ident["start_ticks"] = ticks
+        ident["boot_id"] = _boot_id()
+        started = _boot_time()
+        if started is not None:
+            at = started + ticks / os.sysconf("SC_CLK_TCK")
+            ident["started"] = datetime.fromtimestamp(at, UTC).isoformat(timespec="seconds")
+    return ident
+
+
+def _proc_stat(pid: int) -> list[str] | None:
+    """The fields of /proc/<pid>/stat after the command name (state first); None without one."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except (OSError, ValueError):
+        return None
+    return text[text.rfind(")") + 2 :].split()
+
+
+def _start_ticks(pid: int) -> int | None:
+    fields = _proc_stat(pid)
+    return int(fields[19]) if fields is not None and len(fields) > 19 else None
+
+
+def _boot_id() -> str | None:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return None
+
+
+def _boot_time() -> float | None:
+    try:
+        for line in Path("/proc/stat").read_text().splitlines():
+            if line.startswith("btime "):
+                return float(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def _process_alive(process: dict[str, Any]) -> bool | None:
+    """Whether the process a manifest names still runs; None when this machine cannot tell (it
+    ran on another host)."""
+    if process.get("host") != socket.gethostname():
+        return None
+    pid = process.get("pid")
+    if not isinstance(pid, int) or pid <= 0:
+        return None
+    if process.get("boot_id") and _boot_id() and process["boot_id"] != _boot_id():
+        return False  # the machine rebooted since
+    if Path("/proc/self/stat").exists():  # Linux: /proc says whether it lives, and since when
+        fields = _proc_stat(pid)
+        if fields is None or fields[0] in ("Z", "X"):  # gone, or dead and not yet reaped
+            return False
+        recorded = process.get("start_ticks")
+        return recorded is None or recorded == _start_ticks(pid)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # e.g. PermissionError: another user's live process
+        return True
+    return True
+
+
+def _effective_status(manifest: dict[str, Any]) -> None:
+    """A ``running`` manifest whose writer is gone is ``killed`` (the file's status is kept as
+    ``recorded_status``); ``status_detail`` says why, or on which host a run is running."""
+    if manifest.get("status") != "running" or not isinstance(manifest.get("process"), dict):
+        return
+    process = manifest["process"]
+    alive = _process_alive(process)
+    where = f"host {process.get('host', '?')}"
+    if alive is None:
+        manifest["status_detail"] = f"on {where}"
+    elif not alive:
+        manifest["recorded_status"] = manifest["status"]
+        manifest["status"] = "killed"
+        manifest["status_detail"] = (
+            f"the writing process (pid {process.get('pid', '?')} on {where}, started "
+            f"{process.get('started', '?')}) is gone"
+        )
+
+
+def status_text(manifest: dict[str, Any]) -> str:
+    """How a run stands, in words: ``complete``, ``interrupted``, ``failed``, ``running``,
+    ``running (on host H)`` (a run on another machine: this one cannot tell whether it still
+    runs) or ``did not finish: the writing process (pid N on host H, started T) is gone``."""
+    status = str(manifest.get("status", "?"))
+    detail = manifest.get("status_detail")
+    if status == "killed":
+        return f"did not finish: {detail}" if detail else "did not finish"
+    return f"{status} ({detail})" if detail else status
+
+
+def status_phrase(manifest: dict[str, Any]) -> tuple[str, str]:
+    """(the words to stress, the rest) of "This run ..." for a page: ("is interrupted", ""),
+    ("is running", " (on host H)"), ("did not finish", " (the writing process ... is gone)")."""
+    status = str(manifest.get("status", "?"))
+    detail = manifest.get("status_detail")
+    rest = f" ({detail})" if detail else ""
+    return ("did not finish" if status == "killed" else f"is {status}"), rest
 
 
 class ResultsWriter:
@@ -251,6 +402,7 @@ class ResultsWriter:
     ``manifest`` holds the run's provenance (the runner fills: version, game, config_path, config,
     config_hash, seed, games_requested, chunk_size, players, seats, teams, threads, end_reasons,
     telemetry_columns, versions, compile_time_s); the writer adds and maintains: format, status,
+    process (the writing process: pid, host, started, and on Linux start_ticks and boot_id),
     started, finished, games_done, parts, extra_columns, wall_time_s, games_per_s.
     Not thread-safe: use it from one thread at a time.
     """
@@ -263,6 +415,7 @@ class ResultsWriter:
             "format": FORMAT,
             **manifest,
             "status": "running",
+            "process": process_identity(),
             "started": _now(),
             "finished": None,
             "wall_time_s": 0.0,
@@ -297,10 +450,11 @@ class ResultsWriter:
         tmp = path.with_name("." + name + ".tmp")
         try:
             parquet.write_table(tmp, columns, created_by=f"balance {self._version}")
+            _fsync(tmp)  # on disk before the manifest lists it, even across a power cut
+            os.replace(tmp, path)  # a part is complete or absent
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
-        os.replace(tmp, path)  # a part is complete or absent
         extra = [
             c
             for c, v in columns.items()
@@ -327,7 +481,11 @@ class ResultsWriter:
 
 
 def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The manifest of results directory ``path``; ResultsError if it is not one."""
+    """The manifest of results directory ``path``; ResultsError if it is not one.
+
+    Its ``status`` is the run's effective status: a run recorded as ``running`` whose writing
+    process is gone (same host, and no process with its pid and start time) is ``killed``, with
+    ``recorded_status`` and ``status_detail`` (see :func:`status_text`)."""
     path = Path(path)
     if not path.is_dir():
         raise ResultsError(f"{path}: no such results directory")
@@ -346,6 +504,7 @@ def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise ResultsError(
             f"{file}: written by a newer balance (format {manifest['format']}); upgrade balance"
         )
+    _effective_status(manifest)
     return manifest
 
 
@@ -367,16 +526,116 @@ def open_results(path: str | os.PathLike[str]) -> tuple[dict[str, Any], pl.LazyF
     """(manifest, rows) of results directory ``path``; only the parts the manifest lists are read.
 
     The dataset may be incomplete: check ``manifest["status"]`` (``complete``, ``running`` for a
-    run in progress or killed, ``interrupted``, ``failed``) and ``manifest["games_done"]``.
+    run in progress, ``killed`` for one whose process died, ``interrupted``, ``failed``; see
+    :func:`read_manifest`) and ``manifest["games_done"]``. Each part's footer is checked first
+    (:func:`check_part`), so a truncated part is a ResultsError naming it, not a polars error at
+    collect time; a page damaged inside a part surfaces when the rows are collected, and
+    :func:`find_damaged` then names the file.
     """
     path = Path(path)
     manifest = read_manifest(path)
     files = []
-    for part in manifest["parts"]:
+    columns: list[str] | None = None
+    for i, part in enumerate(manifest["parts"]):
+        if not isinstance(part, dict) or not isinstance(part.get("file"), str):
+            raise ResultsError(f"{path / MANIFEST}: parts[{i}] is not a part (no file name)")
         file = path / PARTS_DIR / part["file"]
         if not file.is_file():
             raise ResultsError(f"{file}: listed in {MANIFEST} but missing")
+        footer = check_part(file, manifest, part)
+        if columns is None:
+            columns = footer.columns
+        elif footer.columns != columns:
+            raise ResultsError(
+                f"{file}: its columns differ from those of {manifest['parts'][0]['file']}; "
+                f"it is not a part of this run. {_rerun(path, manifest)}"
+            )
         files.append(file)
+    _remember(path, manifest, files)
     if not files:
         return manifest, pl.LazyFrame(schema=empty_schema(manifest))
     return manifest, pl.scan_parquet(files)
+
+
+def check_part(file: Path, manifest: dict[str, Any], part: dict[str, Any]) -> parquet.Footer:
+    """Part ``file``'s footer, checked against its manifest entry; ResultsError if it is
+    truncated, not parquet, or holds another number of rows."""
+    try:
+        footer = parquet.read_footer(file)
+    except parquet.DamagedFile as e:
+        raise ResultsError(damaged(file, str(e), manifest)) from None
+    except OSError as e:
+        raise ResultsError(f"{file}: cannot read: {e.strerror or e}") from None
+    players, games = manifest.get("players"), part.get("games")
+    if isinstance(players, int) and isinstance(games, int) and footer.rows != games * players:
+        raise ResultsError(
+            damaged(
+                file,
+                f"it holds {footer.rows:,} rows, {MANIFEST} says {games:,} games of {players} "
+                f"players",
+                manifest,
+            )
+        )
+    return footer
+
+
+def damaged(file: Path, reason: str, manifest: dict[str, Any]) -> str:
+    """The one-line message for a damaged part."""
+    return f"{file}: damaged or truncated parquet file ({reason}); {_rerun(file.parent.parent, manifest)}"
+
+
+def _rerun(path: Path, manifest: dict[str, Any]) -> str:
+    config = manifest.get("config_path")
+    if not config:
+        return "re-run the simulation that wrote it, with --force"
+    games, seed = manifest.get("games_requested"), manifest.get("seed")
+    options = "".join(f" --{k} {v}" for k, v in (("games", games), ("seed", seed)) if v is not None)
+    return f"re-run `balance simulate {config}{options} --out {path} --force`"
+
+
+# The parts open_results handed out, newest last: a page damaged inside a part makes polars fail
+# only when the rows are collected, far from here and without the file's name; find_damaged
+# decodes these parts one by one to name it.
+_OPENED: dict[Path, tuple[dict[str, Any], list[Path]]] = {}
+_OPENED_MAX = 32
+
+
+def _remember(path: Path, manifest: dict[str, Any], files: list[Path]) -> None:
+    _OPENED.pop(path, None)
+    _OPENED[path] = (manifest, files)
+    while len(_OPENED) > _OPENED_MAX:
+        del _OPENED[next(iter(_OPENED))]
+
+
+def find_damaged() -> ResultsError | None:
+    """The ResultsError naming the first part, among those :func:`open_results` opened in this
+    process (newest first), that polars cannot decode; None if every part decodes. For a reader
+    whose collect failed with a polars error: it reads the parts in full, once, on that error
+    path only."""
+    for manifest, files in reversed(list(_OPENED.values())):
+        for file in files:
+            reason = _decode_error(file)
+            if reason is not None:
+                return ResultsError(damaged(file, reason, manifest))
+    return None
+
+
+def _decode_error(file: Path) -> str | None:
+    try:
+        pl.read_parquet(file)
+    except FileNotFoundError:
+        return "it was removed while being read"
+    except OSError as e:
+        return e.strerror or str(e)
+    except pl.exceptions.PolarsError as e:
+        return _polars_reason(e)
+    except BaseException as e:  # polars' PanicException derives from BaseException
+        if type(e).__name__ != "PanicException":
+            raise
+        return _polars_reason(e)
+    return None
+
+
+def _polars_reason(e: BaseException) -> str:
+    text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    return text.split("File out of specification: ")[-1]

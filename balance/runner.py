@@ -7,6 +7,10 @@ one writer thread turns chunk k into a parquet part while chunk k+1 is simulated
 chunks are alive at a time and memory stays flat however many games run.
 
 Nothing here prints: progress goes through the ``progress(games_done, games_total)`` callback.
+
+Ctrl-C: from the moment :func:`run` touches the output directory until the manifest records how the
+run ended, SIGINT only sets a flag that the loop checks between chunks (see :func:`_deferred_sigint`),
+so an interrupt never lands half-way through a part, the manifest or the bookkeeping around them.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ import dataclasses
 import os
 import platform
 import shutil
+import signal
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -34,6 +40,17 @@ from balance.games.base import Chunk
 
 class RunnerError(BalanceError):
     """A run cannot start; the message is one line that names the fix."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped :func:`run` after it started writing: its manifest says ``interrupted`` and
+    the ``games_done`` games written are kept in ``out`` (a KeyboardInterrupt that arrives before,
+    while the kernels load, is a plain KeyboardInterrupt, and nothing was written)."""
+
+    def __init__(self, out: Path, games_done: int) -> None:
+        super().__init__(f"interrupted: kept {games_done:,} complete games in {out}")
+        self.out = out
+        self.games_done = games_done
 
 
 # ============================================================ the one place that plays games
@@ -184,8 +201,10 @@ def run(
     ``config`` is a validated ``balance.config.RunConfig``; ``games`` and ``seed`` override its
     values (the manifest records the config with the overrides applied, i.e. what actually ran).
     Raises RunnerError before touching ``out`` if an option is invalid or ``out`` is in the way.
-    On KeyboardInterrupt the parts already simulated are written, the manifest is marked
-    ``interrupted`` with ``games_done``, and the KeyboardInterrupt is re-raised.
+    On Ctrl-C (SIGINT) once the run has started writing, the chunks already simulated are
+    written, the manifest is marked ``interrupted`` with ``games_done``, and :class:`Interrupted`
+    (a KeyboardInterrupt) is raised; while the kernels load, Ctrl-C raises KeyboardInterrupt at
+    once and ``out`` is untouched.
     """
     import numba
 
@@ -251,38 +270,34 @@ def run(
                 sat[telemetry[j]] = sat.get(telemetry[j], 0) + int(chunk.saturated[j])
         writer.write_part(columns, first_game=chunk.first_game, n_games=chunk.n_games)
 
-    # Only now that the config compiled is an old run removed (a typo must not cost a dataset).
-    _clear_out(out)
-    writer = results.ResultsWriter(out, manifest)
     report = progress or (lambda done, total: None)
-    report(0, games)
-    status = "failed"
-    pending: Future[None] | None = None
-    previous: Chunk | None = None
-    try:
-        with (
-            numba_threads(threads),
-            ThreadPoolExecutor(max_workers=1, thread_name_prefix="balance-writer") as pool,
-        ):
-            for [chunk] in play_chunks([prepared], seed=seed, games=games, chunk_size=chunk_size):
-                _check_fresh(chunk, previous)
-                if pending is not None:
-                    pending.result()
-                    report(writer.games_done, games)
-                pending, previous = pool.submit(write, chunk), chunk
-            if pending is not None:
-                pending.result()
-                report(writer.games_done, games)
-            status = "complete"
-    except KeyboardInterrupt:
-        status = "interrupted"
-        raise
-    finally:
-        # The part being written holds complete games: let it land before recording the end.
-        if pending is not None and status != "complete":
-            with contextlib.suppress(Exception):  # the first error is the one being raised
-                pending.result()
-        final = writer.finish(status)
+    with _deferred_sigint() as stop:
+        if stop.requested:  # Ctrl-C just as the handler went in: nothing is written yet
+            raise KeyboardInterrupt
+        # Only now that the config compiled is an old run removed (a typo must not cost a dataset).
+        _clear_out(out)
+        writer = results.ResultsWriter(out, manifest)
+        status = "failed"
+        try:
+            report(0, games)
+            _play_into(
+                prepared,
+                write,
+                writer,
+                seed=seed,
+                games=games,
+                chunk_size=chunk_size,
+                threads=threads,
+                report=report,
+                stop=stop,
+            )
+            status = "complete" if writer.games_done == games else "interrupted"
+        except KeyboardInterrupt:  # raised by a plugin or a progress callback, not by Ctrl-C
+            status = "interrupted"
+        finally:
+            final = writer.finish(status)
+    if status == "interrupted":
+        raise Interrupted(out, writer.games_done)
     return RunSummary(
         out=out,
         status=status,
@@ -296,6 +311,80 @@ def run(
         wall_time_s=final["wall_time_s"],
         games_per_s=final["games_per_s"],
     )
+
+
+def _play_into(
+    prepared: Prepared,
+    write: Callable[[Chunk], None],
+    writer: results.ResultsWriter,
+    *,
+    seed: int,
+    games: int,
+    chunk_size: int,
+    threads: int,
+    report: Callable[[int, int], None],
+    stop: _Stop,
+) -> None:
+    """Play the run's chunks, each written on the writer thread while the next is simulated,
+    until every game is written or ``stop`` is requested (then the chunks played so far are
+    written: they hold complete games)."""
+    pending: Future[None] | None = None
+    previous: Chunk | None = None
+    # On an error, leaving the pool waits for the part being written (it holds complete games)
+    # before the caller records the end; the first error is the one raised.
+    with (
+        numba_threads(threads),
+        ThreadPoolExecutor(max_workers=1, thread_name_prefix="balance-writer") as pool,
+    ):
+        for [chunk] in play_chunks([prepared], seed=seed, games=games, chunk_size=chunk_size):
+            _check_fresh(chunk, previous)
+            if pending is not None:
+                pending.result()
+                report(writer.games_done, games)
+            pending, previous = pool.submit(write, chunk), chunk
+            if stop.requested:
+                break
+        if pending is not None:
+            pending.result()
+            report(writer.games_done, games)
+
+
+class _Stop:
+    """Set by the SIGINT handler of :func:`_deferred_sigint`: a plain attribute, since a signal
+    handler may run at any bytecode of the main thread, even inside another handler (an Event
+    would take a lock the interrupted code may hold)."""
+
+    requested = False
+
+
+@contextlib.contextmanager
+def _deferred_sigint() -> Iterator[_Stop]:
+    """For the block, SIGINT (Ctrl-C) sets ``requested`` on the yielded flag instead of raising
+    KeyboardInterrupt; every further SIGINT does the same.
+
+    A KeyboardInterrupt can land on any bytecode of the main thread: half-way through writing the
+    manifest, inside a ``finally`` that records the end, while waiting for the writer thread. Then
+    the run stayed ``running`` with no end time and a temporary file. With the flag, the loop
+    stops between chunks and the run always ends in order. Python runs signal handlers on the
+    main thread only: called from another thread (a library caller's), or when SIGINT is not
+    Python's default handler (ignored, or the caller's own), this changes nothing."""
+    stop = _Stop()
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield stop
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        stop.requested = True
+
+    signal.signal(signal.SIGINT, handler)
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        # Ctrl-C after this line raises KeyboardInterrupt again.
 
 
 def _names(plugin: Any, hook: str, tables: Any) -> tuple[str, ...]:
