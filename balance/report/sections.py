@@ -251,9 +251,12 @@ def provenance(ds: DatasetStats) -> str:
     ]
     warn = ""
     if status != "complete":
+        from balance.results import status_phrase  # killed: "did not finish (its process ...)"
+
+        stress, rest = status_phrase(m)
         warn = (
-            f'<p class="caveat">This run is <b>{escape(str(status))}</b>: the statistics cover the '
-            f"{games} games it kept.</p>"
+            f'<p class="caveat">This run <b>{escape(stress)}</b>{escape(rest)}: the statistics '
+            f"cover the {games} games it kept.</p>"
         )
     return warn + facts(items) + config_yaml("config (fully resolved, YAML)", m.get("config") or {})
 
