@@ -26,6 +26,19 @@ _RELIC_NAME = re.compile(r"[a-z][a-z0-9_]*")
 MAX_RELICS = 200
 MAX_RELIC_TYPES = 48  # the engine's state has fixed sizes (state.MAX_TYPES)
 
+# Bounds of the numbers the engine stores (tables.py: int32 rules, float64 weights). A seat's
+# score is an int32 sum (engine.score_breakdown): at most MAX_RELICS chests or hollows of
+# MAX_POINTS, one chest times MAX_SIX_MULTIPLIER, the gem entry, MAX_RELIC_TYPES cursed bonuses,
+# the 4's bonus and two penalties, about 3.5 million, far inside int32; tables.MAX_SCORE asserts
+# it. The greedy weights multiply these points (and each other, capture_effects x info_value):
+# within MAX_WEIGHT every greedy value stays near 1e14 or below, finite and far above the
+# "never chosen" value tables.NEG (-1e18).
+MAX_POINTS = 10_000  # any point value, either sign; a chest's value
+MAX_SIX_MULTIPLIER = 100
+MAX_WEIGHT = 10_000_000  # a greedy weight, either sign
+_POINTS = f"-{MAX_POINTS} to {MAX_POINTS}, so that every score fits the engine's 32-bit sums"
+_Points = Annotated[int, Field(ge=-MAX_POINTS, le=MAX_POINTS)]
+
 _STRICT = ConfigDict(extra="forbid", strict=True)
 
 
@@ -84,8 +97,16 @@ class Relic(BaseModel):
     kind: Literal["chest", "gem", "hollow", "cursed"] = Field(
         description="FR-2, FR-13: how the relic scores; each cursed relic name is its own set"
     )
-    count: int = Field(ge=0, le=60, description="FR-2: copies in the relic deck")
-    value: int = Field(0, ge=0, description="FR-13: a chest's face value; 0 for other kinds")
+    count: int = Field(
+        ge=0, le=60, description="FR-2: copies in the relic deck (0-60; 1-200 in the whole deck)"
+    )
+    value: int = Field(
+        0,
+        ge=0,
+        le=MAX_POINTS,
+        description=f"FR-13: a chest's face value; 0 for other kinds (0-{MAX_POINTS}, so that"
+        " every score fits the engine's 32-bit sums)",
+    )
 
     @model_validator(mode="after")
     def _value_only_on_chests(self) -> Relic:
@@ -99,31 +120,54 @@ class Scoring(BaseModel):
 
     model_config = _STRICT
 
-    gem_table: list[int] = Field(
+    gem_table: list[_Points] = Field(
         default_factory=lambda: [1, 6, 9, 15],
         min_length=1,
         max_length=60,
-        description="FR-13: points for owning 1, 2, 3, 4... gems; more gems score the last entry",
+        description="FR-13: points for owning 1, 2, 3, 4... gems; more gems score the last entry"
+        f" (1-60 entries, each {_POINTS})",
     )
-    hollow: int = Field(1, description="FR-13: points for a hollow that is not captured")
-    hollow_captured: int = Field(3, description="FR-13: points for a captured hollow")
+    hollow: _Points = Field(
+        1, description=f"FR-13: points for a hollow that is not captured ({_POINTS})"
+    )
+    hollow_captured: _Points = Field(
+        3, description=f"FR-13: points for a captured hollow ({_POINTS})"
+    )
     cursed_set_size: int = Field(
-        2, ge=1, description="FR-13: captured cursed relics of one type needed for the bonus"
+        2,
+        ge=1,
+        le=MAX_RELICS,
+        description="FR-13: captured cursed relics of one type needed for the bonus"
+        f" (at most the {MAX_RELICS} relics a deck holds)",
     )
-    cursed_set_bonus: int = Field(
-        5, description="FR-13: points for each cursed type with a full captured set"
+    cursed_set_bonus: _Points = Field(
+        5, description=f"FR-13: points for each cursed type with a full captured set ({_POINTS})"
     )
-    four_bonus: int = Field(3, description="FR-13: points a captured 4 gives")
+    four_bonus: _Points = Field(3, description=f"FR-13: points a captured 4 gives ({_POINTS})")
     four_threshold: int = Field(
-        3, ge=0, description="FR-13: captured relics needed for the captured 4's bonus"
+        3,
+        ge=0,
+        le=MAX_RELICS,
+        description="FR-13: captured relics needed for the captured 4's bonus"
+        f" (at most the {MAX_RELICS} relics a deck holds)",
     )
-    eight_penalty: int = Field(1, description="FR-13: points subtracted for a captured 8")
-    nine_penalty: int = Field(1, description="FR-13: points subtracted for a captured 9")
+    eight_penalty: _Points = Field(
+        1, description=f"FR-13: points subtracted for a captured 8 ({_POINTS})"
+    )
+    nine_penalty: _Points = Field(
+        1, description=f"FR-13: points subtracted for a captured 9 ({_POINTS})"
+    )
     six_multiplier: int = Field(
-        2, ge=1, description="FR-10: factor on a chest captured with a 6 while both stay captured"
+        2,
+        ge=1,
+        le=MAX_SIX_MULTIPLIER,
+        description="FR-10: factor on a chest captured with a 6 while both stay captured"
+        f" (1-{MAX_SIX_MULTIPLIER}, so that every score fits the engine's 32-bit sums)",
     )
-    six_max_chest: int = Field(
-        5, description="FR-10: chests worth at most this are multiplied by the 6"
+    six_max_chest: _Points = Field(
+        5,
+        description="FR-10: chests worth at most this are multiplied by the 6"
+        f" (-{MAX_POINTS} to {MAX_POINTS}; chests are worth 0-{MAX_POINTS})",
     )
 
 
@@ -149,7 +193,8 @@ class Rules(BaseModel):
     # Keys are lax so that a resolved config read back from JSON (string keys) validates again.
     removed_relics: dict[Annotated[int, Field(strict=False)], Annotated[int, Field(ge=0)]] = Field(
         default_factory=lambda: {2: 8},
-        description="FR-3: relics removed unseen before round 1, by player count",
+        description="FR-3: relics removed unseen before round 1, by player count"
+        " (player counts 2-4; each fewer than the deck's relics)",
     )
     relics: dict[str, Relic] = Field(
         default_factory=_fr2_relics,
@@ -217,7 +262,9 @@ class RandomPolicy(BaseModel):
     kind: Literal["random"] = Field("random", description="uniform over legal moves")
 
 
-_Weight = Annotated[float, Field(allow_inf_nan=False)]
+# Finite and within MAX_WEIGHT either way (shown with each weight's type by `balance games`):
+# see MAX_WEIGHT.
+_Weight = Annotated[float, Field(allow_inf_nan=False, ge=-MAX_WEIGHT, le=MAX_WEIGHT)]
 
 
 class GreedyPolicy(BaseModel):

@@ -7,15 +7,21 @@ int32 and all weights float64 so that every config compiles to the same numba si
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from balance.config import ConfigError
 from balance.games._kit import Offsets
 from balance.games.five_ravens.schema import (
+    MAX_POINTS,
     MAX_RELIC_TYPES,
     MAX_RELICS,
+    MAX_SIX_MULTIPLIER,
+    MAX_WEIGHT,
     RAVEN_NAMES,
     GreedyPolicy,
 )
@@ -44,6 +50,23 @@ MAX_CAP = 256  # cards per pile: the 9 Ravens and every relic
 MAX_TYPES = MAX_RELIC_TYPES
 MAX_GEM_TABLE = 64
 assert N_RAVENS + MAX_RELICS <= MAX_CAP
+
+# Scores are int32 sums (engine.score_breakdown); schema.py bounds every number in them so that
+# the largest score a config can reach fits: every relic a chest or hollow of MAX_POINTS, one
+# chest multiplied by the 6, the gem entry, a cursed bonus per relic type, the 4's bonus and the
+# two penalties. compile_tables checks the config's own worst case too (_check_scores).
+I32_MIN, I32_MAX = int(np.iinfo(np.int32).min), int(np.iinfo(np.int32).max)
+MAX_SCORE = (
+    MAX_RELICS * MAX_POINTS
+    + MAX_POINTS * (MAX_SIX_MULTIPLIER - 1)
+    + MAX_POINTS
+    + MAX_RELIC_TYPES * MAX_POINTS
+    + 3 * MAX_POINTS
+)
+assert MAX_SCORE <= I32_MAX
+# A greedy value is a sum of a few products of a weight by a weight or by points (at most a
+# score): ten of them at schema.MAX_WEIGHT stay a hundred times above NEG (below).
+assert 10 * MAX_WEIGHT * (MAX_WEIGHT + MAX_SCORE) * 100 < 1.0e18
 
 # Greedy weights, in GreedyPolicy field order (schema.py).
 GREEDY_WEIGHTS = (
@@ -192,8 +215,46 @@ class Compiled:
         return RAVEN_NAMES[t] if t < N_RAVENS else self.relic_names[t - N_RAVENS]
 
 
-def _i32(values: Any) -> np.ndarray:
+def _int32(value: int, key: str) -> int:
+    """``value`` if the kernels' int32 holds it, else a ConfigError naming ``key`` (schema.py
+    bounds every number far inside int32: this is the net for a value that got past it)."""
+    if not I32_MIN <= value <= I32_MAX:
+        problem = f"{value} does not fit the engine's 32-bit integers ({I32_MIN} to {I32_MAX})"
+        raise ConfigError(f"{key}: {problem}", key=key, problem=problem)
+    return value
+
+
+def _i32(values: Any, key: str | Callable[[int], str]) -> np.ndarray:
+    """``values`` as a contiguous int32 array; a value past int32 raises ConfigError naming
+    ``key`` (``key(i)`` for the i-th value), not numpy's OverflowError."""
+    values = [int(v) for v in values]
+    for i, v in enumerate(values):
+        _int32(v, key(i) if callable(key) else key)
     return np.ascontiguousarray(np.asarray(values, dtype=np.int32))
+
+
+def _check_scores(rules: Any) -> None:
+    """ConfigError if a score of this config could pass int32 either way (MAX_SCORE's sum for
+    its own deck and numbers), where the kernel's sums would wrap around silently."""
+    sc = rules.scoring
+    chest = max([abs(r.value) for r in rules.relics.values() if r.kind == "chest"], default=0)
+    per_relic = max(chest, abs(sc.hollow), abs(sc.hollow_captured))
+    cursed_types = sum(1 for r in rules.relics.values() if r.kind == "cursed")
+    worst = (
+        rules.total_relics() * per_relic
+        + chest * abs(sc.six_multiplier - 1)
+        + max(abs(g) for g in sc.gem_table)
+        + cursed_types * abs(sc.cursed_set_bonus)
+        + abs(sc.four_bonus)
+        + abs(sc.eight_penalty)
+        + abs(sc.nine_penalty)
+    )
+    if worst > I32_MAX:
+        problem = (
+            f"a score could reach {worst} points, past the engine's 32-bit scores ({I32_MAX});"
+            f" keep point values within {MAX_POINTS}"
+        )
+        raise ConfigError(f"rules.scoring: {problem}", key="rules.scoring", problem=problem)
 
 
 def compile_tables(
@@ -204,32 +265,47 @@ def compile_tables(
     players = config.players
     names = tuple(rules.relics)
     relics = [rules.relics[n] for n in names]
-    type_kind = _i32([KIND_IDS[r.kind] for r in relics])
-    type_value = _i32([r.value if r.kind == "chest" else 0 for r in relics])
-    type_thief = _i32([1 if n in rules.thief_relics else 0 for n in names])
-    inst_type = _i32([t for t, r in enumerate(relics) for _ in range(r.count)])
+    # schema.py keeps the deck within the kernels' fixed sizes; a config past them stops here
+    if not 1 <= rules.total_relics() <= MAX_RELICS or len(names) > MAX_TYPES:
+        problem = f"the deck must hold 1-{MAX_RELICS} relics of at most {MAX_TYPES} kinds"
+        raise ConfigError(f"rules.relics: {problem}", key="rules.relics", problem=problem)
+    if len(rules.scoring.gem_table) >= MAX_GEM_TABLE:
+        problem = f"at most {MAX_GEM_TABLE - 1} entries"
+        key = "rules.scoring.gem_table"
+        raise ConfigError(f"{key}: {problem}", key=key, problem=problem)
+    type_kind = _i32([KIND_IDS[r.kind] for r in relics], "rules.relics")
+    type_value = _i32(
+        [r.value if r.kind == "chest" else 0 for r in relics],
+        lambda t: f"rules.relics.{names[t]}.value",
+    )
+    type_thief = _i32([1 if n in rules.thief_relics else 0 for n in names], "rules.thief_relics")
+    inst_type = _i32([t for t, r in enumerate(relics) for _ in range(r.count)], "rules.relics")
     sc = rules.scoring
     params = np.zeros(N_PARAMS, np.int32)
-    params[P_PLAYERS] = players
-    params[P_ROUNDS] = rules.rounds
-    params[P_HAND] = rules.hand_size
-    params[P_REMOVED] = rules.removed_relics.get(players, 0)
-    params[P_N_RELICS] = len(inst_type)
-    params[P_N_TYPES] = len(names)
-    params[P_HOLLOW] = sc.hollow
-    params[P_HOLLOW_CAPT] = sc.hollow_captured
-    params[P_CURSED_SET] = sc.cursed_set_size
-    params[P_CURSED_BONUS] = sc.cursed_set_bonus
-    params[P_FOUR_BONUS] = sc.four_bonus
-    params[P_FOUR_MIN] = sc.four_threshold
-    params[P_EIGHT_PEN] = sc.eight_penalty
-    params[P_NINE_PEN] = sc.nine_penalty
-    params[P_SIX_MULT] = sc.six_multiplier
-    params[P_SIX_MAX] = sc.six_max_chest
-    gem_table = _i32([0, *sc.gem_table])
+    for at, value, key in (
+        (P_PLAYERS, players, "players"),
+        (P_ROUNDS, rules.rounds, "rules.rounds"),
+        (P_HAND, rules.hand_size, "rules.hand_size"),
+        (P_REMOVED, rules.removed_relics.get(players, 0), f"rules.removed_relics.{players}"),
+        (P_N_RELICS, len(inst_type), "rules.relics"),
+        (P_N_TYPES, len(names), "rules.relics"),
+        (P_HOLLOW, sc.hollow, "rules.scoring.hollow"),
+        (P_HOLLOW_CAPT, sc.hollow_captured, "rules.scoring.hollow_captured"),
+        (P_CURSED_SET, sc.cursed_set_size, "rules.scoring.cursed_set_size"),
+        (P_CURSED_BONUS, sc.cursed_set_bonus, "rules.scoring.cursed_set_bonus"),
+        (P_FOUR_BONUS, sc.four_bonus, "rules.scoring.four_bonus"),
+        (P_FOUR_MIN, sc.four_threshold, "rules.scoring.four_threshold"),
+        (P_EIGHT_PEN, sc.eight_penalty, "rules.scoring.eight_penalty"),
+        (P_NINE_PEN, sc.nine_penalty, "rules.scoring.nine_penalty"),
+        (P_SIX_MULT, sc.six_multiplier, "rules.scoring.six_multiplier"),
+        (P_SIX_MAX, sc.six_max_chest, "rules.scoring.six_max_chest"),
+    ):
+        params[at] = _int32(value, key)
+    gem_table = _i32([0, *sc.gem_table], lambda i: f"rules.scoring.gem_table[{i - 1}]")
+    _check_scores(rules)
     switches = [getattr(rules.ravens, n) for n in RAVEN_NAMES]
-    action_on = _i32([int(s.action) for s in switches])
-    capture_on = _i32([int(s.capture) for s in switches])
+    action_on = _i32([int(s.action) for s in switches], "rules.ravens")
+    capture_on = _i32([int(s.capture) for s in switches], "rules.ravens")
 
     if seat_kinds is None:
         seat_kinds = []
@@ -239,7 +315,13 @@ def compile_tables(
             kind = pol["kind"] if isinstance(pol, dict) else pol.kind
             seat_kinds.append(POLICY_KIND_IDS[kind])
             get = pol.get if isinstance(pol, dict) else lambda k, d=None, p=pol: getattr(p, k, d)
-            rows.append([float(get(w, _greedy_default(w))) for w in GREEDY_WEIGHTS])
+            row = [float(get(w, _greedy_default(w))) for w in GREEDY_WEIGHTS]
+            for w, x in zip(GREEDY_WEIGHTS, row, strict=True):
+                if not (math.isfinite(x) and abs(x) <= MAX_WEIGHT):  # schema.py's bound, again
+                    key = f"policies.{name}.{w}"
+                    problem = f"must be a finite number within {MAX_WEIGHT} either way, got {x}"
+                    raise ConfigError(f"{key}: {problem}", key=key, problem=problem)
+            rows.append(row)
         weights = np.asarray(rows, dtype=np.float64)
     assert weights is not None
     # The prior value of a relic nobody has seen: its base value averaged over the composition.
@@ -268,7 +350,7 @@ def compile_tables(
             card.append(t)
             cols.append(f"{event}__{RAVEN_NAMES[t] if is_raven else names[t - N_RAVENS]}")
 
-    params[P_MEAN_MILLI] = round(mean * 1000)
+    params[P_MEAN_MILLI] = _int32(round(mean * 1000), "rules.relics")
     params[P_N_TELE] = len(cols)
     params[P_GEM_N] = len(gem_table)
     params[P_RELIC_THIEVES] = int(type_thief.sum())

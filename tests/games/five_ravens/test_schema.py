@@ -3,15 +3,21 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import math
+from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
+from typer.testing import CliRunner
 
-from balance.games.five_ravens import PLUGIN, schema
+from balance.cli import app
+from balance.config import ConfigError, config_from_dict, load_yaml
+from balance.games.five_ravens import PLUGIN, schema, tables
 from balance.games.five_ravens.schema import (
     DEFAULT_POLICIES,
     GreedyPolicy,
@@ -22,6 +28,7 @@ from balance.games.five_ravens.schema import (
     Rules,
     Scoring,
 )
+from balance.games.five_ravens.tables import GREEDY_WEIGHTS, compile_tables
 
 from . import helpers
 
@@ -250,3 +257,238 @@ def test_the_largest_config_the_state_holds_plays(seats: list[str]) -> None:
     assert (chunk.turns > 0).all()
     stolen = [j for j, name in enumerate(compiled.columns) if name.startswith("stolen__")]
     assert chunk.telemetry[:, :, stolen].sum() > 0
+
+
+# ---------------------------------------------------------------- bounds (what the engine holds)
+#
+# Every number of the rules and the greedy weights is bounded in schema.py so that the kernels'
+# int32 tables hold it and no score can pass int32 (tables.MAX_SCORE); a value past a bound is
+# the usual one-line error naming the key, at `balance validate`, not an OverflowError later.
+
+P = schema.MAX_POINTS
+W = schema.MAX_WEIGHT
+BOUNDS = [  # (key under the config, lowest, highest)
+    ("rules.rounds", 1, 20),
+    ("rules.hand_size", 1, 20),
+    ("rules.relics.chest_5.value", 0, P),
+    ("rules.relics.gem.count", 0, 60),
+    ("rules.scoring.gem_table[1]", -P, P),
+    ("rules.scoring.hollow", -P, P),
+    ("rules.scoring.hollow_captured", -P, P),
+    ("rules.scoring.cursed_set_size", 1, schema.MAX_RELICS),
+    ("rules.scoring.cursed_set_bonus", -P, P),
+    ("rules.scoring.four_bonus", -P, P),
+    ("rules.scoring.four_threshold", 0, schema.MAX_RELICS),
+    ("rules.scoring.eight_penalty", -P, P),
+    ("rules.scoring.nine_penalty", -P, P),
+    ("rules.scoring.six_multiplier", 1, schema.MAX_SIX_MULTIPLIER),
+    ("rules.scoring.six_max_chest", -P, P),
+    *((f"policies.greedy.{w}", -float(W), float(W)) for w in GREEDY_WEIGHTS),
+]
+
+
+def base_data() -> dict:
+    data, _ = load_yaml(helpers.CONFIGS / "base.yaml")
+    return copy.deepcopy(data)
+
+
+def with_value(key: str, value: Any) -> dict:
+    """base.yaml with the value at ``key`` (dotted, ``gem_table[1]`` an index) replaced."""
+    data = base_data()
+    *parents, last = key.split(".")
+    node = data
+    for k in parents:
+        node = node[k]
+    if last.endswith("]"):
+        name, i = last[:-1].split("[")
+        node[name][int(i)] = value
+    else:
+        node[last] = value
+    return data
+
+
+@pytest.mark.parametrize(("key", "low", "high"), BOUNDS, ids=[b[0] for b in BOUNDS])
+def test_values_at_each_bound_validate_and_compile(key: str, low: float, high: float) -> None:
+    for value in (low, high):
+        cfg = config_from_dict(with_value(key, value), "base.yaml")
+        compile_tables(cfg)
+
+
+@pytest.mark.parametrize(("key", "low", "high"), BOUNDS, ids=[b[0] for b in BOUNDS])
+def test_one_past_each_bound_names_the_key(key: str, low: float, high: float) -> None:
+    step = 1 if isinstance(high, int) else 1.0
+    for value, sign in ((low - step, ">="), (high + step, "<=")):
+        with pytest.raises(ConfigError) as info:
+            config_from_dict(with_value(key, value), "base.yaml")
+        message = str(info.value)
+        assert info.value.key == key, message
+        assert message.startswith(f"base.yaml: {key}: must be {sign} "), message
+        assert "\n" not in message
+
+
+@pytest.mark.parametrize("bad", [math.inf, -math.inf, math.nan])
+def test_weights_must_be_finite(bad: float) -> None:
+    with pytest.raises(ConfigError) as info:
+        config_from_dict(with_value("policies.greedy.info_value", bad), "base.yaml")
+    assert str(info.value).startswith("base.yaml: policies.greedy.info_value: must be a finite")
+
+
+def test_every_bound_is_described() -> None:
+    """The bound is in the field's text (`balance games five_ravens`), not only in the type."""
+    fields = {**Scoring.model_fields, "value": Relic.model_fields["value"]}
+    for name in ("gem_table", "hollow", "four_bonus", "six_max_chest", "value"):
+        assert str(P) in fields[name].description, name
+    assert "1-100" in fields["six_multiplier"].description
+    assert "200" in fields["cursed_set_size"].description
+    assert "200" in fields["four_threshold"].description
+    assert "fewer than the deck's relics" in Rules.model_fields["removed_relics"].description
+
+
+def test_the_largest_score_fits_int32() -> None:
+    assert tables.MAX_SCORE == 3_510_000 < 2**31 - 1
+
+
+def test_validate_rejects_a_hollow_past_int32_in_one_line(tmp_path) -> None:
+    path = tmp_path / "big.yaml"
+    path.write_text(
+        f"extends: {helpers.CONFIGS / 'base.yaml'}\nrules:\n  scoring:\n    hollow: 2147483648\n"
+    )
+    out = tmp_path / "run"
+    for args in (["validate", path], ["simulate", path, "--out", out]):
+        result = CliRunner().invoke(app, [str(a) for a in args])
+        assert result.exit_code == 1, result.output
+        assert result.stdout == ""
+        assert (
+            result.stderr
+            == f"error: {path}: rules.scoring.hollow: must be <= {P}, got 2147483648\n"
+        )
+        assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("rules.scoring.hollow", 2**31),
+        ("rules.scoring.six_max_chest", -(2**31) - 1),
+        ("rules.scoring.gem_table[1]", 2**40),
+        ("rules.relics.chest_5.value", 2**31),
+        ("rules.scoring.six_multiplier", 2**63),
+        ("rules.rounds", 2**31),
+    ],
+)
+def test_compile_names_the_key_of_a_value_past_int32(key: str, value: int) -> None:
+    """The safety net: a value that got past the schema (a model changed after validation) is a
+    ConfigError naming its key, not numpy's OverflowError."""
+    cfg = helpers.config()
+    *parents, last = key.removeprefix("rules.").split(".")
+    node: Any = cfg.rules
+    for k in parents:
+        node = node[k] if isinstance(node, dict) else getattr(node, k)
+    if last.endswith("]"):
+        getattr(node, last.split("[")[0])[1] = value
+    else:
+        setattr(node, last, value)
+    with pytest.raises(ConfigError) as info:
+        compile_tables(cfg)
+    assert info.value.key == key
+    assert str(info.value) == f"{key}: {value} does not fit the engine's 32-bit integers" + (
+        " (-2147483648 to 2147483647)"
+    )
+
+
+def test_compile_refuses_scores_that_could_pass_int32() -> None:
+    cfg = helpers.config()
+    cfg.rules.scoring.hollow = 2**30  # fits int32, but four hollows of it do not
+    with pytest.raises(ConfigError) as info:
+        compile_tables(cfg)
+    assert info.value.key == "rules.scoring"
+    assert "past the engine's 32-bit scores" in str(info.value)
+
+
+def test_compile_refuses_a_weight_past_the_schema() -> None:
+    cfg = helpers.config()
+    cfg.policies["greedy"]["draw_value"] = math.nan
+    with pytest.raises(ConfigError) as info:
+        compile_tables(cfg)
+    assert info.value.key == "policies.greedy.draw_value"
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_every_number_at_its_bound_plays(sign: int) -> None:
+    """The largest deck, every point value and weight at its bound: games play, scores are what
+    the relics allow (no int32 wrap-around) and every greedy value is finite and far above NEG."""
+    deck = {f"c{i}": {"kind": "chest", "count": 50, "value": P} for i in range(2)}
+    deck |= {"h": {"kind": "hollow", "count": 50}, "g": {"kind": "gem", "count": 20}}
+    deck |= {f"x{i}": {"kind": "cursed", "count": 2} for i in range(15)}
+    data = base_data()
+    data["rules"] |= {"relics": deck, "rounds": 20, "hand_size": 20}
+    data["rules"]["thief_relics"] = ["h", "x0"]
+    data["rules"]["scoring"] = {
+        "gem_table": [sign * P] * 60,
+        **{k: sign * P for k in ("hollow", "hollow_captured", "cursed_set_bonus", "four_bonus")},
+        **{k: -sign * P for k in ("eight_penalty", "nine_penalty")},
+        "cursed_set_size": 1,
+        "four_threshold": 0,
+        "six_multiplier": schema.MAX_SIX_MULTIPLIER,
+        "six_max_chest": P,
+    }
+    data["policies"]["greedy"] = {"kind": "greedy", **{w: sign * W for w in GREEDY_WEIGHTS}}
+    data["policies"]["other"] = {"kind": "greedy", **{w: -sign * W for w in GREEDY_WEIGHTS}}
+    data["seats"] = ["greedy", "other", "random", "greedy"]
+    cfg = config_from_dict(data, "base.yaml")
+    assert cfg.rules.total_relics() == schema.MAX_RELICS
+    compiled = compile_tables(cfg)
+    derived = compiled.k.weights[:4]
+    assert np.isfinite(derived).all() and np.isfinite(compiled.k.cvmax[:4]).all()
+    assert np.abs(derived).max() < 1e-3 * -tables.NEG
+    chunk = PLUGIN.play(compiled, 5, 0, 20)
+    assert np.abs(chunk.score).max() <= tables.MAX_SCORE
+    if sign > 0:  # every point is a gain: a wrap-around would show as a negative score
+        assert (chunk.score >= 0).all() and chunk.score.max() >= 10 * P
+
+
+# ---------------------------------------------------------------- any config within the bounds
+
+
+@st.composite
+def mutated_base(draw: st.DrawFn) -> dict:
+    """configs/five_ravens/base.yaml with its numbers redrawn within the schema's bounds."""
+    data = base_data()
+    ints = st.integers
+    players = draw(ints(2, 4))
+    data["players"] = players
+    data["seats"] = draw(st.lists(st.sampled_from(["greedy", "random"]), min_size=players,
+                                  max_size=players))  # fmt: skip
+    rules = data["rules"]
+    rules["rounds"] = draw(ints(1, 20))
+    rules["hand_size"] = draw(ints(1, 20))
+    for name, relic in rules["relics"].items():
+        relic["count"] = draw(ints(1 if name == "gem" else 0, 20))  # at most 200 relics
+        if relic["kind"] == "chest":
+            relic["value"] = draw(ints(0, P))
+    total = sum(r["count"] for r in rules["relics"].values())
+    rules["removed_relics"] = {players: draw(ints(0, total - 1))}
+    rules["thief_relics"] = draw(st.lists(st.sampled_from(list(rules["relics"])), unique=True))
+    points = ints(-P, P)
+    sc = rules["scoring"]
+    sc["gem_table"] = draw(st.lists(points, min_size=1, max_size=60))
+    for key in ("hollow", "hollow_captured", "cursed_set_bonus", "four_bonus", "eight_penalty",
+                "nine_penalty", "six_max_chest"):  # fmt: skip
+        sc[key] = draw(points)
+    sc["cursed_set_size"] = draw(ints(1, schema.MAX_RELICS))
+    sc["four_threshold"] = draw(ints(0, schema.MAX_RELICS))
+    sc["six_multiplier"] = draw(ints(1, schema.MAX_SIX_MULTIPLIER))
+    weight = st.floats(-W, W, allow_nan=False, allow_infinity=False) | ints(-W, W)
+    data["policies"]["greedy"] |= {w: draw(weight) for w in GREEDY_WEIGHTS}
+    return data
+
+
+@settings(max_examples=30, deadline=None)
+@given(mutated_base(), st.integers(0, 2**63 - 1))
+def test_any_config_within_the_bounds_compiles_and_plays(data: dict, seed: int) -> None:
+    cfg = config_from_dict(data, "base.yaml")
+    compiled = compile_tables(cfg)
+    chunk = PLUGIN.play(compiled, seed, 0, 20)
+    assert chunk.score.shape == (20, cfg.players)
+    assert np.abs(chunk.score).max() <= tables.MAX_SCORE
+    assert (chunk.rank >= 1).all() and (chunk.rank <= cfg.players).all()
