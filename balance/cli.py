@@ -43,7 +43,7 @@ try:
 
     import balance
     from balance import knobs, terminal
-    from balance.errors import BalanceError
+    from balance.errors import BalanceError, interruptible
 
     try:  # typer >= 0.20 ships its own copy of click
         from typer._click.exceptions import ClickException
@@ -72,7 +72,8 @@ class _Command(TyperCommand):
 
     def invoke(self, ctx: Any) -> Any:
         try:
-            return super().invoke(ctx)
+            with interruptible():  # Ctrl-C stays a KeyboardInterrupt: typer exits 130
+                return super().invoke(ctx)
         except BrokenPipeError:  # `balance ... | head`: the reader has gone; nothing to say
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())  # so that Python's final flush is quiet too
@@ -120,6 +121,8 @@ class _OneLineErrors(TyperGroup):
         return name, cmd, rest
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if signal.getsignal(signal.SIGINT) is _exit_130:  # from _App.__call__: commands built
+            signal.signal(signal.SIGINT, signal.default_int_handler)
         self._command = None
         try:
             rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
@@ -140,27 +143,43 @@ class _OneLineErrors(TyperGroup):
             sys.exit(1)
         if not standalone_mode:
             return rv
-        code = rv if isinstance(rv, int) else 0  # an int here is an Exit code
-        if code == INTERRUPTED and args is None:  # this process's own command line was run
-            _end_after_interrupt()
-        sys.exit(code)
+        sys.exit(rv if isinstance(rv, int) else 0)  # an int here is an Exit code
 
 
 INTERRUPTED = 130  # the exit code after Ctrl-C (128 + SIGINT, what shells report)
 
 
-def _end_after_interrupt() -> None:
-    """The process ends after Ctrl-C. Another Ctrl-C while Python shuts down (joining threads,
-    atexit) would print a traceback or kill the process by SIGINT: ignore it. And a
-    KeyboardInterrupt that passed through an ``eval`` or ``exec`` of a string (typer evaluates
-    annotations, numba generated code) makes CPython end ``python -m balance`` by SIGINT even
-    though it was caught; a successful string eval clears that mark, so that the exit code is
-    always 130."""
+class _App(typer.Typer):
+    """The ``balance`` program (the console script and ``python -m balance`` call it; tests call
+    the commands directly). Ctrl-C while typer builds the commands (it evaluates every option's
+    annotation, a tenth of a second) exits 130 quietly, as during the imports; and once a command
+    is done, Ctrl-C no longer changes how the process ends."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _QUIET_SIGINT and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            signal.signal(signal.SIGINT, _exit_130)  # until _OneLineErrors.main starts
+        try:
+            return super().__call__(*args, **kwargs)
+        except SystemExit:
+            _ending()
+            raise
+        except KeyboardInterrupt:  # outside any command's handling
+            _ending()
+            raise SystemExit(INTERRUPTED) from None
+
+
+def _ending() -> None:
+    """The process exits with its command's code. A Ctrl-C now, while Python shuts down (joining
+    threads, atexit, freeing modules), would print a traceback or kill the process by SIGINT
+    instead: ignore it. And a KeyboardInterrupt that passed through an ``eval`` or ``exec`` of a
+    string (typer evaluates annotations, numba runs generated code) makes CPython end ``python -m
+    balance`` by SIGINT even though it was caught; a successful string eval clears that mark, so
+    that the exit code is the command's."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     eval("None")
 
 
-app = typer.Typer(
+app = _App(
     cls=_OneLineErrors,
     no_args_is_help=True,
     add_completion=False,
@@ -461,8 +480,8 @@ def impact(
     typer.echo(
         f"Change in win share (points) and in mean turns ± the {level} half-width (t-interval "
         "over games), sorted by the size of the headline change "
-        f"({impact_file.headline_label(result.headline)}); * Benjamini-Hochberg q < 0.05 over "
-        "every row of every variant (intervals are per row)."
+        f"({impact_file.headline_label(result.headline)}); * q < 0.05: Benjamini-Hochberg within "
+        "each metric over every variant, times the number of metrics (intervals are per row)."
     )
     if out is not None:
         typer.echo(f"table -> {out}")
@@ -517,7 +536,8 @@ def compare(
     terminal.print_table(terminal.compare_table(result))
     typer.echo(
         f"B - A with its {result.level * 100:g} % t-interval over games (paired: same seeds); "
-        "q: Benjamini-Hochberg over the whole table; * q < 0.05."
+        "q: Benjamini-Hochberg within each metric (win share, mean score, game length), times "
+        "the number of metrics; * q < 0.05."
     )
     if report_file is not None:
         from balance.report import write_comparison

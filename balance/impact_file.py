@@ -11,8 +11,9 @@ card-impact section agree:
 The long table has one row per (variant, metric, group): ``variant``, ``description``,
 ``metric`` (win_share, mean_score, mean_turns), ``kind``, ``group``, ``games``, ``a`` (base),
 ``b`` (variant), ``diff``, ``sd``, ``se``, ``lo``, ``hi`` (the row's own interval), ``p_value``,
-``q_value`` (Benjamini-Hochberg over every row of every variant) and ``significant``: q < 0.05,
-the one rule of balance/stats/multiple.py that every star, colour and sentence uses.
+``q_value`` (Benjamini-Hochberg within each metric over every variant, times the number of
+metrics) and ``significant``: q < 0.05, the one rule of balance/stats/multiple.py that every star,
+colour and sentence uses.
 
 The summary ranks the variants by their change of one metric declared before the games were
 played: the config's headline metric (``report: headline:``; by default the first player's win
@@ -174,8 +175,8 @@ def read_impact(path: str | os.PathLike[str]) -> ImpactFile:
     table = table.with_columns(pl.col(floats).cast(pl.Float64).fill_null(float("nan")))
     if "description" not in table.columns:
         table = table.with_columns(description=pl.lit(""))
-    if "q_value" not in table.columns:  # a table written without q-values: one family
-        table = table.with_columns(q_value=pl.Series(stats.bh_qvalues(table["p_value"])))
+    if "q_value" not in table.columns:  # a table written without q-values: the one rule
+        table = stats.adjust(table)
     table = flag(table)  # one rule, whatever wrote the file
     level = float(meta.get("level", 0.95))
     headline = _headline(meta.get("headline"), shown)

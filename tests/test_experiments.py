@@ -10,6 +10,7 @@ import fake_game as fake
 import numpy as np
 import polars as pl
 import pytest
+from stats.helpers import reference_q
 from typer.testing import CliRunner
 
 from balance import experiments as ex
@@ -162,7 +163,7 @@ def test_compare_command(fake_config, tmp_path):
     assert out.startswith(f"compare A = {fake_config}, B = {b}: 300 paired games (seed 7) in ")
     line = next(x for x in out.splitlines() if "mean score" in x and "1st player" in x)
     assert "+2.000" in line and line.endswith("*")
-    assert out.rstrip().endswith("q: Benjamini-Hochberg over the whole table; * q < 0.05.")
+    assert out.rstrip().endswith("times the number of metrics; * q < 0.05.")
     assert "team" not in out  # one team per seat: the seat rows say it all
 
 
@@ -285,10 +286,8 @@ def test_impact_on_the_fake_game(fake_config, tmp_path):
     repeats = result.lineup.repeats()  # one-seat teams (and policies) of the fake line-up
     assert ("team", "0") in repeats
     keys = list(zip(t["kind"], t["group"], strict=True))
-    family = t.filter(
-        pl.Series([k not in repeats for k in keys]) & pl.col("p_value").is_not_nan()
-    )
-    q = stats.bh_qvalues(family["p_value"].to_numpy())
+    family = t.filter(pl.Series([k not in repeats for k in keys]) & pl.col("p_value").is_not_nan())
+    q = reference_q(family["p_value"], family["metric"])
     np.testing.assert_allclose(family["q_value"].to_numpy(), q)
     assert (family["significant"].to_numpy() == (q < 0.05)).all()
 

@@ -17,13 +17,13 @@ import polars as pl
 from balance import impact_file, runner, stats
 from balance.config import RunConfig
 from balance.experiments.compare import check_pairable
-from balance.headline import headline_of
 from balance.experiments.play import Progress, Runs
 from balance.experiments.variants import (
     REPORT_VARIANTS_FILE,
     Variant,
     apply_patch,
 )
+from balance.headline import headline_of
 from balance.runner import CHUNK, RunnerError
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import polars as pl
 
 import balance
+from balance import stats
 from balance.report import figures
 from balance.report.numbers import comparison_rows, config_diff
 from balance.report.sections import (
@@ -58,8 +59,7 @@ def render_comparison(comparison: Any, *, cdn: bool = False, generated: str | No
             "What B changes",
             headline(comparison_sentences(c))
             + f'<p class="note">Paired over {c.games:,} games; [ ] are {level} intervals; '
-            "a change is named only when it is significant: Benjamini-Hochberg q &lt; 0.05 over "
-            "the whole table.</p>",
+            "a change is named only when it is significant (" + escape(stats.RULE) + ").</p>",
         ),
         ("provenance", "Provenance", _provenance(c)),
         ("wins", "Win share", figs[0]),
@@ -130,9 +130,11 @@ def _method(c: Any, *, n_rows: int) -> str:
         "<i>i</i> draws the same random numbers under A and B (common random numbers), so each "
         "game gives one paired difference B − A, and most of the luck cancels. Intervals: "
         f"{escape(c.method)}, at the {c.level:.0%} level (per row). A change is called "
-        "significant, marked red and put into words only when its Benjamini-Hochberg q-value "
-        f"over all {n_rows} rows is below 0.05: among the changes so named, the expected share "
-        "that are not real is at most 5 %. A row that repeats another (a one-seat team or "
+        "significant, marked red and put into words only when its q-value is below 0.05: the "
+        f"Benjamini-Hochberg q-value within its metric's rows of the {n_rows} (win share, mean "
+        "score, game length), times the number of metrics. Among the changes so named, the "
+        "expected share that are not real is then at most 5 %, and if B changed nothing the "
+        "chance of naming any change is at most 5 %. A row that repeats another (a one-seat team or "
         "policy repeats its seat) takes that row's q-value; a share the rules fix has no "
         "test.</p>"
     )

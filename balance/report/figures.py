@@ -271,7 +271,7 @@ def plot_card_impact(impact: CardImpact, by: str | None = None) -> go.Figure:
                         r["hi"],
                     ]
                     for r in sub.iter_rows(named=True)
-                ],  # fmt: skip
+                ],
                 hovertemplate="%{y}: %{x:+.2%} [%{customdata[5]:+.2%}, %{customdata[6]:+.2%}]"
                 "<br>with %{customdata[0]:.2%} (n %{customdata[2]:,}), "
                 "without %{customdata[1]:.2%} (n %{customdata[3]:,})"

@@ -18,7 +18,7 @@ import polars as pl
 import yaml
 
 from balance import stats
-from balance.impact_file import FLAG_Q, ImpactFile
+from balance.impact_file import ImpactFile
 from balance.report import figures
 from balance.report.numbers import (
     DatasetStats,
@@ -190,7 +190,7 @@ def differences_columns(a_name: str = "baseline", b_name: str = "this run") -> l
         Column("difference", lambda r: r, fmt_diff),
         Column("diff", lambda r: r["diff"], fmt("+.4f"), True, "for sorting"),
         Column("p", lambda r: r["p_value"], pvalue, True),
-        Column("q (BH)", lambda r: r.get("q_value"), pvalue, True, "Benjamini-Hochberg, whole table"),
+        Column("q", lambda r: r.get("q_value"), pvalue, True, stats.RULE),
     ]
 
 
@@ -434,8 +434,9 @@ def impact_section(page: Page, ds: DatasetStats) -> str:
     caveat = (
         f'<p class="caveat"><b>Observational diagnostics, not effects</b> ({escape(imp.caveat)}). '
         f"Win share of the seat-games with the event (count &gt; 0) minus those without, "
-        f"{imp.level:.0%} Newcombe intervals; rows in red differ with Benjamini-Hochberg q &lt; "
-        f"{1 - imp.level:.2g} over the whole table. Click a column header to sort.</p>"
+        f"{imp.level:.0%} Newcombe intervals with game-clustered variance (the seat-games of one "
+        "game are not independent); rows in red differ with Benjamini-Hochberg q &lt; 0.05 over "
+        "the whole table. Click a column header to sort.</p>"
     )
     skipped = ""
     if no_contrast.height:
@@ -552,8 +553,7 @@ def variants_section(page: Page, impact: ImpactFile) -> str:
         f"Intervals: {escape(impact.method)}. These are causal effects of each change, unlike "
         "the observational diagnostics above. Variants are ranked by their change of the "
         f"headline metric, {escape(_headline_words(impact))}, declared before the games were "
-        f"played. Red: Benjamini-Hochberg q &lt; {FLAG_Q:.2g} over every row of every variant "
-        "(intervals are per row).</p>"
+        f"played. Red: {escape(stats.RULE)}, over every variant (intervals are per row).</p>"
     )
     cols = [
         Column("variant", lambda r: r["variant"]),

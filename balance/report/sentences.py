@@ -15,7 +15,7 @@ from typing import Any
 
 import polars as pl
 
-from balance.impact_file import FLAG_Q, ImpactFile
+from balance.impact_file import ImpactFile
 from balance.report.numbers import (
     DatasetStats,
     Differences,
@@ -23,7 +23,7 @@ from balance.report.numbers import (
     config_diff,
     first_player_rows,
 )
-from balance.stats import KINDS
+from balance.stats import KINDS, RULE
 
 # ===================================================================================== labels
 
@@ -131,7 +131,6 @@ def seat_bound(ws: Any, level: float = 0.95) -> tuple[float, float]:
     lo, hi = wilson_interval(seat["share"].to_numpy(), seat["n_eff"].to_numpy(), each)
     fair = seat["fair"].to_numpy()
     return float(max((hi - fair).max(), (fair - lo).max())), level
-
 
 
 def summary_sentences(
@@ -274,7 +273,7 @@ def impact_sentences(impact: ImpactFile) -> list[str]:
     top = ranked.row(0, named=True)
     n_sig = int(ranked["significant"].sum())
     change = _headline_change(metric, kind, top)
-    rule = f"Benjamini-Hochberg q < {FLAG_Q:.2g} over every row of every variant"
+    rule = f"{RULE}, over every variant"
     if s.height == 1:
         sig = "significant" if top["significant"] else "not significant"
         first = (
@@ -388,8 +387,7 @@ def _length_clause(t: pl.DataFrame) -> str:
 
 def comparison_sentences(comparison: Any) -> list[str]:
     """What B changed against A, in words: game length and every significant change of a win
-    share or mean score (significant: Benjamini-Hochberg q < 0.05 over the whole table; no
-    other change is named as one)."""
+    share or mean score (significant: balance.stats.RULE; no other change is named as one)."""
     t = comparison_rows(comparison)
     changes = config_diff(comparison.a_config.resolved_dict(), comparison.b_config.resolved_dict())
     changes = [c for c in changes if c[0] != "description"]  # words, not rules (in the table)

@@ -7,7 +7,8 @@ which the CLI prints and the report draws. Nothing here imports a game.
 - winrates.py: win shares with Wilson intervals, seat advantage, score and length distributions;
 - impact.py: observational card impact (diagnostics) with game-clustered variance, Newcombe
   intervals;
-- multiple.py: the one significance rule (Benjamini-Hochberg q < 0.05 over a whole table);
+- multiple.py: the one significance rule (Benjamini-Hochberg within each metric of a table,
+  Bonferroni across its metrics);
 - groups.py: the group kinds (seat, place in the turn order, policy, team, role) and the per-game
   value of each group, taken from the rows of each game;
 - paired.py: paired differences between two runs of the same seeds (t-interval over games),
@@ -40,7 +41,7 @@ from balance.stats.impact import (
     telemetry_columns,
     two_proportion_p,
 )
-from balance.stats.multiple import Q, adjust, bh_qvalues
+from balance.stats.multiple import RULE, Q, adjust, bh_qvalues
 from balance.stats.paired import (
     METHOD,
     UNPAIRED_METHOD,
@@ -112,8 +113,8 @@ __all__ = [
     "CAVEAT",
     "KINDS",
     "METHOD",
-    "Q",
     "QUANTILES",
+    "RULE",
     "SPRT",
     "UNPAIRED_METHOD",
     "CardImpact",
@@ -127,6 +128,7 @@ __all__ = [
     "Moments",
     "Paired",
     "PairedAccumulator",
+    "Q",
     "SeatAdvantage",
     "SequentialAssertion",
     "Summary",

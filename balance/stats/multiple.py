@@ -1,20 +1,27 @@
-"""The one significance rule: Benjamini-Hochberg over every row of a table that is scanned.
+"""The one significance rule: Benjamini-Hochberg within each metric, Bonferroni across metrics.
 
 A report or a CLI table of dozens of differences (every seat, place in the turn order, policy,
 team and role, win share and mean score, and game length; times every variant of an impact run)
 holds a few intervals that exclude 0 by chance at any level. So no row is starred, coloured or
-turned into a sentence on its own interval: ``significant`` is ``q_value < Q`` where
-``q_value`` is the Benjamini-Hochberg adjusted p-value over the table's *family*, which
-controls the expected share of false discoveries among the starred rows at ``Q``. The
-intervals printed beside them stay per-row (unadjusted) intervals at the table's level.
+turned into a sentence on its own interval: ``significant`` is ``q_value < Q``.
 
-The family is every row with a p-value, except:
+``q_value`` is the Benjamini-Hochberg adjusted p-value within the row's *family*, the rows of one
+metric (win share, mean score, game length) across the whole table, multiplied by the number of
+families (capped at 1). Each family's false discovery rate is then at most Q / m for m families,
+so the whole table's is at most Q (the false proportion of the stars is at most the sum of the
+families'), and when nothing changed at all the chance of a single star is at most Q. A table of
+one metric (observational card impact) is plain Benjamini-Hochberg. The families keep a metric
+with many real changes (a rule change that lengthens every game moves every mean score) from
+lowering the bar for the others (the seats of a symmetric line-up, which no rule can favour).
+The intervals printed beside the stars stay per-row (unadjusted) intervals at the table's level.
+
+A family is every row of the metric with a p-value, except:
 
 - rows without a test (p is NaN): a share that the rules fix (a policy that holds every seat),
   a column with no variation on either side;
 - rows that repeat another row of the same table: a policy or team of exactly one seat, fixed
-  for the run, has its seat's numbers game by game. It is left out of the family and gets its
-  seat's q-value, so that a duplicate neither counts twice nor escapes the rule.
+  for the run, has its seat's numbers game by game. It is left out and gets its seat's q-value,
+  so that a duplicate neither counts twice nor escapes the rule.
 """
 
 from __future__ import annotations
@@ -25,7 +32,11 @@ import numpy as np
 import polars as pl
 from scipy import stats as sps
 
-Q = 0.05  # a row is significant when its Benjamini-Hochberg q-value is below this
+RULE = (
+    "q < 0.05: Benjamini-Hochberg within each metric (win share, mean score, game length), times "
+    "the number of metrics"
+)  # how every table, page and sentence says the rule
+Q = 0.05  # a row is significant when its q-value (module docstring) is below this
 
 
 def bh_qvalues(p_values: np.ndarray | Sequence[float]) -> np.ndarray:
@@ -44,8 +55,9 @@ def adjust(
     repeats: Mapping[tuple[str, str], int] | None = None,
     within: Sequence[str] = (),
 ) -> pl.DataFrame:
-    """``q_value`` (BH over the table's family, see the module docstring) and ``significant``
-    (q < Q) for a table with ``p_value`` (and ``kind``, ``group`` when ``repeats`` is given).
+    """``q_value`` (BH within each ``metric``, times the number of metrics; see the module
+    docstring) and ``significant`` (q < Q) for a table with ``p_value`` (and ``kind``, ``group``
+    when ``repeats`` is given; a table without ``metric`` is one family).
 
     ``repeats`` maps a (kind, group) that repeats a seat's row to that seat; the repeat takes
     the q-value of the row with the same ``metric`` (and the same ``within`` columns, e.g.
@@ -56,9 +68,13 @@ def adjust(
     if repeats:
         keys = zip(table["kind"].to_list(), table["group"].to_list(), strict=True)
         repeat = np.array([k in repeats for k in keys], dtype=bool)
-    family = ~np.isnan(p) & ~repeat
+    tested = ~np.isnan(p) & ~repeat
+    metric = table["metric"].to_numpy() if "metric" in table.columns else np.zeros(table.height)
+    families = [m for m in dict.fromkeys(metric[tested].tolist())]
     q = np.full(table.height, np.nan)
-    q[family] = bh_qvalues(p[family])
+    for m in families:
+        rows = tested & (metric == m)
+        q[rows] = np.minimum(1.0, len(families) * bh_qvalues(p[rows]))
     if repeat.any():
         assert repeats is not None
         key_cols = ["metric", *within]
@@ -76,4 +92,3 @@ def adjust(
         q_value=pl.Series(q),
         significant=pl.Series(np.nan_to_num(q, nan=1.0) < Q),
     )
-

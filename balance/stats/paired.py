@@ -151,7 +151,7 @@ class PairedAccumulator:
     ) -> pl.DataFrame:
         """One row per (metric, group): metric (win_share, mean_score, mean_turns), kind, group,
         games, a, b, diff, sd (of the per-game difference), se, lo, hi (the row's own
-        t-interval), p_value, q_value (Benjamini-Hochberg over the whole table) and significant
+        t-interval), p_value, q_value and significant
         (q < 0.05): the one rule of balance/stats/multiple.py. ``repeats`` (the base line-up's
         ``Lineup.repeats()``) names the rows that repeat a seat's. A row whose value is the same
         in every game of both runs (a share the rules fix) has no test: p is NaN."""
@@ -333,7 +333,7 @@ def unpaired_differences(
 ) -> pl.DataFrame:
     """Differences B - A of two independent runs (no common games), in the columns of the
     paired table (metric, kind, group, games, a, b, diff, lo, hi, p_value, q_value, significant
-    (BH q < 0.05 over the whole table); no sd/se).
+    (balance/stats/multiple.py); no sd/se).
 
     Win shares per seat, place in the order, policy, team and role (the groups both runs have):
     Newcombe interval and pooled two-proportion z-test over each side's effective games (a

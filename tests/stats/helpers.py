@@ -55,3 +55,18 @@ def random_ranks(rng: np.random.Generator, n: int, p: int, weights: Sequence[flo
     rank = np.full((n, p), 2)
     rank[np.arange(n), winner] = 1
     return rank
+
+
+def reference_q(p_values, metrics):
+    """The one rule, written out independently: Benjamini-Hochberg (scipy) within each metric,
+    times the number of metrics, capped at 1."""
+    import numpy as np
+    from scipy import stats as sps
+
+    p, metrics = np.asarray(p_values, dtype=float), np.asarray(metrics)
+    families = list(dict.fromkeys(metrics.tolist()))
+    q = np.empty_like(p)
+    for m in families:
+        rows = metrics == m
+        q[rows] = np.minimum(1.0, len(families) * sps.false_discovery_control(p[rows]))
+    return q

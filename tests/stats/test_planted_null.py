@@ -58,7 +58,13 @@ def test_a_planted_null_compare_stars_nothing_in_95_percent_of_replicates(config
         words = " ".join(comparison_sentences(c))
         headlined += any(
             w in words
-            for w in ("B raises", "B lowers", "B lengthens", "B shortens", "changes significantly for")
+            for w in (
+                "B raises",
+                "B lowers",
+                "B lengthens",
+                "B shortens",
+                "changes significantly for",
+            )
         )
     assert starred <= MOST, f"{starred} of {REPLICATES} null replicates have a star"
     assert headlined <= starred  # a sentence names a change only when the table stars it
