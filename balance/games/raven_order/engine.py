@@ -15,10 +15,18 @@ Readings of the engine where the rulebook and RULINGS are silent (cited in tests
   may kill an attacker, whose blockers then survive). Each copy in play acts once per war.
 - ENGINE-5 Copies of a rune stack (two Crown Runes give +6); Frost Marks in one battle group stack.
 - ENGINE-6 Looting pays for workers and sentries that riders kill in battle, not for Poisons'.
-- ENGINE-7 Squire: a worker of the attacking rider's owner dies in its place (when it has one).
+- ENGINE-7 Squire: a worker of the attacking rider's owner dies in its place (when it has one),
+  whatever kills the rider: its battle, or a blocking Spirit Rune before the battle (then the
+  rider fights its battle as if nothing had happened).
 - ENGINE-8 Corruption may be played with no enemy unit to take; a taken unit keeps its rune.
 - ENGINE-9 A seat holds at most ``state.CAPU`` sentries, riders and druids; training a worker
   past that is not allowed (never reached by the heuristics).
+- ENGINE-10 The battle groups are fought "separately" with "all modifiers applied" (RO-8), and
+  killed units are removed at the end of the war (the rulebook's End of War): every group's
+  modifiers (a Crown Rune's +3 to its side's druids, Frost Marks, Shields, ...) are those of the
+  units in play when the battles begin, after the kills before battle (Dawn Raid and Spirit Runes,
+  ENGINE-4), and a unit killed in a group (or by Poisons after it) stays in play, its rune still
+  counting, until every group has fought. No group's result depends on the order of the groups.
 """
 
 from __future__ import annotations
@@ -128,6 +136,7 @@ from balance.games.raven_order.state import (
     is_academy,
     kill_worker,
     mark_dead,
+    mark_killed,
     shields_bonus,
     sweep,
     tele,
@@ -447,16 +456,37 @@ def destroy_building(tb, st, p, b):
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
+def squire_saves(tb, st, p, i):
+    """Squire (ENGINE-7): attacking rider ``i`` of ``p`` would be killed; its owner may kill one of
+    its workers instead. Returns True (the worker died) or False (the rider dies)."""
+    if (
+        st.units[p, i, U_TYPE] == RIDER  # RO-10: riders, not druids
+        and st.units[p, i, U_TIRED] == st.board[G_TURN]  # attacking in this war
+        and has(st, p, SQUIRE) > 0
+        and st.pl[p, PL_WORKERS] > 0
+        and choose_squire(tb, st, p)
+    ):
+        kill_worker(st, p)
+        return True
+    return False
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
 def kill_choice(tb, st, killer, victim, source):
-    """``killer`` kills enemy unit ``victim`` (a row, -2 a worker, -1 nothing)."""
+    """``killer`` kills enemy unit ``victim`` (a row, -2 a worker, -1 nothing) before the battles:
+    it leaves play at once (ENGINE-4), unless it is an attacking rider that Squire saves."""
     q = 1 - killer
     if victim == -2:
         if st.pl[q, PL_WORKERS] > 0:
             kill_worker(st, q)
-            emit(st, E_PREKILL, killer, source, WORKER, 0, 0, 0, 0)
+            emit(st, E_PREKILL, killer, source, WORKER, -1, 0, 0, 0)
     elif victim >= 0 and st.units[q, victim, U_DEAD] == 0:
-        emit(st, E_PREKILL, killer, source, st.units[q, victim, U_TYPE], 0, 0, 0, 0)
-        mark_dead(st, q, victim)
+        t = st.units[q, victim, U_TYPE]
+        r = st.units[q, victim, U_RUNE]
+        saved = squire_saves(tb, st, q, victim)
+        emit(st, E_PREKILL, killer, source, t, r, 1 if saved else 0, 0, 0)
+        if not saved:
+            mark_dead(st, q, victim)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -499,7 +529,9 @@ def declare(tb, st, p, n_atk):
 @njit(cache=True, _nrt=False, inline="always")
 def battle(tb, st, p, a, group, powers, kills):
     """RO-8: attacker ``a`` of ``p`` against its blockers (rows of the opponent); returns True
-    when the attacker was not engaged (it will destroy a building, RO-9)."""
+    when the attacker was not engaged (it will destroy a building, RO-9). The units it kills
+    stay in play until the end of the war (``mark_killed``), so the modifiers of every group are
+    those of the start of the battles, whatever the order of the groups (ENGINE-10)."""
     q = 1 - p
     att = st.aux[A_ATK, a]
     at_type = st.units[p, att, U_TYPE]
@@ -539,39 +571,34 @@ def battle(tb, st, p, a, group, powers, kills):
             if st.units[q, i, U_TYPE] == SENTRY:
                 looted += 1
             emit(st, E_DEATH, q, st.units[q, i, U_TYPE], st.units[q, i, U_RUNE], 0, 0, 0, 0)
-            mark_dead(st, q, i)
+            mark_killed(st, q, i)
     if at_type == RIDER:
         if has(st, p, LOOTING) > 0 and looted > 0:
             g = has(st, p, LOOTING) * tb.rune[LOOTING, RN_GOLD] * looted
             st.pl[p, PL_GOLD] += g
             emit(st, E_LOOT, p, g, 0, 0, 0, 0, 0)
         if has(st, p, POISONS) > 0:
-            m = 0
             for k in range(n):
-                if st.units[q, group[k], U_DEAD] == 0:
-                    mark_dead(st, q, group[k])
-                    m += 1
-            if m > 0:
-                emit(st, E_POISON, p, m, 0, 0, 0, 0, 0)
+                i = group[k]
+                if st.units[q, i, U_DEAD] == 0:  # blocked a rider and survived it
+                    r = st.units[q, i, U_RUNE]
+                    emit(st, E_POISON, p, st.units[q, i, U_TYPE], r, 0, 0, 0, 0)
+                    mark_killed(st, q, i)
     if dies:
-        if (
-            at_type == RIDER
-            and has(st, p, SQUIRE) > 0
-            and st.pl[p, PL_WORKERS] > 0
-            and choose_squire(tb, st, p)
-        ):
-            kill_worker(st, p)  # ENGINE-7
+        if squire_saves(tb, st, p, np.int64(att)):  # ENGINE-7 (int64 like kill_choice's row)
             emit(st, E_SQUIRE, p, 0, 0, 0, 0, 0, 0)
         else:
             emit(st, E_DEATH, p, at_type, st.units[p, att, U_RUNE], 0, 0, 0, 0)
-            mark_dead(st, p, att)
+            mark_killed(st, p, att)
     return False
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def resolve(tb, st, p, n_atk, group, powers, kills):
-    """After blockers are chosen: blocking Spirit Runes act (ENGINE-4), each battle group fights
-    (RO-8), then each attacker that was not engaged destroys a building (RO-9)."""
+    """After blockers are chosen: blocking Spirit Runes act (ENGINE-4; Squire may save an attacking
+    rider, ENGINE-7), each battle group fights (RO-8) with the modifiers of the units in play now
+    (ENGINE-10), each attacker that was not engaged destroys a building (RO-9), and at the end of
+    the war the units killed in battle leave play (``sweep``)."""
     q = 1 - p
     for i in range(st.pl[q, PL_NU]):
         if (

@@ -172,7 +172,15 @@ def _tell(compiled: Compiled, log: np.ndarray, seed: int, game: int) -> list[str
         elif code == state.E_CONQUEST:
             out.append(f"    Conquest: +{b} worker{'s' if b != 1 else ''}.")
         elif code == state.E_PREKILL:
-            out.append(f"    {_rune(b)} kills an enemy {_unit(c)} before the battle.")
+            victim = f"seat {1 - a}'s {_unit(c)}"
+            if f:
+                out.append(
+                    f"    {_rune(b)} would kill {victim} before the battle; Squire: a worker "
+                    "dies in its place."
+                )
+            else:
+                rune = f" (its {_rune(d)} is lost)" if d >= 0 else ""
+                out.append(f"    {_rune(b)} kills {victim} before the battle{rune}.")
         elif code == state.E_BATTLE:
             verdict = "the attacker dies" if g else "the attacker survives"
             out.append(
@@ -187,7 +195,8 @@ def _tell(compiled: Compiled, log: np.ndarray, seed: int, game: int) -> list[str
         elif code == state.E_LOOT:
             out.append(f"    Looting: +{b} gold.")
         elif code == state.E_POISON:
-            out.append(f"    Poisons: {b} more blocker{'s' if b != 1 else ''} die.")
+            rune = f" (its {_rune(c)} is lost)" if c >= 0 else ""
+            out.append(f"    Poisons kills seat {1 - a}'s {_unit(b)}{rune}.")
         elif code == state.E_DESTROY:
             out.append(f"  An unblocked attacker destroys seat {1 - a}'s {_bld(b)}.")
         elif code == state.E_END:

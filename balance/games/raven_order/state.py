@@ -3,7 +3,11 @@
 Two seats. Workers are interchangeable (no runes, never attack), so a seat holds them as a count;
 sentries, riders and druids are rows of ``State.units`` because each has its own rune and timing
 (RO-5). Units leave by swapping the last row into their place; during a war a killed unit is only
-marked dead, so that the indices the war holds stay valid, and the dead are swept after it.
+marked dead, so that the indices the war holds stay valid, and the dead are swept after it. A unit
+killed before the battles (Dawn Raid, a Spirit Rune) leaves play at once (``mark_dead``); one
+killed in a battle or by Poisons is marked ``KILLED`` and stays in play, its rune still counting,
+until the end of the war (``sweep``), so every battle group sees the same modifiers whatever the
+order the groups are fought in (RO-8, ENGINE-10).
 Everything lives in plain arrays, so a search policy can copy a state (``copy_state``) and resample
 the opponent's hidden hand from the unseen runes.
 
@@ -75,6 +79,9 @@ N_PL = _pl.end
 # State.units[p, i, U_*]
 U_TYPE, U_RUNE, U_FRESH, U_TIRED, U_NOATK, U_DEAD = range(N_U := 6)
 NEVER = -1000  # a turn long past, for U_FRESH / U_TIRED / U_NOATK
+# U_DEAD: 0 in play; DEAD out of play (its counts and rune gone); KILLED killed in this war's
+# battles, still in play until the war ends (mark_killed, sweep)
+DEAD, KILLED = 1, 2
 
 # State.board: game scalars, then the rune deck (top = index G_DECK_TOP).
 _b = Offsets()
@@ -120,12 +127,12 @@ N_AUX = AUX_LOG
     E_ATTACK,  # p, unit type, power, rune
     E_CANINE,  # p, bonus
     E_CONQUEST,  # p, workers
-    E_PREKILL,  # p (killer), source rune, victim type (0 worker)
+    E_PREKILL,  # p (killer), source rune, victim type (0 worker), its rune, 1 if Squire saved it
     E_BATTLE,  # p, attacker type, attacker power, blockers power, blockers, attacker dies
     E_DEATH,  # owner, unit type, rune
     E_SQUIRE,  # p
     E_LOOT,  # p, gold
-    E_POISON,  # p (the rider's owner), victims
+    E_POISON,  # p (the rider's owner), victim type, its rune (one event per victim)
     E_DESTROY,  # p (attacker), building
     E_END,  # reason, winner, turns
 ) = range(20)
@@ -277,17 +284,32 @@ def add_unit(st, p, t):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def mark_dead(st, p, i):
-    """Unit ``i`` of ``p`` dies (swept by ``sweep``); its rune leaves play with it (RO-6)."""
-    if st.units[p, i, U_DEAD] != 0:
-        return
-    st.units[p, i, U_DEAD] = 1
+def leave_play(st, p, i):
+    """Unit ``i`` of ``p`` leaves play: its type's count, its rune (RO-6), a loss in telemetry."""
     st.pl[p, PL_CNT + st.units[p, i, U_TYPE]] -= 1
     r = st.units[p, i, U_RUNE]
     if r >= 0:
         st.pl[p, PL_INPLAY + r] -= 1
         st.units[p, i, U_RUNE] = -1
     tele(st, p, TE_LOST_U + st.units[p, i, U_TYPE], 1)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def mark_dead(st, p, i):
+    """Unit ``i`` of ``p`` dies now, before the battles (swept by ``sweep``); its rune leaves play
+    with it (RO-6, ENGINE-4)."""
+    if st.units[p, i, U_DEAD] != 0:
+        return
+    st.units[p, i, U_DEAD] = DEAD
+    leave_play(st, p, i)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def mark_killed(st, p, i):
+    """Unit ``i`` of ``p`` is killed in a battle (or by Poisons): it fights no more, but it and its
+    rune stay in play until the end of the war, when ``sweep`` removes it (RO-8, ENGINE-10)."""
+    if st.units[p, i, U_DEAD] == 0:
+        st.units[p, i, U_DEAD] = KILLED
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -299,10 +321,14 @@ def kill_worker(st, p):
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def sweep(st, p):
-    """Remove the dead rows of seat ``p`` (swap-with-last)."""
+    """The end of a war: units killed in its battles leave play (``mark_killed``), then the dead
+    rows of seat ``p`` are removed (swap-with-last)."""
     i = 0
     while i < st.pl[p, PL_NU]:
-        if st.units[p, i, U_DEAD] != 0:
+        dead = st.units[p, i, U_DEAD]
+        if dead != 0:
+            if dead == KILLED:
+                leave_play(st, p, i)
             last = st.pl[p, PL_NU] - 1
             for f in range(N_U):
                 st.units[p, i, f] = st.units[p, last, f]
