@@ -9,6 +9,10 @@ Anything else is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
 
 class BalanceError(Exception):
     """A problem the user can fix; the message is one line."""
@@ -40,3 +44,65 @@ class KeyConflict(ValueError):
         self.problems = dict(problems)
         key, problem = next(iter(self.problems.items()))
         super().__init__(f"{key}: {problem}")
+
+
+# ---- Ctrl-C ------------------------------------------------------------------------------------
+
+
+def raises_keyboard_interrupt(handler: object) -> bool:
+    """Whether SIGINT ``handler`` is Python's default or :func:`interruptible`'s: Ctrl-C raises
+    KeyboardInterrupt (the runner then defers it while a run writes, and restores the handler)."""
+    import signal
+
+    return handler is signal.default_int_handler or getattr(
+        handler, "raises_keyboard_interrupt", False
+    )
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[None]:
+    """For the block, Ctrl-C raises KeyboardInterrupt, as usual, even where a library would turn
+    it into something else: a KeyboardInterrupt raised inside a callback from native code is
+    wrapped in the library's error (pydantic) or printed as "Exception ignored ..." with a
+    traceback and dropped (ctypes callbacks, ``__del__``, in numba's LLVM). After a Ctrl-C, such
+    an error is raised as KeyboardInterrupt, the "Exception ignored" traceback is not printed,
+    and a dropped KeyboardInterrupt is raised when the block ends. Off the main thread, or when
+    SIGINT has a handler of its own, nothing changes."""
+    import signal
+    import sys
+    import threading
+
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not raises_keyboard_interrupt(
+        previous
+    ):
+        yield
+        return
+    hit = [False]
+
+    def handler(signum: int, frame: object) -> None:
+        hit[0] = True
+        raise KeyboardInterrupt
+
+    handler.raises_keyboard_interrupt = True  # type: ignore[attr-defined]
+    previous_hook = sys.unraisablehook
+
+    def hook(unraisable: Any) -> None:
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+            previous_hook(unraisable)
+
+    signal.signal(signal.SIGINT, handler)
+    sys.unraisablehook = hook
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise
+    except BaseException:
+        if hit[0]:  # whatever it became, it was Ctrl-C
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        sys.unraisablehook = previous_hook
+    if hit[0]:  # a callback dropped it
+        raise KeyboardInterrupt

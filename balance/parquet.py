@@ -473,11 +473,13 @@ def read_footer(path: str | os.PathLike[str]) -> Footer:
     try:
         meta = _Reader(raw).struct(stop_at=4)  # FileMetaData: 2 schema, 3 num_rows, 4 row groups
         rows = int(meta[3])
-        names = [e[4].decode() for e in meta[2][1:]]
-    except (IndexError, KeyError, TypeError, ValueError, AttributeError) as e:
-        raise DamagedFile(f"its footer is unreadable ({type(e).__name__})") from None
-    if rows < 0 or len(names) != meta[2][0].get(5, -1):
-        raise DamagedFile("its footer is unreadable (inconsistent schema)")
+        root, *leaves = meta[2]
+        names = [e[4].decode() for e in leaves]
+        sound = rows >= 0 and root.get(5) == len(names)  # the root counts its columns
+    except (IndexError, KeyError, TypeError, ValueError, AttributeError):
+        sound = False
+    if not sound:
+        raise DamagedFile("its footer is unreadable")
     return Footer(rows, names)
 
 

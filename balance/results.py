@@ -364,16 +364,19 @@ def _effective_status(manifest: dict[str, Any]) -> None:
         return
     process = manifest["process"]
     alive = _process_alive(process)
-    where = f"host {process.get('host', '?')}"
     if alive is None:
-        manifest["status_detail"] = f"on {where}"
+        manifest["status_detail"] = f"on host {process.get('host', '?')}"
     elif not alive:
         manifest["recorded_status"] = manifest["status"]
         manifest["status"] = "killed"
-        manifest["status_detail"] = (
-            f"the writing process (pid {process.get('pid', '?')} on {where}, started "
-            f"{process.get('started', '?')}) is gone"
-        )
+        manifest["status_detail"] = f"the writing process {_process_words(process)} is gone"
+
+
+def _process_words(process: dict[str, Any]) -> str:
+    return (
+        f"(pid {process.get('pid', '?')} on host {process.get('host', '?')}, started "
+        f"{process.get('started', '?')})"
+    )
 
 
 def status_text(manifest: dict[str, Any]) -> str:
@@ -389,11 +392,15 @@ def status_text(manifest: dict[str, Any]) -> str:
 
 def status_phrase(manifest: dict[str, Any]) -> tuple[str, str]:
     """(the words to stress, the rest) of "This run ..." for a page: ("is interrupted", ""),
-    ("is running", " (on host H)"), ("did not finish", " (the writing process ... is gone)")."""
+    ("is running", " (on host H)"), ("did not finish", ", its process (pid N on host H, started
+    T) is gone")."""
     status = str(manifest.get("status", "?"))
+    if status == "killed":
+        process = manifest.get("process")
+        gone = f", its process {_process_words(process)} is gone" if process else ""
+        return "did not finish", gone
     detail = manifest.get("status_detail")
-    rest = f" ({detail})" if detail else ""
-    return ("did not finish" if status == "killed" else f"is {status}"), rest
+    return f"is {status}", f" ({detail})" if detail else ""
 
 
 class ResultsWriter:

@@ -34,7 +34,7 @@ import polars as pl
 import balance
 from balance import games as registry
 from balance import results
-from balance.errors import BalanceError
+from balance.errors import BalanceError, interruptible, raises_keyboard_interrupt
 from balance.games.base import Chunk
 
 
@@ -219,39 +219,43 @@ def run(
     if (games, seed) != (config.games, config.seed):
         config = config.model_copy(update={"games": games, "seed": seed})
 
-    prepared = prepare(config, seed=seed)
-    plugin, compile_time = prepared.plugin, prepared.compile_time_s
-    seats = list(config.seats)
-    teams = list(config.teams) if config.teams else [str(i) for i in range(len(seats))]
-    telemetry = list(prepared.telemetry)
-    team_names = list(prepared.team_names)
-    role_names = list(prepared.role_names)
-    manifest = {
-        "version": balance.__version__,
-        "game": config.game,
-        "config_path": None if config_path is None else str(config_path),
-        "config": config.resolved_dict(),
-        "config_hash": config_hash(config),
-        "seed": seed,
-        "games_requested": games,
-        "chunk_size": chunk_size,
-        "players": len(seats),
-        "seats": seats,
-        "teams": teams,
-        "team_names": team_names,  # the game's teams (a seat's team then varies per game)
-        "role_names": role_names,  # the game's roles (then a ``role`` column)
-        "threads": threads,
-        "end_reasons": list(plugin.end_reasons),
-        "telemetry_columns": telemetry,
-        "telemetry_saturated": {},  # column -> cells clipped at 255 (uint8), when any
-        "compile_time_s": round(compile_time, 6),
-        "versions": {
-            "python": platform.python_version(),
-            "numba": numba.__version__,
-            "numpy": np.__version__,
-            "polars": pl.__version__,
-        },
-    }
+    # Ctrl-C while the kernels load (a minute when they compile) stops at once: nothing is
+    # written yet. interruptible() keeps it a KeyboardInterrupt inside numba's and pydantic's
+    # callbacks.
+    with interruptible():
+        prepared = prepare(config, seed=seed)
+        plugin, compile_time = prepared.plugin, prepared.compile_time_s
+        seats = list(config.seats)
+        teams = list(config.teams) if config.teams else [str(i) for i in range(len(seats))]
+        telemetry = list(prepared.telemetry)
+        team_names = list(prepared.team_names)
+        role_names = list(prepared.role_names)
+        manifest = {
+            "version": balance.__version__,
+            "game": config.game,
+            "config_path": None if config_path is None else str(config_path),
+            "config": config.resolved_dict(),
+            "config_hash": config_hash(config),
+            "seed": seed,
+            "games_requested": games,
+            "chunk_size": chunk_size,
+            "players": len(seats),
+            "seats": seats,
+            "teams": teams,
+            "team_names": team_names,  # the game's teams (a seat's team then varies per game)
+            "role_names": role_names,  # the game's roles (then a ``role`` column)
+            "threads": threads,
+            "end_reasons": list(plugin.end_reasons),
+            "telemetry_columns": telemetry,
+            "telemetry_saturated": {},  # column -> cells clipped at 255 (uint8), when any
+            "compile_time_s": round(compile_time, 6),
+            "versions": {
+                "python": platform.python_version(),
+                "numba": numba.__version__,
+                "numpy": np.__version__,
+                "polars": pl.__version__,
+            },
+        }
 
     def write(chunk: Chunk) -> None:  # runs on the writer thread
         # The columns go straight to the parquet writer: no DataFrame, no per-row strings.
@@ -366,12 +370,12 @@ def _deferred_sigint() -> Iterator[_Stop]:
     manifest, inside a ``finally`` that records the end, while waiting for the writer thread. Then
     the run stayed ``running`` with no end time and a temporary file. With the flag, the loop
     stops between chunks and the run always ends in order. Python runs signal handlers on the
-    main thread only: called from another thread (a library caller's), or when SIGINT is not
-    Python's default handler (ignored, or the caller's own), this changes nothing."""
+    main thread only: called from another thread (a library caller's), or when SIGINT does not
+    raise KeyboardInterrupt (ignored, or the caller's own handler), this changes nothing."""
     stop = _Stop()
-    if (
-        threading.current_thread() is not threading.main_thread()
-        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not raises_keyboard_interrupt(
+        previous
     ):
         yield stop
         return
@@ -383,8 +387,7 @@ def _deferred_sigint() -> Iterator[_Stop]:
     try:
         yield stop
     finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        # Ctrl-C after this line raises KeyboardInterrupt again.
+        signal.signal(signal.SIGINT, previous)  # Ctrl-C raises KeyboardInterrupt again
 
 
 def _names(plugin: Any, hook: str, tables: Any) -> tuple[str, ...]:

@@ -19,8 +19,9 @@ A trial passes when:
 
 - the exit code is 130 (or 0, the run having finished first), and stderr holds no traceback nor
   panic, only the one ``interrupted: ...`` line;
-- the manifest says ``interrupted`` (or ``complete``) with an end time, and ``games_done`` is what
-  the parts it lists hold, games ``[0, games_done)``, each part complete;
+- the manifest says ``interrupted`` (or ``complete``: the run finished first, and the exit code
+  is 0, or 130 if Ctrl-C came while it printed its summary) with an end time, and ``games_done``
+  is what the parts it lists hold, games ``[0, games_done)``, each part complete;
 - no ``*.tmp`` file is left and ``games/`` holds only the listed parts;
 - ``open_results`` reads the rows (``games_done * players`` of them, game ids ``0..games_done-1``)
   and ``stats.describe`` runs on them;
@@ -66,6 +67,7 @@ class Trial(NamedTuple):
     problems: list[str]
     returncode: int
     stderr: str
+    out: Path  # the run's results directory
 
 
 def command(out: Path, *, games: int = GAMES, chunk_size: int = CHUNK) -> list[str]:
@@ -159,9 +161,9 @@ def trial(
     except subprocess.TimeoutExpired:
         proc.kill()
         stdout, stderr = proc.communicate()
-        return Trial(seed, delay, second, "FAILED", 0, ["hung"], proc.returncode, stderr)
+        return Trial(seed, delay, second, "FAILED", 0, ["hung"], proc.returncode, stderr, out)
     outcome, done, problems = check(out, proc.returncode, stdout, stderr, games=games)
-    return Trial(seed, delay, second, outcome, done, problems, proc.returncode, stderr)
+    return Trial(seed, delay, second, outcome, done, problems, proc.returncode, stderr, out)
 
 
 def check(
@@ -185,8 +187,9 @@ def check(
         return ("FAILED" if problems else "before the run"), 0, problems
     manifest = json.loads((out / "manifest.json").read_text())
     status, done = manifest.get("status"), int(manifest.get("games_done", -1))
-    expected = "complete" if returncode == 0 else "interrupted"
-    if status != expected:
+    # Exit 130 with a complete run: Ctrl-C came as the finished run printed its summary.
+    expected = {"complete"} if returncode == 0 else {"interrupted", "complete"}
+    if status not in expected:
         problems.append(f"status {status!r} with exit code {returncode}")
     if not manifest.get("finished"):
         problems.append("no end time")
@@ -203,7 +206,7 @@ def check(
     on_disk = sorted(os.listdir(out / "games")) if (out / "games").is_dir() else []
     if on_disk != sorted(p["file"] for p in parts):
         problems.append(f"games/ holds {on_disk}, the manifest lists {len(parts)} parts")
-    if returncode == 130 and f"kept {done:,} complete games" not in stderr:
+    if status == "interrupted" and f"kept {done:,} complete games" not in stderr:
         problems.append(f"stderr does not say {done:,} games were kept: {stderr.strip()!r}")
     try:
         from balance import stats

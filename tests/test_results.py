@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
+import sys
+import time
 
 import numpy as np
 import polars as pl
@@ -236,6 +241,136 @@ def test_open_results_names_what_is_wrong(tmp_path, setup, message):
     with pytest.raises(results.ResultsError) as info:
         results.open_results(path)
     assert str(info.value) == message.format(d=path)
+
+
+def test_a_failed_manifest_save_leaves_the_old_manifest_and_no_temporary_file(
+    tmp_path, monkeypatch
+):
+    out = tmp_path / "run"
+    writer = results.ResultsWriter(out, {})
+    real_fsync = os.fsync
+
+    def full(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(results.os, "fsync", full)
+    with pytest.raises(OSError):
+        writer.finish("complete")
+    monkeypatch.setattr(results.os, "fsync", real_fsync)
+    assert results.read_manifest(out)["status"] == "running"  # the old manifest, whole
+    assert sorted(p.name for p in out.iterdir()) == ["games", "manifest.json"]
+
+
+# ---- who wrote a run, and is it still running? -------------------------------------------------
+
+
+def _running(tmp_path, **process):
+    """A results directory whose manifest says ``running``, written by ``process``."""
+    out = tmp_path / "run"
+    writer = results.ResultsWriter(out, {"game": "fake"})
+    writer.manifest["process"] = {**writer.manifest["process"], **process}
+    writer._save()
+    return out
+
+
+def test_the_manifest_names_the_writing_process(tmp_path):
+    results.ResultsWriter(tmp_path / "run", {})
+    process = json.loads((tmp_path / "run" / "manifest.json").read_text())["process"]
+    assert process["pid"] == os.getpid()
+    assert process["host"] == socket.gethostname()
+    assert process["started"] <= results._now()
+    if sys.platform.startswith("linux"):
+        assert process["start_ticks"] > 0 and process["boot_id"]
+
+
+def test_a_run_whose_process_lives_is_running(tmp_path):
+    manifest = results.read_manifest(_running(tmp_path))
+    assert (manifest["status"], results.status_text(manifest)) == ("running", "running")
+    assert "recorded_status" not in manifest
+
+
+def _gone_pid() -> int:
+    """The pid of a process that has ended (and was reaped)."""
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_a_run_whose_process_is_gone_is_killed(tmp_path):
+    pid = _gone_pid()
+    out = _running(tmp_path, pid=pid, started="2026-12-01T10:00:00+00:00")
+    manifest, rows = results.open_results(out)
+    host = socket.gethostname()
+    assert manifest["status"] == "killed"
+    assert manifest["recorded_status"] == "running"
+    assert manifest["status_detail"] == (
+        f"the writing process (pid {pid} on host {host}, started 2026-12-01T10:00:00+00:00) is gone"
+    )
+    assert results.status_text(manifest) == "did not finish: " + manifest["status_detail"]
+    assert results.status_phrase(manifest) == (
+        "did not finish",
+        f", its process (pid {pid} on host {host}, started 2026-12-01T10:00:00+00:00) is gone",
+    )
+    assert rows.collect().height == 0
+    # The file itself is left as it is: reading never writes.
+    assert json.loads((out / "manifest.json").read_text())["status"] == "running"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="start ticks come from /proc")
+def test_a_pid_taken_by_a_later_process_is_not_the_writer(tmp_path):
+    ticks = results.process_identity()["start_ticks"]
+    manifest = results.read_manifest(_running(tmp_path, start_ticks=ticks - 1))
+    assert manifest["status"] == "killed"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="boot id comes from /proc")
+def test_a_run_from_before_a_reboot_is_killed(tmp_path):
+    manifest = results.read_manifest(_running(tmp_path, boot_id="an-earlier-boot"))
+    assert manifest["status"] == "killed"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="zombies are seen in /proc")
+def test_a_killed_process_not_yet_reaped_is_gone(tmp_path):
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        identity = {"pid": proc.pid, "start_ticks": results._start_ticks(proc.pid)}
+        out = _running(tmp_path, **identity)
+        assert results.read_manifest(out)["status"] == "running"
+        proc.kill()
+        for _ in range(500):  # dead, not reaped: a zombie
+            if (results._proc_stat(proc.pid) or ["Z"])[0] == "Z":
+                break
+            time.sleep(0.01)
+        assert results.read_manifest(out)["status"] == "killed"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_run_on_another_host_stays_running(tmp_path):
+    manifest = results.read_manifest(_running(tmp_path, host="elsewhere", pid=_gone_pid()))
+    assert manifest["status"] == "running"
+    assert results.status_text(manifest) == "running (on host elsewhere)"
+    assert results.status_phrase(manifest) == ("is running", " (on host elsewhere)")
+
+
+def test_an_older_manifest_without_its_process_stays_running(tmp_path):
+    out = _running(tmp_path)
+    data = json.loads((out / "manifest.json").read_text())
+    del data["process"]
+    (out / "manifest.json").write_text(json.dumps(data))
+    assert results.status_text(results.read_manifest(out)) == "running"
+
+
+@pytest.mark.parametrize("status", ["complete", "interrupted", "failed"])
+def test_a_finished_run_is_what_it_says_whoever_wrote_it(tmp_path, status):
+    out = tmp_path / "run"
+    writer = results.ResultsWriter(out, {})
+    writer.manifest["process"]["pid"] = _gone_pid()
+    writer.finish(status)
+    manifest = results.read_manifest(out)
+    assert (manifest["status"], results.status_text(manifest)) == (status, status)
+    assert results.status_phrase(manifest) == (f"is {status}", "")
 
 
 # ---- the parquet writer (balance/parquet.py): the same dataset in every reader ----------------

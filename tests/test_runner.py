@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import threading
 
 import numba
 import numpy as np
@@ -143,14 +146,112 @@ def test_bad_options(fake_config, tmp_path, options, message):
 def test_interrupted_run_keeps_the_written_parts(fake_game, fake_config, tmp_path):
     out = tmp_path / "run"
     fake_game.interrupt_at = 3  # KeyboardInterrupt while simulating the 3rd chunk
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(runner.Interrupted) as info:
         _run(fake_config, out, games=50, chunk_size=10)
+    assert (info.value.games_done, info.value.out) == (20, out)
     manifest, rows = results.open_results(out)
     assert manifest["status"] == "interrupted"
     assert manifest["games_done"] == 20
     assert [p["file"] for p in manifest["parts"]] == ["part-00000.parquet", "part-00001.parquet"]
     frame = rows.collect()
     assert frame["game"].unique().sort().to_list() == list(range(20))
+
+
+# ---- Ctrl-C: a real SIGINT at the worst moments (tests/test_interrupts.py: in a subprocess) ----
+
+needs_sigint = pytest.mark.skipif(
+    threading.current_thread() is not threading.main_thread()
+    or signal.getsignal(signal.SIGINT) is not signal.default_int_handler,
+    reason="SIGINT is not Python's default handler here, so the runner leaves it alone",
+)
+
+
+def _consistent(out):
+    """The run ended in order: an end time, the parts it lists and nothing else on disk."""
+    manifest, rows = results.open_results(out)
+    assert manifest["finished"] is not None
+    files = sorted(p.name for p in (out / results.PARTS_DIR).iterdir())
+    assert files == [p["file"] for p in manifest["parts"]]
+    assert not list(out.rglob("*.tmp"))
+    assert rows.collect().height == manifest["games_done"] * manifest["players"]
+    return manifest
+
+
+@needs_sigint
+def test_ctrl_c_stops_between_chunks_and_records_the_end(fake_config, tmp_path):
+    def progress(done, total):
+        if done == 20:
+            os.kill(os.getpid(), signal.SIGINT)  # handled at once, on this (the main) thread
+
+    with pytest.raises(runner.Interrupted) as info:
+        _run(fake_config, tmp_path / "run", games=50, chunk_size=10, progress=progress)
+    manifest = _consistent(tmp_path / "run")
+    # The chunk played while the signal came is written too: it holds complete games.
+    assert manifest["status"] == "interrupted"
+    assert manifest["games_done"] == info.value.games_done == 30
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # given back
+
+
+@needs_sigint
+def test_ctrl_c_over_and_over_while_writing_still_ends_in_order(fake_config, tmp_path, monkeypatch):
+    save = results.ResultsWriter._save
+
+    def interrupted_save(self):  # on the writer thread for parts, the main one for the end
+        os.kill(os.getpid(), signal.SIGINT)
+        save(self)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(results.ResultsWriter, "_save", interrupted_save)
+    with pytest.raises(runner.Interrupted):
+        _run(fake_config, tmp_path / "run", games=50, chunk_size=10)
+    monkeypatch.undo()
+    manifest = _consistent(tmp_path / "run")
+    assert manifest["status"] == "interrupted"
+    assert 0 < manifest["games_done"] < 50
+
+
+@needs_sigint
+def test_ctrl_c_as_the_run_starts_still_ends_it_in_order(fake_config, tmp_path, monkeypatch):
+    clear = runner._clear_out
+
+    def interrupted_clear(out):
+        os.kill(os.getpid(), signal.SIGINT)  # after the handler went in: deferred
+        clear(out)
+
+    monkeypatch.setattr(runner, "_clear_out", interrupted_clear)
+    with pytest.raises(runner.Interrupted) as info:
+        _run(fake_config, tmp_path / "run", games=50, chunk_size=10)
+    assert info.value.games_done == 10  # the first chunk was already playing
+    assert _consistent(tmp_path / "run")["status"] == "interrupted"
+
+
+def test_ctrl_c_while_the_kernels_load_leaves_an_old_run_alone(fake_game, fake_config, tmp_path):
+    out = tmp_path / "run"
+    _run(fake_config, out, games=20)
+    before = (out / results.MANIFEST).read_text()
+    play = type(fake_game).play
+
+    def interrupted_load(tables, seed, first_game, n_games):
+        if n_games == 0:  # the runner's warm-up, before it touches --out
+            raise KeyboardInterrupt
+        return play(fake_game, tables, seed, first_game, n_games)
+
+    fake_game.play = interrupted_load
+    try:
+        with pytest.raises(KeyboardInterrupt) as info:
+            _run(fake_config, out, games=20, force=True)
+    finally:
+        del fake_game.play
+    assert not isinstance(info.value, runner.Interrupted)
+    assert (out / results.MANIFEST).read_text() == before
+
+
+def test_a_run_off_the_main_thread_leaves_signals_alone(fake_config, tmp_path):
+    summaries = []
+    worker = threading.Thread(target=lambda: summaries.append(_run(fake_config, tmp_path / "r")))
+    worker.start()
+    worker.join()
+    assert summaries[0].status == "complete"
 
 
 def test_a_plugin_error_marks_the_run_failed(fake_game, fake_config, tmp_path):
