@@ -285,7 +285,8 @@ def impact_sentences(impact: ImpactFile) -> list[str]:
             f"Interventional impact ({s.height} variants, each on the same {impact.games:,} "
             f"games), ranked by {what} (the headline metric, declared in advance): "
             f"“{top['variant']}” changes it most, by {change}, {q_text(top['q_value'])}; "
-            f"{n_sig} of {s.height} variants change it significantly ({rule})."
+            f"{n_sig} of {s.height} variants {'changes' if n_sig == 1 else 'change'} it "
+            f"significantly ({rule})."
         )
     return [first, *edges]
 

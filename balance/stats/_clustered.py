@@ -6,7 +6,7 @@ telemetry columns take a fraction of a second and no per-game array is ever held
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 # Per (group, column): n1, w1 and the sums over games of n1·n1, w1·w1, w1·n1, w1·N, w1·W, n1·N,
 # n1·W (N, W: the group's seat-games and wins in that game). Per group: N, W, N·N, W·W, N·W.
@@ -14,7 +14,7 @@ COLUMN_SUMS = ("n1", "w1", "n1n1", "w1w1", "w1n1", "w1N", "w1W", "n1N", "n1W")
 GROUP_SUMS = ("N", "W", "NN", "WW", "NW")
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def accumulate(tel, win, codes, players, per_column, per_group):  # pragma: no cover - numba
     """Add the games of ``tel`` (uint8[k, games·players]: a row per telemetry column, its
     entries sorted by game and seat), ``win``
@@ -37,7 +37,7 @@ def accumulate(tel, win, codes, players, per_column, per_group):  # pragma: no c
             per_group[b, 3] += wb * wb
             per_group[b, 4] += nb * wb
     if groups == 1:  # the usual case (no ``by``): no group codes to follow
-        for i in range(k):
+        for i in prange(k):  # columns are independent: one thread each
             _one_group(tel[i], win, players, big_n[:, 0], big_w[:, 0], per_column[0, i])
         return
     n1 = np.zeros(groups)

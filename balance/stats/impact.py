@@ -99,7 +99,7 @@ def telemetry_columns(
     return [c for c, t in schema.items() if "__" in c and t == pl.UInt8]
 
 
-SLICE_GAMES = 1 << 16  # games read at a time: memory stays flat whatever the dataset's size
+SLICE_GAMES = 1 << 17  # games read at a time: memory stays flat whatever the dataset's size
 
 
 def card_impact(

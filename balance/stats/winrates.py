@@ -154,6 +154,35 @@ def _moments_frame(
     return out
 
 
+def _fixed_group_sums(
+    lf: pl.LazyFrame, by_seat: pl.DataFrame, key: str, players: int
+) -> pl.DataFrame | None:
+    """``_per_game``'s sums for a group whose seats are the same in every game, from the
+    game-by-seat matrix of wins (one column read, no per-game group-by); None when the rows are
+    not whole games sorted by game and seat (then the group-by does it)."""
+    df = lf.select("game", "seat", "win").collect()
+    n = df.height // players if players else 0
+    if n == 0 or df.height != n * players:
+        return None
+    seat = df["seat"].to_numpy().reshape(n, players)
+    game = df["game"].to_numpy().reshape(n, players)
+    if not ((seat == np.arange(players)).all() and (game == game[:, :1]).all()):
+        return None
+    win = df["win"].to_numpy().reshape(n, players)
+    rows = []
+    for name, seats in by_seat.group_by(key, maintain_order=True):
+        cols = seats["seat"].to_numpy().astype(np.int64)
+        v = win[:, cols].mean(axis=1)
+        rows.append((name[0], n, n * len(cols), float(win[:, cols].sum()), float(v.sum()),
+                     float((v * v).sum()), len(cols)))  # fmt: skip
+    return pl.DataFrame(
+        rows,
+        schema={key: pl.String, "present": pl.UInt32, "seat_games": pl.UInt32,
+                "wins": pl.Float64, "sv": pl.Float64, "sv2": pl.Float64, "kmin": pl.UInt32},
+        orient="row",
+    )  # fmt: skip
+
+
 class WinShares(NamedTuple):
     """Win shares with intervals over games. Every frame has the columns ``n`` (the games the
     share is over), ``seat_games``, ``wins`` (sum of win over its seat-games), ``share``,
@@ -191,6 +220,7 @@ def win_shares(rows: pl.LazyFrame | pl.DataFrame, *, level: float = 0.95) -> Win
             pl.col("policy").first(),
             pl.col("team").first(),
             pl.col("team").n_unique().alias("teams"),
+            pl.col("policy").n_unique().alias("policies"),
             *agg,
         )
         .sort("seat")
@@ -201,7 +231,8 @@ def win_shares(rows: pl.LazyFrame | pl.DataFrame, *, level: float = 0.95) -> Win
     players = by_seat.height
     games = int(by_seat["n"].max() or 0)
     teams_fixed = bool(players) and int(by_seat["teams"].max()) == 1
-    by_seat = by_seat.drop("teams")
+    policies_fixed = bool(players) and int(by_seat["policies"].max()) == 1
+    by_seat = by_seat.drop("teams", "policies")
     share = (pl.col("wins") / pl.col("n")).alias("share")
     fair = pl.lit(1.0 / max(players, 1))
     one_seat = pl.col("n").alias("seat_games")
@@ -210,7 +241,11 @@ def win_shares(rows: pl.LazyFrame | pl.DataFrame, *, level: float = 0.95) -> Win
     teams_are_seats = teams_fixed and by_seat["team"].n_unique() == players
     # Per-game passes, only for groups of several seats (one seat's value is its win).
     queries = []
-    if by_policy.height and int(by_policy["seats"].max()) > 1:
+    multi_policy = by_policy.height and int(by_policy["seats"].max()) > 1
+    policy_sums = None
+    if multi_policy and policies_fixed:  # the usual case: read the per-game values off a matrix
+        policy_sums = _fixed_group_sums(lf, by_seat, "policy", players)
+    if multi_policy and policy_sums is None:
         queries.append(_per_game(lf, "policy", team=False))
     if not teams_are_seats:
         queries.append(_per_game(lf, "team", team=True))
@@ -220,8 +255,9 @@ def win_shares(rows: pl.LazyFrame | pl.DataFrame, *, level: float = 0.95) -> Win
 
     by_seat = _with_wilson(by_seat.with_columns(share, one_seat), level, fair)
     by_order = _with_wilson(by_order.with_columns(share, one_seat), level, fair)
-    if by_policy.height and int(by_policy["seats"].max()) > 1:
-        pol = _moments_frame(next(per), games, players, over_all_games=False)
+    if multi_policy:
+        sums = policy_sums if policy_sums is not None else next(per)
+        pol = _moments_frame(sums, games, players, over_all_games=False)
         pol = by_policy.select("policy", "seats").join(pol, on="policy")
         by_policy = _with_wilson(pol.sort("policy"), level, fair)
     else:

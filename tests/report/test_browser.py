@@ -158,7 +158,7 @@ def _wait_for_figures(driver) -> int:
         # baseline, impact variants
         ("inline", 9, "Greedy seats win "),
         # the published 1M-game report (reports/five_ravens.html): one policy, no baseline
-        ("published", 5, "Seats are balanced: "),
+        ("published", 5, "No seat wins more or less often than a fair 25 % beyond chance"),
         # the published Raven Order report (200,000 games, economy vs rush) with its report
         # variant (no compensation): win share per seat and policy, turn order, score, length,
         # card impact, the variant

@@ -116,6 +116,6 @@ def test_impact_sentence_names_the_variant_that_moves_most(tmp_path):
     assert (
         "ranked by the 1st player's win share (the headline metric, declared in advance): "
         "“gem +1” changes it most, by +3.0 points [+2.0, +4.0], q < 0.001; 1 of 2 variants "
-        "change it significantly (q < 0.05: Benjamini-Hochberg within each metric (win share, "
+        "changes it significantly (q < 0.05: Benjamini-Hochberg within each metric (win share, "
         "mean score, game length), times the number of metrics, over every variant)"
     ) in sentence
