@@ -565,3 +565,14 @@ def test_check_usage_errors_are_exit_2(args):
     result = run("check", *args)
     assert result.exit_code == 2
     assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+
+
+def test_a_bad_key_an_extends_parent_spec_wrote_names_the_parent(tmp_path):
+    (tmp_path / "parent.yaml").write_text(
+        f"alpah: 0.05\nchecks:\n  - config: {FIVE_RAVENS / 'base.yaml'}\n"
+        "    assertions:\n      - {metric: mean_turns, within: [80, 10]}\n"
+    )
+    (tmp_path / "child.yaml").write_text("extends: parent.yaml\nbatch: 2000\n")
+    with pytest.raises(ConfigError) as e:
+        ex.load_spec(tmp_path / "child.yaml")
+    assert str(e.value) == f"{tmp_path / 'parent.yaml'}: alpah: unknown key (did you mean 'alpha'?)"

@@ -196,11 +196,11 @@ class Spec(BaseModel):
 def load_spec(path: str | os.PathLike[str]) -> Spec:
     """Read and validate a check spec; problems raise a one-line ConfigError."""
     shown = os.fspath(path)
-    data, _ = load_yaml(shown)
+    data, provenance = load_yaml(shown)
     try:
         return Spec.model_validate(data)
-    except ValidationError as e:
-        raise validation_error(e, data, shown, Spec) from None
+    except ValidationError as e:  # a key an `extends` parent spec wrote names that parent
+        raise validation_error(e, data, shown, Spec, provenance=provenance) from None
 
 
 Verdict = Literal["PASS", "FAIL", "INCONCLUSIVE"]
