@@ -271,6 +271,17 @@ class _Loader(yaml.SafeLoader):
                     )
                 seen.add(key)
         super().flatten_mapping(node)
+        # Keep each key's last pair: a mapping's own keys come after the ones it merges, and
+        # YAML's merge lets them win. PyYAML 6.0.4 keeps the *first* of equal keys when it merges
+        # a mapping that was flattened already (`top: {<<: *mid}` with `mid: {<<: *base, a: 2}`
+        # would read mid's a from base); 6.0.3 kept both, and the last won.
+        last: dict[Any, int] = {}
+        for i, (key_node, _) in enumerate(node.value):
+            key = (key_node.tag, key_node.value) if isinstance(key_node, yaml.ScalarNode) else i
+            last[key] = i
+        if len(last) < len(node.value):
+            keep = sorted(last.values())
+            node.value = [node.value[i] for i in keep]
 
 
 _Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
