@@ -33,7 +33,6 @@ if _QUIET_SIGINT:
 try:
     import contextlib
     import os
-    from datetime import datetime
     from pathlib import Path
     from typing import Annotated, Any
 
@@ -65,10 +64,53 @@ def _one_line(e: BaseException) -> str:
     return str(e)
 
 
+def _plain_metavars(params: list[Any]) -> list[Any]:
+    """``params`` with help that shows click's plain metavars (``PATH``, ``INTEGER``; nothing for
+    a flag) instead of typer's Python types (``<path>``, ``<bool>``, ``<list[Path]>``)."""
+    for param in params:
+        if getattr(param, "_plain_metavar", False) or not hasattr(param, "display_type"):
+            continue
+        param._plain_metavar = True
+        param.display_type_rich = _plain_display(param)
+    return params
+
+
+def _plain_display(param: Any) -> Any:
+    def display(ctx: Any) -> str | None:
+        is_argument = param.param_type_name == "argument"
+        if param.metavar is not None:  # an option's value name; an argument's is its name
+            return None if is_argument else param.metavar
+        if getattr(param, "is_flag", False) or getattr(param, "is_bool_flag", False):
+            return None
+        label = param.display_type(ctx)  # typer's, e.g. "<list[Path]>"
+        inner = label.strip("<>")
+        many = inner.startswith("list[") or param.nargs != 1
+        inner = inner.removeprefix("list[").removesuffix("]")
+        word = _PLAIN.get(inner.lower(), inner.upper())
+        return word + ("..." if many and not is_argument else "")
+
+    return display
+
+
+_PLAIN = {
+    "int": "INTEGER",
+    "float": "FLOAT",
+    "str": "TEXT",
+    "bool": "BOOLEAN",
+    "path": "PATH",
+    "file": "FILE",
+    "directory": "DIR",
+}
+
+
 class _Command(TyperCommand):
-    """A command whose user errors are one line on stderr and exit ``error_exit_code``."""
+    """A command whose user errors are one line on stderr and exit ``error_exit_code``; its help
+    shows plain metavars (:func:`_plain_metavars`) and ends with its examples (``EXAMPLES``)."""
 
     error_exit_code = 1
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _plain_metavars(super().get_params(ctx))
 
     def invoke(self, ctx: Any) -> Any:
         try:
@@ -114,6 +156,9 @@ class _OneLineErrors(TyperGroup):
     with the exit code of the command they belong to."""
 
     _command: Any = None  # the subcommand being parsed or run (its error code)
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _plain_metavars(super().get_params(ctx))
 
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         name, cmd, rest = super().resolve_command(ctx, args)
@@ -186,7 +231,46 @@ app = _App(
     pretty_exceptions_show_locals=False,  # locals of a crashed kernel are huge arrays
     help="Game-balance analytics: play millions of games from a YAML config and measure balance.",
 )
-command = app.command  # every command below: @command(cls=_Command)
+# The examples that end each command's help: runnable as written from the repository root (a
+# results directory named here is the one an earlier example wrote). tests/test_cli_polish.py
+# parses every one of them.
+EXAMPLES: dict[str, list[str]] = {
+    "simulate": [
+        "balance simulate configs/five_ravens/base.yaml --games 100000 --out results/five_ravens",
+        "balance simulate configs/raven_order/base.yaml --games 20000 "
+        "--report results/raven_order.html",
+    ],
+    "validate": ["balance validate configs/five_ravens/base.yaml configs/raven_order/base.yaml"],
+    "games": ["balance games", "balance games five_ravens"],
+    "replay": [
+        "balance replay configs/five_ravens/base.yaml --game 3",
+        "balance replay results/five_ravens --game 12",
+    ],
+    "bench": ["balance bench raven_order --no-cold --games 300000"],
+    "impact": ["balance impact configs/five_ravens/base.yaml --games 50000 --out impact.json"],
+    "compare": [
+        "balance compare configs/five_ravens/base.yaml configs/five_ravens/no_seven.yaml "
+        "--games 100000"
+    ],
+    "check": ["balance check configs/ci/five_ravens.yaml --junit check.xml"],
+    "report": [
+        "balance report results/five_ravens",
+        "balance report results/five_ravens --impact impact.json -o reports/five_ravens_impact.html",
+    ],
+}
+
+
+def command(name: str | None = None, *, cls: type | None = None, **kwargs: Any) -> Any:
+    """``app.command`` with the help's examples (``EXAMPLES``) as its epilog."""
+
+    def decorate(fn: Any) -> Any:
+        lines = EXAMPLES.get(name or fn.__name__, [])
+        epilog = "\n\n".join(["Examples:" if len(lines) > 1 else "Example:", *lines])
+        return app.command(name, cls=cls or _Command, epilog=epilog if lines else None, **kwargs)(
+            fn
+        )
+
+    return decorate
 
 
 def _load(path: Path) -> Any:
@@ -211,7 +295,31 @@ def main(
     """Game-balance analytics: play millions of games from a YAML config and measure balance."""
 
 
-ConfigArg = Annotated[Path, typer.Argument(help="YAML config file.", show_default=False)]
+ConfigArg = Annotated[
+    Path, typer.Argument(help="YAML config file.", show_default=False, metavar="CONFIG")
+]
+
+
+def _shown(path: str | os.PathLike[str]) -> str:
+    """``path`` as a run records it: relative to the working directory when it lies under it
+    (so that manifests and published reports carry no absolute ``/tmp/...`` or home paths),
+    else as given."""
+    p = Path(path)
+    if p.is_absolute():
+        with contextlib.suppress(ValueError):
+            return str(p.relative_to(Path.cwd()))
+    return str(path)
+
+
+def _confirm_costs(reasons: list[str], *, yes: bool) -> None:
+    """Ask on a terminal before a run that ``reasons`` say is long or large; refuse off one
+    unless ``--yes``."""
+    if not reasons or yes:
+        return
+    what = "; ".join(reasons)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise BalanceError(f"{what}; pass --yes to run anyway")
+    typer.confirm(f"{what}. Run anyway?", abort=True)
 
 
 @command(cls=_Command)
@@ -223,7 +331,10 @@ def simulate(
     seed: Annotated[int | None, typer.Option(help="Run seed (default: the config's).")] = None,
     out: Annotated[
         Path | None,
-        typer.Option(help="Results directory (default: results/<config stem>-<date>-<time>)."),
+        typer.Option(
+            metavar="DIR",
+            help="Results directory (default: results/<game>-<config stem>-<date>-<time>).",
+        ),
     ] = None,
     threads: Annotated[int | None, typer.Option(help="Threads (default: all cores).")] = None,
     chunk_size: Annotated[int, typer.Option(help="Games per chunk (one parquet part).")] = 65536,
@@ -234,10 +345,21 @@ def simulate(
         Path | None,
         typer.Option(
             "--report",
+            metavar="FILE",
             help="Also write an HTML report of the run to this file (after playing the game's "
             "report variants, if any, on the same games: RESULTS/variants.json).",
         ),
     ] = None,
+    yes: Annotated[
+        bool,
+        typer.Option(
+            "--yes",
+            "-y",
+            help="Run without asking even when the run is expected to take more than an hour "
+            "or to need more disk than is free (off a terminal such a run is refused "
+            "without --yes).",
+        ),
+    ] = False,
 ) -> None:
     """Play the games of CONFIG and write one row per game and seat to a results directory."""
     from balance import runner
@@ -247,12 +369,20 @@ def simulate(
         from balance.report import check_output
 
         check_output(report_file)  # before the run, not after minutes of it
-    out = out or Path("results") / f"{config.stem}-{datetime.now():%Y%m%d-%H%M%S}"
+    out = out or runner.default_out(cfg, config)
+    runner.check_options(
+        games=cfg.games if games is None else games,
+        seed=cfg.seed if seed is None else seed,
+        chunk_size=chunk_size,
+        threads=threads,
+        players=len(cfg.seats),
+    )  # a bad option is its own error before any question about the run's size
+    _confirm_costs(runner.run_costs(cfg, games=games, out=out, threads=threads), yes=yes)
     try:
         with terminal.progress_bar() as progress:
             summary = runner.run(
                 cfg,
-                config_path=config,
+                config_path=_shown(config),
                 out=out,
                 games=games,
                 seed=seed,
@@ -277,27 +407,35 @@ def simulate(
     from balance import experiments
     from balance import games as registry
 
-    chosen = experiments.report_variants(registry.get(cfg.game), cfg)
+    # Causal card impact by default: the game's report and impact variants on the run's first
+    # games (same seeds), as many games as fit the config's report.impact_seconds.
+    plan = experiments.plan_report_impact(
+        cfg, registry.get(cfg.game), games_done=summary.games_done, games_per_s=summary.games_per_s
+    )
     impact_file = None
-    if chosen:
-        typer.echo(f"report variants: {', '.join(v.name for v in chosen)} on the same games")
+    if plan.games:
+        typer.echo(f"card impact: {plan.reason}")
         with terminal.progress_bar() as progress:
             impact_file = experiments.play_report_variants(
                 cfg,
-                chosen,
-                config_path=str(config),
+                plan.variants,
+                config_path=_shown(config),
                 results_dir=summary.out,
-                games=summary.games_done,
+                games=plan.games,
                 seed=summary.seed,
                 threads=threads,
                 progress=progress,
             )
+    elif plan.variants:
+        typer.echo(f"card impact left out: {plan.reason}")
     _write_report([summary.out], out=report_file, impact=impact_file)
 
 
 @command(cls=_Command)
 def validate(
-    configs: Annotated[list[Path], typer.Argument(help="YAML config files.", show_default=False)],
+    configs: Annotated[
+        list[Path], typer.Argument(help="YAML config files.", show_default=False, metavar="CONFIG")
+    ],
 ) -> None:
     """Check config files without playing: `ok` or the error for each; exit 1 if any is invalid."""
     invalid = 0
@@ -316,7 +454,7 @@ def validate(
 
 @command("games", cls=_Command)
 def list_games(
-    name: Annotated[str | None, typer.Argument(help="Show only this game.")] = None,
+    name: Annotated[str | None, typer.Argument(help="Show only this game.", metavar="GAME")] = None,
 ) -> None:
     """List the games and every knob of their configs: rules and policy settings, with defaults."""
     from balance import games as registry
@@ -331,16 +469,51 @@ def list_games(
 
 @command(cls=_Command)
 def replay(
-    config: ConfigArg,
-    game: Annotated[int, typer.Option("--game", help="Game index (0 = first game of the run).")],
-    seed: Annotated[int | None, typer.Option(help="Run seed (default: the config's).")] = None,
+    source: Annotated[
+        Path,
+        typer.Argument(
+            help="YAML config file, or a results directory (its run's resolved config and seed).",
+            show_default=False,
+            metavar="CONFIG|RESULTS",
+        ),
+    ],
+    game: Annotated[
+        int, typer.Option("--game", metavar="I", help="Game index (0 = first game of the run).")
+    ],
+    seed: Annotated[
+        int | None, typer.Option(help="Run seed (default: the config's or the run's).")
+    ] = None,
 ) -> None:
-    """Print one game of CONFIG's run turn by turn: same seed and index, same game."""
+    """Print one game of a run turn by turn: same config, seed and index, same game."""
     from balance import runner
 
-    lines = runner.narrate(_load(config), game=game, seed=seed)
+    if source.is_dir():
+        cfg, seed = _run_config(source, game=game, seed=seed)
+    else:
+        cfg = _load(source)
+    lines = runner.narrate(cfg, game=game, seed=seed)
     for line in lines:
         typer.echo(line)
+
+
+def _run_config(results_dir: Path, *, game: int, seed: int | None) -> tuple[Any, int]:
+    """The resolved config and seed a results directory's manifest recorded (``seed`` wins)."""
+    from balance.config import config_from_dict
+    from balance.results import MANIFEST, read_manifest
+
+    manifest = read_manifest(results_dir)
+    recorded = manifest.get("config")
+    if not isinstance(recorded, dict):
+        raise BalanceError(f"{results_dir}: its {MANIFEST} records no config")
+    cfg = config_from_dict(recorded, str(results_dir / MANIFEST))
+    done = int(manifest.get("games_done") or 0)
+    if seed is None and not 0 <= game < max(done, 1):
+        raise BalanceError(
+            f"--game {game}: {results_dir} holds games 0 to {done - 1:,}"
+            if done
+            else f"--game {game}: {results_dir} holds no games"
+        )
+    return cfg, int(manifest.get("seed", cfg.seed)) if seed is None else seed
 
 
 # `balance bench` is registered here (balance/bench.py; see noxfile.py session "bench").
@@ -348,7 +521,9 @@ def replay(
 
 @command(cls=_Command)
 def bench(
-    game: Annotated[str, typer.Argument(help="Game to measure (see `balance games`).")],
+    game: Annotated[
+        str, typer.Argument(help="Game to measure (see `balance games`).", metavar="GAME")
+    ],
     games: Annotated[
         int,
         typer.Option(
@@ -489,8 +664,12 @@ def impact(
 
 @command(cls=_Command)
 def compare(
-    a: Annotated[Path, typer.Argument(help="Config A (the reference).", show_default=False)],
-    b: Annotated[Path, typer.Argument(help="Config B (the change).", show_default=False)],
+    a: Annotated[
+        Path, typer.Argument(help="Config A (the reference).", show_default=False, metavar="A")
+    ],
+    b: Annotated[
+        Path, typer.Argument(help="Config B (the change).", show_default=False, metavar="B")
+    ],
     games: GamesOpt = None,
     seed: Annotated[int | None, typer.Option(help="Run seed (default: A's).")] = None,
     threads: ThreadsOpt = None,
@@ -548,7 +727,9 @@ def compare(
 
 @command(cls=_GateCommand)
 def check(
-    spec: Annotated[Path, typer.Argument(help="Check spec (YAML).", show_default=False)],
+    spec: Annotated[
+        Path, typer.Argument(help="Check spec (YAML).", show_default=False, metavar="SPEC")
+    ],
     junit: Annotated[
         Path | None, typer.Option(help="Also write the verdicts as JUnit XML to this file.")
     ] = None,
@@ -580,11 +761,20 @@ def check(
 def report(
     results: Annotated[
         list[Path],
-        typer.Argument(help="Results directories (one section each).", show_default=False),
+        typer.Argument(
+            help="Results directories (one section each).", show_default=False, metavar="RESULTS"
+        ),
     ],
     out: Annotated[
-        Path, typer.Option("--out", "-o", help="HTML file to write, e.g. reports/NAME.html.")
-    ],
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            metavar="FILE",
+            help="HTML file to write, e.g. reports/NAME.html (default with one results "
+            "directory: RESULTS/report.html).",
+        ),
+    ] = None,
     baseline: Annotated[
         Path | None,
         typer.Option(
@@ -605,15 +795,23 @@ def report(
         ),
     ] = False,
 ) -> None:
-    """Write one self-contained HTML report of RESULTS: provenance, win shares, seat advantage,
-    score and length distributions, card impact, and differences against --baseline."""
+    """Write one self-contained HTML report of RESULTS (to RESULTS/report.html by default).
+
+    Provenance, win shares, seat advantage, score and length distributions, card impact, and
+    differences against --baseline."""
+    if out is None:
+        if len(results) > 1:
+            _error(f"{len(results)} results directories: name the report with -o FILE.html")
+            raise typer.Exit(1)
+        out = results[0] / "report.html"
     _write_report(results, out=out, baseline=baseline, impact=impact, cdn=cdn)
 
 
 def _write_report(results: list[Path], *, out: Path, **options: Any) -> None:
     from balance.report import write_report
 
-    info = write_report(results, out=out, **options)
+    options = {k: _shown(v) if isinstance(v, Path) else v for k, v in options.items()}
+    info = write_report([_shown(r) for r in results], out=out, **options)
     typer.echo(
         f"report -> {info.path} ({info.bytes / 1e6:.1f} MB; statistics {info.stats_seconds:.1f} s, "
         f"total {info.seconds:.1f} s)"

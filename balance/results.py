@@ -487,6 +487,23 @@ class ResultsWriter:
         _write_json(self.out / MANIFEST, self.manifest)
 
 
+# Polars numbers rows with its index type: UInt32 in the default build (a frame holds at most
+# 2**32 - 1 rows), UInt64 with polars' big-index build; the ``game`` column is Int64.
+ROW_LIMIT_TEXT = (
+    "polars indexes at most 2**32 - 1 rows"
+    if pl.get_index_type() == pl.UInt32()
+    else "the game column is an int64"
+)
+
+
+def max_games(players: int) -> int:
+    """The most games a results dataset of ``players`` seats can hold and be read back: rows
+    (games x players) within polars' row index, and game numbers within the Int64 game column
+    (which the kernels' RNG also takes as its 64-bit game index)."""
+    rows = 2**32 - 1 if pl.get_index_type() == pl.UInt32() else 2**63 - 1
+    return min(rows // max(players, 1), 2**63 - 1)
+
+
 def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The manifest of results directory ``path``; ResultsError if it is not one.
 

@@ -100,11 +100,23 @@ def load(run: Prepared, *, seed: int = 0) -> Prepared:
 
 
 def check_options(
-    *, games: int, seed: int, chunk_size: int = CHUNK, threads: int | None = None
+    *,
+    games: int,
+    seed: int,
+    chunk_size: int = CHUNK,
+    threads: int | None = None,
+    players: int | None = None,
 ) -> None:
-    """The options every command that plays games takes; RunnerError names the bad one."""
+    """The options every command that plays games takes; RunnerError names the bad one.
+
+    With ``players``, ``games`` must also fit a results dataset (:func:`results.max_games`)."""
     if games < 1:
         raise RunnerError(f"--games must be at least 1, got {games}")
+    if players is not None and games > (limit := results.max_games(players)):
+        raise RunnerError(
+            f"--games {games:,} is more than a results dataset can index: at most {limit:,} "
+            f"games of {players} players ({results.ROW_LIMIT_TEXT})"
+        )
     _check_seed(seed)
     if chunk_size < 1:
         raise RunnerError(f"--chunk-size must be at least 1, got {chunk_size}")
@@ -214,7 +226,9 @@ def run(
     games = config.games if games is None else games
     seed = config.seed if seed is None else seed
     threads = _cores() if threads is None else threads
-    check_options(games=games, seed=seed, chunk_size=chunk_size, threads=threads)
+    check_options(
+        games=games, seed=seed, chunk_size=chunk_size, threads=threads, players=len(config.seats)
+    )
     _check_out(out, force=force)
     if (games, seed) != (config.games, config.seed):
         config = config.model_copy(update={"games": games, "seed": seed})
@@ -247,6 +261,8 @@ def run(
             "threads": threads,
             "end_reasons": list(plugin.end_reasons),
             "telemetry_columns": telemetry,
+            # events that are outcomes of play, not cards (the report labels them so)
+            "outcome_events": list(getattr(plugin, "outcome_events", ())),
             "telemetry_saturated": {},  # column -> cells clipped at 255 (uint8), when any
             "compile_time_s": round(compile_time, 6),
             "versions": {
@@ -404,6 +420,62 @@ def narrate(config: Any, *, game: int, seed: int | None = None) -> list[str]:
     _check_seed(seed)
     plugin = registry.get(config.game)
     return list(plugin.narrate(plugin.compile(config), seed, game))
+
+
+def default_out(config: Any, config_path: str | os.PathLike[str], *, now: Any = None) -> Path:
+    """``results/<game>-<config stem>-<date>-<time>`` (e.g. ``results/five_ravens-base-20261201-1330``):
+    the folder ``balance simulate`` writes to without ``--out``; ``-2``, ``-3``... is appended when
+    a run of the same minute already took the name."""
+    from datetime import datetime
+
+    now = now or datetime.now()
+    base = Path("results") / f"{config.game}-{Path(config_path).stem}-{now:%Y%m%d-%H%M}"
+    out, n = base, 1
+    while out.exists() and (not out.is_dir() or any(out.iterdir())):
+        n += 1
+        out = base.with_name(f"{base.name}-{n}")
+    return out
+
+
+# A run expected to take longer than this, or to need more disk than is free, asks first.
+LONG_RUN_S = 3600.0
+# Parquet bytes per row (game, seat), telemetry included, a little above what the shipped base
+# configs write (12.5 for Five Ravens, 13.7 for Raven Order: 65,536 games, du -sb).
+BYTES_PER_ROW = 16
+
+
+def run_costs(
+    config: Any, *, games: int | None, out: Path, threads: int | None = None
+) -> list[str]:
+    """Why a run of ``games`` games of ``config`` into ``out`` deserves a confirmation, as
+    one-line reasons: expected to take more than an hour (at the game's benchmark speed,
+    ``speed_target``, scaled to ``threads``), or to write more than the free disk space of
+    ``out``'s nearest existing parent. ``[]`` when neither (or when nothing is known)."""
+    games = config.games if games is None else games
+    plugin = registry.get(config.game)
+    reasons = []
+    target = getattr(plugin, "speed_target", None)
+    if target:
+        cores = _cores()
+        speed = float(target[1]) * min(threads or cores, cores) / cores
+        seconds = games / speed
+        if seconds > LONG_RUN_S:
+            reasons.append(
+                f"{games:,} games of {config.game} take about {seconds / 3600:.1f} h "
+                f"at {speed:,.0f} games/s"
+            )
+    need = games * len(config.seats) * BYTES_PER_ROW
+    probe = Path(os.path.abspath(out)).parent
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    with contextlib.suppress(OSError):
+        free = shutil.disk_usage(probe).free
+        if need > free:
+            reasons.append(
+                f"{games:,} games write about {need / 1e9:,.1f} GB, more than the "
+                f"{free / 1e9:,.1f} GB free in {probe}"
+            )
+    return reasons
 
 
 def _check_seed(seed: int) -> None:

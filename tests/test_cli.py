@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import fake_game as fake
 import pytest
 from typer.testing import CliRunner
@@ -39,10 +41,17 @@ def test_simulate_writes_a_dataset_and_a_summary(cli, fake_config, tmp_path):
 
 
 def test_simulate_default_out_dir(cli, fake_config, tmp_path, monkeypatch):
+    """results/<game>-<config stem>-<date>-<time>; a second run in the same minute gets -2."""
     monkeypatch.chdir(tmp_path)
     assert cli("simulate", fake_config, "--games", 5).exit_code == 0
-    [run] = (tmp_path / "results").iterdir()
-    assert run.name.startswith("fake-") and len(run.name) == len("fake-20250101-120000")
+    assert cli("simulate", fake_config, "--games", 5).exit_code == 0
+    first, second = sorted((tmp_path / "results").iterdir(), key=lambda p: len(p.name))
+    stem = fake_config.stem
+    assert re.fullmatch(rf"fake-{stem}-\d{{8}}-\d{{4}}", first.name), first.name
+    # the same minute: "-2"; else the next minute's own name
+    assert second.name == first.name + "-2" or re.fullmatch(
+        rf"fake-{stem}-\d{{8}}-\d{{4}}", second.name
+    )
 
 
 def test_missing_config_file(cli, fake_game, tmp_path):
