@@ -1,6 +1,16 @@
-"""Developer tasks: `nox -s tests`, `nox -s lint`, `nox -s bench`."""
+"""Developer tasks: `nox -s tests`, `nox -s lint`, `nox -s bench`, `nox -s reports`."""
+
+import os
+import shutil
+from pathlib import Path
 
 import nox
+
+# The published reports under reports/: (config, games) each; the report is reports/<game>.html.
+REPORTS = {
+    "five_ravens": ("configs/five_ravens/base.yaml", 1_000_000),
+    "raven_order": ("configs/raven_order/base.yaml", 200_000),
+}
 
 
 @nox.session
@@ -32,3 +42,30 @@ def bench(session: nox.Session) -> None:
         games, args = [args[0]], args[1:]
     for game in games:
         session.run("balance", "bench", game, *args)
+
+
+@nox.session
+def reports(session: nox.Session) -> None:
+    """Regenerate the published reports, reports/five_ravens.html and reports/raven_order.html.
+
+    Each is `balance simulate CONFIG --games N --report reports/GAME.html` into a scratch results
+    directory named after the game (the report's title and section names), inside this session's
+    folder and given relative to the repository, so that the pages' provenance carries relative
+    paths only (configs/..., .nox/reports/tmp/GAME), never /tmp or a home directory. A first
+    argument naming a game regenerates only that one: `nox -s reports -- raven_order`.
+    """
+    session.install(".")
+    names = [a for a in session.posargs if not a.startswith("-")] or list(REPORTS)
+    unknown = sorted(set(names) - set(REPORTS))
+    if unknown:
+        session.error(f"unknown report {', '.join(unknown)}; known: {', '.join(REPORTS)}")
+    scratch = Path(os.path.relpath(session.create_tmp(), Path.cwd()))
+    for game in names:
+        config, games = REPORTS[game]
+        out = scratch / game
+        shutil.rmtree(out, ignore_errors=True)
+        session.run(
+            "balance", "simulate", config, "--games", str(games), "--report",
+            f"reports/{game}.html", "--out", str(out), "--force", "--yes",
+        )  # fmt: skip
+        shutil.rmtree(out, ignore_errors=True)

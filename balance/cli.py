@@ -311,13 +311,18 @@ def _shown(path: str | os.PathLike[str]) -> str:
     return str(path)
 
 
+def _interactive() -> bool:
+    """Whether a question can be asked: stdin and stdout are a terminal."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
 def _confirm_costs(reasons: list[str], *, yes: bool) -> None:
     """Ask on a terminal before a run that ``reasons`` say is long or large; refuse off one
     unless ``--yes``."""
     if not reasons or yes:
         return
     what = "; ".join(reasons)
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+    if not _interactive():
         raise BalanceError(f"{what}; pass --yes to run anyway")
     typer.confirm(f"{what}. Run anyway?", abort=True)
 
@@ -425,6 +430,7 @@ def simulate(
                 seed=summary.seed,
                 threads=threads,
                 progress=progress,
+                featured=plan.featured,
             )
     elif plan.variants:
         typer.echo(f"card impact left out: {plan.reason}")

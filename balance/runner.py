@@ -472,10 +472,14 @@ def run_costs(
         free = shutil.disk_usage(probe).free
         if need > free:
             reasons.append(
-                f"{games:,} games write about {need / 1e9:,.1f} GB, more than the "
-                f"{free / 1e9:,.1f} GB free in {probe}"
+                f"{games:,} games write about {_size(need)}, more than the "
+                f"{_size(free)} free in {probe}"
             )
     return reasons
+
+
+def _size(n: float) -> str:
+    return f"{n / 1e9:,.1f} GB" if n >= 1e9 else f"{n / 1e6:,.1f} MB"
 
 
 def _check_seed(seed: int) -> None:
