@@ -4,8 +4,16 @@ Inputs are the stats NamedTuples (``WinShares``, ``SeatAdvantage``, ``Distributi
 ``CardImpact``) or, for differences between runs, the long tables of balance/stats/paired.py
 (``metric, kind, group, a, b, diff, lo, hi, ...``), which ``Paired``, ``Comparison`` and
 ``Impact`` all share. Shares are plotted as fractions with percent axes; differences of shares in
-percentage points. Nothing here reads a dataset or computes a statistic (STYLE.md, "Numbers apart
-from drawing"); the only arithmetic is turning counts into bins and intervals into error bars.
+percentage points (the fraction times 100, so a tick reads "+2" points, never "+2%"). Nothing
+here reads a dataset or computes a statistic (STYLE.md, "Numbers apart from drawing"); the only
+arithmetic is turning counts into bins and intervals into error bars.
+
+Every figure reads at a glance: its title states the finding in the numbers it was given (the
+largest difference, how many are significant by the ``significant`` column, which is already
+multiplicity-controlled), a smaller second line says what is plotted; every axis has a title and
+formatted tick labels; a legend sits below the plot area, never on the data; a multi-panel
+figure has its own x-axis title under each panel and no empty panel. A symmetric line-up's seats
+are drawn as deviations from fair with simultaneous intervals, not as identical bars.
 """
 
 from __future__ import annotations
@@ -18,124 +26,361 @@ import polars as pl
 from plotly.subplots import make_subplots
 
 from balance.report.sentences import difference_label, ordinal, q_text
-from balance.stats import KINDS, CardImpact, Distributions, SeatAdvantage, WinShares
+from balance.stats import (
+    KINDS,
+    CardImpact,
+    Distributions,
+    SeatAdvantage,
+    WinShares,
+    wilson_interval,
+)
 
 TEMPLATE = "plotly_white"
 BLUE, GREY, RED, GREEN = "#1f77b4", "#9e9e9e", "#d62728", "#2ca02c"
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2")
 MAX_BINS = 120  # histograms with more distinct values are merged into this many bins
 ROW_PX = 22  # height of one row of a forest plot
+POINTS = 100.0  # a difference of shares is drawn in percentage points
+# A legend sits under the plot, at the bottom of the figure (container coordinates, so its
+# distance from the x-axis title does not depend on the figure's height); the bottom margin
+# holds tick labels, the axis title and one or two rows of legend.
+LEGEND_BELOW = {
+    "orientation": "h",
+    "yref": "container",
+    "y": 0.0,
+    "yanchor": "bottom",
+    "x": 0.0,
+    "xanchor": "left",
+}
+BOTTOM_LEGEND_PX = 120
+BOTTOM_PX = 70
+SUB = '<br><span style="font-size:12px;color:#555">{}</span>'
 
 
-def _layout(fig: go.Figure, *, title: str, height: int = 380, **kw: object) -> go.Figure:
+def _title(finding: str, context: str = "") -> str:
+    return finding + (SUB.format(context) if context else "")
+
+
+def _layout(
+    fig: go.Figure,
+    *,
+    title: str,
+    context: str = "",
+    height: int = 400,
+    showlegend: bool = False,
+    **kw: object,
+) -> go.Figure:
+    margin = {"l": 70, "r": 30, "t": 80 if context else 55}
+    margin["b"] = BOTTOM_LEGEND_PX if showlegend else BOTTOM_PX
+    margin.update(kw.pop("margin", {}))  # type: ignore[arg-type]
     fig.update_layout(
-        title={"text": title, "x": 0, "xanchor": "left"},
+        title={"text": _title(title, context), "x": 0, "xanchor": "left"},
         template=TEMPLATE,
         height=height,
-        margin={"l": 60, "r": 20, "t": 50, "b": 50},
-        showlegend=kw.pop("showlegend", False),
+        margin=margin,
+        showlegend=showlegend,
+        **({"legend": LEGEND_BELOW} if showlegend else {}),
         **kw,
     )
+    fig.update_xaxes(automargin=True, showticklabels=True, ticks="outside")
+    fig.update_yaxes(automargin=True, showticklabels=True)
     return fig
 
 
-def _errors(frame: pl.DataFrame, value: str = "share") -> dict[str, object]:
-    v = frame[value].to_numpy()
+def _errors(frame: pl.DataFrame, value: str = "share", scale: float = 1.0) -> dict[str, object]:
+    v = frame[value].to_numpy().astype(np.float64)
     return {
         "type": "data",
         "symmetric": False,
-        "array": frame["hi"].to_numpy() - v,
-        "arrayminus": v - frame["lo"].to_numpy(),
+        "array": (frame["hi"].to_numpy() - v) * scale,
+        "arrayminus": (v - frame["lo"].to_numpy()) * scale,
         "thickness": 1.5,
         "width": 6,
     }
 
 
+def _pts(x: float, k: int = 2) -> str:
+    return f"{x * POINTS:+.{k}f}"
+
+
+def _pct(x: float, k: int = 1) -> str:
+    return f"{x * 100:.{k}f} %"
+
+
+def _fair_text(fair: float) -> str:
+    return f"{fair * 100:.3g} %"
+
+
+def _empty(fig: go.Figure, text: str) -> go.Figure:
+    """A figure with nothing to draw says so instead of showing an empty panel."""
+    fig.add_annotation(
+        text=text, showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5, font={"size": 14}
+    )
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False)
+    return fig
+
+
+# ================================================================================ win shares
+
+
 def _share_bars(
-    frame: pl.DataFrame, labels: Sequence[str], *, title: str, x_title: str
+    frame: pl.DataFrame,
+    labels: Sequence[str],
+    *,
+    title: str,
+    context: str,
+    x_title: str,
 ) -> go.Figure:
-    """Bars of ``share`` with Wilson error bars and the fair share of each bar."""
+    """Bars of ``share`` with error bars and the fair share of each bar, labelled."""
     labels = list(labels)
     share, lo, hi = (frame[c].to_numpy() for c in ("share", "lo", "hi"))
-    fair = frame["fair"].to_numpy()
+    fair = frame["fair"].to_numpy().astype(np.float64)
     fig = go.Figure(
         go.Bar(
             x=labels,
             y=share,
             error_y=_errors(frame),
             marker_color=BLUE,
-            name="win share",
+            name="win share (95 % interval)",
             customdata=np.column_stack([lo, hi, frame["n"].to_numpy()]),
             hovertemplate="%{x}: %{y:.2%} [%{customdata[0]:.2%}, %{customdata[1]:.2%}]"
             "<br>n = %{customdata[2]:,}<extra></extra>",
         )
     )
-    if len(set(np.round(fair, 12))) == 1:
+    known = fair[np.isfinite(fair)]
+    if len(known) and len(set(np.round(known, 12))) == 1:
         fig.add_hline(
-            y=float(fair[0]),
+            y=float(known[0]),
             line={"dash": "dash", "color": RED},
-            annotation_text=f"fair {fair[0]:.1%}",
+            annotation_text=f"fair {_fair_text(float(known[0]))}",
             annotation_position="top right",
+            annotation_font={"color": RED},
         )
-    else:  # teams of different sizes: a fair mark per bar
+    elif len(known):  # teams of different sizes: a fair mark per bar
         fig.add_trace(
             go.Scatter(
                 x=labels,
                 y=fair,
                 mode="markers",
-                name="fair",
+                name="fair share",
                 marker={"symbol": "line-ew", "size": 40, "line": {"width": 2, "color": RED}},
                 hovertemplate="fair: %{y:.1%}<extra></extra>",
             )
         )
-    top = float(np.nanmax(np.concatenate([hi, fair]))) if len(hi) else 1.0
-    _layout(fig, title=title, xaxis_title=x_title, yaxis_title="win share")
-    fig.update_yaxes(tickformat=".0%", range=[0, min(1.0, top * 1.15 + 0.01)])
+    top = np.concatenate([hi, fair])
+    top = top[np.isfinite(top)]
+    peak = float(top.max()) if len(top) else 1.0
+    _layout(
+        fig,
+        title=title,
+        context=context,
+        showlegend=len(fig.data) > 1,
+        xaxis_title=x_title,
+        yaxis_title="win share",
+    )
+    fig.update_yaxes(tickformat=".0%", range=[0, min(1.0, peak * 1.15 + 0.01)])
+    return fig
+
+
+def _furthest(frame: pl.DataFrame, labels: Sequence[str]) -> str:
+    """'seat 1 (greedy) wins 31.0 % (fair 25 %)': the bar furthest from its fair share (the
+    largest share when there is no fair share)."""
+    share = frame["share"].to_numpy().astype(np.float64)
+    fair = frame["fair"].to_numpy().astype(np.float64)
+    if not len(share):
+        return "No win shares"
+    has_fair = np.isfinite(fair)
+    if has_fair.any():
+        i = int(np.nanargmax(np.where(has_fair, np.abs(share - fair), -1.0)))
+        return f"{_cap(labels[i])} wins {_pct(share[i])} (fair {_fair_text(fair[i])})"
+    i = int(np.nanargmax(share))
+    return f"{_cap(labels[i])} wins most: {_pct(share[i])}"
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def is_symmetric(shares: WinShares) -> bool:
+    """Every seat plays the same policy and is its own team in every game (as
+    ``stats.seat_advantage``): the seats differ only by position."""
+    seat = shares.by_seat
+    n = shares.players
+    return bool(
+        n > 1
+        and seat.height == n
+        and shares.teams_fixed
+        and seat["policy"].n_unique() == 1
+        and seat["team"].null_count() == 0
+        and seat["team"].n_unique() == n
+    )
+
+
+def simultaneous_intervals(shares: WinShares, level: float = 0.95) -> tuple[np.ndarray, ...]:
+    """Each seat's Wilson interval at 1 - (1 - level)/players (Bonferroni over the seats, as
+    sentences.seat_bound): (lo, hi) hold for every seat at once with ``level``."""
+    seat = shares.by_seat
+    each = 1 - (1 - level) / max(shares.players, 1)
+    return wilson_interval(seat["share"].to_numpy(), seat["n_eff"].to_numpy(), each)
+
+
+def _seat_deviations(shares: WinShares, level: float = 0.95) -> go.Figure:
+    """A symmetric line-up: each seat's share minus fair (points) with simultaneous intervals,
+    as a forest plot around 0, and the bound every seat lies within in the title."""
+    f = shares.by_seat
+    share, fair = f["share"].to_numpy(), f["fair"].to_numpy()
+    slo, shi = simultaneous_intervals(shares, level)
+    dev, lo, hi = (share - fair) * POINTS, (slo - fair) * POINTS, (shi - fair) * POINTS
+    bound = float(max(np.nanmax(hi), np.nanmax(-lo)))
+    labels = [f"seat {s}" for s in f["seat"]]
+    off = (lo > 0) | (hi < 0)  # a simultaneous interval that excludes fair
+    k = 2 if bound < 1 else 1
+    pol = f["policy"][0]
+    fair_t = _fair_text(float(fair[0]))
+    if off.any():
+        i = int(np.argmax(np.where(off, np.abs(dev), -1.0)))
+        title = (
+            f"{_cap(labels[i])} is off fair ({fair_t}) by {dev[i]:+.{k}f} points "
+            f"[{lo[i]:+.{k}f}, {hi[i]:+.{k}f}]; {int(off.sum())} of {len(dev)} seats differ"
+        )
+    else:
+        title = f"Every seat within ±{bound:.{k}f} points of fair ({fair_t}, {level:.0%} intervals)"
+    fig = go.Figure()
+    fig.add_vrect(x0=-bound, x1=bound, fillcolor=BLUE, opacity=0.08, line_width=0)
+    fig.add_trace(
+        go.Scatter(
+            x=dev,
+            y=labels,
+            mode="markers",
+            name="share − fair",
+            marker={"color": np.where(off, RED, BLUE).tolist(), "size": 10},
+            error_x={
+                "type": "data",
+                "symmetric": False,
+                "array": hi - dev,
+                "arrayminus": dev - lo,
+                "thickness": 1.5,
+                "width": 6,
+            },
+            customdata=np.column_stack([share, f["lo"].to_numpy(), f["hi"].to_numpy()]),
+            hovertemplate="%{y}: %{x:+.2f} points from fair"
+            "<br>share %{customdata[0]:.2%} [%{customdata[1]:.2%}, %{customdata[2]:.2%}]"
+            "<extra></extra>",
+        )
+    )
+    fig.add_vline(x=0, line={"color": "black", "width": 1})
+    span = max(bound, float(np.nanmax(np.abs(np.concatenate([lo, hi]))))) * 1.25
+    _layout(
+        fig,
+        title=title,
+        context=(
+            f"Win share per seat minus fair, every seat {pol}: simultaneous {level:.0%} "
+            "intervals (Bonferroni over the seats); the band is the bound"
+        ),
+        height=max(260, 150 + 36 * len(labels)),
+        xaxis_title="win share − fair (percentage points)",
+        yaxis_title="seat",
+    )
+    fig.update_xaxes(tickformat="+.2~f", range=[-span, span], zeroline=False)
+    fig.update_yaxes(
+        categoryorder="array", categoryarray=labels[::-1], range=_rows_range(labels)
+    )
     return fig
 
 
 def plot_win_shares(shares: WinShares, by: str = "seat") -> go.Figure:
-    """Win share per seat, policy, team, role or place in the turn order, Wilson intervals, fair
-    line (none for roles, whose seats change from game to game)."""
+    """Win share per seat, policy, team, role or place in the turn order, intervals over games,
+    the fair share labelled (none for roles, whose seats change from game to game). A symmetric
+    line-up's seats are drawn as deviations from fair (``_seat_deviations``)."""
     if by == "seat":
+        if is_symmetric(shares):
+            return _seat_deviations(shares, shares.level)
         f = shares.by_seat
         labels = [f"seat {s} ({p})" for s, p in zip(f["seat"], f["policy"], strict=True)]
-        return _share_bars(f, labels, title="Win share per seat", x_title="seat (policy)")
+        return _share_bars(
+            f,
+            labels,
+            title=_furthest(f, labels),
+            context="Win share per seat, 95 % intervals over games; dashed: fair share",
+            x_title="seat (policy)",
+        )
     if by == "policy":
         f = shares.by_policy
         labels = [
             f"{p} ({k} seat{'s' * (k > 1)})" for p, k in zip(f["policy"], f["seats"], strict=True)
         ]
+        order = np.argsort(-f["share"].to_numpy())
+        words = ", ".join(f"{f['policy'][int(i)]} {_pct(f['share'][int(i)])}" for i in order)
+        fair = f["fair"].to_numpy()
+        fair_t = f" (fair {_fair_text(float(fair[0]))})" if len(set(np.round(fair, 12))) == 1 else ""
         return _share_bars(
-            f, labels, title="Win share per seat-game, by policy", x_title="policy (seats)"
+            f,
+            labels,
+            title=f"Win share per seat-game: {words}{fair_t}",
+            context="Win share per seat-game, by policy, 95 % intervals over games",
+            x_title="policy (seats)",
         )
     if by == "team":
         f = shares.by_team
         labels = [f"team {t}" for t in f["team"]]
-        return _share_bars(f, labels, title="Win share per game, by team", x_title="team")
+        return _share_bars(
+            f,
+            labels,
+            title=_furthest(f, labels),
+            context="Win share per game, by team, 95 % intervals over games",
+            x_title="team",
+        )
     if by == "role":
         f = shares.by_role
         labels = [f"role {r}" for r in f["role"]]
-        return _share_bars(f, labels, title="Win share per seat-game, by role", x_title="role")
+        return _share_bars(
+            f,
+            labels,
+            title=_furthest(f, labels),
+            context="Win share per seat-game, by role (dealt per game: no fair share)",
+            x_title="role",
+        )
     if by == "order":
         f = shares.by_order
         labels = [f"{ordinal(int(k))} player" for k in f["order"]]
         return _share_bars(
-            f, labels, title="Win share by turn order", x_title="place in turn order"
+            f,
+            labels,
+            title=_furthest(f, labels),
+            context="Win share by place in the turn order, 95 % intervals over games",
+            x_title="place in turn order",
         )
     raise ValueError(f"by must be seat, policy, team, role or order, got {by!r}")
 
 
 def plot_seat_advantage(adv: SeatAdvantage) -> go.Figure:
-    """Win share by place in the opening turn order, with the first player's edge in the title."""
+    """Win share by place in the opening turn order, the first player's share and edge (with its
+    interval) in the title."""
     f = adv.by_order
     labels = [f"{ordinal(int(k))} player" for k in f["order"]]
-    edge = adv.first_player_edge
-    title = (
-        f"Win share by turn order: first player {edge * 100:+.2f} points "
-        f"[{adv.edge_lo * 100:+.2f}, {adv.edge_hi * 100:+.2f}]"
+    k = 2
+    edge = (
+        f"edge {_pts(adv.first_player_edge, k)} points "
+        f"[{_pts(adv.edge_lo, k)}, {_pts(adv.edge_hi, k)}]"
     )
-    return _share_bars(f, labels, title=title, x_title="place in the opening turn order")
+    if not (adv.edge_lo > 0 or adv.edge_hi < 0):
+        edge += ", not distinguishable from 0"
+    title = (
+        f"First player wins {_pct(adv.first_player_share, 2)} "
+        f"(fair {_fair_text(1 / max(adv.players, 1))}): {edge}"
+    )
+    return _share_bars(
+        f,
+        labels,
+        title=title,
+        context=f"Win share by place in the opening turn order, {adv.level:.0%} intervals over "
+        "games; dashed: fair share",
+        x_title="place in the opening turn order",
+    )
+
+
+# ============================================================================= distributions
 
 
 def _rebin(values: np.ndarray, counts: np.ndarray, max_bins: int) -> tuple[np.ndarray, ...]:
@@ -155,12 +400,16 @@ def _histogram(
     traces: Sequence[tuple[str, np.ndarray, np.ndarray]],
     *,
     title: str,
+    context: str,
     x_title: str,
+    y_title: str,
     normalise: bool,
 ) -> go.Figure:
     fig = go.Figure()
     for i, (name, values, counts) in enumerate(traces):
         starts, widths, summed = _rebin(np.asarray(values), np.asarray(counts), MAX_BINS)
+        if not len(starts):
+            continue
         y = summed / summed.sum() if normalise and summed.sum() else summed
         centre = starts + (widths - 1) / 2
         label = (
@@ -185,14 +434,17 @@ def _histogram(
     _layout(
         fig,
         title=title,
+        context=context,
         xaxis_title=x_title,
-        yaxis_title="share" if normalise else "count",
-        showlegend=len(traces) > 1,
+        yaxis_title=y_title,
+        showlegend=len(fig.data) > 1,
         barmode="overlay",
         bargap=0,
     )
-    if normalise:
-        fig.update_yaxes(tickformat=".0%")
+    if not fig.data:
+        return _empty(fig, "no values to draw")
+    fig.update_xaxes(tickformat="d")
+    fig.update_yaxes(tickformat=".0%" if normalise else ",")
     return fig
 
 
@@ -202,18 +454,34 @@ def plot_score_distribution(
     """Histogram of seat-game scores from binned counts; one overlaid, normalised histogram per
     policy when ``by_policy`` (columns policy, score, n) is given."""
     s = dist.score
-    title = f"Score per seat-game: mean {s.mean:.2f}, median {s.quantiles.get(0.5, float('nan')):g}"
+    median = s.quantiles.get(0.5, float("nan"))
+    title = f"A seat scores {s.mean:.2f} on average (median {median:g})"
     if by_policy is not None and by_policy["policy"].n_unique() > 1:
         traces = [
             (str(p), g["score"].to_numpy(), g["n"].to_numpy())
             for (p,), g in by_policy.sort("policy", "score").group_by("policy", maintain_order=True)
         ]
-        return _histogram(traces, title=title, x_title="score", normalise=True)
+        means = dist.score_by_policy
+        if means.height > 1 and "mean" in means.columns:
+            m = means.sort("mean", descending=True)
+            title = "Mean score per seat-game: " + ", ".join(
+                f"{p} {v:.2f}" for p, v in zip(m["policy"], m["mean"], strict=True)
+            )
+        return _histogram(
+            traces,
+            title=title,
+            context="Score per seat-game, each policy's histogram normalised to 100 %",
+            x_title="score (points)",
+            y_title="share of the policy's seat-games",
+            normalise=True,
+        )
     c = dist.score_counts
     return _histogram(
         [("seat-games", c["score"].to_numpy(), c["n"].to_numpy())],
         title=title,
-        x_title="score",
+        context="Score per seat-game: number of seat-games with each score",
+        x_title="score (points)",
+        y_title="seat-games",
         normalise=False,
     )
 
@@ -223,13 +491,18 @@ def plot_length_distribution(dist: Distributions) -> go.Figure:
     t = dist.turns
     c = dist.turns_counts
     q05, q95 = t.quantiles.get(0.05, float("nan")), t.quantiles.get(0.95, float("nan"))
-    title = f"Game length: mean {t.mean:.1f} turns, 90 % of games between {q05:g} and {q95:g}"
+    title = f"Games last {t.mean:.1f} turns on average (90 % between {q05:g} and {q95:g})"
     return _histogram(
         [("games", c["turns"].to_numpy(), c["games"].to_numpy())],
         title=title,
-        x_title="turns",
+        context="Game length: number of games of each length",
+        x_title="game length (turns)",
+        y_title="games",
         normalise=False,
     )
+
+
+# ================================================================================ forest plots
 
 
 def impact_label(row: dict[str, object], by: str | None = None) -> str:
@@ -238,15 +511,33 @@ def impact_label(row: dict[str, object], by: str | None = None) -> str:
     return f"{row[by]}: {text}" if by else text
 
 
+def _rows_range(labels: Sequence[str] | set[str]) -> list[float]:
+    """The y range of a forest plot: its rows and half a row either side (plotly's autorange
+    pads markers by 5 % of the range, which in a tall plot is a screenful of empty rows)."""
+    return [-0.6, len(labels) - 0.4]
+
+
+def _largest(diff: np.ndarray) -> int:
+    return int(np.nanargmax(np.abs(diff)))
+
+
 def plot_card_impact(impact: CardImpact, by: str | None = None) -> go.Figure:
-    """Forest plot of the observational card impact: win share with the event minus without,
-    game-clustered Newcombe intervals, significant rows (BH q < 0.05) in red. Rows without a contrast
-    (every or no seat-game had the event) are left out."""
+    """Forest plot of the observational card impact: win share with the event minus without
+    (percentage points), game-clustered Newcombe intervals, significant rows (``significant``:
+    BH q < 0.05) in red. Rows without a contrast (every or no seat-game had the event) are left
+    out."""
     t = impact.table.filter(pl.col("diff").is_not_nan() & pl.col("diff").is_not_null())
     t = t.sort("diff")
     rows = t.to_dicts()
     labels = [impact_label(r, by) for r in rows]
     fig = go.Figure()
+    context = (
+        "Card impact, observational (a diagnostic, not causal): win share of seat-games with "
+        f"the event minus without, {impact.level:.0%} intervals; red: BH q < 0.05"
+    )
+    if not rows:
+        _layout(fig, title="No card event to compare", context=context)
+        return _empty(fig, "every seat-game had each event, or none did")
     for sig, colour, name in ((False, GREY, "q ≥ 0.05"), (True, RED, "q < 0.05 (BH)")):
         part = [i for i, r in enumerate(rows) if bool(r["significant"]) is sig]
         if not part:
@@ -254,12 +545,12 @@ def plot_card_impact(impact: CardImpact, by: str | None = None) -> go.Figure:
         sub = t[part]
         fig.add_trace(
             go.Scatter(
-                x=sub["diff"].to_numpy(),
+                x=sub["diff"].to_numpy() * POINTS,
                 y=[labels[i] for i in part],
                 mode="markers",
                 name=name,
                 marker={"color": colour, "size": 7},
-                error_x=_errors(sub, "diff") | {"width": 3},
+                error_x=_errors(sub, "diff", POINTS) | {"width": 3},
                 customdata=[  # q as words: 'q < 1e-300' for one that underflowed, never 0
                     [
                         r["share_with"],
@@ -267,30 +558,39 @@ def plot_card_impact(impact: CardImpact, by: str | None = None) -> go.Figure:
                         r["n_with"],
                         r["n_without"],
                         q_text(r["q_value"]),
-                        r["lo"],
-                        r["hi"],
+                        r["lo"] * POINTS,
+                        r["hi"] * POINTS,
                     ]
                     for r in sub.iter_rows(named=True)
                 ],
-                hovertemplate="%{y}: %{x:+.2%} [%{customdata[5]:+.2%}, %{customdata[6]:+.2%}]"
-                "<br>with %{customdata[0]:.2%} (n %{customdata[2]:,}), "
+                hovertemplate="%{y}: %{x:+.2f} points [%{customdata[5]:+.2f}, "
+                "%{customdata[6]:+.2f}]<br>with %{customdata[0]:.2%} (n %{customdata[2]:,}), "
                 "without %{customdata[1]:.2%} (n %{customdata[3]:,})"
                 "<br>%{customdata[4]} (BH)<extra></extra>",
             )
         )
     fig.add_vline(x=0, line={"color": "black", "width": 1})
+    diff = t["diff"].to_numpy()
+    i = _largest(diff)
+    n_sig = sum(bool(r["significant"]) for r in rows)
+    title = (
+        f"“{labels[i]}” goes with the largest difference: {_pts(diff[i], 1)} points "
+        f"({n_sig} of {len(rows)} differ significantly; diagnostic, not an effect)"
+    )
+    tall = len(rows) > 25
     _layout(
         fig,
-        title="Card impact, observational (diagnostic, not causal): win share with the event "
-        "minus without",
-        height=max(300, 120 + ROW_PX * len(rows)),
+        title=title,
+        context=context,
+        height=max(320, 170 + ROW_PX * len(rows)),
         showlegend=True,
-        legend={"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 1, "xanchor": "right"},
-        xaxis_title="difference in win share (percentage points)",
+        xaxis_title="win share with the event − without (percentage points)",
+        yaxis_title=f"{by}: event and card" if by else "event and card",
+        margin={"t": 125} if tall else {},
     )
-    fig.update_xaxes(tickformat="+.0%", tick0=0)
-    fig.update_yaxes(categoryorder="array", categoryarray=labels, automargin=True)
-    if len(rows) > 25:  # a tall plot repeats its axis on top, where the reader starts
+    fig.update_xaxes(tickformat="+.0f", tick0=0)
+    fig.update_yaxes(categoryorder="array", categoryarray=labels, range=_rows_range(labels))
+    if tall:  # a tall plot repeats its axis on top, where the reader starts
         _top_axis(fig, t, labels[-1])
     return fig
 
@@ -299,7 +599,7 @@ def _top_axis(fig: go.Figure, t: pl.DataFrame, label: str) -> None:
     lo, hi = float(np.nanmin(t["lo"].to_numpy())), float(np.nanmax(t["hi"].to_numpy()))
     fig.add_trace(
         go.Scatter(
-            x=[lo, hi],
+            x=[lo * POINTS, hi * POINTS],
             y=[label, label],
             xaxis="x2",
             mode="markers",
@@ -309,9 +609,30 @@ def _top_axis(fig: go.Figure, t: pl.DataFrame, label: str) -> None:
         )
     )
     fig.update_layout(
-        xaxis2={"overlaying": "x", "side": "top", "matches": "x", "tickformat": "+.0%", "tick0": 0},
-        margin={"t": 90},
+        xaxis2={
+            "overlaying": "x",
+            "side": "top",
+            "matches": "x",
+            "tickformat": "+.0f",
+            "tick0": 0,
+            "ticks": "outside",
+            "automargin": True,
+        },
     )
+
+
+def _unit(metric: str) -> tuple[float, str, str]:
+    """(scale, unit words, tick format) of a metric's differences."""
+    if metric == "win_share":
+        return POINTS, "points", "+.2~f"
+    if metric == "mean_turns":
+        return 1.0, "turns", "+.3~f"
+    return 1.0, metric.replace("mean_", "").replace("_", " "), "+.3~f"
+
+
+def _change_words(label: str, d: float, lo: float, hi: float, unit: str) -> str:
+    k = 2 if unit == "points" or max(abs(lo), abs(hi)) < 10 else 1
+    return f"{label} {d:+.{k}f} {unit} [{lo:+.{k}f}, {hi:+.{k}f}]"
 
 
 def plot_differences(
@@ -325,12 +646,18 @@ def plot_differences(
 ) -> go.Figure:
     """Forest plot of the rows of one ``metric`` of a paired/unpaired differences table
     (diff = this run - baseline, with lo, hi); significant rows (``significant``) in red.
-    ``a_name`` and ``b_name`` name the two sides in the hover text (``A``, ``B`` for compare)."""
+    ``title`` (what is compared) is the figure's second line, under the finding. ``a_name`` and
+    ``b_name`` name the two sides in the hover text (``A``, ``B`` for compare)."""
     t = table.filter((pl.col("metric") == metric) & pl.col("kind").is_in(list(kinds)))
     labels = [difference_label(k, g) for k, g in zip(t["kind"], t["group"], strict=True)]
     share = metric == "win_share"
+    scale, unit, tickformat = _unit(metric)
     fig = go.Figure()
-    sig = t["significant"].to_numpy()
+    what = "win share" if share else metric.replace("_", " ")
+    if t.height == 0:
+        _layout(fig, title=f"No {what} rows to compare", context=title)
+        return _empty(fig, "no rows")
+    sig = t["significant"].fill_null(False).to_numpy()
     for flag, colour, name in (
         (False, GREY, "interval includes 0"),
         (True, RED, "interval excludes 0"),
@@ -341,139 +668,212 @@ def plot_differences(
         sub = t[idx.tolist()]
         fig.add_trace(
             go.Scatter(
-                x=sub["diff"].to_numpy(),
+                x=sub["diff"].to_numpy() * scale,
                 y=[labels[i] for i in idx],
                 mode="markers",
                 name=name,
                 marker={"color": colour, "size": 8},
-                error_x=_errors(sub, "diff") | {"width": 3},
+                error_x=_errors(sub, "diff", scale) | {"width": 3},
                 customdata=np.column_stack([sub["a"].to_numpy(), sub["b"].to_numpy()]),
                 hovertemplate=(
-                    f"%{{y}}: %{{x:+.2%}}<br>{a_name} %{{customdata[0]:.2%}}, "
+                    f"%{{y}}: %{{x:+.2f}} points<br>{a_name} %{{customdata[0]:.2%}}, "
                     f"{b_name} %{{customdata[1]:.2%}}<extra></extra>"
                     if share
-                    else f"%{{y}}: %{{x:+.3f}}<br>{a_name} %{{customdata[0]:.3f}}, "
+                    else f"%{{y}}: %{{x:+.3f}} {unit}<br>{a_name} %{{customdata[0]:.3f}}, "
                     f"{b_name} %{{customdata[1]:.3f}}<extra></extra>"
                 ),
             )
         )
     fig.add_vline(x=0, line={"color": "black", "width": 1})
-    unit = "percentage points" if share else metric.replace("_", " ")
+    d, lo, hi = (t[c].to_numpy().astype(np.float64) * scale for c in ("diff", "lo", "hi"))
+    n_sig = int(sig.sum())
+    if n_sig:
+        i = int(np.argmax(np.where(sig, np.abs(d), -1.0)))
+        finding = (
+            f"{_change_words(labels[i], d[i], lo[i], hi[i], unit)} changes most; "
+            f"{n_sig} of {len(d)} differ significantly"
+        )
+    else:
+        i = _largest(d)
+        finding = (
+            f"No {what} difference is significant (largest: "
+            f"{_change_words(labels[i], d[i], lo[i], hi[i], unit)})"
+        )
+    x_title = {
+        "win_share": "difference in win share (percentage points)",
+        "mean_turns": "difference in game length (turns)",
+    }.get(metric, f"difference in {what}")
     _layout(
         fig,
-        title=title,
-        height=max(260, 120 + ROW_PX * len(labels)),
+        title=finding,
+        context=title,
+        height=max(280, 170 + ROW_PX * len(labels)),
         showlegend=True,
-        legend={"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 1, "xanchor": "right"},
-        xaxis_title=f"difference ({unit})",
+        xaxis_title=x_title,
+        yaxis_title="compared group",
     )
-    if share:
-        fig.update_xaxes(tickformat="+.1%", tick0=0)
-    fig.update_yaxes(categoryorder="array", categoryarray=labels[::-1], automargin=True)
+    fig.update_xaxes(tickformat=tickformat, tick0=0)
+    fig.update_yaxes(
+        categoryorder="array", categoryarray=labels[::-1], range=_rows_range(set(labels))
+    )
     return fig
 
 
-def _headline_title(summary: pl.DataFrame) -> str:
-    """'headline: 1st player win share' (the summary's one headline row)."""
+def _headline(summary: pl.DataFrame) -> tuple[str, str]:
+    """('1st player', 'win_share'): what the summary's headline rows measure."""
     rows = summary.filter(pl.col("kind").is_not_null())
     if rows.height == 0:
-        return "headline metric"
+        return "headline", "win_share"
     r = rows.row(0, named=True)
-    what = str(r.get("metric") or "win_share").replace("_", " ")
-    return f"headline: {difference_label(r['kind'], r['group'])} {what}"
+    return difference_label(r["kind"], r["group"]), str(r.get("metric") or "win_share")
 
 
 def plot_impact_variants(summary: pl.DataFrame, table: pl.DataFrame) -> go.Figure:
     """Interventional impact, one row per variant (``summary`` of balance/impact_file.py:
     variant, kind, group, diff, lo, hi, ``significant`` (BH q < 0.05), sorted by the size of the
-    headline change), in three panels: the change of the headline metric (declared in advance,
-    the same for every variant); the mean-score change per policy; the game-length change.
-    ``table`` is the long table (variant, metric, kind, group, diff, lo, hi, ...)."""
+    headline change), in up to three panels, each with its own x-axis: the change of the
+    headline metric (declared in advance, the same for every variant); the mean-score change per
+    policy; the game-length change. A panel without rows is left out. ``table`` is the long
+    table (variant, metric, kind, group, diff, lo, hi, ...)."""
     variants = summary["variant"].to_list()
+    who, metric = _headline(summary)
+    scale, unit, tickformat = _unit(metric)
+    what = metric.replace("_", " ")
+    score = table.filter((pl.col("metric") == "mean_score") & (pl.col("kind") == "policy"))
+    score = score.join(summary.select("variant"), on="variant", how="semi")
+    turns = table.filter(pl.col("metric") == "mean_turns").join(
+        summary.select("variant"), on="variant", how="semi"
+    )
+    head = summary.filter(pl.col("diff").is_not_null() & pl.col("diff").is_not_nan())
+    panels = [("head", f"{who} {what}", f"change in {who} {what} ({unit})", 0.42)]
+    if score.height:
+        panels.append(("score", "mean score, by policy", "change in mean score", 0.33))
+    if turns.height:
+        panels.append(("turns", "game length", "change in game length (turns)", 0.25))
+    widths = np.array([p[3] for p in panels])
     fig = make_subplots(
         rows=1,
-        cols=3,
+        cols=len(panels),
         shared_yaxes=True,
-        horizontal_spacing=0.03,
-        column_widths=[0.4, 0.35, 0.25],
-        subplot_titles=(
-            _headline_title(summary),
-            "mean score, by policy",
-            "game length (turns)",
-        ),
+        horizontal_spacing=0.06,
+        column_widths=(widths / widths.sum()).tolist(),
+        subplot_titles=[p[1] for p in panels],
     )
-    sig = summary["significant"].fill_null(False).to_numpy()
+    col = {p[0]: i + 1 for i, p in enumerate(panels)}
+    sig = head["significant"].fill_null(False).to_numpy() if head.height else np.array([])
     for flag, colour, name in ((False, GREY, "not significant"), (True, RED, "significant (BH)")):
         idx = np.flatnonzero(sig == flag)
         if not len(idx):
             continue
-        sub = summary[idx.tolist()]
+        sub = head[idx.tolist()]
         fig.add_trace(
             go.Scatter(
-                x=sub["diff"].to_numpy(),
-                y=[variants[i] for i in idx],
+                x=sub["diff"].to_numpy() * scale,
+                y=sub["variant"].to_list(),
                 mode="markers",
-                name=name,
+                name=f"{who}: {name}",
                 legendgroup=name,
                 marker={"color": colour, "size": 8},
-                error_x=_errors(sub, "diff") | {"width": 3},
-                customdata=[
-                    difference_label(k, g) for k, g in zip(sub["kind"], sub["group"], strict=True)
-                ],
-                hovertemplate="%{y}: %{customdata} %{x:+.2%}<extra></extra>",
+                error_x=_errors(sub, "diff", scale) | {"width": 3},
+                hovertemplate=f"%{{y}}: {who} %{{x:+.2f}} {unit}<extra></extra>",
             ),
             row=1,
             col=1,
         )
-    score = table.filter((pl.col("metric") == "mean_score") & (pl.col("kind") == "policy"))
+    if not head.height:  # no variant has the headline's row: say so in its panel
+        fig.add_trace(
+            go.Scatter(x=[0], y=variants[:1], mode="markers", marker={"opacity": 0},
+                       showlegend=False, hoverinfo="skip"),
+            row=1,
+            col=1,
+        )
+        fig.add_annotation(
+            text="no variant has this row", showarrow=False, xref="x domain", yref="y domain",
+            x=0.5, y=0.5,
+        )
     for i, ((policy,), g) in enumerate(score.group_by("group", maintain_order=True)):
-        g = g.join(summary.select("variant"), on="variant", how="semi")
         fig.add_trace(
             go.Scatter(
                 x=g["diff"].to_numpy(),
                 y=g["variant"].to_list(),
                 mode="markers",
-                name=f"score: {policy}",
+                name=f"mean score: {policy}",
                 marker={"color": PALETTE[(i + 4) % len(PALETTE)], "size": 7, "symbol": "diamond"},
                 error_x=_errors(g, "diff") | {"width": 3},
                 hovertemplate=f"%{{y}}: {policy} score %{{x:+.3f}}<extra></extra>",
             ),
             row=1,
-            col=2,
+            col=col["score"],
         )
-    turns = table.filter(pl.col("metric") == "mean_turns")
-    fig.add_trace(
-        go.Scatter(
-            x=turns["diff"].to_numpy(),
-            y=turns["variant"].to_list(),
-            mode="markers",
-            name="turns",
-            marker={"color": BLUE, "size": 7, "symbol": "square"},
-            error_x=_errors(turns, "diff") | {"width": 3},
-            hovertemplate="%{y}: %{x:+.3f} turns<extra></extra>",
-        ),
-        row=1,
-        col=3,
-    )
-    for col in (1, 2, 3):
-        fig.add_vline(x=0, line={"color": "black", "width": 1}, row=1, col=col)
+    if turns.height:
+        fig.add_trace(
+            go.Scatter(
+                x=turns["diff"].to_numpy(),
+                y=turns["variant"].to_list(),
+                mode="markers",
+                name="game length",
+                marker={"color": BLUE, "size": 7, "symbol": "square"},
+                error_x=_errors(turns, "diff") | {"width": 3},
+                hovertemplate="%{y}: %{x:+.3f} turns<extra></extra>",
+            ),
+            row=1,
+            col=col["turns"],
+        )
+    for c in range(1, len(panels) + 1):
+        fig.add_vline(x=0, line={"color": "black", "width": 1}, row=1, col=c)
+    # The finding: the variant that moves the headline most, and how many do significantly.
+    if head.height:
+        d, lo, hi = (head[c].to_numpy().astype(np.float64) * scale for c in ("diff", "lo", "hi"))
+        i = _largest(d)
+        n_sig = int(sig.sum())
+        change = f"{d[i]:+.2f} {unit} [{lo[i]:+.2f}, {hi[i]:+.2f}]"
+        name = head["variant"][i]
+        if n_sig:
+            title = (
+                f"“{name}” moves the {who}'s {what} most: {change}; "
+                f"{n_sig} of {len(variants)} variants change it significantly"
+            )
+        else:
+            title = (
+                f"No variant changes the {who}'s {what} significantly "
+                f"(largest: “{name}” {change})"
+            )
+    else:
+        title = f"No variant has the headline row ({who} {what})"
     _layout(
         fig,
-        title="Card impact, interventional: each variant minus the base config, same seeds",
-        height=max(320, 140 + ROW_PX * len(variants)),
+        title=title,
+        context="Card impact, interventional: each variant minus the base config, same seeds "
+        "(causal); red: BH q < 0.05",
+        height=max(340, 200 + ROW_PX * len(variants)),
         showlegend=True,
-        legend={"orientation": "h", "y": -0.02, "yanchor": "top", "x": 0},
     )
-    fig.update_xaxes(tickformat="+.1%", tick0=0, row=1, col=1)
+    for (key, _, x_title, _), c in zip(panels, range(1, len(panels) + 1), strict=True):
+        fig.update_xaxes(
+            title_text=x_title,
+            tickformat=tickformat if key == "head" else "+.3~f",
+            nticks=6,
+            row=1,
+            col=c,
+        )
     fig.update_yaxes(
-        categoryorder="array", categoryarray=variants[::-1], automargin=True, row=1, col=1
+        categoryorder="array", categoryarray=variants[::-1], range=_rows_range(variants)
     )
+    for c in range(2, len(panels) + 1):  # shared rows: the variant names once, on the left
+        fig.update_yaxes(showticklabels=False, row=1, col=c)
+    fig.update_yaxes(title_text="variant", row=1, col=1)
     return fig
 
 
+# ================================================================================== overview
+
+
 def plot_overview(labels: Sequence[str], shares: Sequence[WinShares]) -> go.Figure:
-    """Win share per seat of several datasets side by side (grouped bars, Wilson intervals)."""
+    """Win share per seat of several datasets side by side (grouped bars, intervals over games),
+    the fair share labelled; the title names the seat furthest from fair."""
     fig = go.Figure()
+    best: tuple[float, str] = (-1.0, "No win shares")
+    fairs = set()
     for i, (label, ws) in enumerate(zip(labels, shares, strict=True)):
         f = ws.by_seat
         fig.add_trace(
@@ -487,12 +887,27 @@ def plot_overview(labels: Sequence[str], shares: Sequence[WinShares]) -> go.Figu
                 hovertemplate=f"{label}: %{{x}} (%{{customdata}}) %{{y:.2%}}<extra></extra>",
             )
         )
+        for s, p, sh, fa in zip(f["seat"], f["policy"], f["share"], f["fair"], strict=True):
+            fairs.add(round(float(fa), 12))
+            if abs(sh - fa) > best[0]:
+                best = (abs(sh - fa), f"{label}: seat {s} ({p}) wins {_pct(sh)} (fair {_fair_text(fa)})")
+    if len(fairs) == 1:
+        fair = fairs.pop()
+        fig.add_hline(
+            y=fair,
+            line={"dash": "dash", "color": RED},
+            annotation_text=f"fair {_fair_text(fair)}",
+            annotation_position="top right",
+            annotation_font={"color": RED},
+        )
     _layout(
         fig,
-        title="Win share per seat, every dataset",
+        title=f"Furthest from fair: {best[1]}",
+        context="Win share per seat, every dataset, 95 % intervals over games",
         showlegend=True,
         barmode="group",
+        xaxis_title="seat",
         yaxis_title="win share",
     )
-    fig.update_yaxes(tickformat=".0%")
+    fig.update_yaxes(tickformat=".0%", rangemode="tozero")
     return fig
