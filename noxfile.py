@@ -52,9 +52,11 @@ def reports(session: nox.Session) -> None:
     directory named after the game (the report's title and section names), inside this session's
     folder and given relative to the repository, so that the pages' provenance carries relative
     paths only (configs/..., .nox/reports/tmp/GAME), never /tmp or a home directory. A first
-    argument naming a game regenerates only that one: `nox -s reports -- raven_order`.
+    argument naming a game regenerates only that one: `nox -s reports -- raven_order`; with
+    `nox --no-venv -s reports` it uses the installed balance.
     """
-    session.install(".")
+    if session.venv_backend != "none":
+        session.install(".")
     names = [a for a in session.posargs if not a.startswith("-")] or list(REPORTS)
     unknown = sorted(set(names) - set(REPORTS))
     if unknown:
