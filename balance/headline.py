@@ -62,6 +62,21 @@ class Headline(BaseModel):
         return (self.metric, "order", "0")
 
 
+class Tolerances(BaseModel):
+    """How far from fair the verdict still calls balanced (in shares: 0.02 = 2 points)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    first_player_edge: float = Field(
+        0.02, gt=0, le=1, allow_inf_nan=False,
+        description="largest |first player's win share - fair| called balanced",
+    )  # fmt: skip
+    seat: float = Field(
+        0.01, gt=0, le=1, allow_inf_nan=False,
+        description="largest |seat's win share - fair| called balanced (symmetric line-ups)",
+    )  # fmt: skip
+
+
 class ReportSettings(BaseModel):
     """The ``report:`` section of a config (it changes no game)."""
 
@@ -72,6 +87,18 @@ class ReportSettings(BaseModel):
         description="the metric variants are ranked by and the summary leads with "
         "(default: the first player's win share)",
     )
+    tolerance: Tolerances = Field(
+        default_factory=Tolerances, description="what the verdict calls balanced"
+    )
+    impact_seconds: float = Field(
+        40.0, ge=0, le=86_400, allow_inf_nan=False,
+        description="time budget of `simulate --report`'s causal card impact (0: none); the "
+        "variants get as many games as fit, at most the run's own",
+    )  # fmt: skip
+    impact_min_games: int = Field(
+        2_000, ge=100, le=10**9,
+        description="fewest games per variant; below that the card impact is left out",
+    )  # fmt: skip
 
 
 DEFAULT = ReportSettings()

@@ -55,6 +55,7 @@ class ImpactFile(NamedTuple):
     table: pl.DataFrame  # the long table (module docstring)
     summary: pl.DataFrame  # one row per variant (impact_summary)
     headline: tuple[str, str, str] = DEFAULT_HEADLINE  # (metric, kind, group) it ranks by
+    featured: tuple[str, ...] = ()  # variants every reader asks about: the page says each
 
 
 def flag(table: pl.DataFrame) -> pl.DataFrame:
@@ -191,6 +192,7 @@ def read_impact(path: str | os.PathLike[str]) -> ImpactFile:
         table=table,
         summary=impact_summary(table, headline),
         headline=headline,
+        featured=tuple(str(v) for v in meta.get("featured") or ()),
     )
 
 

@@ -37,8 +37,10 @@ from balance.experiments.check import (
 from balance.experiments.compare import Comparison, check_pairable, compare
 from balance.experiments.impact import (
     Impact,
+    ReportImpactPlan,
     check_impact_out,
     impact,
+    plan_report_impact,
     play_report_variants,
     write_impact,
 )
@@ -66,6 +68,7 @@ __all__ = [
     "Comparison",
     "Impact",
     "Progress",
+    "ReportImpactPlan",
     "RunnerError",
     "Runs",
     "Spec",
@@ -85,6 +88,7 @@ __all__ = [
     "load_spec",
     "load_variants",
     "merge_patch",
+    "plan_report_impact",
     "play_paired",
     "play_report_variants",
     "report_variants",

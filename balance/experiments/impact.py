@@ -124,7 +124,9 @@ def check_impact_out(path: str | os.PathLike[str]) -> None:
     impact_file.check_out(path)
 
 
-def write_impact(result: Impact, path: str | os.PathLike[str]) -> Path:
+def write_impact(
+    result: Impact, path: str | os.PathLike[str], *, featured: Sequence[str] = ()
+) -> Path:
     """Write the impact table: ``.parquet`` (the long table) or ``.json`` (provenance, summary
     and the long table); the format is balance/impact_file.py's."""
     provenance = {
@@ -136,6 +138,7 @@ def write_impact(result: Impact, path: str | os.PathLike[str]) -> Path:
         "method": result.method,
         "headline": list(result.headline),
         "variants": [v._asdict() for v in result.variants],
+        "featured": list(featured),  # variants every reader asks about (the report says each)
     }
     return impact_file.write_impact(
         path, table=result.table, summary=result.summary, provenance=provenance
@@ -152,6 +155,7 @@ def play_report_variants(
     seed: int,
     threads: int | None = None,
     progress: Progress | None = None,
+    featured: Sequence[str] = (),
 ) -> Path:
     """Play the game's report variants (``report_variants(plugin, config)``, e.g. The Raven Order
     without the second player's compensation) on a run's seed and games into
@@ -166,4 +170,54 @@ def play_report_variants(
         threads=threads,
         progress=progress,
     )
-    return write_impact(result, Path(results_dir) / REPORT_VARIANTS_FILE)
+    return write_impact(result, Path(results_dir) / REPORT_VARIANTS_FILE, featured=featured)
+
+
+PAIRED_COST = 1.5  # a config's game in `impact`, in games of a plain `simulate`
+
+
+class ReportImpactPlan(NamedTuple):
+    """What ``simulate --report`` plays for the report's causal card impact."""
+
+    variants: list[Variant]  # the game's report variants, then its default impact variants
+    featured: list[str]  # the names of the game's report variants (the page says each)
+    games: int  # per variant (the run's first games, on its seed); 0: none fit the budget
+    budget_s: float
+    reason: str  # why ``games`` is what it is, for the progress line and the page
+
+
+def plan_report_impact(
+    config: RunConfig, plugin: object, *, games_done: int, games_per_s: float
+) -> ReportImpactPlan:
+    """The variants and games per variant that fit the config's ``report.impact_seconds``: the
+    card impact plays 1 + len(variants) configs a game, each at about 1/PAIRED_COST of the run's
+    own speed."""
+    from balance.experiments.variants import default_variants, report_variants
+
+    settings = config.report
+    chosen = list(report_variants(plugin, config))
+    names = {v.name for v in chosen}
+    featured = [v.name for v in chosen]
+    chosen += [v for v in default_variants(plugin, config) if v.name not in names]
+    budget = float(settings.impact_seconds)
+    if not chosen or budget <= 0:
+        why = "no variants" if not chosen else "report.impact_seconds is 0"
+        return ReportImpactPlan(chosen, featured, 0, budget, why)
+    # a paired game of two configs costs about 1.5 plain ones (pairing, per-game group values):
+    # measured, 1M Five Ravens games with 33 variants
+    fit = int(budget * max(games_per_s, 0.0) / (PAIRED_COST * (1 + len(chosen))))
+    games = min(games_done, fit - fit % 1000 if fit >= 1000 else fit)
+    if games < settings.impact_min_games:
+        return ReportImpactPlan(
+            chosen,
+            featured,
+            0,
+            budget,
+            f"{len(chosen)} variants would get {games:,} games in {budget:g} s, fewer than "
+            f"report.impact_min_games ({settings.impact_min_games:,})",
+        )
+    why = (
+        f"{len(chosen)} variants x {games:,} games (the run's first games, same seeds) to fit "
+        f"report.impact_seconds = {budget:g} s at {games_per_s:,.0f} games/s"
+    )
+    return ReportImpactPlan(chosen, featured, games, budget, why)

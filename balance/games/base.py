@@ -142,6 +142,9 @@ class Game:
     policy_kinds: ClassVar[dict[str, type[BaseModel]]]  # kind -> schema model of its settings
     # `balance bench`: (label, games/s) the headline line-up must reach on all threads, or None
     speed_target: ClassVar[tuple[str, float] | None] = None
+    # Telemetry events that describe an outcome of play (a building lost, a unit killed), not a
+    # card a seat holds or plays: the report labels them as outcomes, never as card effects.
+    outcome_events: ClassVar[tuple[str, ...]] = ()
     # Targets every game's kernels must meet (the performance issue's).
     COMMON_BENCH_TARGETS: ClassVar[tuple[dict[str, Any], ...]] = (
         dict(

@@ -13,7 +13,7 @@ from html import escape
 from balance.impact_file import ImpactFile
 from balance.report import sections
 from balance.report.numbers import DatasetStats, Differences
-from balance.report.sentences import summary_sentences
+from balance.report.sentences import summary_sentences, verdict_sentences
 from balance.report.template import fill
 
 
@@ -37,12 +37,32 @@ def render(
     nav = ['<a href="#summary">summary</a>']
     body = []
 
+    # The verdict first: is it balanced, from which seat and strategy does it lean, which changes
+    # move the headline metric (causally), and what these games leave open.
+    verdicts = []
+    for i, ds in enumerate(datasets):
+        head = f"<h3>{escape(ds.label)}</h3>" if many else ""
+        verdicts.append(head + sections.headline(verdict_sentences(ds, impact if i == 0 else None)))
+    body.append(
+        '<section id="verdict"><h2>Verdict</h2>'
+        + "".join(verdicts)
+        + '<p class="note">Built from the numbers below and their 95 % intervals; tolerances and '
+        "the headline metric come from the config's <code>report:</code> section.</p></section>"
+    )
+    nav.insert(0, '<a href="#verdict">verdict</a>')
     headline = []
     for i, (ds, diff) in enumerate(zip(datasets, diffs, strict=True)):
         sentences = summary_sentences(ds, diff=diff, impact=impact if i == 0 else None)
         head = f"<h3>{escape(ds.label)}</h3>" if many else ""
         headline.append(head + sections.headline(sentences))
     body.append(f'<section id="summary"><h2>What matters most</h2>{"".join(headline)}</section>')
+
+    if impact is not None:  # causal card impact before the datasets' observational diagnostics
+        body.append(
+            '<section id="impact"><h2>Card impact: causal (each change played on the same '
+            f"games)</h2>{sections.variants_section(page, impact)}</section>"
+        )
+        nav.append('<a href="#impact">card impact</a>')
 
     if many:
         overview = sections.overview_section(page, datasets)
@@ -64,13 +84,6 @@ def render(
                 f'<a href="#{sid}-{key}">{escape(name.split(":")[0].lower())}</a>'
                 for key, name, _ in subs
             ]
-
-    if impact is not None:
-        body.append(
-            '<section id="impact"><h2>Card impact: interventional (variants on the same seeds)</h2>'
-            f"{sections.variants_section(page, impact)}</section>"
-        )
-        nav.append('<a href="#impact">variants</a>')
 
     stats_s = sum(d.seconds for d in datasets)
     subtitle = (

@@ -418,8 +418,14 @@ def impact_section(page: Page, ds: DatasetStats) -> str:
         "_abs", descending=True, nulls_last=True
     )
     by = ds.impact_by
+    outcomes = set(ds.manifest.get("outcome_events") or ())
     cols = [
         *([Column(by, lambda r: r[by])] if by else []),
+        Column(
+            "kind",
+            lambda r: "outcome" if r["event"] in outcomes else "card",
+            tip="outcome: what play did to the seat (a building lost), not a card it held",
+        ),
         Column("event", lambda r: r["event"]),
         Column("card", lambda r: r["card"]),
         Column("n with", lambda r: r["n_with"], fmt(","), True),
@@ -438,6 +444,13 @@ def impact_section(page: Page, ds: DatasetStats) -> str:
         "game are not independent); rows in red differ with Benjamini-Hochberg q &lt; 0.05 over "
         "the whole table. Click a column header to sort.</p>"
     )
+    if outcomes:
+        caveat += (
+            '<p class="note">Rows of kind <b>outcome</b> ('
+            + escape(", ".join(sorted(outcomes)))
+            + ") describe what play did to a seat, such as a building it lost: they say how "
+            "losing looks, not what a card is worth.</p>"
+        )
     skipped = ""
     if no_contrast.height:
         names = ", ".join(sorted(set(no_contrast["column"].to_list())))

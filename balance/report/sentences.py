@@ -121,6 +121,157 @@ def _excludes(lo: float, hi: float, x: float = 0.0) -> bool:
 # ==================================================================================== dataset
 
 
+def report_settings(manifest: dict[str, Any]) -> Any:
+    """The run's ``report:`` section (its defaults for a run recorded without one)."""
+    from balance.headline import ReportSettings
+
+    given = (manifest.get("config") or {}).get("report")
+    try:
+        return ReportSettings.model_validate(given) if given else ReportSettings()
+    except ValueError:  # written by another version: the defaults, rather than no page
+        return ReportSettings()
+
+
+def _within(lo: float, hi: float, tol: float) -> str:
+    """'within', 'outside' or 'undetermined' for an interval of a deviation against ±tol."""
+    if -tol <= lo and hi <= tol:
+        return "within"
+    if lo > tol or hi < -tol:
+        return "outside"
+    return "undetermined"
+
+
+def verdict_sentences(ds: DatasetStats, impact: ImpactFile | None = None) -> list[str]:
+    """The verdict a page opens with: the first player's edge against the config's tolerance,
+    which strategy or side leads, the changes that move the headline metric most (causal, from
+    ``impact``) and what these games leave undetermined. Every number is on the page below."""
+    settings = report_settings(ds.manifest)
+    tol = settings.tolerance
+    ws, adv = ds.shares, ds.advantage
+    n_games = f"{ws.games:,} games"
+    out: list[str] = []
+    open_questions: list[str] = []
+    if finite(adv.first_player_share) and ws.players > 1:
+        edge = points(adv.first_player_edge, adv.edge_lo, adv.edge_hi)
+        where = _within(adv.edge_lo, adv.edge_hi, tol.first_player_edge)
+        bound = f"±{tol.first_player_edge * 100:g} point{'s' * (tol.first_player_edge != 0.01)}"
+        if where == "within":
+            out.append(
+                f"Turn order is balanced within the tolerance: the first player's edge is {edge}, "
+                f"inside {bound} (report.tolerance.first_player_edge)."
+            )
+        elif where == "outside":
+            side = "favours" if adv.first_player_edge > 0 else "penalises"
+            out.append(
+                f"Turn order is not balanced: the game {side} the first player by {edge}, "
+                f"beyond the tolerance of {bound} (report.tolerance.first_player_edge)."
+            )
+        else:
+            out.append(
+                f"Turn order: the first player's edge is {edge}; whether it is inside {bound} is "
+                f"not determined at {n_games}."
+            )
+            open_questions.append("whether the first player's edge is inside the tolerance")
+    if adv.symmetric:
+        bound, level = seat_bound(ws)
+        if bound <= tol.seat:
+            out.append(
+                f"Seats are within the tolerance of ±{tol.seat * 100:g} point"
+                f"{'s' * (tol.seat != 0.01)} of fair "
+                f"(simultaneous {level * 100:g} % intervals reach ±{bound * 100:.2f} points)."
+            )
+        else:
+            worst = (
+                ws.by_seat.with_columns(dev=(pl.col("share") - pl.col("fair")).abs())
+                .sort("dev", descending=True)
+                .row(0, named=True)
+            )
+            if _excludes(worst["lo"] - worst["fair"], worst["hi"] - worst["fair"], 0.0) and (
+                worst["dev"] > tol.seat
+            ):
+                out.append(
+                    f"Seat {worst['seat']} is off fair by more than the tolerance: "
+                    f"{share_pm(worst['share'], worst['lo'], worst['hi'])} against "
+                    f"{fair_pct(worst['fair'])}."
+                )
+            else:
+                open_questions.append(f"whether every seat is within ±{tol.seat * 100:g} points")
+    lead = _leader(ws)
+    if lead:
+        out.append(lead)
+    if impact is not None and impact.summary.height:
+        out += _causal_verdict(impact, open_questions)
+        if impact.headline == ("win_share", "order", "0") and finite(adv.first_player_edge):
+            out.append(_toward_fair(impact, adv.first_player_edge))
+    if open_questions:
+        out.append(f"Not determined at {n_games}: {listing(open_questions, most=3)}.")
+    return out
+
+
+def _leader(ws: Any) -> str | None:
+    """Which strategy (or team of several seats) leads, by how much, with intervals."""
+    if ws.by_policy.height > 1:
+        pol = ws.by_policy.sort("share", descending=True).to_dicts()
+        a, b = pol[0], pol[1]
+        sep = "ahead of" if a["lo"] > b["hi"] else "level with (intervals overlap)"
+        return (
+            f"Strategy: {a['policy']} leads, {share_pm(a['share'], a['lo'], a['hi'])} of its "
+            f"seat-games, {sep} {b['policy']} at {share_pm(b['share'], b['lo'], b['hi'])} "
+            f"(fair {fair_pct(a['fair'])})."
+        )
+    teams = ws.by_team
+    if teams.height > 1 and not ws.by_team["seats"].cast(pl.Float64).eq(1).all():
+        t = teams.sort("share", descending=True).to_dicts()
+        a, b = t[0], t[1]
+        sep = "ahead of" if a["lo"] > b["hi"] else "level with (intervals overlap)"
+        return (
+            f"Sides: team {a['team']} wins {share_pm(a['share'], a['lo'], a['hi'])} of games, "
+            f"{sep} team {b['team']} at {share_pm(b['share'], b['lo'], b['hi'])}."
+        )
+    return None
+
+
+def _causal_verdict(impact: ImpactFile, open_questions: list[str]) -> list[str]:
+    metric, kind, group = impact.headline
+    what = f"the {difference_label(kind, group)}'s {metric.replace('_', ' ')}"
+    if kind == "game":
+        what = "game length"
+    s = impact.summary.filter(pl.col("diff").is_not_null())
+    sig = s.filter(pl.col("significant"))
+    if sig.height == 0:
+        open_questions.append(f"which of the {s.height} tested changes moves {what}")
+        return [
+            f"No tested change of a card or rule moves {what} significantly at "
+            f"{impact.games:,} games per variant ({RULE})."
+        ]
+    top = sig.head(3).to_dicts()
+    parts = [f"“{r['variant']}” {_headline_change(metric, kind, r)}" for r in top]
+    return [
+        f"What moves {what} most, causally (each change played on the same "
+        f"{impact.games:,} games): {listing(parts)}; {sig.height} of {s.height} tested changes "
+        f"{'moves' if sig.height == 1 else 'move'} it significantly."
+    ]
+
+
+def _toward_fair(impact: ImpactFile, edge: float) -> str:
+    """The tested changes that move the first player's share significantly toward fair."""
+    s = impact.summary.filter(pl.col("significant") & pl.col("diff").is_not_null())
+    # closer to fair, not past it by more than it was off
+    toward = s.filter((pl.col("diff") + edge).abs() < abs(edge)).head(2).to_dicts()
+    if not toward:
+        return (
+            "To reduce the first player's edge: none of the tested changes brings it "
+            "significantly closer to fair."
+        )
+    parts = [
+        f"“{r['variant']}” ({points(r['diff'], r['lo'], r['hi'])}, to an edge of "
+        f"about {points(edge + r['diff'])})"
+        for r in toward
+    ]
+    verb = "brings" if len(parts) == 1 else "bring"
+    return f"To reduce the first player's edge: {listing(parts)} {verb} it closer to fair."
+
+
 def seat_bound(ws: Any, level: float = 0.95) -> tuple[float, float]:
     """(x, level): with simultaneous ``level`` intervals (Bonferroni over the seats: each seat's
     Wilson interval at 1 - (1 - level)/players), every seat's share is within ±x of fair."""
@@ -211,8 +362,16 @@ def summary_sentences(
                 f"{adv.level * 100:g} %)."
             )
 
-    # Strongest observational association.
-    t = ds.impact.table.filter(pl.col("significant") & pl.col("diff").is_not_nan())
+    if impact is not None:
+        out += impact_sentences(impact)
+    if diff is not None:
+        out += difference_sentences(diff)
+
+    # Observational associations last: diagnostics, never the lead, and never an outcome of play
+    # (a building lost) passed off as a card.
+    outcomes = list(ds.manifest.get("outcome_events") or ())
+    cards = ds.impact.table.filter(~pl.col("event").is_in(outcomes))
+    t = cards.filter(pl.col("significant") & pl.col("diff").is_not_nan())
     if t.height:
         r = t.with_columns(a=pl.col("diff").abs()).sort("a", descending=True).row(0, named=True)
         who = f"{r['policy']} seat-games" if ds.impact_by == "policy" else "Seat-games"
@@ -220,16 +379,11 @@ def summary_sentences(
             f"Strongest card association (a diagnostic, not an effect): {who} with "
             f"“{r['event']} {r['card']}” win {pct(r['share_with'])} against {pct(r['share_without'])} "
             f"without ({points(r['diff'])}, {q_text(r['q_value'])}); {t.height} of "
-            f"{ds.impact.table.filter(pl.col('diff').is_not_nan()).height} card events differ "
+            f"{cards.filter(pl.col('diff').is_not_nan()).height} card events differ "
             f"significantly."
         )
-    elif ds.impact.table.height:
+    elif cards.height:
         out.append("No card event is associated with winning beyond chance (BH q ≥ 0.05).")
-
-    if impact is not None:
-        out += impact_sentences(impact)
-    if diff is not None:
-        out += difference_sentences(diff)
 
     d = ds.dist
     q05, q95 = d.turns.quantiles.get(0.05, math.nan), d.turns.quantiles.get(0.95, math.nan)
@@ -255,8 +409,11 @@ def impact_sentences(impact: ImpactFile) -> list[str]:
     if s.height == 0:
         return []
     edges = []
-    if s.height <= 3:  # a report's own variants: say what each does to the first player's edge
+    featured = set(impact.featured) if impact.featured else None
+    if featured or s.height <= 3:  # a game's own report variants: what each does to the edge
         for r in first_player_rows(impact):
+            if featured is not None and r["variant"] not in featured:
+                continue
             edges.append(
                 f"The first player's edge is {points(r['edge_a'])} in this config and "
                 f"{points(r['edge_b'])} with “{r['variant']}” ({r['description']}): a paired "

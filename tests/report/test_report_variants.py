@@ -56,14 +56,18 @@ def reported(tmp_path_factory):
 
 def test_simulate_report_plays_the_variant_on_the_same_games(reported):
     out, _, stdout = reported
-    assert "report variants: no compensation on the same games" in stdout
+    # Causal card impact by default: the game's report variant first, then its impact variants
+    # (one per rune), on the run's games, as many as fit report.impact_seconds (all 3,000 here).
+    assert "card impact: 21 variants x 3,000 games (the run's first games, same seeds)" in stdout
     data = json.loads((out / "variants.json").read_text())
     assert (data["games"], data["seed"]) == (3000, 1)
-    assert [v["name"] for v in data["variants"]] == ["no compensation"]
+    names = [v["name"] for v in data["variants"]]
+    assert names[0] == "no compensation" and len(names) == 21 and data["featured"] == names[:1]
     rows = [
         r
         for r in data["table"]
-        if (r["kind"], r["group"], r["metric"]) == ("order", "0", "win_share")
+        if (r["kind"], r["group"], r["metric"], r["variant"])
+        == ("order", "0", "win_share", "no compensation")
     ]
     [row] = rows
     assert row["games"] == 3000
@@ -88,7 +92,8 @@ def test_report_shows_the_first_players_edge_with_and_without(reported):
     [row] = [
         r
         for r in data["table"]
-        if (r["kind"], r["group"], r["metric"]) == ("order", "0", "win_share")
+        if (r["kind"], r["group"], r["metric"], r["variant"])
+        == ("order", "0", "win_share", "no compensation")
     ]
     assert f"{row['a']:.2%}" in text and f"{row['b']:.2%}" in text
 

@@ -19,6 +19,8 @@ class RavenOrder(Game):
     # `balance bench`: the headline line-up's games/s on all threads (the performance issue's
     # target); every game also has the targets of Game.COMMON_BENCH_TARGETS.
     speed_target = ("heuristic vs heuristic, all threads", 20_000)
+    # `lost__<building or unit>`: what a seat lost to attacks, a result of the war, not a card
+    outcome_events = ("lost",)
 
 
 PLUGIN = RavenOrder()

@@ -1,0 +1,96 @@
+"""The verdict a page opens with, from planted numbers whose answer is known (issue 14, part 1),
+and the plan of the causal card impact that `simulate --report` plays by default (part 2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from balance.config import load_config
+from balance.experiments import plan_report_impact
+from balance.games import get
+from balance.impact_file import read_impact
+from balance.report.sentences import summary_sentences, verdict_sentences
+
+from .planted import planted_impact_table, planted_rows, planted_stats
+
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+
+
+def test_an_edge_beyond_the_tolerance_is_not_balanced_and_names_its_size():
+    # the first player wins 30 % of 10,000 games against a fair 25 %: +5 points, beyond ±2
+    v = verdict_sentences(planted_stats(planted_rows()))
+    assert v[0].startswith("Turn order is not balanced: the game favours the first player by +5.0")
+    assert "beyond the tolerance of ±2 points (report.tolerance.first_player_edge)" in v[0]
+
+
+def test_an_edge_inside_the_tolerance_is_balanced():
+    rows = planted_rows(wins=(2_500, 2_500, 2_500, 2_500), first_player_wins=2_550)
+    v = verdict_sentences(planted_stats(rows))
+    assert v[0].startswith("Turn order is balanced within the tolerance: the first player's edge")
+
+
+def test_an_interval_that_straddles_the_tolerance_is_undetermined():
+    # +2 points with ±0.9: the interval holds values on both sides of the 2-point tolerance
+    rows = planted_rows(wins=(2_500, 2_500, 2_500, 2_500), first_player_wins=2_700)
+    v = verdict_sentences(planted_stats(rows))
+    assert "whether it is inside ±2 points is not determined at 10,000 games" in v[0]
+    assert v[-1].startswith("Not determined at 10,000 games: whether the first player's edge")
+
+
+def test_the_leading_strategy_and_the_causal_changes(tmp_path):
+    rows = planted_rows(
+        wins=(4_870, 130, 4_870, 130),
+        policies=("greedy", "random", "greedy", "random"),
+        first_player_wins=3_000,
+    )
+    planted_impact_table().write_parquet(tmp_path / "i.parquet")
+    v = verdict_sentences(planted_stats(rows), read_impact(tmp_path / "i.parquet"))
+    assert any(
+        x.startswith("Strategy: greedy leads, 48.7 % ± 0.2 %") and "ahead of random" in x for x in v
+    )
+    causal = next(x for x in v if x.startswith("What moves the 1st player's win share most"))
+    assert (
+        "“gem +1” +3.0 points [+2.0, +4.0]; 1 of 2 tested changes moves it significantly" in causal
+    )
+    # the edge is +5 points; "gem +1" raises it: nothing tested brings it closer to fair
+    assert v[-1] == (
+        "To reduce the first player's edge: none of the tested changes brings it significantly "
+        "closer to fair."
+    )
+
+
+def test_outcomes_of_play_never_pass_for_a_card_association():
+    rows = planted_rows()
+    ds = planted_stats(rows, outcome_events=["stolen"])  # planted: every winner stole the gem
+    text = " ".join(summary_sentences(ds))
+    assert "stolen gem" not in text
+
+
+@pytest.mark.parametrize(
+    ("rate", "games_done", "expected"),
+    [(100_000, 1_000_000, 78_000), (100_000, 50_000, 50_000), (1_000, 1_000_000, 0)],
+)
+def test_the_card_impact_gets_the_games_that_fit_its_time_budget(rate, games_done, expected):
+    cfg = load_config(CONFIGS / "five_ravens" / "base.yaml")
+    plan = plan_report_impact(cfg, get("five_ravens"), games_done=games_done, games_per_s=rate)
+    assert len(plan.variants) == 33 and plan.featured == []
+    # 40 s at `rate` games/s over 1.5 x (1 + 33) configs a game, in thousands, at most the run's own
+    assert plan.games == expected
+    if not expected:
+        assert "fewer than report.impact_min_games (2,000)" in plan.reason
+
+
+def test_a_game_s_report_variants_come_first_and_are_featured():
+    cfg = load_config(CONFIGS / "raven_order" / "base.yaml")
+    plan = plan_report_impact(cfg, get("raven_order"), games_done=10_000, games_per_s=1e6)
+    assert plan.featured == ["no compensation"] and plan.variants[0].name == "no compensation"
+    assert plan.games == 10_000
+
+
+def test_a_zero_budget_plays_no_card_impact():
+    cfg = load_config(CONFIGS / "five_ravens" / "base.yaml")
+    cfg = cfg.model_copy(update={"report": cfg.report.model_copy(update={"impact_seconds": 0.0})})
+    plan = plan_report_impact(cfg, get("five_ravens"), games_done=10_000, games_per_s=1e6)
+    assert plan.games == 0 and plan.reason == "report.impact_seconds is 0"
