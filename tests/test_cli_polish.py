@@ -249,3 +249,26 @@ def test_the_reports_session_regenerates_the_published_reports():
     }.items():
         assert f'"{game}": ("{config}", {games:_})' in text
         assert (ROOT / config).is_file()
+
+
+def test_a_report_carries_relative_paths_only(cli, fake_config, tmp_path, monkeypatch):
+    """Paths under the working directory are recorded and shown relative to it, however given
+    (what `nox -s reports` relies on for the published reports)."""
+    monkeypatch.chdir(tmp_path)
+    report = tmp_path / "page.html"
+    result = cli(
+        "simulate",
+        fake_config.resolve(),
+        "--games",
+        50,
+        "--out",
+        tmp_path / "run",
+        "--report",
+        report,
+    )
+    assert result.exit_code == 0, result.output
+    html = report.read_text()
+    assert str(tmp_path) not in html
+    assert "<dd>run</dd>" in html and "fake.yaml (hash" in html
+    assert cli("report", (tmp_path / "run").resolve(), "-o", report).exit_code == 0
+    assert str(tmp_path) not in report.read_text()
