@@ -643,7 +643,7 @@ def impact(
         result = experiments.impact(
             cfg,
             chosen,
-            config_path=str(config),
+            config_path=_shown(config),
             variants_source=source,
             games=games,
             seed=seed,
@@ -707,8 +707,8 @@ def compare(
         result = experiments.compare(
             cfg_a,
             cfg_b,
-            a_path=str(a),
-            b_path=str(b),
+            a_path=_shown(a),
+            b_path=_shown(b),
             games=games,
             seed=seed,
             threads=threads,
