@@ -52,7 +52,7 @@ LEGEND_BELOW = {
     "x": 0.0,
     "xanchor": "left",
 }
-BOTTOM_LEGEND_PX = 120
+BOTTOM_LEGEND_PX = 105
 BOTTOM_PX = 70
 SUB = '<br><span style="font-size:12px;color:#555">{}</span>'
 
@@ -283,9 +283,7 @@ def _seat_deviations(shares: WinShares, level: float = 0.95) -> go.Figure:
         yaxis_title="seat",
     )
     fig.update_xaxes(tickformat="+.2~f", range=[-span, span], zeroline=False)
-    fig.update_yaxes(
-        categoryorder="array", categoryarray=labels[::-1], range=_rows_range(labels)
-    )
+    fig.update_yaxes(categoryorder="array", categoryarray=labels[::-1], range=_rows_range(labels))
     return fig
 
 
@@ -313,7 +311,9 @@ def plot_win_shares(shares: WinShares, by: str = "seat") -> go.Figure:
         order = np.argsort(-f["share"].to_numpy())
         words = ", ".join(f"{f['policy'][int(i)]} {_pct(f['share'][int(i)])}" for i in order)
         fair = f["fair"].to_numpy()
-        fair_t = f" (fair {_fair_text(float(fair[0]))})" if len(set(np.round(fair, 12))) == 1 else ""
+        fair_t = (
+            f" (fair {_fair_text(float(fair[0]))})" if len(set(np.round(fair, 12))) == 1 else ""
+        )
         return _share_bars(
             f,
             labels,
@@ -631,7 +631,10 @@ def _unit(metric: str) -> tuple[float, str, str]:
 
 
 def _change_words(label: str, d: float, lo: float, hi: float, unit: str) -> str:
-    k = 2 if unit == "points" or max(abs(lo), abs(hi)) < 10 else 1
+    """'seat 0 +5.0 points [+4.0, +6.0]': one more decimal than the half-width's first digit
+    needs, so the title is never more precise than the interval."""
+    half = round(abs(hi - lo) / 2, 9)
+    k = 1 if not np.isfinite(half) or half >= 1 else 2 if half >= 0.1 else 3
     return f"{label} {d:+.{k}f} {unit} [{lo:+.{k}f}, {hi:+.{k}f}]"
 
 
@@ -690,7 +693,7 @@ def plot_differences(
     if n_sig:
         i = int(np.argmax(np.where(sig, np.abs(d), -1.0)))
         finding = (
-            f"{_change_words(labels[i], d[i], lo[i], hi[i], unit)} changes most; "
+            f"{_cap(_change_words(labels[i], d[i], lo[i], hi[i], unit))} changes most; "
             f"{n_sig} of {len(d)} differ significantly"
         )
     else:
@@ -782,14 +785,24 @@ def plot_impact_variants(summary: pl.DataFrame, table: pl.DataFrame) -> go.Figur
         )
     if not head.height:  # no variant has the headline's row: say so in its panel
         fig.add_trace(
-            go.Scatter(x=[0], y=variants[:1], mode="markers", marker={"opacity": 0},
-                       showlegend=False, hoverinfo="skip"),
+            go.Scatter(
+                x=[0],
+                y=variants[:1],
+                mode="markers",
+                marker={"opacity": 0},
+                showlegend=False,
+                hoverinfo="skip",
+            ),
             row=1,
             col=1,
         )
         fig.add_annotation(
-            text="no variant has this row", showarrow=False, xref="x domain", yref="y domain",
-            x=0.5, y=0.5,
+            text="no variant has this row",
+            showarrow=False,
+            xref="x domain",
+            yref="y domain",
+            x=0.5,
+            y=0.5,
         )
     for i, ((policy,), g) in enumerate(score.group_by("group", maintain_order=True)):
         fig.add_trace(
@@ -835,8 +848,7 @@ def plot_impact_variants(summary: pl.DataFrame, table: pl.DataFrame) -> go.Figur
             )
         else:
             title = (
-                f"No variant changes the {who}'s {what} significantly "
-                f"(largest: “{name}” {change})"
+                f"No variant changes the {who}'s {what} significantly (largest: “{name}” {change})"
             )
     else:
         title = f"No variant has the headline row ({who} {what})"
@@ -890,7 +902,10 @@ def plot_overview(labels: Sequence[str], shares: Sequence[WinShares]) -> go.Figu
         for s, p, sh, fa in zip(f["seat"], f["policy"], f["share"], f["fair"], strict=True):
             fairs.add(round(float(fa), 12))
             if abs(sh - fa) > best[0]:
-                best = (abs(sh - fa), f"{label}: seat {s} ({p}) wins {_pct(sh)} (fair {_fair_text(fa)})")
+                best = (
+                    abs(sh - fa),
+                    f"{label}: seat {s} ({p}) wins {_pct(sh)} (fair {_fair_text(fa)})",
+                )
     if len(fairs) == 1:
         fair = fairs.pop()
         fig.add_hline(

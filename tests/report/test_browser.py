@@ -151,14 +151,95 @@ def _wait_for_figures(driver) -> int:
     return total
 
 
+# Every drawn figure's axes show tick labels (text with a box), and its legend (if any) covers
+# neither the plot area nor the tick labels and titles of an axis. Returns the problems found.
+READABLE_JS = """
+const problems = [];
+const box = el => el.getBoundingClientRect();
+const overlap = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1 &&
+                          Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1;
+for (const div of document.querySelectorAll('div[data-figure].js-plotly-rendered')) {
+  const id = div.id, full = div._fullLayout;
+  const axes = Object.keys(full).filter(k => /^[xy]axis\\d*$/.test(k));
+  for (const name of axes) {
+    const ax = full[name];
+    if (!ax.visible || !ax.showticklabels || ax.overlaying) continue;
+    const sel = `.${ax._id}tick text`;
+    const ticks = Array.from(div.querySelectorAll(sel)).filter(
+      t => t.textContent.trim() && box(t).width > 0 && box(t).height > 0);
+    if (!ticks.length) problems.push(`${id} ${name}: no visible tick labels`);
+  }
+  const legend = div.querySelector('.legend');
+  if (legend && full.showlegend) {
+    const lb = box(legend);
+    const covered = ['.nsewdrag', '.xtick text', '.ytick text', '.g-xtitle', '.g-ytitle',
+                     '.g-x2title', '.g-x3title']
+      .flatMap(s => Array.from(div.querySelectorAll(s)))
+      .filter(el => box(el).width > 0 && overlap(lb, box(el)));
+    if (covered.length) problems.push(`${id}: legend overlaps ${covered[0].getAttribute('class') || covered[0].textContent}`);
+  }
+}
+return problems;
+"""
+
+
+def _screenshots(driver, name: str, shots: list[Path]) -> None:
+    """PNGs of the whole page and of each figure, into every directory of ``shots``."""
+    import base64
+
+    from selenium.webdriver.common.by import By
+
+    size = driver.execute_script(
+        "return [document.documentElement.scrollWidth, document.documentElement.scrollHeight]"
+    )
+    full = driver.execute_cdp_cmd(
+        "Page.captureScreenshot",
+        {
+            "format": "png",
+            "captureBeyondViewport": True,
+            "clip": {"x": 0, "y": 0, "width": size[0], "height": size[1], "scale": 0.5},
+        },
+    )["data"]
+    figures = []
+    for el in driver.find_elements(By.CSS_SELECTOR, "div.figure"):
+        # The whole figure, however tall (an element screenshot stops at the window's edge).
+        x, y, w, h = driver.execute_script(
+            "const r = arguments[0].getBoundingClientRect();"
+            "return [r.left + scrollX, r.top + scrollY, r.width, r.height]",
+            el,
+        )
+        clip = {"x": x, "y": y, "width": w, "height": h, "scale": 1}
+        png = driver.execute_cdp_cmd(
+            "Page.captureScreenshot",
+            {"format": "png", "captureBeyondViewport": True, "clip": clip},
+        )["data"]
+        figures.append((el.get_attribute("id"), base64.b64decode(png)))
+    for root in shots:
+        out = root / name
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "page.png").write_bytes(base64.b64decode(full))
+        for fid, png in figures:
+            (out / f"{fid}.png").write_bytes(png)
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> list[Path]:
+    """Where the screenshots go: the pytest tmp path, and $BALANCE_ARTIFACTS when set."""
+    dirs = [tmp_path_factory.mktemp("screenshots")]
+    if os.environ.get("BALANCE_ARTIFACTS"):
+        dirs.append(Path(os.environ["BALANCE_ARTIFACTS"]) / "screenshots")
+    return dirs
+
+
 @pytest.mark.parametrize(
     ("report", "figures", "headline"),
     [
         # win share per seat and policy, turn order, score, length, card impact, 2 against the
         # baseline, impact variants
         ("inline", 9, "Greedy seats win "),
-        # the published 1M-game report (reports/five_ravens.html): one policy, no baseline
-        ("published", 5, "No seat wins more or less often than a fair 25 % beyond chance"),
+        # the published 1M-game report (reports/five_ravens.html): one policy, no baseline;
+        # seat deviations, turn order, score, length, card impact and its interventional variants
+        ("published", 6, "No seat wins more or less often than a fair 25 % beyond chance"),
         # the published Raven Order report (200,000 games, economy vs rush) with its report
         # variant (no compensation): win share per seat and policy, turn order, score, length,
         # card impact, the variant
@@ -168,7 +249,7 @@ def _wait_for_figures(driver) -> int:
     ],
 )
 def test_report_opens_offline_without_console_errors_and_draws_every_figure(
-    driver, reports, report, figures, headline
+    driver, reports, shots, report, figures, headline
 ):
     _open(driver, reports[report])
     assert _wait_for_figures(driver) == figures
@@ -188,6 +269,9 @@ def test_report_opens_offline_without_console_errors_and_draws_every_figure(
         "return document.querySelector('#summary .headline li').textContent"
     )
     assert text.startswith(headline)
+    # Readable at a glance: tick labels on every shown axis, no legend on the data or an axis.
+    assert driver.execute_script(READABLE_JS) == []
+    _screenshots(driver, report, shots)
 
 
 def test_card_impact_table_sorts_on_a_click(driver, reports):

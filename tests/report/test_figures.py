@@ -9,7 +9,6 @@ import pytest
 
 from balance import stats
 from balance.report import figures
-
 from balance.report.sentences import seat_bound
 
 from .planted import planted_manifest, planted_rows
@@ -121,7 +120,12 @@ def test_asymmetric_seats_are_bars_with_intervals_and_a_labelled_fair_line():
     fig = figures.plot_win_shares(ws, "seat")
     (bar,) = fig.data
     assert bar.type == "bar"
-    assert list(bar.x) == ["seat 0 (greedy)", "seat 1 (random)", "seat 2 (greedy)", "seat 3 (random)"]
+    assert list(bar.x) == [
+        "seat 0 (greedy)",
+        "seat 1 (random)",
+        "seat 2 (greedy)",
+        "seat 3 (random)",
+    ]
     np.testing.assert_allclose(bar.y, [0.22, 0.31, 0.22, 0.25])
     f = ws.by_seat
     np.testing.assert_allclose(bar.error_y.array, f["hi"].to_numpy() - bar.y)
@@ -144,8 +148,14 @@ def test_asymmetric_seats_are_bars_with_intervals_and_a_labelled_fair_line():
 def test_win_shares_by_policy_team_order(shares, by, labels):
     fig = figures.plot_win_shares(shares, by)
     assert list(fig.data[0].x) == labels
-    assert_readable(fig, {"policy": "greedy 25.0 %", "team": "Team 1 wins 31.0 % (fair 25 %)",
-                          "order": "4th player wins 70.0 % (fair 25 %)"}[by])
+    assert_readable(
+        fig,
+        {
+            "policy": "greedy 25.0 %",
+            "team": "Team 1 wins 31.0 % (fair 25 %)",
+            "order": "4th player wins 70.0 % (fair 25 %)",
+        }[by],
+    )
 
 
 def test_win_shares_by_policy_names_each_policy_in_the_title():
@@ -231,12 +241,16 @@ def test_card_impact_forest_plot_has_one_point_per_contrast(rows):
 
 
 def test_card_impact_without_any_contrast_says_so_instead_of_an_empty_panel(rows):
-    impact = stats.card_impact(rows.with_columns(stolen__gem=pl.lit(1, pl.UInt8),
-                                                 played__seven=pl.lit(0, pl.UInt8)),
-                               planted_manifest(rows))
+    impact = stats.card_impact(
+        rows.with_columns(stolen__gem=pl.lit(1, pl.UInt8), played__seven=pl.lit(0, pl.UInt8)),
+        planted_manifest(rows),
+    )
     fig = figures.plot_card_impact(impact)
     assert fig.data == ()
-    assert "nothing" in fig.layout.title.text.lower() or "no card event" in fig.layout.title.text.lower()
+    assert (
+        "nothing" in fig.layout.title.text.lower()
+        or "no card event" in fig.layout.title.text.lower()
+    )
     assert fig.layout.annotations and fig.layout.xaxis.visible is False
 
 
@@ -274,20 +288,20 @@ def test_differences_forest_plot_splits_significant_rows():
     by_name = {t.name: (list(t.y), list(t.x)) for t in fig.data}
     assert by_name["interval excludes 0"] == (["seat 0"], [pytest.approx(5.0)])
     assert by_name["interval includes 0"] == (["seat 1", "1st player"], [-1.0, 0.0])
-    assert_readable(fig, "seat 0 +5.00 points [+4.00, +6.00] changes most", "1 of 3")
+    assert_readable(fig, "Seat 0 +5.0 points [+4.0, +6.0] changes most", "1 of 3")
     assert "Differences against the baseline" in fig.layout.title.text  # the second line
     score = figures.plot_differences(_diff_table(), metric="mean_score", kinds=["seat"])
     assert [list(t.y) for t in score.data] == [["seat 0"]]
-    assert_readable(score, "seat 0 +0.50 score [+0.40, +0.60]")
+    assert_readable(score, "Seat 0 +0.50 score [+0.40, +0.60]")
     turns = figures.plot_differences(_diff_table(), metric="mean_turns", kinds=["game"])
-    assert_readable(turns, "game length +1.00 turns")
+    assert_readable(turns, "Game length +1.00 turns [+0.50, +1.50]")
     assert turns.layout.xaxis.title.text == "difference in game length (turns)"
 
 
 def test_differences_without_a_significant_row_say_so():
     t = _diff_table().with_columns(significant=pl.lit(False))
     fig = figures.plot_differences(t)
-    assert_readable(fig, "No win share difference is significant (largest: seat 0 +5.00")
+    assert_readable(fig, "No win share difference is significant (largest: seat 0 +5.0")
 
 
 def test_differences_without_rows_show_a_note_not_an_empty_panel():
@@ -345,8 +359,11 @@ def test_impact_variants_three_panels_each_with_its_own_x_axis():
     for ax in ("xaxis", "xaxis2", "xaxis3"):
         assert fig.layout[ax].tickformat and fig.layout[ax].showticklabels is not False
     assert fig.layout.yaxis2.showticklabels is False  # the shared variant names, once
-    assert_readable(fig, "“v1” moves the seat 0's win share most: +2.00 points [+1.00, +3.00]",
-                    "1 of 2 variants")
+    assert_readable(
+        fig,
+        "“v1” moves the seat 0's win share most: +2.00 points [+1.00, +3.00]",
+        "1 of 2 variants",
+    )
 
 
 def test_impact_variants_without_score_rows_drop_that_panel():
