@@ -245,7 +245,7 @@ def _seat_deviations(shares: WinShares, level: float = 0.95) -> go.Figure:
             f"[{lo[i]:+.{k}f}, {hi[i]:+.{k}f}]; {int(off.sum())} of {len(dev)} seats differ"
         )
     else:
-        title = f"Every seat within ±{bound:.{k}f} points of fair ({fair_t}, {level:.0%} intervals)"
+        title = f"Every seat within ±{bound:.{k}f} points of fair ({fair_t}, {level * 100:g} % intervals)"
     fig = go.Figure()
     fig.add_vrect(x0=-bound, x1=bound, fillcolor=BLUE, opacity=0.08, line_width=0)
     fig.add_trace(
@@ -275,7 +275,7 @@ def _seat_deviations(shares: WinShares, level: float = 0.95) -> go.Figure:
         fig,
         title=title,
         context=(
-            f"Win share per seat minus fair, every seat {pol}: simultaneous {level:.0%} "
+            f"Win share per seat minus fair, every seat {pol}: simultaneous {level * 100:g} % "
             "intervals (Bonferroni over the seats); the band is the bound"
         ),
         height=max(260, 150 + 36 * len(labels)),
@@ -374,7 +374,7 @@ def plot_seat_advantage(adv: SeatAdvantage) -> go.Figure:
         f,
         labels,
         title=title,
-        context=f"Win share by place in the opening turn order, {adv.level:.0%} intervals over "
+        context=f"Win share by place in the opening turn order, {adv.level * 100:g} % intervals over "
         "games; dashed: fair share",
         x_title="place in the opening turn order",
     )
@@ -533,7 +533,7 @@ def plot_card_impact(impact: CardImpact, by: str | None = None) -> go.Figure:
     fig = go.Figure()
     context = (
         "Card impact, observational (a diagnostic, not causal): win share of seat-games with "
-        f"the event minus without, {impact.level:.0%} intervals; red: BH q < 0.05"
+        f"the event minus without, {impact.level * 100:g} % intervals; red: BH q < 0.05"
     )
     if not rows:
         _layout(fig, title="No card event to compare", context=context)
