@@ -1,0 +1,79 @@
+"""Differences across player counts (balance/stats/across.py) on planted games with known
+answers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from balance.stats import GameArrays, game_arrays, win_shares
+from balance.stats.across import METRICS, AcrossAccumulator, across_differences
+from tests.stats.helpers import rows
+
+
+def planted(players: int, games: int, first_wins: int, *, score: float, turns: float) -> GameArrays:
+    """``games`` games of ``players``: the first player (rotating seat) wins the first
+    ``first_wins`` games, the player after them the rest; every seat scores ``score`` on average
+    (seat s scores score + s - (players - 1) / 2) and every game lasts ``turns`` turns."""
+    order = (np.arange(players)[None, :] - np.arange(games)[:, None]) % players
+    winner_place = np.where(np.arange(games) < first_wins, 0, 1)
+    win = (order == winner_place[:, None]).astype(np.float64)
+    seat_score = score + np.arange(players) - (players - 1) / 2
+    return GameArrays(
+        first_game=0,
+        win=win,
+        score=np.tile(seat_score, (games, 1)),
+        turns=np.full(games, turns),
+        order=order,
+    )
+
+
+def test_first_place_normalised_and_edge_have_the_planted_values():
+    a = planted(2, 1000, 600, score=5.0, turns=40.0)  # first player: 60 % against a fair 50 %
+    b = planted(4, 2000, 800, score=7.0, turns=80.0)  # 40 % against a fair 25 %
+    t = across_differences(a, b)
+    assert t["metric"].unique(maintain_order=True).to_list() == list(METRICS)
+    row = {(r["metric"], r["group"]): r for r in t.iter_rows(named=True)}
+    first = row[("normalised_share", "0")]
+    assert first["a"] == pytest.approx(1.2) and first["b"] == pytest.approx(1.6)
+    assert first["diff"] == pytest.approx(0.4)
+    # Welch interval of share × n: se = sqrt(n_a² p_a q_a / N_a + n_b² p_b q_b / N_b), unbiased sd.
+    va = 4 * 0.6 * 0.4 * 1000 / 999 / 1000
+    vb = 16 * 0.4 * 0.6 * 2000 / 1999 / 2000
+    se = np.sqrt(va + vb)
+    df = (va + vb) ** 2 / (va**2 / 999 + vb**2 / 1999)
+    half = sps.t.ppf(0.975, df) * se
+    assert first["lo"] == pytest.approx(0.4 - half) and first["hi"] == pytest.approx(0.4 + half)
+    assert first["significant"]
+    second = row[("normalised_share", "1")]  # place 1 wins the rest: 40 % of 2, 60 % of 4
+    assert second["a"] == pytest.approx(0.8) and second["b"] == pytest.approx(2.4)
+    assert ("normalised_share", "2") not in row  # a 2-player game has no 3rd place
+    edge = row[("first_edge", "0")]
+    assert edge["a"] == pytest.approx(0.1) and edge["b"] == pytest.approx(0.15)
+    assert edge["diff"] == pytest.approx(0.05)
+    assert row[("mean_score", "seats")]["diff"] == pytest.approx(2.0)
+    assert row[("mean_turns", "all")]["diff"] == pytest.approx(40.0)
+    assert not any(k == "seat" for k in t["kind"])  # no per-seat rows
+
+
+def test_normalised_share_is_the_win_shares_normalised_column():
+    rng = np.random.default_rng(3)
+    for p in (2, 3):
+        rank = np.argsort(rng.random((500, p)), axis=1) + 1
+        df = rows(rank)
+        arrays, _, _ = game_arrays(df)
+        acc = AcrossAccumulator(p, p)
+        acc.add(arrays, arrays)
+        t = acc.table()
+        got = t.filter(t["metric"] == "normalised_share")["a"].to_numpy()
+        ws = win_shares(df).by_order.sort("order")
+        np.testing.assert_allclose(got, ws["normalised"].to_numpy())
+        np.testing.assert_allclose(got, ws["share"].to_numpy() * p)
+
+
+def test_nothing_changes_when_both_sides_are_the_same_games():
+    a = planted(3, 300, 120, score=4.0, turns=30.0)
+    t = across_differences(a, a)
+    assert np.allclose(t["diff"].to_numpy(), 0.0)
+    assert not t["significant"].any()
