@@ -209,7 +209,7 @@ def dataset_sections(
         ("wins", "Win shares", win_section(page, ds)),
         ("seats", "Seat advantage and turn order", advantage_section(page, ds)),
         ("scores", "Score and game-length distributions", distribution_section(page, ds)),
-        ("cards", "Card impact: observational diagnostics", impact_section(page, ds)),
+        ("cards", "Card diagnostics: observational, not effects", impact_section(page, ds)),
     ]
     if diff is not None and baseline is not None:
         subs.append(
@@ -578,8 +578,12 @@ def variants_section(page: Page, impact: ImpactFile) -> str:
         Column("turns diff", lambda r: r["turns_diff"], fmt("+.3f"), True),
     ]
     first = first_player_rows(impact)
+    edges = ""
     if first:
-        intro += (
+        # sorted as the ranked table above, so that the two read together
+        order = {v: i for i, v in enumerate(s["variant"].to_list())}
+        first = sorted(first, key=lambda r: order.get(r["variant"], len(order)))
+        edges = (
             "<h4>First player's edge in each variant</h4>"
             + f'<p class="note">Edge: the first player\'s win share minus a fair '
             f"{fair_pct(first[0]['fair'])}; the change is paired over the same games.</p>"
@@ -631,5 +635,6 @@ def variants_section(page: Page, impact: ImpactFile) -> str:
         intro
         + page.figure(figures.plot_impact_variants(s, impact.table))
         + table_html(s.to_dicts(), cols, sortable=True, mark=significant)
+        + edges
         + detail
     )

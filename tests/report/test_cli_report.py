@@ -46,12 +46,13 @@ def test_report_inlines_plotly_and_opens_offline(cli, run, tmp_path):
     assert not re.search(r"<script[^>]+src=", page)  # nothing to fetch
     assert 4_000_000 < out.stat().st_size < 15_000_000
     for section in (
+        "Verdict",
         "What matters most",
         "Provenance",
         "Win shares",
         "Seat advantage",
         "Score and game-length distributions",
-        "Card impact: observational",
+        "Card diagnostics: observational",
     ):
         assert section in page
     assert "game: fake" in page  # the config as YAML
