@@ -714,16 +714,27 @@ def compare(
             threads=threads,
             progress=progress,
         )
+    how = "paired games" if result.paired else "games of each, independent samples"
+    players = "" if result.paired else f", {cfg_a.players} and {cfg_b.players} players"
     typer.echo(
-        f"compare A = {result.a_path}, B = {result.b_path}: {result.games:,} paired games "
-        f"(seed {result.seed}) in {result.wall_time_s:.1f} s"
+        f"compare A = {result.a_path}, B = {result.b_path}: {result.games:,} {how} "
+        f"(seed {result.seed}{players}) in {result.wall_time_s:.1f} s"
     )
     terminal.print_table(terminal.compare_table(result))
-    typer.echo(
-        f"B - A with its {result.level * 100:g} % t-interval over games (paired: same seeds); "
-        "q: Benjamini-Hochberg within each metric (win share, mean score, game length), times "
-        "the number of metrics; * q < 0.05."
-    )
+    if result.paired:
+        typer.echo(
+            f"B - A with its {result.level * 100:g} % t-interval over games (paired: same "
+            "seeds); q: Benjamini-Hochberg within each metric (win share, mean score, game "
+            "length), times the number of metrics; * q < 0.05."
+        )
+    else:
+        typer.echo(
+            f"B - A with its {result.level * 100:g} % Welch interval, independent samples "
+            "(different player counts: the same seeds deal different games); share / fair = "
+            "share x players per place in the turn order, edge = share - 1/players; no "
+            "per-seat rows; q: Benjamini-Hochberg within each metric (share / fair, edge, mean "
+            "score, game length), times the number of metrics; * q < 0.05."
+        )
     if report_file is not None:
         from balance.report import write_comparison
 

@@ -135,17 +135,24 @@ def compare_table(result: Any) -> Any:
     for name in ("metric", "group", "A", "B", "B - A", f"{level} interval", "q (BH)", ""):
         table.add_column(name, justify="left" if name in ("metric", "group", "") else "right")
     names = {"win_share": "win share", "mean_score": "mean score", "mean_turns": "mean turns"}
+    # Different player counts (independent samples): share / fair per place, the first
+    # player's edge (share - 1/n, in points) and the mean score of all seat-games.
+    names |= {"normalised_share": "share / fair", "first_edge": "edge over fair"}
     for r in result.table.iter_rows(named=True):
         if skip_teams and r["kind"] == "team":
             continue
-        if r["metric"] == "win_share":
+        if r["metric"] in ("win_share", "first_edge"):
             a, b = f"{r['a'] * 100:.2f} %", f"{r['b'] * 100:.2f} %"
+            if r["metric"] == "first_edge":
+                a, b = f"{r['a'] * 100:+.2f} pt", f"{r['b'] * 100:+.2f} pt"
             d = f"{r['diff'] * 100:+.2f} pt"
             ci = f"[{r['lo'] * 100:+.2f}, {r['hi'] * 100:+.2f}]"
         else:
             a, b, d = f"{r['a']:.3f}", f"{r['b']:.3f}", f"{r['diff']:+.3f}"
             ci = f"[{r['lo']:+.3f}, {r['hi']:+.3f}]"
         group = "all games" if r["kind"] == "game" else f"{r['kind']} {r['group']}"
+        if r["kind"] == "all":
+            group = "all seat-games"
         if r["kind"] == "order":
             group = "1st player" if r["group"] == "0" else f"order {r['group']}"
         table.add_row(

@@ -167,11 +167,12 @@ def test_compare_command(fake_config, tmp_path):
     assert "team" not in out  # one team per seat: the seat rows say it all
 
 
-def test_compare_refuses_different_player_counts(fake_config, tmp_path):
+def test_compare_of_different_player_counts_is_unpaired(fake_config, tmp_path):
+    # Issue 14: no longer refused; independent samples (tests/test_compare_players.py).
     b = fake.write_config(tmp_path / "b.yaml", players=2)
     result = run("compare", fake_config, b, "--games", 10)
-    assert result.exit_code == 1
-    assert result.stderr == "error: compare needs the same number of players, got 3 and 2\n"
+    assert result.exit_code == 0, result.output
+    assert "10 games of each, independent samples (seed 7, 3 and 2 players)" in result.stdout
 
 
 # ------------------------------------------------------------------------ impact (Five Ravens)

@@ -1,4 +1,10 @@
-"""``balance compare``: paired differences B - A of two configs run on the same seeds."""
+"""``balance compare``: differences B - A of two configs run on the same seeds.
+
+Same game and player count: paired game by game (common random numbers). Different player
+counts of one game: the same seeds give different games, so the runs are compared as
+independent samples, and only on what means the same at both counts (balance/stats/across.py:
+share / fair per place in the turn order, the first player's edge, mean score per seat-game,
+game length)."""
 
 from __future__ import annotations
 
@@ -11,10 +17,12 @@ from balance import runner, stats
 from balance.config import RunConfig
 from balance.experiments.play import Progress, Runs
 from balance.runner import CHUNK, RunnerError
+from balance.stats import across
 
 
 class Comparison(NamedTuple):
-    """Paired differences B - A of two configs run on the same seeds (report: draw ``table``)."""
+    """Differences B - A of two configs run on the same seeds (report: draw ``table``): paired
+    game by game (``paired``) or, across player counts, independent (balance/stats/across.py)."""
 
     a_path: str
     b_path: str
@@ -28,6 +36,12 @@ class Comparison(NamedTuple):
     wall_time_s: float
     a_lineup: stats.Lineup | None = None  # the groups each run has (policies, teams, roles)
     b_lineup: stats.Lineup | None = None
+    paired: bool = True  # False: different player counts, independent samples (stats.across)
+
+    @property
+    def samples(self) -> str:
+        """How the games are compared, in words for tables and pages."""
+        return "paired: same seeds" if self.paired else across.SAMPLES
 
 
 def check_pairable(a: RunConfig, b: RunConfig, what: str) -> None:
@@ -35,6 +49,10 @@ def check_pairable(a: RunConfig, b: RunConfig, what: str) -> None:
         raise RunnerError(
             f"{what} needs the same number of players, got {a.players} and {b.players}"
         )
+    check_same_game(a, b, what)
+
+
+def check_same_game(a: RunConfig, b: RunConfig, what: str) -> None:
     if a.game != b.game:
         raise RunnerError(f"{what} needs configs of the same game, got {a.game} and {b.game}")
 
@@ -52,19 +70,29 @@ def compare(
     chunk_size: int = CHUNK,
     progress: Progress | None = None,
 ) -> Comparison:
-    """Run A and B on the same seeds (default: A's games and seed) and pair them game by game."""
+    """Run A and B on the same seeds (default: A's games and seed) and pair them game by game;
+    with different player counts, compare them as independent samples (stats.across)."""
     games = a.games if games is None else games
     seed = a.seed if seed is None else seed
-    check_pairable(a, b, "compare")
+    check_same_game(a, b, "compare")
+    paired = a.players == b.players
     runner.check_options(games=games, seed=seed, chunk_size=chunk_size, threads=threads)
     report = progress or (lambda done, total: None)
     t0 = time.perf_counter()
     with runner.numba_threads(threads):
         runs = Runs([a, b], seed)
-        acc = stats.PairedAccumulator(*stats.common_groups(*runs.lineups))
+        acc: stats.PairedAccumulator | across.AcrossAccumulator
+        if paired:
+            acc = stats.PairedAccumulator(*stats.common_groups(*runs.lineups))
+        else:
+            acc = across.AcrossAccumulator(a.players, b.players)
         for arr_a, arr_b in runs.play(seed=seed, games=games, chunk_size=chunk_size):
             acc.add(arr_a, arr_b)
             report(acc.games, games)
+    if isinstance(acc, stats.PairedAccumulator):
+        method, table = stats.METHOD, acc.table(level, repeats=runs.lineups[0].repeats())
+    else:
+        method, table = across.METHOD, acc.table(level)
     return Comparison(
         a_path=a_path,
         b_path=b_path,
@@ -73,9 +101,10 @@ def compare(
         games=acc.games,
         seed=seed,
         level=level,
-        method=stats.METHOD,
-        table=acc.table(level, repeats=runs.lineups[0].repeats()),
+        method=method,
+        table=table,
         wall_time_s=time.perf_counter() - t0,
         a_lineup=runs.lineups[0],
         b_lineup=runs.lineups[1],
+        paired=paired,
     )

@@ -1,5 +1,9 @@
 """The page of a ``balance compare``: what B changed against A, paired game by game.
 
+Configs of one game with different player counts are compared as independent samples, and only
+on what means the same at both counts (balance/stats/across.py); ``_render_across`` makes that
+page, which says so at the top.
+
 ``render_comparison`` takes an ``experiments.Comparison`` (its table of paired differences and
 both configs); the rows shown come from numbers.py (``comparison_rows``), the words from
 sentences.py (``comparison_sentences``), tables and figure slots from sections.py.
@@ -27,9 +31,9 @@ from balance.report.sections import (
     significant,
     table_html,
 )
-from balance.report.sentences import comparison_sentences
+from balance.report.sentences import comparison_sentences, fair_pct, ordinal, signed
 from balance.report.template import fill
-from balance.stats import KINDS
+from balance.stats import KINDS, across
 
 
 def render_comparison(comparison: Any, *, cdn: bool = False, generated: str | None = None) -> str:
@@ -37,6 +41,8 @@ def render_comparison(comparison: Any, *, cdn: bool = False, generated: str | No
     sentences, provenance of both configs and their differences, paired differences of win
     share, mean score and game length with intervals, the full table and the method."""
     c = comparison
+    if not getattr(c, "paired", True):
+        return _render_across(c, cdn=cdn, generated=generated)
     page = Page()
     t = comparison_rows(c)
     kinds = [k for k in KINDS if t.filter(pl.col("kind") == k).height]
@@ -92,15 +98,19 @@ def render_comparison(comparison: Any, *, cdn: bool = False, generated: str | No
 
 def _provenance(c: Any) -> str:
     a, b = c.a_config, c.b_config
+    paired = getattr(c, "paired", True)
     rate = 2 * c.games / c.wall_time_s if c.wall_time_s > 0 else float("nan")
     items = [
         ("A (reference)", c.a_path),
         ("B (the change)", c.b_path),
         ("game", a.game),
-        ("players", a.players),
+        ("players", a.players if paired else f"A: {a.players}, B: {b.players}"),
         ("line-up A", ", ".join(f"seat {i}: {p}" for i, p in enumerate(a.seats))),
         ("line-up B", ", ".join(f"seat {i}: {p}" for i, p in enumerate(b.seats))),
-        ("games", f"{c.games:,} of each config, paired game by game"),
+        (
+            "games",
+            f"{c.games:,} of each config, " + ("paired game by game" if paired else across.SAMPLES),
+        ),
         ("seed", c.seed),
         ("tool version", f"balance {balance.__version__}"),
         ("speed", f"{c.wall_time_s:.1f} s for both configs ({rate:,.0f} games/s)"),
@@ -137,4 +147,159 @@ def _method(c: Any, *, n_rows: int) -> str:
         "chance of naming any change is at most 5 %. A row that repeats another (a one-seat team or "
         "policy repeats its seat) takes that row's q-value; a share the rules fix has no "
         "test.</p>"
+    )
+
+
+# ================================================================== different player counts
+
+_ACROSS_UNIT = {
+    "normalised_share": ("share / fair", "{:.3f}", "{:+.3f}", 1.0),
+    "first_edge": ("edge over fair", "{:+.2f} pt", "{:+.2f} pt", 100.0),
+    "mean_score": ("mean score", "{:.3f}", "{:+.3f}", 1.0),
+    "mean_turns": ("mean turns", "{:.3f}", "{:+.3f}", 1.0),
+}
+
+
+def _across_label(r: dict[str, Any]) -> str:
+    if r["kind"] == "order":
+        return f"{ordinal(int(r['group']))} player"
+    return "all seat-games" if r["kind"] == "all" else "all games"
+
+
+def _across_columns() -> list[Column]:
+    def value(key: str) -> Column:
+        def cell(r: dict[str, Any]) -> str:
+            _, spec, _, scale = _ACROSS_UNIT[r["metric"]]
+            return spec.format(r[key] * scale)
+
+        return Column(key.upper(), lambda r: r, cell)
+
+    def diff(r: dict[str, Any]) -> str:
+        _, _, spec, scale = _ACROSS_UNIT[r["metric"]]
+        lo, hi = (spec.format(r[k] * scale).removesuffix(" pt") for k in ("lo", "hi"))
+        return f"{spec.format(r['diff'] * scale)} [{lo}, {hi}]"
+
+    return [
+        Column("metric", lambda r: _ACROSS_UNIT[r["metric"]][0]),
+        Column("group", _across_label),
+        value("a"),
+        value("b"),
+        Column("difference", lambda r: r, diff),
+        Column("diff", lambda r: r["diff"], lambda x: f"{x:+.4f}", True, "for sorting"),
+        Column("p", lambda r: r["p_value"], _p, True),
+        Column("q", lambda r: r["q_value"], _p, True, stats.RULE),
+    ]
+
+
+def _p(x: Any) -> str:
+    if x is None or x != x:
+        return "–"
+    return "< 1e-300" if x == 0 else format(x, ".2g")
+
+
+def across_sentences(c: Any) -> list[str]:
+    """What B changes against A across player counts, in words (significant: stats.RULE)."""
+    t = c.table
+    na, nb = c.a_config.players, c.b_config.players
+    row = {(r["metric"], r["group"]): r for r in t.iter_rows(named=True)}
+    out = [
+        f"A has {na} players and B {nb}: the same seeds deal different games, so A and B are "
+        "compared as independent samples, on share / fair (share × players) per place in the "
+        "turn order, the first player's edge over fair, mean score and game length; per-seat "
+        "win shares are not compared."
+    ]
+    e = row[("first_edge", "0")]
+    words = "significantly" if e["significant"] else "not significantly"
+    out.append(
+        f"The first player's edge over a fair share is {e['a'] * 100:+.2f} points with {na} "
+        f"players (fair {fair_pct(1 / na)}) and {e['b'] * 100:+.2f} points with {nb} "
+        f"(fair {fair_pct(1 / nb)}): {words} different "
+        f"({signed(e['diff'], e['lo'], e['hi'], 100, ' points')})."
+    )
+    f = row[("normalised_share", "0")]
+    out.append(
+        f"The first player wins {f['a']:.3f} × a fair share with {na} players and "
+        f"{f['b']:.3f} × with {nb} ({signed(f['diff'], f['lo'], f['hi'])}"
+        + (", significant" if f["significant"] else ", not significant")
+        + ")."
+    )
+    g = row[("mean_turns", "all")]
+    out.append(
+        f"Games last {g['a']:.1f} turns with {na} players and {g['b']:.1f} with {nb} "
+        f"({signed(g['diff'], g['lo'], g['hi'], 1, ' turns')})."
+    )
+    return out
+
+
+def _render_across(c: Any, *, cdn: bool, generated: str | None) -> str:
+    page = Page()
+    t = c.table
+    edge = t.filter(pl.col("metric") == "first_edge").with_columns(metric=pl.lit("win_share"))
+    figs = [
+        page.figure(
+            figures.plot_differences(
+                tab, metric=metric, kinds=kinds, title=title, a_name="A", b_name="B"
+            )
+        )
+        for tab, metric, kinds, title in (
+            (
+                t,
+                "normalised_share",
+                ["order"],
+                "Share / fair per place in the turn order: B minus A",
+            ),
+            (edge, "win_share", ["order"], "First player's edge over fair: B minus A"),
+            (t, "mean_score", ["all"], "Mean score per seat-game: B minus A"),
+            (t, "mean_turns", ["game"], "Game length (turns): B minus A"),
+        )
+    ]
+    level = f"{c.level:.0%}"
+    parts = [
+        (
+            "summary",
+            "What B changes",
+            headline(across_sentences(c))
+            + f'<p class="note">{escape(across.SAMPLES[0].upper() + across.SAMPLES[1:])}: '
+            f"{c.games:,} games of each config; [ ] are {level} intervals; "
+            "a change is significant only when " + escape(stats.RULE) + ".</p>",
+        ),
+        ("provenance", "Provenance", _provenance(c)),
+        ("places", "Share / fair per place", figs[0]),
+        ("edge", "First player's edge", figs[1]),
+        ("scores", "Mean score", figs[2]),
+        ("length", "Game length", figs[3]),
+        (
+            "table",
+            "All differences",
+            table_html(t.to_dicts(), _across_columns(), sortable=True, mark=significant),
+        ),
+        (
+            "method",
+            "Method",
+            f"<p>A has {c.a_config.players} players and B {c.b_config.players}. Both play "
+            f"{c.games:,} games on seed {escape(str(c.seed))}, but a game of one player count "
+            "is not the game of another, so nothing pairs them: "
+            f"{escape(c.method)}, at the {c.level:.0%} level (per row). Only what means the "
+            "same at both counts is compared: share / fair (share × players; 1 = fair) per "
+            "place in the turn order that both counts have, the first player's edge (share − "
+            "1/players), mean score per seat-game (over games: the seats of a game are not "
+            "independent) and game length; a seat's raw win share is not. A change is called "
+            f"significant when its q-value is below 0.05: {escape(stats.RULE)} (here the "
+            f"{t['metric'].n_unique()} metrics of the {t.height} rows).</p>",
+        ),
+    ]
+    return fill(
+        title=f"Balance compare: {c.a_path} vs {c.b_path}",
+        subtitle=(
+            f"{c.a_config.game}: A = {c.a_path} ({c.a_config.players} players), B = {c.b_path} "
+            f"({c.b_config.players} players); {c.games:,} games each, {across.SAMPLES} "
+            f"(seed {c.seed})"
+        ),
+        nav=" ".join(f'<a href="#{key}">{escape(name.lower())}</a>' for key, name, _ in parts),
+        body="\n".join(
+            f'<section id="{key}"><h2>{escape(name)}</h2>{html}</section>'
+            for key, name, html in parts
+        ),
+        cdn=cdn,
+        generated=generated,
     )
