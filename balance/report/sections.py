@@ -515,15 +515,22 @@ def differences_section(page: Page, diff: Differences, base: DatasetStats) -> st
 
 
 def overview_section(page: Page, datasets: Sequence[DatasetStats]) -> str:
-    """One row and one bar group per dataset, for a report on several."""
+    """One row per dataset (players, games, the first player's share against its fair 1/n and
+    edge with interval, length, score) and share / fair per place in the turn order and per
+    seat, the datasets side by side; the bars of raw win shares only when every dataset has the
+    same player count (a fair share is 1/n: raw shares of different counts do not compare)."""
     rows = [
         {
             "label": d.label,
             "game": d.manifest.get("game"),
             "players": d.shares.players,
             "games": d.shares.games,
+            "fair": 1.0 / d.shares.players,
             "first": d.advantage.first_player_share,
+            "first_norm": d.advantage.first_player_share * d.shares.players,
             "edge": d.advantage.first_player_edge,
+            "edge_lo": d.advantage.edge_lo,
+            "edge_hi": d.advantage.edge_hi,
             "turns": d.dist.turns.mean,
             "score": d.dist.score.mean,
         }
@@ -536,17 +543,55 @@ def overview_section(page: Page, datasets: Sequence[DatasetStats]) -> str:
             Column("game", lambda r: r["game"]),
             Column("players", lambda r: r["players"], str, True),
             Column("games", lambda r: r["games"], fmt(","), True),
+            Column("fair share", lambda r: r["fair"], fair_pct, True, "1 / players"),
             Column("first player wins", lambda r: r["first"], fmt(".2%"), True),
-            Column("first-player edge", lambda r: r["edge"], fmt("+.2%"), True),
+            Column("first player share / fair", lambda r: r["first_norm"], fmt(".3f"), True),
+            Column("first-player edge", lambda r: r["edge"], fmt("+.2%"), True, "share - 1/n"),
+            interval("edge_lo", "edge_hi", "+.2%"),
             Column("mean turns", lambda r: r["turns"], fmt(".2f"), True),
             Column("mean score", lambda r: r["score"], fmt(".2f"), True),
         ],
         sortable=True,
     )
-    fig = page.figure(
-        figures.plot_overview([d.label for d in datasets], [d.shares for d in datasets])
+    counts = sorted({d.shares.players for d in datasets})
+    side = _normalised_side_by_side(datasets)
+    if len(counts) == 1:
+        fig = page.figure(
+            figures.plot_overview([d.label for d in datasets], [d.shares for d in datasets])
+        )
+        return fig + table + side
+    said = ", ".join(map(str, counts[:-1])) + f" and {counts[-1]}"
+    note = (
+        f'<p class="note">The datasets have {said} players: a fair share '
+        "is 1/players, so raw win shares do not compare across them. Compared here: share / "
+        "fair (share × players; 1 = fair) per place in the turn order and per seat, and the "
+        "first player's edge (share − 1/players), with 95 % intervals over games.</p>"
     )
-    return fig + table
+    return note + table + side
+
+
+def _normalised_side_by_side(datasets: Sequence[DatasetStats]) -> str:
+    """Share / fair [interval] per place in the turn order and per seat, a column per dataset."""
+    cells: dict[tuple[str, int], dict[str, str]] = {}
+    for d in datasets:
+        for kind, frame in (("order", d.shares.by_order), ("seat", d.shares.by_seat)):
+            for r in frame.iter_rows(named=True):
+                v, lo, hi = r["normalised"], r["normalised_lo"], r["normalised_hi"]
+                text = f"{v:.3f}" + (f" [{lo:.3f}, {hi:.3f}]" if finite(lo) and finite(hi) else "")
+                cells.setdefault((kind, int(r[kind])), {})[d.label] = text
+    keys = sorted(cells, key=lambda k: (k[0] != "order", k[1]))
+    out = [
+        {"group": f"{ordinal(k)} player" if kind == "order" else f"seat {k}", **cells[(kind, k)]}
+        for kind, k in keys
+    ]
+    cols = [Column("share / fair", lambda r: r["group"])] + [
+        Column(d.label, lambda r, name=d.label: r.get(name, "–")) for d in datasets
+    ]
+    return (
+        "<h4>Share / fair per place in the turn order and per seat</h4>"
+        '<p class="note">Win share × players (1 = a fair share), 95 % intervals over games; '
+        "– where a dataset has no such place or seat.</p>" + table_html(out, cols)
+    )
 
 
 def _headline_words(impact: ImpactFile) -> str:

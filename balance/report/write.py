@@ -53,6 +53,17 @@ def check_output(out: str | os.PathLike[str]) -> None:
         raise ReportError(f"{out}: cannot write: permission denied in {probe}")
 
 
+def check_one_game(games: Sequence[tuple[str, Any]]) -> None:
+    """Raise ReportError (one line naming both) when ``(path, game)`` holds two games: a report
+    compares datasets of one game (their seats, shares and lengths mean different things)."""
+    first_path, first = games[0]
+    for path, game in games[1:]:
+        if game != first:
+            raise ReportError(
+                f"a report compares one game: {first_path} is {first}, {path} is {game}"
+            )
+
+
 def build_report(
     results: Sequence[str | os.PathLike[str]],
     *,
@@ -73,6 +84,10 @@ def build_report(
             impact = own
     t0 = time.perf_counter()
     opened = [(p, *open_results(p)) for p in results]
+    games = [(os.fspath(p), m.get("game")) for p, m, _ in opened]
+    if baseline is not None:
+        games.append((os.fspath(baseline), open_results(baseline)[0].get("game")))
+    check_one_game(games)
     datasets = [
         analyse_rows(m, rows, label=label(p), path=os.fspath(p), level=level)
         for p, m, rows in opened
