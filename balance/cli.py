@@ -420,7 +420,7 @@ def simulate(
     impact_file = None
     if plan.games:
         typer.echo(f"card impact: {plan.reason}")
-        with terminal.progress_bar() as progress:
+        with terminal.progress_bar("card impact") as progress:
             impact_file = experiments.play_report_variants(
                 cfg,
                 plan.variants,
@@ -583,6 +583,10 @@ def bench(
             end_to_end=end_to_end,
             progress=say,
         )
+    if result.startup.cold_s is not None:  # a cold compile measured on this machine
+        from balance import _kernels
+
+        _kernels.record_compile_time(game, result.startup.cold_s)
     if json_file is not None:
         bench_lib.write_json(result, json_file)
     out = Console()
@@ -639,7 +643,7 @@ def impact(
             raise experiments.RunnerError(
                 f"{cfg.game} proposes no default variants; pass --variants FILE.yaml"
             )
-    with terminal.progress_bar() as progress:
+    with terminal.progress_bar(f"impact of {len(chosen)} variants") as progress:
         result = experiments.impact(
             cfg,
             chosen,
@@ -703,7 +707,7 @@ def compare(
         from balance.report import check_output
 
         check_output(report_file)  # before the games, not after them
-    with terminal.progress_bar() as progress:
+    with terminal.progress_bar("compare") as progress:
         result = experiments.compare(
             cfg_a,
             cfg_b,
@@ -762,7 +766,8 @@ def check(
     from balance.experiments.junit import format_summary
 
     parsed = experiments.load_spec(spec)
-    result = experiments.check(parsed, spec_path=spec, threads=threads)
+    with terminal.check_progress() as progress:
+        result = experiments.check(parsed, spec_path=spec, threads=threads, progress=progress)
     if junit is not None:
         junit.write_text(experiments.junit_xml(result))
     for a in result.assertions:

@@ -16,6 +16,7 @@ so an interrupt never lands half-way through a part, the manifest or the bookkee
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import dataclasses
 import os
 import platform
@@ -70,6 +71,55 @@ class Prepared(NamedTuple):
     compile_time_s: float  # compiling the tables and loading (or compiling) the kernels
 
 
+class KernelLoad(NamedTuple):
+    """What loading a game's kernels is about to be, for a display (:func:`showing_loads`)."""
+
+    game: str
+    cold: bool  # compiling: no kernel of the game in numba's cache folder (balance/_kernels.py)
+    expected: str  # a cold compile's expected time, from the ones measured on this machine
+
+
+LoadDisplay = Callable[[KernelLoad], contextlib.AbstractContextManager[Any]]
+_LOAD_DISPLAY: contextvars.ContextVar[LoadDisplay | None] = contextvars.ContextVar(
+    "balance_load_display", default=None
+)
+_LOADED: set[str] = set()  # games whose kernels this process has loaded (or compiled)
+
+
+@contextlib.contextmanager
+def showing_loads(display: LoadDisplay) -> Iterator[None]:
+    """In the block, the first load of each game's kernels in this process runs inside
+    ``display(KernelLoad(...))`` (the CLI's "compiling"/"loading" line); later loads are
+    instant and show nothing."""
+    token = _LOAD_DISPLAY.set(display)
+    try:
+        yield
+    finally:
+        _LOAD_DISPLAY.reset(token)
+
+
+def _load_kernels(game: str, plugin: Any, tables: Any, seed: int) -> None:
+    """Load (or compile) ``plugin``'s kernels with an empty batch; the first time in this
+    process, say so through the display of :func:`showing_loads`, and record a cold compile's
+    time on this machine (balance/_kernels.py)."""
+    if game in _LOADED:
+        plugin.play(tables, seed, 0, 0)
+        return
+    from balance import _kernels
+
+    package = registry._GAMES.get(game, type(plugin).__module__)
+    cached = _kernels.kernels_cached(package)
+    cold = cached is False  # None: no compiled kernels at all (plain Python)
+    info = KernelLoad(game, cold, _kernels.expected_text(_kernels.compile_times(game)))
+    display = _LOAD_DISPLAY.get()
+    t0 = time.perf_counter()
+    with display(info) if display is not None else contextlib.nullcontext():
+        plugin.play(tables, seed, 0, 0)
+    if cold:
+        _kernels.record_compile_time(game, time.perf_counter() - t0)
+    _LOADED.add(game)
+
+
 def prepare(config: Any, *, seed: int = 0, load: bool = True) -> Prepared:
     """Compile ``config``'s tables and load its kernels (an empty batch: numba's cache, or a
     compile on a first run), so that this start-up cost is timed apart from playing.
@@ -80,7 +130,7 @@ def prepare(config: Any, *, seed: int = 0, load: bool = True) -> Prepared:
     t0 = time.perf_counter()
     tables = plugin.compile(config)
     if load:
-        plugin.play(tables, seed, 0, 0)
+        _load_kernels(config.game, plugin, tables, seed)
     return Prepared(
         config=config,
         plugin=plugin,
@@ -95,7 +145,7 @@ def prepare(config: Any, *, seed: int = 0, load: bool = True) -> Prepared:
 def load(run: Prepared, *, seed: int = 0) -> Prepared:
     """``run`` with its kernels loaded (see :func:`prepare`); its compile time includes them."""
     t0 = time.perf_counter()
-    run.plugin.play(run.tables, seed, 0, 0)
+    _load_kernels(run.config.game, run.plugin, run.tables, seed)
     return run._replace(compile_time_s=run.compile_time_s + time.perf_counter() - t0)
 
 
@@ -159,15 +209,22 @@ def play_chunks(
     games: int,
     first_game: int = 0,
     chunk_size: int = CHUNK,
+    played: Callable[[int], None] | None = None,
 ) -> Iterator[list[Chunk]]:
     """Games ``[first_game, first_game + games)`` of every run on seed ``seed``, chunk by chunk:
     one Chunk per run, the same games (and so the same random streams) for all of them.
+    ``played(n)`` is called after each run's chunk of ``n`` games (progress within a chunk of
+    many configs, e.g. impact's variants).
 
     Every command that plays games goes through here (simulate, compare, impact, check, bench),
     so they all get the same games for the same seed. Threads: wrap in :func:`numba_threads`."""
     for start in range(first_game, first_game + games, chunk_size):
         size = min(chunk_size, first_game + games - start)
-        chunks = [r.plugin.play(r.tables, seed, start, size) for r in runs]
+        chunks = []
+        for r in runs:
+            chunks.append(r.plugin.play(r.tables, seed, start, size))
+            if played is not None:
+                played(size)
         for chunk in chunks:
             _check_chunk_range(chunk, start, size)
         yield chunks

@@ -7,6 +7,7 @@ CLI stays a parser and a printer and every table is formatted in one place.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -17,6 +18,7 @@ from rich.progress import (
     MofNCompleteColumn,
     Progress,
     ProgressColumn,
+    SpinnerColumn,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -30,33 +32,129 @@ class _RateColumn(ProgressColumn):
         return Text(f"{speed:,.0f} games/s" if speed else "- games/s", style="progress.data.speed")
 
 
+# Off a terminal (a log, CI), a run's progress is a line at most this often (seconds).
+PLAIN_EVERY_S = 30.0
+
+
+class _LoadColumn(ProgressColumn):
+    """Seconds since the load began, and a compile's expected time on this machine."""
+
+    def render(self, task: Any) -> Text:
+        expected = task.fields.get("expected")
+        elapsed = f"{task.elapsed or 0.0:.1f} s"
+        return Text(f"{elapsed}, {expected}" if expected else elapsed, style="progress.elapsed")
+
+
 @contextlib.contextmanager
-def progress_bar() -> Iterator[Callable[[int, int], None]]:
-    """A progress callback for runner.run; draws on stderr only when it is a terminal."""
+def _show_load(load: Any) -> Iterator[None]:
+    """The "compiling"/"loading" display of one game's kernels (a runner.KernelLoad), while
+    they load: a spinner with the elapsed time on a terminal, else a line before and a line
+    after with the measured time. It ends when the loading ends: the run's own progress bar
+    follows."""
+    if load.cold:
+        what = f"compiling {load.game} kernels (first run on this machine or after an update)"
+        done, expected = f"compiled {load.game} kernels", load.expected
+    else:
+        what, done, expected = f"loading {load.game} kernels", f"loaded {load.game} kernels", ""
     console = Console(stderr=True)
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        _RateColumn(),
-        TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
-        # Until the first report the kernels load from numba's cache, or compile on the first
-        # run after an install or upgrade, which takes about a minute: say so, not a frozen bar.
-        task = bar.add_task("loading kernels (first run compiles, ~1 min)", total=None)
-        started = False
+    t0 = time.perf_counter()
+    if not console.is_terminal:
+        typer.echo(f"{what}, {expected}" if expected else what, err=True)
+        yield
+        typer.echo(f"{done} in {time.perf_counter() - t0:.1f} s", err=True)
+        return
+    columns = (SpinnerColumn(), TextColumn("{task.description}:"), _LoadColumn())
+    with Progress(*columns, console=console, transient=True) as bar:
+        bar.add_task(what, total=None, expected=expected)
+        yield
+    console.print(f"{done} in {time.perf_counter() - t0:.1f} s", highlight=False)
 
-        def update(done: int, total: int) -> None:
-            nonlocal started
-            if not started:  # rate and ETA start with the games, not with the compile
-                bar.reset(task, total=total, description="simulating")
-                started = True
-            bar.update(task, completed=done)
 
-        yield update
+@contextlib.contextmanager
+def kernel_loading() -> Iterator[None]:
+    """In the block, each game's first kernel load shows the display of :func:`_show_load`."""
+    from balance import runner
+
+    with runner.showing_loads(_show_load):
+        yield
+
+
+class _Bar:
+    """A progress bar on stderr that appears with the run's first report, after the kernels
+    loaded (their display has ended by then: one live display at a time); off a terminal, a
+    line at most every PLAIN_EVERY_S seconds."""
+
+    def __init__(self, description: str) -> None:
+        self.description = description
+        self.console = Console(stderr=True)
+        columns = (
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            _RateColumn(),
+            TimeElapsedColumn(),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
+        )
+        self.progress = Progress(*columns, console=self.console)
+        self.task: Any = None
+        self.started = self.last_line = 0.0
+
+    def update(self, done: int, total: int, description: str | None = None) -> None:
+        now = time.perf_counter()
+        if not self.started:
+            self.started = self.last_line = now
+        if description is not None and description != self.description:
+            self.description = description
+            self.started = self.last_line = now
+            if self.task is not None:  # a new stage (check's next check): its own rate and ETA
+                self.progress.reset(self.task, total=total, description=description)
+        if self.console.is_terminal:
+            if self.task is None:
+                self.progress.start()
+                self.task = self.progress.add_task(self.description, total=total)
+            self.progress.update(self.task, completed=done, total=total)
+        elif 0 < done < total and now - self.last_line >= PLAIN_EVERY_S:
+            self.last_line = now
+            rate = done / max(now - self.started, 1e-9)
+            typer.echo(
+                f"{self.description}: {done:,} of {total:,} games ({done / total:.0%}), "
+                f"{rate:,.0f} games/s, eta {(total - done) / rate:.0f} s",
+                err=True,
+            )
+
+    def stop(self) -> None:
+        if self.task is not None:
+            self.progress.stop()
+
+
+@contextlib.contextmanager
+def progress_bar(description: str = "simulating") -> Iterator[Callable[[int, int], None]]:
+    """A progress callback ``(games done, total)`` for runner.run, impact and compare: the
+    kernels' "compiling"/"loading" display first (:func:`kernel_loading`), then a bar of the
+    run's own games with rate and ETA from the first report on."""
+    bar = _Bar(description)
+    with kernel_loading():
+        try:
+            yield bar.update
+        finally:
+            bar.stop()
+
+
+@contextlib.contextmanager
+def check_progress() -> Iterator[Callable[[str, int, int], None]]:
+    """A progress callback ``(check name, games done, cap)`` for ``balance check``: as
+    :func:`progress_bar`, one bar per check, up to its current cap."""
+    bar = _Bar("check")
+
+    def update(name: str, done: int, cap: int) -> None:
+        bar.update(done, max(cap, done), description=f"check {name}")
+
+    with kernel_loading():
+        try:
+            yield update
+        finally:
+            bar.stop()
 
 
 def print_table(table: Any) -> None:

@@ -86,6 +86,7 @@ def compare(
             acc = stats.PairedAccumulator(*stats.common_groups(*runs.lineups))
         else:
             acc = across.AcrossAccumulator(a.players, b.players)
+        report(0, games)  # the kernels are loaded: the games start
         for arr_a, arr_b in runs.play(seed=seed, games=games, chunk_size=chunk_size):
             acc.add(arr_a, arr_b)
             report(acc.games, games)

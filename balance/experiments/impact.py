@@ -89,12 +89,17 @@ def impact(
             stats.PairedAccumulator(*stats.common_groups(base_line, line))
             for line in runs.lineups[1:]
         ]
-        for arrays in runs.play(seed=seed, games=games, chunk_size=chunk_size):
+
+        def played(n: int) -> None:  # after each config's chunk: progress through the variants
+            nonlocal done
+            done += n
+            report(done, total)
+
+        report(0, total)  # the kernels are loaded: the games start
+        for arrays in runs.play(seed=seed, games=games, chunk_size=chunk_size, played=played):
             base = arrays[0]
             for acc, arr in zip(accs, arrays[1:], strict=True):
                 acc.add(base, arr)
-            done += base.n_games * len(arrays)
-            report(done, total)
     tables = [
         acc.raw_table(level).with_columns(variant=pl.lit(v.name), description=pl.lit(v.description))
         for v, acc in zip(variants, accs, strict=True)

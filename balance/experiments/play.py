@@ -56,11 +56,23 @@ class Runs:
         self.runs = [runner.load(r, seed=seed) for r in self.runs]
 
     def play(
-        self, *, seed: int, games: int, first_game: int = 0, chunk_size: int = CHUNK
+        self,
+        *,
+        seed: int,
+        games: int,
+        first_game: int = 0,
+        chunk_size: int = CHUNK,
+        played: Callable[[int], None] | None = None,
     ) -> Iterator[list[stats.GameArrays]]:
-        """Per-game arrays of every run for each chunk of games (the same games for all)."""
+        """Per-game arrays of every run for each chunk of games (the same games for all);
+        ``played(n)`` after each run's chunk of ``n`` games (runner.play_chunks)."""
         for chunks in runner.play_chunks(
-            self.runs, seed=seed, games=games, first_game=first_game, chunk_size=chunk_size
+            self.runs,
+            seed=seed,
+            games=games,
+            first_game=first_game,
+            chunk_size=chunk_size,
+            played=played,
         ):
             yield [
                 chunk_arrays(c, r, line)
