@@ -152,6 +152,10 @@ def _method(c: Any, *, n_rows: int) -> str:
 
 # ================================================================== different player counts
 
+_ACROSS_RULE = (
+    "q < 0.05: Benjamini-Hochberg within each metric (share / fair, edge, mean score, game "
+    "length), times the number of metrics"
+)  # stats.RULE with this table's metrics
 _ACROSS_UNIT = {
     "normalised_share": ("share / fair", "{:.3f}", "{:+.3f}", 1.0),
     "first_edge": ("edge over fair", "{:+.2f} pt", "{:+.2f} pt", 100.0),
@@ -187,7 +191,7 @@ def _across_columns() -> list[Column]:
         Column("difference", lambda r: r, diff),
         Column("diff", lambda r: r["diff"], lambda x: f"{x:+.4f}", True, "for sorting"),
         Column("p", lambda r: r["p_value"], _p, True),
-        Column("q", lambda r: r["q_value"], _p, True, stats.RULE),
+        Column("q", lambda r: r["q_value"], _p, True, _ACROSS_RULE),
     ]
 
 
@@ -261,7 +265,7 @@ def _render_across(c: Any, *, cdn: bool, generated: str | None) -> str:
             headline(across_sentences(c))
             + f'<p class="note">{escape(across.SAMPLES[0].upper() + across.SAMPLES[1:])}: '
             f"{c.games:,} games of each config; [ ] are {level} intervals; "
-            "a change is significant only when " + escape(stats.RULE) + ".</p>",
+            "a change is significant only when " + escape(_ACROSS_RULE) + ".</p>",
         ),
         ("provenance", "Provenance", _provenance(c)),
         ("places", "Share / fair per place", figs[0]),
@@ -284,7 +288,7 @@ def _render_across(c: Any, *, cdn: bool, generated: str | None) -> str:
             "place in the turn order that both counts have, the first player's edge (share − "
             "1/players), mean score per seat-game (over games: the seats of a game are not "
             "independent) and game length; a seat's raw win share is not. A change is called "
-            f"significant when its q-value is below 0.05: {escape(stats.RULE)} (here the "
+            f"significant when its q-value is below 0.05: {escape(_ACROSS_RULE)} (the "
             f"{t['metric'].n_unique()} metrics of the {t.height} rows).</p>",
         ),
     ]
