@@ -109,9 +109,11 @@ def _load_kernels(game: str, plugin: Any, tables: Any, seed: int) -> None:
 
     package = registry._GAMES.get(game, type(plugin).__module__)
     cached = _kernels.kernels_cached(package)
-    cold = cached is False  # None: no compiled kernels at all (plain Python)
+    cold = cached is False
     info = KernelLoad(game, cold, _kernels.expected_text(_kernels.compile_times(game)))
     display = _LOAD_DISPLAY.get()
+    if cached is None:  # no compiled kernels at all (plain Python): nothing loads, nothing shown
+        display = None
     t0 = time.perf_counter()
     with display(info) if display is not None else contextlib.nullcontext():
         plugin.play(tables, seed, 0, 0)

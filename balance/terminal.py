@@ -46,11 +46,11 @@ class _LoadColumn(ProgressColumn):
 
 
 @contextlib.contextmanager
-def _show_load(load: Any) -> Iterator[None]:
+def _show_load(load: Any, after: Callable[[], None] | None = None) -> Iterator[None]:
     """The "compiling"/"loading" display of one game's kernels (a runner.KernelLoad), while
     they load: a spinner with the elapsed time on a terminal, else a line before and a line
     after with the measured time. It ends when the loading ends: the run's own progress bar
-    follows."""
+    follows; ``after()`` is called when the kernels have loaded."""
     if load.cold:
         what = f"compiling {load.game} kernels (first run on this machine or after an update)"
         done, expected = f"compiled {load.game} kernels", load.expected
@@ -62,20 +62,28 @@ def _show_load(load: Any) -> Iterator[None]:
         typer.echo(f"{what}, {expected}" if expected else what, err=True)
         yield
         typer.echo(f"{done} in {time.perf_counter() - t0:.1f} s", err=True)
+        if after is not None:
+            after()
         return
     columns = (SpinnerColumn(), TextColumn("{task.description}:"), _LoadColumn())
     with Progress(*columns, console=console, transient=True) as bar:
         bar.add_task(what, total=None, expected=expected)
         yield
     console.print(f"{done} in {time.perf_counter() - t0:.1f} s", highlight=False)
+    if after is not None:
+        after()
 
 
 @contextlib.contextmanager
-def kernel_loading() -> Iterator[None]:
-    """In the block, each game's first kernel load shows the display of :func:`_show_load`."""
+def kernel_loading(after: Callable[[], None] | None = None) -> Iterator[None]:
+    """In the block, each game's first kernel load shows the display of :func:`_show_load`;
+    ``after()`` once it has loaded."""
     from balance import runner
 
-    with runner.showing_loads(_show_load):
+    def show(load: Any) -> contextlib.AbstractContextManager[None]:
+        return _show_load(load, after)
+
+    with runner.showing_loads(show):
         yield
 
 
@@ -98,15 +106,17 @@ class _Bar:
         )
         self.progress = Progress(*columns, console=self.console)
         self.task: Any = None
-        self.started = self.last_line = 0.0
+        self.started = self.last_line = self.last_report = time.perf_counter()
+
+    def loaded(self) -> None:
+        """The kernels have loaded: the games start now (the rate counts from here)."""
+        self.started = self.last_line = self.last_report = time.perf_counter()
 
     def update(self, done: int, total: int, description: str | None = None) -> None:
         now = time.perf_counter()
-        if not self.started:
-            self.started = self.last_line = now
         if description is not None and description != self.description:
-            self.description = description
-            self.started = self.last_line = now
+            self.description = description  # a new stage: it began with the last report
+            self.started = self.last_line = self.last_report
             if self.task is not None:  # a new stage (check's next check): its own rate and ETA
                 self.progress.reset(self.task, total=total, description=description)
         if self.console.is_terminal:
@@ -122,6 +132,7 @@ class _Bar:
                 f"{rate:,.0f} games/s, eta {(total - done) / rate:.0f} s",
                 err=True,
             )
+        self.last_report = now
 
     def stop(self) -> None:
         if self.task is not None:
@@ -134,7 +145,7 @@ def progress_bar(description: str = "simulating") -> Iterator[Callable[[int, int
     kernels' "compiling"/"loading" display first (:func:`kernel_loading`), then a bar of the
     run's own games with rate and ETA from the first report on."""
     bar = _Bar(description)
-    with kernel_loading():
+    with kernel_loading(bar.loaded):
         try:
             yield bar.update
         finally:
@@ -150,7 +161,7 @@ def check_progress() -> Iterator[Callable[[str, int, int], None]]:
     def update(name: str, done: int, cap: int) -> None:
         bar.update(done, max(cap, done), description=f"check {name}")
 
-    with kernel_loading():
+    with kernel_loading(bar.loaded):
         try:
             yield update
         finally:
