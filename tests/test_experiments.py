@@ -532,7 +532,7 @@ def test_shipped_ci_spec_passes_with_junit(tmp_path):
     assert all(line.startswith("PASS ") for line in lines[:-1]) and len(lines) == 11
     assert lines[-1].startswith("check: 10 PASS, 0 FAIL, 0 INCONCLUSIVE")
     assert "each assertion: P(pass | off by delta/2) <= 5 %" in lines[-1]
-    assert result.stderr == ""  # no cap warning: the shipped spec keeps its promises
+    assert _without_kernel_lines(result.stderr) == ""  # no cap warning: the spec keeps its promises
     root = ET.parse(junit).getroot()
     assert (root.get("tests"), root.get("failures")) == ("10", "0")
     assert len(root.findall(".//testcase")) == 10 and not root.findall(".//failure")
@@ -577,3 +577,13 @@ def test_a_bad_key_an_extends_parent_spec_wrote_names_the_parent(tmp_path):
     with pytest.raises(ConfigError) as e:
         ex.load_spec(tmp_path / "child.yaml")
     assert str(e.value) == f"{tmp_path / 'parent.yaml'}: alpah: unknown key (did you mean 'alpha'?)"
+
+
+def _without_kernel_lines(text: str) -> str:
+    """stderr without the kernels' loading/compiling lines (what every warm or cold start says)."""
+    keep = [
+        x
+        for x in text.splitlines(keepends=True)
+        if not x.startswith(("loading ", "loaded ", "compiling ", "compiled "))
+    ]
+    return "".join(keep)
