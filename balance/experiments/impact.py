@@ -203,7 +203,17 @@ def plan_report_impact(
     chosen = list(report_variants(plugin, config))
     names = {v.name for v in chosen}
     featured = [v.name for v in chosen]
-    chosen += [v for v in default_variants(plugin, config) if v.name not in names]
+    # A default variant that makes the same config as a report variant (The Raven Order's "no
+    # second-player sentry" is "no compensation" when the sentry is all the compensation) is the
+    # same change under another name: played once.
+    same = [apply_patch(config, v, source="report variants").resolved_dict() for v in chosen]
+    for v in default_variants(plugin, config):
+        if v.name in names:
+            continue
+        resolved = apply_patch(config, v, source="impact variants").resolved_dict()
+        if resolved not in same:
+            chosen.append(v)
+            same.append(resolved)
     budget = float(settings.impact_seconds)
     if not chosen or budget <= 0:
         why = "no variants" if not chosen else "report.impact_seconds is 0"

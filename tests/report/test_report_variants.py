@@ -58,11 +58,11 @@ def test_simulate_report_plays_the_variant_on_the_same_games(reported):
     out, _, stdout = reported
     # Causal card impact by default: the game's report variant first, then its impact variants
     # (one per rune), on the run's games, as many as fit report.impact_seconds (all 3,000 here).
-    assert "card impact: 21 variants x 3,000 games (the run's first games, same seeds)" in stdout
+    assert "card impact: 20 variants x 3,000 games (the run's first games, same seeds)" in stdout
     data = json.loads((out / "variants.json").read_text())
     assert (data["games"], data["seed"]) == (3000, 1)
     names = [v["name"] for v in data["variants"]]
-    assert names[0] == "no compensation" and len(names) == 21 and data["featured"] == names[:1]
+    assert names[0] == "no compensation" and len(names) == 20 and data["featured"] == names[:1]
     rows = [
         r
         for r in data["table"]

@@ -86,6 +86,8 @@ def test_a_game_s_report_variants_come_first_and_are_featured():
     cfg = load_config(CONFIGS / "raven_order" / "base.yaml")
     plan = plan_report_impact(cfg, get("raven_order"), games_done=10_000, games_per_s=1e6)
     assert plan.featured == ["no compensation"] and plan.variants[0].name == "no compensation"
+    # the impact variant that makes the same config ("no second-player sentry") is played once
+    assert "no second-player sentry" not in [v.name for v in plan.variants]
     assert plan.games == 10_000
 
 
