@@ -816,6 +816,15 @@ def report(
             "of inlining it.",
         ),
     ] = False,
+    no_impact: Annotated[
+        bool,
+        typer.Option(
+            "--no-impact",
+            help="Do not play the causal card impact a single results directory lacks "
+            "(RESULTS/variants.json); by default it is played within the config's "
+            "report.impact_seconds and kept there.",
+        ),
+    ] = False,
 ) -> None:
     """Write one self-contained HTML report of RESULTS (to RESULTS/report.html by default).
 
@@ -826,7 +835,50 @@ def report(
             _error(f"{len(results)} results directories: name the report with -o FILE.html")
             raise typer.Exit(1)
         out = results[0] / "report.html"
+    if impact is None and len(results) == 1 and not no_impact:
+        _play_report_impact(results[0], out)
     _write_report(results, out=out, baseline=baseline, impact=impact, cdn=cdn)
+
+
+def _play_report_impact(results_dir: Path, out: Path) -> None:
+    """The causal card impact of a results directory that has none yet (RESULTS/variants.json):
+    the game's report and impact variants on the run's first games and seed, within the config's
+    report.impact_seconds at the run's recorded speed (as ``simulate --report`` plays it)."""
+    from balance import experiments
+    from balance import games as registry
+    from balance.experiments.variants import REPORT_VARIANTS_FILE
+    from balance.report import check_output
+    from balance.results import read_manifest
+
+    if (results_dir / REPORT_VARIANTS_FILE).exists() or not (
+        results_dir / "manifest.json"
+    ).exists():
+        return  # its own card impact is there, or write_report says what is wrong
+    check_output(out)  # before the games, not after them
+    manifest = read_manifest(results_dir)
+    cfg, _ = _run_config(results_dir, game=0, seed=None)
+    plan = experiments.plan_report_impact(
+        cfg,
+        registry.get(cfg.game),
+        games_done=int(manifest.get("games_done") or 0),
+        games_per_s=float(manifest.get("games_per_s") or 0.0),
+    )
+    if not plan.games:
+        if plan.variants:
+            typer.echo(f"card impact left out: {plan.reason}")
+        return
+    typer.echo(f"card impact: {plan.reason}")
+    with terminal.progress_bar() as progress:
+        experiments.play_report_variants(
+            cfg,
+            plan.variants,
+            config_path=str(manifest.get("config_path") or results_dir),
+            results_dir=results_dir,
+            games=plan.games,
+            seed=int(manifest["seed"]),
+            progress=progress,
+            featured=plan.featured,
+        )
 
 
 def _write_report(results: list[Path], *, out: Path, **options: Any) -> None:
