@@ -95,6 +95,11 @@ class ReportSettings(BaseModel):
         description="time budget of `simulate --report`'s causal card impact (0: none); the "
         "variants get as many games as fit, at most the run's own",
     )  # fmt: skip
+    impact_games: int | None = Field(
+        None, ge=100, le=10**9,
+        description="games per variant of that card impact, whatever the time (at most the "
+        "run's own): the same report on any machine; by default the budget decides",
+    )  # fmt: skip
     impact_min_games: int = Field(
         2_000, ge=100, le=10**9,
         description="fewest games per variant; below that the card impact is left out",

@@ -181,6 +181,14 @@ def play_report_variants(
 PAIRED_COST = 1.5  # a config's game in `impact`, in games of a plain `simulate`
 
 
+def _round_125(n: int) -> int:
+    """The largest 1, 2 or 5 x 10^k not above ``n`` (0 for n < 1)."""
+    if n < 1:
+        return 0
+    scale = 10 ** (len(str(n)) - 1)
+    return max(m * scale for m in (1, 2, 5) if m * scale <= n)
+
+
 class ReportImpactPlan(NamedTuple):
     """What ``simulate --report`` plays for the report's causal card impact."""
 
@@ -220,8 +228,20 @@ def plan_report_impact(
         return ReportImpactPlan(chosen, featured, 0, budget, why)
     # a paired game of two configs costs about 1.5 plain ones (pairing, per-game group values):
     # measured, 1M Five Ravens games with 33 variants
+    if settings.impact_games is not None:  # fixed: the same page on any machine
+        games = min(games_done, settings.impact_games)
+        return ReportImpactPlan(
+            chosen,
+            featured,
+            games,
+            budget,
+            f"{len(chosen)} variants x {games:,} games (the run's first games, same seeds; "
+            "report.impact_games)",
+        )
     fit = int(budget * max(games_per_s, 0.0) / (PAIRED_COST * (1 + len(chosen))))
-    games = min(games_done, fit - fit % 1000 if fit >= 1000 else fit)
+    # down to 1, 2 or 5 times a power of ten, so that a little more or less speed seldom changes
+    # the games (and so the page); report.impact_games fixes them outright
+    games = min(games_done, _round_125(fit))
     if games < settings.impact_min_games:
         return ReportImpactPlan(
             chosen,

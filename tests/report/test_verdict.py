@@ -70,13 +70,18 @@ def test_outcomes_of_play_never_pass_for_a_card_association():
 
 @pytest.mark.parametrize(
     ("rate", "games_done", "expected"),
-    [(100_000, 1_000_000, 78_000), (100_000, 50_000, 50_000), (1_000, 1_000_000, 0)],
+    [
+        (100_000, 1_000_000, 50_000),
+        (200_000, 1_000_000, 100_000),
+        (100_000, 20_000, 20_000),
+        (1_000, 1_000_000, 0),
+    ],  # fmt: skip
 )
 def test_the_card_impact_gets_the_games_that_fit_its_time_budget(rate, games_done, expected):
     cfg = load_config(CONFIGS / "five_ravens" / "base.yaml")
     plan = plan_report_impact(cfg, get("five_ravens"), games_done=games_done, games_per_s=rate)
     assert len(plan.variants) == 33 and plan.featured == []
-    # 40 s at `rate` games/s over 1.5 x (1 + 33) configs a game, in thousands, at most the run's own
+    # 40 s at `rate` games/s over 1.5 x (1 + 33) configs (78,431 and 156,862), down to 1-2-5 a game, in thousands, at most the run's own
     assert plan.games == expected
     if not expected:
         assert "fewer than report.impact_min_games (2,000)" in plan.reason
@@ -96,3 +101,11 @@ def test_a_zero_budget_plays_no_card_impact():
     cfg = cfg.model_copy(update={"report": cfg.report.model_copy(update={"impact_seconds": 0.0})})
     plan = plan_report_impact(cfg, get("five_ravens"), games_done=10_000, games_per_s=1e6)
     assert plan.games == 0 and plan.reason == "report.impact_seconds is 0"
+
+
+def test_report_impact_games_fixes_the_games_whatever_the_speed():
+    cfg = load_config(CONFIGS / "five_ravens" / "base.yaml")
+    cfg = cfg.model_copy(update={"report": cfg.report.model_copy(update={"impact_games": 30_000})})
+    for rate in (1_000, 1e6):
+        plan = plan_report_impact(cfg, get("five_ravens"), games_done=1_000_000, games_per_s=rate)
+        assert plan.games == 30_000 and "report.impact_games" in plan.reason
