@@ -80,12 +80,20 @@ def render_comparison(comparison: Any, *, cdn: bool = False, generated: str | No
         ),
         ("method", "Method", _method(c, n_rows=t.height)),
     ]
+    subtitle = (
+        f"{c.a_config.game}: A = {c.a_path}, B = {c.b_path}; {c.games:,} paired games "
+        f"(seed {c.seed})"
+    )
+    return _page(c, parts, subtitle, cdn=cdn, generated=generated)
+
+
+def _page(
+    c: Any, parts: list[tuple[str, str, str]], subtitle: str, *, cdn: bool, generated: str | None
+) -> str:
+    """A compare page's shell: its sections (id, heading, html) in order, with their nav."""
     return fill(
         title=f"Balance compare: {c.a_path} vs {c.b_path}",
-        subtitle=(
-            f"{c.a_config.game}: A = {c.a_path}, B = {c.b_path}; {c.games:,} paired games "
-            f"(seed {c.seed})"
-        ),
+        subtitle=subtitle,
         nav=" ".join(f'<a href="#{key}">{escape(name.lower())}</a>' for key, name, _ in parts),
         body="\n".join(
             f'<section id="{key}"><h2>{escape(name)}</h2>{html}</section>'
@@ -292,18 +300,9 @@ def _render_across(c: Any, *, cdn: bool, generated: str | None) -> str:
             f"{t['metric'].n_unique()} metrics of the {t.height} rows).</p>",
         ),
     ]
-    return fill(
-        title=f"Balance compare: {c.a_path} vs {c.b_path}",
-        subtitle=(
-            f"{c.a_config.game}: A = {c.a_path} ({c.a_config.players} players), B = {c.b_path} "
-            f"({c.b_config.players} players); {c.games:,} games each, {across.SAMPLES} "
-            f"(seed {c.seed})"
-        ),
-        nav=" ".join(f'<a href="#{key}">{escape(name.lower())}</a>' for key, name, _ in parts),
-        body="\n".join(
-            f'<section id="{key}"><h2>{escape(name)}</h2>{html}</section>'
-            for key, name, html in parts
-        ),
-        cdn=cdn,
-        generated=generated,
+    subtitle = (
+        f"{c.a_config.game}: A = {c.a_path} ({c.a_config.players} players), B = {c.b_path} "
+        f"({c.b_config.players} players); {c.games:,} games each, {across.SAMPLES} "
+        f"(seed {c.seed})"
     )
+    return _page(c, parts, subtitle, cdn=cdn, generated=generated)

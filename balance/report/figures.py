@@ -32,7 +32,6 @@ from balance.stats import (
     Distributions,
     SeatAdvantage,
     WinShares,
-    wilson_interval,
 )
 
 TEMPLATE = "plotly_white"
@@ -202,35 +201,12 @@ def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def is_symmetric(shares: WinShares) -> bool:
-    """Every seat plays the same policy and is its own team in every game (as
-    ``stats.seat_advantage``): the seats differ only by position."""
-    seat = shares.by_seat
-    n = shares.players
-    return bool(
-        n > 1
-        and seat.height == n
-        and shares.teams_fixed
-        and seat["policy"].n_unique() == 1
-        and seat["team"].null_count() == 0
-        and seat["team"].n_unique() == n
-    )
-
-
-def simultaneous_intervals(shares: WinShares, level: float = 0.95) -> tuple[np.ndarray, ...]:
-    """Each seat's Wilson interval at 1 - (1 - level)/players (Bonferroni over the seats, as
-    sentences.seat_bound): (lo, hi) hold for every seat at once with ``level``."""
-    seat = shares.by_seat
-    each = 1 - (1 - level) / max(shares.players, 1)
-    return wilson_interval(seat["share"].to_numpy(), seat["n_eff"].to_numpy(), each)
-
-
 def _seat_deviations(shares: WinShares, level: float = 0.95) -> go.Figure:
     """A symmetric line-up: each seat's share minus fair (points) with simultaneous intervals,
     as a forest plot around 0, and the bound every seat lies within in the title."""
     f = shares.by_seat
     share, fair = f["share"].to_numpy(), f["fair"].to_numpy()
-    slo, shi = simultaneous_intervals(shares, level)
+    slo, shi = shares.simultaneous_intervals(level)
     dev, lo, hi = (share - fair) * POINTS, (slo - fair) * POINTS, (shi - fair) * POINTS
     bound = float(max(np.nanmax(hi), np.nanmax(-lo)))
     labels = [f"seat {s}" for s in f["seat"]]
@@ -292,7 +268,7 @@ def plot_win_shares(shares: WinShares, by: str = "seat") -> go.Figure:
     the fair share labelled (none for roles, whose seats change from game to game). A symmetric
     line-up's seats are drawn as deviations from fair (``_seat_deviations``)."""
     if by == "seat":
-        if is_symmetric(shares):
+        if shares.symmetric:
             return _seat_deviations(shares, shares.level)
         f = shares.by_seat
         labels = [f"seat {s} ({p})" for s, p in zip(f["seat"], f["policy"], strict=True)]

@@ -275,12 +275,8 @@ def _toward_fair(impact: ImpactFile, edge: float) -> str:
 def seat_bound(ws: Any, level: float = 0.95) -> tuple[float, float]:
     """(x, level): with simultaneous ``level`` intervals (Bonferroni over the seats: each seat's
     Wilson interval at 1 - (1 - level)/players), every seat's share is within ±x of fair."""
-    from balance.stats import wilson_interval
-
-    seat = ws.by_seat
-    each = 1 - (1 - level) / max(ws.players, 1)
-    lo, hi = wilson_interval(seat["share"].to_numpy(), seat["n_eff"].to_numpy(), each)
-    fair = seat["fair"].to_numpy()
+    lo, hi = ws.simultaneous_intervals(level)
+    fair = ws.by_seat["fair"].to_numpy()
     return float(max((hi - fair).max(), (fair - lo).max())), level
 
 

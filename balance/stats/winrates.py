@@ -203,6 +203,28 @@ class WinShares(NamedTuple):
     by_role: pl.DataFrame = pl.DataFrame()
     teams_fixed: bool = True  # each seat's team is the same in every game (else by_seat's is null)
 
+    @property
+    def symmetric(self) -> bool:
+        """Every seat plays the same policy and is its own team in every game: the seats differ
+        only by position (the chi-square tests, the verdict and the seat figure need this)."""
+        seat = self.by_seat
+        n = self.players
+        return bool(
+            n > 1
+            and seat.height == n
+            and self.teams_fixed
+            and seat["policy"].n_unique() == 1
+            and seat["team"].null_count() == 0
+            and seat["team"].n_unique() == n
+        )
+
+    def simultaneous_intervals(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+        """Each seat's Wilson interval at 1 - (1 - level)/players (Bonferroni over the seats):
+        (lo, hi) hold for every seat at once with ``level``."""
+        seat = self.by_seat
+        each = 1 - (1 - level) / max(self.players, 1)
+        return wilson_interval(seat["share"].to_numpy(), seat["n_eff"].to_numpy(), each)
+
 
 def win_shares(rows: pl.LazyFrame | pl.DataFrame, *, level: float = 0.95) -> WinShares:
     """Win share per seat, policy, team, place in the turn order and role, with intervals over
@@ -332,9 +354,7 @@ def seat_advantage(
     ws = shares if shares is not None else win_shares(rows, level=level)
     seat, order = ws.by_seat, ws.by_order
     n = ws.players
-    symmetric = (
-        n > 1 and ws.teams_fixed and seat["policy"].n_unique() == 1 and seat["team"].n_unique() == n
-    )
+    symmetric = ws.symmetric
     chi2 = p = ochi2 = op = None
     if symmetric:
         chi2, p = _chi2_equal(seat["wins"].to_numpy())

@@ -88,12 +88,12 @@ def test_symmetric_line_up_draws_seats_as_deviations_from_fair(shares):
     """Every seat greedy and its own team: share - fair in points with simultaneous intervals
     around 0, not four bars; seat 1 (31 %) is off fair and the title says so."""
     fig = figures.plot_win_shares(shares, "seat")
-    assert figures.is_symmetric(shares)
+    assert shares.symmetric
     assert [t.type for t in fig.data] == ["scatter"]
     (dots,) = fig.data
     assert list(dots.y) == [f"seat {s}" for s in range(4)]
     np.testing.assert_allclose(dots.x, [-3.0, 6.0, -3.0, 0.0])
-    lo, hi = figures.simultaneous_intervals(shares)
+    lo, hi = shares.simultaneous_intervals()
     np.testing.assert_allclose(dots.error_x.array, (hi - 0.25) * 100 - dots.x)
     np.testing.assert_allclose(dots.error_x.arrayminus, dots.x - (lo - 0.25) * 100)
     assert fig.layout.xaxis.title.text.startswith("win share − fair (percentage points)")
@@ -116,7 +116,7 @@ def test_balanced_symmetric_line_up_says_every_seat_is_within_the_bound():
 def test_asymmetric_seats_are_bars_with_intervals_and_a_labelled_fair_line():
     rows = planted_rows(policies=("greedy", "random", "greedy", "random"))
     ws = stats.win_shares(rows)
-    assert not figures.is_symmetric(ws)
+    assert not ws.symmetric
     fig = figures.plot_win_shares(ws, "seat")
     (bar,) = fig.data
     assert bar.type == "bar"

@@ -75,7 +75,7 @@ def test_outcomes_of_play_never_pass_for_a_card_association():
         (200_000, 1_000_000, 100_000),
         (100_000, 20_000, 20_000),
         (1_000, 1_000_000, 0),
-    ],  # fmt: skip
+    ],
 )
 def test_the_card_impact_gets_the_games_that_fit_its_time_budget(rate, games_done, expected):
     cfg = load_config(CONFIGS / "five_ravens" / "base.yaml")

@@ -50,12 +50,15 @@ def _covered(lo: np.ndarray, hi: np.ndarray, truth: float) -> float:
     return float(((lo <= truth) & (truth <= hi)).mean())
 
 
+def _sample_and_truth(tmp_path_factory, config: str, seed: int, games: int):
+    """``games`` games of ``config`` to cut into replicates, and TRUTH_GAMES of the next seed."""
+    tmp = tmp_path_factory.mktemp("coverage")
+    return _rows(tmp, config, seed, games), _rows(tmp, config, seed + 1, TRUTH_GAMES)
+
+
 @pytest.fixture(scope="module")
 def greedy(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("coverage")
-    sample = _rows(tmp, "random_vs_greedy.yaml", 1, POLICY_R * POLICY_GAMES)
-    truth_rows = _rows(tmp, "random_vs_greedy.yaml", 2, TRUTH_GAMES)
-    return sample, truth_rows
+    return _sample_and_truth(tmp_path_factory, "random_vs_greedy.yaml", 1, POLICY_R * POLICY_GAMES)
 
 
 @pytest.mark.slow
@@ -86,10 +89,7 @@ def test_a_two_seat_policy_share_covers_at_95_percent_over_games(greedy):
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("coverage_base")
-    sample = _rows(tmp, "base.yaml", 3, R * GAMES)
-    truth_rows = _rows(tmp, "base.yaml", 4, TRUTH_GAMES)
-    return sample, truth_rows
+    return _sample_and_truth(tmp_path_factory, "base.yaml", 3, R * GAMES)
 
 
 @pytest.mark.slow
