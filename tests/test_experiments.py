@@ -587,3 +587,23 @@ def _without_kernel_lines(text: str) -> str:
         if not x.startswith(("loading ", "loaded ", "compiling ", "compiled "))
     ]
     return "".join(keep)
+
+
+def test_impact_holds_about_half_a_million_games_at_once_whatever_the_variants():
+    from balance.experiments.impact import IMPACT_GAMES_IN_MEMORY, impact_chunk
+    from balance.runner import CHUNK
+
+    assert impact_chunk(2) == CHUNK  # a compare-sized run keeps the runner's chunk
+    assert impact_chunk(34) == 8192 and IMPACT_GAMES_IN_MEMORY >= 34 * 8192  # 33 variants
+    assert impact_chunk(10_000) == 1024  # never below 1,024 games
+
+
+def test_impact_table_does_not_depend_on_the_chunk_size(fake_config):
+    cfg = load_config(fake_config)
+    variants = [ex.Variant("bonus 3", "", {"rules": {"bonus": 3}})]
+    a = ex.impact(cfg, variants, games=3000)  # the memory-sized default chunk
+    b = ex.impact(cfg, variants, games=3000, chunk_size=256)
+    from polars.testing import assert_frame_equal
+
+    # the same games: equal up to the rounding of merging running moments chunk by chunk
+    assert_frame_equal(a.table, b.table, check_exact=False, rel_tol=1e-9, abs_tol=1e-12)

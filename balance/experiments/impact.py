@@ -52,6 +52,17 @@ class Impact(NamedTuple):
     headline: tuple[str, str, str] = impact_file.DEFAULT_HEADLINE  # what the summary ranks by
 
 
+IMPACT_GAMES_IN_MEMORY = 1 << 19  # games held at once over all configs (one chunk each)
+
+
+def impact_chunk(configs: int) -> int:
+    """Games per chunk when ``configs`` runs are played side by side: a power of two that keeps
+    about IMPACT_GAMES_IN_MEMORY games in memory (the runner's CHUNK at most, 1,024 at least).
+    Game i is the same game whatever the chunk, so the table does not depend on it."""
+    per = max(1024, IMPACT_GAMES_IN_MEMORY // max(configs, 1))
+    return min(CHUNK, 1 << (per.bit_length() - 1))
+
+
 def impact(
     config: RunConfig,
     variants: Sequence[Variant],
@@ -62,7 +73,7 @@ def impact(
     seed: int | None = None,
     threads: int | None = None,
     level: float = 0.95,
-    chunk_size: int = CHUNK,
+    chunk_size: int | None = None,
     progress: Progress | None = None,
 ) -> Impact:
     """Play ``config`` and each variant on the same seeds; the paired change of each variant.
@@ -77,6 +88,8 @@ def impact(
     configs = [apply_patch(config, v, source=variants_source) for v in variants]
     for cfg in configs:
         check_pairable(config, cfg, "a variant")
+    if chunk_size is None:
+        chunk_size = impact_chunk(1 + len(configs))
     runner.check_options(games=games, seed=seed, chunk_size=chunk_size, threads=threads)
     report = progress or (lambda done, total: None)
     total = games * (1 + len(configs))
