@@ -21,7 +21,9 @@ prefixes the model's own path (``rules.thief_relics[0]: ...``). Keys that are ea
 disagree raise :class:`balance.errors.KeyConflict` with a problem per key: when a config and its
 parent wrote them, the message is about the key written nearest the file the user gave, in that
 file, and names where the others were set (``three.yaml: players: 3 does not match the 4 seats
-(seats set in base.yaml)``).
+(seats set in base.yaml)``). A check that needs both the line-up and the rules (Raven Manor: a
+character for every player) is the plugin's ``check_config(config)``, called with the validated
+RunConfig; it raises the same way, with key paths from the top (``rules.deck``, ``players``).
 
 Bad input never hangs or crashes the loader: a file is at most ``MAX_BYTES``; its document, with
 every alias expanded, at most ``MAX_VALUES`` values nested ``MAX_DEPTH`` deep (an alias bomb
@@ -555,6 +557,13 @@ class RunConfig(BaseModel):
                 }
             )
         self._check_headline(plugin)
+        # The game's own checks of keys that need both the line-up and the rules (Raven Manor:
+        # a character for every player, a deck large enough to deal). It raises KeyConflict or
+        # ValueError("<key.path>: <problem>") with paths from the top (``rules.deck``), as the
+        # schema validators do, so the error is one line naming the file and the key.
+        hook = getattr(plugin, "check_config", None)
+        if hook is not None:
+            hook(self)
         return self
 
     def _check_headline(self, plugin: Any) -> None:
