@@ -9,6 +9,7 @@ from typing import Any
 _GAMES = {
     "five_ravens": "balance.games.five_ravens",
     "raven_order": "balance.games.raven_order",
+    "raven_manor": "balance.games.raven_manor",
 }
 
 

@@ -1,0 +1,33 @@
+"""Raven Manor: a hidden-role game in which the Raven possesses players by passing them Feathers
+while the Family tries to find and kill it (rulebooks/raven-manor.txt, RM-1..RM-30)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from balance.games.base import Game
+from balance.games.raven_manor import schema
+from balance.games.raven_manor.tables import CHARACTER_NAMES, END_REASONS, TEAM_NAMES
+
+
+class RavenManor(Game):
+    name = "raven_manor"
+    title = "Raven Manor"
+    min_players = 2
+    max_players = 12  # RM-30: the 12 order tokens
+    end_reasons = END_REASONS
+    policy_kinds: ClassVar = {"random": schema.RandomPolicy, "basic": schema.BasicPolicy}
+    # `balance bench`: the headline line-up's games/s on all threads (the issue's target)
+    speed_target = ("5 basic players (starter game), all threads", 20_000)
+    # `died__<cause>`: how a seat died, a result of play, not a card it holds
+    outcome_events = ("died",)
+    check_config = staticmethod(schema.check_config)
+
+    def team_names(self, tables: Any) -> tuple[str, ...]:
+        return TEAM_NAMES
+
+    def role_names(self, tables: Any) -> tuple[str, ...]:
+        return CHARACTER_NAMES
+
+
+PLUGIN = RavenManor()

@@ -1,0 +1,768 @@
+"""Raven Manor policies: every choice RM-18 leaves to a player, made from what its seat knows.
+
+The engine enumerates the legal choices and asks; a policy answers from its own seat's row of
+``State.pl`` (its character, side, hand and Backpack), its row of ``State.kn`` (what it has seen:
+RM-11, RM-13, RM-26, RM-29) and the public state (who is alive, revealed characters, stuns, the
+ring, cards in play, the discard pile, hand sizes). It never reads another seat's hand, character
+or side, nor the deck order (``tests/games/raven_manor/test_knowledge.py`` re-deals all of them and
+checks that no choice changes).
+
+- ``random``: uniform over the legal choices at every decision, reactions and yes/no questions
+  included.
+- ``basic``: plays from hard facts only. The Family kills and stuns a player it *knows* is on
+  another side (an evil character revealed or looked at, a Feather seen in a hand, a Feather
+  received from it), answers kills and stuns on itself and on players it trusts (a Family
+  character it has seen, with no Feather seen), looks at hands and characters it does not know,
+  and otherwise searches for the cards it wants. The Raven and the Headless Horseman pass Feathers
+  in exchanges to living players they have not possessed yet and kill the rest; possessed players
+  shield their possessor, whom they know (RM-11), and kill the Family they know. Cthulhu Gentleman
+  kills whoever he can. Weights and card values come from the config's ``policies:`` section
+  (Tables.weights, Tables.values).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from balance.games.raven_manor.state import (
+    G_BAD_SCRIPT,
+    G_CAND,
+    G_DISC,
+    G_GEN,
+    G_INPLAY,
+    G_MISS,
+    G_RING,
+    G_TURN,
+    KN_CHAR,
+    KN_FEATHER,
+    KN_GAVE,
+    KN_GAVE_F,
+    KN_SEEN,
+    PL_CHAR,
+    PL_HAND,
+    PL_POS,
+    PL_POSSESSED,
+    PL_SCRIPT,
+    PL_SIDE,
+    PL_STUNNED,
+    alive,
+    can_part,
+    evil,
+    hand_n,
+    immune,
+    n_players,
+    own_side,
+    possessor,
+)
+from balance.games.raven_manor.tables import (
+    ABANDONED_MINE,
+    AVOID,
+    AXE,
+    BARRICADE,
+    BATHROOM,
+    BOTTLE,
+    BROKEN_BOTTLE,
+    CABIN,
+    CANDLE,
+    CAVE,
+    COAST,
+    COMPASS,
+    CTHULHU,
+    DINING_ROOM,
+    DOC,
+    DODGE,
+    DRINK,
+    EVADE,
+    EXCHANGE,
+    FAMILY,
+    FEATHER,
+    FOREST,
+    GET_OVER_HERE,
+    GUESTROOM,
+    HARPOON,
+    HAYMAKER,
+    KNIFE,
+    LIBRARY,
+    LIFEBUOY,
+    MANOR_PLAN,
+    MOUNTAINS,
+    NC,
+    P_COUNT,
+    PILLOW,
+    POL_RANDOM,
+    POL_SCRIPT,
+    RAT_TREACHERY,
+    RIFLE,
+    ROD,
+    ROOM0,
+    ROOM1,
+    SP_KIND,
+    SP_MULLIGAN,
+    SP_SCRIPT_N,
+    THE_INN,
+    TORCH,
+    TREASURE_MAP,
+    VASE,
+    W_BARRICADE,
+    W_BLUFF,
+    W_CANCEL,
+    W_CYCLE,
+    W_KILL,
+    W_LOOK,
+    W_PILLOW,
+    W_PILLOW_UNKNOWN,
+    W_POSSESS,
+    W_SACRIFICE,
+    W_SEARCH,
+    W_SHIELD,
+    W_STUN,
+    ZAKUS_CAMERA,
+)
+from balance.rng import below, uniform
+
+# Action kinds (the engine's candidates: kind, card, target, option).
+K_PLAY, K_USE, K_CYCLE, K_EAGLE, K_BREAK, K_PASS = range(6)
+
+# What a yes/no question is about (choose_yes).
+(
+    Y_MULLIGAN,  # q: -1
+    Y_BLUFF,  # a possessor discards a drawn Feather; q: -1
+    Y_PILLOW,  # reveal the Pillow just passed to q
+    Y_FOREST,  # consent to the kill of q (Forest)
+    Y_INN,  # accept a face-down card from q (The Inn)
+    Y_SACRIFICE,  # Shark Bouncer dies in q's place
+    Y_EEL_STUN,  # Eel Fella: be stunned (yes) or discard the hand (no)
+    Y_VOTE_KILL,  # Mayor Groundhog: vote to kill q (yes) or to stun (no)
+    Y_BP_TAKE,  # take a card from the Backpack instead of drawing
+    Y_MOUNTAIN_EVADE,  # Mountains: Evade back, so that both die (RM-28); q the target
+    Y_ANGLER_LOOK,  # Angler Photographer: look at q's character (yes) or at its hand (no)
+) = range(11)
+
+# What a pick is for (choose_pick); the options are card ids.
+PK_HAND, PK_TOP, PK_MINE, PK_GROGUS, PK_STORE, PK_TAKE, PK_DRINK = range(7)
+
+# Targets a death ability or effect asks for (choose_target).
+T_KILL, T_STUN, T_LOOK_CHAR, T_LOOK_HAND, T_SWAP, T_WHALE, T_REVEAL_HAND, T_STUN_SWAP = range(8)
+
+NEG = -1e18
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def is_random(tb, p):
+    return tb.seat[p, SP_KIND] == POL_RANDOM
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def scripted(tb, st, p, k):
+    """Does seat ``p`` have ``k`` scripted values left (tables.with_script; tests)?"""
+    return tb.seat[p, SP_KIND] == POL_SCRIPT and st.pl[p, PL_SCRIPT] + k <= tb.seat[p, SP_SCRIPT_N]
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def next_scripted(tb, st, p):
+    i = st.pl[p, PL_SCRIPT]
+    st.pl[p, PL_SCRIPT] = i + 1
+    return np.int64(tb.script[p, i])
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def coin(st, p):
+    return below(st.rng[2 + p], 2) == 1
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def noise(st, p):
+    return uniform(st.rng[2 + p]) * 1e-6
+
+
+# ---------------------------------------------------------------- what a seat knows
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def my_master(st, p):
+    """The seat ``p`` knows possessed it (RM-11), -1 none: the last seat that gave it a Feather."""
+    if st.pl[p, PL_POSSESSED] < 0:
+        return -1
+    for q in range(n_players(st)):
+        if q != p and st.kn[p, q, KN_GAVE_F] > 0 and possessor(st.kn[p, q, KN_CHAR]):
+            return q
+    return -1
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def gave_feather(st, p, q):
+    """``p`` has passed ``q`` a Feather in an exchange (so ``q`` is possessed unless immune)."""
+    return st.kn[p, q, KN_GAVE + FEATHER] > 0
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def known_char(st, p, q):
+    return st.kn[p, q, KN_CHAR]
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def feather_seen(st, p, q):
+    """Hard evidence: ``p`` saw a Feather in ``q``'s hand, or received one from ``q``."""
+    return st.kn[p, q, KN_FEATHER] > 0 or st.kn[p, q, KN_GAVE_F] > 0
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def enemy(st, p, q):
+    """Does ``p`` know for a fact that ``q`` is on another side?"""
+    if q == p:
+        return False
+    me = st.pl[p, PL_CHAR]
+    ch = known_char(st, p, q)
+    if me == CTHULHU:
+        return True  # RM-22 (c): he wins as the last one standing
+    if possessor(me):
+        if ch >= 0 and immune(ch):
+            return True
+        return not gave_feather(st, p, q)
+    if st.pl[p, PL_POSSESSED] >= 0:  # serving a possessor (RM-6)
+        if q == my_master(st, p):
+            return False
+        if ch >= 0 and (immune(ch) or own_side(ch) == FAMILY) and not feather_seen(st, p, q):
+            return True
+        return False
+    # The Family (Doc included): an evil card seen, or a Feather held by someone not the Doc.
+    if ch >= 0 and evil(ch):
+        return True
+    if ch == DOC:
+        return False
+    return feather_seen(st, p, q)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def trusted(st, p, q):
+    """Does ``p`` know ``q`` is on its side?"""
+    if q == p:
+        return True
+    me = st.pl[p, PL_CHAR]
+    if me == CTHULHU:
+        return False
+    if possessor(me):
+        ch = known_char(st, p, q)
+        return gave_feather(st, p, q) and not (ch >= 0 and immune(ch))
+    if st.pl[p, PL_POSSESSED] >= 0:
+        return q == my_master(st, p)
+    ch = known_char(st, p, q)
+    return ch >= 0 and own_side(ch) == FAMILY and not feather_seen(st, p, q)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def card_value(tb, st, p, c):
+    """How much ``p`` wants card ``c`` in hand."""
+    v = tb.values[p, c]
+    if c == FEATHER:
+        return 9.0 if possessor(st.pl[p, PL_CHAR]) else 0.0
+    if c == EXCHANGE and possessor(st.pl[p, PL_CHAR]):
+        return v + 3.0
+    return v
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def knows_enemy(st, p):
+    """How many living players ``p`` knows are enemies."""
+    n = 0
+    for q in range(n_players(st)):
+        if q != p and alive(st, q) and enemy(st, p, q):
+            n += 1
+    return n
+
+
+# ---------------------------------------------------------------- the action
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def _kill_value(tb, st, p, t):
+    if not alive(st, t):
+        return NEG
+    w = tb.weights[p, W_KILL]
+    me = st.pl[p, PL_CHAR]
+    if trusted(st, p, t):
+        return -w
+    if enemy(st, p, t):
+        if possessor(me):  # the Raven kills the known immune at full weight, others at half
+            ch = known_char(st, p, t)
+            return w if ch >= 0 and immune(ch) else 0.5 * w
+        return w
+    return -0.2 * w
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def _stun_value(tb, st, p, t):
+    if trusted(st, p, t) or st.pl[t, PL_STUNNED] != 0:
+        return -tb.weights[p, W_STUN]
+    if enemy(st, p, t):
+        return tb.weights[p, W_STUN] * (1.0 if alive(st, t) else 0.3)
+    return -0.1
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def _look_value(tb, st, p, t):
+    w = tb.weights[p, W_LOOK]
+    if possessor(st.pl[p, PL_CHAR]):
+        w *= 0.3
+    seen = st.kn[p, t, KN_SEEN]
+    if seen > 0 and st.g[G_TURN] + 1 - seen < 4 * n_players(st):
+        w *= 0.1
+    if not alive(st, t):
+        w *= 0.3
+    return w
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def may_find(tb, st, p, c, discard_too):
+    """Could a search by ``p`` find card ``c``, from what is public and its own hand? (Copies
+    in the config, less those in play, in the discard pile and in its hand; a search of the deck
+    that found none since the last reshuffle is public, RM-9.)"""
+    out = tb.params[P_COUNT + c] - st.g[G_INPLAY + c] - st.pl[p, PL_HAND + c]
+    if discard_too and st.g[G_DISC + c] > 0:
+        return out > 0
+    out -= st.g[G_DISC + c]
+    if st.g[G_MISS + c] == st.g[G_GEN] + 1:
+        return False
+    return out > 0
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def is_weapon(c):
+    return c == AXE or c == KNIFE or c == BROKEN_BOTTLE or c == RIFLE or c == HARPOON
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def _want(tb, st, p, c, discard_too=False):
+    """The search weight times how much ``p`` wants card ``c`` (values are on a 0-10 scale),
+    0 when it knows the search cannot find it; weapons count double once it knows an enemy."""
+    if not may_find(tb, st, p, c, discard_too):
+        return -0.01
+    v = tb.weights[p, W_SEARCH] * card_value(tb, st, p, c) / 10.0
+    if is_weapon(c) and knows_enemy(st, p) > 0:
+        v *= 2.0
+    return v
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def holds_adjacent_weapon(st, p):
+    return (
+        st.pl[p, PL_HAND + AXE] > 0
+        or st.pl[p, PL_HAND + KNIFE] > 0
+        or st.pl[p, PL_HAND + BROKEN_BOTTLE] > 0
+    )
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def _swap_value(tb, st, p, t):
+    """A swap with ``t`` that brings ``p`` next to a living enemy while it holds a weapon for
+    adjacent kills."""
+    if not alive(st, p) or not holds_adjacent_weapon(st, p):
+        return -0.05
+    n = n_players(st)
+    pos = st.pl[t, PL_POS]
+    for d in (-1, 1):
+        q = np.int64(st.g[G_RING + ((pos + d) % n + n) % n])
+        if q == p:
+            q = t
+        if q != p and alive(st, q) and enemy(st, p, q):
+            return 0.6 * tb.weights[p, W_KILL]
+    return -0.05
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def _give_value(tb, st, p, t):
+    """A card passed to ``t`` (Exchange, The Inn): the possessor's Feather."""
+    me = st.pl[p, PL_CHAR]
+    if possessor(me) and st.pl[p, PL_HAND + FEATHER] > 0 and alive(st, t):
+        ch = known_char(st, p, t)
+        if not gave_feather(st, p, t) and not (ch >= 0 and immune(ch)):
+            return tb.weights[p, W_POSSESS]
+    if st.pl[p, PL_HAND + PILLOW] > 0 and enemy(st, p, t) and alive(st, t):
+        return tb.weights[p, W_KILL] * tb.weights[p, W_PILLOW] * 0.9
+    return 0.02 if trusted(st, p, t) else -0.05
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def score_action(tb, st, p, kind, c, t, o):
+    """The ``basic`` policy's value of one candidate action."""
+    if kind == K_PASS:
+        return -1.0
+    if kind == K_CYCLE:
+        if knows_enemy(st, p) > 0 and not holds_adjacent_weapon(st, p):
+            return 2.0 * tb.weights[p, W_CYCLE]
+        return tb.weights[p, W_CYCLE]
+    if kind == K_EAGLE:
+        return -0.5
+    if kind == K_BREAK:
+        fam = st.pl[p, PL_SIDE] == FAMILY
+        return tb.weights[p, W_SEARCH] * 0.5 if fam else -0.3
+    bonus = 0.05 if kind == K_PLAY and (ROOM0 <= c < ROOM1 or c >= ABANDONED_MINE) else 0.0
+    if c == AXE or c == KNIFE or c == BROKEN_BOTTLE or c == RIFLE:
+        return _kill_value(tb, st, p, t)
+    if c == HARPOON:
+        return _kill_value(tb, st, p, t) + 0.1
+    if c == MOUNTAINS:
+        return bonus + 0.9 * _kill_value(tb, st, p, t)
+    if c == FOREST:
+        return bonus + 0.8 * _kill_value(tb, st, p, t)
+    if c == VASE or c == HAYMAKER:
+        return _stun_value(tb, st, p, t)
+    if c == BOTTLE:
+        return _stun_value(tb, st, p, t) + _want(tb, st, p, BROKEN_BOTTLE)
+    if c == LIBRARY:
+        return bonus + _look_value(tb, st, p, t)
+    if c == GET_OVER_HERE:
+        return _look_value(tb, st, p, t) if o == 1 else _swap_value(tb, st, p, t)
+    if c == ZAKUS_CAMERA or c == DRINK:
+        if c == ZAKUS_CAMERA and o == 0:
+            if known_char(st, p, t) >= 0:
+                return -0.1
+            return 1.2 * tb.weights[p, W_LOOK] * (1.0 if alive(st, t) else 0.4)
+        return _look_value(tb, st, p, t) + (0.2 if enemy(st, p, t) else -0.1)
+    if c == EXCHANGE:
+        return _give_value(tb, st, p, t)
+    if c == THE_INN:
+        return bonus + 0.9 * _give_value(tb, st, p, t)
+    if c == DINING_ROOM:
+        return bonus + (_give_value(tb, st, p, t) if o == 0 else _swap_value(tb, st, p, t))
+    if c == CAVE:
+        return bonus + (0.5 * tb.weights[p, W_LOOK] if enemy(st, p, t) else 0.05)
+    if c == BARRICADE:
+        return tb.weights[p, W_BARRICADE] if st.pl[p, PL_SIDE] != FAMILY else -0.5
+    if c == TREASURE_MAP:
+        return _want(tb, st, p, o, True)
+    if c == CANDLE or c == TORCH:
+        return 0.8 * tb.weights[p, W_SEARCH]
+    if c == ABANDONED_MINE:
+        return bonus + 1.2 * tb.weights[p, W_SEARCH]
+    if c == MANOR_PLAN or c == COMPASS:
+        return 0.6 * tb.weights[p, W_SEARCH]
+    if c == COAST:
+        return bonus + 0.5 * tb.weights[p, W_SEARCH]
+    if c == BATHROOM:
+        return bonus + 0.7 * tb.weights[p, W_CYCLE]
+    if c == GUESTROOM:
+        return bonus + (_want(tb, st, p, PILLOW) if o == 0 else 0.5 * tb.weights[p, W_CYCLE])
+    if c == CABIN:
+        return bonus + _want(tb, st, p, o, True)
+    if ROOM0 <= c < ROOM1:  # the search Rooms: o is the card
+        return bonus + _want(tb, st, p, o)
+    return 0.05  # Backpack
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def choose_action(tb, st, p, n):
+    """Index of the chosen candidate among the ``n`` in ``g[G_CAND:]``."""
+    if scripted(tb, st, p, 4):
+        want = np.zeros(4, np.int64)
+        for j in range(4):
+            want[j] = next_scripted(tb, st, p)
+        for i in range(n):
+            b = G_CAND + 4 * i
+            if (
+                st.g[b] == want[0]
+                and st.g[b + 1] == want[1]
+                and st.g[b + 2] == want[2]
+                and st.g[b + 3] == want[3]
+            ):
+                return i
+        st.g[G_BAD_SCRIPT] = 1
+    if is_random(tb, p):
+        return below(st.rng[2 + p], n)
+    best, best_v = 0, NEG
+    for i in range(n):
+        b = G_CAND + 4 * i
+        v = score_action(tb, st, p, st.g[b], st.g[b + 1], st.g[b + 2], st.g[b + 3])
+        v += noise(st, p)
+        if v > best_v:
+            best, best_v = i, v
+    return best
+
+
+# ---------------------------------------------------------------- cards to part with
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def lowest_card(tb, st, p):
+    """The free card of ``p``'s hand it values least (-1 none)."""
+    best, best_v = -1, NEG
+    for c in range(NC):
+        if can_part(st, p, c):
+            v = -card_value(tb, st, p, c) + noise(st, p)
+            if v > best_v:
+                best, best_v = c, v
+    return best
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def random_free_card(st, p):
+    n = 0
+    for c in range(NC):
+        if can_part(st, p, c):
+            n += st.pl[p, PL_HAND + c]
+    if n == 0:
+        return -1
+    k = below(st.rng[2 + p], n)
+    for c in range(NC):
+        if can_part(st, p, c):
+            k -= st.pl[p, PL_HAND + c]
+            if k < 0:
+                return c
+    return -1
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def choose_discard(tb, st, p):
+    """A card ``p`` discards (to 4, to cycle, for Guestroom); ``p`` has a free card."""
+    if scripted(tb, st, p, 1):
+        c = next_scripted(tb, st, p)
+        if c < 0 or can_part(st, p, c):
+            return c
+        st.g[G_BAD_SCRIPT] = 1
+    if is_random(tb, p):
+        return random_free_card(st, p)
+    return lowest_card(tb, st, p)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def choose_bathroom(tb, st, p, done):
+    """Bathroom: the next card to discard, or -1 to stop (``done`` discarded so far)."""
+    if scripted(tb, st, p, 1):
+        c = next_scripted(tb, st, p)
+        if c < 0 or can_part(st, p, c):
+            return c
+        st.g[G_BAD_SCRIPT] = 1
+    if is_random(tb, p):
+        if coin(st, p):
+            return -1
+        return random_free_card(st, p)
+    c = lowest_card(tb, st, p)
+    if c >= 0 and card_value(tb, st, p, c) < 3.0:
+        return c
+    return -1
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def choose_give(tb, st, p, q):
+    """The card ``p`` passes to ``q`` in an exchange (RM-16: before seeing ``q``'s)."""
+    if scripted(tb, st, p, 1):
+        c = next_scripted(tb, st, p)
+        if c < 0 or can_part(st, p, c):
+            return c
+        st.g[G_BAD_SCRIPT] = 1
+    if is_random(tb, p):
+        return random_free_card(st, p)
+    me = st.pl[p, PL_CHAR]
+    if possessor(me) and st.pl[p, PL_HAND + FEATHER] > 0 and alive(st, q):
+        ch = known_char(st, p, q)
+        if not gave_feather(st, p, q) and not (ch >= 0 and immune(ch)):
+            if tb.weights[p, W_POSSESS] > 0:
+                return FEATHER
+    if st.pl[p, PL_HAND + PILLOW] > 0 and alive(st, q) and enemy(st, p, q):
+        return PILLOW
+    c = lowest_card(tb, st, p)
+    if c == FEATHER and possessor(me) and st.pl[p, PL_HAND + FEATHER] == 1 and hand_n(st, p) > 1:
+        # keep the last Feather for a player it wants, unless it has nothing else
+        best, best_v = -1, NEG
+        for k in range(NC):
+            if k != FEATHER and can_part(st, p, k):
+                v = -card_value(tb, st, p, k)
+                if v > best_v:
+                    best, best_v = k, v
+        if best >= 0:
+            return best
+    return c
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def choose_pick(tb, st, p, cards, n, purpose):
+    """Index of the card ``p`` picks among ``cards[:n]`` (Torch, Candle, Abandoned Mine,
+    Groguś, the Backpack), -1 for none where allowed (PK_STORE, PK_TAKE)."""
+    optional = purpose == PK_STORE or purpose == PK_TAKE
+    if scripted(tb, st, p, 1):  # the card to pick, -1 none
+        c = next_scripted(tb, st, p)
+        if c < 0 and optional:
+            return -1
+        for i in range(n):
+            if cards[i] == c:
+                return i
+        st.g[G_BAD_SCRIPT] = 1
+    if is_random(tb, p):
+        k = below(st.rng[2 + p], n + 1 if optional else n)
+        return -1 if k == n else k
+    best, best_v = -1, NEG
+    for i in range(n):
+        c = cards[i]
+        v = card_value(tb, st, p, c)
+        if purpose == PK_STORE:
+            v = 1.0 if c == FEATHER and possessor(st.pl[p, PL_CHAR]) else -1.0
+        elif purpose == PK_TAKE:
+            v = 1.0 if c == FEATHER and st.pl[p, PL_HAND + FEATHER] == 0 else v - 5.0
+        elif purpose == PK_DRINK:  # the target's card to throw away: its best
+            v = card_value(tb, st, p, c)
+        v += noise(st, p)
+        if v > best_v:
+            best, best_v = i, v
+    if optional and best_v < 0:
+        return -1
+    return best
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def choose_yes(tb, st, p, q, what):
+    """A yes/no choice of ``p`` about ``q`` (Y_*)."""
+    if scripted(tb, st, p, 1):
+        return next_scripted(tb, st, p) != 0
+    if is_random(tb, p):
+        return coin(st, p)
+    rng = st.rng[2 + p]
+    if what == Y_MULLIGAN:
+        good = 0
+        for c in range(NC):
+            if card_value(tb, st, p, c) >= 5.0:
+                good += st.pl[p, PL_HAND + c]
+        return good < tb.seat[p, SP_MULLIGAN]
+    if what == Y_BLUFF:
+        return uniform(rng) < tb.weights[p, W_BLUFF]
+    if what == Y_PILLOW:
+        if trusted(st, p, q) or not alive(st, q):
+            return False
+        if enemy(st, p, q):
+            return uniform(rng) < tb.weights[p, W_PILLOW]
+        return uniform(rng) < tb.weights[p, W_PILLOW_UNKNOWN]
+    if what == Y_FOREST:
+        return enemy(st, p, q)
+    if what == Y_INN:
+        return trusted(st, p, q) or possessor(st.pl[p, PL_CHAR])
+    if what == Y_SACRIFICE:
+        return trusted(st, p, q) and uniform(rng) < tb.weights[p, W_SACRIFICE]
+    if what == Y_EEL_STUN:
+        v = 0.0
+        for c in range(NC):
+            v += st.pl[p, PL_HAND + c] * card_value(tb, st, p, c)
+        return v >= 4.0 * hand_n(st, p)
+    if what == Y_VOTE_KILL:
+        return enemy(st, p, q)
+    if what == Y_BP_TAKE:
+        return False
+    if what == Y_MOUNTAIN_EVADE:
+        return enemy(st, p, q)
+    if what == Y_ANGLER_LOOK:
+        return known_char(st, p, q) < 0 or hand_n(st, q) == 0
+    return False
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def choose_target(tb, st, p, purpose, mask, n):
+    """The seat ``p`` chooses (``mask[q]`` = 1 for the legal ones) for a death ability."""
+    if scripted(tb, st, p, 1):
+        q = next_scripted(tb, st, p)
+        if 0 <= q < n and mask[q]:
+            return q
+        st.g[G_BAD_SCRIPT] = 1
+    if is_random(tb, p):
+        m = 0
+        for q in range(n):
+            m += mask[q]
+        k = below(st.rng[2 + p], m)
+        for q in range(n):
+            if mask[q]:
+                if k == 0:
+                    return q
+                k -= 1
+        return -1
+    best, best_v = -1, NEG
+    for q in range(n):
+        if not mask[q]:
+            continue
+        if purpose == T_KILL:
+            v = _kill_value(tb, st, p, q)
+        elif purpose == T_STUN or purpose == T_STUN_SWAP:
+            v = _stun_value(tb, st, p, q)
+        elif purpose == T_LOOK_CHAR:
+            v = 1.0 if known_char(st, p, q) < 0 else 0.0
+            v += 0.5 if alive(st, q) else 0.0
+        elif purpose == T_WHALE:  # take a living enemy's place, never an evil card's
+            ch = known_char(st, p, q)
+            v = 1.0 if enemy(st, p, q) and alive(st, q) and not (ch >= 0 and evil(ch)) else 0.0
+            if not alive(st, q):
+                v = 0.5
+        else:  # looks and reveals: the least known living player
+            v = _look_value(tb, st, p, q) + (0.3 if enemy(st, p, q) else 0.0)
+        v += noise(st, p)
+        if v > best_v:
+            best, best_v = q, v
+    return best
+
+
+# ---------------------------------------------------------------- reactions
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def choose_reaction(tb, st, r, opts, n_opts, stack, lvl, protects):
+    """The reaction ``r`` plays in the window of stack level ``lvl`` (``opts[:n_opts]`` the
+    fitting cards), -1 for none. ``stack[lvl]`` is (card, player, cursor, cancelled, target) of
+    the card answered; ``protects`` is the player a protective answer would save (or -1)."""
+    if scripted(tb, st, r, 1):  # the reaction card, -1 none
+        c = next_scripted(tb, st, r)
+        if c < 0:
+            return -1
+        for i in range(n_opts):
+            if opts[i] == c:
+                return c
+        st.g[G_BAD_SCRIPT] = 1
+    if is_random(tb, r):
+        k = below(st.rng[2 + r], n_opts + 1)
+        return -1 if k == n_opts else opts[k]
+    card = stack[lvl, 0]
+    owner = stack[lvl, 1]
+    target = stack[lvl, 4]
+    best, best_v = -1, 0.0
+    for i in range(n_opts):
+        c = opts[i]
+        v = NEG
+        if c == EVADE or c == DODGE or c == AVOID:
+            v = tb.weights[r, W_SHIELD]
+            if c == AVOID and not enemy(st, r, owner) and trusted(st, r, owner):
+                v = -1.0
+            if c == AVOID and possessor(st.pl[r, PL_CHAR]) and not enemy(st, r, owner):
+                v = -1.0
+        elif c == LIFEBUOY:
+            v = tb.weights[r, W_SHIELD] if trusted(st, r, protects) else -1.0
+        else:  # Rod, Rat Treachery: cancel the card answered
+            v = _cancel_value(tb, st, r, card, owner, target, lvl)
+            if c == RAT_TREACHERY:
+                v = v + 0.05 if v > 0 else v
+        if v > best_v:
+            best, best_v = c, v
+    return best
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def _cancel_value(tb, st, r, card, owner, target, lvl):
+    """What cancelling ``card`` (played by ``owner`` at ``target``) is worth to ``r``."""
+    w = tb.weights[r, W_CANCEL]
+    if lvl > 0:
+        # A reaction: it protects ``target`` (Evade, Dodge, Avoid, Lifebuoy) or cancels
+        # ``target``'s card (Rod, Rat Treachery).
+        if card == ROD or card == RAT_TREACHERY:
+            return w if trusted(st, r, target) and target != owner else -1.0
+        return w if enemy(st, r, target) else -1.0
+    harmful = (
+        card == AXE
+        or card == KNIFE
+        or card == BROKEN_BOTTLE
+        or card == RIFLE
+        or card == HARPOON
+        or card == VASE
+        or card == HAYMAKER
+        or card == BOTTLE
+        or card == MOUNTAINS
+        or card == FOREST
+    )
+    if harmful and target >= 0 and trusted(st, r, target):
+        return w
+    if enemy(st, r, owner) and target >= 0 and trusted(st, r, target):
+        return 0.8 * w
+    return -1.0

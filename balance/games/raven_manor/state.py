@@ -1,0 +1,440 @@
+"""Raven Manor game state: array layout, event codes and the card moves shared by the engine,
+the policies and narrate.
+
+Cards of one type are interchangeable, so every place holds *counts per card type*: a hand is
+``pl[p, PL_HAND + c]``, the discard pile ``g[G_DISC + c]``, the Rooms and Locations in play
+``g[G_INPLAY + c]`` (shared by every player), Barricades ``g[G_BARR + c]`` on them, a Backpack's
+stored cards ``pl[p, PL_BP + c]``, the removed cards ``g[G_REMOVED + c]``; only the draw deck has
+an order (``deck[:g[G_DECK_N]]``, top last). A stunned player's stunning card lies in front of
+them (``PL_STUN_CARD``) and a played Backpack in front of its owner (``PL_BACKPACKS``), so that
+every card is in exactly one place (the conservation invariant test counts them).
+
+::
+
+    pl    int32[MAXP, N_PL]          per seat: character, life, side, stun, ring position,
+                                     counts, then hand[NC], backpack[NC], telemetry[N_TELE]
+    g     int32[N_G]                 game scalars, discard[NC], in play[NC], barricades[NC],
+                                     removed[NC], ring[MAXP] (seat at each position), the death
+                                     stack, scratch rows
+    deck  int32[deck size]           card ids, top = deck[g[G_DECK_N] - 1]
+    kn    int32[MAXP, MAXP, N_KN]    kn[q, p]: what seat q knows of seat p (RM-11): its
+                                     character (-1 unknown), hard evidence, the cards q saw in
+                                     p's hand (and when), what q gave p and received from p
+    rng   uint64[2 + MAXP, 1]        0 characters and first player, 1 the deck, 2 + p seat p
+    log   int32[rows, 8]             the event log of a replay (0 rows in the batch kernel)
+
+Policies read only ``pl[p]`` of their own seat, ``kn[p]``, and the public parts of the state
+(who is alive, revealed characters, stuns, the ring, cards in play, the discard pile, hand sizes).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from balance.games._kit import Offsets, copy_log, log_event
+from balance.games.raven_manor.tables import (
+    CTHULHU,
+    DOC,
+    FAMILY,
+    FEATHER,
+    HORSEMAN,
+    MAXP,
+    N_TELE,
+    NC,
+    P_DECK_N,
+    RAVEN,
+    S_CTHULHU,
+    S_HORSEMAN,
+    S_RAVEN,
+    TE_DRAWN,
+)
+
+# State.pl[p, PL_*]
+_pl = Offsets()
+PL_CHAR = _pl(1)  # character card held now (RM-15: Lady Whale swaps them)
+PL_DEALT = _pl(1)  # character dealt (Chunk.role)
+PL_ALIVE = _pl(1)
+PL_REVEALED = _pl(1)  # character revealed to everyone
+PL_SIDE = _pl(1)  # FAMILY, S_RAVEN, S_HORSEMAN, S_CTHULHU (RM-22)
+PL_POSSESSED = _pl(1)  # side of the possessor serving, -1 none (RM-6)
+PL_POSS_TURN = _pl(1)  # turn first possessed, -1 never
+PL_DEATH_TURN = _pl(1)  # turn of death, -1 alive
+PL_CAUSE = _pl(1)  # tables.D_* of the death, 0 alive
+PL_KILLS = _pl(1)
+PL_STUNS = _pl(1)
+PL_STUNNED = _pl(1)  # 1 while stunned (skips its next turn, RM-4)
+PL_STUN_CARD = _pl(1)  # the card that stunned it, lying in front of it; -1 none
+PL_SKIP = _pl(1)  # Forest: the consenting player skips its next turn
+PL_SAFE_KILL = _pl(1)  # turn + 1 during which it cannot be killed (Evade, Lifebuoy)
+PL_SAFE_STUN = _pl(1)  # turn + 1 during which it cannot be stunned (Dodge, Lifebuoy)
+PL_POS = _pl(1)  # its position on the ring (order tokens, RM-12)
+PL_HAND_N = _pl(1)
+PL_BP_N = _pl(1)  # cards stored in its Backpacks
+PL_BACKPACKS = _pl(1)  # Backpacks in front of it
+PL_FEATHER_DISC = _pl(1)  # Feathers it discarded publicly on drawing (RM-13)
+PL_SCRIPT = _pl(1)  # POL_SCRIPT: scripted values used so far
+PL_EVIL_LOST = _pl(1)  # 1: an evil character that died (RM-22: joins the Family, cannot win)
+PL_HAND = _pl(NC)  # + card: copies in hand
+PL_BP = _pl(NC)  # + card: copies stored in its Backpacks (RM-25)
+PL_TELE = _pl(N_TELE)  # + telemetry column (tables.TE_*)
+N_PL = _pl.end
+
+# State.kn[q, p, KN_*]: what q knows of p.
+_k = Offsets()
+KN_CHAR = _k(1)  # p's character card as q last saw it, -1 unknown
+KN_FEATHER = _k(1)  # turn + 1 when q last saw a Feather in p's hand, 0 never
+KN_GAVE_F = _k(1)  # p gave q a Feather in an exchange (p possesses: RM-6)
+KN_SEEN = _k(1)  # turn + 1 when q last saw p's whole hand, 0 never
+KN_HAND = _k(NC)  # + card: copies q saw in p's hand then (and gave p since)
+KN_RECV = _k(NC)  # + card: copies q received from p in exchanges
+KN_GAVE = _k(NC)  # + card: copies q gave p in exchanges
+N_KN = _k.end
+
+# State.g: game scalars, then the card places, the ring and scratch.
+_g = Offsets()
+G_N = _g(1)  # players
+G_TURN = _g(1)  # turns played so far
+G_ACTIVE = _g(1)
+G_FIRST = _g(1)
+G_END = _g(1)  # tables.END_* (0: playing)
+G_DECK_N = _g(1)
+G_DISC_N = _g(1)
+G_LOG_N = _g(1)
+G_OVER = _g(1)  # 1: the active player's turn ends now (RM-20)
+G_NEXT = _g(1)  # the player who takes the next turn (Rat Treachery), -1: the ring decides
+G_DEATHS_N = _g(1)  # seats on the death stack
+G_DEPTH = _g(1)  # death abilities resolved so far (the queue's head)
+G_BAD_SCRIPT = _g(1)  # a scripted action that was not legal (tests assert 0)
+G_GEN = _g(1)  # reshuffles of the discard pile into the deck so far
+N_G_RESET = _g.end  # g[:N_G_RESET] is cleared for every game
+G_LOG_CAP = _g(1)
+G_LOG0 = _g(1)
+G_DISC = _g(NC)  # + card
+G_INPLAY = _g(NC)  # + room or location
+G_BARR = _g(NC)  # + room: Barricades on it (RM-17)
+G_REMOVED = _g(NC)  # + card: removed from the game (Abandoned Mine)
+G_MISS = _g(NC)  # + card: G_GEN + 1 when a search of the deck found none (public: RM-9)
+G_RING = _g(MAXP)  # + position: seat there
+G_DEATHS = _g(MAXP * 4)  # the death stack (seats whose death ability is pending)
+G_RESP = _g(MAXP)  # scratch: a window's responders in the order they are asked
+G_CAND = _g(0)  # + 4 i: candidate actions (kind, card, target, option), then more scratch
+MAX_CAND = 512
+G_TMP = G_CAND + 4 * MAX_CAND  # + i: small scratch (revealed cards, votes, ...)
+N_TMP = 64
+N_G = G_TMP + N_TMP
+
+BLOCK_GAMES = 64  # games per block of the batch kernel (state allocated once per block)
+
+# Window stack (scratch rows kept beside the candidates in g; see engine.window).
+MAX_STACK = 16
+
+# Log events (narrate.py): code, then up to seven integers.
+(
+    E_START,  # players, first, deck size
+    E_DEAL,  # p, character, position
+    E_OPEN,  # p, feathers redrawn, mulligan (1 if taken)
+    E_TURN,  # p, turn, hand size, alive, side, stunned
+    E_SKIP,  # p, why (0 stunned, 1 Forest consent)
+    E_ACTION,  # p, kind, card, target, option
+    E_REACT,  # p, reaction card, level, answering card, against player
+    E_CANCEL,  # p (whose card), card, by card
+    E_KILL_SAVED,  # target, why (0 safe this turn, 1 already dead)
+    E_DEATH,  # p, character, cause, killer (-1), turn
+    E_SACRIFICE,  # shark, saved target
+    E_STUN,  # p, by, card
+    E_SWAP,  # a, b, new position of a, new position of b
+    E_XCHG,  # a, b, card a gave, card b gave, kind (0 end-of-turn, 1 card, 2 inn, 3 hand swap)
+    E_SHOW,  # p (hand shown), to (-1 everyone), cards in hand
+    E_LOOK_CHAR,  # q, p, character
+    E_POSSESS,  # p, by side, giver
+    E_FREED,  # p (lost its last Feather: no longer possessed)
+    E_PILLOW,  # giver, receiver
+    E_DRAW,  # p, card (the card drawn; Feathers discarded on draw logged as E_FEATHER)
+    E_FEATHER,  # p (discarded a drawn Feather), bluff (1: a possessor's choice)
+    E_DISCARD,  # p, card, why (0 refill, 1 cycle, 2 effect)
+    E_SEARCH,  # p, card searched for, found (1/0), where (0 deck, 1 discard)
+    E_TAKE,  # p, from, card (a random take)
+    E_INPLAY,  # p, room or location, 1 entering play / 0 removed
+    E_BARRICADE,  # p, room, 1 placed / 0 broken
+    E_ABILITY,  # p (dead), character, target, option
+    E_VOTE,  # mayor, target, kills votes, stuns votes, result (0 kill, 1 stun)
+    E_EEL,  # p, choice (0 stunned, 1 discarded hand)
+    E_CONSENT,  # asker, asked, yes, kind (0 Forest, 1 Inn)
+    E_BACKPACK,  # p, card, 1 stored / 0 taken
+    E_WHALE,  # whale seat, other seat, character it takes
+    E_SIDE,  # p, new side (RM-22: a dead possessor's possessed move)
+    E_END,  # reason, turns
+) = range(34)
+
+
+class State(NamedTuple):
+    """One game in progress (see the layout above)."""
+
+    pl: np.ndarray
+    g: np.ndarray
+    deck: np.ndarray
+    kn: np.ndarray
+    rng: np.ndarray
+    log: np.ndarray
+
+
+@njit(cache=True, forceinline=False)
+def alloc_state(tb, log_cap):
+    g = np.zeros(N_G, np.int32)
+    g[G_LOG_CAP] = log_cap
+    g[G_LOG0] = 0
+    return State(
+        np.zeros((MAXP, N_PL), np.int32),
+        g,
+        np.zeros(max(1, tb.params[P_DECK_N]), np.int32),
+        np.zeros((MAXP, MAXP, N_KN), np.int32),
+        np.zeros((2 + MAXP, 1), np.uint64),
+        np.zeros((max(1, log_cap), 8), np.int32),
+    )
+
+
+@njit(cache=True, forceinline=False)
+def alloc_scratch():
+    """Working arrays of engine.play_game: window stack rows (card, player, cursor, cancelled,
+    target) and a pick list."""
+    stack = np.zeros((MAX_STACK, 5), np.int32)
+    pick = np.zeros(512, np.int32)
+    return stack, pick
+
+
+@njit(cache=True, forceinline=False)
+def copy_state(st):
+    return State(
+        st.pl.copy(), st.g.copy(), st.deck.copy(), st.kn.copy(), st.rng.copy(), st.log.copy()
+    )
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def emit(st, code, a, b, c, d, e, f, h):
+    """Log event ``code`` (E_*) with seven integers."""
+    log_event(st.g, st.log, G_LOG_N, G_LOG_CAP, G_LOG0, code, a, b, c, d, e, f, h)
+
+
+def log_rows(st: State) -> np.ndarray:
+    return copy_log(st.log, 0, int(st.g[G_LOG_N]))
+
+
+# ---------------------------------------------------------------- small facts
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def tele(st, p, col, n):
+    st.pl[p, PL_TELE + col] += n
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def n_players(st):
+    return np.int64(st.g[G_N])
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def alive(st, p):
+    return st.pl[p, PL_ALIVE] != 0
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def immune(ch):
+    """RM-22: characters a Feather cannot possess."""
+    return ch == RAVEN or ch == HORSEMAN or ch == CTHULHU or ch == DOC
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def possessor(ch):
+    """RM-6: characters whose Feathers possess (the Raven, the Headless Horseman)."""
+    return ch == RAVEN or ch == HORSEMAN
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def evil(ch):
+    """RM-22: the evil characters (the Family wins when all of them are dead)."""
+    return ch == RAVEN or ch == HORSEMAN or ch == CTHULHU
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def own_side(ch):
+    """The side a character card is on before any possession."""
+    if ch == RAVEN:
+        return S_RAVEN
+    if ch == HORSEMAN:
+        return S_HORSEMAN
+    if ch == CTHULHU:
+        return S_CTHULHU
+    return FAMILY
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def seat_at(st, pos):
+    n = n_players(st)
+    return np.int64(st.g[G_RING + (pos % n + n) % n])
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def left(st, p):
+    """The next seat clockwise (the next in turn order)."""
+    return seat_at(st, st.pl[p, PL_POS] + 1)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def right(st, p):
+    return seat_at(st, st.pl[p, PL_POS] - 1)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def adjacent(st, p, q):
+    """RM-12: the seats immediately left and right of ``p`` (dead ones included)."""
+    return q != p and (left(st, p) == q or right(st, p) == q)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def hand_n(st, p):
+    return np.int64(st.pl[p, PL_HAND_N])
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def has(st, p, c):
+    return st.pl[p, PL_HAND + c] > 0
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def keeps_feathers(st, p):
+    """RM-6: a possessed, non-immune player cannot give away or discard a Feather."""
+    return st.pl[p, PL_POSSESSED] >= 0 and not immune(st.pl[p, PL_CHAR])
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def can_part(st, p, c):
+    """May ``p`` choose to give or discard card ``c`` from hand?"""
+    if st.pl[p, PL_HAND + c] <= 0:
+        return False
+    return c != FEATHER or not keeps_feathers(st, p)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def free_cards(st, p):
+    """Cards of ``p``'s hand it may choose to give or discard."""
+    n = hand_n(st, p)
+    if keeps_feathers(st, p):
+        n -= st.pl[p, PL_HAND + FEATHER]
+    return n
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def add_hand(st, p, c):
+    st.pl[p, PL_HAND + c] += 1
+    st.pl[p, PL_HAND_N] += 1
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def take_hand(st, p, c):
+    st.pl[p, PL_HAND + c] -= 1
+    st.pl[p, PL_HAND_N] -= 1
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def discard_card(st, c):
+    st.g[G_DISC + c] += 1
+    st.g[G_DISC_N] += 1
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def nth_card(st, p, k):
+    """The card type of the ``k``-th card of ``p``'s hand (cards ordered by type)."""
+    for c in range(NC):
+        n = st.pl[p, PL_HAND + c]
+        if k < n:
+            return c
+        k -= n
+    return -1
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def show_hand(st, q, p):
+    """RM-11: ``q`` sees ``p``'s whole hand (a look, or a hand shown to it)."""
+    if q == p:
+        return
+    turn1 = st.g[G_TURN] + 1
+    st.kn[q, p, KN_SEEN] = turn1
+    for c in range(NC):
+        st.kn[q, p, KN_HAND + c] = st.pl[p, PL_HAND + c]
+    if st.pl[p, PL_HAND + FEATHER] > 0:
+        st.kn[q, p, KN_FEATHER] = turn1
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def reveal_hand(st, p):
+    """RM-11: ``p``'s hand is shown to everyone."""
+    for q in range(n_players(st)):
+        show_hand(st, q, p)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def reveal_char(st, p):
+    """RM-5, RM-11: ``p``'s character card is turned face up for everyone."""
+    st.pl[p, PL_REVEALED] = 1
+    ch = st.pl[p, PL_CHAR]
+    for q in range(n_players(st)):
+        st.kn[q, p, KN_CHAR] = ch
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def living_possessor(st, side):
+    """The living seat holding the possessor card of ``side`` (S_RAVEN, S_HORSEMAN), -1 none."""
+    ch = RAVEN if side == S_RAVEN else HORSEMAN
+    for p in range(n_players(st)):
+        if st.pl[p, PL_CHAR] == ch and alive(st, p):
+            return p
+    return -1
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def cards_total(st):
+    """Every card of the game, counted over all its places (the conservation invariant)."""
+    n = np.int64(st.g[G_DECK_N]) + st.g[G_DISC_N]
+    for c in range(NC):
+        n += st.g[G_INPLAY + c] + st.g[G_BARR + c] + st.g[G_REMOVED + c]
+    for p in range(n_players(st)):
+        n += st.pl[p, PL_HAND_N] + st.pl[p, PL_BP_N] + st.pl[p, PL_BACKPACKS]
+        if st.pl[p, PL_STUN_CARD] >= 0:
+            n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def tele_drawn(st, p, c):
+    tele(st, p, TE_DRAWN + c, 1)
+
+
+def card_counts(st: State) -> np.ndarray:
+    """Copies of each card type in every place together (int64[NC]; tests)."""
+    n = int(st.g[G_N])
+    out = np.zeros(NC, np.int64)
+    for c in st.deck[: int(st.g[G_DECK_N])]:
+        out[c] += 1
+    out += st.g[G_DISC : G_DISC + NC]
+    out += st.g[G_INPLAY : G_INPLAY + NC]
+    out += st.g[G_BARR : G_BARR + NC]
+    out += st.g[G_REMOVED : G_REMOVED + NC]
+    for p in range(n):
+        out += st.pl[p, PL_HAND : PL_HAND + NC]
+        out += st.pl[p, PL_BP : PL_BP + NC]
+    from balance.games.raven_manor.tables import BACKPACK, BARRICADE
+
+    for p in range(n):
+        out[BACKPACK] += st.pl[p, PL_BACKPACKS]
+        if st.pl[p, PL_STUN_CARD] >= 0:
+            out[st.pl[p, PL_STUN_CARD]] += 1
+    # Barricades lie on Rooms: G_BARR counts them under the Room's id, not the Barricade's.
+    barr = int(st.g[G_BARR : G_BARR + NC].sum())
+    out[BARRICADE] += barr
+    out -= np.bincount(np.repeat(np.arange(NC), st.g[G_BARR : G_BARR + NC]), minlength=NC).astype(
+        np.int64
+    )
+    return out
