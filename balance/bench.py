@@ -178,21 +178,20 @@ def lineups(plugin: Any, base: Any) -> tuple[list[Lineup], Lineup]:
     When the base config's seats play different policies (The Raven Order: economy vs rush), its
     own line-up is measured too and is the headline."""
     names = list(plugin.default_policies)
-    if len(set(base.seats)) > 1 and base.players == plugin.max_players:
-        same = [
-            Lineup(f"{p} {name}", p, name)
-            for p in sorted({plugin.min_players, plugin.max_players})
-            for name in names
-        ]
+    counts = list(
+        getattr(plugin, "bench_players", None) or sorted({plugin.min_players, plugin.max_players})
+    )
+    top = getattr(plugin, "bench_headline_players", None) or plugin.max_players
+    if len(set(base.seats)) > 1 and base.players == top:
+        same = [Lineup(f"{p} {name}", p, name) for p in counts for name in names]
         mixed = Lineup(
             " vs ".join(base.seats), base.players, "+".join(base.seats), tuple(base.seats)
         )
         return [mixed, *same], mixed
     lead = base.seats[0] if base.seats[0] in names else names[-1]
     names = [lead] + [n for n in names if n != lead]
-    counts = sorted({plugin.min_players, plugin.max_players})
     found = [Lineup(f"{p} {name}", p, name) for p in counts for name in names]
-    headline = next(x for x in found if (x.players, x.policy) == (plugin.max_players, lead))
+    headline = next(x for x in found if (x.players, x.policy) == (top, lead))
     return found, headline
 
 

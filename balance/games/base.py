@@ -142,6 +142,11 @@ class Game:
     policy_kinds: ClassVar[dict[str, type[BaseModel]]]  # kind -> schema model of its settings
     # `balance bench`: (label, games/s) the headline line-up must reach on all threads, or None
     speed_target: ClassVar[tuple[str, float] | None] = None
+    # `balance bench`: the player counts its line-ups play (None: min_players and max_players)
+    # and the headline's (None: max_players); a game whose base config cannot seat its maximum
+    # (Raven Manor: ten starter characters for at most ten players) names its own.
+    bench_players: ClassVar[tuple[int, ...] | None] = None
+    bench_headline_players: ClassVar[int | None] = None
     # Telemetry events that describe an outcome of play (a building lost, a unit killed), not a
     # card a seat holds or plays: the report labels them as outcomes, never as card effects.
     outcome_events: ClassVar[tuple[str, ...]] = ()

@@ -16,9 +16,16 @@ class RavenManor(Game):
     min_players = 2
     max_players = 12  # RM-30: the 12 order tokens
     end_reasons = END_REASONS
-    policy_kinds: ClassVar = {"random": schema.RandomPolicy, "basic": schema.BasicPolicy}
+    policy_kinds: ClassVar = {
+        "random": schema.RandomPolicy,
+        "basic": schema.BasicPolicy,
+        "by_side": schema.BySidePolicy,
+    }
     # `balance bench`: the headline line-up's games/s on all threads (the target)
     speed_target = ("5 basic players (starter game), all threads", 20_000)
+    # the starter pool seats at most 10 (RM-30); the speed target is at 5 players
+    bench_players = (2, 5, 10)
+    bench_headline_players = 5
     # `died__<cause>`: how a seat died, a result of play, not a card it holds
     outcome_events = ("died",)
     check_config = staticmethod(schema.check_config)

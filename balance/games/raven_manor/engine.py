@@ -427,7 +427,7 @@ def draw_card(tb, st, p, pick):
                 if st.pl[p, PL_BP + c] > 0:
                     pick[k] = c
                     k += 1
-            i = choose_pick(tb, st, p, pick, k, PK_TAKE)
+            i = choose_pick(tb, st, p, pick, k, np.int64(PK_TAKE))
             if i >= 0:
                 c = pick[i]
                 st.pl[p, PL_BP + c] -= 1
@@ -445,7 +445,7 @@ def draw_card(tb, st, p, pick):
                 st.pl[p, PL_FEATHER_DISC] += 1
                 emit(st, E_FEATHER, p, 0, 0, 0, 0, 0, 0)
                 continue
-            if choose_yes(tb, st, p, -1, Y_BLUFF):
+            if choose_yes(tb, st, p, np.int64(-1), np.int64(Y_BLUFF)):
                 discard_card(st, c)
                 st.pl[p, PL_FEATHER_DISC] += 1
                 emit(st, E_FEATHER, p, 1, 0, 0, 0, 0, 0)
@@ -471,7 +471,7 @@ def refill(tb, st, p, pick):
         if draw_card(tb, st, p, pick) < 0:
             break
     while hand_n(st, p) > h and free_cards(st, p) > 0:
-        discard_from_hand(st, p, choose_discard(tb, st, p), 0)
+        discard_from_hand(st, p, choose_discard(tb, st, p), np.int64(0))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -550,7 +550,7 @@ def fix_feathers(tb, st, p):
         if st.pl[p, PL_HAND + FEATHER] == 0:
             break
         if possessor(st.pl[p, PL_CHAR]):
-            if not choose_yes(tb, st, p, -1, Y_BLUFF):
+            if not choose_yes(tb, st, p, np.int64(-1), np.int64(Y_BLUFF)):
                 break
         elif tb.params[P_FEATHER_REDRAW] == 0:
             break
@@ -578,7 +578,7 @@ def opening(tb, st, pick):
         k = fix_feathers(tb, st, p)
         m = 0
         for _ in range(tb.params[P_MULLIGANS]):
-            if not choose_yes(tb, st, p, -1, Y_MULLIGAN):
+            if not choose_yes(tb, st, p, np.int64(-1), np.int64(Y_MULLIGAN)):
                 break
             for c in range(NC):
                 while st.pl[p, PL_HAND + c] > 0:
@@ -789,12 +789,12 @@ def random_feather_moved(st, a, b):
     """ENGINE-9: after a random move of cards from ``a`` to ``b`` (Cave, a hand exchange)."""
     if st.pl[b, PL_HAND + FEATHER] > 0 and alive(st, b) and not immune(st.pl[b, PL_CHAR]):
         side = -1
-        if living_possessor(st, S_RAVEN) >= 0:
+        if living_possessor(st, np.int64(S_RAVEN)) >= 0:
             side = S_RAVEN
-        elif living_possessor(st, S_HORSEMAN) >= 0:
+        elif living_possessor(st, np.int64(S_HORSEMAN)) >= 0:
             side = S_HORSEMAN
         if side >= 0 and st.pl[b, PL_POSSESSED] != side:
-            possess(st, b, side, -1)
+            possess(st, b, side, np.int64(-1))
     if (
         st.pl[a, PL_POSSESSED] >= 0
         and st.pl[a, PL_HAND + FEATHER] == 0
@@ -848,9 +848,9 @@ def die(st, v, cause, killer):
         st.pl[v, PL_EVIL_LOST] = 1
         side = own_side(ch)
         other = -1
-        if side == S_RAVEN and living_possessor(st, S_HORSEMAN) >= 0:
+        if side == S_RAVEN and living_possessor(st, np.int64(S_HORSEMAN)) >= 0:
             other = S_HORSEMAN
-        elif side == S_HORSEMAN and living_possessor(st, S_RAVEN) >= 0:
+        elif side == S_HORSEMAN and living_possessor(st, np.int64(S_RAVEN)) >= 0:
             other = S_RAVEN
         for q in range(n_players(st)):
             if q != v and st.pl[q, PL_POSSESSED] == side:
@@ -885,7 +885,7 @@ def kill(tb, st, killer, t, cause):
     if cause != D_PILLOW:
         for s in range(n_players(st)):
             if s != t and st.pl[s, PL_CHAR] == SHARK and alive(st, s):
-                if choose_yes(tb, st, s, t, Y_SACRIFICE):
+                if choose_yes(tb, st, s, t, np.int64(Y_SACRIFICE)):
                     victim = s
                     cause = D_SACRIFICE
                     emit(st, E_SACRIFICE, s, t, 0, 0, 0, 0, 0)
@@ -953,13 +953,13 @@ def pillow_check(tb, st, giver, receiver):
         return
     if not has(st, receiver, PILLOW):
         return
-    if choose_yes(tb, st, giver, receiver, Y_PILLOW):
+    if choose_yes(tb, st, giver, receiver, np.int64(Y_PILLOW)):
         take_hand(st, receiver, PILLOW)
         discard_card(st, PILLOW)
         tele(st, giver, TE_PLAYED + PILLOW, 1)
         emit(st, E_PILLOW, giver, receiver, 0, 0, 0, 0, 0)
         st.pl[giver, PL_KILLS] += 1
-        die(st, receiver, D_PILLOW, giver)
+        die(st, receiver, np.int64(D_PILLOW), giver)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -1051,8 +1051,8 @@ def discard_chosen(tb, st, a, t, pick):
             k += 1
     if k == 0:
         return
-    i = choose_pick(tb, st, a, pick, k, PK_DRINK)
-    discard_from_hand(st, t, pick[i], 2)
+    i = choose_pick(tb, st, a, pick, k, np.int64(PK_DRINK))
+    discard_from_hand(st, t, pick[i], np.int64(2))
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -1065,7 +1065,7 @@ def look_char(st, a, t):
 # Candidate actions (what the policies choose among)
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, inline="always")
 def add_cand(st, n, kind, c, t, o):
     if n >= MAX_CAND:
         return n
@@ -1193,7 +1193,7 @@ def enum_actions(tb, st, p):
     n = 0
     for c in range(NC):
         if st.pl[p, PL_HAND + c] > 0 and not (REACT0 <= c < REACT1):
-            n = enum_card(tb, st, p, c, K_PLAY, living, n)
+            n = enum_card(tb, st, p, c, np.int64(K_PLAY), living, n)
             if (c == AXE or c == RIFLE) and n < MAX_CAND:  # RM-17: break a Barricade
                 for r in range(ROOM0, ROOM1):
                     if st.g[G_BARR + r] > 0:
@@ -1201,7 +1201,7 @@ def enum_actions(tb, st, p):
     for c in range(NC):
         if not is_place(c) or st.g[G_INPLAY + c] - st.g[G_BARR + c] <= 0:
             continue
-        n = enum_card(tb, st, p, c, K_USE, living, n)
+        n = enum_card(tb, st, p, c, np.int64(K_USE), living, n)
     if free_cards(st, p) >= tb.params[P_DISCARD_DRAW]:
         n = add_cand(st, n, K_CYCLE, -1, -1, 0)
     if st.pl[p, PL_CHAR] == EAGLE and living:  # RM-27
@@ -1216,7 +1216,7 @@ def enum_actions(tb, st, p):
 def choose_use(tb, st, p, c, living):
     """A policy's target and option for card ``c`` played by an effect (Manor Plan's Room,
     Compass's Location, Coast's Treasure Map, Groguś); (-2, 0) when it has no legal use."""
-    n = enum_card(tb, st, p, c, K_PLAY, living, 0)
+    n = enum_card(tb, st, p, c, np.int64(K_PLAY), living, np.int64(0))
     if n == 0:
         return -2, 0
     i = choose_action(tb, st, p, n)
@@ -1261,27 +1261,27 @@ def mountains_duel(tb, st, a, t, opts, stack):
         stack[1, 0] = MOUNTAINS
         stack[1, 1] = a
         stack[1, 4] = t
-        if choose_reaction(tb, st, t, opts, 1, stack, 1, t) == EVADE:
+        if choose_reaction(tb, st, t, opts, np.int64(1), stack, np.int64(1), t) == EVADE:
             evaded = True
             take_hand(st, t, EVADE)
             discard_card(st, EVADE)
             tele(st, t, TE_PLAYED + EVADE, 1)
             emit(st, E_REACT, t, EVADE, 0, MOUNTAINS, a, 0, 0)
     if not evaded:
-        kill(tb, st, a, t, D_MOUNTAINS)
+        kill(tb, st, a, t, np.int64(D_MOUNTAINS))
         return
     if (
         st.pl[a, PL_STUNNED] == 0
         and has(st, a, EVADE)
-        and choose_yes(tb, st, a, t, Y_MOUNTAIN_EVADE)
+        and choose_yes(tb, st, a, t, np.int64(Y_MOUNTAIN_EVADE))
     ):
         take_hand(st, a, EVADE)
         discard_card(st, EVADE)
         tele(st, a, TE_PLAYED + EVADE, 1)
         emit(st, E_REACT, a, EVADE, 0, MOUNTAINS, t, 0, 0)
         st.pl[a, PL_KILLS] += 1
-        die(st, t, D_MOUNTAINS, a)
-        die(st, a, D_MOUNTAINS, a)
+        die(st, t, np.int64(D_MOUNTAINS), a)
+        die(st, a, np.int64(D_MOUNTAINS), a)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -1321,37 +1321,37 @@ def apply_card(tb, st, a, c, t, o, from_hand, entering, living, stack, opts, pic
     avoided = status & AVOIDED
     nxt = -1
     if c == BASEMENT or c == BEDROOM or c == FATHERS_STUDY or c == KITCHEN:
-        search_to_hand(st, a, o, False)
+        search_to_hand(st, a, o, np.int64(0))
     elif c == CABIN:
-        search_to_hand(st, a, o, True)
+        search_to_hand(st, a, o, np.int64(1))
     elif c == BATHROOM:
         k = 0
         while free_cards(st, a) > 0:
             d = choose_bathroom(tb, st, a, k)
             if d < 0 or not can_part(st, a, d):
                 break
-            discard_from_hand(st, a, d, 2)
+            discard_from_hand(st, a, d, np.int64(2))
             k += 1
         for _ in range(k):
             draw_card(tb, st, a, pick)
     elif c == DINING_ROOM:
         if not avoided:
             if o == 0:
-                trade(tb, st, a, t, 1)
+                trade(tb, st, a, t, np.int64(1))
             else:
                 swap_seats(st, a, t)
     elif c == GUESTROOM:
         if o == 0:
-            search_to_hand(st, a, PILLOW, False)
+            search_to_hand(st, a, np.int64(PILLOW), np.int64(0))
         elif free_cards(st, a) > 0:
-            discard_from_hand(st, a, choose_discard(tb, st, a), 2)
+            discard_from_hand(st, a, choose_discard(tb, st, a), np.int64(2))
             draw_card(tb, st, a, pick)
     elif c == LIBRARY:
         show_hand(st, a, t)
         emit(st, E_SHOW, t, a, hand_n(st, t), 0, 0, 0, 0)
     elif c == EXCHANGE:
         if not avoided:
-            trade(tb, st, a, t, 1)
+            trade(tb, st, a, t, np.int64(1))
     elif c == GET_OVER_HERE:
         if o == 1:
             show_hand(st, a, t)
@@ -1363,14 +1363,14 @@ def apply_card(tb, st, a, c, t, o, from_hand, entering, living, stack, opts, pic
         return -1
     elif c == BOTTLE:
         placed = stun(st, a, t, c)
-        search_to_hand(st, a, BROKEN_BOTTLE, False)
+        search_to_hand(st, a, np.int64(BROKEN_BOTTLE), np.int64(0))
         if not placed:
             discard_card(st, c)
         return -1
     elif c == AXE or c == BROKEN_BOTTLE or c == KNIFE or c == RIFLE:
-        kill(tb, st, a, t, D_KILL)
+        kill(tb, st, a, t, np.int64(D_KILL))
     elif c == HARPOON:  # RM-21: kill, then stun, each answered on its own
-        kill(tb, st, a, t, D_KILL)
+        kill(tb, st, a, t, np.int64(D_KILL))
         stun_with(st, a, t, c)
         return -1
     elif c == CANDLE:
@@ -1382,13 +1382,13 @@ def apply_card(tb, st, a, c, t, o, from_hand, entering, living, stack, opts, pic
             pick[k] = x
             k += 1
         if k > 0:
-            i = choose_pick(tb, st, a, pick, k, PK_HAND)
+            i = choose_pick(tb, st, a, pick, k, np.int64(PK_HAND))
             x = pick[i]
             pick[i] = pick[k - 1]
             k -= 1
             top = -1
             if k > 0:
-                j = choose_pick(tb, st, a, pick, k, PK_TOP)
+                j = choose_pick(tb, st, a, pick, k, np.int64(PK_TOP))
                 top = pick[j]
                 pick[j] = pick[k - 1]
                 k -= 1
@@ -1410,7 +1410,7 @@ def apply_card(tb, st, a, c, t, o, from_hand, entering, living, stack, opts, pic
             else:
                 add_hand(st, a, x)
     elif c == MANOR_PLAN or c == COMPASS:
-        if find_card(st, a, o, False):
+        if find_card(st, a, o, np.int64(0)):
             nxt = o
     elif c == BACKPACK:
         st.pl[a, PL_BACKPACKS] += 1
@@ -1422,7 +1422,7 @@ def apply_card(tb, st, a, c, t, o, from_hand, entering, living, stack, opts, pic
                     k += 1
             if k == 0:
                 break
-            i = choose_pick(tb, st, a, pick, k, PK_STORE)
+            i = choose_pick(tb, st, a, pick, k, np.int64(PK_STORE))
             if i < 0:
                 break
             x = pick[i]
@@ -1456,7 +1456,7 @@ def apply_card(tb, st, a, c, t, o, from_hand, entering, living, stack, opts, pic
         if c == ABANDONED_MINE:
             return -1
     elif c == TREASURE_MAP:
-        search_to_hand(st, a, o, True)
+        search_to_hand(st, a, o, np.int64(1))
     elif c == ZAKUS_CAMERA:
         if o == 0:
             look_char(st, a, t)
@@ -1466,21 +1466,21 @@ def apply_card(tb, st, a, c, t, o, from_hand, entering, living, stack, opts, pic
         random_take(st, a, t)
     elif c == COAST:
         if has(st, a, BOTTLE):
-            discard_from_hand(st, a, BOTTLE, 2)
-        if find_card(st, a, TREASURE_MAP, False):
+            discard_from_hand(st, a, np.int64(BOTTLE), np.int64(2))
+        if find_card(st, a, np.int64(TREASURE_MAP), np.int64(0)):
             nxt = TREASURE_MAP
     elif c == FOREST:  # RM-24: the other neighbour of the next player consents
         s = left(st, t)
-        yes = choose_yes(tb, st, s, t, Y_FOREST)
+        yes = choose_yes(tb, st, s, t, np.int64(Y_FOREST))
         emit(st, E_CONSENT, a, s, 1 if yes else 0, 0, 0, 0, 0)
         if yes:
             st.pl[s, PL_SKIP] = 1
-            kill(tb, st, a, t, D_KILL)
+            kill(tb, st, a, t, np.int64(D_KILL))
         st.g[G_OVER] = 1  # RM-20
     elif c == MOUNTAINS:
         mountains_duel(tb, st, a, t, opts, stack)
     elif c == THE_INN:
-        yes = choose_yes(tb, st, t, a, Y_INN)
+        yes = choose_yes(tb, st, t, a, np.int64(Y_INN))
         emit(st, E_CONSENT, a, t, 1 if yes else 0, 1, 0, 0, 0)
         if yes and free_cards(st, a) > 0:
             x = choose_give(tb, st, a, t)
@@ -1538,16 +1538,16 @@ def target_mask(st, v, living_only, not_stunned, mask):
 def ability_weapon(tb, st, v, card, stack, opts, pick, mask):
     """Captain Pike, Lumbearjack, Wolf Brother: the card from the deck, else the discard pile,
     used on any chosen player (RM-23); the card then goes to the discard."""
-    if not find_card(st, v, card, True):
+    if not find_card(st, v, card, np.int64(1)):
         return
-    if target_mask(st, v, True, False, mask) == 0:
+    if target_mask(st, v, np.int64(1), np.int64(0), mask) == 0:
         discard_card(st, card)
         return
-    t = choose_target(tb, st, v, T_KILL, mask, n_players(st))
+    t = choose_target(tb, st, v, np.int64(T_KILL), mask, n_players(st))
     emit(st, E_ABILITY, v, st.pl[v, PL_CHAR], t, card, 0, 0, 0)
     eff = EF_KILL | EF_STUN if card == HARPOON else EF_KILL
-    window(tb, st, v, -1, 0, eff, t, stack, opts)
-    kill(tb, st, v, t, D_ABILITY)
+    window(tb, st, v, np.int64(-1), np.int64(0), eff, t, stack, opts)
+    kill(tb, st, v, t, np.int64(D_ABILITY))
     if card == HARPOON:
         stun_with(st, v, t, card)
     else:
@@ -1601,65 +1601,68 @@ def death_ability(tb, st, v, ch, stack, opts, pick, mask):
     are ``v``'s)."""
     n = n_players(st)
     if ch == BOAR or ch == DOC:
-        if target_mask(st, v, True, False, mask) > 0:
-            t = choose_target(tb, st, v, T_KILL, mask, n)
+        if target_mask(st, v, np.int64(1), np.int64(0), mask) > 0:
+            t = choose_target(tb, st, v, np.int64(T_KILL), mask, n)
             emit(st, E_ABILITY, v, ch, t, 0, 0, 0, 0)
-            window(tb, st, v, -1, 0, EF_KILL, t, stack, opts)
-            kill(tb, st, v, t, D_ABILITY)
+            window(tb, st, v, np.int64(-1), np.int64(0), np.int64(EF_KILL), t, stack, opts)
+            kill(tb, st, v, t, np.int64(D_ABILITY))
     elif ch == PIKE:
-        ability_weapon(tb, st, v, HARPOON, stack, opts, pick, mask)
+        ability_weapon(tb, st, v, np.int64(HARPOON), stack, opts, pick, mask)
     elif ch == LUMBEARJACK:
-        ability_weapon(tb, st, v, AXE, stack, opts, pick, mask)
+        ability_weapon(tb, st, v, np.int64(AXE), stack, opts, pick, mask)
     elif ch == WOLF:
-        ability_weapon(tb, st, v, RIFLE, stack, opts, pick, mask)
+        ability_weapon(tb, st, v, np.int64(RIFLE), stack, opts, pick, mask)
     elif ch == ANGLER:
-        if target_mask(st, v, False, False, mask) > 0:
-            t = choose_target(tb, st, v, T_LOOK_CHAR, mask, n)
-            look = hand_n(st, t) == 0 or choose_yes(tb, st, v, t, Y_ANGLER_LOOK)
+        if target_mask(st, v, np.int64(0), np.int64(0), mask) > 0:
+            t = choose_target(tb, st, v, np.int64(T_LOOK_CHAR), mask, n)
+            look = hand_n(st, t) == 0 or choose_yes(tb, st, v, t, np.int64(Y_ANGLER_LOOK))
             emit(st, E_ABILITY, v, ch, t, 0 if look else 1, 0, 0, 0)
             if look:
                 look_char(st, v, t)
             else:
                 discard_chosen(tb, st, v, t, pick)
     elif ch == BUNNY:
-        if target_mask(st, v, False, False, mask) > 0:
-            t = choose_target(tb, st, v, T_SWAP, mask, n)
+        if target_mask(st, v, np.int64(0), np.int64(0), mask) > 0:
+            t = choose_target(tb, st, v, np.int64(T_SWAP), mask, n)
             emit(st, E_ABILITY, v, ch, t, 0, 0, 0, 0)
-            if not window(tb, st, v, -1, 0, EF_SWAP, t, stack, opts) & AVOIDED:
+            if (
+                not window(tb, st, v, np.int64(-1), np.int64(0), np.int64(EF_SWAP), t, stack, opts)
+                & AVOIDED
+            ):
                 swap_seats(st, v, t)
     elif ch == CATFISH:
-        if target_mask(st, v, False, False, mask) > 0:
-            t = choose_target(tb, st, v, T_REVEAL_HAND, mask, n)
+        if target_mask(st, v, np.int64(0), np.int64(0), mask) > 0:
+            t = choose_target(tb, st, v, np.int64(T_REVEAL_HAND), mask, n)
             emit(st, E_ABILITY, v, ch, t, 0, 0, 0, 0)
             reveal_hand(st, t)
             emit(st, E_SHOW, t, -1, hand_n(st, t), 0, 0, 0, 0)
     elif ch == CRAYFISH:
-        if target_mask(st, v, False, False, mask) > 0:
-            t = choose_target(tb, st, v, T_STUN_SWAP, mask, n)
+        if target_mask(st, v, np.int64(0), np.int64(0), mask) > 0:
+            t = choose_target(tb, st, v, np.int64(T_STUN_SWAP), mask, n)
             emit(st, E_ABILITY, v, ch, t, 0, 0, 0, 0)
-            status = window(tb, st, v, -1, 0, EF_STUN | EF_XCHG, t, stack, opts)
-            stun(st, v, t, -1)
+            status = window(tb, st, v, np.int64(-1), np.int64(0), EF_STUN | EF_XCHG, t, stack, opts)
+            stun(st, v, t, np.int64(-1))
             if not status & AVOIDED:
                 swap_hands(st, v, t)
     elif ch == EEL:
         emit(st, E_ABILITY, v, ch, -1, 0, 0, 0, 0)
         for i in range(1, n):
             q = seat_at(st, st.pl[v, PL_POS] + i)
-            if choose_yes(tb, st, q, v, Y_EEL_STUN):
+            if choose_yes(tb, st, q, v, np.int64(Y_EEL_STUN)):
                 emit(st, E_EEL, q, 0, 0, 0, 0, 0, 0)  # E_EEL
-                stun(st, -1, q, -1)
+                stun(st, np.int64(-1), q, np.int64(-1))
             else:
                 emit(st, E_EEL, q, 1, 0, 0, 0, 0, 0)
                 for c in range(NC):  # rulebook FAQ: Feathers stay in hand
                     if c != FEATHER:
                         while st.pl[q, PL_HAND + c] > 0:
-                            discard_from_hand(st, q, c, 2)
+                            discard_from_hand(st, q, c, np.int64(2))
     elif ch == GROGUS:  # as if alive (rulebook FAQ)
         k = 0
         for c in range(NC):
             if st.g[G_DISC + c] > 0 and not (REACT0 <= c < REACT1) and c != PILLOW:
                 if c != FEATHER:
-                    k = enum_card(tb, st, v, c, K_PLAY, True, k)
+                    k = enum_card(tb, st, v, c, np.int64(K_PLAY), np.int64(1), k)
         if k > 0:
             i = choose_action(tb, st, v, k)
             b = G_CAND + 4 * i
@@ -1670,42 +1673,44 @@ def death_ability(tb, st, v, ch, stack, opts, pick, mask):
             st.g[G_DISC_N] -= 1
             emit(st, E_ABILITY, v, ch, t, c, 0, 0, 0)
             tele(st, v, TE_PLAYED + c, 1)
-            play_chain(tb, st, v, c, t, o, 0, True, stack, opts, pick)
+            play_chain(tb, st, v, c, t, o, np.int64(0), np.int64(1), stack, opts, pick)
     elif ch == WHALE:
-        if target_mask(st, v, False, False, mask) > 0:
-            t = choose_target(tb, st, v, T_WHALE, mask, n)
+        if target_mask(st, v, np.int64(0), np.int64(0), mask) > 0:
+            t = choose_target(tb, st, v, np.int64(T_WHALE), mask, n)
             emit(st, E_ABILITY, v, ch, t, 0, 0, 0, 0)
             whale_swap(st, v, t)
     elif ch == MAYOR:  # RM-24
-        if target_mask(st, v, True, False, mask) > 0:
-            t = choose_target(tb, st, v, T_KILL, mask, n)
+        if target_mask(st, v, np.int64(1), np.int64(0), mask) > 0:
+            t = choose_target(tb, st, v, np.int64(T_KILL), mask, n)
             kills = 0
-            mine = choose_yes(tb, st, v, t, Y_VOTE_KILL)
+            mine = choose_yes(tb, st, v, t, np.int64(Y_VOTE_KILL))
             for q in range(n):
                 if q == v:
                     kills += 1 if mine else 0
-                elif choose_yes(tb, st, q, t, Y_VOTE_KILL):
+                elif choose_yes(tb, st, q, t, np.int64(Y_VOTE_KILL)):
                     kills += 1
             stuns = n - kills
             do_kill = kills > stuns or (kills == stuns and mine)
             emit(st, E_VOTE, v, t, kills, stuns, 0 if do_kill else 1, 0, 0)
             if do_kill:
-                window(tb, st, v, -1, 0, EF_KILL, t, stack, opts)
-                kill(tb, st, v, t, D_VOTE)
+                window(tb, st, v, np.int64(-1), np.int64(0), np.int64(EF_KILL), t, stack, opts)
+                kill(tb, st, v, t, np.int64(D_VOTE))
             else:
-                window(tb, st, v, -1, 0, EF_STUN, t, stack, opts)
-                stun(st, v, t, -1)
+                window(tb, st, v, np.int64(-1), np.int64(0), np.int64(EF_STUN), t, stack, opts)
+                stun(st, v, t, np.int64(-1))
     elif ch == SQUIRREL:
         emit(st, E_ABILITY, v, ch, -1, ROD, 0, 0, 0)
-        search_to_hand(st, v, ROD, True)
-        if target_mask(st, v, False, False, mask) > 0:
-            t = choose_target(tb, st, v, T_LOOK_CHAR, mask, n)
+        search_to_hand(st, v, np.int64(ROD), np.int64(1))
+        if target_mask(st, v, np.int64(0), np.int64(0), mask) > 0:
+            t = choose_target(tb, st, v, np.int64(T_LOOK_CHAR), mask, n)
             look_char(st, v, t)
     elif ch == ALLIGATOR:
         emit(st, E_ABILITY, v, ch, -1, TREASURE_MAP, 0, 0, 0)
-        if find_card(st, v, TREASURE_MAP, True):
-            t, o = choose_use(tb, st, v, TREASURE_MAP, False)
-            play_chain(tb, st, v, TREASURE_MAP, t, o, 0, False, stack, opts, pick)
+        if find_card(st, v, np.int64(TREASURE_MAP), np.int64(1)):
+            t, o = choose_use(tb, st, v, np.int64(TREASURE_MAP), np.int64(0))
+            play_chain(
+                tb, st, v, np.int64(TREASURE_MAP), t, o, np.int64(0), np.int64(0), stack, opts, pick
+            )
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -1730,28 +1735,28 @@ def do_action(tb, st, a, kind, c, t, o, stack, opts, pick):
     if kind == K_PLAY:
         take_hand(st, a, c)
         tele(st, a, TE_PLAYED + c, 1)
-        play_chain(tb, st, a, c, t, o, 1, living, stack, opts, pick)
+        play_chain(tb, st, a, c, t, o, np.int64(1), living, stack, opts, pick)
     elif kind == K_USE:
-        play_chain(tb, st, a, c, t, o, 0, living, stack, opts, pick)
+        play_chain(tb, st, a, c, t, o, np.int64(0), living, stack, opts, pick)
     elif kind == K_CYCLE:  # RM-4: discard 2 to draw 1
         for _ in range(tb.params[P_DISCARD_DRAW]):
             if free_cards(st, a) == 0:
                 break
-            discard_from_hand(st, a, choose_discard(tb, st, a), 1)
+            discard_from_hand(st, a, choose_discard(tb, st, a), np.int64(1))
         draw_card(tb, st, a, pick)
     elif kind == K_EAGLE:  # RM-27
-        die(st, a, D_EAGLE, -1)
-        if st.g[G_END] == 0 and find_card(st, a, o, False):
-            t2, o2 = choose_use(tb, st, a, o, False)
+        die(st, a, np.int64(D_EAGLE), np.int64(-1))
+        if st.g[G_END] == 0 and find_card(st, a, o, np.int64(0)):
+            t2, o2 = choose_use(tb, st, a, o, np.int64(0))
             if t2 == -2:
                 st.g[G_INPLAY + o] += 1
                 emit(st, E_INPLAY, a, o, 1, 0, 0, 0, 0)
             else:
-                play_chain(tb, st, a, o, t2, o2, 0, False, stack, opts, pick)
+                play_chain(tb, st, a, o, t2, o2, np.int64(0), np.int64(0), stack, opts, pick)
     elif kind == K_BREAK:  # RM-17: the Axe or Rifle spent on a Barricade
         take_hand(st, a, c)
         tele(st, a, TE_PLAYED + c, 1)
-        status = window(tb, st, a, c, 1, 0, -1, stack, opts)
+        status = window(tb, st, a, c, np.int64(1), np.int64(0), np.int64(-1), stack, opts)
         if not status & CANCELLED and st.g[G_BARR + t] > 0:
             st.g[G_BARR + t] -= 1
             discard_card(st, BARRICADE)
@@ -1779,7 +1784,7 @@ def end_exchange(tb, st, a):
         show_hand(st, q, a)
         emit(st, E_SHOW, a, q, hand_n(st, a), 0, 0, 0, 0)
         return
-    trade(tb, st, a, q, 0)
+    trade(tb, st, a, q, np.int64(0))
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -1851,9 +1856,9 @@ def side_left(st, side):
     if side == FAMILY:
         return True
     if side == S_RAVEN:
-        return living_possessor(st, S_RAVEN) >= 0
+        return living_possessor(st, np.int64(S_RAVEN)) >= 0
     if side == S_HORSEMAN:
-        return living_possessor(st, S_HORSEMAN) >= 0
+        return living_possessor(st, np.int64(S_HORSEMAN)) >= 0
     for p in range(n_players(st)):
         if st.pl[p, PL_CHAR] == CTHULHU and alive(st, p):
             return True
@@ -1882,8 +1887,8 @@ def outcome(st, p):
 @njit(cache=True, forceinline=False)
 def alloc_work():
     stack, pick = alloc_scratch()
-    opts = np.zeros(8, np.int32)
-    mask = np.zeros(MAXP, np.int32)
+    opts = np.zeros(8, np.int64)
+    mask = np.zeros(MAXP, np.int64)
     return stack, opts, pick, mask
 
 

@@ -40,6 +40,7 @@ from balance.games.raven_manor.state import (
     KN_GAVE_F,
     KN_SEEN,
     PL_CHAR,
+    PL_DEALT,
     PL_HAND,
     PL_POS,
     PL_POSSESSED,
@@ -90,6 +91,7 @@ from balance.games.raven_manor.tables import (
     NC,
     P_COUNT,
     PILLOW,
+    POL_BY_SIDE,
     POL_RANDOM,
     POL_SCRIPT,
     RAT_TREACHERY,
@@ -97,6 +99,8 @@ from balance.games.raven_manor.tables import (
     ROD,
     ROOM0,
     ROOM1,
+    SP_EVIL_KIND,
+    SP_FAMILY_KIND,
     SP_KIND,
     SP_MULLIGAN,
     SP_SCRIPT_N,
@@ -149,8 +153,12 @@ NEG = -1e18
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def is_random(tb, p):
-    return tb.seat[p, SP_KIND] == POL_RANDOM
+def is_random(tb, st, p):
+    """Does seat ``p`` play ``random`` (by_side: for the side of the character it was dealt)?"""
+    k = tb.seat[p, SP_KIND]
+    if k == POL_BY_SIDE:
+        k = tb.seat[p, SP_EVIL_KIND] if evil(st.pl[p, PL_DEALT]) else tb.seat[p, SP_FAMILY_KIND]
+    return k == POL_RANDOM
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -302,14 +310,21 @@ def _stun_value(tb, st, p, t):
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def _look_value(tb, st, p, t):
+    """A look at ``t``'s hand: worth the weight for a hand never seen, less the more recently it
+    was seen (in rounds of the table), little for a player already known either way."""
     w = tb.weights[p, W_LOOK]
     if possessor(st.pl[p, PL_CHAR]):
         w *= 0.3
     seen = st.kn[p, t, KN_SEEN]
-    if seen > 0 and st.g[G_TURN] + 1 - seen < 4 * n_players(st):
-        w *= 0.1
+    if seen > 0:
+        rounds = (st.g[G_TURN] + 1 - seen) / (4.0 * n_players(st))
+        w *= min(1.0, rounds)
     if not alive(st, t):
         w *= 0.3
+    if enemy(st, p, t) or (t != p and trusted(st, p, t)):
+        w *= 0.2
+    elif knows_enemy(st, p) > 0:
+        w *= 0.5
     return w
 
 
@@ -409,7 +424,7 @@ def score_action(tb, st, p, kind, c, t, o):
     if c == VASE or c == HAYMAKER:
         return _stun_value(tb, st, p, t)
     if c == BOTTLE:
-        return _stun_value(tb, st, p, t) + _want(tb, st, p, BROKEN_BOTTLE)
+        return _stun_value(tb, st, p, t) + _want(tb, st, p, np.int64(BROKEN_BOTTLE))
     if c == LIBRARY:
         return bonus + _look_value(tb, st, p, t)
     if c == GET_OVER_HERE:
@@ -427,11 +442,11 @@ def score_action(tb, st, p, kind, c, t, o):
     if c == DINING_ROOM:
         return bonus + (_give_value(tb, st, p, t) if o == 0 else _swap_value(tb, st, p, t))
     if c == CAVE:
-        return bonus + (0.5 * tb.weights[p, W_LOOK] if enemy(st, p, t) else 0.05)
+        return bonus + (0.5 * tb.weights[p, W_LOOK] if enemy(st, p, t) else -0.02)
     if c == BARRICADE:
         return tb.weights[p, W_BARRICADE] if st.pl[p, PL_SIDE] != FAMILY else -0.5
     if c == TREASURE_MAP:
-        return _want(tb, st, p, o, True)
+        return _want(tb, st, p, o, np.int64(1))
     if c == CANDLE or c == TORCH:
         return 0.8 * tb.weights[p, W_SEARCH]
     if c == ABANDONED_MINE:
@@ -439,13 +454,15 @@ def score_action(tb, st, p, kind, c, t, o):
     if c == MANOR_PLAN or c == COMPASS:
         return 0.6 * tb.weights[p, W_SEARCH]
     if c == COAST:
-        return bonus + 0.5 * tb.weights[p, W_SEARCH]
+        return bonus + _want(tb, st, p, np.int64(TREASURE_MAP))
     if c == BATHROOM:
         return bonus + 0.7 * tb.weights[p, W_CYCLE]
     if c == GUESTROOM:
-        return bonus + (_want(tb, st, p, PILLOW) if o == 0 else 0.5 * tb.weights[p, W_CYCLE])
+        return bonus + (
+            _want(tb, st, p, np.int64(PILLOW)) if o == 0 else 0.5 * tb.weights[p, W_CYCLE]
+        )
     if c == CABIN:
-        return bonus + _want(tb, st, p, o, True)
+        return bonus + _want(tb, st, p, o, np.int64(1))
     if ROOM0 <= c < ROOM1:  # the search Rooms: o is the card
         return bonus + _want(tb, st, p, o)
     return 0.05  # Backpack
@@ -454,21 +471,17 @@ def score_action(tb, st, p, kind, c, t, o):
 @njit(cache=True, _nrt=False, forceinline=False)
 def choose_action(tb, st, p, n):
     """Index of the chosen candidate among the ``n`` in ``g[G_CAND:]``."""
-    if scripted(tb, st, p, 4):
-        want = np.zeros(4, np.int64)
-        for j in range(4):
-            want[j] = next_scripted(tb, st, p)
+    if scripted(tb, st, p, np.int64(4)):
+        w0 = next_scripted(tb, st, p)
+        w1 = next_scripted(tb, st, p)
+        w2 = next_scripted(tb, st, p)
+        w3 = next_scripted(tb, st, p)
         for i in range(n):
             b = G_CAND + 4 * i
-            if (
-                st.g[b] == want[0]
-                and st.g[b + 1] == want[1]
-                and st.g[b + 2] == want[2]
-                and st.g[b + 3] == want[3]
-            ):
+            if st.g[b] == w0 and st.g[b + 1] == w1 and st.g[b + 2] == w2 and st.g[b + 3] == w3:
                 return i
         st.g[G_BAD_SCRIPT] = 1
-    if is_random(tb, p):
+    if is_random(tb, st, p):
         return below(st.rng[2 + p], n)
     best, best_v = 0, NEG
     for i in range(n):
@@ -515,12 +528,12 @@ def random_free_card(st, p):
 @njit(cache=True, _nrt=False, forceinline=False)
 def choose_discard(tb, st, p):
     """A card ``p`` discards (to 4, to cycle, for Guestroom); ``p`` has a free card."""
-    if scripted(tb, st, p, 1):
+    if scripted(tb, st, p, np.int64(1)):
         c = next_scripted(tb, st, p)
         if c < 0 or can_part(st, p, c):
             return c
         st.g[G_BAD_SCRIPT] = 1
-    if is_random(tb, p):
+    if is_random(tb, st, p):
         return random_free_card(st, p)
     return lowest_card(tb, st, p)
 
@@ -528,12 +541,12 @@ def choose_discard(tb, st, p):
 @njit(cache=True, _nrt=False, forceinline=False)
 def choose_bathroom(tb, st, p, done):
     """Bathroom: the next card to discard, or -1 to stop (``done`` discarded so far)."""
-    if scripted(tb, st, p, 1):
+    if scripted(tb, st, p, np.int64(1)):
         c = next_scripted(tb, st, p)
         if c < 0 or can_part(st, p, c):
             return c
         st.g[G_BAD_SCRIPT] = 1
-    if is_random(tb, p):
+    if is_random(tb, st, p):
         if coin(st, p):
             return -1
         return random_free_card(st, p)
@@ -546,12 +559,12 @@ def choose_bathroom(tb, st, p, done):
 @njit(cache=True, _nrt=False, forceinline=False)
 def choose_give(tb, st, p, q):
     """The card ``p`` passes to ``q`` in an exchange (RM-16: before seeing ``q``'s)."""
-    if scripted(tb, st, p, 1):
+    if scripted(tb, st, p, np.int64(1)):
         c = next_scripted(tb, st, p)
         if c < 0 or can_part(st, p, c):
             return c
         st.g[G_BAD_SCRIPT] = 1
-    if is_random(tb, p):
+    if is_random(tb, st, p):
         return random_free_card(st, p)
     me = st.pl[p, PL_CHAR]
     if possessor(me) and st.pl[p, PL_HAND + FEATHER] > 0 and alive(st, q):
@@ -580,7 +593,7 @@ def choose_pick(tb, st, p, cards, n, purpose):
     """Index of the card ``p`` picks among ``cards[:n]`` (Torch, Candle, Abandoned Mine,
     Groguś, the Backpack), -1 for none where allowed (PK_STORE, PK_TAKE)."""
     optional = purpose == PK_STORE or purpose == PK_TAKE
-    if scripted(tb, st, p, 1):  # the card to pick, -1 none
+    if scripted(tb, st, p, np.int64(1)):  # the card to pick, -1 none
         c = next_scripted(tb, st, p)
         if c < 0 and optional:
             return -1
@@ -588,7 +601,7 @@ def choose_pick(tb, st, p, cards, n, purpose):
             if cards[i] == c:
                 return i
         st.g[G_BAD_SCRIPT] = 1
-    if is_random(tb, p):
+    if is_random(tb, st, p):
         k = below(st.rng[2 + p], n + 1 if optional else n)
         return -1 if k == n else k
     best, best_v = -1, NEG
@@ -612,9 +625,9 @@ def choose_pick(tb, st, p, cards, n, purpose):
 @njit(cache=True, _nrt=False, forceinline=False)
 def choose_yes(tb, st, p, q, what):
     """A yes/no choice of ``p`` about ``q`` (Y_*)."""
-    if scripted(tb, st, p, 1):
+    if scripted(tb, st, p, np.int64(1)):
         return next_scripted(tb, st, p) != 0
-    if is_random(tb, p):
+    if is_random(tb, st, p):
         return coin(st, p)
     rng = st.rng[2 + p]
     if what == Y_MULLIGAN:
@@ -656,12 +669,12 @@ def choose_yes(tb, st, p, q, what):
 @njit(cache=True, _nrt=False, forceinline=False)
 def choose_target(tb, st, p, purpose, mask, n):
     """The seat ``p`` chooses (``mask[q]`` = 1 for the legal ones) for a death ability."""
-    if scripted(tb, st, p, 1):
+    if scripted(tb, st, p, np.int64(1)):
         q = next_scripted(tb, st, p)
         if 0 <= q < n and mask[q]:
             return q
         st.g[G_BAD_SCRIPT] = 1
-    if is_random(tb, p):
+    if is_random(tb, st, p):
         m = 0
         for q in range(n):
             m += mask[q]
@@ -704,7 +717,7 @@ def choose_reaction(tb, st, r, opts, n_opts, stack, lvl, protects):
     """The reaction ``r`` plays in the window of stack level ``lvl`` (``opts[:n_opts]`` the
     fitting cards), -1 for none. ``stack[lvl]`` is (card, player, cursor, cancelled, target) of
     the card answered; ``protects`` is the player a protective answer would save (or -1)."""
-    if scripted(tb, st, r, 1):  # the reaction card, -1 none
+    if scripted(tb, st, r, np.int64(1)):  # the reaction card, -1 none
         c = next_scripted(tb, st, r)
         if c < 0:
             return -1
@@ -712,7 +725,7 @@ def choose_reaction(tb, st, r, opts, n_opts, stack, lvl, protects):
             if opts[i] == c:
                 return c
         st.g[G_BAD_SCRIPT] = 1
-    if is_random(tb, r):
+    if is_random(tb, st, r):
         k = below(st.rng[2 + r], n_opts + 1)
         return -1 if k == n_opts else opts[k]
     card = stack[lvl, 0]

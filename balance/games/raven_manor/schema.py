@@ -472,6 +472,39 @@ class BasicPolicy(BaseModel):
     barricade: _Weight = Field(
         0.3, description="possessor's side: value of barricading a Room (RM-17)"
     )
+    values: dict[str, Annotated[float, Field(ge=-100, le=100, allow_inf_nan=False)]] = Field(
+        default_factory=dict,
+        description="how much it wants each card in hand, 0-10 (default: tables.CARD_VALUES); "
+        "give only the cards you change",
+    )
+
+    @model_validator(mode="after")
+    def _known_cards(self) -> BasicPolicy:
+        for name in self.values:
+            if name not in CARD_NAMES:
+                raise ValueError(f"values.{name}: no card named '{name}'")
+        return self
 
 
-DEFAULT_POLICIES = {"random": {"kind": "random"}, "basic": {"kind": "basic"}}
+class BySidePolicy(BasicPolicy):
+    """One policy for the seats dealt a Family character and another for those dealt an evil
+    one (the Raven, the Headless Horseman, Cthulhu Gentleman): characters are dealt at random
+    (RM-2), so "a basic Family against a random Raven" cannot be written as seats. A seat keeps
+    the policy of the character it was dealt when it is possessed. The weights are its basic
+    half's."""
+
+    kind: Literal["by_side"] = Field("by_side", description="a policy per dealt side")
+    family: Literal["random", "basic"] = Field(
+        "basic", description="policy of seats dealt a Family character"
+    )
+    evil: Literal["random", "basic"] = Field(
+        "basic", description="policy of seats dealt an evil character"
+    )
+
+
+DEFAULT_POLICIES = {
+    "random": {"kind": "random"},
+    "basic": {"kind": "basic"},
+    "basic_family": {"kind": "by_side", "family": "basic", "evil": "random"},
+    "basic_evil": {"kind": "by_side", "family": "random", "evil": "basic"},
+}

@@ -11,17 +11,21 @@ every card is in exactly one place (the conservation invariant test counts them)
 
 ::
 
-    pl    int32[MAXP, N_PL]          per seat: character, life, side, stun, ring position,
+    pl    int64[MAXP, N_PL]          per seat: character, life, side, stun, ring position,
                                      counts, then hand[NC], backpack[NC], telemetry[N_TELE]
-    g     int32[N_G]                 game scalars, discard[NC], in play[NC], barricades[NC],
+    g     int64[N_G]                 game scalars, discard[NC], in play[NC], barricades[NC],
                                      removed[NC], ring[MAXP] (seat at each position), the death
                                      stack, scratch rows
-    deck  int32[deck size]           card ids, top = deck[g[G_DECK_N] - 1]
-    kn    int32[MAXP, MAXP, N_KN]    kn[q, p]: what seat q knows of seat p (RM-11): its
+    deck  int64[deck size]           card ids, top = deck[g[G_DECK_N] - 1]
+    kn    int64[MAXP, MAXP, N_KN]    kn[q, p]: what seat q knows of seat p (RM-11): its
                                      character (-1 unknown), hard evidence, the cards q saw in
                                      p's hand (and when), what q gave p and received from p
     rng   uint64[2 + MAXP, 1]        0 characters and first player, 1 the deck, 2 + p seat p
     log   int32[rows, 8]             the event log of a replay (0 rows in the batch kernel)
+
+Every integer of the state is int64, like numba's integer literals and loop counters, so that
+each kernel function is compiled for one signature only (a helper called with an int32 from an
+array at one site and an int64 at another would be compiled twice).
 
 Policies read only ``pl[p]`` of their own seat, ``kn[p]``, and the public parts of the state
 (who is alive, revealed characters, stuns, the ring, cards in play, the discard pile, hand sizes).
@@ -183,14 +187,14 @@ class State(NamedTuple):
 
 @njit(cache=True, forceinline=False)
 def alloc_state(tb, log_cap):
-    g = np.zeros(N_G, np.int32)
+    g = np.zeros(N_G, np.int64)
     g[G_LOG_CAP] = log_cap
     g[G_LOG0] = 0
     return State(
-        np.zeros((MAXP, N_PL), np.int32),
+        np.zeros((MAXP, N_PL), np.int64),
         g,
-        np.zeros(max(1, tb.params[P_DECK_N]), np.int32),
-        np.zeros((MAXP, MAXP, N_KN), np.int32),
+        np.zeros(max(1, tb.params[P_DECK_N]), np.int64),
+        np.zeros((MAXP, MAXP, N_KN), np.int64),
         np.zeros((2 + MAXP, 1), np.uint64),
         np.zeros((max(1, log_cap), 8), np.int32),
     )
@@ -200,8 +204,8 @@ def alloc_state(tb, log_cap):
 def alloc_scratch():
     """Working arrays of engine.play_game: window stack rows (card, player, cursor, cancelled,
     target) and a pick list."""
-    stack = np.zeros((MAX_STACK, 5), np.int32)
-    pick = np.zeros(512, np.int32)
+    stack = np.zeros((MAX_STACK, 5), np.int64)
+    pick = np.zeros(512, np.int64)
     return stack, pick
 
 
@@ -212,7 +216,7 @@ def copy_state(st):
     )
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, inline="always")
 def emit(st, code, a, b, c, d, e, f, h):
     """Log event ``code`` (E_*) with seven integers."""
     log_event(st.g, st.log, G_LOG_N, G_LOG_CAP, G_LOG0, code, a, b, c, d, e, f, h)
@@ -225,7 +229,7 @@ def log_rows(st: State) -> np.ndarray:
 # ---------------------------------------------------------------- small facts
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, inline="always")
 def tele(st, p, col, n):
     st.pl[p, PL_TELE + col] += n
 
@@ -298,7 +302,7 @@ def hand_n(st, p):
     return np.int64(st.pl[p, PL_HAND_N])
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, inline="always")
 def has(st, p, c):
     return st.pl[p, PL_HAND + c] > 0
 
@@ -326,19 +330,19 @@ def free_cards(st, p):
     return n
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, inline="always")
 def add_hand(st, p, c):
     st.pl[p, PL_HAND + c] += 1
     st.pl[p, PL_HAND_N] += 1
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, inline="always")
 def take_hand(st, p, c):
     st.pl[p, PL_HAND + c] -= 1
     st.pl[p, PL_HAND_N] -= 1
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, inline="always")
 def discard_card(st, c):
     st.g[G_DISC + c] += 1
     st.g[G_DISC_N] += 1

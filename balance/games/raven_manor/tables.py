@@ -3,7 +3,7 @@
 Card and character ids are the positions of their names in ``schema.CARD_NAMES`` and
 ``schema.CHARACTER_NAMES``; every count, number and policy weight a designer may change ends up
 here in arrays, never as a constant in kernel code, so a config change never forces a recompile
-(DESIGN.md, Kernels). Integer arrays are int32 and weights float64, so every config compiles to
+(DESIGN.md, Kernels). Integer arrays are int64 (as the state's: state.py) and weights float64, so every config compiles to
 the same numba signature.
 """
 
@@ -131,9 +131,9 @@ DEATH_CAUSES = ("kill", "pillow", "mountains", "sacrifice", "ability", "vote", "
 ) = range(1, len(DEATH_CAUSES) + 1)
 
 # Seat policy kinds.
-POL_RANDOM, POL_BASIC, POL_SCRIPT = 0, 1, 2  # POL_SCRIPT: tests (with_script)
+POL_RANDOM, POL_BASIC, POL_SCRIPT, POL_BY_SIDE = 0, 1, 2, 3  # POL_SCRIPT: tests (with_script)
 MAX_SCRIPT = 64  # scripted decisions a seat can hold
-POLICY_KIND_IDS = {"random": POL_RANDOM, "basic": POL_BASIC}
+POLICY_KIND_IDS = {"random": POL_RANDOM, "basic": POL_BASIC, "by_side": POL_BY_SIDE}
 
 # Tables.params: scalar rules, then per card and per character.
 _p = Offsets()
@@ -209,6 +209,8 @@ _s = Offsets()
 SP_KIND = _s(1)
 SP_MULLIGAN = _s(1)  # basic: mulligans a hand with fewer useful cards than this
 SP_SCRIPT_N = _s(1)  # POL_SCRIPT: scripted values in Tables.script[p]
+SP_FAMILY_KIND = _s(1)  # POL_BY_SIDE: the kind of a seat dealt a Family character
+SP_EVIL_KIND = _s(1)  # POL_BY_SIDE: the kind of a seat dealt an evil character
 N_SEAT = _s.end
 
 # Telemetry columns, State.pl[p, PL_TELE + column] (telemetry_names).
@@ -262,7 +264,7 @@ class Compiled:
 def compile_tables(config: Any) -> Compiled:
     """Validated RunConfig -> Compiled."""
     rules = config.rules
-    params = np.zeros(N_PARAMS, np.int32)
+    params = np.zeros(N_PARAMS, np.int64)
     params[P_PLAYERS] = config.players
     params[P_TURN_CAP] = rules.turn_cap
     params[P_HAND] = rules.hand_size
@@ -289,14 +291,17 @@ def compile_tables(config: Any) -> Compiled:
     for i, ch in enumerate(pool):
         params[P_POOL + i] = CHARACTER_NAMES.index(ch)
 
-    seat = np.zeros((MAXP, N_SEAT), np.int32)
+    seat = np.zeros((MAXP, N_SEAT), np.int64)
     weights = np.zeros((MAXP, N_WEIGHTS), np.float64)
     seat[:, SP_MULLIGAN] = 1
     values = np.tile(np.array(list(CARD_VALUES.values()), np.float64), (MAXP, 1))
     for p, name in enumerate(config.seats):
         pol = config.policies[name]
         seat[p, SP_KIND] = POLICY_KIND_IDS[pol["kind"]]
-        if pol["kind"] == "basic":
+        if pol["kind"] == "by_side":
+            seat[p, SP_FAMILY_KIND] = POLICY_KIND_IDS[pol["family"]]
+            seat[p, SP_EVIL_KIND] = POLICY_KIND_IDS[pol["evil"]]
+        if pol["kind"] in ("basic", "by_side"):
             seat[p, SP_MULLIGAN] = int(pol.get("mulligan_below", 1))
             for j, w in enumerate(W_NAMES):
                 weights[p, j] = float(pol.get(w, BASIC_WEIGHTS[j][1]))
@@ -307,7 +312,7 @@ def compile_tables(config: Any) -> Compiled:
         seat=seat,
         weights=weights,
         values=values,
-        script=np.zeros((MAXP, MAX_SCRIPT), np.int32),
+        script=np.zeros((MAXP, MAX_SCRIPT), np.int64),
     )
     return Compiled(
         k=k, seat_policies=tuple(config.seats), columns=telemetry_names(), players=config.players
