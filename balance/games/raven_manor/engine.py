@@ -5,6 +5,15 @@ end-of-turn exchange and the draw or discard to 4, until a side wins (RM-10, RM-
 cap makes it a draw. Every decision is asked of ``policies``; this module applies it through the
 rules' own conditions.
 
+Compile time (``benchmarks/compile_time.py raven_manor``): numba finalises every compiled
+function with all the functions it calls linked in and optimised again, so each level of the call
+tree above the rules costs a pass over nearly the whole engine. The thin levels at the top
+(``play_game``, ``play_turn``, ``do_action``, ``resolve_deaths``, ``end_exchange``) are therefore
+``inline="always"``: their few blocks are copied into their one caller and they are never
+finalised on their own (``narrate`` compiles ``play_game`` by itself only when a game is
+replayed). Every integer argument is int64, never a literal constant (``np.int64(K_PLAY)`` at
+call sites), because numba compiles a function again for each literal value it is called with.
+
 Readings of the engine where the rulebook and RULINGS are silent (cited in tests as ENGINE-n;
 docs/rules/raven_manor.md lists them for designers):
 
@@ -422,7 +431,7 @@ def draw_card(tb, st, p, pick):
     drawn Feather and draws again; a possessor may, to bluff). Returns the card, -1 none."""
     for _ in range(st.deck.shape[0] + 2):
         if st.pl[p, PL_BP_N] > 0:
-            k = 0
+            k = np.int64(0)
             for c in range(NC):
                 if st.pl[p, PL_BP + c] > 0:
                     pick[k] = c
@@ -520,7 +529,7 @@ def setup(tb, st, seed, game, pick):
         st.g[G_RING + p] = p
         st.kn[p, p, KN_CHAR] = ch
         emit(st, E_DEAL, p, ch, p, 0, 0, 0, 0)
-    k = 0
+    k = np.int64(0)
     for c in range(NC):
         for _ in range(tb.params[P_COUNT + c]):
             st.deck[k] = c
@@ -545,7 +554,7 @@ def deal_open(tb, st, p):
 def fix_feathers(tb, st, p):
     """RM-3: a non-Raven discards every Feather and draws again until none is left; a possessor
     may discard its Feathers too (RM-18: the bluff). Returns the Feathers discarded."""
-    k = 0
+    k = np.int64(0)
     for _ in range(st.deck.shape[0] + 2):
         if st.pl[p, PL_HAND + FEATHER] == 0:
             break
@@ -576,7 +585,7 @@ def opening(tb, st, pick):
     for i in range(n):
         p = seat_at(st, first + i)
         k = fix_feathers(tb, st, p)
-        m = 0
+        m = np.int64(0)
         for _ in range(tb.params[P_MULLIGANS]):
             if not choose_yes(tb, st, p, np.int64(-1), np.int64(Y_MULLIGAN)):
                 break
@@ -605,7 +614,7 @@ def fitting(st, r, lvl, stack, from_hand, eff, t, opts):
     """The reactions of ``r``'s hand that fit the top of the window stack (RM-7, RM-19)."""
     if st.pl[r, PL_STUNNED] != 0:
         return 0
-    n = 0
+    n = np.int64(0)
     turn1 = st.g[G_TURN] + 1
     if lvl == 0:
         card = stack[0, 0]
@@ -651,7 +660,7 @@ def window(tb, st, a, card, from_hand, eff, t, stack, opts):
     Returns CANCELLED | AVOIDED bits; Evade, Dodge and Lifebuoy leave their mark on the players
     they protect (PL_SAFE_*, ENGINE-4)."""
     n = n_players(st)
-    k = 0
+    k = np.int64(0)
     if t >= 0:
         st.g[G_RESP] = t
         k = 1
@@ -666,7 +675,7 @@ def window(tb, st, a, card, from_hand, eff, t, stack, opts):
     stack[0, 3] = 0
     stack[0, 4] = t
     turn1 = st.g[G_TURN] + 1
-    lvl = 0
+    lvl = np.int64(0)
     while True:
         played = False
         while stack[lvl, 2] < k:
@@ -1044,7 +1053,7 @@ def discard_chosen(tb, st, a, t, pick):
     """Drink, Zaku's Camera, Angler Photographer: ``a`` looks at ``t``'s hand and chooses a card
     that is not a Feather (RM-26); ``t`` discards it."""
     show_hand(st, a, t)
-    k = 0
+    k = np.int64(0)
     for c in range(NC):
         if c != FEATHER and st.pl[t, PL_HAND + c] > 0:
             pick[k] = c
@@ -1189,8 +1198,8 @@ def enum_card(tb, st, p, c, kind, living, n):
 @njit(cache=True, _nrt=False, forceinline=False)
 def enum_actions(tb, st, p):
     """RM-4 (1): every legal action of ``p`` as candidates; returns their count."""
-    living = alive(st, p)
-    n = 0
+    living = np.int64(st.pl[p, PL_ALIVE])
+    n = np.int64(0)
     for c in range(NC):
         if st.pl[p, PL_HAND + c] > 0 and not (REACT0 <= c < REACT1):
             n = enum_card(tb, st, p, c, np.int64(K_PLAY), living, n)
@@ -1234,8 +1243,8 @@ def card_effects(c, o):
         return EF_KILL
     if c == FOREST or c == MOUNTAINS:
         return EF_KILL
-    if c == HARPOON:
-        return EF_KILL | EF_STUN
+    if c == HARPOON:  # its stun is answered in a window of its own (RM-21)
+        return EF_KILL
     if c == VASE or c == HAYMAKER or c == BOTTLE:
         return EF_STUN
     if c == EXCHANGE:
@@ -1287,7 +1296,7 @@ def mountains_duel(tb, st, a, t, opts, stack):
 @njit(cache=True, _nrt=False, forceinline=False)
 def reveal_top(st, k, pick):
     """Torch, Abandoned Mine: the top ``k`` cards of the deck, revealed, into ``pick``."""
-    n = 0
+    n = np.int64(0)
     for _ in range(k):
         c = pop_deck(st)
         if c < 0:
@@ -1325,7 +1334,7 @@ def apply_card(tb, st, a, c, t, o, from_hand, entering, living, stack, opts, pic
     elif c == CABIN:
         search_to_hand(st, a, o, np.int64(1))
     elif c == BATHROOM:
-        k = 0
+        k = np.int64(0)
         while free_cards(st, a) > 0:
             d = choose_bathroom(tb, st, a, k)
             if d < 0 or not can_part(st, a, d):
@@ -1369,12 +1378,13 @@ def apply_card(tb, st, a, c, t, o, from_hand, entering, living, stack, opts, pic
         return -1
     elif c == AXE or c == BROKEN_BOTTLE or c == KNIFE or c == RIFLE:
         kill(tb, st, a, t, np.int64(D_KILL))
-    elif c == HARPOON:  # RM-21: kill, then stun, each answered on its own
-        kill(tb, st, a, t, np.int64(D_KILL))
+    elif c == HARPOON:  # RM-21: kill, then stun, each answered on its own; Rod or Rat
+        kill(tb, st, a, t, np.int64(D_KILL))  # Treachery in the first window cancels both
+        window(tb, st, a, np.int64(-1), np.int64(0), np.int64(EF_STUN), t, stack, opts)
         stun_with(st, a, t, c)
         return -1
     elif c == CANDLE:
-        k = 0
+        k = np.int64(0)
         for _ in range(tb.params[P_CANDLE]):
             x = pop_deck(st)
             if x < 0:
@@ -1415,7 +1425,7 @@ def apply_card(tb, st, a, c, t, o, from_hand, entering, living, stack, opts, pic
     elif c == BACKPACK:
         st.pl[a, PL_BACKPACKS] += 1
         for _ in range(tb.params[P_BACKPACK]):
-            k = 0
+            k = np.int64(0)
             for x in range(NC):
                 if can_part(st, a, x):
                     pick[k] = x
@@ -1524,7 +1534,7 @@ def play_chain(tb, st, a, c, t, o, from_hand, living, stack, opts, pick):
 @njit(cache=True, _nrt=False, forceinline=False)
 def target_mask(st, v, living_only, not_stunned, mask):
     n = n_players(st)
-    k = 0
+    k = np.int64(0)
     for q in range(n):
         ok = q != v and (alive(st, q) or not living_only)
         if ok and not_stunned and st.pl[q, PL_STUNNED] != 0:
@@ -1545,10 +1555,10 @@ def ability_weapon(tb, st, v, card, stack, opts, pick, mask):
         return
     t = choose_target(tb, st, v, np.int64(T_KILL), mask, n_players(st))
     emit(st, E_ABILITY, v, st.pl[v, PL_CHAR], t, card, 0, 0, 0)
-    eff = EF_KILL | EF_STUN if card == HARPOON else EF_KILL
-    window(tb, st, v, np.int64(-1), np.int64(0), eff, t, stack, opts)
+    window(tb, st, v, np.int64(-1), np.int64(0), np.int64(EF_KILL), t, stack, opts)
     kill(tb, st, v, t, np.int64(D_ABILITY))
-    if card == HARPOON:
+    if card == HARPOON:  # RM-21: the stun is answered on its own
+        window(tb, st, v, np.int64(-1), np.int64(0), np.int64(EF_STUN), t, stack, opts)
         stun_with(st, v, t, card)
     else:
         discard_card(st, card)
@@ -1640,8 +1650,10 @@ def death_ability(tb, st, v, ch, stack, opts, pick, mask):
         if target_mask(st, v, np.int64(0), np.int64(0), mask) > 0:
             t = choose_target(tb, st, v, np.int64(T_STUN_SWAP), mask, n)
             emit(st, E_ABILITY, v, ch, t, 0, 0, 0, 0)
-            status = window(tb, st, v, np.int64(-1), np.int64(0), EF_STUN | EF_XCHG, t, stack, opts)
+            # two effects, each answered on its own (as Harpoon's, RM-21): Dodge, then Avoid
+            window(tb, st, v, np.int64(-1), np.int64(0), np.int64(EF_STUN), t, stack, opts)
             stun(st, v, t, np.int64(-1))
+            status = window(tb, st, v, np.int64(-1), np.int64(0), np.int64(EF_XCHG), t, stack, opts)
             if not status & AVOIDED:
                 swap_hands(st, v, t)
     elif ch == EEL:
@@ -1658,7 +1670,7 @@ def death_ability(tb, st, v, ch, stack, opts, pick, mask):
                         while st.pl[q, PL_HAND + c] > 0:
                             discard_from_hand(st, q, c, np.int64(2))
     elif ch == GROGUS:  # as if alive (rulebook FAQ)
-        k = 0
+        k = np.int64(0)
         for c in range(NC):
             if st.g[G_DISC + c] > 0 and not (REACT0 <= c < REACT1) and c != PILLOW:
                 if c != FEATHER:
@@ -1713,7 +1725,7 @@ def death_ability(tb, st, v, ch, stack, opts, pick, mask):
             )
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, inline="always")
 def resolve_deaths(tb, st, stack, opts, pick, mask):
     """ENGINE-7: the queued death abilities, in the order of the deaths."""
     while st.g[G_DEPTH] < st.g[G_DEATHS_N] and st.g[G_END] == 0:
@@ -1728,9 +1740,9 @@ def resolve_deaths(tb, st, stack, opts, pick, mask):
 # The turn
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, inline="always")
 def do_action(tb, st, a, kind, c, t, o, stack, opts, pick):
-    living = alive(st, a)
+    living = np.int64(st.pl[a, PL_ALIVE])
     emit(st, E_ACTION, a, kind, c, t, o, 0, 0)
     if kind == K_PLAY:
         take_hand(st, a, c)
@@ -1768,7 +1780,7 @@ def do_action(tb, st, a, kind, c, t, o, stack, opts, pick):
         emit(st, E_SHOW, a, q, hand_n(st, a), 0, 0, 0, 0)
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, inline="always")
 def end_exchange(tb, st, a):
     """RM-4 (2), RM-29: exchange with the next player in turn order who is not stunned."""
     n = n_players(st)
@@ -1787,7 +1799,7 @@ def end_exchange(tb, st, a):
     trade(tb, st, a, q, np.int64(0))
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, inline="always")
 def play_turn(tb, st, a, stack, opts, pick, mask):
     """One turn of ``a`` (RM-4)."""
     st.g[G_ACTIVE] = a
@@ -1830,7 +1842,7 @@ def play_turn(tb, st, a, stack, opts, pick, mask):
     refill(tb, st, a, pick)
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, inline="always")
 def play_game(tb, st, seed, game, stack, opts, pick, mask):
     """Play one whole game into ``st``."""
     setup(tb, st, seed, game, pick)

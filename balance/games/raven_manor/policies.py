@@ -273,7 +273,7 @@ def card_value(tb, st, p, c):
 @njit(cache=True, _nrt=False, forceinline=False)
 def knows_enemy(st, p):
     """How many living players ``p`` knows are enemies."""
-    n = 0
+    n = np.int64(0)
     for q in range(n_players(st)):
         if q != p and alive(st, q) and enemy(st, p, q):
             n += 1
@@ -348,7 +348,7 @@ def is_weapon(c):
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def _want(tb, st, p, c, discard_too=False):
+def _want(tb, st, p, c, discard_too):
     """The search weight times how much ``p`` wants card ``c`` (values are on a 0-10 scale),
     0 when it knows the search cannot find it; weapons count double once it knows an enemy."""
     if not may_find(tb, st, p, c, discard_too):
@@ -424,7 +424,7 @@ def score_action(tb, st, p, kind, c, t, o):
     if c == VASE or c == HAYMAKER:
         return _stun_value(tb, st, p, t)
     if c == BOTTLE:
-        return _stun_value(tb, st, p, t) + _want(tb, st, p, np.int64(BROKEN_BOTTLE))
+        return _stun_value(tb, st, p, t) + _want(tb, st, p, np.int64(BROKEN_BOTTLE), np.int64(0))
     if c == LIBRARY:
         return bonus + _look_value(tb, st, p, t)
     if c == GET_OVER_HERE:
@@ -454,17 +454,19 @@ def score_action(tb, st, p, kind, c, t, o):
     if c == MANOR_PLAN or c == COMPASS:
         return 0.6 * tb.weights[p, W_SEARCH]
     if c == COAST:
-        return bonus + _want(tb, st, p, np.int64(TREASURE_MAP))
+        return bonus + _want(tb, st, p, np.int64(TREASURE_MAP), np.int64(0))
     if c == BATHROOM:
         return bonus + 0.7 * tb.weights[p, W_CYCLE]
     if c == GUESTROOM:
         return bonus + (
-            _want(tb, st, p, np.int64(PILLOW)) if o == 0 else 0.5 * tb.weights[p, W_CYCLE]
+            _want(tb, st, p, np.int64(PILLOW), np.int64(0))
+            if o == 0
+            else 0.5 * tb.weights[p, W_CYCLE]
         )
     if c == CABIN:
         return bonus + _want(tb, st, p, o, np.int64(1))
     if ROOM0 <= c < ROOM1:  # the search Rooms: o is the card
-        return bonus + _want(tb, st, p, o)
+        return bonus + _want(tb, st, p, o, np.int64(0))
     return 0.05  # Backpack
 
 
@@ -510,7 +512,7 @@ def lowest_card(tb, st, p):
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def random_free_card(st, p):
-    n = 0
+    n = np.int64(0)
     for c in range(NC):
         if can_part(st, p, c):
             n += st.pl[p, PL_HAND + c]
@@ -675,7 +677,7 @@ def choose_target(tb, st, p, purpose, mask, n):
             return q
         st.g[G_BAD_SCRIPT] = 1
     if is_random(tb, st, p):
-        m = 0
+        m = np.int64(0)
         for q in range(n):
             m += mask[q]
         k = below(st.rng[2 + p], m)
