@@ -7,11 +7,11 @@ rules' own conditions.
 
 Compile time (``benchmarks/compile_time.py raven_manor``): numba finalises every compiled
 function with all the functions it calls linked in and optimised again, so each level of the call
-tree above the rules costs a pass over nearly the whole engine. The thin levels at the top
-(``play_game``, ``play_turn``, ``do_action``, ``resolve_deaths``, ``end_exchange``) are therefore
+tree above the rules costs a pass over nearly the whole engine. The thin levels under
+``play_game`` (``play_turn``, ``do_action``, ``resolve_deaths``, ``end_exchange``) are therefore
 ``inline="always"``: their few blocks are copied into their one caller and they are never
-finalised on their own (``narrate`` compiles ``play_game`` by itself only when a game is
-replayed). Every integer argument is int64, never a literal constant (``np.int64(K_PLAY)`` at
+finalised on their own. ``play_game`` itself is not: inlined into the ``prange`` body of
+``play_batch`` it played other games than when called alone (numba's IR inlining inside a parfor). Every integer argument is int64, never a literal constant (``np.int64(K_PLAY)`` at
 call sites), because numba compiles a function again for each literal value it is called with.
 
 Readings of the engine where the rulebook and RULINGS are silent (cited in tests as ENGINE-n;
@@ -1842,7 +1842,7 @@ def play_turn(tb, st, a, stack, opts, pick, mask):
     refill(tb, st, a, pick)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=False)
 def play_game(tb, st, seed, game, stack, opts, pick, mask):
     """Play one whole game into ``st``."""
     setup(tb, st, seed, game, pick)

@@ -315,7 +315,9 @@ def test_engine9_crayfish_docker_stuns_and_exchanges_hands_the_feather_possesses
     s.check()
 
 
-def test_crayfish_dockers_exchange_can_be_avoided_the_stun_still_lands(build):
+def test_rm7_crayfish_dockers_stunned_target_cannot_avoid_the_exchange(build):
+    """Crayfish Docker, RM-7, RM-21: the stun comes first and a stunned player cannot react, so
+    the target's Avoid is not offered for the exchange that follows."""
     s = build(
         line_up(CRAYFISH),
         hands={0: [KNIFE], 1: [VASE], 3: [AVOID, AXE]},
@@ -323,7 +325,23 @@ def test_crayfish_dockers_exchange_can_be_avoided_the_stun_still_lands(build):
     )
     s.play(0, KNIFE, 1)
     assert s.stunned(3)
+    assert s.hand(3) == cards(VASE) and s.hand(1) == cards(AVOID, AXE)
+    assert s.script_used(3) == 0 and not s.ev(E_REACT)
+    s.check(all_used=False)
+
+
+def test_rm21_crayfish_docker_each_effect_answered_on_its_own_dodge_then_avoid(build):
+    """Crayfish Docker, RM-21, RM-7: the stun and the exchange are answered one after the other:
+    a Dodge, then an Avoid, and nothing happens."""
+    s = build(
+        line_up(CRAYFISH),
+        hands={0: [KNIFE], 1: [VASE], 3: [DODGE, AVOID, AXE]},
+        scripts={1: [3], 3: [DODGE, AVOID]},
+    )
+    s.play(0, KNIFE, 1)
+    assert not s.stunned(3)
     assert s.hand(3) == cards(AXE) and s.hand(1) == cards(VASE)
+    assert [e[:4] for e in s.ev(E_REACT)] == [(3, DODGE, 0, -1), (3, AVOID, 0, -1)]
     s.check()
 
 
