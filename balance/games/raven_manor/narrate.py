@@ -3,11 +3,24 @@
 ``replay(compiled, seed, game)`` replays game ``game`` of the run seeded with ``seed`` with the
 batch kernel's own per-game function (``engine.play_game``) on a state that keeps an event log
 (``play_logged``), so the replay is the dataset's game, and turns the log into lines (``tell``).
-It is a designer's view with the hidden information shown: every seat's character, what each
-exchange passed, who answered each window.
+It is a designer's view with the hidden information shown: every seat's character and hand, what
+each exchange passed, who answered each window, who is possessed and by whom.
+
+Log rows are ``(code, a, b, c, d, e, f, h)`` as ``engine.py`` passes them to ``emit`` (state.E_*
+says what each integer is). The log does not hold the opening hands: ``tell`` deals them again
+with ``engine.setup`` (the same function ``play_game`` starts with). From them and the events the
+narrator keeps a shadow of every hand and Backpack, character, side, stun and the seating ring, to
+name the cards of a hand that is shown or swapped and to label each seat with the character it
+holds. The cards a Candle, Torch or Abandoned Mine puts into a hand are not in the log: the shadow
+holds them as unseen (``?``) until they leave the hand. The shadow is checked against the hand
+size and the side of every turn's event and against the final state; a disagreement is a WARNING
+line (the tests assert there is none). An unknown event code raises ValueError.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -15,8 +28,99 @@ from balance.games import _kit as kit
 from balance.games._kit import Logged
 from balance.games.base import Replay
 from balance.games.raven_manor import engine
+from balance.games.raven_manor import state as S
+from balance.games.raven_manor.policies import K_BREAK, K_CYCLE, K_EAGLE, K_PASS, K_PLAY, K_USE
+from balance.games.raven_manor.schema import CARD_NAMES, CHARACTER_NAMES
 from balance.games.raven_manor.state import G_END, G_TURN, alloc_state, log_rows
-from balance.games.raven_manor.tables import Compiled
+from balance.games.raven_manor.tables import (
+    ABANDONED_MINE,
+    ALLIGATOR,
+    ANGLER,
+    AXE,
+    BARRICADE,
+    BASEMENT,
+    BATHROOM,
+    BEDROOM,
+    BOAR,
+    BOTTLE,
+    BROKEN_BOTTLE,
+    BUNNY,
+    CABIN,
+    CANDLE,
+    CATFISH,
+    CAVE,
+    COAST,
+    COMPASS,
+    CRAYFISH,
+    CTHULHU,
+    D_ABILITY,
+    D_EAGLE,
+    D_KILL,
+    D_MOUNTAINS,
+    D_PILLOW,
+    D_SACRIFICE,
+    D_VOTE,
+    DEATH_CAUSES,
+    DINING_ROOM,
+    DOC,
+    DRINK,
+    EEL,
+    END_CAP,
+    END_CTHULHU,
+    END_FAMILY,
+    END_HORSEMAN,
+    END_RAVEN,
+    END_REASONS,
+    EXCHANGE,
+    FAMILY,
+    FATHERS_STUDY,
+    FEATHER,
+    FOREST,
+    GET_OVER_HERE,
+    GROGUS,
+    GUESTROOM,
+    HARPOON,
+    HAYMAKER,
+    HORSEMAN,
+    KITCHEN,
+    KNIFE,
+    LIBRARY,
+    LIFEBUOY,
+    LOC0,
+    LOC1,
+    LUMBEARJACK,
+    MANOR_PLAN,
+    MOUNTAINS,
+    NC,
+    P_CANDLE,
+    P_COUNT,
+    P_DISCARD_DRAW,
+    P_HAND,
+    P_MINE_KEEP,
+    P_MINE_REVEAL,
+    P_TORCH,
+    PIKE,
+    PILLOW,
+    RAT_TREACHERY,
+    RAVEN,
+    RIFLE,
+    ROD,
+    ROOM0,
+    ROOM1,
+    S_CTHULHU,
+    S_HORSEMAN,
+    S_RAVEN,
+    SQUIRREL,
+    TEAM_NAMES,
+    THE_INN,
+    TORCH,
+    TREASURE_MAP,
+    VASE,
+    WHALE,
+    WOLF,
+    ZAKUS_CAMERA,
+    Compiled,
+)
 
 LOG_CAP = kit.LOG_CAP
 
@@ -46,8 +150,903 @@ def play_logged(compiled: Compiled, seed: int, game: int) -> Logged:
     return kit.play_logged(play, seed, game, LOG_CAP)
 
 
-def tell(compiled: Compiled, logged: Logged, seed: int, game: int) -> list[str]:
-    """The lines of a logged game."""
-    from balance.games.raven_manor.tell import tell_log
+def opening_hands(compiled: Compiled, seed: int, game: int) -> np.ndarray:
+    """Every seat's hand after the opening (int64[players, NC]): the log does not hold it, so
+    the game's setup (``engine.setup``, the start of ``play_game``) is played again."""
+    st = alloc_state(compiled.k, 0)
+    pick = engine.alloc_work()[2]
+    engine.setup(compiled.k, st, np.int64(seed), np.int64(game), pick)
+    n = compiled.players
+    return np.asarray(st.pl[:n, S.PL_HAND : S.PL_HAND + NC], np.int64).copy()
 
-    return tell_log(compiled, logged, seed, game)
+
+def tell(compiled: Compiled, logged: Logged, seed: int, game: int) -> list[str]:
+    """The lines of a logged game: a header, the characters, the opening, every turn, the end and
+    each seat's final standing; raises ValueError on an event code it does not know."""
+    n = _Narrator(compiled, logged, seed, game, opening_hands(compiled, seed, game))
+    n.run()
+    warnings = [f"WARNING: {p}" for p in n.problems[:5]]
+    if len(n.problems) > 5:
+        warnings.append(f"WARNING: {len(n.problems) - 5} more disagreements")
+    return n.lines + _final(compiled, logged) + warnings
+
+
+# ---------------------------------------------------------------- names
+
+_CARD_TITLE = {
+    "fathers_study": "Father's Study",
+    "get_over_here": "Get Over Here!",
+    "zakus_camera": "Zaku's Camera",
+    "the_inn": "The Inn",
+}
+_CHAR_TITLE = {"grogus": "Groguś"}
+_SIDE_WORDS = {
+    FAMILY: "the Family",
+    S_RAVEN: "the Raven",
+    S_HORSEMAN: "the Headless Horseman",
+    S_CTHULHU: "Cthulhu Gentleman",
+}
+
+
+def card(c: int) -> str:
+    name = CARD_NAMES[c]
+    return _CARD_TITLE.get(name, name.replace("_", " ").title())
+
+
+def char(ch: int) -> str:
+    name = CHARACTER_NAMES[ch]
+    return _CHAR_TITLE.get(name, name.replace("_", " ").title())
+
+
+def _is_place(c: int) -> bool:
+    return ROOM0 <= c < ROOM1 or LOC0 <= c < LOC1
+
+
+def _own_side(ch: int) -> int:  # state.own_side, in Python
+    return {RAVEN: S_RAVEN, HORSEMAN: S_HORSEMAN, CTHULHU: S_CTHULHU}.get(ch, FAMILY)
+
+
+def _immune(ch: int) -> bool:  # state.immune
+    return ch in (RAVEN, HORSEMAN, CTHULHU, DOC)
+
+
+def _plural(k: int, word: str) -> str:
+    return f"{k} {word}{'' if k == 1 else 's'}"
+
+
+# the death abilities that search for a card and then use it (RM-23)
+_WEAPON = {PIKE: HARPOON, LUMBEARJACK: AXE, WOLF: RIFLE}
+_PICKS = (CANDLE, TORCH, ABANDONED_MINE)  # they put cards into a hand without an event
+_KILLS = (AXE, BROKEN_BOTTLE, KNIFE, RIFLE)
+# events that may come between a stun card's window and its stun (a Harpoon's kill first)
+_BEFORE_STUN = (S.E_REACT, S.E_CANCEL, S.E_STUN, S.E_KILL_SAVED, S.E_DEATH, S.E_SACRIFICE, S.E_SIDE)
+
+
+@dataclass
+class _Effect:
+    """The card or death ability being resolved: whose, at whom, its window's reactions."""
+
+    seat: int
+    source: str  # what searches and effects are credited to ("Father's Study", "Wolf Brother")
+    card: int = -1  # the card resolving (-1: a death ability or no card)
+    target: int = -1
+    option: int = 0
+    kind: int = K_PLAY
+    reacts: list[tuple[int, int, int]] = field(default_factory=list)  # (seat, card, level)
+    depth: int = 0  # 1: a death ability's (its lines are indented one step more)
+
+
+class _Narrator:
+    def __init__(
+        self, compiled: Compiled, logged: Logged, seed: int, game: int, hands: np.ndarray
+    ) -> None:
+        self.c = compiled
+        self.log = logged.log
+        self.final = logged.state
+        self.seed = seed
+        self.game = game
+        self.params = compiled.k.params
+        n = compiled.players
+        self.n = n
+        self.lines: list[str] = []
+        self.problems: list[str] = []
+        # the shadow
+        self.hand = [[int(x) for x in hands[p]] for p in range(n)]
+        self.unseen = [0] * n  # cards of the hand the log never named (Candle, Torch, Mine)
+        self.bp = [[0] * NC for _ in range(n)]
+        self.char = [-1] * n
+        self.alive = [True] * n
+        self.side = [FAMILY] * n
+        self.possessed = [-1] * n
+        self.stunned = [False] * n
+        self.stun_card = [-1] * n
+        self.pos = list(range(n))
+        self.ring = list(range(n))
+        self.opened: list[tuple[int, int, int]] = []
+        # what is resolving
+        self.turn = 0
+        self.active = -1
+        self.effect: _Effect | None = None
+        self.play_next: dict[tuple[int, int], str] = {}  # (seat, card) a search will play
+        self.pick: list[int] | None = None  # [seat, card, cards still to credit] of a pick
+        self.pick_armed = False
+        self.eel_discard = -1  # seat whose Eel Fella discards are told in one line
+        self.eel_stun = -1
+        self.saved = -1  # the seat a Shark Bouncer dies for
+        self.expect_stun = -1  # the target of a stun still to come (none: it failed)
+        self.merge: tuple | None = None  # key of the last line, when later events extend it
+
+    # ------------------------------------------------------------ helpers
+
+    def s(self, p: int) -> str:
+        """``seat 3 (Aunt Cat)``: a seat with the character card it holds now."""
+        if p < 0:
+            return "nobody"
+        return f"seat {p} ({char(self.char[p])})"
+
+    def the(self, c: int) -> str:
+        """``the Rifle`` (one copy in the deck, or a Room or Location), ``a Bottle``."""
+        name = card(c)
+        if c == THE_INN:
+            return name
+        if _is_place(c) or self.params[P_COUNT + c] <= 1:
+            return f"the {name}"
+        return f"{'an' if name[0] in 'AEIOU' else 'a'} {name}"
+
+    def cards(self, p: int) -> str:
+        """The hand of ``p`` as the shadow knows it."""
+        names = [card(c) for c in range(NC) for _ in range(self.hand[p][c])]
+        names += ["?"] * self.unseen[p]
+        return ", ".join(names) if names else "no cards"
+
+    def size(self, p: int) -> int:
+        return sum(self.hand[p]) + self.unseen[p]
+
+    def say(self, text: str) -> None:
+        self.merge = None
+        body = text.lstrip(" ")
+        self.lines.append(text[: len(text) - len(body)] + body[:1].upper() + body[1:])
+
+    def extend(self, key: tuple, head: str, item: str) -> None:
+        """Add ``item`` to the last line when it has ``key`` (one line of draws, of discards)."""
+        if self.merge == key:
+            self.lines[-1] += f", {item}"
+        else:
+            self.lines.append(head + item)
+            self.merge = key
+
+    def problem(self, text: str) -> None:
+        self.problems.append(f"narration out of step with the engine (turn {self.turn}): {text}")
+
+    def take(self, p: int, c: int) -> None:
+        """Card ``c`` leaves ``p``'s hand."""
+        if self.hand[p][c] > 0:
+            self.hand[p][c] -= 1
+        elif self.unseen[p] > 0:
+            self.unseen[p] -= 1  # it was the unseen card
+        else:
+            self.problem(f"seat {p} parts with {card(c)}, which its hand does not hold")
+
+    def add(self, p: int, c: int) -> None:
+        self.hand[p][c] += 1
+
+    def order(self) -> str:
+        return " → ".join(str(q) for q in self.ring)
+
+    def ind(self, depth: int = 0) -> str:
+        return "    " + "  " * depth
+
+    # ------------------------------------------------------------ the run
+
+    def run(self) -> None:
+        handlers: dict[int, Callable[..., None]] = {
+            S.E_START: self.start,
+            S.E_DEAL: self.deal,
+            S.E_OPEN: self.open,
+            S.E_TURN: self.turn_,
+            S.E_SKIP: self.skip,
+            S.E_ACTION: self.action,
+            S.E_REACT: self.react,
+            S.E_CANCEL: self.cancel,
+            S.E_KILL_SAVED: self.kill_saved,
+            S.E_DEATH: self.death,
+            S.E_SACRIFICE: self.sacrifice,
+            S.E_STUN: self.stun,
+            S.E_SWAP: self.swap,
+            S.E_XCHG: self.xchg,
+            S.E_SHOW: self.show,
+            S.E_LOOK_CHAR: self.look_char,
+            S.E_POSSESS: self.possess,
+            S.E_FREED: self.freed,
+            S.E_PILLOW: self.pillow,
+            S.E_DRAW: self.draw,
+            S.E_FEATHER: self.feather,
+            S.E_DISCARD: self.discard,
+            S.E_SEARCH: self.search,
+            S.E_TAKE: self.take_random,
+            S.E_INPLAY: self.inplay,
+            S.E_BARRICADE: self.barricade,
+            S.E_ABILITY: self.ability,
+            S.E_VOTE: self.vote,
+            S.E_EEL: self.eel,
+            S.E_CONSENT: self.consent,
+            S.E_BACKPACK: self.backpack,
+            S.E_WHALE: self.whale,
+            S.E_SIDE: self.side_change,
+            S.E_END: self.end,
+        }
+        for row in self.log:
+            code, *args = (int(x) for x in row)
+            handler = handlers.get(code)
+            if handler is None:
+                raise ValueError(f"unknown event code {code}")
+            self.before(code, args)
+            handler(*args)
+        self.settle_pick(-1, [])
+        self.check_final()
+
+    def before(self, code: int, args: list[int]) -> None:
+        """Bookkeeping that an event closes: a pick's unseen cards, the Eel Fella's lines."""
+        self.settle_pick(code, args)
+        if self.expect_stun >= 0 and code not in _BEFORE_STUN:
+            t, self.expect_stun = self.expect_stun, -1
+            if code != S.E_END:
+                self.say(f"{self.ind()}The stun fails: {self.s(t)} cannot be stunned this turn.")
+        if code != S.E_DISCARD:
+            self.eel_discard = -1
+        if code != S.E_STUN:
+            self.eel_stun = -1
+
+    def settle_pick(self, code: int, args: list[int]) -> None:
+        """RM-26: a Candle, Torch or Abandoned Mine puts cards into its player's hand without an
+        event, except a Feather, which is discarded (E_FEATHER). The cards are credited as unseen
+        once the effect has begun (its window closed) and its Feathers have been told."""
+        if self.pick is None:
+            return
+        seat, c, left = self.pick
+        if code in (S.E_REACT, S.E_CANCEL) and not self.pick_armed:
+            return  # the card's window: its effect has not begun
+        if code == S.E_INPLAY and args[:3] == [seat, c, 1]:
+            return  # a Location entering play; its effect follows
+        self.pick_armed = True
+        if code == S.E_FEATHER and args[0] == seat and args[1] == 0 and left > 0:
+            self.pick[2] -= 1
+            return
+        if left > 0:
+            self.unseen[seat] += left
+            what = "card" if left == 1 else "cards"
+            self.say(f"{self.ind()}It takes {left} {what} into its hand (? below: not in the log).")
+        self.pick = None
+
+    def begin(self, eff: _Effect) -> None:
+        """``eff`` starts resolving (its window comes first)."""
+        self.effect = eff
+        if eff.card in (VASE, HAYMAKER, BOTTLE, HARPOON):
+            self.expect_stun = eff.target
+        if eff.card in (MANOR_PLAN, COMPASS):  # the card found is played (-1: any, Groguś)
+            self.play_next[(eff.seat, eff.option)] = card(eff.card)
+        elif eff.card == COAST:
+            self.play_next[(eff.seat, TREASURE_MAP)] = card(COAST)
+        if eff.card in _PICKS:
+            keep = self.params[P_MINE_KEEP] if eff.card == ABANDONED_MINE else 1
+            self.pick = [eff.seat, eff.card, int(keep)]
+            self.pick_armed = False
+
+    # ------------------------------------------------------------ setup and turns
+
+    def deal(self, p: int, ch: int, pos: int, *_: int) -> None:
+        self.char[p] = ch
+        self.side[p] = _own_side(ch)
+        self.pos[p] = pos
+        self.ring[pos] = p
+
+    def start(self, n: int, first: int, deck: int, *_: int) -> None:
+        pols = self.c.seat_policies
+        who = f"all {pols[0]}" if len(set(pols)) == 1 else ", ".join(pols)
+        self.say(
+            f"Game {self.game} of seed {self.seed}: {n} players ({who}); seat {first} goes "
+            f"first; the deck holds {deck} cards."
+        )
+        if any(self.params[P_COUNT + c] for c in _PICKS):
+            self.say(
+                "Hands are named in full; ? is a card a Candle, Torch or Abandoned Mine put into "
+                "a hand, which the log does not name."
+            )
+        self.say("Characters:")
+        for p in range(n):
+            pol = "" if len(set(pols)) == 1 else f", {pols[p]}"
+            self.say(f"  Seat {p}: {char(self.char[p])} ({TEAM_NAMES[self.side[p]]}{pol})")
+
+    def open(self, p: int, feathers: int, mulligan: int, *_: int) -> None:
+        if not self.opened:
+            self.say("Opening (in turn order):")
+        self.opened.append((p, feathers, mulligan))
+        notes = []
+        if feathers:
+            notes.append(f"{_plural(feathers, 'Feather')} discarded and redrawn")
+        if mulligan:
+            notes.append("mulligan" if mulligan == 1 else f"{mulligan} mulligans")
+        note = f" ({'; '.join(notes)})" if notes else ""
+        self.say(f"  Seat {p}{note}: {self.cards(p)}")
+
+    def turn_(self, p: int, turn: int, size: int, alive: int, side: int, stunned: int, *_) -> None:
+        self.turn = turn + 1
+        self.active = p
+        self.effect = None
+        self.play_next.clear()
+        if size != self.size(p):
+            self.problem(f"seat {p} holds {size} cards, the shadow {self.size(p)}")
+        if bool(alive) != self.alive[p]:
+            self.problem(f"seat {p} alive={alive}, the shadow {self.alive[p]}")
+        if side != self.side[p]:
+            self.problem(f"seat {p} side {TEAM_NAMES[side]}, the shadow {TEAM_NAMES[self.side[p]]}")
+        if bool(stunned) != self.stunned[p]:
+            self.problem(f"seat {p} stunned={stunned}, the shadow {self.stunned[p]}")
+        status = []
+        if self.possessed[p] >= 0:
+            status.append(f"possessed by {_SIDE_WORDS[self.possessed[p]]}")
+        if not alive:
+            status.append("dead")
+        if stunned:
+            status.append("stunned")
+        tag = f" [{', '.join(status)}]" if status else ""
+        stored = [card(c) for c in range(NC) for _ in range(self.bp[p][c])]
+        bp = f"; Backpack: {', '.join(stored)}" if stored else ""
+        self.say(f"Turn {self.turn}: {self.s(p)}{tag}; hand: {self.cards(p)}{bp}")
+
+    def skip(self, p: int, why: int, *_: int) -> None:
+        if why == 0:
+            c = self.stun_card[p]
+            lying = f" (the {card(c)} in front of it goes to the discard pile)" if c >= 0 else ""
+            self.say(f"  Stunned: the turn is skipped{lying}.")
+            self.stunned[p] = False
+            self.stun_card[p] = -1
+        else:
+            self.say("  It consented to a Forest kill: the turn is skipped.")
+
+    # ------------------------------------------------------------ actions
+
+    def purpose(self, c: int, t: int, o: int) -> str:
+        """What a Room or Location is used for."""
+        if c in (BASEMENT, BEDROOM, FATHERS_STUDY, KITCHEN):
+            return f" to search the deck for {self.the(o)}"
+        if c == CABIN:
+            return f" to search the deck and the discard pile for {self.the(o)}"
+        if c == BATHROOM:
+            return " to discard cards and draw as many"
+        if c == DINING_ROOM:
+            return (
+                f" to exchange a card with {self.s(t)}"
+                if o == 0
+                else f" to swap places with {self.s(t)}"
+            )
+        if c == GUESTROOM:
+            return " to search the deck for a Pillow" if o == 0 else " to discard a card and draw"
+        if c == LIBRARY:
+            return f" to look at {self.s(t)}'s hand"
+        if c == ABANDONED_MINE:
+            return (
+                f" to reveal the top {self.params[P_MINE_REVEAL]} cards and keep "
+                f"{self.params[P_MINE_KEEP]}"
+            )
+        if c == CAVE:
+            return f" to take a random card from {self.s(t)}'s hand"
+        if c == COAST:
+            return " to discard a Bottle and search the deck for the Treasure Map"
+        if c == FOREST:
+            return f" to kill {self.s(t)}, if its other neighbour consents (the turn ends)"
+        if c == MOUNTAINS:
+            return f" to kill {self.s(t)} (a duel of Evades)"
+        if c == THE_INN:
+            return f" to give {self.s(t)} a card face down, if it consents"
+        return ""
+
+    def card_use(self, c: int, t: int, o: int) -> str:
+        """What an Action card is played for."""
+        if _is_place(c):
+            return self.purpose(c, t, o)
+        if c in _KILLS or c in (VASE, HAYMAKER):
+            return f" at {self.s(t)}"
+        if c == HARPOON:
+            return f" at {self.s(t)} (kill, then stun)"
+        if c == BOTTLE:
+            return f" at {self.s(t)} (stun, then search for {self.the(BROKEN_BOTTLE)})"
+        if c == EXCHANGE:
+            return f" to exchange a card with {self.s(t)}"
+        if c == GET_OVER_HERE:
+            return (
+                f" to swap places with {self.s(t)}" if o == 0 else f" to look at {self.s(t)}'s hand"
+            )
+        if c == CANDLE:
+            return f" (the top {self.params[P_CANDLE]}: one to hand, one on top, the rest below)"
+        if c in (MANOR_PLAN, COMPASS):
+            return f" to search the deck for {self.the(o)} and play it"
+        if c == TREASURE_MAP:
+            return f" naming {self.the(o)}"
+        if c == DRINK:
+            return f" on {self.s(t)} (looks at its hand and discards a card of it)"
+        if c == ZAKUS_CAMERA:
+            if o == 0:
+                return f" to look at {self.s(t)}'s character"
+            return f" to look at {self.s(t)}'s hand and discard a card of it"
+        if c == BARRICADE:
+            return f" on {self.the(t)}"
+        if c == TORCH:
+            return f" (reveals the top {self.params[P_TORCH]}, keeps one)"
+        if t >= 0:
+            return f" at {self.s(t)}"
+        return ""
+
+    def action(self, a: int, kind: int, c: int, t: int, o: int, *_: int) -> None:
+        who = f"  Seat {a} ({char(self.char[a])})"
+        if kind == K_PLAY:
+            self.take(a, c)
+            self.begin(_Effect(a, card(c), c, t, o, kind))
+            self.say(f"{who} plays {card(c)}{self.card_use(c, t, o)}.")
+        elif kind == K_USE:
+            self.begin(_Effect(a, card(c), c, t, o, kind))
+            self.say(f"{who} uses {self.the(c)} in play{self.purpose(c, t, o)}.")
+        elif kind == K_CYCLE:
+            self.effect = _Effect(a, "the discard", -1, -1, 0, kind)
+            k = self.params[P_DISCARD_DRAW]
+            self.say(f"{who} discards {k} cards to draw one.")
+        elif kind == K_EAGLE:
+            self.effect = _Effect(a, "Guardian Eagle", -1, -1, o, kind)
+            self.play_next[(a, o)] = "Guardian Eagle"
+            self.say(f"{who} reveals its card to search the deck for {self.the(o)} and play it.")
+        elif kind == K_BREAK:
+            self.take(a, c)
+            self.begin(_Effect(a, card(c), c, -1, 0, kind))
+            self.say(f"{who} spends {card(c)} to break the Barricade on {self.the(t)}.")
+        elif kind == K_PASS:
+            self.effect = _Effect(a, "the pass", -1, -1, 0, kind)
+            self.say(f"{who} passes: it has no action it can take.")
+        else:
+            raise ValueError(f"unknown action kind {kind}")
+
+    # ------------------------------------------------------------ windows
+
+    def react(self, r: int, c: int, lvl: int, ans: int, against: int, *_: int) -> None:
+        self.take(r, c)
+        eff = self.effect
+        pad = self.ind(lvl + (eff.depth if eff is not None else 0))
+        if eff is not None:
+            eff.reacts.append((r, c, lvl))
+        if ans == MOUNTAINS and eff is not None and r == eff.seat:
+            self.say(f"{pad}{self.s(r)} Evades back: both die (RM-28).")
+            return
+        if c in (ROD, RAT_TREACHERY):
+            what = f"{self.s(against)}'s {card(ans)}" if ans >= 0 else "the death ability"
+            self.say(f"{pad}{self.s(r)} answers {what} with {card(c)}.")
+        elif c == LIFEBUOY:
+            t = eff.target if eff is not None else -1
+            self.say(f"{pad}{self.s(r)} plays Lifebuoy to protect {self.s(t)}.")
+        else:
+            self.say(f"{pad}{self.s(r)} answers with {card(c)}.")
+
+    def cancel(self, p: int, c: int, by: int, *_: int) -> None:
+        eff = self.effect
+        main = eff is not None and eff.card == c and eff.seat == p and c >= 0
+        if main:
+            self.expect_stun = -1
+            if self.pick is not None and not self.pick_armed:
+                self.pick = None  # a cancelled Candle, Torch or Mine takes nothing
+        reacts = eff.reacts if eff is not None else []
+        depth = eff.depth if eff is not None else 0
+        # the line goes under the reaction that cancels it (the last one of its card)
+        r, lvl = next(((q, k) for q, x, k in reversed(reacts) if x == by), (-1, 0))
+        what = f"{self.s(p)}'s {card(c)}" if c >= 0 else f"{self.s(p)}'s death ability"
+        text = f"{self.ind(lvl + 1 + depth)}{what} is cancelled: no effect"
+        if main and _is_place(c) and eff is not None and eff.kind == K_PLAY:
+            text += f" (the {card(c)} goes to the discard pile)"
+        if by == RAT_TREACHERY:
+            text += f"; Rat Treachery ends the turn, {self.s(r)} plays next (RM-20)"
+        self.say(text + ".")
+
+    # ------------------------------------------------------------ kills and stuns
+
+    def kill_saved(self, t: int, why: int, *_: int) -> None:
+        if why == 0:
+            self.say(f"{self.ind()}{self.s(t)} cannot be killed this turn: the kill fails.")
+        else:
+            self.say(f"{self.ind()}{self.s(t)} is already dead: the kill does nothing.")
+
+    def death(self, v: int, ch: int, cause: int, killer: int, turn: int, *_: int) -> None:
+        if ch != self.char[v]:
+            self.problem(f"seat {v} dies as {char(ch)}, the shadow holds {char(self.char[v])}")
+            self.char[v] = ch
+        by = self.s(killer)
+        how = {
+            D_KILL: f"killed by {by}",
+            D_PILLOW: f"smothered with the Pillow by {by} (RM-8: it cannot be prevented)",
+            D_MOUNTAINS: "dies too" if killer == v else f"killed in the Mountains by {by}",
+            D_SACRIFICE: f"in the place of {self.s(self.saved)}, killed by {by}",
+            D_ABILITY: f"killed by {by}'s death ability",
+            D_VOTE: f"killed by {by}'s vote",
+            D_EAGLE: "Guardian Eagle revealed, it counts as dead from now on (RM-27)",
+        }.get(cause, DEATH_CAUSES[cause - 1])
+        note = ""
+        if ch in _WEAPON and cause != D_EAGLE:  # RM-23: the weapon it searches for is used
+            self.play_next[(v, _WEAPON[ch])] = f"{self.s(v)}'s death ability"
+        if ch in (RAVEN, HORSEMAN, CTHULHU):
+            note = "; an evil character dies: it joins the Family but cannot win (RM-22)"
+        self.say(f"{self.ind()}✝ {self.s(v)} dies — {how}{note}.")
+        self.alive[v] = False
+        self.stunned[v] = False
+        self.stun_card[v] = -1
+
+    def sacrifice(self, s: int, t: int, *_: int) -> None:
+        self.saved = t
+        self.say(f"{self.ind()}{self.s(s)} chooses to die in {self.s(t)}'s place.")
+
+    def stun(self, t: int, by: int, c: int, *_: int) -> None:
+        self.expect_stun = -1
+        if self.eel_stun == t:
+            if self.stunned[t]:
+                self.lines[-1] = self.lines[-1][:-1] + " (it is stunned already)."
+            else:
+                self.stunned[t] = True
+            return
+        src = ""
+        if by >= 0:
+            src = f" by {self.s(by)}" + (f"'s {card(c)}" if c >= 0 else "'s death ability")
+        if self.stunned[t]:
+            self.say(f"{self.ind()}{self.s(t)} is stunned already{src}: no further effect.")
+            return
+        self.stunned[t] = True
+        self.stun_card[t] = c
+        self.say(f"{self.ind()}{self.s(t)} is stunned{src}: it skips its next turn.")
+
+    # ------------------------------------------------------------ seats and cards changing hands
+
+    def swap(self, a: int, b: int, pa: int, pb: int, *_: int) -> None:
+        self.pos[a], self.pos[b] = pa, pb
+        self.ring[pa], self.ring[pb] = a, b
+        self.say(
+            f"{self.ind()}{self.s(a)} and {self.s(b)} swap places (seat {a} now at position "
+            f"{pa}, seat {b} at {pb}; order {self.order()})."
+        )
+
+    def xchg(self, a: int, b: int, ca: int, cb: int, kind: int, *_: int) -> None:
+        if kind == 3:  # Crayfish Docker: the whole hands
+            self.hand[a], self.hand[b] = self.hand[b], self.hand[a]
+            self.unseen[a], self.unseen[b] = self.unseen[b], self.unseen[a]
+            self.say(
+                f"{self.ind()}{self.s(a)} and {self.s(b)} exchange hands: seat {a} now holds "
+                f"{self.cards(a)}; seat {b} {self.cards(b)}."
+            )
+            return
+        self.take(a, ca)
+        self.add(b, ca)
+        if kind == 2:
+            self.say(f"{self.ind()}The Inn: {self.s(a)} gives {self.s(b)} {card(ca)} face down.")
+            return
+        self.take(b, cb)
+        self.add(a, cb)
+        if kind == 0:
+            self.say(
+                f"  End-of-turn exchange with {self.s(b)}: gives {card(ca)}, receives {card(cb)}."
+            )
+        else:
+            self.say(
+                f"{self.ind()}{self.s(a)} exchanges with {self.s(b)}: gives {card(ca)}, "
+                f"receives {card(cb)}."
+            )
+
+    def show(self, p: int, to: int, n: int, *_: int) -> None:
+        if n != self.size(p):
+            self.problem(f"seat {p} shows {n} cards, the shadow {self.size(p)}")
+        eff = self.effect
+        hand = self.cards(p)
+        looking = (
+            eff is not None
+            and eff.seat == to
+            and eff.target in (p, -1)
+            and (eff.card == LIBRARY or (eff.card == GET_OVER_HERE and eff.option != 0))
+        )
+        if to < 0:
+            self.say(f"{self.ind()}{self.s(p)} reveals its hand to everyone: {hand}.")
+        elif looking:
+            self.say(f"{self.ind()}{self.s(to)} sees {self.s(p)}'s hand: {hand}.")
+        elif eff is not None and eff.kind == K_PASS and eff.seat == p:
+            self.say(f"{self.ind()}It shows its hand to {self.s(to)}: {hand}.")
+        else:
+            self.say(
+                f"{self.ind()}No exchange is possible: {self.s(p)} shows its hand to "
+                f"{self.s(to)}: {hand}."
+            )
+
+    def look_char(self, q: int, p: int, ch: int, *_: int) -> None:
+        self.say(f"{self.ind()}{self.s(q)} looks at seat {p}'s character: {char(ch)}.")
+
+    def possess(self, p: int, side: int, giver: int, *_: int) -> None:
+        again = self.possessed[p] == side
+        self.possessed[p] = side
+        self.side[p] = side
+        who = _SIDE_WORDS[side]
+        if giver >= 0:
+            how = f"seat {giver} gave the Feather"
+        else:
+            how = "it now holds a Feather taken at random or in a hand exchange"
+        verb = "stays possessed" if again else "is possessed"
+        self.say(f"{self.ind()}{self.s(p)} {verb} by {who} ({how}).")
+
+    def freed(self, p: int, *_: int) -> None:
+        self.possessed[p] = -1
+        self.side[p] = FAMILY
+        self.say(
+            f"{self.ind()}{self.s(p)} has no Feather left: no longer possessed, back with the "
+            "Family."
+        )
+
+    def pillow(self, giver: int, receiver: int, *_: int) -> None:
+        self.take(receiver, PILLOW)
+        self.say(f"{self.ind()}{self.s(giver)} reveals the Pillow it passed to {self.s(receiver)}.")
+
+    def take_random(self, a: int, t: int, c: int, *_: int) -> None:
+        self.take(t, c)
+        self.add(a, c)
+        self.say(f"{self.ind()}{self.s(a)} takes a random card from {self.s(t)}: {card(c)}.")
+
+    # ------------------------------------------------------------ draws, discards, searches
+
+    def draw(self, p: int, c: int, *_: int) -> None:
+        self.add(p, c)
+        self.extend(("draw", p), f"  Seat {p} draws ", card(c))
+
+    def feather(self, p: int, bluff: int, *_: int) -> None:
+        if bluff:
+            self.extend(("draw", p), f"  Seat {p} draws ", "a Feather (discarded: a bluff)")
+        elif self.merge == ("search feather", p):
+            self.lines[-1] += " (a Feather: discarded instead, RM-26)"
+        elif self.pick is not None and self.pick[0] == p:
+            self.say(f"{self.ind()}It takes a Feather: discarded (RM-26).")
+        else:
+            self.extend(("draw", p), f"  Seat {p} draws ", "a Feather (discarded, draws again)")
+
+    def discard(self, p: int, c: int, why: int, *_: int) -> None:
+        if self.eel_discard == p:
+            self.take(p, c)
+            return
+        eff = self.effect
+        if why == 2 and eff is not None and eff.seat != p:  # Drink, Zaku's Camera, Angler
+            hand = self.cards(p)
+            self.take(p, c)
+            self.say(
+                f"{self.ind()}{self.s(eff.seat)} sees {self.s(p)}'s hand ({hand}) and has it "
+                f"discard {card(c)}."
+            )
+            return
+        self.take(p, c)
+        if why == 0:
+            self.extend(
+                ("refill", p), f"  Seat {p} discards down to {self.params[P_HAND]}: ", card(c)
+            )
+        else:
+            self.extend(("discard", p), f"{self.ind()}Seat {p} discards ", card(c))
+
+    def search(self, p: int, c: int, found: int, where: int, *_: int) -> None:
+        key = (p, c) if (p, c) in self.play_next else (p, -1)
+        source = self.play_next.pop(key, None)
+        plays = source is not None
+        if source is None:
+            source = self.effect.source if self.effect is not None else "a search"
+        if not found:
+            self.say(f"{self.ind()}{source}: searches for {self.the(c)} — not found.")
+            return
+        place = " in the discard pile" if where == 1 else ""
+        if plays:
+            weapon = source.endswith("death ability")  # E_ABILITY tells its use
+            used = "" if weapon else ", played"
+            self.say(f"{self.ind()}{source}: searches for {self.the(c)} — found{place}{used}.")
+            if not weapon:
+                self.begin(_Effect(p, card(c), c, -1, -1, K_USE))  # target, option not logged
+            return
+        whose = "to hand" if p == self.active else f"to seat {p}'s hand"
+        self.say(f"{self.ind()}{source}: searches for {self.the(c)} — found{place}, {whose}.")
+        if c == FEATHER and self.char[p] not in (RAVEN, HORSEMAN):
+            self.merge = ("search feather", p)  # RM-26: discarded instead (E_FEATHER follows)
+        else:
+            self.add(p, c)
+
+    def inplay(self, p: int, c: int, entering: int, *_: int) -> None:
+        if entering:
+            self.say(f"{self.ind()}{self.the(c)[0].upper()}{self.the(c)[1:]} enters play.")
+            eff = self.effect
+            if eff is not None and eff.card == c:
+                eff.source = card(c)
+        else:
+            self.say(f"{self.ind()}The {card(c)} is removed from the game.")
+
+    def barricade(self, p: int, room: int, placed: int, *_: int) -> None:
+        if placed:
+            self.say(f"{self.ind()}A Barricade now blocks {self.the(room)} (RM-17).")
+        else:
+            self.say(f"{self.ind()}The Barricade on {self.the(room)} is broken.")
+
+    def backpack(self, p: int, c: int, stored: int, *_: int) -> None:
+        if stored:
+            self.take(p, c)
+            self.bp[p][c] += 1
+            self.extend(("store", p), f"{self.ind()}Stores in the Backpack: ", card(c))
+        else:
+            if self.bp[p][c] > 0:
+                self.bp[p][c] -= 1
+            else:
+                self.problem(f"seat {p} takes {card(c)} from a Backpack that does not hold it")
+            self.add(p, c)
+            self.extend(("draw", p), f"  Seat {p} draws ", f"{card(c)} (from its Backpack)")
+
+    # ------------------------------------------------------------ death abilities
+
+    def ability(self, v: int, ch: int, t: int, o: int, *_: int) -> None:
+        head = f"{self.ind()}{self.s(v)}'s death ability:"
+        src = char(ch)
+        eff = _Effect(v, src, -1, t, o, K_PLAY, depth=1)
+        if ch in (BOAR, DOC):
+            text = f"kill {self.s(t)}"
+        elif ch in _WEAPON:
+            text = f"uses {self.the(o)} on {self.s(t)}"
+        elif ch == ANGLER:
+            text = (
+                f"look at {self.s(t)}'s character"
+                if o == 0
+                else f"look at {self.s(t)}'s hand and have it discard a card"
+            )
+        elif ch == BUNNY:
+            text = f"swap places with {self.s(t)}"
+        elif ch == CATFISH:
+            text = f"{self.s(t)} reveals its hand"
+        elif ch == CRAYFISH:
+            text = f"stun {self.s(t)} and exchange hands with it"
+        elif ch == EEL:
+            text = "every other player chooses: be stunned or discard its hand"
+        elif ch == GROGUS:
+            at = f" at {self.s(t)}" if t >= 0 else ""
+            text = f"plays {card(o)} from the discard pile{at} (as if alive)"
+            eff = _Effect(v, card(o), o, t, -1, K_PLAY, depth=1)  # its option is not logged
+        elif ch == WHALE:
+            text = f"exchange character cards with {self.s(t)}"
+        elif ch == SQUIRREL:
+            text = "search the deck and the discard pile for the Rod, then look at a character"
+        elif ch == ALLIGATOR:
+            text = "search the deck and the discard pile for the Treasure Map and play it"
+            self.play_next[(v, TREASURE_MAP)] = src
+        else:
+            text = f"target {self.s(t)}"
+        self.begin(eff)
+        if ch == CRAYFISH or (ch in _WEAPON and o == HARPOON):
+            self.expect_stun = t
+        self.say(f"{head} {text}.")
+
+    def vote(self, m: int, t: int, kills: int, stuns: int, result: int, *_: int) -> None:
+        self.effect = _Effect(m, "Mayor Groundhog", -1, t, 0, K_PLAY, depth=1)
+        if result == 1:
+            self.expect_stun = t
+        self.say(
+            f"{self.ind()}{self.s(m)}'s death ability: everyone votes on {self.s(t)}: "
+            f"{kills} to kill, {stuns} to stun — {'kill' if result == 0 else 'stun'} "
+            "(a tie goes the Mayor's way)."
+        )
+
+    def eel(self, q: int, choice: int, *_: int) -> None:
+        if choice == 0:
+            self.say(f"{self.ind(1)}{self.s(q)} chooses to be stunned.")
+            self.eel_stun = q
+        else:
+            kept = self.hand[q][FEATHER]
+            hand = [card(c) for c in range(NC) if c != FEATHER for _ in range(self.hand[q][c])]
+            hand += ["?"] * self.unseen[q]
+            keep = f" (keeps {_plural(kept, 'Feather')})" if kept else ""
+            self.say(
+                f"{self.ind(1)}{self.s(q)} discards its hand: {', '.join(hand) or 'nothing'}{keep}."
+            )
+            self.eel_discard = q
+
+    def consent(self, asker: int, asked: int, yes: int, kind: int, *_: int) -> None:
+        eff = self.effect
+        t = eff.target if eff is not None else -1
+        if kind == 0:
+            if yes:
+                self.say(
+                    f"{self.ind()}{self.s(asked)} consents to the kill of {self.s(t)} and will "
+                    "skip its next turn."
+                )
+            else:
+                self.say(f"{self.ind()}{self.s(asked)} refuses: no kill; the turn ends anyway.")
+        else:
+            self.say(f"{self.ind()}{self.s(asked)} {'accepts' if yes else 'refuses'} the card.")
+
+    def whale(self, v: int, t: int, ct: int, *_: int) -> None:
+        cv = self.char[v]
+        before_v, before_t = self.s(v), self.s(t)
+        self.char[v], self.char[t] = ct, cv
+        if self.alive[t]:
+            self.alive[v] = True
+            self.alive[t] = False
+            self.stunned[t] = False
+            self.stun_card[t] = -1
+            more = f"seat {v} lives again as {char(ct)}; seat {t} is now the dead {char(cv)}"
+        else:
+            more = f"seat {v} now holds {char(ct)}; seat {t} holds {char(cv)}"
+        for p in (v, t):  # as engine.whale_swap: sides follow the cards (RM-15)
+            if _immune(self.char[p]) or self.possessed[p] < 0:
+                self.possessed[p] = -1
+                self.side[p] = _own_side(self.char[p])
+        self.say(
+            f"{self.ind()}{before_v} exchanges character cards with {before_t}: {more} (ENGINE-13)."
+        )
+
+    def side_change(self, p: int, side: int, *_: int) -> None:
+        self.side[p] = side
+        self.possessed[p] = side if side != FAMILY else -1
+        if side == FAMILY:
+            self.say(f"{self.ind()}{self.s(p)} is no longer possessed: back with the Family.")
+        else:
+            self.say(f"{self.ind()}{self.s(p)} now serves {_SIDE_WORDS[side]} (RM-22).")
+
+    # ------------------------------------------------------------ the end
+
+    def end(self, reason: int, turns: int, *_: int) -> None:
+        text = {
+            END_FAMILY: "the Family wins: every evil character is dead",
+            END_RAVEN: "the Raven wins: every other living player is possessed",
+            END_HORSEMAN: "the Headless Horseman wins: every other living player is possessed",
+            END_CTHULHU: "Cthulhu Gentleman wins: the last one standing",
+            END_CAP: "the turn cap is reached: no side has won",
+        }[reason]
+        self.say("")
+        self.say(f"End after {turns} turns: {text} (end reason {END_REASONS[reason - 1]}).")
+
+    def check_final(self) -> None:
+        st = self.final
+        for p in range(self.n):
+            hand = [int(x) for x in st.pl[p, S.PL_HAND : S.PL_HAND + NC]]
+            over = [card(c) for c in range(NC) if self.hand[p][c] > hand[c]]
+            if over or sum(hand) != self.size(p):
+                self.problem(
+                    f"seat {p} ends with {sum(hand)} cards, the shadow {self.size(p)}"
+                    + (f" (too many {', '.join(over)})" if over else "")
+                )
+            bp = [int(x) for x in st.pl[p, S.PL_BP : S.PL_BP + NC]]
+            if bp != self.bp[p]:
+                self.problem(f"seat {p}'s Backpack differs from the shadow")
+            if int(st.pl[p, S.PL_CHAR]) != self.char[p]:
+                self.problem(f"seat {p} ends as {char(int(st.pl[p, S.PL_CHAR]))}")
+            if bool(st.pl[p, S.PL_ALIVE]) != self.alive[p]:
+                self.problem(f"seat {p} alive={int(st.pl[p, S.PL_ALIVE])} at the end")
+            if int(st.pl[p, S.PL_SIDE]) != self.side[p]:
+                self.problem(f"seat {p} ends on side {TEAM_NAMES[int(st.pl[p, S.PL_SIDE])]}")
+            if int(st.pl[p, S.PL_POS]) != self.pos[p]:
+                self.problem(f"seat {p} ends at position {int(st.pl[p, S.PL_POS])}")
+
+
+def _final(compiled: Compiled, logged: Logged) -> list[str]:
+    """Each seat at the end, from the final state: dealt and held character, side, life, kills,
+    stuns, score and rank (turns numbered as the Turn lines)."""
+    st = logged.state
+    out = ["", "Final standing (turns numbered as above):"]
+    for p in range(compiled.players):
+        pl = st.pl[p]
+        dealt, held = int(pl[S.PL_DEALT]), int(pl[S.PL_CHAR])
+        chars = f"dealt {char(dealt)}" + (f", ends as {char(held)}" if held != dealt else "")
+        side = TEAM_NAMES[int(pl[S.PL_SIDE])]
+        if int(pl[S.PL_POSSESSED]) >= 0:
+            side += f" (possessed since turn {int(pl[S.PL_POSS_TURN]) + 1})"
+        elif int(pl[S.PL_POSS_TURN]) >= 0:
+            side += f" (possessed on turn {int(pl[S.PL_POSS_TURN]) + 1}, freed since)"
+        if int(pl[S.PL_EVIL_LOST]):
+            side += ", an evil character that died: cannot win"
+        if int(pl[S.PL_ALIVE]):
+            life = "alive"
+        else:
+            cause = int(pl[S.PL_CAUSE])
+            why = DEATH_CAUSES[cause - 1] if cause > 0 else "?"
+            life = f"dead since turn {int(pl[S.PL_DEATH_TURN]) + 1} ({why})"
+        rank = int(logged.rank[p])
+        out.append(
+            f"  Seat {p} ({compiled.seat_policies[p]}): {chars}; side {side}; {life}; "
+            f"{_plural(int(pl[S.PL_KILLS]), 'kill')}, {_plural(int(pl[S.PL_STUNS]), 'stun')}; "
+            f"score {int(logged.score[p])}, rank {rank}"
+        )
+    return out
