@@ -75,6 +75,7 @@ from balance.games.raven_manor.policies import (
     K_BREAK,
     K_CYCLE,
     K_EAGLE,
+    K_FREE,
     K_PASS,
     K_PLAY,
     K_USE,
@@ -157,6 +158,7 @@ from balance.games.raven_manor.state import (
     G_END,
     G_FIRST,
     G_GEN,
+    G_HOLD,
     G_INPLAY,
     G_LOG_CAP,
     G_MISS,
@@ -311,6 +313,7 @@ from balance.games.raven_manor.tables import (
     PIKE,
     PILLOW,
     RAT_TREACHERY,
+    RAVEN,
     REACT0,
     REACT1,
     RIFLE,
@@ -409,7 +412,7 @@ def find_card(st, p, c, discard_too):
 def to_hand_public(st, p, c):
     """A revealed card into ``p``'s hand; RM-26: a Feather goes to the discard pile instead unless
     ``p`` is a possessor."""
-    if c == FEATHER and not possessor(st.pl[p, PL_CHAR]):
+    if c == FEATHER and st.pl[p, PL_CHAR] != RAVEN:
         discard_card(st, c)
         st.pl[p, PL_FEATHER_DISC] += 1
         emit(st, E_FEATHER, p, 0, 0, 0, 0, 0, 0)
@@ -449,7 +452,7 @@ def draw_card(tb, st, p, pick):
             return -1
         tele(st, p, c, 1)  # TE_DRAWN is column 0
         if c == FEATHER:
-            if not possessor(st.pl[p, PL_CHAR]):
+            if st.pl[p, PL_CHAR] != RAVEN:  # RM-6: the Horseman uses only Feathers received
                 discard_card(st, c)
                 st.pl[p, PL_FEATHER_DISC] += 1
                 emit(st, E_FEATHER, p, 0, 0, 0, 0, 0, 0)
@@ -558,7 +561,7 @@ def fix_feathers(tb, st, p):
     for _ in range(st.deck.shape[0] + 2):
         if st.pl[p, PL_HAND + FEATHER] == 0:
             break
-        if possessor(st.pl[p, PL_CHAR]):
+        if st.pl[p, PL_CHAR] == RAVEN:
             if not choose_yes(tb, st, p, np.int64(-1), np.int64(Y_BLUFF)):
                 break
         elif tb.params[P_FEATHER_REDRAW] == 0:
@@ -618,25 +621,25 @@ def fitting(st, r, lvl, stack, from_hand, eff, t, opts):
     turn1 = st.g[G_TURN] + 1
     if lvl == 0:
         card = stack[0, 0]
-        if card != MOUNTAINS:  # RM-28: Mountains is answered by its own duel
-            if eff & EF_KILL and t == r and alive(st, r) and st.pl[r, PL_SAFE_KILL] != turn1:
-                if has(st, r, EVADE):
-                    opts[n] = EVADE
-                    n += 1
-            if eff & EF_STUN and t == r and st.pl[r, PL_SAFE_STUN] != turn1:
-                if has(st, r, DODGE):
-                    opts[n] = DODGE
-                    n += 1
-            if eff & (EF_XCHG | EF_SWAP) and t == r and stack[0, 3] & AVOIDED == 0:
-                if has(st, r, AVOID):
-                    opts[n] = AVOID
-                    n += 1
-            if t >= 0 and t != r and has(st, r, LIFEBUOY):
-                k = eff & EF_KILL and alive(st, t) and st.pl[t, PL_SAFE_KILL] != turn1
-                s = eff & EF_STUN and st.pl[t, PL_SAFE_STUN] != turn1
-                if k or s:
-                    opts[n] = LIFEBUOY
-                    n += 1
+        # RM-28: the target's Evade against Mountains is its own duel (mountains_duel)
+        if card != MOUNTAINS and eff & EF_KILL and t == r and alive(st, r):
+            if st.pl[r, PL_SAFE_KILL] != turn1 and has(st, r, EVADE):
+                opts[n] = EVADE
+                n += 1
+        if eff & EF_STUN and t == r and st.pl[r, PL_SAFE_STUN] != turn1:
+            if has(st, r, DODGE):
+                opts[n] = DODGE
+                n += 1
+        if eff & (EF_XCHG | EF_SWAP) and t == r and stack[0, 3] & AVOIDED == 0:
+            if has(st, r, AVOID):
+                opts[n] = AVOID
+                n += 1
+        if t >= 0 and t != r and has(st, r, LIFEBUOY):
+            k = eff & EF_KILL and alive(st, t) and st.pl[t, PL_SAFE_KILL] != turn1
+            s = eff & EF_STUN and st.pl[t, PL_SAFE_STUN] != turn1
+            if k or s:
+                opts[n] = LIFEBUOY
+                n += 1
         if from_hand and card >= 0:
             if is_action_card(card) and has(st, r, ROD):
                 opts[n] = ROD
@@ -745,7 +748,7 @@ def window(tb, st, a, card, from_hand, eff, t, stack, opts):
 @njit(cache=True, _nrt=False, forceinline=False)
 def check_end(st):
     """RM-22: set G_END when a side has won (simultaneous ends go to the Family)."""
-    if st.g[G_END] != 0:
+    if st.g[G_END] != 0 or st.g[G_HOLD] != 0:
         return
     n = n_players(st)
     evil_alive = 0
@@ -853,7 +856,11 @@ def die(st, v, cause, killer):
     reveal_char(st, v)
     ch = st.pl[v, PL_CHAR]
     emit(st, E_DEATH, v, ch, cause, killer, st.g[G_TURN], 0, 0)
-    if evil(ch):  # RM-22: it joins the Family, its possessed serve the other possessor
+    others = False  # another evil character lives: the game goes on (RM-22)
+    for q in range(n_players(st)):
+        if q != v and alive(st, q) and evil(st.pl[q, PL_CHAR]):
+            others = True
+    if evil(ch) and others:  # RM-22: it joins the Family, its possessed serve the other possessor
         st.pl[v, PL_EVIL_LOST] = 1
         side = own_side(ch)
         other = -1
@@ -870,13 +877,16 @@ def die(st, v, cause, killer):
                     st.pl[q, PL_POSSESSED] = -1
                     st.pl[q, PL_SIDE] = FAMILY
                 emit(st, E_SIDE, q, st.pl[q, PL_SIDE], 0, 0, 0, 0, 0)
+    elif evil(ch):
+        st.pl[v, PL_EVIL_LOST] = 1
     if cause != D_EAGLE and has_death_ability(ch):
         i = st.g[G_DEATHS_N]
         if i < 2 * MAXP:
             st.g[G_DEATHS + 2 * i] = v
             st.g[G_DEATHS + 2 * i + 1] = ch
             st.g[G_DEATHS_N] = i + 1
-    check_end(st)
+    if st.g[G_DEPTH] == st.g[G_DEATHS_N] and st.g[G_HOLD] == 0:
+        check_end(st)  # else after the death abilities (RM-5, RM-21: they resolve at once)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -951,7 +961,7 @@ def give_card(st, a, b, c):
 def feather_given(st, a, b):
     """RM-6: a Feather from a possessor possesses a living, non-immune receiver."""
     ch = st.pl[a, PL_CHAR]
-    if possessor(ch) and alive(st, b) and not immune(st.pl[b, PL_CHAR]):
+    if possessor(ch) and alive(st, a) and alive(st, b) and not immune(st.pl[b, PL_CHAR]):
         possess(st, b, own_side(ch), a)
 
 
@@ -1121,7 +1131,7 @@ def enum_card(tb, st, p, c, kind, living, n):
             if adjacent(st, p, t):
                 n = add_cand(st, n, kind, c, t, 0)
     elif c == EXCHANGE or c == THE_INN:
-        if free_cards(st, p) > (1 if kind == K_PLAY and c == EXCHANGE else 0):
+        if free_cards(st, p) > (1 if kind == K_PLAY else 0):  # the card itself is not given
             for t in range(np_):
                 if t != p and st.pl[t, PL_STUNNED] == 0:
                     n = add_cand(st, n, kind, c, t, 0)
@@ -1225,7 +1235,7 @@ def enum_actions(tb, st, p):
 def choose_use(tb, st, p, c, living):
     """A policy's target and option for card ``c`` played by an effect (Manor Plan's Room,
     Compass's Location, Coast's Treasure Map, Groguś); (-2, 0) when it has no legal use."""
-    n = enum_card(tb, st, p, c, np.int64(K_PLAY), living, np.int64(0))
+    n = enum_card(tb, st, p, c, np.int64(K_FREE), living, np.int64(0))
     if n == 0:
         return -2, 0
     i = choose_action(tb, st, p, n)
@@ -1272,6 +1282,7 @@ def mountains_duel(tb, st, a, t, opts, stack):
         stack[1, 4] = t
         if choose_reaction(tb, st, t, opts, np.int64(1), stack, np.int64(1), t) == EVADE:
             evaded = True
+            st.pl[t, PL_SAFE_KILL] = st.g[G_TURN] + 1  # ENGINE-4
             take_hand(st, t, EVADE)
             discard_card(st, EVADE)
             tele(st, t, TE_PLAYED + EVADE, 1)
@@ -1289,8 +1300,12 @@ def mountains_duel(tb, st, a, t, opts, stack):
         tele(st, a, TE_PLAYED + EVADE, 1)
         emit(st, E_REACT, a, EVADE, 0, MOUNTAINS, t, 0, 0)
         st.pl[a, PL_KILLS] += 1
+        st.g[G_HOLD] = 1  # both die at once: the end is judged after both (RM-22: the Family)
         die(st, t, np.int64(D_MOUNTAINS), a)
         die(st, a, np.int64(D_MOUNTAINS), a)
+        st.g[G_HOLD] = 0
+        if st.g[G_DEPTH] == st.g[G_DEATHS_N]:
+            check_end(st)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -1413,7 +1428,7 @@ def apply_card(tb, st, a, c, t, o, from_hand, entering, living, stack, opts, pic
                 st.deck[n] = top
                 n += 1
             st.g[G_DECK_N] = n
-            if x == FEATHER and not possessor(st.pl[a, PL_CHAR]):
+            if x == FEATHER and st.pl[a, PL_CHAR] != RAVEN:
                 discard_card(st, x)  # RM-26
                 st.pl[a, PL_FEATHER_DISC] += 1
                 emit(st, E_FEATHER, a, 0, 0, 0, 0, 0, 0)
@@ -1506,10 +1521,11 @@ def apply_card(tb, st, a, c, t, o, from_hand, entering, living, stack, opts, pic
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def play_chain(tb, st, a, c, t, o, from_hand, living, stack, opts, pick):
+def play_chain(tb, st, a, c, t, o, from_hand, entering, living, stack, opts, pick):
     """``c`` and the cards its effect plays in turn (Manor Plan's Room, Compass's Location,
-    Coast's Treasure Map), each with its own window."""
-    entering = 1 if from_hand else 0
+    Coast's Treasure Map), each with its own window; ``entering``: a Room or Location ``c`` comes
+    into play (from hand, or played by an effect: Groguś, Guardian Eagle), else it is used where
+    it lies in play."""
     for _ in range(4):
         nxt = apply_card(tb, st, a, c, t, o, from_hand, entering, living, stack, opts, pick)
         if nxt < 0 or st.g[G_END] != 0:
@@ -1674,7 +1690,7 @@ def death_ability(tb, st, v, ch, stack, opts, pick, mask):
         for c in range(NC):
             if st.g[G_DISC + c] > 0 and not (REACT0 <= c < REACT1) and c != PILLOW:
                 if c != FEATHER:
-                    k = enum_card(tb, st, v, c, np.int64(K_PLAY), np.int64(1), k)
+                    k = enum_card(tb, st, v, c, np.int64(K_FREE), np.int64(1), k)
         if k > 0:
             i = choose_action(tb, st, v, k)
             b = G_CAND + 4 * i
@@ -1685,7 +1701,7 @@ def death_ability(tb, st, v, ch, stack, opts, pick, mask):
             st.g[G_DISC_N] -= 1
             emit(st, E_ABILITY, v, ch, t, c, 0, 0, 0)
             tele(st, v, TE_PLAYED + c, 1)
-            play_chain(tb, st, v, c, t, o, np.int64(0), np.int64(1), stack, opts, pick)
+            play_chain(tb, st, v, c, t, o, np.int64(0), np.int64(1), np.int64(1), stack, opts, pick)
     elif ch == WHALE:
         if target_mask(st, v, np.int64(0), np.int64(0), mask) > 0:
             t = choose_target(tb, st, v, np.int64(T_WHALE), mask, n)
@@ -1721,7 +1737,18 @@ def death_ability(tb, st, v, ch, stack, opts, pick, mask):
         if find_card(st, v, np.int64(TREASURE_MAP), np.int64(1)):
             t, o = choose_use(tb, st, v, np.int64(TREASURE_MAP), np.int64(0))
             play_chain(
-                tb, st, v, np.int64(TREASURE_MAP), t, o, np.int64(0), np.int64(0), stack, opts, pick
+                tb,
+                st,
+                v,
+                np.int64(TREASURE_MAP),
+                t,
+                o,
+                np.int64(0),
+                np.int64(1),
+                np.int64(0),
+                stack,
+                opts,
+                pick,
             )
 
 
@@ -1734,6 +1761,9 @@ def resolve_deaths(tb, st, stack, opts, pick, mask):
         death_ability(
             tb, st, st.g[G_DEATHS + 2 * i], st.g[G_DEATHS + 2 * i + 1], stack, opts, pick, mask
         )
+        if st.g[G_DEPTH] == st.g[G_DEATHS_N]:
+            check_end(st)
+    check_end(st)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1747,9 +1777,9 @@ def do_action(tb, st, a, kind, c, t, o, stack, opts, pick):
     if kind == K_PLAY:
         take_hand(st, a, c)
         tele(st, a, TE_PLAYED + c, 1)
-        play_chain(tb, st, a, c, t, o, np.int64(1), living, stack, opts, pick)
+        play_chain(tb, st, a, c, t, o, np.int64(1), np.int64(1), living, stack, opts, pick)
     elif kind == K_USE:
-        play_chain(tb, st, a, c, t, o, np.int64(0), living, stack, opts, pick)
+        play_chain(tb, st, a, c, t, o, np.int64(0), np.int64(0), living, stack, opts, pick)
     elif kind == K_CYCLE:  # RM-4: discard 2 to draw 1
         for _ in range(tb.params[P_DISCARD_DRAW]):
             if free_cards(st, a) == 0:
@@ -1764,7 +1794,9 @@ def do_action(tb, st, a, kind, c, t, o, stack, opts, pick):
                 st.g[G_INPLAY + o] += 1
                 emit(st, E_INPLAY, a, o, 1, 0, 0, 0, 0)
             else:
-                play_chain(tb, st, a, o, t2, o2, np.int64(0), np.int64(0), stack, opts, pick)
+                play_chain(
+                    tb, st, a, o, t2, o2, np.int64(0), np.int64(1), np.int64(0), stack, opts, pick
+                )
     elif kind == K_BREAK:  # RM-17: the Axe or Rifle spent on a Barricade
         take_hand(st, a, c)
         tele(st, a, TE_PLAYED + c, 1)
@@ -1940,7 +1972,6 @@ def play_batch(
                 s, r = outcome(st, p)
                 out_score[gi, p] = s
                 out_rank[gi, p] = r
-                out_order[gi, p] = (st.pl[p, PL_POS] - st.pl[first, PL_POS]) % n
                 out_order[gi, p] = (p - first) % n
                 out_team[gi, p] = st.pl[p, PL_SIDE]
                 out_role[gi, p] = st.pl[p, PL_DEALT]

@@ -125,8 +125,9 @@ from balance.games.raven_manor.tables import (
 )
 from balance.rng import below, uniform
 
-# Action kinds (the engine's candidates: kind, card, target, option).
-K_PLAY, K_USE, K_CYCLE, K_EAGLE, K_BREAK, K_PASS = range(6)
+# Action kinds (the engine's candidates: kind, card, target, option). K_FREE: a card an effect
+# plays (Manor Plan's Room, Groguś's card from the discard pile), only its target and option asked.
+K_PLAY, K_USE, K_CYCLE, K_EAGLE, K_BREAK, K_PASS, K_FREE = range(7)
 
 # What a yes/no question is about (choose_yes).
 (
@@ -412,7 +413,8 @@ def score_action(tb, st, p, kind, c, t, o):
     if kind == K_BREAK:
         fam = st.pl[p, PL_SIDE] == FAMILY
         return tb.weights[p, W_SEARCH] * 0.5 if fam else -0.3
-    bonus = 0.05 if kind == K_PLAY and (ROOM0 <= c < ROOM1 or c >= ABANDONED_MINE) else 0.0
+    entering = kind == K_PLAY or kind == K_FREE
+    bonus = 0.05 if entering and (ROOM0 <= c < ROOM1 or c >= ABANDONED_MINE) else 0.0
     if c == AXE or c == KNIFE or c == BROKEN_BOTTLE or c == RIFLE:
         return _kill_value(tb, st, p, t)
     if c == HARPOON:

@@ -112,6 +112,7 @@ G_NEXT = _g(1)  # the player who takes the next turn (Rat Treachery), -1: the ri
 G_DEATHS_N = _g(1)  # seats on the death stack
 G_DEPTH = _g(1)  # death abilities resolved so far (the queue's head)
 G_BAD_SCRIPT = _g(1)  # a scripted action that was not legal (tests assert 0)
+G_HOLD = _g(1)  # 1 while simultaneous deaths resolve (the end is judged after all of them)
 G_GEN = _g(1)  # reshuffles of the discard pile into the deck so far
 N_G_RESET = _g.end  # g[:N_G_RESET] is cleared for every game
 G_LOG_CAP = _g(1)
