@@ -797,8 +797,9 @@ class _Narrator:
     def feather(self, p: int, bluff: int, *_: int) -> None:
         if bluff:
             self.extend(("draw", p), f"  Seat {p} draws ", "a Feather (discarded: a bluff)")
-        elif self.merge == ("search feather", p):
-            self.lines[-1] += " (a Feather: discarded instead, RM-26)"
+        elif self.merge == ("search feather", p):  # RM-26: not kept, discarded instead
+            self.take(p, FEATHER)
+            self.lines[-1] = self.lines[-1][:-1] + " (a Feather: discarded instead, RM-26)."
         elif self.pick is not None and self.pick[0] == p:
             self.say(f"{self.ind()}It takes a Feather: discarded (RM-26).")
         else:
@@ -844,10 +845,9 @@ class _Narrator:
             return
         whose = "to hand" if p == self.active else f"to seat {p}'s hand"
         self.say(f"{self.ind()}{source}: searches for {self.the(c)} — found{place}, {whose}.")
-        if c == FEATHER and self.char[p] not in (RAVEN, HORSEMAN):
-            self.merge = ("search feather", p)  # RM-26: discarded instead (E_FEATHER follows)
-        else:
-            self.add(p, c)
+        self.add(p, c)
+        if c == FEATHER:  # an E_FEATHER next says it was discarded instead (RM-26)
+            self.merge = ("search feather", p)
 
     def inplay(self, p: int, c: int, entering: int, *_: int) -> None:
         if entering:
