@@ -42,6 +42,7 @@ from balance.games.raven_manor.state import (
     PL_CHAR,
     PL_DEALT,
     PL_HAND,
+    PL_KE,
     PL_POS,
     PL_POSSESSED,
     PL_SCRIPT,
@@ -293,10 +294,14 @@ def _kill_value(tb, st, p, t):
     if trusted(st, p, t):
         return -w
     if enemy(st, p, t):
-        if possessor(me):  # the Raven kills the known immune at full weight, others at half
-            ch = known_char(st, p, t)
-            return w if ch >= 0 and immune(ch) else 0.5 * w
+        if possessor(me):  # the known immune at full weight; the others at half while it
+            ch = known_char(st, p, t)  # still has Feathers to win them with
+            if (ch >= 0 and immune(ch)) or st.pl[p, PL_HAND + FEATHER] == 0:
+                return w
+            return 0.5 * w
         return w
+    if st.pl[p, PL_POSSESSED] >= 0:  # RM-10: for its possessor a dead player is as good as a
+        return 0.5 * w  # possessed one, so any player but its master is worth killing
     return -0.2 * w
 
 
@@ -324,7 +329,7 @@ def _look_value(tb, st, p, t):
         w *= 0.3
     if enemy(st, p, t) or (t != p and trusted(st, p, t)):
         w *= 0.2
-    elif knows_enemy(st, p) > 0:
+    elif st.pl[p, PL_KE] > 0:
         w *= 0.5
     return w
 
@@ -355,7 +360,7 @@ def _want(tb, st, p, c, discard_too):
     if not may_find(tb, st, p, c, discard_too):
         return -0.01
     v = tb.weights[p, W_SEARCH] * card_value(tb, st, p, c) / 10.0
-    if is_weapon(c) and knows_enemy(st, p) > 0:
+    if is_weapon(c) and st.pl[p, PL_KE] > 0:
         v *= 2.0
     return v
 
@@ -405,7 +410,7 @@ def score_action(tb, st, p, kind, c, t, o):
     if kind == K_PASS:
         return -1.0
     if kind == K_CYCLE:
-        if knows_enemy(st, p) > 0 and not holds_adjacent_weapon(st, p):
+        if st.pl[p, PL_KE] > 0 and not holds_adjacent_weapon(st, p):
             return 2.0 * tb.weights[p, W_CYCLE]
         return tb.weights[p, W_CYCLE]
     if kind == K_EAGLE:
@@ -487,6 +492,7 @@ def choose_action(tb, st, p, n):
         st.g[G_BAD_SCRIPT] = 1
     if is_random(tb, st, p):
         return below(st.rng[2 + p], n)
+    st.pl[p, PL_KE] = knows_enemy(st, p)  # read by the scores below, computed once
     best, best_v = 0, NEG
     for i in range(n):
         b = G_CAND + 4 * i
@@ -689,6 +695,7 @@ def choose_target(tb, st, p, purpose, mask, n):
                     return q
                 k -= 1
         return -1
+    st.pl[p, PL_KE] = knows_enemy(st, p)
     best, best_v = -1, NEG
     for q in range(n):
         if not mask[q]:

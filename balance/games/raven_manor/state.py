@@ -79,6 +79,7 @@ PL_HAND_N = _pl(1)
 PL_BP_N = _pl(1)  # cards stored in its Backpacks
 PL_BACKPACKS = _pl(1)  # Backpacks in front of it
 PL_FEATHER_DISC = _pl(1)  # Feathers it discarded publicly on drawing (RM-13)
+PL_KE = _pl(1)  # policy scratch: living players it knows are enemies (policies.knows_enemy)
 PL_SCRIPT = _pl(1)  # POL_SCRIPT: scripted values used so far
 PL_EVIL_LOST = _pl(1)  # 1: an evil character that died (RM-22: joins the Family, cannot win)
 PL_HAND = _pl(NC)  # + card: copies in hand

@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from balance.games.raven_manor import engine, state
-from balance.games.raven_manor.policies import K_BREAK, K_PASS, K_PLAY, K_USE
+from balance.games.raven_manor.policies import K_BREAK, K_FREE, K_PASS, K_PLAY, K_USE
 from balance.games.raven_manor.state import (
     E_BACKPACK,
     E_BARRICADE,
@@ -285,10 +285,14 @@ def test_exchange_trades_a_card_with_the_chosen_player(build):
     s.check()
 
 
-def test_exchange_needs_a_second_card_to_give(build):
-    """Exchange: with the Exchange card as the only card there is nothing to give."""
-    s = build(FIVE, hands={0: [EXCHANGE]})
+@pytest.mark.parametrize("card", [EXCHANGE, THE_INN])
+def test_exchange_and_the_inn_from_hand_need_a_second_card_to_give(build, card):
+    """Exchange, The Inn (RM-29): the card played is not the card given: alone in hand it has no
+    legal use, so the player passes; from play, The Inn needs one card."""
+    s = build(FIVE, hands={0: [card]})
     assert s.legal(0) == {(K_PASS, -1, -1, 0)}
+    s = build(FIVE, hands={0: [KNIFE]}, in_play=(THE_INN,))
+    assert {t for k, c, t, o in s.legal(0) if c == THE_INN} == {1, 2, 3, 4}
     s.check()
 
 
@@ -448,7 +452,7 @@ def test_manor_plan_searches_for_any_room_and_plays_it(build):
         FIVE,
         hands={0: [MANOR_PLAN], 3: [KNIFE]},
         deck=[CANDLE, LIBRARY],
-        scripts={0: [K_PLAY, LIBRARY, 3, 0]},
+        scripts={0: [K_FREE, LIBRARY, 3, 0]},
     )
     s.play(0, MANOR_PLAN, -1, LIBRARY)
     assert s.in_play(LIBRARY) == 1
@@ -552,7 +556,7 @@ def test_compass_searches_for_a_location_and_plays_it(build):
         FIVE,
         hands={0: [COMPASS], 2: [KNIFE]},
         deck=[CANDLE, CAVE],
-        scripts={0: [K_PLAY, CAVE, 2, 0]},
+        scripts={0: [K_FREE, CAVE, 2, 0]},
     )
     s.play(0, COMPASS, -1, CAVE)
     assert s.in_play(CAVE) == 1
@@ -614,13 +618,6 @@ def test_rm21_rod_cancels_both_effects_of_the_harpoon(build):
     s.check()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ENGINE BUG: the Harpoon's kill and stun share one window (engine.py apply_card: "
-    "window(..., EF_KILL | EF_STUN) then kill and stun_with), where the target is asked once "
-    "(ENGINE-5) and plays one reaction, so it cannot answer the kill with Evade and the stun with "
-    "Dodge; RM-21 and the rulebook FAQ say each effect is answered on its own",
-)
 def test_rm21_harpoon_each_effect_answered_on_its_own_evade_and_dodge(build):
     """Harpoon, RM-21: the target answers the kill with Evade and the stun with Dodge."""
     s = build(FIVE, hands={0: [HARPOON], 2: [EVADE, DODGE]}, scripts={2: [EVADE, DODGE]})
@@ -843,7 +840,7 @@ def test_coast_discards_a_bottle_then_plays_the_treasure_map(build):
         deck=[CANDLE, TREASURE_MAP],
         discard=[RIFLE],
         in_play=(COAST,),
-        scripts={0: [K_PLAY, TREASURE_MAP, -1, RIFLE]},
+        scripts={0: [K_FREE, TREASURE_MAP, -1, RIFLE]},
     )
     s.use(0, COAST)
     assert s.hand(0) == cards(KNIFE, RIFLE)
@@ -894,12 +891,13 @@ def test_rm24_forest_has_no_consenting_player_with_two_players(build):
 
 
 def test_rm28_mountains_with_both_evades_both_die(build):
-    """Mountains, RM-28, ENGINE-10: the target Evades, the player of the Mountains Evades too:
-    both die; no other answer is asked for (seat 3's Lifebuoy); the Mountains stays in play."""
+    """Mountains, RM-28, ENGINE-10: seat 3 lets its Lifebuoy be; the target Evades, the player of
+    the Mountains Evades too: both die, with no further answer (seat 3 is not asked again); the
+    Mountains stays in play."""
     s = build(
         FIVE,
         hands={0: [MOUNTAINS, EVADE], 1: [EVADE], 3: [LIFEBUOY]},
-        scripts={0: [1], 1: [EVADE], 3: [LIFEBUOY]},
+        scripts={0: [1], 1: [EVADE], 3: [-1, LIFEBUOY]},
     )
     s.play(0, MOUNTAINS, 1)
     assert not s.alive(0) and not s.alive(1)
@@ -912,7 +910,24 @@ def test_rm28_mountains_with_both_evades_both_die(build):
     assert s.in_play(MOUNTAINS) == 1
     assert s.discard() == cards(EVADE, EVADE)
     assert s.end() == 0
-    assert s.script_used(3) == 0
+    assert s.script_used(3) == 1 and s.hand(3) == cards(LIFEBUOY)
+    s.check(all_used=False)
+
+
+def test_rm28_rm7_a_lifebuoy_answers_the_mountains_kill_before_the_duel(build):
+    """Mountains, RM-28, RM-7: another player's Lifebuoy answers the Mountains' kill itself:
+    the target cannot be killed this turn, so there is no duel."""
+    s = build(
+        FIVE,
+        hands={1: [EVADE], 3: [LIFEBUOY]},
+        in_play=(MOUNTAINS,),
+        scripts={1: [EVADE], 3: [LIFEBUOY]},
+    )
+    s.use(0, MOUNTAINS, 1)
+    assert s.alive(0) and s.alive(1)
+    assert s.ev(E_REACT) == [(3, LIFEBUOY, 0, MOUNTAINS, 0, 0, 0)]
+    assert s.ev(E_KILL_SAVED) == [(1, 0, 0, 0, 0, 0, 0)]
+    assert s.hand(1) == cards(EVADE) and s.script_used(1) == 0
     s.check(all_used=False)
 
 

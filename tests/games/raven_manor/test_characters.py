@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from balance.games.raven_manor import engine, state
-from balance.games.raven_manor.policies import K_EAGLE, K_PLAY
+from balance.games.raven_manor.policies import K_EAGLE, K_FREE
 from balance.games.raven_manor.state import (
     E_ABILITY,
     E_DEATH,
@@ -399,14 +399,6 @@ def test_doc_kills_the_chosen_player_after_death(build):
     s.check()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ENGINE BUG (a reading to confirm): a death that meets a victory condition ends the "
-    "game before the dead player's death ability resolves (engine.py die() calls check_end, "
-    "which sets G_END = END_RAVEN; resolve_deaths then stops at G_END != 0), so the Doc's kill "
-    "of the Raven never happens; RM-5 and RM-21 say the dead player resolves its death ability "
-    "at once, and RM-22 gives a simultaneous end to the Family",
-)
 def test_rm5_rm21_doc_killed_last_still_resolves_his_kill_on_the_raven(build):
     """Doc, RM-5, RM-21, RM-22: the Raven kills the last free player, the Doc; his death ability
     (kill the chosen player) resolves as part of his death: he kills the Raven, and the Family
@@ -462,7 +454,7 @@ def test_grogus_plays_a_card_from_the_discard_pile_as_if_alive(build):
         line_up(GROGUS),
         hands={2: [ROD]},
         discard=[RIFLE, PILLOW, EVADE],
-        scripts={1: [K_PLAY, RIFLE, 3, 0], 2: [ROD]},
+        scripts={1: [K_FREE, RIFLE, 3, 0], 2: [ROD]},
     )
     assert s.kill(0, 1)
     assert not s.alive(3) and s.ev(E_DEATH)[1][:4] == (3, DOG_FATHER, D_KILL, 1)
@@ -472,21 +464,13 @@ def test_grogus_plays_a_card_from_the_discard_pile_as_if_alive(build):
     s.check(all_used=False)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ENGINE BUG: a Room or Location Groguś plays from the discard pile never enters play "
-    "and vanishes (engine.py death_ability GROGUS calls play_chain(..., from_hand=0, ...), whose "
-    "first card gets entering = 0, so apply_card neither puts the Room in play nor discards it): "
-    "the card is lost (conservation) and the Room is not in play, though a played Room stays in "
-    "play (rulebook, Card Types)",
-)
 def test_grogus_playing_a_room_from_the_discard_puts_it_into_play(build):
     """Groguś: a Room played from the discard pile enters play and is used at once."""
     s = build(
         line_up(GROGUS),
         hands={0: [KNIFE], 3: [AXE]},
         discard=[LIBRARY],
-        scripts={1: [K_PLAY, LIBRARY, 3, 0]},
+        scripts={1: [K_FREE, LIBRARY, 3, 0]},
     )
     s.play(0, KNIFE, 1)
     assert s.kn[1, 3, KN_HAND + AXE] == 1
@@ -512,18 +496,10 @@ def test_rm27_guardian_eagle_reveals_himself_to_play_a_location_and_counts_as_de
     s.check()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ENGINE BUG: a Location the Guardian Eagle plays that has a legal use (Cave, The Inn, "
-    "Cabin, Coast, Abandoned Mine) is used but never enters play (engine.py do_action K_EAGLE "
-    "calls play_chain(..., from_hand=0, ...), whose first card gets entering = 0): the card "
-    "vanishes from every place (conservation) although Locations remain in play (rulebook, Card "
-    "Types; Compass's identical 'search ... and play it' does put it in play)",
-)
 def test_rm27_guardian_eagles_cave_enters_play(build):
     """Guardian Eagle, RM-27, ENGINE-10: the Cave he plays enters play and is used at once."""
     s = build(
-        line_up(EAGLE), hands={3: [AXE]}, deck=[CANDLE, CAVE], scripts={1: [K_PLAY, CAVE, 3, 0]}
+        line_up(EAGLE), hands={3: [AXE]}, deck=[CANDLE, CAVE], scripts={1: [K_FREE, CAVE, 3, 0]}
     )
     s.act(1, K_EAGLE, -1, -1, CAVE)
     assert s.hand(1) == cards(AXE)
@@ -730,7 +706,7 @@ def test_uncle_alligator_plays_the_treasure_map(build):
         hands={0: [KNIFE]},
         deck=[CANDLE, TREASURE_MAP],
         discard=[RIFLE],
-        scripts={1: [K_PLAY, TREASURE_MAP, -1, RIFLE]},
+        scripts={1: [K_FREE, TREASURE_MAP, -1, RIFLE]},
     )
     s.play(0, KNIFE, 1)
     assert s.hand(1) == cards(RIFLE)

@@ -345,7 +345,7 @@ def test_rm2_rm30_every_player_count_deals_distinct_characters_with_the_raven(ma
         assert len(set(chars)) == players and RAVEN in chars
         for p in range(players):
             assert st.pl[p, state.PL_HAND_N] == 4
-            if not state.possessor(chars[p]):  # the Horseman may keep them too (FAQ)
+            if chars[p] != RAVEN:  # the Horseman uses only Feathers he receives (RM-6)
                 assert st.pl[p, state.PL_HAND + FEATHER] == 0
             assert st.pl[p, state.PL_POS] == p and st.g[state.G_RING + p] == p
             assert st.pl[p, state.PL_SIDE] == state.own_side(chars[p])
@@ -845,14 +845,6 @@ def test_rm10_family_wins_when_the_raven_dies_engine2_engine3_outcomes(build):
     s.check()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ENGINE BUG: with the Raven the only evil character, its death moves its possessed "
-    "back to the Family before the game ends (engine.py die(): the RM-22 'rejoin the Family' loop "
-    "runs for every evil death, then check_end gives END_FAMILY), so they win with the Family; "
-    "RM-10 and the rulebook ('Possessed players win when Raven wins', 'you win and lose with "
-    "him') make them lose; RM-22's rejoining is for games with several evil characters",
-)
 def test_rm10_rm6_possessed_players_lose_with_the_raven(build):
     """RM-10, RM-6: the possessed win and lose with the Raven: the Raven's death is their loss,
     alive or dead."""
@@ -903,9 +895,11 @@ def test_rm22_a_living_doc_keeps_the_raven_from_winning(build):
         [RAVEN, AUNT_CAT, DOC],
         hands={1: [FEATHER]},
         possessed={1: 0},
+        scripts={2: [1]},  # the Doc's death ability: he kills the possessed Aunt Cat
     )
     assert s.check_end() == 0
     assert s.kill(0, 2)
+    assert not s.alive(1) and s.cause(1) == D_ABILITY
     assert s.end() == END_RAVEN
     s.check()
 
@@ -928,14 +922,6 @@ def test_rm10_engine2_a_capped_game_is_a_draw_shared_by_the_sides_left():
         assert rank == (1 if side == FAMILY or raven_alive else 2)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ENGINE BUG: simultaneous deaths end the game on the first one: in the Mountains "
-    "duel die(target) sets G_END = END_RAVEN (the Raven is then alone) and die(attacker) returns "
-    "early because G_END != 0 (engine.py die: 'if not alive(st, v) or st.g[G_END] != 0: "
-    "return'; mountains_duel calls die twice), so the Raven lives and wins; RM-22/RM-28 say both "
-    "die and a simultaneous end goes to the Family",
-)
 def test_rm22_rm28_simultaneous_end_goes_to_the_family(build):
     """RM-22, RM-10, RM-28: the Raven's Mountains on the last free player, both Evade: both die
     at once, and a simultaneous end is the Family's."""
