@@ -524,6 +524,22 @@ def test_headless_horseman_possesses_for_his_own_side(build):
     s.check()
 
 
+def test_rm6_rm26_the_horseman_discards_feathers_he_draws(build):
+    """Headless Horseman, RM-6, RM-26, RM-3: he uses the Feathers he receives; one he draws is
+    discarded publicly like anyone's but the Raven's (he is not asked to bluff)."""
+    s = build(
+        [RAVEN, HORSEMAN, AUNT_CAT],
+        hands={1: [CANDLE, CANDLE, CANDLE]},
+        deck=[FEATHER, KNIFE],
+        scripts={1: [0]},
+    )
+    engine.refill(s.tb, s.st, 1, s.pick)
+    assert s.hand(1) == cards(CANDLE, CANDLE, CANDLE, KNIFE)
+    assert s.discard() == cards(FEATHER)
+    assert s.script_used(1) == 0
+    s.check(all_used=False)
+
+
 def test_rm22_horseman_and_raven_the_possessed_of_a_dead_master_serve_the_other(build):
     """Headless Horseman and Raven (rulebook FAQ, RM-22): the Raven dies: its possessed now serve
     the Horseman and the game goes on; once the last free player dies, the Horseman's side wins,

@@ -637,6 +637,22 @@ def test_rm14_a_feather_does_not_possess_a_dead_player(build):
     s.check()
 
 
+def test_rm14_rm6_a_dead_ravens_feather_possesses_nobody(build):
+    """RM-14, RM-6, RM-22: a Feather passed by a dead Raven (in a game another evil character
+    keeps going) possesses nobody."""
+    s = build(
+        [RAVEN, AUNT_CAT, CTHULHU],
+        hands={0: [FEATHER], 1: [KNIFE]},
+        dead=(0,),
+        scripts={0: [FEATHER], 1: [KNIFE]},
+    )
+    s.trade(0, 1)
+    assert s.hand(1) == cards(FEATHER)
+    assert s.possessed(1) == -1 and s.side(1) == FAMILY
+    assert not s.ev(E_POSSESS)
+    s.check()
+
+
 def test_rm23_a_kill_targets_only_living_players_other_cards_any_other_player(build):
     """RM-23: "the chosen player" is any other player, living or dead, but a kill can only
     target a living one."""
