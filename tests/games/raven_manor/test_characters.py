@@ -71,6 +71,7 @@ from balance.games.raven_manor.tables import (
     END_CTHULHU,
     END_FAMILY,
     END_HORSEMAN,
+    END_RAVEN,
     EVADE,
     FAMILY,
     FEATHER,
@@ -571,6 +572,24 @@ def test_engine9_with_the_raven_dead_a_random_feather_possesses_for_the_horseman
     s.use(3, CAVE, 2)
     assert s.hand(3) == cards(FEATHER)
     assert s.possessed(3) == S_HORSEMAN and s.side(3) == S_HORSEMAN
+    s.check()
+
+
+def test_rm22_horseman_and_raven_the_horsemans_possessed_serve_the_raven_after_him(build):
+    """Headless Horseman and Raven (rulebook FAQ, RM-22), the other way round: the Horseman dies,
+    his possessed serve the Raven, and the Raven's side wins once the rest are dead."""
+    s = build(
+        [RAVEN, HORSEMAN, AUNT_CAT, DOG_FATHER],
+        hands={2: [FEATHER]},
+        possessed={2: 1},
+    )
+    assert s.kill(3, 1)
+    assert s.end() == 0
+    assert s.possessed(2) == S_RAVEN and s.side(2) == S_RAVEN
+    assert s.ev(E_SIDE) == [(2, S_RAVEN, 0, 0, 0, 0, 0)]
+    assert s.kill(0, 3)
+    assert s.end() == END_RAVEN
+    assert [s.outcome(p) for p in range(4)] == [(1, 1), (0, 2), (1, 1), (0, 2)]
     s.check()
 
 
