@@ -3,9 +3,8 @@ RM-30), the checks of the line-up against the rules (``schema.check_config``, Ru
 hook), the shipped configs in configs/raven_manor, and bad configs as one-line errors naming the
 file and the key. No game is played.
 
-Until the engine registers the game, configs load against ``FakeManor``, a stand-in plugin made
-of the schema alone; the tests marked with the ``engine`` plugin run once ``raven_manor`` is in
-``balance.games.names()`` and are skipped before.
+The config tests run twice: against ``FakeManor``, a stand-in plugin made of the schema alone
+(so that the config layer is tested apart from the engine), and against the registered plugin.
 """
 
 from __future__ import annotations
@@ -53,7 +52,11 @@ class FakeManor:
     min_players = 2
     max_players = 12
     rules_model = Rules
-    policy_kinds: ClassVar = {"random": RandomPolicy, "basic": BasicPolicy}
+    policy_kinds: ClassVar = {
+        "random": RandomPolicy,
+        "basic": BasicPolicy,
+        "by_side": schema.BySidePolicy,
+    }
     default_policies = schema.DEFAULT_POLICIES
     end_reasons = tables.END_REASONS
     check_config = staticmethod(check_config)
@@ -147,11 +150,21 @@ def test_the_deck_lists_only_the_cards_it_changes():
 
 
 def test_the_default_policies_are_valid():
-    assert schema.DEFAULT_POLICIES == {"random": {"kind": "random"}, "basic": {"kind": "basic"}}
+    assert schema.DEFAULT_POLICIES == {
+        "random": {"kind": "random"},
+        "basic": {"kind": "basic"},
+        "basic_family": {"kind": "by_side", "family": "basic", "evil": "random"},
+        "basic_evil": {"kind": "by_side", "family": "random", "evil": "basic"},
+    }
     assert RandomPolicy.model_validate(schema.DEFAULT_POLICIES["random"]).kind == "random"
+    side = schema.BySidePolicy.model_validate(schema.DEFAULT_POLICIES["basic_family"])
+    assert (side.family, side.evil, side.kill) == ("basic", "random", 1.0)
     basic = BasicPolicy.model_validate(schema.DEFAULT_POLICIES["basic"])
     assert basic.mulligan_below == 1
     assert BasicPolicy.model_validate({"kind": "basic", "kill": 2}).kill == 2.0  # YAML `2`
+    assert BasicPolicy.model_validate({"values": {"rifle": 9}}).values == {"rifle": 9.0}
+    with pytest.raises(ValueError, match="values.gun: no card named 'gun'"):
+        BasicPolicy.model_validate({"values": {"gun": 1}})
 
 
 def test_basic_weights_are_the_tables_weights():
@@ -159,7 +172,8 @@ def test_basic_weights_are_the_tables_weights():
     them out: tables imports the schema). A weight called a chance is within 0..1."""
     fields = BasicPolicy.model_fields
     assert list(fields)[:2] == ["kind", "mulligan_below"]
-    assert tuple(fields)[2:] == tables.W_NAMES
+    assert tuple(fields)[2:-1] == tables.W_NAMES
+    assert list(fields)[-1] == "values"  # card values over tables.CARD_VALUES
     for name, default, description in tables.BASIC_WEIGHTS:
         field = fields[name]
         assert field.default == default, name
@@ -442,6 +456,7 @@ def test_every_shipped_config_loads(fake_manor):
     expected = {
         "base", "roanoke", "negative_interaction", "defense", "dont_trust_anyone",
         "roanoke_lineup", "gore", "random_vs_basic", "two_players", "twelve_players", "all_cards",
+        "random", "basic_family_vs_random_evil", "basic_evil_vs_random_family",
         *(f"players_{n}" for n in range(3, 11)),
     }  # fmt: skip
     assert names == expected
@@ -467,7 +482,7 @@ def test_base_writes_out_every_default(fake_manor):
     assert set(raw["rules"]["opening"]) == set(schema.Opening.model_fields)
     assert set(raw["rules"]["numbers"]) == set(schema.Numbers.model_fields)
     assert raw["rules"]["deck"] == STARTER_DECK
-    assert raw["policies"]["basic"] == BasicPolicy().model_dump()
+    assert {**raw["policies"]["basic"], "values": {}} == BasicPolicy().model_dump()
     cfg = load_config(BASE)
     assert (cfg.players, cfg.seats, cfg.games, cfg.seed) == (5, ["basic"] * 5, 200_000, 1)
     assert cfg.report.headline.key() == ("win_share", "team", "raven")
@@ -631,7 +646,7 @@ def test_the_shipped_configs_validate_through_the_cli(plugin):
 def test_the_engine_uses_the_schema(plugin):
     """The registered plugin's models, policies and player range are the config layer's."""
     assert plugin.rules_model is Rules
-    assert plugin.policy_kinds == {"random": RandomPolicy, "basic": BasicPolicy}
+    assert plugin.policy_kinds == FakeManor.policy_kinds
     assert plugin.default_policies == schema.DEFAULT_POLICIES
     assert (plugin.min_players, plugin.max_players) == (2, 12)  # RM-30
     assert tuple(plugin.end_reasons) == tables.END_REASONS
@@ -648,6 +663,8 @@ def test_every_shipped_config_compiles(fake_manor, path):
     assert k.params[tables.P_POOL] == CHARACTER_NAMES.index("raven")  # always dealt first
     assert k.params[tables.P_COUNT + CARD_NAMES.index("feather")] == cfg.rules.deck["feather"]
     basic = [p for p, name in enumerate(cfg.seats) if name == "basic"]
+    if cfg.policies.get("basic", {}).get("values"):
+        basic = []
     assert (k.weights[basic] == [w[1] for w in tables.BASIC_WEIGHTS]).all()
 
 
