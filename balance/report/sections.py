@@ -344,7 +344,7 @@ def advantage_section(page: Page, ds: DatasetStats) -> str:
         )
     edge = (
         f"First player's edge: {points(adv.first_player_edge, adv.edge_lo, adv.edge_hi)} "
-        f"(wins {pct(adv.first_player_share, 2)} against a fair {fair_pct(1 / adv.players)})."
+        f"(wins {pct(adv.first_player_share, 2)} against a fair {fair_pct(adv.fair)})."
     )
     table = table_html(
         adv.by_order.to_dicts(),

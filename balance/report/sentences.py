@@ -291,7 +291,7 @@ def summary_sentences(
     ws, adv = ds.shares, ds.advantage
     seat = ws.by_seat
     players = ws.players
-    fair = 1.0 / players
+    fair = adv.fair
     n_games = f"{ws.games:,} games"
 
     # Who wins: policies first when the line-up mixes them, else seats.
@@ -333,10 +333,19 @@ def summary_sentences(
             .sort("dev", descending=True)
             .row(0, named=True)
         )
-        out.append(
-            f"Team {t['team']} wins {share_pm(t['share'], t['lo'], t['hi'])} of games against a fair "
-            f"{fair_pct(t['fair'])}."
-        )
+        if finite(t["fair"]):
+            out.append(
+                f"Team {t['team']} wins {share_pm(t['share'], t['lo'], t['hi'])} of games against "
+                f"a fair {fair_pct(t['fair'])}."
+            )
+        else:  # dealt teams (Raven Manor): no share is fair by construction; say them all
+            rows = teams.sort("share", descending=True).to_dicts()
+            said = "; ".join(
+                f"team {r['team']} {share_pm(r['share'], r['lo'], r['hi'])}" for r in rows
+            )
+            out.append(
+                f"Sides are dealt, so no team has a fair share by construction: {said} of games."
+            )
 
     # Turn order.
     if finite(adv.first_player_share) and players > 1:

@@ -256,7 +256,12 @@ def win_shares(rows: pl.LazyFrame | pl.DataFrame, *, level: float = 0.95) -> Win
     policies_fixed = bool(players) and int(by_seat["policies"].max()) == 1
     by_seat = by_seat.drop("teams", "policies")
     share = (pl.col("wins") / pl.col("n")).alias("share")
+    # A fair seat wins 1/players of its games, unless the game deals teams: then several seats
+    # win together (a Family victory is a win for every Family seat), and a fair seat, place or
+    # policy wins what the average seat-game wins (every seat is dealt every team alike).
     fair = pl.lit(1.0 / max(players, 1))
+    if not teams_fixed and players:
+        fair = pl.lit(float(by_seat["wins"].sum()) / max(float(by_seat["n"].sum()), 1.0))
     one_seat = pl.col("n").alias("seat_games")
 
     # One seat per team for the whole run: a team's wins are its seat's, game by game.
@@ -316,7 +321,8 @@ class SeatAdvantage(NamedTuple):
     The chi-square tests compare the wins of each seat (and of each place in the turn order) with
     equal shares; they are only made when the line-up is symmetric (every seat plays the same
     policy and is its own team in every game), otherwise ``chi2``/``p_value`` are None. The first player's edge
-    is the win share of ``order == 0`` minus 1/players, with its Wilson interval.
+    is the win share of ``order == 0`` minus a fair place's (``fair``: 1/players, or the average
+    seat-game's win when the game deals teams), with its Wilson interval.
     """
 
     players: int
@@ -329,11 +335,17 @@ class SeatAdvantage(NamedTuple):
     order_chi2: float | None  # places in the turn order against equal shares
     order_p_value: float | None
     first_player_share: float
-    first_player_edge: float  # share of order 0 minus 1/players
+    first_player_edge: float  # share of order 0 minus fair
     edge_lo: float
     edge_hi: float
     by_seat: pl.DataFrame  # as WinShares.by_seat
     by_order: pl.DataFrame  # as WinShares.by_order
+
+    @property
+    def fair(self) -> float:
+        """A fair place's win share (the edge's zero): 1/players, or the average seat-game's
+        win when the game deals teams."""
+        return self.first_player_share - self.first_player_edge
 
 
 def _chi2_equal(wins: np.ndarray) -> tuple[float, float]:
@@ -360,7 +372,7 @@ def seat_advantage(
         chi2, p = _chi2_equal(seat["wins"].to_numpy())
         ochi2, op = _chi2_equal(order["wins"].to_numpy())
     first = order.filter(pl.col("order") == 0)
-    fair = 1.0 / max(n, 1)
+    fair = float(order["fair"][0]) if order.height else 1.0 / max(n, 1)
     if first.height:
         share, lo, hi = (float(first[c][0]) for c in ("share", "lo", "hi"))
     else:
