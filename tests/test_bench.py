@@ -93,7 +93,10 @@ def test_bench_tiny_run_prints_every_row_and_writes_json(tmp_path):
 def test_unknown_game_is_a_one_line_error():
     result = _invoke("bench", "nope", "--no-cold")
     assert (result.exit_code, result.stdout) == (1, "")
-    assert result.stderr == "error: unknown game 'nope' (one of: five_ravens, raven_order)\n"
+    assert (
+        result.stderr
+        == "error: unknown game 'nope' (one of: five_ravens, raven_order, raven_manor)\n"
+    )
 
 
 @pytest.mark.parametrize(

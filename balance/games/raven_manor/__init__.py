@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from balance.games.base import Game
 from balance.games.raven_manor import schema
-from balance.games.raven_manor.tables import CHARACTER_NAMES, END_REASONS, TEAM_NAMES
+from balance.games.raven_manor.schema import CHARACTER_NAMES, END_REASONS, TEAM_NAMES
 
 
 class RavenManor(Game):

@@ -111,10 +111,8 @@ assert len(ROOM_NAMES) == ROOM1 - ROOM0 and len(LOCATION_NAMES) == LOC1 - LOC0
 
 # Sides (RM-22): Chunk.team values, named by TEAM_NAMES.
 FAMILY, S_RAVEN, S_HORSEMAN, S_CTHULHU = range(4)
-TEAM_NAMES = ("family", "raven", "horseman", "cthulhu")
 
 # End reasons (plugin.end_reasons order; State G_END holds index + 1, 0 = still playing).
-END_REASONS = ("family", "raven", "horseman", "cthulhu", "turn_cap")
 END_FAMILY, END_RAVEN, END_HORSEMAN, END_CTHULHU, END_CAP = range(1, 6)
 
 # How a seat died (telemetry died__<cause>; State PL_CAUSE holds index + 1).
