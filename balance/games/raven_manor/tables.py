@@ -109,7 +109,10 @@ assert len(ROOM_NAMES) == ROOM1 - ROOM0 and len(LOCATION_NAMES) == LOC1 - LOC0
     WOLF,
 ) = range(NCH)
 
-# Sides (RM-22): Chunk.team values, named by TEAM_NAMES.
+# Sides (RM-22): Chunk.team values, named by TEAM_NAMES (the schema's, re-exported here beside
+# the codes the kernels write; so are END_REASONS).
+from balance.games.raven_manor.schema import END_REASONS, TEAM_NAMES  # noqa: E402, F401
+
 FAMILY, S_RAVEN, S_HORSEMAN, S_CTHULHU = range(4)
 
 # End reasons (plugin.end_reasons order; State G_END holds index + 1, 0 = still playing).
