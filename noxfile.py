@@ -10,6 +10,7 @@ import nox
 REPORTS = {
     "five_ravens": ("configs/five_ravens/base.yaml", 1_000_000),
     "raven_order": ("configs/raven_order/base.yaml", 200_000),
+    "raven_manor": ("configs/raven_manor/base.yaml", 200_000),
 }
 
 
@@ -46,7 +47,7 @@ def bench(session: nox.Session) -> None:
 
 @nox.session
 def reports(session: nox.Session) -> None:
-    """Regenerate the published reports, reports/five_ravens.html and reports/raven_order.html.
+    """Regenerate the published reports, reports/<game>.html for each game in REPORTS.
 
     Each is `balance simulate CONFIG --games N --report reports/GAME.html` into a scratch results
     directory named after the game (the report's title and section names), inside this session's

@@ -40,7 +40,6 @@ from balance.games.raven_manor.state import (
     KN_GAVE_F,
     KN_SEEN,
     PL_CHAR,
-    PL_DEALT,
     PL_HAND,
     PL_KE,
     PL_POS,
@@ -156,10 +155,11 @@ NEG = -1e18
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def is_random(tb, st, p):
-    """Does seat ``p`` play ``random`` (by_side: for the side of the character it was dealt)?"""
+    """Does seat ``p`` play ``random`` (by_side: the policy of the side it is on now, which it
+    knows: a possessed Family seat plays for the Raven's side, RM-6)?"""
     k = tb.seat[p, SP_KIND]
     if k == POL_BY_SIDE:
-        k = tb.seat[p, SP_EVIL_KIND] if evil(st.pl[p, PL_DEALT]) else tb.seat[p, SP_FAMILY_KIND]
+        k = tb.seat[p, SP_FAMILY_KIND] if st.pl[p, PL_SIDE] == FAMILY else tb.seat[p, SP_EVIL_KIND]
     return k == POL_RANDOM
 
 

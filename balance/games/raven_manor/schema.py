@@ -492,18 +492,18 @@ class BasicPolicy(BaseModel):
 
 
 class BySidePolicy(BasicPolicy):
-    """One policy for the seats dealt a Family character and another for those dealt an evil
-    one (the Raven, the Headless Horseman, Cthulhu Gentleman): characters are dealt at random
-    (RM-2), so "a basic Family against a random Raven" cannot be written as seats. A seat keeps
-    the policy of the character it was dealt when it is possessed. The weights are its basic
-    half's."""
+    """One policy for the Family's seats and another for the evil side's (the Raven, the
+    Headless Horseman, Cthulhu Gentleman and the players they possess): characters are dealt at
+    random (RM-2), so "a basic Family against a random Raven" cannot be written as seats. A seat
+    plays the policy of the side it is on at each decision (a possessed seat knows it: RM-6,
+    RM-11). The weights are its basic half's."""
 
     kind: Literal["by_side"] = Field("by_side", description="a policy per dealt side")
     family: Literal["random", "basic"] = Field(
-        "basic", description="policy of seats dealt a Family character"
+        "basic", description="policy of a seat while it is on the Family's side"
     )
     evil: Literal["random", "basic"] = Field(
-        "basic", description="policy of seats dealt an evil character"
+        "basic", description="policy of a seat while it is on an evil side (possessed included)"
     )
 
 
