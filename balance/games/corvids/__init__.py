@@ -1,0 +1,1 @@
+"""Corvids (not registered yet): the physical model of the trash pile lives in ``physics``."""

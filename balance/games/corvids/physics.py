@@ -1,0 +1,697 @@
+"""Corvids physical model of the trash pile (RULINGS CV-5, CV-6, CV-8, CV-9): numba kernels over
+plain arrays that the engine will hold in its state.
+
+Coordinates are millimetres with the origin at the centre of the mat, x along its width and y
+along its height; the mat is ``[-W/2, W/2] x [-H/2, H/2]``. A card is a ``CARD_W x CARD_H``
+rectangle turned by its angle (radians, counter-clockwise; at angle 0 its width lies along x); a
+feather is a disc. Nest ``k`` (0-7) is a circle centred at angle ``2 pi k / 8 + NEST_PHASE`` on the
+ellipse of semi-axes ``NEST_AX * W`` and ``NEST_AY * H`` (``nest_xy``, ``nest_centres``).
+
+::
+
+    params    float64[N_PH]            every physical number (PH_*, ``default_params``)
+    cards     float64[MAXC, N_CD]      per card: CD_X, CD_Y (centre), CD_A (angle), CD_H (height)
+    cst       int64[MAXC, N_CS]        per card: CS_ON (1 in the pile), CS_FACE (1 up, 0 down),
+                                       CS_MARK (set by the last peck / remove_isolated call:
+                                       off the mat / removed), CS_MOVED (displaced by the last peck)
+    feathers  float64[MAXF, N_FT]      per feather: FT_X, FT_Y (centre), FT_H (height)
+    fst       int64[MAXF, N_FS]        per feather: FS_ON, FS_MARK, FS_MOVED (as for cards)
+    rng       uint64[1]                the pile's random stream (balance.rng)
+
+Rows ``[0, n_cards)`` and ``[0, n_feathers)`` are the pieces of the game; a piece is in the pile
+while its ``ON`` flag is 1 and every kernel ignores the others. Heights are stack order: a piece
+placed or landing anew gets ``new_height`` = 1 + the highest height of *any* row (in the pile or
+not), so heights only ever grow and a higher piece is always the later placed.
+
+Readings where CV-8 / CV-9 leave a choice (cite as PHYS-n):
+
+- PHYS-1 Outlines are closed and tolerant: two outlines overlap ("touch", CV-8) when they are
+  within ``PH_EPS`` (default 1e-6 mm) of each other, so pieces that only abut touch, and a piece
+  abutting a lower card is on top of it. Continuous placements abut with probability 0.
+- PHYS-2 "Covered" (CV-5 Pick, CV-8) counts cards and feathers: card ``i`` is covered when any
+  higher card or feather overlaps it. Only cards cover nests (CV-6) and only cards hide a card
+  ("any part visible", CV-8): a feather lying on a card does not stop it being pecked.
+- PHYS-3 "Any part visible" is sampled: a grid of ``PH_VIS_NX x PH_VIS_NY`` points spanning the
+  card edge to edge (corners and, with odd counts, edge midpoints included); a point is visible
+  when no higher card contains it (closed, with ``PH_EPS``). A card called visible is truly
+  visible; a card whose visible part falls between the points is missed. Measured against shapely
+  (tests/games/corvids/test_physics.py, ``test_visibility_miss_rate``) on 3,000 scattered piles of
+  40 cards: with the default 7 x 9 grid (63 points) it misses 1.1 % of the truly visible cards,
+  every one of them with a visible area below 60 mm² (1 % of a card); 13 x 17 misses 0.3 %.
+- PHYS-4 Set-up (CV-8) places the cards in row order (height 1, 2, ...; shuffle the rows first for
+  another order), each centre normal around the mat centre (sd ``PH_SCATTER_SD_X`` and
+  ``PH_SCATTER_SD_Y``), angle uniform in [0, 2 pi), face up or down with even odds; the whole pile
+  is scattered again until every card is fully on the mat and every nest is overlapped by a card,
+  at most ``PH_SCATTER_TRIES`` times.
+- PHYS-5 A feather (CV-1, CV-11) drops onto a uniform point of a uniformly chosen card of the pile
+  and lies on top of everything (``new_height``); a drop whose disc would stick out of the mat is
+  drawn again (card and point; the rulebook: feathers "stay on the mat"), at most
+  ``PH_DROP_TRIES`` times, and then lies at the last drawn point.
+- PHYS-6 The peck (CV-9): the pieces resting on card ``i`` are the pieces higher than it and
+  overlapping it when it is lifted (directly or through another piece that also overlaps ``i``;
+  a piece lying only on a displaced piece stays put). Card ``i`` is set back down with a normal
+  offset (sd ``PH_PECK_OFFSET_SD`` on each axis) and turn (sd ``PH_PECK_TURN_SD``) and, being set
+  down from above, on top of what it now overlaps (``new_height``). The caller turns its face.
+  Then each resting piece, lowest first, moves in the direction from the aim point to its centre
+  turned by a normal angle (sd ``PH_DISPLACE_DIR_SD``; a uniform direction if it lies on the aim
+  point) by a half-normal distance of scale ``PH_DISPLACE_SD * clumsiness``; a card also turns by
+  a normal angle of sd ``PH_DISPLACE_TURN_SD * clumsiness``; it lands on top (``new_height``).
+- PHYS-7 Off the mat (CV-5, CV-9): a card with a corner beyond an edge of the mat, a feather whose
+  disc is not inside it (a piece exactly on the edge is on the mat). ``peck`` marks every piece
+  of the pile off the mat and returns how many; the engine removes them.
+- PHYS-8 End of turn (CV-5): every piece of the pile touching no other piece of the pile is
+  removed, judged for all pieces at once (a piece left alone by a removal stays until the next
+  end of turn).
+
+Every function is ``@njit(cache=True, _nrt=False)``: no allocation, float64 and int64 only, and
+integer arguments are int64 values (``np.int64(0)``, not ``0``, where a constant is passed).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from balance.games._kit import Offsets
+from balance.rng import below, uniform
+
+N_NESTS = 8  # one nest per bird (CV-10)
+
+# params[PH_*]
+_ph = Offsets()
+PH_MAT_W = _ph(1)  # mat width (x), mm
+PH_MAT_H = _ph(1)  # mat height (y), mm
+PH_NEST_R = _ph(1)  # nest circle radius, mm
+PH_NEST_AX = _ph(1)  # nest ellipse semi-axis along x, as a fraction of the mat width
+PH_NEST_AY = _ph(1)  # nest ellipse semi-axis along y, as a fraction of the mat height
+PH_NEST_PHASE = _ph(1)  # angle of nest 0 on the ellipse, rad
+PH_CARD_W = _ph(1)  # card width, mm
+PH_CARD_H = _ph(1)  # card height, mm
+PH_FEATHER_R = _ph(1)  # feather radius, mm
+PH_SCATTER_SD_X = _ph(1)  # set-up spread of card centres along x, mm (PHYS-4)
+PH_SCATTER_SD_Y = _ph(1)  # ... along y, mm
+PH_SCATTER_TRIES = _ph(1)  # scatters at most before giving up (scatter returns -1)
+PH_DROP_TRIES = _ph(1)  # draws of a feather drop before it lies where it last fell (PHYS-5)
+PH_PECK_OFFSET_SD = _ph(1)  # peck: offset of the set-back card on each axis, mm (PHYS-6)
+PH_PECK_TURN_SD = _ph(1)  # peck: turn of the set-back card, rad
+PH_DISPLACE_SD = _ph(1)  # peck: scale of a resting piece's displacement at clumsiness 1, mm
+PH_DISPLACE_DIR_SD = _ph(1)  # peck: spread of its direction around "away from the aim", rad
+PH_DISPLACE_TURN_SD = _ph(1)  # peck: turn of a displaced card at clumsiness 1, rad
+PH_VIS_NX = _ph(1)  # visibility sample grid: points across the card width (PHYS-3)
+PH_VIS_NY = _ph(1)  # ... along the card height
+PH_EPS = _ph(1)  # outline tolerance, mm (PHYS-1)
+N_PH = _ph.end
+
+# cards[c, CD_*]
+_cd = Offsets()
+CD_X = _cd(1)
+CD_Y = _cd(1)
+CD_A = _cd(1)
+CD_H = _cd(1)
+N_CD = _cd.end
+
+# cst[c, CS_*]
+_cs = Offsets()
+CS_ON = _cs(1)
+CS_FACE = _cs(1)
+CS_MARK = _cs(1)
+CS_MOVED = _cs(1)
+N_CS = _cs.end
+
+# feathers[f, FT_*]
+_ft = Offsets()
+FT_X = _ft(1)
+FT_Y = _ft(1)
+FT_H = _ft(1)
+N_FT = _ft.end
+
+# fst[f, FS_*]
+_fs = Offsets()
+FS_ON = _fs(1)
+FS_MARK = _fs(1)
+FS_MOVED = _fs(1)
+N_FS = _fs.end
+
+# piece kinds (touching)
+K_CARD = 0
+K_FEATHER = 1
+
+_TWO_PI = 2.0 * math.pi
+
+
+def default_params() -> np.ndarray:
+    """The CV-8 defaults: a 560 x 380 mm mat, nests of radius 22 mm on the ellipse of semi-axes
+    0.35 W and 0.32 H, 63 x 88 mm cards, feathers of radius 9 mm; the spreads are this model's."""
+    p = np.zeros(N_PH, dtype=np.float64)
+    p[PH_MAT_W] = 560.0
+    p[PH_MAT_H] = 380.0
+    p[PH_NEST_R] = 22.0
+    p[PH_NEST_AX] = 0.35
+    p[PH_NEST_AY] = 0.32
+    p[PH_NEST_PHASE] = math.pi / 8.0
+    p[PH_CARD_W] = 63.0
+    p[PH_CARD_H] = 88.0
+    p[PH_FEATHER_R] = 9.0
+    p[PH_SCATTER_SD_X] = 95.0
+    p[PH_SCATTER_SD_Y] = 60.0
+    p[PH_SCATTER_TRIES] = 10000.0
+    p[PH_DROP_TRIES] = 100.0
+    p[PH_PECK_OFFSET_SD] = 3.0
+    p[PH_PECK_TURN_SD] = 0.05
+    p[PH_DISPLACE_SD] = 30.0
+    p[PH_DISPLACE_DIR_SD] = 0.5
+    p[PH_DISPLACE_TURN_SD] = 0.3
+    p[PH_VIS_NX] = 7.0
+    p[PH_VIS_NY] = 9.0
+    p[PH_EPS] = 1e-6
+    return p
+
+
+def nest_centres(params: np.ndarray) -> np.ndarray:
+    """float64[N_NESTS, 2]: the centres of the nests (``nest_xy``)."""
+    out = np.zeros((N_NESTS, 2), dtype=np.float64)
+    for k in range(N_NESTS):
+        out[k, 0], out[k, 1] = nest_xy(params, np.int64(k))
+    return out
+
+
+def new_state(max_cards: int, max_feathers: int) -> tuple[np.ndarray, ...]:
+    """Empty ``cards, cst, feathers, fst`` arrays for up to ``max_cards`` and ``max_feathers``."""
+    return (
+        np.zeros((max_cards, N_CD), dtype=np.float64),
+        np.zeros((max_cards, N_CS), dtype=np.int64),
+        np.zeros((max_feathers, N_FT), dtype=np.float64),
+        np.zeros((max_feathers, N_FS), dtype=np.int64),
+    )
+
+
+# ---------------------------------------------------------------- random numbers
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def normal(rng, sd):
+    """A normal number of mean 0 and standard deviation ``sd`` (Box-Muller, one of the pair)."""
+    u1 = 1.0 - uniform(rng)  # (0, 1]
+    u2 = uniform(rng)
+    return sd * math.sqrt(-2.0 * math.log(u1)) * math.cos(_TWO_PI * u2)
+
+
+# ---------------------------------------------------------------- geometry
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def nest_xy(params, k):
+    """The centre of nest ``k`` (PH_NEST_*)."""
+    t = _TWO_PI * k / N_NESTS + params[PH_NEST_PHASE]
+    return (
+        params[PH_NEST_AX] * params[PH_MAT_W] * math.cos(t),
+        params[PH_NEST_AY] * params[PH_MAT_H] * math.sin(t),
+    )
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def rect_corners(cx, cy, ang, w, h, out):
+    """The corners of the ``w x h`` rectangle centred at ``(cx, cy)`` turned by ``ang`` into
+    ``out`` (float64[4, 2]), counter-clockwise from the one at local ``(-w/2, -h/2)``."""
+    c = math.cos(ang)
+    s = math.sin(ang)
+    hw = 0.5 * w
+    hh = 0.5 * h
+    for k in range(4):
+        lx = hw if (k == 1 or k == 2) else -hw
+        ly = hh if k >= 2 else -hh
+        out[k, 0] = cx + c * lx - s * ly
+        out[k, 1] = cy + s * lx + c * ly
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def rects_overlap(ax, ay, aa, aw, ah, bx, by, ba, bw, bh, eps):
+    """Whether two turned rectangles overlap (PHYS-1: closed outlines, gap <= ``eps`` counts).
+
+    Exact separating-axis test: two convex polygons are apart exactly when their projections on
+    one of their edge normals are apart, and a rectangle has two normals."""
+    ca = math.cos(aa)
+    sa = math.sin(aa)
+    cb = math.cos(ba)
+    sb = math.sin(ba)
+    tx = bx - ax
+    ty = by - ay
+    ahw = 0.5 * aw
+    ahh = 0.5 * ah
+    bhw = 0.5 * bw
+    bhh = 0.5 * bh
+    # cosines between the axes: ua=(ca,sa), va=(-sa,ca), ub=(cb,sb), vb=(-sb,cb)
+    uu = abs(ca * cb + sa * sb)  # ua.ub = va.vb
+    uv = abs(-ca * sb + sa * cb)  # ua.vb = va.ub (up to sign)
+    # axis ua
+    if abs(tx * ca + ty * sa) > ahw + bhw * uu + bhh * uv + eps:
+        return False
+    # axis va
+    if abs(-tx * sa + ty * ca) > ahh + bhw * uv + bhh * uu + eps:
+        return False
+    # axis ub
+    if abs(tx * cb + ty * sb) > bhw + ahw * uu + ahh * uv + eps:
+        return False
+    # axis vb
+    return abs(-tx * sb + ty * cb) <= bhh + ahw * uv + ahh * uu + eps
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def disc_rect_overlap(px, py, r, cx, cy, ang, w, h, eps):
+    """Whether the disc of radius ``r`` at ``(px, py)`` overlaps the turned rectangle (exact: the
+    nearest point of the rectangle to the centre is within ``r + eps``)."""
+    c = math.cos(ang)
+    s = math.sin(ang)
+    dx = px - cx
+    dy = py - cy
+    lx = c * dx + s * dy
+    ly = -s * dx + c * dy
+    hw = 0.5 * w
+    hh = 0.5 * h
+    qx = min(max(lx, -hw), hw)
+    qy = min(max(ly, -hh), hh)
+    ex = lx - qx
+    ey = ly - qy
+    rr = r + eps
+    return ex * ex + ey * ey <= rr * rr
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def disc_disc_overlap(ax, ay, ar, bx, by, br, eps):
+    """Whether two discs overlap (centres within ``ar + br + eps``)."""
+    dx = bx - ax
+    dy = by - ay
+    rr = ar + br + eps
+    return dx * dx + dy * dy <= rr * rr
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def point_in_rect(px, py, cx, cy, ang, w, h, eps):
+    """Whether ``(px, py)`` lies in the turned rectangle or within ``eps`` of it."""
+    c = math.cos(ang)
+    s = math.sin(ang)
+    dx = px - cx
+    dy = py - cy
+    lx = c * dx + s * dy
+    ly = -s * dx + c * dy
+    return abs(lx) <= 0.5 * w + eps and abs(ly) <= 0.5 * h + eps
+
+
+# ---------------------------------------------------------------- pieces
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def cards_overlap(params, cards, i, j):
+    """Whether the outlines of cards ``i`` and ``j`` overlap."""
+    w = params[PH_CARD_W]
+    h = params[PH_CARD_H]
+    return rects_overlap(
+        cards[i, CD_X], cards[i, CD_Y], cards[i, CD_A], w, h,
+        cards[j, CD_X], cards[j, CD_Y], cards[j, CD_A], w, h,
+        params[PH_EPS],
+    )  # fmt: skip
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def card_feather_overlap(params, cards, i, feathers, f):
+    """Whether card ``i`` and feather ``f`` overlap."""
+    return disc_rect_overlap(
+        feathers[f, FT_X], feathers[f, FT_Y], params[PH_FEATHER_R],
+        cards[i, CD_X], cards[i, CD_Y], cards[i, CD_A], params[PH_CARD_W], params[PH_CARD_H],
+        params[PH_EPS],
+    )  # fmt: skip
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def feathers_overlap(params, feathers, f, g):
+    """Whether feathers ``f`` and ``g`` overlap."""
+    r = params[PH_FEATHER_R]
+    return disc_disc_overlap(
+        feathers[f, FT_X], feathers[f, FT_Y], r, feathers[g, FT_X], feathers[g, FT_Y], r,
+        params[PH_EPS],
+    )  # fmt: skip
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def card_on_top_of(params, cards, i, j):
+    """Whether card ``j`` is on top of card ``i``: higher and overlapping (CV-8)."""
+    return i != j and cards[j, CD_H] > cards[i, CD_H] and cards_overlap(params, cards, i, j)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def feather_on_top_of(params, cards, i, feathers, f):
+    """Whether feather ``f`` is on top of card ``i``: higher and overlapping (CV-8)."""
+    return feathers[f, FT_H] > cards[i, CD_H] and card_feather_overlap(
+        params, cards, i, feathers, f
+    )
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def covered(params, cards, cst, n_cards, feathers, fst, n_feathers, i):
+    """Whether card ``i`` is covered: a card or feather of the pile is on top of it (PHYS-2)."""
+    for j in range(n_cards):
+        if cst[j, CS_ON] == 1 and card_on_top_of(params, cards, i, j):
+            return True
+    for f in range(n_feathers):
+        if fst[f, FS_ON] == 1 and feather_on_top_of(params, cards, i, feathers, f):
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def point_hidden(params, cards, cst, n_cards, i, px, py):
+    """Whether ``(px, py)`` lies under a card of the pile higher than card ``i``."""
+    hi = cards[i, CD_H]
+    w = params[PH_CARD_W]
+    h = params[PH_CARD_H]
+    eps = params[PH_EPS]
+    for j in range(n_cards):
+        if (
+            cst[j, CS_ON] == 1
+            and cards[j, CD_H] > hi
+            and point_in_rect(px, py, cards[j, CD_X], cards[j, CD_Y], cards[j, CD_A], w, h, eps)
+        ):
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def any_part_visible(params, cards, cst, n_cards, i):
+    """Whether some part of card ``i`` is not under a higher card (CV-5 Peck; PHYS-2, PHYS-3:
+    sampled on the ``PH_VIS_NX x PH_VIS_NY`` grid, never a false "visible")."""
+    nx = np.int64(params[PH_VIS_NX])
+    ny = np.int64(params[PH_VIS_NY])
+    w = params[PH_CARD_W]
+    h = params[PH_CARD_H]
+    c = math.cos(cards[i, CD_A])
+    s = math.sin(cards[i, CD_A])
+    cx = cards[i, CD_X]
+    cy = cards[i, CD_Y]
+    for a in range(nx):
+        lx = w * (a / (nx - 1) - 0.5) if nx > 1 else 0.0
+        for b in range(ny):
+            ly = h * (b / (ny - 1) - 0.5) if ny > 1 else 0.0
+            px = cx + c * lx - s * ly
+            py = cy + s * lx + c * ly
+            if not point_hidden(params, cards, cst, n_cards, i, px, py):
+                return True
+    return False
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def nest_uncovered(params, cards, cst, n_cards, k):
+    """Whether no card of the pile overlaps the circle of nest ``k`` (CV-6)."""
+    nx, ny = nest_xy(params, k)
+    r = params[PH_NEST_R]
+    w = params[PH_CARD_W]
+    h = params[PH_CARD_H]
+    eps = params[PH_EPS]
+    for j in range(n_cards):
+        if cst[j, CS_ON] == 1 and disc_rect_overlap(
+            nx, ny, r, cards[j, CD_X], cards[j, CD_Y], cards[j, CD_A], w, h, eps
+        ):
+            return False
+    return True
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def touching(params, cards, feathers, kind_a, a, kind_b, b):
+    """Whether piece ``a`` of ``kind_a`` (K_CARD, K_FEATHER) touches piece ``b`` of ``kind_b``:
+    their outlines overlap (CV-8). A piece does not touch itself."""
+    if kind_a == K_CARD:
+        if kind_b == K_CARD:
+            return a != b and cards_overlap(params, cards, a, b)
+        return card_feather_overlap(params, cards, a, feathers, b)
+    if kind_b == K_CARD:
+        return card_feather_overlap(params, cards, b, feathers, a)
+    return a != b and feathers_overlap(params, feathers, a, b)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def touches_any(params, cards, cst, n_cards, feathers, fst, n_feathers, kind, a):
+    """Whether piece ``a`` of ``kind`` touches some other piece of the pile."""
+    for j in range(n_cards):
+        if cst[j, CS_ON] == 1 and touching(params, cards, feathers, kind, a, K_CARD, j):
+            return True
+    for f in range(n_feathers):
+        if fst[f, FS_ON] == 1 and touching(params, cards, feathers, kind, a, K_FEATHER, f):
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def card_outside_mat(params, cards, i):
+    """Whether a corner of card ``i`` lies beyond an edge of the mat (PHYS-7)."""
+    c = math.cos(cards[i, CD_A])
+    s = math.sin(cards[i, CD_A])
+    hw = 0.5 * params[PH_CARD_W]
+    hh = 0.5 * params[PH_CARD_H]
+    # half-extents of the turned card's bounding box: its corners reach exactly these
+    ex = hw * abs(c) + hh * abs(s)
+    ey = hw * abs(s) + hh * abs(c)
+    return (
+        abs(cards[i, CD_X]) + ex > 0.5 * params[PH_MAT_W]
+        or abs(cards[i, CD_Y]) + ey > 0.5 * params[PH_MAT_H]
+    )
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def feather_outside_mat(params, feathers, f):
+    """Whether the disc of feather ``f`` is not inside the mat (PHYS-7)."""
+    r = params[PH_FEATHER_R]
+    return (
+        abs(feathers[f, FT_X]) + r > 0.5 * params[PH_MAT_W]
+        or abs(feathers[f, FT_Y]) + r > 0.5 * params[PH_MAT_H]
+    )
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def outside_mat(params, cards, cst, n_cards, feathers, fst, n_feathers):
+    """Mark (CS_MARK, FS_MARK = 1; others 0) the pieces of the pile with any part off the mat and
+    return how many there are."""
+    n = 0
+    for j in range(n_cards):
+        cst[j, CS_MARK] = 0
+        if cst[j, CS_ON] == 1 and card_outside_mat(params, cards, j):
+            cst[j, CS_MARK] = 1
+            n += 1
+    for f in range(n_feathers):
+        fst[f, FS_MARK] = 0
+        if fst[f, FS_ON] == 1 and feather_outside_mat(params, feathers, f):
+            fst[f, FS_MARK] = 1
+            n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def new_height(cards, n_cards, feathers, n_feathers):
+    """1 + the highest height of any card or feather row (in the pile or not): the height of a
+    piece placed now, above every other."""
+    top = 0.0
+    for j in range(n_cards):
+        top = max(top, cards[j, CD_H])
+    for f in range(n_feathers):
+        top = max(top, feathers[f, FT_H])
+    return top + 1.0
+
+
+# ---------------------------------------------------------------- set-up
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def scatter(params, cards, cst, n_cards, rng):
+    """Set-up (CV-8, PHYS-4): scatter cards ``[0, n_cards)`` over the mat until every card is
+    fully on it and every nest is covered. Returns the scatters redone (0: the first one held), or
+    -1 if ``PH_SCATTER_TRIES`` scatters all failed (the last one is left in place)."""
+    tries = np.int64(params[PH_SCATTER_TRIES])
+    sdx = params[PH_SCATTER_SD_X]
+    sdy = params[PH_SCATTER_SD_Y]
+    for t in range(tries):
+        ok = True
+        for j in range(n_cards):
+            cards[j, CD_X] = normal(rng, sdx)
+            cards[j, CD_Y] = normal(rng, sdy)
+            cards[j, CD_A] = _TWO_PI * uniform(rng)
+            cards[j, CD_H] = j + 1.0
+            cst[j, CS_ON] = 1
+            cst[j, CS_FACE] = below(rng, np.int64(2))
+            cst[j, CS_MARK] = 0
+            cst[j, CS_MOVED] = 0
+            if card_outside_mat(params, cards, j):
+                ok = False
+        if ok:
+            for k in range(N_NESTS):
+                if nest_uncovered(params, cards, cst, n_cards, np.int64(k)):
+                    ok = False
+                    break
+        if ok:
+            return np.int64(t)
+    return np.int64(-1)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def nth_on_pile(cst, n_cards, k):
+    """The row of the ``k``-th card of the pile (from 0), -1 if there are fewer."""
+    for j in range(n_cards):
+        if cst[j, CS_ON] == 1:
+            if k == 0:
+                return j
+            k -= 1
+    return np.int64(-1)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def drop_feather(params, cards, cst, n_cards, feathers, fst, n_feathers, f, rng):
+    """Drop feather ``f`` (a row of ``[0, n_feathers)``) onto the pile (CV-1, CV-11, PHYS-5): onto
+    a uniform point of a uniform card of the pile, on top of everything. Returns 1, or 0 if the
+    pile holds no card (then the feather is not placed)."""
+    n_on = np.int64(0)
+    for j in range(n_cards):
+        n_on += cst[j, CS_ON]
+    if n_on == 0:
+        return np.int64(0)
+    w = params[PH_CARD_W]
+    h = params[PH_CARD_H]
+    tries = max(np.int64(params[PH_DROP_TRIES]), np.int64(1))
+    for _ in range(tries):
+        j = nth_on_pile(cst, n_cards, below(rng, n_on))
+        lx = w * (uniform(rng) - 0.5)
+        ly = h * (uniform(rng) - 0.5)
+        c = math.cos(cards[j, CD_A])
+        s = math.sin(cards[j, CD_A])
+        feathers[f, FT_X] = cards[j, CD_X] + c * lx - s * ly
+        feathers[f, FT_Y] = cards[j, CD_Y] + s * lx + c * ly
+        if not feather_outside_mat(params, feathers, f):
+            break
+    feathers[f, FT_H] = new_height(cards, n_cards, feathers, n_feathers)
+    fst[f, FS_ON] = 1
+    fst[f, FS_MARK] = 0
+    fst[f, FS_MOVED] = 0
+    return np.int64(1)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def drop_feathers(params, cards, cst, n_cards, feathers, fst, n_feathers, rng):
+    """Set-up (CV-1): drop every feather ``[0, n_feathers)`` onto the pile in row order
+    (``drop_feather``). Returns the feathers dropped (0 if the pile holds no card)."""
+    n = np.int64(0)
+    for f in range(n_feathers):
+        n += drop_feather(params, cards, cst, n_cards, feathers, fst, n_feathers, f, rng)
+    return n
+
+
+# ---------------------------------------------------------------- the peck
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def _away(rng, params, px, py, aim_x, aim_y, clumsiness):
+    """A resting piece's displacement (PHYS-6): ``(dx, dy)``."""
+    dx = px - aim_x
+    dy = py - aim_y
+    if dx * dx + dy * dy > 1e-18:
+        t = math.atan2(dy, dx) + normal(rng, params[PH_DISPLACE_DIR_SD])
+    else:
+        t = _TWO_PI * uniform(rng)
+    d = abs(normal(rng, params[PH_DISPLACE_SD] * clumsiness))
+    return d * math.cos(t), d * math.sin(t)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def peck(params, cards, cst, n_cards, feathers, fst, n_feathers, i, aim_x, aim_y, clumsiness, rng):
+    """Peck card ``i`` aiming at ``(aim_x, aim_y)`` (CV-9, PHYS-6; the caller turns its face).
+
+    Marks CS_MOVED / FS_MOVED = 1 on the pieces that rested on it and moved, and CS_MARK /
+    FS_MARK = 1 on every piece of the pile now off the mat (``outside_mat``); returns how many are
+    off (the engine removes them and ends the turn)."""
+    # the pieces resting on i, judged before it moves
+    for j in range(n_cards):
+        cst[j, CS_MOVED] = 0
+        if cst[j, CS_ON] == 1 and card_on_top_of(params, cards, i, j):
+            cst[j, CS_MOVED] = 1
+    for f in range(n_feathers):
+        fst[f, FS_MOVED] = 0
+        if fst[f, FS_ON] == 1 and feather_on_top_of(params, cards, i, feathers, f):
+            fst[f, FS_MOVED] = 1
+    # i is lifted, turned over and set back down on top
+    cards[i, CD_X] += normal(rng, params[PH_PECK_OFFSET_SD])
+    cards[i, CD_Y] += normal(rng, params[PH_PECK_OFFSET_SD])
+    cards[i, CD_A] = (cards[i, CD_A] + normal(rng, params[PH_PECK_TURN_SD])) % _TWO_PI
+    cards[i, CD_H] = new_height(cards, n_cards, feathers, n_feathers)
+    # the resting pieces move, lowest first, each landing on top; a landed one is marked 2
+    while True:
+        best_h = math.inf
+        best_k = np.int64(-1)
+        best = np.int64(-1)
+        for j in range(n_cards):
+            if cst[j, CS_MOVED] == 1 and cards[j, CD_H] < best_h:
+                best_h = cards[j, CD_H]
+                best_k = np.int64(K_CARD)
+                best = j
+        for f in range(n_feathers):
+            if fst[f, FS_MOVED] == 1 and feathers[f, FT_H] < best_h:
+                best_h = feathers[f, FT_H]
+                best_k = np.int64(K_FEATHER)
+                best = f
+        if best < 0:
+            break
+        top = new_height(cards, n_cards, feathers, n_feathers)
+        if best_k == K_CARD:
+            dx, dy = _away(
+                rng, params, cards[best, CD_X], cards[best, CD_Y], aim_x, aim_y, clumsiness
+            )
+            cards[best, CD_X] += dx
+            cards[best, CD_Y] += dy
+            turn = normal(rng, params[PH_DISPLACE_TURN_SD] * clumsiness)
+            cards[best, CD_A] = (cards[best, CD_A] + turn) % _TWO_PI
+            cards[best, CD_H] = top
+            cst[best, CS_MOVED] = 2
+        else:
+            dx, dy = _away(
+                rng, params, feathers[best, FT_X], feathers[best, FT_Y], aim_x, aim_y, clumsiness
+            )
+            feathers[best, FT_X] += dx
+            feathers[best, FT_Y] += dy
+            feathers[best, FT_H] = top
+            fst[best, FS_MOVED] = 2
+    for j in range(n_cards):
+        if cst[j, CS_MOVED] == 2:
+            cst[j, CS_MOVED] = 1
+    for f in range(n_feathers):
+        if fst[f, FS_MOVED] == 2:
+            fst[f, FS_MOVED] = 1
+    return outside_mat(params, cards, cst, n_cards, feathers, fst, n_feathers)
+
+
+# ---------------------------------------------------------------- end of turn
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def remove_isolated(params, cards, cst, n_cards, feathers, fst, n_feathers):
+    """End of turn (CV-5, PHYS-8): take out of the pile every piece touching no other piece of it,
+    all judged at once. Marks them (CS_MARK / FS_MARK = 1, others 0) and returns
+    ``(cards removed, feathers removed)``."""
+    for j in range(n_cards):
+        cst[j, CS_MARK] = 0
+        if cst[j, CS_ON] == 1 and not touches_any(
+            params, cards, cst, n_cards, feathers, fst, n_feathers, np.int64(K_CARD), j
+        ):
+            cst[j, CS_MARK] = 1
+    for f in range(n_feathers):
+        fst[f, FS_MARK] = 0
+        if fst[f, FS_ON] == 1 and not touches_any(
+            params, cards, cst, n_cards, feathers, fst, n_feathers, np.int64(K_FEATHER), f
+        ):
+            fst[f, FS_MARK] = 1
+    nc = np.int64(0)
+    nf = np.int64(0)
+    for j in range(n_cards):
+        if cst[j, CS_MARK] == 1:
+            cst[j, CS_ON] = 0
+            nc += 1
+    for f in range(n_feathers):
+        if fst[f, FS_MARK] == 1:
+            fst[f, FS_ON] = 0
+            nf += 1
+    return nc, nf
