@@ -67,6 +67,33 @@ def test_win_shares_by_team_role_seat_and_policy_are_per_game(dataset):
     assert stats.seat_advantage(rows, shares=ws).symmetric is False
 
 
+def test_a_fair_place_wins_what_the_average_seat_game_wins_when_teams_are_dealt(dataset):
+    """Several seats win one game together, so 1/players is no fair share: a fair seat or place
+    wins the average seat-game's win (6.5 wins a cycle of 4 games x 3 seats), and the first
+    player's edge is the per-game difference (its win minus its game's mean seat win), with an
+    interval over games because that fair share comes from the same games."""
+    _, rows = dataset
+    ws = stats.win_shares(rows)
+    fair = 6.5 / 12
+    assert ws.by_seat["fair"].to_list() == pytest.approx([fair] * 3)
+    assert ws.by_order["fair"].to_list() == pytest.approx([fair] * 3)
+    df = rows.collect()
+    per_game = (
+        df.group_by("game")
+        .agg((pl.col("win").filter(pl.col("order") == 0).sum() - pl.col("win").mean()).alias("d"))[
+            "d"
+        ]
+        .to_numpy()
+    )
+    adv = stats.seat_advantage(rows, shares=ws)
+    assert adv.first_player_edge == pytest.approx(per_game.mean())
+    half = sps.norm.ppf(0.975) * per_game.std(ddof=1) / np.sqrt(len(per_game))
+    assert (adv.edge_lo, adv.edge_hi) == pytest.approx(
+        (per_game.mean() - half, per_game.mean() + half)
+    )
+    assert adv.fair == pytest.approx(adv.first_player_share - per_game.mean())
+
+
 def _flip_d() -> np.ndarray:
     """Hand-computed per-game change of team raven's win when script game 2 flips: -1 there."""
     return np.tile([0.0, 0.0, -1.0, 0.0], GAMES // 4)

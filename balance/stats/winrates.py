@@ -33,6 +33,7 @@ test_coverage.py) and at 91 % over 200.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -202,6 +203,9 @@ class WinShares(NamedTuple):
     # rows in a game without roles
     by_role: pl.DataFrame = pl.DataFrame()
     teams_fixed: bool = True  # each seat's team is the same in every game (else by_seat's is null)
+    # Games that deal teams: the first player's edge over the average seat as a per-game value
+    # (its win minus its game's mean seat win): (mean, standard error over games); else None.
+    first_edge: tuple[float, float] | None = None
 
     @property
     def symmetric(self) -> bool:
@@ -310,9 +314,26 @@ def win_shares(rows: pl.LazyFrame | pl.DataFrame, *, level: float = 0.95) -> Win
         role = role.with_columns(seats=pl.col("seat_games") / max(games, 1))
         role = role.select("role", "seats", pl.exclude("role", "seats"))
         by_role = _with_wilson(role.sort("role"), level, pl.lit(float("nan")))
+    first_edge = None
+    if not teams_fixed and games > 1:
+        # The fair share is estimated from the same games (the average seat-game's win), so the
+        # edge's interval is over games of the per-game difference, not the order-0 interval.
+        d = (
+            lf.group_by("game")
+            .agg(
+                (pl.col("win").filter(pl.col("order") == 0).sum() - pl.col("win").mean()).alias("d")
+            )
+            .select(
+                pl.col("d").mean().alias("m"), pl.col("d").std().alias("s"), pl.len().alias("n")
+            )
+            .collect()
+        )
+        m, sd, ng = float(d["m"][0]), float(d["s"][0] or 0.0), int(d["n"][0])
+        first_edge = (m, sd / math.sqrt(ng))
     return WinShares(
-        players, games, level, by_seat, by_policy, by_team, by_order, by_role, teams_fixed
-    )
+        players, games, level, by_seat, by_policy, by_team, by_order, by_role, teams_fixed,
+        first_edge,
+    )  # fmt: skip
 
 
 class SeatAdvantage(NamedTuple):
@@ -322,7 +343,9 @@ class SeatAdvantage(NamedTuple):
     equal shares; they are only made when the line-up is symmetric (every seat plays the same
     policy and is its own team in every game), otherwise ``chi2``/``p_value`` are None. The first player's edge
     is the win share of ``order == 0`` minus a fair place's (``fair``: 1/players, or the average
-    seat-game's win when the game deals teams), with its Wilson interval.
+    seat-game's win when the game deals teams), with its Wilson interval; when the game deals
+    teams, with the normal interval over games of the per-game difference (the first player's win
+    minus its game's mean seat win), since that fair share is estimated from the same games.
     """
 
     players: int
@@ -377,6 +400,11 @@ def seat_advantage(
         share, lo, hi = (float(first[c][0]) for c in ("share", "lo", "hi"))
     else:
         share = lo = hi = float("nan")
+    edge, edge_lo, edge_hi = share - fair, lo - fair, hi - fair
+    if ws.first_edge is not None:  # dealt teams: the per-game difference's normal interval
+        m, se = ws.first_edge
+        z = _z(ws.level)
+        edge, edge_lo, edge_hi = m, m - z * se, m + z * se
     return SeatAdvantage(
         players=n,
         games=ws.games,
@@ -388,9 +416,9 @@ def seat_advantage(
         order_chi2=ochi2,
         order_p_value=op,
         first_player_share=share,
-        first_player_edge=share - fair,
-        edge_lo=lo - fair,
-        edge_hi=hi - fair,
+        first_player_edge=edge,
+        edge_lo=edge_lo,
+        edge_hi=edge_hi,
         by_seat=seat,
         by_order=order,
     )
