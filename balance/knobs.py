@@ -56,7 +56,13 @@ def _describe_model(model: type[BaseModel], *, indent: str, prefix: str = "") ->
             factory = field.default_factory
             value = factory() if callable(factory) else field.default
             keys = ", ".join(str(k) for k in value) if isinstance(value, dict) else ""
-            default = f"{{{keys}}} (each with the fields below)" if keys else default[:117] + "..."
+            # a table of models (buildings, runes) is described below; a table of numbers (Raven
+            # Manor's card counts) is its keys and the description
+            models = isinstance(value, dict) and any(
+                isinstance(v, BaseModel) for v in value.values()
+            )
+            tail = " (each with the fields below)" if models else ""
+            default = f"{{{keys}}}{tail}" if keys else default[:117] + "..."
         yield f"{indent}{path}: {type_} = {default}"
         if field.description:
             yield f"{indent}    {field.description}"
