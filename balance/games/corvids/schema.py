@@ -57,6 +57,32 @@ DEFAULT_BIRDS: dict[str, dict[str, Any]] = {
     )
 }
 
+# Physics field -> the params entry of ``physics`` it fills (tables.py copies them in order).
+PHYSICS_PARAMS = {
+    "mat_width": "PH_MAT_W",
+    "mat_height": "PH_MAT_H",
+    "nest_radius": "PH_NEST_R",
+    "nest_ellipse_x": "PH_NEST_AX",
+    "nest_ellipse_y": "PH_NEST_AY",
+    "nest_phase": "PH_NEST_PHASE",
+    "card_width": "PH_CARD_W",
+    "card_height": "PH_CARD_H",
+    "feather_radius": "PH_FEATHER_R",
+    "scatter_sd_x": "PH_SCATTER_SD_X",
+    "scatter_sd_y": "PH_SCATTER_SD_Y",
+    "setup_retries": "PH_SCATTER_TRIES",
+    "drop_retries": "PH_DROP_TRIES",
+    "peck_offset_sd": "PH_PECK_OFFSET_SD",
+    "peck_turn_sd": "PH_PECK_TURN_SD",
+    "displacement_sd": "PH_DISPLACE_SD",
+    "displacement_direction_sd": "PH_DISPLACE_DIR_SD",
+    "displacement_turn_sd": "PH_DISPLACE_TURN_SD",
+    "visibility_cols": "PH_VIS_NX",
+    "visibility_rows": "PH_VIS_NY",
+    "visibility_edge": "PH_VIS_EDGE",
+    "tolerance": "PH_EPS",
+}
+
 MAX_CARDS = 200  # trash cards in the whole deck
 MAX_FEATHERS = 100
 MAX_POINTS = 100  # a card's value, a set's points, a bird's bonus per card
@@ -262,8 +288,10 @@ def _default_birds() -> dict[str, Bird]:
 
 class Physics(BaseModel):
     """CV-8, CV-9: the physical model of the mat and the trash pile (lengths in millimetres,
-    angles in radians). The nests' centres lie on an ellipse around the mat's centre whose
-    semi-axes are ``nest_ellipse_x`` of the mat's width and ``nest_ellipse_y`` of its height."""
+    angles in radians; ``physics.py`` describes the model). Coordinates are centred on the mat;
+    nest ``k`` lies at angle ``nest_phase + 2 pi k / 8`` on the ellipse whose semi-axes are
+    ``nest_ellipse_x`` of the mat's width and ``nest_ellipse_y`` of its height. One field per
+    entry of ``physics``' params array (``PHYSICS_PARAMS``), with its default."""
 
     model_config = _STRICT
 
@@ -292,6 +320,14 @@ class Physics(BaseModel):
         description="CV-8: the nests' ellipse's vertical semi-axis, as a fraction of the mat's "
         "height",
     )
+    nest_phase: float = Field(
+        math.pi / 8,
+        ge=-7,
+        le=7,
+        allow_inf_nan=False,
+        description="CV-8: the angle of nest 0 on the ellipse (rad); the eight nests are evenly "
+        "spaced in angle from it",
+    )
     card_width: float = Field(
         63.0, ge=5, le=1000, allow_inf_nan=False, description="CV-8: a trash card's width (mm)"
     )
@@ -301,20 +337,34 @@ class Physics(BaseModel):
     feather_radius: float = Field(
         9.0, gt=0, le=100, allow_inf_nan=False, description="CV-8: a feather disc's radius (mm)"
     )
-    scatter_sd: float = Field(
-        70.0,
+    scatter_sd_x: float = Field(
+        95.0,
         ge=0,
         le=5000,
         allow_inf_nan=False,
         description="CV-8: set-up scatters card centres around the mat's centre with this "
-        "standard deviation on each axis (mm)",
+        "standard deviation along its width (mm)",
+    )
+    scatter_sd_y: float = Field(
+        60.0,
+        ge=0,
+        le=5000,
+        allow_inf_nan=False,
+        description="CV-8: ... and this one along its height (mm)",
     )
     setup_retries: int = Field(
-        1000,
+        10_000,
         ge=1,
         le=1_000_000,
         description="CV-8: scatters tried until every card lies fully on the mat and every nest "
-        "is covered (then the engine reports a set-up failure)",
+        "is covered (then set-up fails)",
+    )
+    drop_retries: int = Field(
+        100,
+        ge=1,
+        le=1_000_000,
+        description="CV-1, CV-8, CV-11: draws of a dropped feather's point before it lies where "
+        "it last fell",
     )
     peck_offset_sd: float = Field(
         3.0,
@@ -325,19 +375,35 @@ class Physics(BaseModel):
         "(mm)",
     )
     peck_turn_sd: float = Field(
-        0.15,
+        0.05,
         ge=0,
         le=3.0,
         allow_inf_nan=False,
         description="CV-9: a pecked card is set back turned by this much, standard deviation (rad)",
     )
     displacement_sd: float = Field(
-        25.0,
+        30.0,
         ge=0,
         le=1000,
         allow_inf_nan=False,
-        description="CV-9: a piece resting on a pecked card moves by this standard deviation per "
-        "axis for each unit of the pecking policy's clumsiness (mm)",
+        description="CV-9: the scale of a resting piece's displacement when its card is pecked, "
+        "for each unit of the pecking policy's clumsiness (mm)",
+    )
+    displacement_direction_sd: float = Field(
+        0.5,
+        ge=0,
+        le=7,
+        allow_inf_nan=False,
+        description="CV-9: the spread of a displaced piece's direction around away-from-the-aim "
+        "(rad)",
+    )
+    displacement_turn_sd: float = Field(
+        0.3,
+        ge=0,
+        le=7,
+        allow_inf_nan=False,
+        description="CV-9: the turn of a displaced card, standard deviation for each unit of "
+        "clumsiness (rad)",
     )
     visibility_cols: int = Field(
         7,
@@ -348,6 +414,16 @@ class Physics(BaseModel):
     )
     visibility_rows: int = Field(
         9, ge=1, le=64, description="CV-8: ... and this many along its height"
+    )
+    visibility_edge: int = Field(
+        16, ge=0, le=256, description="CV-8: ... and this many more on each edge of its outline"
+    )
+    tolerance: float = Field(
+        1e-6,
+        ge=0,
+        le=1,
+        allow_inf_nan=False,
+        description="CV-8: outlines closer than this count as touching or overlapping (mm)",
     )
 
     @model_validator(mode="after")

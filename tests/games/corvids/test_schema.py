@@ -134,11 +134,38 @@ def test_defaults_are_the_rulings():
     assert r.steal.cost == 2  # CV-11
     p = r.physics  # CV-8, CV-9
     assert (p.mat_width, p.mat_height, p.nest_radius) == (560, 380, 22)
-    assert (p.nest_ellipse_x, p.nest_ellipse_y) == (0.35, 0.32)
+    assert (p.nest_ellipse_x, p.nest_ellipse_y, p.nest_phase) == (0.35, 0.32, math.pi / 8)
     assert (p.card_width, p.card_height, p.feather_radius) == (63, 88, 9)
-    assert (p.scatter_sd, p.setup_retries) == (70, 1000)
-    assert (p.peck_offset_sd, p.peck_turn_sd, p.displacement_sd) == (3, 0.15, 25)
-    assert (p.visibility_cols, p.visibility_rows) == (7, 9)
+    assert (p.scatter_sd_x, p.scatter_sd_y, p.setup_retries, p.drop_retries) == (
+        95,
+        60,
+        10_000,
+        100,
+    )
+    assert (p.peck_offset_sd, p.peck_turn_sd) == (3, 0.05)
+    assert (p.displacement_sd, p.displacement_direction_sd, p.displacement_turn_sd) == (
+        30,
+        0.5,
+        0.3,
+    )
+    assert (p.visibility_cols, p.visibility_rows, p.visibility_edge, p.tolerance) == (
+        7,
+        9,
+        16,
+        1e-6,
+    )
+
+
+def test_physics_fields_are_the_models_params():
+    """One Physics field per entry of physics.py's params array, in its order, with the model's
+    default (the schema names them as strings: it must not import numba)."""
+    physics = pytest.importorskip("balance.games.corvids.physics")
+    assert list(schema.PHYSICS_PARAMS) == list(schema.Physics.model_fields)
+    offsets = [getattr(physics, name) for name in schema.PHYSICS_PARAMS.values()]
+    assert offsets == list(range(physics.N_PH))
+    defaults = physics.default_params()
+    for field, name in schema.PHYSICS_PARAMS.items():
+        assert getattr(schema.Physics(), field) == defaults[getattr(physics, name)], field
 
 
 def test_resolved_rules_validate_to_the_same_rules():
@@ -422,8 +449,8 @@ RULES_ERRORS: dict[str, tuple[Any, str]] = {
         "physics.nest_radius: must be > 0.0, got 0",
     ),
     "infinite scatter": (
-        {"physics": {"scatter_sd": float("inf")}},
-        "physics.scatter_sd: must be a finite number, got inf",
+        {"physics": {"scatter_sd_x": float("inf")}},
+        "physics.scatter_sd_x: must be a finite number, got inf",
     ),
     "retries": ({"physics": {"setup_retries": 0}}, "physics.setup_retries: must be >= 1, got 0"),
     "turn": ({"physics": {"peck_turn_sd": 4}}, "physics.peck_turn_sd: must be <= 3.0, got 4"),
