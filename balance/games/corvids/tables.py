@@ -1,0 +1,186 @@
+"""Compile a validated Corvids config into the arrays the kernels see.
+
+Item and bird ids are the positions of their names in ``schema.ITEM_NAMES`` and
+``schema.BIRD_NAMES``; every count, value, bonus, policy weight and physical number a designer may
+change ends up here in arrays, never as a constant in kernel code (DESIGN.md, Kernels). Integer
+arrays are int64 and the others float64, as Raven Manor's (its engine docstring says why: one
+compiled signature per kernel).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from balance.games._kit import Offsets
+from balance.games.corvids import physics
+from balance.games.corvids.schema import (
+    BIRD_NAMES,
+    DOUBLE_ITEMS,
+    ITEM_NAMES,
+    NESTS,
+    PHYSICS_PARAMS,
+    SINGLE_ITEMS,
+)
+
+NI = len(ITEM_NAMES)  # 9 items
+NB = len(BIRD_NAMES)  # 8 birds, one nest each (CV-10)
+MAXP = 8  # CV-1: 2-8 players
+
+# Item ids (schema.ITEM_NAMES order): the double-sided items, then the single-sided ones.
+ACORN, EARRING, NUT, PAPERCLIP, KEY, BUTTON, STRING, TICKET, COIN = range(NI)
+assert ITEM_NAMES[STRING] == "string" and len(DOUBLE_ITEMS) == STRING
+BLANK = -1  # the back of a single-sided card (CV-2)
+
+# Seat policy kinds.
+POL_RANDOM, POL_GREEDY, POL_SCRIPT = 0, 1, 2
+POLICY_KIND_IDS = {"random": POL_RANDOM, "greedy": POL_GREEDY}
+
+# Tables.params: scalar rules, then per item and per bird.
+_p = Offsets()
+P_PLAYERS = _p(1)
+P_FEATHERS = _p(1)  # CV-1
+P_DOUBLE_N = _p(1)  # CV-2: double-sided cards
+P_SINGLE_N = _p(NI)  # + item: single-sided cards of that item (string, ticket, coin; 0 others)
+P_DECK_N = _p(1)  # every trash card
+P_STEAL_COST = _p(1)  # CV-11
+P_COIN_DOWN = _p(1)  # CV-3: a face-down coin's points
+P_VALUE = _p(NI)  # + item: points of a card counting as that item (CV-3)
+P_SET_SIZE = _p(NI)  # + item: cards in one set of that item, 0 no set
+P_SET_POINTS = _p(NI)  # + item: what one set scores in all (replacing its cards' values)
+P_BIRDS_N = _p(1)  # birds in the game's box (the config's birds)
+P_BIRD_NEST = _p(NB)  # + bird: its nest 0-7
+P_BIRD_FAV = _p(NB)  # + bird: its favourite item
+P_BIRD_BONUS = _p(NB)  # + bird: points per collected card of its favourite item
+N_PARAMS = _p.end
+
+# Tables.seat[p, SP_*] (integers) and Tables.weights[p, W_*] (floats).
+SP_KIND = 0
+N_SEAT = 1
+W_NAMES = (
+    "clumsiness",
+    "own_value",
+    "bird_bonus",
+    "set_progress",
+    "keep_nest_covered",
+    "uncover_rivals",
+    "expose_wanted",
+    "shed_pieces",
+    "steal_margin",
+)
+(
+    W_CLUMSY,
+    W_OWN,
+    W_BIRD,
+    W_SET,
+    W_KEEP_NEST,
+    W_UNCOVER,
+    W_EXPOSE,
+    W_SHED,
+    W_STEAL,
+) = range(N_WEIGHTS := len(W_NAMES))
+
+# Telemetry columns, per seat (issue 16, 6): per item picked, stolen, stolen from, lost off the mat,
+# abilities triggered; feathers gained and paid.
+_t = Offsets()
+TE_PICKED = _t(NI)  # + item
+TE_STOLE = _t(NI)  # + item: cards it stole
+TE_STOLEN = _t(NI)  # + item: cards stolen from it
+TE_LOST = _t(NI)  # + item: cards it knocked off the mat
+TE_ABILITY = _t(
+    NI
+)  # + item: abilities it triggered (acorn, earring, nut, paperclip, ticket, string)
+TE_FEATHERS_GAINED = _t(1)
+TE_FEATHERS_PAID = _t(1)
+N_TELE = _t.end
+
+
+def telemetry_names() -> tuple[str, ...]:
+    cols = [f"picked__{i}" for i in ITEM_NAMES]
+    cols += [f"stole__{i}" for i in ITEM_NAMES]
+    cols += [f"stolen__{i}" for i in ITEM_NAMES]
+    cols += [f"lost__{i}" for i in ITEM_NAMES]
+    cols += [f"ability__{i}" for i in ITEM_NAMES]
+    cols += ["gained__feathers", "paid__feathers"]
+    assert len(cols) == N_TELE
+    return tuple(cols)
+
+
+class Tables(NamedTuple):
+    """The compiled rules: the only thing the kernels see."""
+
+    params: np.ndarray  # int64[N_PARAMS]; P_*
+    item_weight: np.ndarray  # float64[NI]; chance of each item on a double-sided card's side
+    physics: np.ndarray  # float64[physics.N_PH]; physics.PH_*
+    seat: np.ndarray  # int64[MAXP, N_SEAT]
+    weights: np.ndarray  # float64[MAXP, N_WEIGHTS]
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """Kernel tables plus the names needed to label their output."""
+
+    k: Tables
+    seat_policies: tuple[str, ...]
+    columns: tuple[str, ...]
+    players: int
+
+
+def physics_params(rules: Any) -> np.ndarray:
+    """The physics params array of ``rules.physics`` (schema.PHYSICS_PARAMS names each entry)."""
+    out = physics.default_params()
+    for field, entry in PHYSICS_PARAMS.items():
+        out[getattr(physics, entry)] = float(getattr(rules.physics, field))
+    return out
+
+
+def compile_tables(config: Any) -> Compiled:
+    """Validated RunConfig -> Compiled."""
+    rules = config.rules
+    params = np.zeros(N_PARAMS, np.int64)
+    params[P_PLAYERS] = config.players
+    params[P_FEATHERS] = rules.feathers
+    params[P_DOUBLE_N] = rules.cards.double_sided.count
+    for name in SINGLE_ITEMS:
+        params[P_SINGLE_N + ITEM_NAMES.index(name)] = getattr(rules.cards.single_sided, name)
+    params[P_DECK_N] = rules.deck_size()
+    params[P_STEAL_COST] = rules.steal.cost
+    params[P_COIN_DOWN] = rules.scoring.coin_face_down
+    for i, name in enumerate(ITEM_NAMES):
+        params[P_VALUE + i] = getattr(rules.scoring.values, name)
+    for name, s in rules.scoring.sets.items():
+        i = ITEM_NAMES.index(name)
+        params[P_SET_SIZE + i] = s.size
+        params[P_SET_POINTS + i] = s.points
+    birds = list(rules.birds.items())
+    params[P_BIRDS_N] = len(birds)
+    for b, (_, bird) in enumerate(birds):
+        params[P_BIRD_NEST + b] = bird.nest
+        params[P_BIRD_FAV + b] = ITEM_NAMES.index(bird.favourite)
+        params[P_BIRD_BONUS + b] = bird.bonus_per_card
+    assert len(birds) <= NESTS
+    item_weight = np.zeros(NI, np.float64)
+    for name in rules.cards.double_sided.items:  # an item listed twice is twice as likely
+        item_weight[ITEM_NAMES.index(name)] += 1.0
+    item_weight /= max(item_weight.sum(), 1.0)
+
+    seat = np.zeros((MAXP, N_SEAT), np.int64)
+    weights = np.zeros((MAXP, N_WEIGHTS), np.float64)
+    for p, name in enumerate(config.seats):
+        pol = config.policies[name]
+        seat[p, SP_KIND] = POLICY_KIND_IDS[pol["kind"]]
+        for j, w in enumerate(W_NAMES):
+            if w in pol:
+                weights[p, j] = float(pol[w])
+    k = Tables(
+        params=params,
+        item_weight=item_weight,
+        physics=physics_params(rules),
+        seat=seat,
+        weights=weights,
+    )
+    return Compiled(
+        k=k, seat_policies=tuple(config.seats), columns=telemetry_names(), players=config.players
+    )
