@@ -130,6 +130,7 @@ from balance.games.raven_manor.state import (
     E_KILL_SAVED,
     E_LOOK_CHAR,
     E_OPEN,
+    E_PICK,
     E_PILLOW,
     E_POSSESS,
     E_REACT,
@@ -1434,6 +1435,7 @@ def apply_card(tb, st, a, c, t, o, from_hand, entering, living, stack, opts, pic
                 emit(st, E_FEATHER, a, 0, 0, 0, 0, 0, 0)
             else:
                 add_hand(st, a, x)
+                emit(st, E_PICK, a, x, CANDLE, 0, 0, 0, 0)
     elif c == MANOR_PLAN or c == COMPASS:
         if find_card(st, a, o, np.int64(0)):
             nxt = o
@@ -1470,6 +1472,8 @@ def apply_card(tb, st, a, c, t, o, from_hand, entering, living, stack, opts, pic
                 break
             i = choose_pick(tb, st, a, pick, k, PK_HAND if c == TORCH else PK_MINE)
             to_hand_public(st, a, pick[i])
+            if pick[i] != FEATHER or st.pl[a, PL_CHAR] == RAVEN:  # RM-26: else discarded, public
+                emit(st, E_PICK, a, pick[i], c, 0, 0, 0, 0)
             pick[i] = pick[k - 1]
             k -= 1
         for m in range(k):

@@ -11,8 +11,8 @@ says what each integer is). The log does not hold the opening hands: ``tell`` de
 with ``engine.setup`` (the same function ``play_game`` starts with). From them and the events the
 narrator keeps a shadow of every hand and Backpack, character, side, stun and the seating ring, to
 name the cards of a hand that is shown or swapped and to label each seat with the character it
-holds. The cards a Candle, Torch or Abandoned Mine puts into a hand are not in the log: the shadow
-holds them as unseen (``?``) until they leave the hand. The shadow is checked against the hand
+holds. The cards a Candle, Torch or Abandoned Mine puts into a hand are named by E_PICK events (a card
+the log did not name would be shown as ``?``). The shadow is checked against the hand
 size and the side of every turn's event and against the final state; a disagreement is a WARNING
 line (the tests assert there is none). An unknown event code raises ValueError.
 """
@@ -374,6 +374,7 @@ class _Narrator:
             S.E_WHALE: self.whale,
             S.E_SIDE: self.side_change,
             S.E_END: self.end,
+            S.E_PICK: self.picked,
         }
         for row in self.log:
             code, *args = (int(x) for x in row)
@@ -412,11 +413,19 @@ class _Narrator:
         if code == S.E_FEATHER and args[0] == seat and args[1] == 0 and left > 0:
             self.pick[2] -= 1
             return
+        if code == S.E_PICK and args[0] == seat and left > 0:  # the card kept, named
+            self.pick[2] -= 1
+            return
         if left > 0:
             self.unseen[seat] += left
             what = "card" if left == 1 else "cards"
             self.say(f"{self.ind()}It takes {left} {what} into its hand (? below: not in the log).")
         self.pick = None
+
+    def picked(self, p: int, c: int, source: int, *_: int) -> None:
+        """A card a Candle, Torch or Abandoned Mine put into ``p``'s hand."""
+        self.add(p, c)
+        self.say(f"{self.ind()}{self.s(p)} takes {card(c)} into its hand.")
 
     def begin(self, eff: _Effect) -> None:
         """``eff`` starts resolving (its window comes first)."""
@@ -447,11 +456,6 @@ class _Narrator:
             f"Game {self.game} of seed {self.seed}: {n} players ({who}); seat {first} goes "
             f"first; the deck holds {deck} cards."
         )
-        if any(self.params[P_COUNT + c] for c in _PICKS):
-            self.say(
-                "Hands are named in full; ? is a card a Candle, Torch or Abandoned Mine put into "
-                "a hand, which the log does not name."
-            )
         self.say("Characters:")
         for p in range(n):
             pol = "" if len(set(pols)) == 1 else f", {pols[p]}"

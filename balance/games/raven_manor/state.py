@@ -173,7 +173,8 @@ MAX_STACK = 16
     E_WHALE,  # whale seat, other seat, character it takes
     E_SIDE,  # p, new side (RM-22: a dead possessor's possessed move)
     E_END,  # reason, turns
-) = range(34)
+    E_PICK,  # p, card, source card (a card a Candle, Torch or Abandoned Mine puts into hand)
+) = range(35)
 
 
 class State(NamedTuple):

@@ -96,6 +96,8 @@ def test_every_event_code_is_told_and_the_shadow_holds(every, every_random):
             seen |= {int(code) for code in logged.log[:, 0]}
             lines = narrate.tell(compiled, logged, SEED, game)
             assert not warnings_of(lines), (game, warnings_of(lines))
+            # every card of every hand is named (E_PICK names a Candle's, Torch's or Mine's)
+            assert not [line for line in lines if "?" in line and "hand" in line], game
     assert {CODES[c] for c in seen} == set(CODES.values())
 
 
