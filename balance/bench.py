@@ -174,7 +174,8 @@ def default_config(game: str) -> Path:
 
 def lineups(plugin: Any, base: Any) -> tuple[list[Lineup], Lineup]:
     """Every seat the same policy, for each of the game's ready-made policies, at its minimum and
-    maximum player counts; and the headline line-up (maximum players, the base config's policy).
+    maximum player counts (or the game's ``bench_players``); and the headline line-up (maximum
+    players or ``bench_headline_players``, the base config's policy).
     When the base config's seats play different policies (The Raven Order: economy vs rush), its
     own line-up is measured too and is the headline."""
     names = list(plugin.default_policies)

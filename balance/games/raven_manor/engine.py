@@ -1565,7 +1565,7 @@ def target_mask(st, v, living_only, not_stunned, mask):
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def ability_weapon(tb, st, v, card, stack, opts, pick, mask):
+def ability_weapon(tb, st, v, ch, card, stack, opts, pick, mask):
     """Captain Pike, Lumbearjack, Wolf Brother: the card from the deck, else the discard pile,
     used on any chosen player (RM-23); the card then goes to the discard."""
     if not find_card(st, v, card, np.int64(1)):
@@ -1574,7 +1574,7 @@ def ability_weapon(tb, st, v, card, stack, opts, pick, mask):
         discard_card(st, card)
         return
     t = choose_target(tb, st, v, np.int64(T_KILL), mask, n_players(st))
-    emit(st, E_ABILITY, v, st.pl[v, PL_CHAR], t, card, 0, 0, 0)
+    emit(st, E_ABILITY, v, ch, t, card, 0, 0, 0)  # ch: the card it died as (Lady Whale)
     window(tb, st, v, np.int64(-1), np.int64(0), np.int64(EF_KILL), t, stack, opts)
     kill(tb, st, v, t, np.int64(D_ABILITY))
     if card == HARPOON:  # RM-21: the stun is answered on its own
@@ -1637,11 +1637,11 @@ def death_ability(tb, st, v, ch, stack, opts, pick, mask):
             window(tb, st, v, np.int64(-1), np.int64(0), np.int64(EF_KILL), t, stack, opts)
             kill(tb, st, v, t, np.int64(D_ABILITY))
     elif ch == PIKE:
-        ability_weapon(tb, st, v, np.int64(HARPOON), stack, opts, pick, mask)
+        ability_weapon(tb, st, v, ch, np.int64(HARPOON), stack, opts, pick, mask)
     elif ch == LUMBEARJACK:
-        ability_weapon(tb, st, v, np.int64(AXE), stack, opts, pick, mask)
+        ability_weapon(tb, st, v, ch, np.int64(AXE), stack, opts, pick, mask)
     elif ch == WOLF:
-        ability_weapon(tb, st, v, np.int64(RIFLE), stack, opts, pick, mask)
+        ability_weapon(tb, st, v, ch, np.int64(RIFLE), stack, opts, pick, mask)
     elif ch == ANGLER:
         if target_mask(st, v, np.int64(0), np.int64(0), mask) > 0:
             t = choose_target(tb, st, v, np.int64(T_LOOK_CHAR), mask, n)
