@@ -327,6 +327,7 @@ from balance.games.raven_manor.tables import (
     SHARK,
     SQUIRREL,
     TE_DIED,
+    TE_DRAWN,
     TE_PLAYED,
     TE_RECEIVED,
     TE_USED,
@@ -451,7 +452,7 @@ def draw_card(tb, st, p, pick):
         c = pop_deck(st)
         if c < 0:
             return -1
-        tele(st, p, c, 1)  # TE_DRAWN is column 0
+        tele(st, p, TE_DRAWN + c, 1)
         if c == FEATHER:
             if st.pl[p, PL_CHAR] != RAVEN:  # RM-6: the Horseman uses only Feathers received
                 discard_card(st, c)
@@ -550,7 +551,7 @@ def deal_open(tb, st, p):
         c = pop_deck(st)
         if c < 0:
             return
-        tele(st, p, c, 1)
+        tele(st, p, TE_DRAWN + c, 1)
         add_hand(st, p, c)
 
 
@@ -574,7 +575,7 @@ def fix_feathers(tb, st, p):
         c = pop_deck(st)
         if c < 0:
             break
-        tele(st, p, c, 1)
+        tele(st, p, TE_DRAWN + c, 1)
         add_hand(st, p, c)
     return k
 

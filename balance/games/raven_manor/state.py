@@ -53,7 +53,6 @@ from balance.games.raven_manor.tables import (
     S_CTHULHU,
     S_HORSEMAN,
     S_RAVEN,
-    TE_DRAWN,
 )
 
 # State.pl[p, PL_*]
@@ -352,17 +351,6 @@ def discard_card(st, c):
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def nth_card(st, p, k):
-    """The card type of the ``k``-th card of ``p``'s hand (cards ordered by type)."""
-    for c in range(NC):
-        n = st.pl[p, PL_HAND + c]
-        if k < n:
-            return c
-        k -= n
-    return -1
-
-
-@njit(cache=True, _nrt=False, forceinline=False)
 def show_hand(st, q, p):
     """RM-11: ``q`` sees ``p``'s whole hand (a look, or a hand shown to it)."""
     if q == p:
@@ -412,11 +400,6 @@ def cards_total(st):
         if st.pl[p, PL_STUN_CARD] >= 0:
             n += 1
     return n
-
-
-@njit(cache=True, _nrt=False, forceinline=False)
-def tele_drawn(st, p, c):
-    tele(st, p, TE_DRAWN + c, 1)
 
 
 def card_counts(st: State) -> np.ndarray:
