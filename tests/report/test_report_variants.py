@@ -49,7 +49,11 @@ def test_raven_order_names_its_compensation_and_five_ravens_nothing():
 def reported(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("ro_report")
     out, page = tmp / "run", tmp / "ro.html"
-    result = _cli("simulate", BASE, "--games", 3000, "--out", out, "--report", page)
+    # report.impact_games fixes the impact's games: with only report.impact_seconds they depend
+    # on this machine's speed (a slow CI machine fitted fewer than 3,000).
+    config = tmp / "ro.yaml"
+    config.write_text(f"extends: {BASE}\nreport:\n  impact_games: 3000\n")
+    result = _cli("simulate", config, "--games", 3000, "--out", out, "--report", page)
     assert result.exit_code == 0, result.output
     return out, page, result.stdout
 
@@ -57,8 +61,8 @@ def reported(tmp_path_factory):
 def test_simulate_report_plays_the_variant_on_the_same_games(reported):
     out, _, stdout = reported
     # Causal card impact by default: the game's report variant first, then its impact variants
-    # (one per rune), on the run's games, as many as fit report.impact_seconds (all 3,000 here).
-    assert "card impact: 20 variants x 3,000 games (the run's first games, same seeds)" in stdout
+    # (one per rune), on the run's games (all 3,000: report.impact_games).
+    assert "card impact: 20 variants x 3,000 games (the run's first games, same seeds" in stdout
     data = json.loads((out / "variants.json").read_text())
     assert (data["games"], data["seed"]) == (3000, 1)
     names = [v["name"] for v in data["variants"]]
