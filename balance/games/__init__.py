@@ -10,6 +10,7 @@ _GAMES = {
     "five_ravens": "balance.games.five_ravens",
     "raven_order": "balance.games.raven_order",
     "raven_manor": "balance.games.raven_manor",
+    "corvids": "balance.games.corvids",
 }
 
 

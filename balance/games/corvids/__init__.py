@@ -1,1 +1,39 @@
-"""Corvids (not registered yet): the physical model of the trash pile lives in ``physics``."""
+"""Corvids: a dexterity game over a messy pile of trash cards, played on a 2-D physical model of
+the pile (rulebooks/corvids.txt, CV-1..CV-12; physics.py)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from balance.games.base import Game
+from balance.games.corvids import schema
+
+
+class Corvids(Game):
+    name = "corvids"
+    title = "Corvids"
+    min_players = 2
+    max_players = 8  # CV-1: eight bird cards
+    end_reasons = ("pile_empty", "setup_failed")  # engine.END_REASONS
+    policy_kinds: ClassVar = {"random": schema.RandomPolicy, "greedy": schema.GreedyPolicy}
+    # `balance bench`: the issue's target, four greedy players on all threads
+    speed_target = ("4 greedy players (base game), all threads", 10_000)
+    bench_players = (2, 4, 8)
+    bench_headline_players = 4
+    # what a seat lost, had stolen or removed: results of play, not cards it holds
+    outcome_events = ("stolen", "lost")
+    check_config = staticmethod(schema.check_config)
+
+    @property
+    def bench_targets(self) -> tuple[dict[str, Any], ...]:
+        """The common targets, with the issue's 100x (not 80x) for compiled vs plain Python."""
+        return tuple(
+            {**t, "threshold": 100} if t["key"] == "python_ratio" else t
+            for t in super().bench_targets
+        )
+
+    def role_names(self, tables: Any) -> tuple[str, ...]:
+        return tuple(tables.bird_names)
+
+
+PLUGIN = Corvids()

@@ -72,6 +72,7 @@ integer arguments are int64 values (``np.int64(0)``, not ``0``, where a constant
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -113,6 +114,8 @@ CD_X = _cd(1)
 CD_Y = _cd(1)
 CD_A = _cd(1)
 CD_H = _cd(1)
+CD_C = _cd(1)  # cos(CD_A), kept by every kernel that turns a card (``set_angle``)
+CD_S = _cd(1)  # sin(CD_A)
 N_CD = _cd.end
 
 # cst[c, CS_*]
@@ -202,6 +205,15 @@ def normal(rng, sd):
     return sd * math.sqrt(-2.0 * math.log(u1)) * math.cos(_TWO_PI * u2)
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def set_angle(cards, i, a):
+    """Turn card ``i`` to angle ``a`` (rad, taken modulo 2 pi), keeping its cached cos and sin."""
+    a = a % _TWO_PI
+    cards[i, CD_A] = a
+    cards[i, CD_C] = math.cos(a)
+    cards[i, CD_S] = math.sin(a)
+
+
 # ---------------------------------------------------------------- geometry
 
 
@@ -236,10 +248,14 @@ def rects_overlap(ax, ay, aa, aw, ah, bx, by, ba, bw, bh, eps):
 
     Exact separating-axis test: two convex polygons are apart exactly when their projections on
     one of their edge normals are apart, and a rectangle has two normals."""
-    ca = math.cos(aa)
-    sa = math.sin(aa)
-    cb = math.cos(ba)
-    sb = math.sin(ba)
+    return rects_overlap_cs(
+        ax, ay, math.cos(aa), math.sin(aa), aw, ah, bx, by, math.cos(ba), math.sin(ba), bw, bh, eps
+    )
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def rects_overlap_cs(ax, ay, ca, sa, aw, ah, bx, by, cb, sb, bw, bh, eps):
+    """``rects_overlap`` given the cosines and sines of the two angles."""
     tx = bx - ax
     ty = by - ay
     ahw = 0.5 * aw
@@ -266,8 +282,12 @@ def rects_overlap(ax, ay, aa, aw, ah, bx, by, ba, bw, bh, eps):
 def disc_rect_overlap(px, py, r, cx, cy, ang, w, h, eps):
     """Whether the disc of radius ``r`` at ``(px, py)`` overlaps the turned rectangle (exact: the
     nearest point of the rectangle to the centre is within ``r + eps``)."""
-    c = math.cos(ang)
-    s = math.sin(ang)
+    return disc_rect_overlap_cs(px, py, r, cx, cy, math.cos(ang), math.sin(ang), w, h, eps)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def disc_rect_overlap_cs(px, py, r, cx, cy, c, s, w, h, eps):
+    """``disc_rect_overlap`` given the rectangle's cosine and sine."""
     dx = px - cx
     dy = py - cy
     lx = c * dx + s * dy
@@ -538,7 +558,7 @@ def scatter(params, cards, cst, n_cards, rng):
         for j in range(n_cards):
             cards[j, CD_X] = normal(rng, sdx)
             cards[j, CD_Y] = normal(rng, sdy)
-            cards[j, CD_A] = _TWO_PI * uniform(rng)
+            set_angle(cards, j, _TWO_PI * uniform(rng))
             cards[j, CD_H] = j + 1.0
             cst[j, CS_ON] = 1
             cst[j, CS_FACE] = below(rng, np.int64(2))
@@ -629,7 +649,8 @@ def peck(params, cards, cst, n_cards, feathers, fst, n_feathers, i, aim_x, aim_y
 
     Marks CS_MOVED / FS_MOVED = 1 on the pieces that rested on it and moved, and CS_MARK /
     FS_MARK = 1 on every piece of the pile now off the mat (``outside_mat``); returns how many are
-    off (the engine removes them and ends the turn)."""
+    off (the engine removes them and ends the turn). The engine's ``Pile`` does the same with its
+    cache (``pile_peck``)."""
     # the pieces resting on i, judged before it moves
     for j in range(n_cards):
         cst[j, CS_MOVED] = 0
@@ -639,11 +660,24 @@ def peck(params, cards, cst, n_cards, feathers, fst, n_feathers, i, aim_x, aim_y
         fst[f, FS_MOVED] = 0
         if fst[f, FS_ON] == 1 and feather_on_top_of(params, cards, i, feathers, f):
             fst[f, FS_MOVED] = 1
-    # i is lifted, turned over and set back down on top
+    peck_moves(
+        params, cards, cst, n_cards, feathers, fst, n_feathers, i, aim_x, aim_y, clumsiness, rng
+    )
+    return outside_mat(params, cards, cst, n_cards, feathers, fst, n_feathers)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def peck_moves(
+    params, cards, cst, n_cards, feathers, fst, n_feathers, i, aim_x, aim_y, clumsiness, rng
+):
+    """The moves of a peck of card ``i`` whose resting pieces are marked CS_MOVED / FS_MOVED = 1
+    (PHYS-6): ``i`` set back down on top, then each resting piece, lowest first, displaced and
+    landing on top."""
     cards[i, CD_X] += normal(rng, params[PH_PECK_OFFSET_SD])
     cards[i, CD_Y] += normal(rng, params[PH_PECK_OFFSET_SD])
-    cards[i, CD_A] = (cards[i, CD_A] + normal(rng, params[PH_PECK_TURN_SD])) % _TWO_PI
-    cards[i, CD_H] = new_height(cards, n_cards, feathers, n_feathers)
+    set_angle(cards, i, cards[i, CD_A] + normal(rng, params[PH_PECK_TURN_SD]))
+    top = new_height(cards, n_cards, feathers, n_feathers)
+    cards[i, CD_H] = top
     # the resting pieces move, lowest first, each landing on top; a landed one is marked 2
     while True:
         best_h = math.inf
@@ -661,7 +695,7 @@ def peck(params, cards, cst, n_cards, feathers, fst, n_feathers, i, aim_x, aim_y
                 best = f
         if best < 0:
             break
-        top = new_height(cards, n_cards, feathers, n_feathers)
+        top += 1.0
         if best_k == K_CARD:
             dx, dy = _away(
                 rng, params, cards[best, CD_X], cards[best, CD_Y], aim_x, aim_y, clumsiness
@@ -669,7 +703,7 @@ def peck(params, cards, cst, n_cards, feathers, fst, n_feathers, i, aim_x, aim_y
             cards[best, CD_X] += dx
             cards[best, CD_Y] += dy
             turn = normal(rng, params[PH_DISPLACE_TURN_SD] * clumsiness)
-            cards[best, CD_A] = (cards[best, CD_A] + turn) % _TWO_PI
+            set_angle(cards, best, cards[best, CD_A] + turn)
             cards[best, CD_H] = top
             cst[best, CS_MOVED] = 2
         else:
@@ -686,7 +720,6 @@ def peck(params, cards, cst, n_cards, feathers, fst, n_feathers, i, aim_x, aim_y
     for f in range(n_feathers):
         if fst[f, FS_MOVED] == 2:
             fst[f, FS_MOVED] = 1
-    return outside_mat(params, cards, cst, n_cards, feathers, fst, n_feathers)
 
 
 # ---------------------------------------------------------------- end of turn
@@ -720,3 +753,393 @@ def remove_isolated(params, cards, cst, n_cards, feathers, fst, n_feathers):
             fst[f, FS_ON] = 0
             nf += 1
     return nc, nf
+
+
+# ---------------------------------------------------------------- the engine's pile (cached)
+#
+# The kernels above answer each question from the geometry, which is what the tests hold against
+# shapely. A game asks them thousands of times a turn, so the engine keeps a ``Pile``: the same
+# four arrays plus what they imply, kept up to date piece by piece as pieces move (``attach`` /
+# ``detach``), so that a question costs a lookup instead of a pass over the pile:
+#
+#     ov      uint8[M, M]        ov[a, b] = 1: pieces a and b of the pile overlap (pieces are the
+#                                cards 0..nc-1, then the feathers nc..nc+nf-1)
+#     cov     int64[M, N_COV]    per piece: pieces on top of it (COV_ANY), cards on top of it
+#                                (COV_CARDS), pieces it touches (COV_DEG)
+#     att     uint8[M]           1: the piece is in the pile and counted in ov / cov / nest
+#     nest    uint8[8, nc]       nest[k, c] = 1: card c overlaps nest k's circle
+#     ncount  int64[8]           cards of the pile overlapping nest k (0: uncovered, CV-6)
+#     nxy     float64[8, 2]      the nests' centres
+#     vis     int64[nc]          "any part visible", cached: VIS_UNKNOWN, VIS_HIDDEN, VIS_SHOWN
+#     pts     float64[NP, 2]     the visibility sample points in a card's own frame (PHYS-3),
+#                                corners and edges first (a visible card usually shows an edge)
+#     buf     int64[M]           scratch
+#
+# The tests check that every cached answer equals the kernels' above after every turn.
+
+COV_ANY = 0
+COV_CARDS = 1
+COV_DEG = 2
+N_COV = 3
+VIS_UNKNOWN = -2
+VIS_HIDDEN = -1
+VIS_SHOWN = 1
+
+
+class Pile(NamedTuple):
+    cards: np.ndarray
+    cst: np.ndarray
+    feathers: np.ndarray
+    fst: np.ndarray
+    ov: np.ndarray
+    cov: np.ndarray
+    att: np.ndarray
+    nest: np.ndarray
+    ncount: np.ndarray
+    nxy: np.ndarray
+    vis: np.ndarray
+    pts: np.ndarray
+    buf: np.ndarray
+
+
+@njit(cache=True, forceinline=False)
+def vis_points(params):
+    """The sample points of PHYS-3 in a card's own frame: the grid's corners, then the rest of its
+    outline and the edge points, then its inside (the same set ``any_part_visible`` tests)."""
+    nx = np.int64(params[PH_VIS_NX])
+    ny = np.int64(params[PH_VIS_NY])
+    ne = np.int64(params[PH_VIS_EDGE])
+    w = params[PH_CARD_W]
+    h = params[PH_CARD_H]
+    out = np.zeros((nx * ny + 4 * ne, 2), np.float64)
+    k = np.int64(0)
+    for rank in range(3):  # 0 corners, 1 the rest of the outline, 2 inside
+        for a in range(nx):
+            for b in range(ny):
+                ex = a == 0 or a == nx - 1
+                ey = b == 0 or b == ny - 1
+                r = 0 if (ex and ey) else (1 if (ex or ey) else 2)
+                if r != rank:
+                    continue
+                out[k, 0] = w * (a / (nx - 1) - 0.5) if nx > 1 else 0.0
+                out[k, 1] = h * (b / (ny - 1) - 0.5) if ny > 1 else 0.0
+                k += 1
+        if rank == 1:
+            for e in range(4):
+                for j in range(ne):
+                    t = (j + 0.5) / ne - 0.5
+                    if e == 0:
+                        out[k, 0] = w * t
+                        out[k, 1] = -0.5 * h
+                    elif e == 1:
+                        out[k, 0] = 0.5 * w
+                        out[k, 1] = h * t
+                    elif e == 2:
+                        out[k, 0] = -w * t
+                        out[k, 1] = 0.5 * h
+                    else:
+                        out[k, 0] = -0.5 * w
+                        out[k, 1] = -h * t
+                    k += 1
+    return out
+
+
+@njit(cache=True, forceinline=False)
+def new_pile(params, n_cards, n_feathers):
+    """An empty ``Pile`` for ``n_cards`` cards and ``n_feathers`` feathers."""
+    m = n_cards + n_feathers
+    nxy = np.zeros((N_NESTS, 2), np.float64)
+    for k in range(N_NESTS):
+        nxy[k, 0], nxy[k, 1] = nest_xy(params, np.int64(k))
+    return Pile(
+        np.zeros((n_cards, N_CD), np.float64),
+        np.zeros((n_cards, N_CS), np.int64),
+        np.zeros((n_feathers, N_FT), np.float64),
+        np.zeros((n_feathers, N_FS), np.int64),
+        np.zeros((m, m), np.uint8),
+        np.zeros((m, N_COV), np.int64),
+        np.zeros(m, np.uint8),
+        np.zeros((N_NESTS, n_cards), np.uint8),
+        np.zeros(N_NESTS, np.int64),
+        nxy,
+        np.full(n_cards, VIS_UNKNOWN, np.int64),
+        vis_points(params),
+        np.zeros(m, np.int64),
+    )
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def piece_h(pile, k):
+    nc = pile.cards.shape[0]
+    return pile.cards[k, CD_H] if k < nc else pile.feathers[k - nc, FT_H]
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def pieces_overlap(params, pile, a, b):
+    """Whether pieces ``a`` and ``b`` overlap (from their geometry, cached trig)."""
+    nc = pile.cards.shape[0]
+    cards = pile.cards
+    fe = pile.feathers
+    w = params[PH_CARD_W]
+    h = params[PH_CARD_H]
+    eps = params[PH_EPS]
+    r = params[PH_FEATHER_R]
+    if a < nc and b < nc:
+        return rects_overlap_cs(
+            cards[a, CD_X], cards[a, CD_Y], cards[a, CD_C], cards[a, CD_S], w, h,
+            cards[b, CD_X], cards[b, CD_Y], cards[b, CD_C], cards[b, CD_S], w, h, eps,
+        )  # fmt: skip
+    if a >= nc and b >= nc:
+        return disc_disc_overlap(
+            fe[a - nc, FT_X], fe[a - nc, FT_Y], r, fe[b - nc, FT_X], fe[b - nc, FT_Y], r, eps
+        )
+    c = a if a < nc else b
+    f = (b if a < nc else a) - nc
+    return disc_rect_overlap_cs(
+        fe[f, FT_X], fe[f, FT_Y], r,
+        cards[c, CD_X], cards[c, CD_Y], cards[c, CD_C], cards[c, CD_S], w, h, eps,
+    )  # fmt: skip
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def detach(pile, k):
+    """Take piece ``k`` out of the cache (before it moves or leaves the pile)."""
+    if pile.att[k] == 0:
+        return
+    nc = pile.cards.shape[0]
+    m = pile.att.shape[0]
+    hk = piece_h(pile, k)
+    is_card = np.int64(1) if k < nc else np.int64(0)
+    for j in range(m):
+        if pile.ov[k, j] == 1:
+            pile.ov[k, j] = 0
+            pile.ov[j, k] = 0
+            pile.cov[j, COV_DEG] -= 1
+            if hk > piece_h(pile, j):
+                pile.cov[j, COV_ANY] -= 1
+                pile.cov[j, COV_CARDS] -= is_card
+            if j < nc and is_card == 1:
+                pile.vis[j] = VIS_UNKNOWN  # k may have hidden part of it, or shown it
+    pile.cov[k, COV_ANY] = 0
+    pile.cov[k, COV_CARDS] = 0
+    pile.cov[k, COV_DEG] = 0
+    if is_card == 1:
+        pile.vis[k] = VIS_UNKNOWN
+        for n in range(N_NESTS):
+            if pile.nest[n, k] == 1:
+                pile.nest[n, k] = 0
+                pile.ncount[n] -= 1
+    pile.att[k] = 0
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def attach(params, pile, k):
+    """Count piece ``k`` (in the pile, where it now lies) in the cache."""
+    nc = pile.cards.shape[0]
+    m = pile.att.shape[0]
+    hk = piece_h(pile, k)
+    is_card = np.int64(1) if k < nc else np.int64(0)
+    for j in range(m):
+        if j == k or pile.att[j] == 0 or not pieces_overlap(params, pile, k, j):
+            continue
+        pile.ov[k, j] = 1
+        pile.ov[j, k] = 1
+        pile.cov[j, COV_DEG] += 1
+        pile.cov[k, COV_DEG] += 1
+        if hk > piece_h(pile, j):
+            pile.cov[j, COV_ANY] += 1
+            pile.cov[j, COV_CARDS] += is_card
+            if j < nc and is_card == 1:
+                pile.vis[j] = VIS_UNKNOWN
+        else:
+            pile.cov[k, COV_ANY] += 1
+            if j < nc:
+                pile.cov[k, COV_CARDS] += 1
+    if is_card == 1:
+        pile.vis[k] = VIS_UNKNOWN
+        cards = pile.cards
+        for n in range(N_NESTS):
+            if disc_rect_overlap_cs(
+                pile.nxy[n, 0], pile.nxy[n, 1], params[PH_NEST_R],
+                cards[k, CD_X], cards[k, CD_Y], cards[k, CD_C], cards[k, CD_S],
+                params[PH_CARD_W], params[PH_CARD_H], params[PH_EPS],
+            ):  # fmt: skip
+                pile.nest[n, k] = 1
+                pile.ncount[n] += 1
+    pile.att[k] = 1
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def rebuild(params, pile):
+    """Fill the cache from the four arrays (after set-up)."""
+    pile.ov[:, :] = 0
+    pile.cov[:, :] = 0
+    pile.att[:] = 0
+    pile.nest[:, :] = 0
+    pile.ncount[:] = 0
+    pile.vis[:] = VIS_UNKNOWN
+    nc = pile.cards.shape[0]
+    for c in range(nc):
+        if pile.cst[c, CS_ON] == 1:
+            attach(params, pile, c)
+    for f in range(pile.feathers.shape[0]):
+        if pile.fst[f, FS_ON] == 1:
+            attach(params, pile, nc + f)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def take_out(pile, k):
+    """Piece ``k`` leaves the pile (picked, off the mat, isolated)."""
+    detach(pile, k)
+    nc = pile.cards.shape[0]
+    if k < nc:
+        pile.cst[k, CS_ON] = 0
+    else:
+        pile.fst[k - nc, FS_ON] = 0
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def visible(params, pile, i):
+    """``any_part_visible`` of card ``i`` (PHYS-3), from the cache: the points are tested only
+    against the higher cards that overlap it."""
+    v = pile.vis[i]
+    if v != VIS_UNKNOWN:
+        return v == VIS_SHOWN
+    if pile.cov[i, COV_CARDS] == 0:
+        pile.vis[i] = VIS_SHOWN
+        return True
+    cards = pile.cards
+    nc = cards.shape[0]
+    hi = cards[i, CD_H]
+    k = np.int64(0)
+    for j in range(nc):
+        if pile.ov[i, j] == 1 and cards[j, CD_H] > hi:
+            pile.buf[k] = j
+            k += 1
+    w = params[PH_CARD_W]
+    h = params[PH_CARD_H]
+    eps = params[PH_EPS]
+    c = cards[i, CD_C]
+    s = cards[i, CD_S]
+    cx = cards[i, CD_X]
+    cy = cards[i, CD_Y]
+    hw = 0.5 * w + eps
+    hh = 0.5 * h + eps
+    for q in range(pile.pts.shape[0]):
+        lx = pile.pts[q, 0]
+        ly = pile.pts[q, 1]
+        px = cx + c * lx - s * ly
+        py = cy + s * lx + c * ly
+        hidden = False
+        for t in range(k):
+            j = pile.buf[t]
+            dx = px - cards[j, CD_X]
+            dy = py - cards[j, CD_Y]
+            if (
+                abs(cards[j, CD_C] * dx + cards[j, CD_S] * dy) <= hw
+                and abs(-cards[j, CD_S] * dx + cards[j, CD_C] * dy) <= hh
+            ):
+                hidden = True
+                break
+        if not hidden:
+            pile.vis[i] = VIS_SHOWN
+            return True
+    pile.vis[i] = VIS_HIDDEN
+    return False
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def card_off_mat(params, cards, i):
+    """``card_outside_mat`` from the cached trig."""
+    ex = 0.5 * params[PH_CARD_W] * abs(cards[i, CD_C]) + 0.5 * params[PH_CARD_H] * abs(
+        cards[i, CD_S]
+    )
+    ey = 0.5 * params[PH_CARD_W] * abs(cards[i, CD_S]) + 0.5 * params[PH_CARD_H] * abs(
+        cards[i, CD_C]
+    )
+    return (
+        abs(cards[i, CD_X]) + ex > 0.5 * params[PH_MAT_W]
+        or abs(cards[i, CD_Y]) + ey > 0.5 * params[PH_MAT_H]
+    )
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def pile_peck(params, pile, i, aim_x, aim_y, clumsiness, rng):
+    """``peck`` on the cached pile: the same moves from the same random numbers, the cache kept
+    up to date. Marks as ``peck`` does and returns the pieces now off the mat."""
+    cards = pile.cards
+    cst = pile.cst
+    fst = pile.fst
+    nc = cards.shape[0]
+    nf = pile.feathers.shape[0]
+    hi = cards[i, CD_H]
+    for j in range(nc):
+        cst[j, CS_MOVED] = 0
+        if j != i and pile.ov[i, j] == 1 and cards[j, CD_H] > hi:
+            cst[j, CS_MOVED] = 1
+    for f in range(nf):
+        fst[f, FS_MOVED] = 0
+        if pile.ov[i, nc + f] == 1 and pile.feathers[f, FT_H] > hi:
+            fst[f, FS_MOVED] = 1
+    detach(pile, i)
+    for j in range(nc):
+        if cst[j, CS_MOVED] == 1:
+            detach(pile, j)
+    for f in range(nf):
+        if fst[f, FS_MOVED] == 1:
+            detach(pile, nc + f)
+    peck_moves(params, cards, cst, nc, pile.feathers, fst, nf, i, aim_x, aim_y, clumsiness, rng)
+    attach(params, pile, i)
+    for j in range(nc):
+        if cst[j, CS_MOVED] == 1:
+            attach(params, pile, j)
+    for f in range(nf):
+        if fst[f, FS_MOVED] == 1:
+            attach(params, pile, nc + f)
+    n = np.int64(0)
+    for j in range(nc):
+        cst[j, CS_MARK] = 0
+        if cst[j, CS_ON] == 1 and card_off_mat(params, cards, j):
+            cst[j, CS_MARK] = 1
+            n += 1
+    for f in range(nf):
+        fst[f, FS_MARK] = 0
+        if fst[f, FS_ON] == 1 and feather_outside_mat(params, pile.feathers, f):
+            fst[f, FS_MARK] = 1
+            n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def pile_drop(params, pile, f, rng):
+    """``drop_feather`` of feather ``f`` onto the cached pile; returns 1, or 0 (no card)."""
+    nc = pile.cards.shape[0]
+    nf = pile.feathers.shape[0]
+    done = drop_feather(params, pile.cards, pile.cst, nc, pile.feathers, pile.fst, nf, f, rng)
+    if done == 1:
+        attach(params, pile, nc + f)
+    return done
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def pile_isolated(pile):
+    """``remove_isolated`` on the cached pile: marks and takes out every piece touching no other
+    (judged at once); returns (cards, feathers) removed."""
+    nc = pile.cards.shape[0]
+    nf = pile.feathers.shape[0]
+    for j in range(nc):
+        pile.cst[j, CS_MARK] = 1 if (pile.att[j] == 1 and pile.cov[j, COV_DEG] == 0) else 0
+    for f in range(nf):
+        k = nc + f
+        pile.fst[f, FS_MARK] = 1 if (pile.att[k] == 1 and pile.cov[k, COV_DEG] == 0) else 0
+    a = np.int64(0)
+    b = np.int64(0)
+    for j in range(nc):
+        if pile.cst[j, CS_MARK] == 1:
+            take_out(pile, j)
+            a += 1
+    for f in range(nf):
+        if pile.fst[f, FS_MARK] == 1:
+            take_out(pile, nc + f)
+            b += 1
+    return a, b

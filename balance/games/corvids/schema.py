@@ -659,6 +659,16 @@ class GreedyPolicy(BaseModel):
         description="CV-11: steals when the card it would take is worth at least this many "
         "points more to it than the feathers it pays",
     )
+    feather_value: _Weight = Field(
+        0.5,
+        description="CV-7, CV-11: what one feather is worth to it in points (feathers pay for "
+        "steals and break ties)",
+    )
+    ability_value: _Weight = Field(
+        1.0,
+        description="CV-4: weight of what a card's ability would bring (a paperclip's or "
+        "earring's best extra card, a nut's feathers, a face-down string's or ticket's later use)",
+    )
 
 
 DEFAULT_POLICIES = {

@@ -54,6 +54,7 @@ P_BIRDS_N = _p(1)  # birds in the game's box (the config's birds)
 P_BIRD_NEST = _p(NB)  # + bird: its nest 0-7
 P_BIRD_FAV = _p(NB)  # + bird: its favourite item
 P_BIRD_BONUS = _p(NB)  # + bird: points per collected card of its favourite item
+P_NEST_BIRD = _p(NB)  # + nest: the bird whose nest it is, -1 none in the config
 N_PARAMS = _p.end
 
 # Tables.seat[p, SP_*] (integers) and Tables.weights[p, W_*] (floats).
@@ -69,6 +70,8 @@ W_NAMES = (
     "expose_wanted",
     "shed_pieces",
     "steal_margin",
+    "feather_value",
+    "ability_value",
 )
 (
     W_CLUMSY,
@@ -80,6 +83,8 @@ W_NAMES = (
     W_EXPOSE,
     W_SHED,
     W_STEAL,
+    W_FEATHER,
+    W_ABILITY,
 ) = range(N_WEIGHTS := len(W_NAMES))
 
 # Telemetry columns, per seat (issue 16, 6): per item picked, stolen, stolen from, lost off the mat,
@@ -126,6 +131,7 @@ class Compiled:
     seat_policies: tuple[str, ...]
     columns: tuple[str, ...]
     players: int
+    bird_names: tuple[str, ...] = ()  # the config's birds, in PL_BIRD order
 
 
 def physics_params(rules: Any) -> np.ndarray:
@@ -156,10 +162,12 @@ def compile_tables(config: Any) -> Compiled:
         params[P_SET_POINTS + i] = s.points
     birds = list(rules.birds.items())
     params[P_BIRDS_N] = len(birds)
+    params[P_NEST_BIRD : P_NEST_BIRD + NB] = -1
     for b, (_, bird) in enumerate(birds):
         params[P_BIRD_NEST + b] = bird.nest
         params[P_BIRD_FAV + b] = ITEM_NAMES.index(bird.favourite)
         params[P_BIRD_BONUS + b] = bird.bonus_per_card
+        params[P_NEST_BIRD + bird.nest] = b
     assert len(birds) <= NESTS
     item_weight = np.zeros(NI, np.float64)
     for name in rules.cards.double_sided.items:  # an item listed twice is twice as likely
@@ -182,5 +190,9 @@ def compile_tables(config: Any) -> Compiled:
         weights=weights,
     )
     return Compiled(
-        k=k, seat_policies=tuple(config.seats), columns=telemetry_names(), players=config.players
+        k=k,
+        seat_policies=tuple(config.seats),
+        columns=telemetry_names(),
+        players=config.players,
+        bird_names=tuple(name for name, _ in birds),
     )

@@ -226,6 +226,8 @@ def test_the_default_policies_are_valid():
         "expose_wanted",
         "shed_pieces",
         "steal_margin",
+        "feather_value",
+        "ability_value",
     ]
     assert all(GreedyPolicy.model_fields[w].description for w in weights)
 

@@ -1,0 +1,825 @@
+"""Corvids rules engine (rulebooks/corvids.txt, RULINGS CV-1..CV-12), numba-compiled, on the
+physical model of ``physics`` (PHYS-1..8).
+
+A game: set-up (CV-1, CV-2, CV-8, CV-10) from stream 0: the sides of the double-sided cards are
+drawn, the deck's rows shuffled (their stack order), the pile scattered until every card is on
+the mat and every nest covered, the feathers dropped onto it, one bird dealt to each seat, the
+first player drawn. Then turns clockwise until the pile holds no card (CV-7):
+
+1. tickets: the seat may flip face-down tickets it holds for one more steal each (CV-4);
+2. peck (CV-5, CV-9): a visible card is flipped; pieces off the mat are removed and end the turn;
+3. pick (CV-5): a card with nothing on top, with every feather touching it;
+4. resolve (CV-4): the picked card's ability, chained through paperclips; then at most one steal,
+   more from tickets (CV-11), each answered perhaps by the victim's face-down string;
+5. end of turn (CV-5): every piece touching no other is removed.
+
+A bird is revealed the moment its seat's nest is uncovered (CV-6), checked after every change to
+the pile. Scores are counted at the end (CV-3, ``score``); ties by feathers, then shared (CV-7).
+
+Readings where the rules leave a choice (cite as ENGINE-n):
+
+- ENGINE-1 Pick: "nothing on top" (CV-5, CV-8) counts cards and feathers (PHYS-2). If every card
+  of the pile has something on top (feathers lie on cards), the seat picks a card with no *card*
+  on top, as the rulebook's own condition reads ("cannot have another card on top of it"), and
+  takes the feathers on it: the pick is mandatory and the highest card always qualifies.
+- ENGINE-2 Every card taken from the pile (pick, earring, paperclip) comes with every feather of
+  the pile touching it, above or below (rulebook, Pick; the earring's "including feathers").
+- ENGINE-3 Abilities are the seat's choice (rulebook: "Resolve ... (optional)"): it may decline
+  an earring, a paperclip's card or a nut's feathers; an acorn's peck is a peck like the first
+  (a piece off the mat ends the turn at once, with no more abilities and no steal). Only a
+  paperclip chains (CV-4); an earring taken by an earring does not take another. A paperclip's
+  "touching" is judged where it lay when it was taken.
+- ENGINE-4 A turn either takes a card from the pile or knocks a piece off the mat, and a piece
+  off the mat never comes back, so a game lasts at most (cards + feathers) turns: no cap needed.
+- ENGINE-5 A face-down string or ticket keeps its later use however it came (picked, taken by an
+  ability, or stolen face down: the rulebook's "can be used if face-down tickets/string"); a
+  ticket collected this turn waits for a later turn's start (CV-4). Using one flips it face up
+  for good; it still scores as its item (CV-3).
+- ENGINE-6 A steal needs the thief's steal.cost feathers and a card in the pile to drop them on
+  (CV-11: "touching cards"); the victim is any other seat whose nest is uncovered at that moment
+  and who holds a card. A string kept card still costs the payment and uses up the steal.
+- ENGINE-7 A seat's nest is the nest of its bird; the first nest uncovered (G_FIRST_NEST) counts
+  seats' nests only. Nests of birds left in the box matter to no one.
+- ENGINE-8 A set-up whose ``setup_retries`` scatters all fail (a config whose pile cannot cover
+  every nest on the mat) is not played: the game ends at once as "setup_failed", every seat
+  scoring 0 and sharing the win (the report counts such games among the end reasons).
+
+Compile-time notes (Raven Manor's engine docstring): integers are int64, every constant passed
+to a kernel is wrapped (``np.int64(K)``), tiny helpers are ``inline="always"``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from balance.games._kit import check_play, clip_u8, saturated, saturation_rows, tally_clipped
+from balance.games.base import Chunk
+from balance.games.corvids import physics as ph
+from balance.games.corvids import policies as pol
+from balance.games.corvids.state import (
+    CC_OWNER,
+    CC_TAKEN_FACE,
+    CC_TURN,
+    CC_USED,
+    E_ABILITY,
+    E_BIRD,
+    E_END,
+    E_ISOLATED,
+    E_NEST,
+    E_NUT,
+    E_OFF,
+    E_PECK,
+    E_PICK,
+    E_SCORE,
+    E_START,
+    E_STEAL,
+    E_TICKET,
+    E_TURN,
+    G_CARDS_ISOLATED,
+    G_END,
+    G_F_REMOVED,
+    G_FEATHERS_OFF,
+    G_FIRST,
+    G_FIRST_NEST,
+    G_ISOLATED,
+    G_LOG_CAP,
+    G_N,
+    G_OFF_MAT,
+    G_PECKS,
+    G_RETRIES,
+    G_TURN,
+    OWN_PILE,
+    OWN_REMOVED,
+    PL_BIRD,
+    PL_CARDS,
+    PL_FEATHERS,
+    PL_HELD,
+    PL_REVEALED,
+    PL_STEALS,
+    PL_TELE,
+    SN_A,
+    SN_FACE,
+    SN_H,
+    SN_ON,
+    SN_X,
+    SN_Y,
+    TAKE_EARRING,
+    TAKE_PAPERCLIP,
+    TAKE_PICK,
+    alloc_scratch,
+    alloc_state,
+    counts_as,
+    emit,
+    tele,
+    up_item,
+)
+from balance.games.corvids.tables import (
+    ACORN,
+    BLANK,
+    COIN,
+    EARRING,
+    MAXP,
+    N_TELE,
+    NI,
+    NUT,
+    P_BIRD_BONUS,
+    P_BIRD_FAV,
+    P_BIRD_NEST,
+    P_BIRDS_N,
+    P_COIN_DOWN,
+    P_DOUBLE_N,
+    P_PLAYERS,
+    P_SET_POINTS,
+    P_SET_SIZE,
+    P_SINGLE_N,
+    P_STEAL_COST,
+    P_VALUE,
+    PAPERCLIP,
+    STRING,
+    TE_ABILITY,
+    TE_FEATHERS_GAINED,
+    TE_FEATHERS_PAID,
+    TE_LOST,
+    TE_PICKED,
+    TE_STOLE,
+    TE_STOLEN,
+    TICKET,
+    W_CLUMSY,
+    Compiled,
+)
+from balance.rng import below, seed_stream, uniform
+
+END_REASONS = ("pile_empty", "setup_failed")
+END_EMPTY, END_SETUP = 1, 2  # G_END values (index + 1)
+# per seat, after the game (Chunk.extra); the last four are the game's, on every seat's row
+EXTRA_COLUMNS = (
+    "feathers",
+    "cards",
+    "bird_points",
+    "set_points",
+    "nest_turn",
+    "game_off_mat",
+    "game_isolated",
+    "game_setup_retries",
+    "game_first_nest",
+)
+BLOCK_GAMES = 64  # games per prange block (telemetry clip counts per block)
+
+
+# ---------------------------------------------------------------- set-up
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def draw_item(tb, rng):
+    """A double-sided card's side: an item drawn by ``item_weight`` (CV-2)."""
+    u = uniform(rng)
+    acc = 0.0
+    last = np.int64(0)
+    for i in range(NI):
+        w = tb.item_weight[i]
+        if w > 0.0:
+            last = np.int64(i)
+            acc += w
+            if u < acc:
+                return np.int64(i)
+    return last
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def setup(tb, st, seed, game, ib):
+    """CV-1, CV-2, CV-8, CV-10: reset ``st`` to the start of game ``game`` of run ``seed``.
+    Returns False if the pile could not be set up (ENGINE-8)."""
+    for s in range(st.rng.shape[0]):
+        seed_stream(st.rng[s], seed, game, s)
+    cap = st.g[G_LOG_CAP]
+    st.g[:] = 0
+    st.g[G_LOG_CAP] = cap
+    st.pl[:, :] = 0
+    n = tb.params[P_PLAYERS]
+    st.g[G_N] = n
+    pile = st.pile
+    nc = pile.cards.shape[0]
+    nf = pile.feathers.shape[0]
+    r0 = st.rng[0]
+    # CV-2: the deck, sides drawn anew every game, then its rows shuffled: row order is the
+    # order the cards are scattered in, so their stack order (PHYS-4)
+    k = np.int64(0)
+    for _ in range(tb.params[P_DOUBLE_N]):
+        st.item[k, 0] = draw_item(tb, r0)
+        st.item[k, 1] = draw_item(tb, r0)
+        k += 1
+    for i in range(NI):
+        for _ in range(tb.params[P_SINGLE_N + i]):
+            st.item[k, 0] = i
+            st.item[k, 1] = BLANK
+            k += 1
+    for i in range(nc - 1, 0, -1):
+        j = below(r0, np.int64(i + 1))
+        a0 = st.item[i, 0]
+        a1 = st.item[i, 1]
+        st.item[i, 0] = st.item[j, 0]
+        st.item[i, 1] = st.item[j, 1]
+        st.item[j, 0] = a0
+        st.item[j, 1] = a1
+    for c in range(nc):
+        st.cc[c, CC_OWNER] = OWN_PILE
+        st.cc[c, CC_TAKEN_FACE] = 0
+        st.cc[c, CC_USED] = 0
+        st.cc[c, CC_TURN] = -1
+    pile.fst[:, :] = 0
+    for f in range(nf):
+        pile.feathers[f, ph.FT_H] = 0.0
+    tries = ph.scatter(tb.physics, pile.cards, pile.cst, np.int64(nc), r0)
+    st.g[G_RETRIES] = tries
+    ph.rebuild(tb.physics, pile)
+    for f in range(nf):  # CV-1: every feather dropped onto the pile
+        ph.pile_drop(tb.physics, pile, np.int64(f), r0)
+    # CV-10: one bird each from the config's birds (a partial Fisher-Yates over ib[0])
+    nb = tb.params[P_BIRDS_N]
+    for b in range(nb):
+        ib[0, b] = b
+    for p in range(n):
+        j = p + below(r0, nb - p)
+        t = ib[0, p]
+        ib[0, p] = ib[0, j]
+        ib[0, j] = t
+        st.pl[p, PL_BIRD] = ib[0, p]
+    first = below(r0, n)
+    st.g[G_FIRST] = first
+    emit(st, E_START, n, first, nc, nf, tries, 0, 0)
+    for p in range(n):
+        b = st.pl[p, PL_BIRD]
+        emit(st, E_BIRD, p, b, tb.params[P_BIRD_NEST + b], 0, 0, 0, 0)
+    snapshot(st)
+    if tries < 0:
+        return False
+    check_nests(tb, st)
+    return True
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def snapshot(st):
+    """Keep the pile as it lies now in ``st.snap`` row ``G_TURN`` (replays only)."""
+    t = st.g[G_TURN]
+    if t >= st.snap.shape[0]:
+        return
+    pile = st.pile
+    nc = pile.cards.shape[0]
+    for c in range(nc):
+        st.snap[t, c, SN_X] = pile.cards[c, ph.CD_X]
+        st.snap[t, c, SN_Y] = pile.cards[c, ph.CD_Y]
+        st.snap[t, c, SN_A] = pile.cards[c, ph.CD_A]
+        st.snap[t, c, SN_H] = pile.cards[c, ph.CD_H]
+        st.snap[t, c, SN_ON] = pile.cst[c, ph.CS_ON]
+        st.snap[t, c, SN_FACE] = pile.cst[c, ph.CS_FACE]
+    for f in range(pile.feathers.shape[0]):
+        st.snap[t, nc + f, SN_X] = pile.feathers[f, ph.FT_X]
+        st.snap[t, nc + f, SN_Y] = pile.feathers[f, ph.FT_Y]
+        st.snap[t, nc + f, SN_A] = 0.0
+        st.snap[t, nc + f, SN_H] = pile.feathers[f, ph.FT_H]
+        st.snap[t, nc + f, SN_ON] = pile.fst[f, ph.FS_ON]
+        st.snap[t, nc + f, SN_FACE] = 0.0
+
+
+# ---------------------------------------------------------------- the pile changes
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def check_nests(tb, st):
+    """CV-6: reveal the bird of every seat whose nest is now uncovered (once, for good)."""
+    for p in range(st.g[G_N]):
+        if st.pl[p, PL_REVEALED] != 0:
+            continue
+        b = st.pl[p, PL_BIRD]
+        k = tb.params[P_BIRD_NEST + b]
+        if st.pile.ncount[k] == 0:
+            st.pl[p, PL_REVEALED] = st.g[G_TURN] + 1
+            if st.g[G_FIRST_NEST] == 0:
+                st.g[G_FIRST_NEST] = st.g[G_TURN] + 1
+            emit(st, E_NEST, p, k, b, 0, 0, 0, 0)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def nest_open(tb, st, p):
+    """Whether seat ``p``'s nest is uncovered now (CV-6, CV-11)."""
+    return st.pile.ncount[tb.params[P_BIRD_NEST + st.pl[p, PL_BIRD]]] == 0
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def remove_card(st, c):
+    """Card ``c`` leaves play (off the mat, isolated)."""
+    ph.take_out(st.pile, c)
+    st.cc[c, CC_OWNER] = OWN_REMOVED
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def remove_feather(st, f):
+    ph.take_out(st.pile, np.int64(st.pile.cards.shape[0] + f))
+    st.g[G_F_REMOVED] += 1
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def take_card(tb, st, p, c, how):
+    """Seat ``p`` takes card ``c`` from the pile with every feather touching it (ENGINE-2): it
+    keeps its orientation (CV-3). Returns the feathers gained."""
+    pile = st.pile
+    nc = pile.cards.shape[0]
+    gained = np.int64(0)
+    for f in range(pile.feathers.shape[0]):
+        if pile.att[nc + f] == 1 and pile.ov[c, nc + f] == 1:
+            ph.take_out(pile, np.int64(nc + f))
+            gained += 1
+    face = pile.cst[c, ph.CS_FACE]
+    ph.take_out(pile, c)
+    st.cc[c, CC_OWNER] = p
+    st.cc[c, CC_TAKEN_FACE] = face
+    st.cc[c, CC_TURN] = st.g[G_TURN]
+    item = counts_as(st, c)
+    st.pl[p, PL_HELD + item] += 1
+    st.pl[p, PL_CARDS] += 1
+    st.pl[p, PL_FEATHERS] += gained
+    tele(st, p, TE_PICKED + item, 1)
+    tele(st, p, TE_FEATHERS_GAINED, gained)
+    emit(st, E_PICK, p, c, item, face, gained, how, 0)
+    return gained
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def remove_off_mat(st, p):
+    """Remove every piece the last peck marked off the mat (CV-5, CV-9)."""
+    pile = st.pile
+    nc = pile.cards.shape[0]
+    for c in range(nc):
+        if pile.cst[c, ph.CS_MARK] == 1:
+            item = up_item(st, c)
+            emit(st, E_OFF, 0, c, item, p, 0, 0, 0)
+            remove_card(st, c)
+            st.g[G_OFF_MAT] += 1
+            # a card counts by its up side as it falls (a blank back: its item)
+            tele(st, p, TE_LOST + (item if item != BLANK else st.item[c, 0]), 1)
+    for f in range(pile.feathers.shape[0]):
+        if pile.fst[f, ph.FS_MARK] == 1:
+            emit(st, E_OFF, 1, f, 0, p, 0, 0, 0)
+            remove_feather(st, f)
+            st.g[G_FEATHERS_OFF] += 1
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def do_peck(tb, st, p, ib, fb):
+    """CV-5, CV-9: seat ``p`` pecks; returns True if a piece went off the mat (the turn ends)."""
+    if st.pile.att[: st.pile.cards.shape[0]].sum() == 0:
+        return False
+    c, ax, ay = pol.choose_peck(tb, st, p, ib, fb)
+    pile = st.pile
+    pile.cst[c, ph.CS_FACE] = 1 - pile.cst[c, ph.CS_FACE]
+    off = ph.pile_peck(tb.physics, pile, c, ax, ay, tb.weights[p, W_CLUMSY], st.rng[1])
+    moved = np.int64(0)
+    for j in range(pile.cards.shape[0]):
+        moved += pile.cst[j, ph.CS_MOVED]
+    for f in range(pile.feathers.shape[0]):
+        moved += pile.fst[f, ph.FS_MOVED]
+    st.g[G_PECKS] += 1
+    emit(st, E_PECK, p, c, up_item(st, c), moved, off, np.int64(round(ax)), np.int64(round(ay)))
+    if off > 0:
+        remove_off_mat(st, p)
+    check_nests(tb, st)
+    return off > 0
+
+
+# ---------------------------------------------------------------- abilities
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def ability(tb, st, p, c, ib, fb):
+    """CV-4: resolve the ability of card ``c`` that seat ``p`` just took from the pile, chained
+    through paperclips (ENGINE-3). Returns True if an acorn's peck ended the turn."""
+    while c >= 0:
+        item = counts_as(st, c)
+        if st.pile.cst[c, ph.CS_FACE] == 0 and st.item[c, 1] == BLANK:
+            return False  # a face-down single-sided card: its use comes later (CV-4)
+        nxt = np.int64(-1)
+        if item == ACORN:
+            tele(st, p, TE_ABILITY + ACORN, 1)
+            emit(st, E_ABILITY, p, item, c, 0, 0, 0, 0)
+            if do_peck(tb, st, p, ib, fb):
+                return True
+        elif item == EARRING:
+            # one more completely uncovered earring, with its feathers
+            n = np.int64(0)
+            nc = st.pile.cards.shape[0]
+            for j in range(nc):
+                if (
+                    st.pile.att[j] == 1
+                    and st.pile.cov[j, ph.COV_ANY] == 0
+                    and up_item(st, j) == EARRING
+                ):
+                    ib[0, n] = j
+                    n += 1
+            if n > 0:
+                k = pol.choose_take(tb, st, p, ib, fb, n, np.int64(EARRING))
+                if k >= 0:
+                    tele(st, p, TE_ABILITY + EARRING, 1)
+                    emit(st, E_ABILITY, p, item, c, 0, 0, 0, 0)
+                    take_card(tb, st, p, ib[0, k], np.int64(TAKE_EARRING))
+                    check_nests(tb, st)
+        elif item == NUT:
+            nc = st.pile.cards.shape[0]
+            took = np.int64(0)
+            for _ in range(2):
+                n = np.int64(0)
+                for f in range(st.pile.feathers.shape[0]):
+                    if st.pile.att[nc + f] == 1:
+                        ib[0, n] = f
+                        n += 1
+                if n == 0:
+                    break
+                k = pol.choose_feather(tb, st, p, ib, fb, n, took)
+                if k < 0:
+                    break
+                ph.take_out(st.pile, np.int64(nc + ib[0, k]))
+                st.pl[p, PL_FEATHERS] += 1
+                tele(st, p, TE_FEATHERS_GAINED, 1)
+                took += 1
+            if took > 0:
+                tele(st, p, TE_ABILITY + NUT, 1)
+                emit(st, E_ABILITY, p, item, c, 0, 0, 0, 0)
+                emit(st, E_NUT, p, took, 0, 0, 0, 0, 0)
+        elif item == PAPERCLIP:
+            # a card touching it where it lay, covered or not (its ov row is as it was taken)
+            n = np.int64(0)
+            nc = st.pile.cards.shape[0]
+            for j in range(nc):
+                if st.pile.att[j] == 1 and st.pile.ov[c, j] == 1:
+                    ib[0, n] = j
+                    n += 1
+            if n > 0:
+                k = pol.choose_take(tb, st, p, ib, fb, n, np.int64(PAPERCLIP))
+                if k >= 0:
+                    tele(st, p, TE_ABILITY + PAPERCLIP, 1)
+                    emit(st, E_ABILITY, p, item, c, 0, 0, 0, 0)
+                    nxt = ib[0, k]
+                    take_card(tb, st, p, nxt, np.int64(TAKE_PAPERCLIP))
+                    check_nests(tb, st)
+        c = nxt
+    return False
+
+
+# ---------------------------------------------------------------- stealing
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def usable(st, c, item):
+    """A held face-down ``item`` (string or ticket) not used yet (CV-4, ENGINE-5)."""
+    return (
+        st.item[c, 0] == item
+        and st.item[c, 1] == BLANK
+        and st.cc[c, CC_TAKEN_FACE] == 0
+        and st.cc[c, CC_USED] == 0
+    )
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def use_tickets(tb, st, p, ib, fb):
+    """CV-4: at the start of its turn seat ``p`` may flip face-down tickets for more steals."""
+    st.pl[p, PL_STEALS] = 1
+    n = np.int64(0)
+    for c in range(st.cc.shape[0]):
+        if (
+            st.cc[c, CC_OWNER] == p
+            and usable(st, c, np.int64(TICKET))
+            and (st.cc[c, CC_TURN] < st.g[G_TURN])
+        ):
+            ib[0, n] = c
+            n += 1
+    if n == 0:
+        return
+    k = pol.choose_tickets(tb, st, p, ib, fb, n)
+    for t in range(k):
+        c = ib[0, t]
+        st.cc[c, CC_USED] = 1
+        st.cc[c, CC_TAKEN_FACE] = 1
+        st.pl[p, PL_STEALS] += 1
+        tele(st, p, TE_ABILITY + TICKET, 1)
+        emit(st, E_TICKET, p, c, 0, 0, 0, 0, 0)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def steals(tb, st, p, ib, fb):
+    """CV-5, CV-11, ENGINE-6: seat ``p``'s steals this turn (one, more from tickets)."""
+    cost = tb.params[P_STEAL_COST]
+    nc = st.pile.cards.shape[0]
+    n_players = st.g[G_N]
+    while st.pl[p, PL_STEALS] > 0 and st.pl[p, PL_FEATHERS] >= cost:
+        if st.pile.att[:nc].sum() == 0:
+            return
+        n = np.int64(0)
+        for c in range(nc):
+            v = st.cc[c, CC_OWNER]
+            if v >= 0 and v != p and v < n_players and nest_open(tb, st, v):
+                ib[0, n] = c
+                n += 1
+        if n == 0:
+            return
+        k = pol.choose_steal(tb, st, p, ib, fb, n)
+        if k < 0:
+            return
+        c = ib[0, k]
+        v = st.cc[c, CC_OWNER]
+        st.pl[p, PL_STEALS] -= 1
+        # the payment: each feather dropped onto a random point of a card of the pile (CV-11)
+        paid = pay_feathers(tb, st, p, cost)
+        tele(st, p, TE_FEATHERS_PAID, paid)
+        # the victim may flip a face-down string to keep the card (CV-4)
+        kept = np.int64(-1)
+        for s in range(nc):
+            if st.cc[s, CC_OWNER] == v and usable(st, s, np.int64(STRING)):
+                if pol.choose_string(tb, st, v, c, ib, fb):
+                    kept = s
+                break
+        item = counts_as(st, c)
+        if kept >= 0:
+            st.cc[kept, CC_USED] = 1
+            st.cc[kept, CC_TAKEN_FACE] = 1
+            tele(st, v, TE_ABILITY + STRING, 1)
+        else:
+            st.cc[c, CC_OWNER] = p
+            st.pl[v, PL_HELD + item] -= 1
+            st.pl[v, PL_CARDS] -= 1
+            st.pl[p, PL_HELD + item] += 1
+            st.pl[p, PL_CARDS] += 1
+            tele(st, p, TE_STOLE + item, 1)
+            tele(st, v, TE_STOLEN + item, 1)
+        emit(st, E_STEAL, p, v, c, kept, paid, item, 0)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def pay_feathers(tb, st, p, cost):
+    """Seat ``p`` drops ``cost`` of its feathers onto the pile (CV-11, PHYS-5). Held feathers are
+    not rows of their own: any row out of the pile and not removed from play is one of them."""
+    pile = st.pile
+    paid = np.int64(0)
+    for f in range(pile.feathers.shape[0]):
+        if paid == cost:
+            break
+        if pile.fst[f, ph.FS_ON] == 0:
+            if ph.pile_drop(tb.physics, pile, np.int64(f), st.rng[1]) == 1:
+                paid += 1
+    st.pl[p, PL_FEATHERS] -= paid
+    return paid
+
+
+# ---------------------------------------------------------------- the turn
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def pick(tb, st, p, ib, fb):
+    """CV-5, ENGINE-1: seat ``p`` takes a card with nothing on top of it; returns it (-1: the
+    pile holds no card)."""
+    pile = st.pile
+    nc = pile.cards.shape[0]
+    n = np.int64(0)
+    for c in range(nc):
+        if pile.att[c] == 1 and pile.cov[c, ph.COV_ANY] == 0:
+            ib[0, n] = c
+            n += 1
+    if n == 0:
+        for c in range(nc):
+            if pile.att[c] == 1 and pile.cov[c, ph.COV_CARDS] == 0:
+                ib[0, n] = c
+                n += 1
+    if n == 0:
+        return np.int64(-1)
+    k = pol.choose_pick(tb, st, p, ib, fb, n)
+    c = ib[0, k]
+    take_card(tb, st, p, c, np.int64(TAKE_PICK))
+    check_nests(tb, st)
+    return c
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def end_of_turn(tb, st):
+    """CV-5, PHYS-8: every piece touching no other is removed."""
+    a, b = ph.pile_isolated(st.pile)
+    if a + b == 0:
+        return
+    pile = st.pile
+    for c in range(pile.cards.shape[0]):
+        if pile.cst[c, ph.CS_MARK] == 1:
+            st.cc[c, CC_OWNER] = OWN_REMOVED
+    st.g[G_F_REMOVED] += b
+    st.g[G_ISOLATED] += a + b
+    st.g[G_CARDS_ISOLATED] += a
+    emit(st, E_ISOLATED, a, b, 0, 0, 0, 0, 0)
+    check_nests(tb, st)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def play_turn(tb, st, p, ib, fb):
+    """One whole turn of seat ``p`` (CV-5)."""
+    emit(st, E_TURN, p, st.g[G_TURN], st.pl[p, PL_FEATHERS], st.pl[p, PL_CARDS], 0, 0, 0)
+    use_tickets(tb, st, p, ib, fb)
+    if not do_peck(tb, st, p, ib, fb):
+        c = pick(tb, st, p, ib, fb)
+        if c >= 0 and not ability(tb, st, p, c, ib, fb):
+            steals(tb, st, p, ib, fb)
+    end_of_turn(tb, st)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def play_game(tb, st, seed, game, ib, fb):
+    """Play one whole game into ``st``."""
+    if not setup(tb, st, seed, game, ib):
+        st.g[G_END] = END_SETUP
+        finish(tb, st, ib)
+        return
+    n = st.g[G_N]
+    a = st.g[G_FIRST]
+    while st.pile.att[: st.pile.cards.shape[0]].sum() > 0:
+        play_turn(tb, st, a, ib, fb)
+        st.g[G_TURN] += 1
+        snapshot(st)
+        a = (a + 1) % n
+    st.g[G_END] = END_EMPTY
+    finish(tb, st, ib)
+
+
+# ---------------------------------------------------------------- scoring
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def score(tb, st, p):
+    """CV-3 (schema.score_cards): seat ``p``'s points, of which its bird's bonus and its sets'
+    bonus (set points in place of the cards' values)."""
+    total = np.int64(0)
+    coins_up = np.int64(0)
+    coins_down = np.int64(0)
+    for c in range(st.cc.shape[0]):
+        if st.cc[c, CC_OWNER] != p:
+            continue
+        item = counts_as(st, c)
+        if item == COIN and st.cc[c, CC_TAKEN_FACE] == 0:
+            total += tb.params[P_COIN_DOWN]
+            coins_down += 1
+        else:
+            total += tb.params[P_VALUE + item]
+            if item == COIN:
+                coins_up += 1
+    sets = np.int64(0)
+    for i in range(NI):
+        size = tb.params[P_SET_SIZE + i]
+        if size <= 0:
+            continue
+        held = st.pl[p, PL_HELD + i]
+        full = held // size
+        if full == 0:
+            continue
+        need = full * size
+        if i == COIN:  # the set's cards are its lowest: face-up coins first (score_cards)
+            up = min(coins_up, need)
+            in_sets = up * tb.params[P_VALUE + COIN] + (need - up) * tb.params[P_COIN_DOWN]
+        else:
+            in_sets = need * tb.params[P_VALUE + i]
+        sets += full * tb.params[P_SET_POINTS + i] - in_sets
+    b = st.pl[p, PL_BIRD]
+    bird = tb.params[P_BIRD_BONUS + b] * st.pl[p, PL_HELD + tb.params[P_BIRD_FAV + b]]
+    return total + sets + bird, bird, sets
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def ranks(tb, st, out_score, out_rank):
+    """CV-7: scores, and ranks by score then feathers (1 = winner; ties shared)."""
+    n = st.g[G_N]
+    for p in range(n):
+        out_score[p] = score(tb, st, p)[0]
+    for p in range(n):
+        r = 1
+        for q in range(n):
+            if out_score[q] > out_score[p] or (
+                out_score[q] == out_score[p] and st.pl[q, PL_FEATHERS] > st.pl[p, PL_FEATHERS]
+            ):
+                r += 1
+        out_rank[p] = r
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def finish(tb, st, ib):
+    """Log the scores and the end (replays)."""
+    if st.g[G_LOG_CAP] == 0:
+        return
+    n = st.g[G_N]
+    sc = ib[1]
+    rk = ib[2]
+    ranks(tb, st, sc, rk)
+    winners = np.int64(0)
+    for p in range(n):
+        total, bird, sets = score(tb, st, p)
+        if rk[p] == 1:
+            winners += 1
+        emit(st, E_SCORE, p, total, bird, sets, st.pl[p, PL_FEATHERS], st.pl[p, PL_CARDS], rk[p])
+    emit(st, E_END, st.g[G_TURN], st.g[G_END], winners, 0, 0, 0, 0)
+
+
+# ---------------------------------------------------------------- the batch kernel
+
+
+@njit(cache=True, parallel=True, forceinline=False)
+def play_batch(
+    tb,
+    seed,
+    first_game,
+    n_games,
+    out_score,
+    out_rank,
+    out_turns,
+    out_end,
+    out_order,
+    out_role,
+    out_extra,
+    out_tele,
+    out_clipped,
+):
+    """Play games [first_game, first_game + n_games) into row i of the output arrays; block b
+    counts the telemetry cells it clipped at 255 in row b of ``out_clipped`` (per column)."""
+    n_blocks = (n_games + BLOCK_GAMES - 1) // BLOCK_GAMES
+    n = tb.params[P_PLAYERS]
+    for blk in prange(n_blocks):
+        st = alloc_state(tb, 0, False)
+        ib, fb = alloc_scratch(tb)
+        sc = np.zeros(MAXP, np.int64)
+        rk = np.zeros(MAXP, np.int64)
+        clipped = out_clipped[blk]
+        lo = blk * BLOCK_GAMES
+        hi = min(n_games, lo + BLOCK_GAMES)
+        for gi in range(lo, hi):
+            play_game(tb, st, seed, first_game + gi, ib, fb)
+            out_turns[gi] = st.g[G_TURN]
+            out_end[gi] = st.g[G_END] - 1
+            first = st.g[G_FIRST]
+            ranks(tb, st, sc, rk)
+            for p in range(n):
+                out_score[gi, p] = sc[p]
+                out_rank[gi, p] = rk[p]
+                out_order[gi, p] = (p - first) % n
+                out_role[gi, p] = st.pl[p, PL_BIRD]
+                _, bird, sets = score(tb, st, p)
+                out_extra[gi, p, 0] = st.pl[p, PL_FEATHERS]
+                out_extra[gi, p, 1] = st.pl[p, PL_CARDS]
+                out_extra[gi, p, 2] = bird
+                out_extra[gi, p, 3] = sets
+                out_extra[gi, p, 4] = st.pl[p, PL_REVEALED] - 1
+                out_extra[gi, p, 5] = st.g[G_OFF_MAT]
+                out_extra[gi, p, 6] = st.g[G_ISOLATED]
+                out_extra[gi, p, 7] = st.g[G_RETRIES]
+                out_extra[gi, p, 8] = st.g[G_FIRST_NEST] - 1
+                seen = 0
+                for j in range(N_TELE):
+                    v = st.pl[p, PL_TELE + j]
+                    out_tele[gi, p, j] = clip_u8(v)
+                    seen |= v
+                if seen > 255:
+                    for j in range(N_TELE):
+                        tally_clipped(st.pl[p, PL_TELE + j], clipped, j)
+
+
+def play(compiled: Compiled, seed: int, first_game: int, n_games: int) -> Chunk:
+    """Play a chunk of games; the Python layer of the batch kernel (checks, allocation)."""
+    check_play(seed, first_game, n_games)
+    tb = compiled.k
+    p = compiled.players
+    score_ = np.zeros((n_games, p), np.int32)
+    rank = np.zeros((n_games, p), np.int32)
+    turns = np.zeros(n_games, np.int32)
+    end = np.zeros(n_games, np.int32)
+    order = np.zeros((n_games, p), np.int32)
+    role = np.zeros((n_games, p), np.int32)
+    extra = np.zeros((n_games, p, len(EXTRA_COLUMNS)), np.int32)
+    tel = np.zeros((n_games, p, N_TELE), np.uint8)
+    clipped = saturation_rows(n_games, BLOCK_GAMES, N_TELE)
+    play_batch(
+        tb,
+        np.int64(seed),
+        np.int64(first_game),
+        np.int64(n_games),
+        score_,
+        rank,
+        turns,
+        end,
+        order,
+        role,
+        extra,
+        tel,
+        clipped,
+    )
+    return Chunk(
+        first_game=first_game,
+        score=score_,
+        rank=rank,
+        turns=turns,
+        end_reason=end,
+        order=order,
+        telemetry=tel,
+        extra={name: np.ascontiguousarray(extra[:, :, k]) for k, name in enumerate(EXTRA_COLUMNS)},
+        role=role,
+        saturated=saturated(clipped),
+    )

@@ -1,0 +1,675 @@
+"""Corvids policies: every choice CV-5 and CV-4 leave to a seat, from what the seat knows (CV-12).
+
+A policy sees the pile as it lies (positions, what lies on what, the up side of every card: a
+single-sided card face down shows its blank back), every collected card's up side except the
+other seats' face-down single-sided cards (which of string, ticket or coin they are is theirs),
+revealed birds, its own bird and its own cards. It never reads a pile card's hidden side
+(``State.item`` beyond ``up_item``) nor another seat's hidden bird; what it does not know it
+values by the config's proportions (public: the deck is in the rules).
+
+- ``random`` (POL_RANDOM): uniform over the legal choices: a visible card to peck (rejection
+  sampling over the pile's cards, so exactly uniform) at a uniform point of it, an uncovered card
+  to pick, and for every optional step the options and "no" alike.
+- ``greedy`` (POL_GREEDY): one-step weighted values (``Tables.weights``, schema.GreedyPolicy):
+
+  * a card's worth to the seat: its points (own_value), its bird's bonus (bird_bonus) and the
+    part of a set it brings (set_progress: a set's extra over its cards' values, shared over the
+    cards of the set, the completing one last); what its ability would bring (ability_value: a
+    paperclip's or an earring's best extra card, a nut's two feathers, a face-down string's or
+    ticket's later use); the feathers touching it (feather_value each); and the nests taking it
+    would uncover: its own (minus keep_nest_covered) or a rival's (plus uncover_rivals, times the
+    chance the nest is a rival's when its bird is hidden).
+  * the pick and the abilities take the card worth most (declining what is worth less than 0).
+  * the peck weighs a few candidates: the card on top of the pile (always visible), the cards
+    it wants most (pecking one sheds what lies on it and flips it: shed_pieces is the chance it
+    ends uncovered), the cards that what covers a wanted card rests on (expose_wanted: the chance
+    the wanted card ends uncovered), uncovered cards whose other side is worth more (a face-up
+    coin pecked face down is worth 3), and the cards under a card that alone covers a rival's
+    nest. Each is valued as the best pick after it, times the chance nothing falls off the mat
+    (from the pieces' distances to the edge and its clumsiness), plus half the value of the nests
+    its displaced cards alone cover; the best visible one is pecked, aiming a little outward of
+    its centre so that what moves tends towards the middle of the mat.
+  * it flips tickets for as many extra steals as its feathers pay for when a rival's nest is open;
+    steals the card worth most to it (times the chance no string keeps it) when that beats the
+    feathers paid by steal_margin; keeps a card with a string whenever it is worth anything.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from balance.games.corvids import physics as ph
+from balance.games.corvids.state import (
+    CC_OWNER,
+    CC_TAKEN_FACE,
+    CC_USED,
+    G_N,
+    PL_BIRD,
+    PL_FEATHERS,
+    PL_HELD,
+    PL_REVEALED,
+    up_item,
+)
+from balance.games.corvids.tables import (
+    ACORN,
+    BLANK,
+    COIN,
+    EARRING,
+    NI,
+    NUT,
+    P_BIRD_BONUS,
+    P_BIRD_FAV,
+    P_BIRD_NEST,
+    P_BIRDS_N,
+    P_COIN_DOWN,
+    P_SET_POINTS,
+    P_SET_SIZE,
+    P_SINGLE_N,
+    P_STEAL_COST,
+    P_VALUE,
+    PAPERCLIP,
+    POL_RANDOM,
+    SP_KIND,
+    STRING,
+    TICKET,
+    W_ABILITY,
+    W_BIRD,
+    W_CLUMSY,
+    W_EXPOSE,
+    W_FEATHER,
+    W_KEEP_NEST,
+    W_OWN,
+    W_SET,
+    W_SHED,
+    W_STEAL,
+    W_UNCOVER,
+)
+from balance.rng import below, uniform
+
+_NEG = -1e18
+N_NESTS = ph.N_NESTS
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def is_random(tb, p):
+    return tb.seat[p, SP_KIND] == POL_RANDOM
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def prng(st, p):
+    return st.rng[2 + p]
+
+
+# ---------------------------------------------------------------- what a card is worth
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def worth(tb, st, p, item, down):
+    """What a card counting as ``item`` (``down``: face down) is worth to seat ``p`` now."""
+    w = tb.weights[p]
+    pts = tb.params[P_COIN_DOWN] if (item == COIN and down) else tb.params[P_VALUE + item]
+    b = st.pl[p, PL_BIRD]
+    bird = tb.params[P_BIRD_BONUS + b] if tb.params[P_BIRD_FAV + b] == item else 0
+    v = w[W_OWN] * pts + w[W_BIRD] * bird
+    size = tb.params[P_SET_SIZE + item]
+    if size > 0:
+        extra = tb.params[P_SET_POINTS + item] - size * tb.params[P_VALUE + item]
+        k = st.pl[p, PL_HELD + item] % size
+        v += w[W_SET] * extra * (k + 1) / (size * size)
+    return v
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def later_use(tb, p, item):
+    """The later use of a face-down string (keeps a card) or ticket (one more steal)."""
+    if item == STRING:
+        return tb.weights[p, W_ABILITY] * 1.0
+    if item == TICKET:
+        return tb.weights[p, W_ABILITY] * 0.5
+    return 0.0
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def hidden_single(tb, st, p, up):
+    """Expected worth of a single-sided card whose item seat ``p`` cannot see (a blank back up),
+    by the deck's proportions of string, ticket and coin; ``up``: valued face up (it will be
+    flipped) instead of face down."""
+    tot = 0.0
+    acc = 0.0
+    for item in (STRING, TICKET, COIN):
+        n = tb.params[P_SINGLE_N + item]
+        if n <= 0:
+            continue
+        tot += n
+        v = worth(tb, st, p, np.int64(item), not up)
+        if not up:
+            v += later_use(tb, p, np.int64(item))
+        acc += n * v
+    return acc / tot if tot > 0 else 0.0
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def double_back(tb, st, p):
+    """Expected worth of a double-sided card's unseen side (CV-2: drawn by the config's list)."""
+    acc = 0.0
+    for i in range(NI):
+        wt = tb.item_weight[i]
+        if wt > 0.0:
+            acc += wt * worth(tb, st, p, np.int64(i), False)
+    return acc
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def shown_worth(tb, st, p, c):
+    """Worth to seat ``p`` of pile card ``c`` as it shows (its up side; a blank back: expected)."""
+    u = up_item(st, c)
+    if u == BLANK:
+        return hidden_single(tb, st, p, False)
+    return worth(tb, st, p, u, False)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def flipped_worth(tb, st, p, c):
+    """Expected worth to seat ``p`` of pile card ``c`` once a peck has turned it over."""
+    u = up_item(st, c)
+    if u == BLANK:
+        return hidden_single(tb, st, p, True)
+    if st.item[c, 1] == BLANK:  # a single-sided card face up: its back is known to be blank
+        return worth(tb, st, p, u, True) + later_use(tb, p, u)
+    return double_back(tb, st, p)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def nest_values(tb, st, p, out):
+    """``out[k]``: what uncovering nest ``k`` is worth to seat ``p`` (CV-6, CV-11)."""
+    w = tb.weights[p]
+    n = st.g[G_N]
+    own = tb.params[P_BIRD_NEST + st.pl[p, PL_BIRD]]
+    hidden = 0
+    candidates = 0
+    for q in range(n):
+        if q != p and st.pl[q, PL_REVEALED] == 0:
+            hidden += 1
+    for k in range(N_NESTS):
+        out[k] = 0.0
+    for b in range(tb.params[P_BIRDS_N]):
+        k = tb.params[P_BIRD_NEST + b]
+        if k == own:
+            continue
+        known = False
+        for q in range(n):
+            if q != p and st.pl[q, PL_REVEALED] != 0 and st.pl[q, PL_BIRD] == b:
+                known = True
+        if known:
+            out[k] = w[W_UNCOVER]
+        else:
+            out[k] = -1.0  # marked: a hidden bird's nest, valued below
+            candidates += 1
+    # the nests of birds not seen: a rival's with chance hidden / candidates (revealed birds
+    # whose seat is known are out; the seat's own bird is out)
+    share = hidden / candidates if candidates > 0 else 0.0
+    for b in range(tb.params[P_BIRDS_N]):
+        k = tb.params[P_BIRD_NEST + b]
+        if out[k] == -1.0:
+            out[k] = w[W_UNCOVER] * share
+    out[own] = -w[W_KEEP_NEST]
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def taking_nests(st, c, nestv):
+    """The value of the nests card ``c`` alone covers (taking it uncovers them)."""
+    v = 0.0
+    pile = st.pile
+    for k in range(N_NESTS):
+        if pile.nest[k, c] == 1 and pile.ncount[k] == 1:
+            v += nestv[k]
+    return v
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def touching_feathers(st, c):
+    pile = st.pile
+    nc = pile.cards.shape[0]
+    n = 0
+    for f in range(pile.feathers.shape[0]):
+        if pile.att[nc + f] == 1 and pile.ov[c, nc + f] == 1:
+            n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def ability_worth(tb, st, p, c, exact):
+    """What the ability of pile card ``c``'s up side would bring seat ``p`` (CV-4); ``exact``:
+    look at the extra card a paperclip or earring would take (else a flat guess)."""
+    u = up_item(st, c)
+    a = tb.weights[p, W_ABILITY]
+    pile = st.pile
+    nc = pile.cards.shape[0]
+    if u == ACORN:
+        return a * 0.25
+    if u == NUT:
+        n = pile.att[nc:].sum()
+        return a * tb.weights[p, W_FEATHER] * min(2, n)
+    if u in (EARRING, PAPERCLIP):
+        if not exact:
+            return a * 0.5
+        best = 0.0
+        for j in range(nc):
+            if j == c or pile.att[j] == 0:
+                continue
+            if u == PAPERCLIP:
+                ok = pile.ov[c, j] == 1
+            else:
+                ok = pile.cov[j, ph.COV_ANY] == 0 and up_item(st, j) == EARRING
+            if ok:
+                best = max(best, shown_worth(tb, st, p, j))
+        return a * best
+    return 0.0
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def take_value(tb, st, p, c, nestv, exact):
+    """Everything taking pile card ``c`` brings seat ``p`` (see the module docstring)."""
+    return (
+        shown_worth(tb, st, p, c)
+        + ability_worth(tb, st, p, c, exact)
+        + tb.weights[p, W_FEATHER] * touching_feathers(st, c)
+        + taking_nests(st, c, nestv)
+    )
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def held_worth(tb, st, p, c):
+    """Worth to seat ``p`` of collected card ``c`` as ``p`` sees it (another seat's face-down
+    single-sided card: expected)."""
+    owner = st.cc[c, CC_OWNER]
+    down = st.cc[c, CC_TAKEN_FACE] == 0
+    if st.item[c, 1] == BLANK:
+        if down and owner != p:
+            return hidden_single(tb, st, p, False)
+        item = st.item[c, 0]
+        v = worth(tb, st, p, item, down)
+        if down and st.cc[c, CC_USED] == 0:
+            v += later_use(tb, p, item)
+        return v
+    item = st.item[c, 0] if st.cc[c, CC_TAKEN_FACE] == 1 else st.item[c, 1]
+    return worth(tb, st, p, item, False)
+
+
+# ---------------------------------------------------------------- the peck
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def random_point(tb, st, p, c):
+    """A uniform point of card ``c`` (the random policy's aim)."""
+    pile = st.pile
+    r = prng(st, p)
+    lx = tb.physics[ph.PH_CARD_W] * (uniform(r) - 0.5)
+    ly = tb.physics[ph.PH_CARD_H] * (uniform(r) - 0.5)
+    cs = pile.cards[c, ph.CD_C]
+    sn = pile.cards[c, ph.CD_S]
+    return pile.cards[c, ph.CD_X] + cs * lx - sn * ly, pile.cards[c, ph.CD_Y] + sn * lx + cs * ly
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def off_risk(tb, st, p, i):
+    """A rough chance that pecking card ``i`` knocks something off the mat (the greedy policy's
+    guess: each resting piece's distance to the nearest edge against the displacement's scale)."""
+    prm = tb.physics
+    pile = st.pile
+    nc = pile.cards.shape[0]
+    sd = prm[ph.PH_DISPLACE_SD] * tb.weights[p, W_CLUMSY]
+    hx = 0.5 * prm[ph.PH_MAT_W]
+    hy = 0.5 * prm[ph.PH_MAT_H]
+    hi = pile.cards[i, ph.CD_H]
+    keep = 1.0
+    if sd <= 0.0:
+        return 0.0
+    two = 2.0 * sd * sd
+    for j in range(pile.att.shape[0]):
+        if pile.ov[i, j] == 0 or ph.piece_h(pile, j) <= hi:
+            continue
+        if j < nc:
+            c = pile.cards[j, ph.CD_C]
+            s = pile.cards[j, ph.CD_S]
+            ex = 0.5 * prm[ph.PH_CARD_W] * abs(c) + 0.5 * prm[ph.PH_CARD_H] * abs(s)
+            ey = 0.5 * prm[ph.PH_CARD_W] * abs(s) + 0.5 * prm[ph.PH_CARD_H] * abs(c)
+            x = pile.cards[j, ph.CD_X]
+            y = pile.cards[j, ph.CD_Y]
+        else:
+            ex = prm[ph.PH_FEATHER_R]
+            ey = ex
+            x = pile.feathers[j - nc, ph.FT_X]
+            y = pile.feathers[j - nc, ph.FT_Y]
+        d = max(0.0, min(hx - abs(x) - ex, hy - abs(y) - ey))
+        keep *= 1.0 - 0.5 * math.exp(-d * d / two)
+    return 1.0 - keep
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def resting_nests(st, i, nestv):
+    """Half the value of the nests that only cards resting on card ``i`` cover."""
+    pile = st.pile
+    nc = pile.cards.shape[0]
+    hi = pile.cards[i, ph.CD_H]
+    v = 0.0
+    for k in range(N_NESTS):
+        if pile.ncount[k] == 0 or nestv[k] == 0.0:
+            continue
+        m = 0
+        for j in range(nc):
+            if pile.nest[k, j] == 1 and pile.ov[i, j] == 1 and pile.cards[j, ph.CD_H] > hi:
+                m += 1
+        if m == pile.ncount[k]:
+            v += 0.5 * nestv[k]
+    return v
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def all_rest_on(st, w, y):
+    """Whether every piece on top of card ``w`` also rests on card ``y``."""
+    pile = st.pile
+    hw = pile.cards[w, ph.CD_H]
+    hy = pile.cards[y, ph.CD_H]
+    for j in range(pile.att.shape[0]):
+        if pile.ov[w, j] == 1 and ph.piece_h(pile, j) > hw:
+            if pile.ov[y, j] == 0 or ph.piece_h(pile, j) <= hy:
+                return False
+    return True
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def peck_value(tb, st, p, i, target, base, base_not_i, nestv):
+    """The greedy value of pecking card ``i``, perhaps to expose card ``target`` (-1 none)."""
+    w = tb.weights[p]
+    pile = st.pile
+    b = base_not_i if pile.cov[i, ph.COV_ANY] == 0 else base
+    # i is set down on top: certain to end uncovered if nothing rests on it
+    shed = 1.0 if pile.cov[i, ph.COV_ANY] == 0 else w[W_SHED]
+    gain = shed * max(0.0, flipped_worth(tb, st, p, i) - b)
+    if target >= 0 and all_rest_on(st, target, i):
+        gain = max(gain, w[W_EXPOSE] * max(0.0, take_value(tb, st, p, target, nestv, False) - b))
+    return (1.0 - off_risk(tb, st, p, i)) * (b + gain) + resting_nests(st, i, nestv)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def add_candidate(ib, fb, n, c, target, v):
+    """Add (or better) candidate card ``c`` in ib[2], ib[3] / fb[1][16:], returning the count."""
+    for k in range(n):
+        if ib[2, k] == c:
+            if v > fb[1, 16 + k]:
+                fb[1, 16 + k] = v
+                ib[3, k] = target
+            return n
+    if 16 + n >= fb.shape[1]:
+        return n
+    ib[2, n] = c
+    ib[3, n] = target
+    fb[1, 16 + n] = v
+    return n + 1
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def greedy_peck(tb, st, p, ib, fb):
+    pile = st.pile
+    nc = pile.cards.shape[0]
+    nestv = fb[1, :N_NESTS]
+    nest_values(tb, st, p, nestv)
+    # the cheap value of taking each card, and the best two uncovered ones
+    top = np.int64(-1)
+    top_h = -1.0
+    best1 = 0.0
+    best2 = 0.0
+    best1_c = np.int64(-1)
+    for c in range(nc):
+        fb[0, c] = _NEG
+        if pile.att[c] == 0:
+            continue
+        v = take_value(tb, st, p, c, nestv, False)
+        fb[0, c] = v
+        if pile.cards[c, ph.CD_H] > top_h:
+            top_h = pile.cards[c, ph.CD_H]
+            top = np.int64(c)
+        if pile.cov[c, ph.COV_ANY] == 0:
+            if best1_c < 0 or v > best1:
+                best2 = best1 if best1_c >= 0 else best2
+                best1 = v
+                best1_c = np.int64(c)
+            elif v > best2:
+                best2 = v
+    # candidates
+    n = np.int64(0)
+    n = add_candidate(ib, fb, n, top, np.int64(-1), 0.0)
+    for _ in range(3):  # the three cards it wants most (ib[1] marks those seen)
+        wbest = _NEG
+        wc = np.int64(-1)
+        for c in range(nc):
+            if fb[0, c] > wbest:
+                seen = False
+                for k in range(n):
+                    if ib[2, k] == c:
+                        seen = True
+                if not seen:
+                    wbest = fb[0, c]
+                    wc = np.int64(c)
+        if wc < 0:
+            break
+        n = add_candidate(ib, fb, n, wc, np.int64(-1), 0.0)
+        if pile.cov[wc, ph.COV_ANY] > 0:
+            # the cards the lowest piece on top of it rests on
+            lo = np.int64(-1)
+            lo_h = math.inf
+            for j in range(pile.att.shape[0]):
+                if pile.ov[wc, j] == 1:
+                    h = ph.piece_h(pile, j)
+                    if h > pile.cards[wc, ph.CD_H] and h < lo_h:
+                        lo_h = h
+                        lo = np.int64(j)
+            if lo >= 0:
+                m = 0
+                for y in range(nc):
+                    if y != wc and pile.ov[lo, y] == 1 and pile.cards[y, ph.CD_H] < lo_h:
+                        n = add_candidate(ib, fb, n, np.int64(y), wc, 0.0)
+                        m += 1
+                        if m == 2:
+                            break
+    # uncovered cards worth more the other way up (a face-up coin)
+    for c in range(nc):
+        if pile.att[c] == 1 and pile.cov[c, ph.COV_ANY] == 0:
+            if flipped_worth(tb, st, p, c) > fb[0, c] + 0.5:
+                n = add_candidate(ib, fb, n, np.int64(c), np.int64(-1), 0.0)
+    # the cards under a card that alone covers a rival's nest
+    for k in range(N_NESTS):
+        if nestv[k] <= 0.0 or pile.ncount[k] != 1:
+            continue
+        x = np.int64(-1)
+        for j in range(nc):
+            if pile.nest[k, j] == 1:
+                x = np.int64(j)
+        if x < 0:
+            continue
+        for y in range(nc):
+            if pile.ov[x, y] == 1 and pile.cards[y, ph.CD_H] < pile.cards[x, ph.CD_H]:
+                n = add_candidate(ib, fb, n, np.int64(y), np.int64(-1), 0.0)
+    for k in range(n):
+        c = ib[2, k]
+        base_not_i = best2 if c == best1_c else best1
+        fb[1, 16 + k] = peck_value(tb, st, p, c, ib[3, k], best1, base_not_i, nestv)
+    # the best visible candidate (the top card always is)
+    while True:
+        bk = np.int64(-1)
+        bv = _NEG
+        for k in range(n):
+            if ib[2, k] >= 0 and fb[1, 16 + k] > bv:
+                bv = fb[1, 16 + k]
+                bk = np.int64(k)
+        if bk < 0:
+            return top
+        c = ib[2, bk]
+        if ph.visible(tb.physics, pile, c):
+            return c
+        ib[2, bk] = -1
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def choose_peck(tb, st, p, ib, fb):
+    """CV-5, CV-9: the card seat ``p`` pecks and its aim point."""
+    pile = st.pile
+    nc = pile.cards.shape[0]
+    if is_random(tb, p):
+        n = np.int64(0)
+        for c in range(nc):
+            if pile.att[c] == 1:
+                ib[1, n] = c
+                n += 1
+        r = prng(st, p)
+        while True:  # rejection: uniform over the visible cards
+            c = ib[1, below(r, n)]
+            if ph.visible(tb.physics, pile, c):
+                ax, ay = random_point(tb, st, p, c)
+                return c, ax, ay
+    c = greedy_peck(tb, st, p, ib, fb)
+    # aim a little outward of the centre: what moves goes away from the aim, towards the middle
+    x = pile.cards[c, ph.CD_X]
+    y = pile.cards[c, ph.CD_Y]
+    d = math.sqrt(x * x + y * y)
+    if d > 1e-9:
+        k = 0.25 * min(tb.physics[ph.PH_CARD_W], tb.physics[ph.PH_CARD_H]) / d
+        return c, x + k * x, y + k * y
+    return c, x, y
+
+
+# ---------------------------------------------------------------- picks and abilities
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def choose_pick(tb, st, p, ib, fb, n):
+    """CV-5: which of the ``n`` cards in ``ib[0]`` seat ``p`` picks (an index)."""
+    if is_random(tb, p):
+        return below(prng(st, p), n)
+    nestv = fb[1, :N_NESTS]
+    nest_values(tb, st, p, nestv)
+    best = np.int64(0)
+    bv = _NEG
+    for k in range(n):
+        v = take_value(tb, st, p, ib[0, k], nestv, True)
+        if v > bv:
+            bv = v
+            best = np.int64(k)
+    return best
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def choose_take(tb, st, p, ib, fb, n, kind):
+    """CV-4: which of the ``n`` cards in ``ib[0]`` an earring or paperclip (``kind``) takes, -1
+    none."""
+    if is_random(tb, p):
+        k = below(prng(st, p), n + 1)
+        return k if k < n else np.int64(-1)
+    nestv = fb[1, :N_NESTS]
+    nest_values(tb, st, p, nestv)
+    best = np.int64(-1)
+    bv = 0.0
+    for k in range(n):
+        v = take_value(tb, st, p, ib[0, k], nestv, True)
+        if v >= bv:
+            bv = v
+            best = np.int64(k)
+    return best
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def choose_feather(tb, st, p, ib, fb, n, took):
+    """CV-4 (nut): which of the ``n`` pile feathers in ``ib[0]`` seat ``p`` takes, -1 none."""
+    if is_random(tb, p):
+        # uniform over how many to take (0, 1 or 2), then over which
+        # each time uniform over the feathers and "no more"
+        k = below(prng(st, p), n + 1)
+        return k if k < n else np.int64(-1)
+    if tb.weights[p, W_FEATHER] <= 0.0:
+        return np.int64(-1)
+    # the highest feather (the easiest to reach)
+    pile = st.pile
+    best = np.int64(0)
+    bh = -1.0
+    for k in range(n):
+        h = pile.feathers[ib[0, k], ph.FT_H]
+        if h > bh:
+            bh = h
+            best = np.int64(k)
+    return best
+
+
+# ---------------------------------------------------------------- tickets and steals
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def rival_open(tb, st, p):
+    """Whether some other seat holding a card has its nest uncovered now."""
+    for q in range(st.g[G_N]):
+        if q != p and st.pile.ncount[tb.params[P_BIRD_NEST + st.pl[q, PL_BIRD]]] == 0:
+            for c in range(st.cc.shape[0]):
+                if st.cc[c, CC_OWNER] == q:
+                    return True
+    return False
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def choose_tickets(tb, st, p, ib, fb, n):
+    """CV-4: how many of its ``n`` usable tickets seat ``p`` flips at the start of its turn."""
+    if is_random(tb, p):
+        return below(prng(st, p), n + 1)
+    cost = tb.params[P_STEAL_COST]
+    if not rival_open(tb, st, p):
+        return np.int64(0)
+    can = st.pl[p, PL_FEATHERS] // cost - 1 if cost > 0 else n
+    return np.int64(max(0, min(n, can)))
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def string_risk(tb, st, p, v):
+    """The chance, as seat ``p`` sees it, that seat ``v`` holds an unused face-down string."""
+    m = 0
+    for c in range(st.cc.shape[0]):
+        if (
+            st.cc[c, CC_OWNER] == v
+            and st.item[c, 1] == BLANK
+            and st.cc[c, CC_TAKEN_FACE] == 0
+            and st.cc[c, CC_USED] == 0
+        ):
+            m += 1
+    tot = tb.params[P_SINGLE_N + STRING] + tb.params[P_SINGLE_N + TICKET]
+    tot += tb.params[P_SINGLE_N + COIN]
+    q = tb.params[P_SINGLE_N + STRING] / tot if tot > 0 else 0.0
+    return 1.0 - (1.0 - q) ** m
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def choose_steal(tb, st, p, ib, fb, n):
+    """CV-11: which of the ``n`` stealable cards in ``ib[0]`` seat ``p`` steals, -1 none."""
+    if is_random(tb, p):
+        k = below(prng(st, p), n + 1)
+        return k if k < n else np.int64(-1)
+    w = tb.weights[p]
+    best = np.int64(-1)
+    bv = _NEG
+    for k in range(n):
+        c = ib[0, k]
+        v = held_worth(tb, st, p, c) * (1.0 - string_risk(tb, st, p, st.cc[c, CC_OWNER]))
+        if v > bv:
+            bv = v
+            best = np.int64(k)
+    if best >= 0 and bv - tb.params[P_STEAL_COST] * w[W_FEATHER] >= w[W_STEAL]:
+        return best
+    return np.int64(-1)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def choose_string(tb, st, v, c, ib, fb):
+    """CV-4: whether seat ``v`` flips a face-down string to keep card ``c`` from a thief."""
+    if is_random(tb, v):
+        return below(prng(st, v), np.int64(2)) == 1
+    return held_worth(tb, st, v, c) > 0.0
