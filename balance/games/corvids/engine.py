@@ -562,9 +562,8 @@ def pay_feathers(tb, st, p, cost):
     for f in range(pile.feathers.shape[0]):
         if paid == cost:
             break
-        if pile.fst[f, ph.FS_ON] == 0:
-            if ph.pile_drop(tb.physics, pile, np.int64(f), st.rng[1]) == 1:
-                paid += 1
+        if pile.fst[f, ph.FS_ON] == 0 and ph.pile_drop(tb.physics, pile, f, st.rng[1]) == 1:
+            paid += 1
     st.pl[p, PL_FEATHERS] -= paid
     return paid
 

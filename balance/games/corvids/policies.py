@@ -47,10 +47,12 @@ from balance.games.corvids.state import (
     CC_TAKEN_FACE,
     CC_USED,
     G_N,
+    G_SCRIPT_BAD,
     PL_BIRD,
     PL_FEATHERS,
     PL_HELD,
     PL_REVEALED,
+    PL_SCRIPT,
     up_item,
 )
 from balance.games.corvids.tables import (
@@ -72,7 +74,9 @@ from balance.games.corvids.tables import (
     P_VALUE,
     PAPERCLIP,
     POL_RANDOM,
+    POL_SCRIPT,
     SP_KIND,
+    SP_SCRIPT_N,
     STRING,
     TICKET,
     W_ABILITY,
@@ -101,6 +105,39 @@ def is_random(tb, p):
 @njit(cache=True, _nrt=False, inline="always")
 def prng(st, p):
     return st.rng[2 + p]
+
+
+# ---------------------------------------------------------------- scripts (tests)
+#
+# A scripted seat (tables.with_script) takes its decisions from Tables.script in order: a peck
+# three values (card, aim x, aim y), any other decision one (the card, feather or count, -1 for
+# none, 0 / 1 for a string); then it plays greedy.
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def scripted(tb, st, p, k):
+    return tb.seat[p, SP_KIND] == POL_SCRIPT and st.pl[p, PL_SCRIPT] + k <= tb.seat[p, SP_SCRIPT_N]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def next_value(tb, st, p):
+    v = tb.script[p, st.pl[p, PL_SCRIPT]]
+    st.pl[p, PL_SCRIPT] += 1
+    return v
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def scripted_index(tb, st, p, ib, n, allow_none):
+    """The index in ``ib[0, :n]`` of the scripted value, -1 for a scripted -1 (``allow_none``);
+    anything else is not legal: the first candidate, and G_SCRIPT_BAD is set."""
+    v = np.int64(next_value(tb, st, p))
+    if v < 0 and allow_none:
+        return np.int64(-1)
+    for k in range(n):
+        if ib[0, k] == v:
+            return np.int64(k)
+    st.g[G_SCRIPT_BAD] = 1
+    return np.int64(0)
 
 
 # ---------------------------------------------------------------- what a card is worth
@@ -375,9 +412,9 @@ def all_rest_on(st, w, y):
     hw = pile.cards[w, ph.CD_H]
     hy = pile.cards[y, ph.CD_H]
     for j in range(pile.att.shape[0]):
-        if pile.ov[w, j] == 1 and ph.piece_h(pile, j) > hw:
-            if pile.ov[y, j] == 0 or ph.piece_h(pile, j) <= hy:
-                return False
+        above_w = pile.ov[w, j] == 1 and ph.piece_h(pile, j) > hw
+        if above_w and (pile.ov[y, j] == 0 or ph.piece_h(pile, j) <= hy):
+            return False
     return True
 
 
@@ -478,9 +515,9 @@ def greedy_peck(tb, st, p, ib, fb):
                             break
     # uncovered cards worth more the other way up (a face-up coin)
     for c in range(nc):
-        if pile.att[c] == 1 and pile.cov[c, ph.COV_ANY] == 0:
-            if flipped_worth(tb, st, p, c) > fb[0, c] + 0.5:
-                n = add_candidate(ib, fb, n, np.int64(c), np.int64(-1), 0.0)
+        open_ = pile.att[c] == 1 and pile.cov[c, ph.COV_ANY] == 0
+        if open_ and flipped_worth(tb, st, p, c) > fb[0, c] + 0.5:
+            n = add_candidate(ib, fb, n, np.int64(c), np.int64(-1), 0.0)
     # the cards under a card that alone covers a rival's nest
     for k in range(N_NESTS):
         if nestv[k] <= 0.0 or pile.ncount[k] != 1:
@@ -519,6 +556,14 @@ def choose_peck(tb, st, p, ib, fb):
     """CV-5, CV-9: the card seat ``p`` pecks and its aim point."""
     pile = st.pile
     nc = pile.cards.shape[0]
+    if scripted(tb, st, p, 3):
+        c = np.int64(next_value(tb, st, p))
+        ax = next_value(tb, st, p)
+        ay = next_value(tb, st, p)
+        if c < 0 or c >= nc or pile.att[c] == 0:
+            st.g[G_SCRIPT_BAD] = 1
+            c = greedy_peck(tb, st, p, ib, fb)
+        return c, ax, ay
     if is_random(tb, p):
         n = np.int64(0)
         for c in range(nc):
@@ -548,6 +593,8 @@ def choose_peck(tb, st, p, ib, fb):
 @njit(cache=True, _nrt=False, forceinline=False)
 def choose_pick(tb, st, p, ib, fb, n):
     """CV-5: which of the ``n`` cards in ``ib[0]`` seat ``p`` picks (an index)."""
+    if scripted(tb, st, p, 1):
+        return scripted_index(tb, st, p, ib, n, False)
     if is_random(tb, p):
         return below(prng(st, p), n)
     nestv = fb[1, :N_NESTS]
@@ -566,6 +613,8 @@ def choose_pick(tb, st, p, ib, fb, n):
 def choose_take(tb, st, p, ib, fb, n, kind):
     """CV-4: which of the ``n`` cards in ``ib[0]`` an earring or paperclip (``kind``) takes, -1
     none."""
+    if scripted(tb, st, p, 1):
+        return scripted_index(tb, st, p, ib, n, True)
     if is_random(tb, p):
         k = below(prng(st, p), n + 1)
         return k if k < n else np.int64(-1)
@@ -584,6 +633,8 @@ def choose_take(tb, st, p, ib, fb, n, kind):
 @njit(cache=True, _nrt=False, forceinline=False)
 def choose_feather(tb, st, p, ib, fb, n, took):
     """CV-4 (nut): which of the ``n`` pile feathers in ``ib[0]`` seat ``p`` takes, -1 none."""
+    if scripted(tb, st, p, 1):
+        return scripted_index(tb, st, p, ib, n, True)
     if is_random(tb, p):
         # uniform over how many to take (0, 1 or 2), then over which
         # each time uniform over the feathers and "no more"
@@ -620,6 +671,8 @@ def rival_open(tb, st, p):
 @njit(cache=True, _nrt=False, forceinline=False)
 def choose_tickets(tb, st, p, ib, fb, n):
     """CV-4: how many of its ``n`` usable tickets seat ``p`` flips at the start of its turn."""
+    if scripted(tb, st, p, 1):
+        return np.int64(max(0, min(n, np.int64(next_value(tb, st, p)))))
     if is_random(tb, p):
         return below(prng(st, p), n + 1)
     cost = tb.params[P_STEAL_COST]
@@ -650,6 +703,8 @@ def string_risk(tb, st, p, v):
 @njit(cache=True, _nrt=False, forceinline=False)
 def choose_steal(tb, st, p, ib, fb, n):
     """CV-11: which of the ``n`` stealable cards in ``ib[0]`` seat ``p`` steals, -1 none."""
+    if scripted(tb, st, p, 1):
+        return scripted_index(tb, st, p, ib, n, True)
     if is_random(tb, p):
         k = below(prng(st, p), n + 1)
         return k if k < n else np.int64(-1)
@@ -670,6 +725,8 @@ def choose_steal(tb, st, p, ib, fb, n):
 @njit(cache=True, _nrt=False, forceinline=False)
 def choose_string(tb, st, v, c, ib, fb):
     """CV-4: whether seat ``v`` flips a face-down string to keep card ``c`` from a thief."""
+    if scripted(tb, st, v, 1):
+        return next_value(tb, st, v) > 0.5
     if is_random(tb, v):
         return below(prng(st, v), np.int64(2)) == 1
     return held_worth(tb, st, v, c) > 0.0

@@ -61,6 +61,7 @@ PL_FEATHERS = _pl(1)  # feathers held
 PL_CARDS = _pl(1)  # cards collected
 PL_STEALS = _pl(1)  # steals left this turn (1, + tickets used: CV-4)
 PL_HELD = _pl(NI)  # + item: collected cards that count as it (CV-3)
+PL_SCRIPT = _pl(1)  # scripted values used (tables.with_script)
 PL_TELE = _pl(N_TELE)  # + telemetry column (tables.TE_*)
 N_PL = _pl.end
 
@@ -79,6 +80,7 @@ G_F_REMOVED = _g(1)  # feathers removed from play (off the mat or isolated)
 G_FIRST_NEST = _g(1)  # turn + 1 the first seat's nest was uncovered, 0 never
 G_CARDS_ISOLATED = _g(1)  # cards among the isolated pieces
 G_PECKS = _g(1)  # pecks in the game (acorns add some)
+G_SCRIPT_BAD = _g(1)  # a scripted choice was not legal (tests)
 G_LOG_N = _g(1)
 N_G_RESET = _g.end  # g[:N_G_RESET] is cleared for every game
 G_LOG_CAP = _g(1)

@@ -9,7 +9,7 @@ compiled signature per kernel).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -34,8 +34,9 @@ ACORN, EARRING, NUT, PAPERCLIP, KEY, BUTTON, STRING, TICKET, COIN = range(NI)
 assert ITEM_NAMES[STRING] == "string" and len(DOUBLE_ITEMS) == STRING
 BLANK = -1  # the back of a single-sided card (CV-2)
 
-# Seat policy kinds.
+# Seat policy kinds; POL_SCRIPT: tests (with_script).
 POL_RANDOM, POL_GREEDY, POL_SCRIPT = 0, 1, 2
+MAX_SCRIPT = 64  # scripted values a seat can hold
 POLICY_KIND_IDS = {"random": POL_RANDOM, "greedy": POL_GREEDY}
 
 # Tables.params: scalar rules, then per item and per bird.
@@ -59,7 +60,8 @@ N_PARAMS = _p.end
 
 # Tables.seat[p, SP_*] (integers) and Tables.weights[p, W_*] (floats).
 SP_KIND = 0
-N_SEAT = 1
+SP_SCRIPT_N = 1  # scripted values (POL_SCRIPT)
+N_SEAT = 2
 W_NAMES = (
     "clumsiness",
     "own_value",
@@ -121,6 +123,7 @@ class Tables(NamedTuple):
     physics: np.ndarray  # float64[physics.N_PH]; physics.PH_*
     seat: np.ndarray  # int64[MAXP, N_SEAT]
     weights: np.ndarray  # float64[MAXP, N_WEIGHTS]
+    script: np.ndarray  # float64[MAXP, MAX_SCRIPT]: a scripted seat's values (with_script)
 
 
 @dataclass(frozen=True)
@@ -188,6 +191,7 @@ def compile_tables(config: Any) -> Compiled:
         physics=physics_params(rules),
         seat=seat,
         weights=weights,
+        script=np.zeros((MAXP, MAX_SCRIPT), np.float64),
     )
     return Compiled(
         k=k,
@@ -196,3 +200,21 @@ def compile_tables(config: Any) -> Compiled:
         players=config.players,
         bird_names=tuple(name for name, _ in birds),
     )
+
+
+def with_script(compiled: Compiled, scripts: dict[int, list[float]]) -> Compiled:
+    """A copy of ``compiled`` whose seats in ``scripts`` make the listed decisions, in order, then
+    play as ``greedy`` with their own weights (tests). A peck takes three values (card, aim x, aim
+    y), every other decision one: the card, feather or count chosen, -1 for none, 0 / 1 for a
+    string (policies.py, Scripts). A scripted choice that is not among the legal ones is taken as
+    the first legal one and sets ``state.G_SCRIPT_BAD``."""
+    seat = compiled.k.seat.copy()
+    script = compiled.k.script.copy()
+    for p, values in scripts.items():
+        if len(values) > MAX_SCRIPT:
+            raise ValueError(f"seat {p}: at most {MAX_SCRIPT} scripted values")
+        seat[p, SP_KIND] = POL_SCRIPT
+        seat[p, SP_SCRIPT_N] = len(values)
+        script[p, :] = 0.0
+        script[p, : len(values)] = values
+    return replace(compiled, k=compiled.k._replace(seat=seat, script=script))
