@@ -87,6 +87,7 @@ from balance.games.corvids.state import (
     G_N,
     G_OFF_MAT,
     G_PECKS,
+    G_REDRAWS,
     G_RETRIES,
     G_TURN,
     OWN_PILE,
@@ -163,6 +164,7 @@ EXTRA_COLUMNS = (
     "game_isolated",
     "game_setup_retries",
     "game_first_nest",
+    "game_setup_redraws",
 )
 BLOCK_GAMES = 64  # games per prange block (telemetry clip counts per block)
 
@@ -230,8 +232,9 @@ def setup(tb, st, seed, game, ib):
     pile.fst[:, :] = 0
     for f in range(nf):
         pile.feathers[f, ph.FT_H] = 0.0
-    tries = ph.scatter(tb.physics, pile.cards, pile.cst, np.int64(nc), r0)
+    tries, redraws = ph.scatter_counted(tb.physics, pile.cards, pile.cst, np.int64(nc), r0)
     st.g[G_RETRIES] = tries
+    st.g[G_REDRAWS] = redraws
     ph.rebuild(tb.physics, pile)
     for f in range(nf):  # CV-1: every feather dropped onto the pile
         ph.pile_drop(tb.physics, pile, np.int64(f), r0)
@@ -247,7 +250,7 @@ def setup(tb, st, seed, game, ib):
         st.pl[p, PL_BIRD] = ib[0, p]
     first = below(r0, n)
     st.g[G_FIRST] = first
-    emit(st, E_START, n, first, nc, nf, tries, 0, 0)
+    emit(st, E_START, n, first, nc, nf, tries, redraws, 0)
     for p in range(n):
         b = st.pl[p, PL_BIRD]
         emit(st, E_BIRD, p, b, tb.params[P_BIRD_NEST + b], 0, 0, 0, 0)
@@ -331,6 +334,13 @@ def take_card(tb, st, p, c, how):
             ph.take_out(pile, np.int64(nc + f))
             gained += 1
     face = pile.cst[c, ph.CS_FACE]
+    # the cards it touches as it lies, for a paperclip (its overlaps go with it)
+    k = np.int64(0)
+    for j in range(nc):
+        if pile.att[j] == 1 and pile.ov[c, j] == 1:
+            k += 1
+            st.touch[k] = j
+    st.touch[0] = k
     ph.take_out(pile, c)
     st.cc[c, CC_OWNER] = p
     st.cc[c, CC_TAKEN_FACE] = face
@@ -368,7 +378,7 @@ def remove_off_mat(st, p):
 @njit(cache=True, _nrt=False, forceinline=False)
 def do_peck(tb, st, p, ib, fb):
     """CV-5, CV-9: seat ``p`` pecks; returns True if a piece went off the mat (the turn ends)."""
-    if st.pile.att[: st.pile.cards.shape[0]].sum() == 0:
+    if st.pile.n_on[0] == 0:
         return False
     c, ax, ay = pol.choose_peck(tb, st, p, ib, fb)
     pile = st.pile
@@ -446,11 +456,11 @@ def ability(tb, st, p, c, ib, fb):
                 emit(st, E_ABILITY, p, item, c, 0, 0, 0, 0)
                 emit(st, E_NUT, p, took, 0, 0, 0, 0, 0)
         elif item == PAPERCLIP:
-            # a card touching it where it lay, covered or not (its ov row is as it was taken)
+            # a card touching it where it lay, covered or not (take_card kept them)
             n = np.int64(0)
-            nc = st.pile.cards.shape[0]
-            for j in range(nc):
-                if st.pile.att[j] == 1 and st.pile.ov[c, j] == 1:
+            for t in range(st.touch[0]):
+                j = st.touch[1 + t]
+                if st.pile.att[j] == 1:
                     ib[0, n] = j
                     n += 1
             if n > 0:
@@ -511,7 +521,13 @@ def steals(tb, st, p, ib, fb):
     nc = st.pile.cards.shape[0]
     n_players = st.g[G_N]
     while st.pl[p, PL_STEALS] > 0 and st.pl[p, PL_FEATHERS] >= cost:
-        if st.pile.att[:nc].sum() == 0:
+        if st.pile.n_on[0] == 0:
+            return
+        some = False  # a rival's nest open (most turns none is: no scan of the cards)
+        for v in range(n_players):
+            if v != p and nest_open(tb, st, v) and st.pl[v, PL_CARDS] > 0:
+                some = True
+        if not some:
             return
         n = np.int64(0)
         for c in range(nc):
@@ -634,7 +650,7 @@ def play_game(tb, st, seed, game, ib, fb):
         return
     n = st.g[G_N]
     a = st.g[G_FIRST]
-    while st.pile.att[: st.pile.cards.shape[0]].sum() > 0:
+    while st.pile.n_on[0] > 0:
         play_turn(tb, st, a, ib, fb)
         st.g[G_TURN] += 1
         snapshot(st)
@@ -674,9 +690,15 @@ def score(tb, st, p):
         if full == 0:
             continue
         need = full * size
-        if i == COIN:  # the set's cards are its lowest: face-up coins first (score_cards)
-            up = min(coins_up, need)
-            in_sets = up * tb.params[P_VALUE + COIN] + (need - up) * tb.params[P_COIN_DOWN]
+        if i == COIN:  # the set's cards are its lowest-valued ones (score_cards)
+            v_up = tb.params[P_VALUE + COIN]
+            v_down = tb.params[P_COIN_DOWN]
+            if v_up <= v_down:
+                up = min(coins_up, need)
+                in_sets = up * v_up + (need - up) * v_down
+            else:
+                down = min(coins_down, need)
+                in_sets = down * v_down + (need - down) * v_up
         else:
             in_sets = need * tb.params[P_VALUE + i]
         sets += full * tb.params[P_SET_POINTS + i] - in_sets
@@ -771,6 +793,7 @@ def play_batch(
                 out_extra[gi, p, 6] = st.g[G_ISOLATED]
                 out_extra[gi, p, 7] = st.g[G_RETRIES]
                 out_extra[gi, p, 8] = st.g[G_FIRST_NEST] - 1
+                out_extra[gi, p, 9] = st.g[G_REDRAWS]
                 seen = 0
                 for j in range(N_TELE):
                     v = st.pl[p, PL_TELE + j]

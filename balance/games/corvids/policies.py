@@ -14,9 +14,9 @@ values by the config's proportions (public: the deck is in the rules).
 
   * a card's worth to the seat: its points (own_value), its bird's bonus (bird_bonus) and the
     part of a set it brings (set_progress: a set's extra over its cards' values, shared over the
-    cards of the set, the completing one last); what its ability would bring (ability_value: a
-    paperclip's or an earring's best extra card, a nut's two feathers, a face-down string's or
-    ticket's later use); the feathers touching it (feather_value each); and the nests taking it
+    cards of the set in proportion 1 : 2 : ... : size, the completing card's share the largest);
+    what its ability would bring (ability_value: a paperclip's or an earring's best extra card, a
+    nut's two feathers, a face-down string's or ticket's later use); the feathers touching it (feather_value each); and the nests taking it
     would uncover: its own (minus keep_nest_covered) or a rival's (plus uncover_rivals, times the
     chance the nest is a rival's when its bird is hidden).
   * the pick and the abilities take the card worth most (declining what is worth less than 0).
@@ -154,8 +154,10 @@ def worth(tb, st, p, item, down):
     size = tb.params[P_SET_SIZE + item]
     if size > 0:
         extra = tb.params[P_SET_POINTS + item] - size * tb.params[P_VALUE + item]
+        # the k-th card of a set (from 1) gets k / (1 + ... + size) of its extra: the shares add
+        # up to the whole extra, the completing card's the largest
         k = st.pl[p, PL_HELD + item] % size
-        v += w[W_SET] * extra * (k + 1) / (size * size)
+        v += w[W_SET] * extra * 2.0 * (k + 1) / (size * (size + 1))
     return v
 
 
@@ -199,24 +201,53 @@ def double_back(tb, st, p):
     return acc
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
-def shown_worth(tb, st, p, c):
-    """Worth to seat ``p`` of pile card ``c`` as it shows (its up side; a blank back: expected)."""
-    u = up_item(st, c)
-    if u == BLANK:
-        return hidden_single(tb, st, p, False)
-    return worth(tb, st, p, u, False)
+# A decision's worths, computed once (``prepare``) into fb[2]: per item face up, per item face
+# down (with a string's or ticket's later use), then the expected worths of what is not seen.
+FV_UP = 0
+FV_DOWN = NI
+FV_BACK = 2 * NI  # a double-sided card's unseen side
+FV_SINGLE_DOWN = 2 * NI + 1  # a single-sided card showing its blank back, taken so
+FV_SINGLE_UP = 2 * NI + 2  # ... once flipped face up
+FV_PILE_FEATHERS = 2 * NI + 3  # feathers in the pile
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def flipped_worth(tb, st, p, c):
-    """Expected worth to seat ``p`` of pile card ``c`` once a peck has turned it over."""
+def prepare(tb, st, p, fb):
+    """Fill fb[2] with seat ``p``'s worths for this decision (FV_*)."""
+    v = fb[2]
+    for i in range(NI):
+        v[FV_UP + i] = worth(tb, st, p, np.int64(i), False)
+        v[FV_DOWN + i] = worth(tb, st, p, np.int64(i), True) + later_use(tb, p, np.int64(i))
+    v[FV_BACK] = double_back(tb, st, p)
+    v[FV_SINGLE_DOWN] = hidden_single(tb, st, p, False)
+    v[FV_SINGLE_UP] = hidden_single(tb, st, p, True)
+    pile = st.pile
+    nc = pile.cards.shape[0]
+    n = 0
+    for f in range(pile.feathers.shape[0]):
+        n += pile.att[nc + f]
+    v[FV_PILE_FEATHERS] = n
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def shown_worth(st, fb, c):
+    """Worth of pile card ``c`` as it shows (its up side; a blank back: expected), after
+    ``prepare``."""
     u = up_item(st, c)
     if u == BLANK:
-        return hidden_single(tb, st, p, True)
+        return fb[2, FV_SINGLE_DOWN]
+    return fb[2, FV_UP + u]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def flipped_worth(st, fb, c):
+    """Expected worth of pile card ``c`` once a peck has turned it over, after ``prepare``."""
+    u = up_item(st, c)
+    if u == BLANK:
+        return fb[2, FV_SINGLE_UP]
     if st.item[c, 1] == BLANK:  # a single-sided card face up: its back is known to be blank
-        return worth(tb, st, p, u, True) + later_use(tb, p, u)
-    return double_back(tb, st, p)
+        return fb[2, FV_DOWN + u]
+    return fb[2, FV_BACK]
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -243,14 +274,19 @@ def nest_values(tb, st, p, out):
         if known:
             out[k] = w[W_UNCOVER]
         else:
-            out[k] = -1.0  # marked: a hidden bird's nest, valued below
             candidates += 1
     # the nests of birds not seen: a rival's with chance hidden / candidates (revealed birds
     # whose seat is known are out; the seat's own bird is out)
     share = hidden / candidates if candidates > 0 else 0.0
     for b in range(tb.params[P_BIRDS_N]):
         k = tb.params[P_BIRD_NEST + b]
-        if out[k] == -1.0:
+        if k == own:
+            continue
+        known = False
+        for q in range(n):
+            if q != p and st.pl[q, PL_REVEALED] != 0 and st.pl[q, PL_BIRD] == b:
+                known = True
+        if not known:
             out[k] = w[W_UNCOVER] * share
     out[own] = -w[W_KEEP_NEST]
 
@@ -267,18 +303,7 @@ def taking_nests(st, c, nestv):
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def touching_feathers(st, c):
-    pile = st.pile
-    nc = pile.cards.shape[0]
-    n = 0
-    for f in range(pile.feathers.shape[0]):
-        if pile.att[nc + f] == 1 and pile.ov[c, nc + f] == 1:
-            n += 1
-    return n
-
-
-@njit(cache=True, _nrt=False, forceinline=False)
-def ability_worth(tb, st, p, c, exact):
+def ability_worth(tb, st, p, fb, c, exact):
     """What the ability of pile card ``c``'s up side would bring seat ``p`` (CV-4); ``exact``:
     look at the extra card a paperclip or earring would take (else a flat guess)."""
     u = up_item(st, c)
@@ -288,8 +313,7 @@ def ability_worth(tb, st, p, c, exact):
     if u == ACORN:
         return a * 0.25
     if u == NUT:
-        n = pile.att[nc:].sum()
-        return a * tb.weights[p, W_FEATHER] * min(2, n)
+        return a * tb.weights[p, W_FEATHER] * min(2.0, fb[2, FV_PILE_FEATHERS])
     if u in (EARRING, PAPERCLIP):
         if not exact:
             return a * 0.5
@@ -302,18 +326,19 @@ def ability_worth(tb, st, p, c, exact):
             else:
                 ok = pile.cov[j, ph.COV_ANY] == 0 and up_item(st, j) == EARRING
             if ok:
-                best = max(best, shown_worth(tb, st, p, j))
+                best = max(best, shown_worth(st, fb, j))
         return a * best
     return 0.0
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def take_value(tb, st, p, c, nestv, exact):
-    """Everything taking pile card ``c`` brings seat ``p`` (see the module docstring)."""
+def take_value(tb, st, p, fb, c, nestv, exact):
+    """Everything taking pile card ``c`` brings seat ``p`` (see the module docstring), after
+    ``prepare``."""
     return (
-        shown_worth(tb, st, p, c)
-        + ability_worth(tb, st, p, c, exact)
-        + tb.weights[p, W_FEATHER] * touching_feathers(st, c)
+        shown_worth(st, fb, c)
+        + ability_worth(tb, st, p, fb, c, exact)
+        + tb.weights[p, W_FEATHER] * st.pile.cov[c, ph.COV_FEATHERS]
         + taking_nests(st, c, nestv)
     )
 
@@ -394,7 +419,7 @@ def resting_nests(st, i, nestv):
     hi = pile.cards[i, ph.CD_H]
     v = 0.0
     for k in range(N_NESTS):
-        if pile.ncount[k] == 0 or nestv[k] == 0.0:
+        if pile.ncount[k] == 0 or nestv[k] == 0.0 or pile.ncount[k] > pile.cov[i, ph.COV_CARDS]:
             continue
         m = 0
         for j in range(nc):
@@ -419,16 +444,18 @@ def all_rest_on(st, w, y):
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def peck_value(tb, st, p, i, target, base, base_not_i, nestv):
+def peck_value(tb, st, p, fb, i, target, base, base_not_i, nestv):
     """The greedy value of pecking card ``i``, perhaps to expose card ``target`` (-1 none)."""
     w = tb.weights[p]
     pile = st.pile
     b = base_not_i if pile.cov[i, ph.COV_ANY] == 0 else base
     # i is set down on top: certain to end uncovered if nothing rests on it
     shed = 1.0 if pile.cov[i, ph.COV_ANY] == 0 else w[W_SHED]
-    gain = shed * max(0.0, flipped_worth(tb, st, p, i) - b)
+    gain = shed * max(0.0, flipped_worth(st, fb, i) - b)
     if target >= 0 and all_rest_on(st, target, i):
-        gain = max(gain, w[W_EXPOSE] * max(0.0, take_value(tb, st, p, target, nestv, False) - b))
+        gain = max(
+            gain, w[W_EXPOSE] * max(0.0, take_value(tb, st, p, fb, target, nestv, False) - b)
+        )
     return (1.0 - off_risk(tb, st, p, i)) * (b + gain) + resting_nests(st, i, nestv)
 
 
@@ -455,6 +482,7 @@ def greedy_peck(tb, st, p, ib, fb):
     nc = pile.cards.shape[0]
     nestv = fb[1, :N_NESTS]
     nest_values(tb, st, p, nestv)
+    prepare(tb, st, p, fb)
     # the cheap value of taking each card, and the best two uncovered ones
     top = np.int64(-1)
     top_h = -1.0
@@ -465,7 +493,7 @@ def greedy_peck(tb, st, p, ib, fb):
         fb[0, c] = _NEG
         if pile.att[c] == 0:
             continue
-        v = take_value(tb, st, p, c, nestv, False)
+        v = take_value(tb, st, p, fb, c, nestv, False)
         fb[0, c] = v
         if pile.cards[c, ph.CD_H] > top_h:
             top_h = pile.cards[c, ph.CD_H]
@@ -480,23 +508,21 @@ def greedy_peck(tb, st, p, ib, fb):
     # candidates
     n = np.int64(0)
     n = add_candidate(ib, fb, n, top, np.int64(-1), 0.0)
-    for _ in range(3):  # the three cards it wants most (ib[1] marks those seen)
+    for c in range(nc):
+        ib[1, c] = 0
+    for _ in range(3):  # the three cards it wants most (marked in ib[1])
         wbest = _NEG
         wc = np.int64(-1)
         for c in range(nc):
-            if fb[0, c] > wbest:
-                seen = False
-                for k in range(n):
-                    if ib[2, k] == c:
-                        seen = True
-                if not seen:
-                    wbest = fb[0, c]
-                    wc = np.int64(c)
+            if fb[0, c] > wbest and ib[1, c] == 0:
+                wbest = fb[0, c]
+                wc = np.int64(c)
         if wc < 0:
             break
+        ib[1, wc] = 1
         n = add_candidate(ib, fb, n, wc, np.int64(-1), 0.0)
         if pile.cov[wc, ph.COV_ANY] > 0:
-            # the cards the lowest piece on top of it rests on
+            # a card the lowest piece on top of it rests on
             lo = np.int64(-1)
             lo_h = math.inf
             for j in range(pile.att.shape[0]):
@@ -506,17 +532,14 @@ def greedy_peck(tb, st, p, ib, fb):
                         lo_h = h
                         lo = np.int64(j)
             if lo >= 0:
-                m = 0
                 for y in range(nc):
                     if y != wc and pile.ov[lo, y] == 1 and pile.cards[y, ph.CD_H] < lo_h:
                         n = add_candidate(ib, fb, n, np.int64(y), wc, 0.0)
-                        m += 1
-                        if m == 2:
-                            break
+                        break
     # uncovered cards worth more the other way up (a face-up coin)
     for c in range(nc):
         open_ = pile.att[c] == 1 and pile.cov[c, ph.COV_ANY] == 0
-        if open_ and flipped_worth(tb, st, p, c) > fb[0, c] + 0.5:
+        if open_ and flipped_worth(st, fb, c) > fb[0, c] + 0.5:
             n = add_candidate(ib, fb, n, np.int64(c), np.int64(-1), 0.0)
     # the cards under a card that alone covers a rival's nest
     for k in range(N_NESTS):
@@ -531,10 +554,11 @@ def greedy_peck(tb, st, p, ib, fb):
         for y in range(nc):
             if pile.ov[x, y] == 1 and pile.cards[y, ph.CD_H] < pile.cards[x, ph.CD_H]:
                 n = add_candidate(ib, fb, n, np.int64(y), np.int64(-1), 0.0)
+                break
     for k in range(n):
         c = ib[2, k]
         base_not_i = best2 if c == best1_c else best1
-        fb[1, 16 + k] = peck_value(tb, st, p, c, ib[3, k], best1, base_not_i, nestv)
+        fb[1, 16 + k] = peck_value(tb, st, p, fb, c, ib[3, k], best1, base_not_i, nestv)
     # the best visible candidate (the top card always is)
     while True:
         bk = np.int64(-1)
@@ -599,10 +623,11 @@ def choose_pick(tb, st, p, ib, fb, n):
         return below(prng(st, p), n)
     nestv = fb[1, :N_NESTS]
     nest_values(tb, st, p, nestv)
+    prepare(tb, st, p, fb)
     best = np.int64(0)
     bv = _NEG
     for k in range(n):
-        v = take_value(tb, st, p, ib[0, k], nestv, True)
+        v = take_value(tb, st, p, fb, ib[0, k], nestv, True)
         if v > bv:
             bv = v
             best = np.int64(k)
@@ -620,10 +645,11 @@ def choose_take(tb, st, p, ib, fb, n, kind):
         return k if k < n else np.int64(-1)
     nestv = fb[1, :N_NESTS]
     nest_values(tb, st, p, nestv)
+    prepare(tb, st, p, fb)
     best = np.int64(-1)
     bv = 0.0
     for k in range(n):
-        v = take_value(tb, st, p, ib[0, k], nestv, True)
+        v = take_value(tb, st, p, fb, ib[0, k], nestv, True)
         if v >= bv:
             bv = v
             best = np.int64(k)
@@ -637,7 +663,7 @@ def choose_feather(tb, st, p, ib, fb, n, took):
         return scripted_index(tb, st, p, ib, n, True)
     if is_random(tb, p):
         # uniform over how many to take (0, 1 or 2), then over which
-        # each time uniform over the feathers and "no more"
+        # each feather is drawn uniformly among those left and "no more feathers"
         k = below(prng(st, p), n + 1)
         return k if k < n else np.int64(-1)
     if tb.weights[p, W_FEATHER] <= 0.0:

@@ -25,6 +25,8 @@ at the end of a turn).
     log       int32[rows, 8]          the event log of a replay (0 rows in the batch kernel)
     snap      float64[rows, M, N_SN]  the pile after set-up and after every turn, for the replay's
                                       pictures (0 rows in the batch kernel)
+    touch     int64[MAXC + 1]         the cards of the pile the last card taken touched as it lay
+                                      (count first): a paperclip's choice (CV-4)
 
 Every integer is int64 and every real float64 (Raven Manor's engine docstring: one compiled
 signature per kernel). Policies read the pile, every collected face-up card, revealed birds, and
@@ -43,8 +45,8 @@ from balance.games.corvids import physics
 from balance.games.corvids.tables import BLANK, MAXP, N_TELE, NI, P_DECK_N, P_FEATHERS
 
 OWN_PILE, OWN_REMOVED = -1, -2
-N_IBUF = 4  # scratch rows (alloc_scratch)
-N_FBUF = 2  # CC_OWNER values besides a seat
+N_IBUF = 4  # scratch rows of integers and of reals (alloc_scratch)
+N_FBUF = 3  # CC_OWNER values besides a seat
 
 # State.cc[c, CC_*]
 CC_OWNER, CC_TAKEN_FACE, CC_USED, CC_TURN = range(N_CC := 4)
@@ -72,7 +74,8 @@ G_TURN = _g(1)  # turns played so far
 G_ACTIVE = _g(1)
 G_FIRST = _g(1)
 G_END = _g(1)  # 1 when the pile holds no card (CV-7)
-G_RETRIES = _g(1)  # set-up re-scatters (CV-8)
+G_RETRIES = _g(1)  # set-up re-scatters, for an uncovered nest (CV-8, PHYS-4)
+G_REDRAWS = _g(1)  # set-up: cards drawn again for landing off the mat (PHYS-4)
 G_OFF_MAT = _g(1)  # cards knocked off the mat in the game
 G_FEATHERS_OFF = _g(1)  # feathers knocked off the mat
 G_ISOLATED = _g(1)  # pieces removed as isolated at the ends of turns
@@ -89,7 +92,7 @@ N_G = _g.end
 
 # Log events (narrate.py): code, then up to seven integers.
 (
-    E_START,  # players, first, cards, feathers, set-up re-scatters (-1: set-up failed)
+    E_START,  # players, first, cards, feathers, set-up re-scatters (-1: failed), cards redrawn
     E_BIRD,  # p, bird, nest
     E_TURN,  # p, turn, feathers held, cards collected
     E_TICKET,  # p, card (flipped face up: one more steal this turn, CV-4)
@@ -120,6 +123,7 @@ class State(NamedTuple):
     rng: np.ndarray
     log: np.ndarray
     snap: np.ndarray
+    touch: np.ndarray
 
 
 @njit(cache=True, forceinline=False)
@@ -143,6 +147,7 @@ def alloc_state(tb, log_cap, snap):
         np.zeros((2 + MAXP, 1), np.uint64),
         np.zeros((max(1, log_cap), 8), np.int32),
         np.zeros((rows, m, N_SN), np.float64),
+        np.zeros(n_cards + 1, np.int64),
     )
 
 
