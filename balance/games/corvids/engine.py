@@ -327,17 +327,18 @@ def take_card(tb, st, p, c, how):
     """Seat ``p`` takes card ``c`` from the pile with every feather touching it (ENGINE-2): it
     keeps its orientation (CV-3). Returns the feathers gained."""
     pile = st.pile
-    nc = pile.cards.shape[0]
     gained = np.int64(0)
-    for f in range(pile.feathers.shape[0]):
-        if pile.att[nc + f] == 1 and pile.ov[c, nc + f] == 1:
-            ph.take_out(pile, np.int64(nc + f))
+    for t in range(pile.n_on[1] - 1, -1, -1):  # backwards: a removal moves the last one here
+        j = pile.lst[1, t]
+        if pile.ov[c, j] == 1:
+            ph.take_out(pile, j)
             gained += 1
     face = pile.cst[c, ph.CS_FACE]
     # the cards it touches as it lies, for a paperclip (its overlaps go with it)
     k = np.int64(0)
-    for j in range(nc):
-        if pile.att[j] == 1 and pile.ov[c, j] == 1:
+    for t in range(pile.n_on[0]):
+        j = pile.lst[0, t]
+        if pile.ov[c, j] == 1:
             k += 1
             st.touch[k] = j
     st.touch[0] = k
@@ -417,13 +418,9 @@ def ability(tb, st, p, c, ib, fb):
         elif item == EARRING:
             # one more completely uncovered earring, with its feathers
             n = np.int64(0)
-            nc = st.pile.cards.shape[0]
-            for j in range(nc):
-                if (
-                    st.pile.att[j] == 1
-                    and st.pile.cov[j, ph.COV_ANY] == 0
-                    and up_item(st, j) == EARRING
-                ):
+            for t in range(st.pile.n_on[0]):
+                j = st.pile.lst[0, t]
+                if st.pile.cov[j, ph.COV_ANY] == 0 and up_item(st, j) == EARRING:
                     ib[0, n] = j
                     n += 1
             if n > 0:
@@ -438,10 +435,9 @@ def ability(tb, st, p, c, ib, fb):
             took = np.int64(0)
             for _ in range(2):
                 n = np.int64(0)
-                for f in range(st.pile.feathers.shape[0]):
-                    if st.pile.att[nc + f] == 1:
-                        ib[0, n] = f
-                        n += 1
+                for t in range(st.pile.n_on[1]):
+                    ib[0, n] = st.pile.lst[1, t] - nc
+                    n += 1
                 if n == 0:
                     break
                 k = pol.choose_feather(tb, st, p, ib, fb, n, took)
@@ -592,15 +588,16 @@ def pick(tb, st, p, ib, fb):
     """CV-5, ENGINE-1: seat ``p`` takes a card with nothing on top of it; returns it (-1: the
     pile holds no card)."""
     pile = st.pile
-    nc = pile.cards.shape[0]
     n = np.int64(0)
-    for c in range(nc):
-        if pile.att[c] == 1 and pile.cov[c, ph.COV_ANY] == 0:
+    for t in range(pile.n_on[0]):
+        c = pile.lst[0, t]
+        if pile.cov[c, ph.COV_ANY] == 0:
             ib[0, n] = c
             n += 1
     if n == 0:
-        for c in range(nc):
-            if pile.att[c] == 1 and pile.cov[c, ph.COV_CARDS] == 0:
+        for t in range(pile.n_on[0]):
+            c = pile.lst[0, t]
+            if pile.cov[c, ph.COV_CARDS] == 0:
                 ib[0, n] = c
                 n += 1
     if n == 0:

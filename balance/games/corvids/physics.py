@@ -836,6 +836,10 @@ def remove_isolated(params, cards, cst, n_cards, feathers, fst, n_feathers):
 #                                corners and edges first (a visible card usually shows an edge)
 #     buf     int64[M]           scratch
 #     n_on    int64[2]           cards and feathers in the pile (attached)
+#     lst     int64[2, ...]      the pieces in the pile: lst[0, :n_on[0]] its cards and
+#                                lst[1, :n_on[1]] its feathers (as piece indices), in no order;
+#                                the loops over the pile go through them, not every row
+#     pos     int64[M]           a piece's place in its list
 #
 # The tests check that every cached answer equals the kernels' above after every turn.
 
@@ -864,6 +868,8 @@ class Pile(NamedTuple):
     pts: np.ndarray
     buf: np.ndarray
     n_on: np.ndarray
+    lst: np.ndarray
+    pos: np.ndarray
 
 
 @njit(cache=True, forceinline=False)
@@ -930,6 +936,8 @@ def new_pile(params, n_cards, n_feathers):
         vis_points(params),
         np.zeros(m, np.int64),
         np.zeros(2, np.int64),
+        np.zeros((2, max(n_cards, n_feathers)), np.int64),
+        np.zeros(m, np.int64),
     )
 
 
@@ -981,10 +989,10 @@ def detach(pile, k):
     if pile.att[k] == 0:
         return
     nc = pile.cards.shape[0]
-    m = pile.att.shape[0]
     hk = piece_h(pile, k)
     is_card = np.int64(1) if k < nc else np.int64(0)
-    for j in range(m):
+    for t in range(pile.n_on[0] + pile.n_on[1]):
+        j = pile.lst[0, t] if t < pile.n_on[0] else pile.lst[1, t - pile.n_on[0]]
         if pile.ov[k, j] == 1:
             pile.ov[k, j] = 0
             pile.ov[j, k] = 0
@@ -1006,9 +1014,12 @@ def detach(pile, k):
             if pile.nest[n, k] == 1:
                 pile.nest[n, k] = 0
                 pile.ncount[n] -= 1
-        pile.n_on[0] -= 1
-    else:
-        pile.n_on[1] -= 1
+    # out of its list: the last one takes its place
+    li = np.int64(0) if is_card == 1 else np.int64(1)
+    last = pile.lst[li, pile.n_on[li] - 1]
+    pile.lst[li, pile.pos[k]] = last
+    pile.pos[last] = pile.pos[k]
+    pile.n_on[li] -= 1
     pile.att[k] = 0
 
 
@@ -1040,7 +1051,6 @@ def attach(params, pile, k):
     cards = pile.cards
     fe = pile.feathers
     nc = cards.shape[0]
-    nf = fe.shape[0]
     hk = piece_h(pile, k)
     w = params[PH_CARD_W]
     h = params[PH_CARD_H]
@@ -1065,8 +1075,9 @@ def attach(params, pile, k):
         reach_f = 2.0 * r + eps
     rc2 = reach_c * reach_c
     rf2 = reach_f * reach_f
-    for j in range(nc):
-        if j == k or pile.att[j] == 0:
+    for t in range(pile.n_on[0]):
+        j = pile.lst[0, t]
+        if j == k:
             continue
         dx = cards[j, CD_X] - x
         dy = cards[j, CD_Y] - y
@@ -1084,10 +1095,11 @@ def attach(params, pile, k):
             )  # fmt: skip
         if hit:
             _link(pile, k, j, hk, is_card, nc)
-    for f in range(nf):
-        j = nc + f
-        if j == k or pile.att[j] == 0:
+    for t in range(pile.n_on[1]):
+        j = pile.lst[1, t]
+        if j == k:
             continue
+        f = j - nc
         dx = fe[f, FT_X] - x
         dy = fe[f, FT_Y] - y
         d2 = dx * dx + dy * dy
@@ -1107,9 +1119,10 @@ def attach(params, pile, k):
             ):
                 pile.nest[n, k] = 1
                 pile.ncount[n] += 1
-        pile.n_on[0] += 1
-    else:
-        pile.n_on[1] += 1
+    li = np.int64(0) if is_card == 1 else np.int64(1)
+    pile.lst[li, pile.n_on[li]] = k
+    pile.pos[k] = pile.n_on[li]
+    pile.n_on[li] += 1
     pile.att[k] = 1
 
 
@@ -1154,10 +1167,10 @@ def visible(params, pile, i):
         pile.vis[i] = VIS_SHOWN
         return True
     cards = pile.cards
-    nc = cards.shape[0]
     hi = cards[i, CD_H]
     k = np.int64(0)
-    for j in range(nc):
+    for t in range(pile.n_on[0]):
+        j = pile.lst[0, t]
         if pile.ov[i, j] == 1 and cards[j, CD_H] > hi:
             pile.buf[k] = j
             k += 1
@@ -1203,14 +1216,16 @@ def pile_peck(params, pile, i, aim_x, aim_y, clumsiness, rng):
     nc = cards.shape[0]
     nf = pile.feathers.shape[0]
     hi = cards[i, CD_H]
-    for j in range(nc):
-        cst[j, CS_MOVED] = 0
+    cst[:, CS_MOVED] = 0
+    fst[:, FS_MOVED] = 0
+    for t in range(pile.n_on[0]):
+        j = pile.lst[0, t]
         if j != i and pile.ov[i, j] == 1 and cards[j, CD_H] > hi:
             cst[j, CS_MOVED] = 1
-    for f in range(nf):
-        fst[f, FS_MOVED] = 0
-        if pile.ov[i, nc + f] == 1 and pile.feathers[f, FT_H] > hi:
-            fst[f, FS_MOVED] = 1
+    for t in range(pile.n_on[1]):
+        j = pile.lst[1, t]
+        if pile.ov[i, j] == 1 and pile.feathers[j - nc, FT_H] > hi:
+            fst[j - nc, FS_MOVED] = 1
     detach(pile, i)
     for j in range(nc):
         if cst[j, CS_MOVED] == 1:

@@ -221,12 +221,7 @@ def prepare(tb, st, p, fb):
     v[FV_BACK] = double_back(tb, st, p)
     v[FV_SINGLE_DOWN] = hidden_single(tb, st, p, False)
     v[FV_SINGLE_UP] = hidden_single(tb, st, p, True)
-    pile = st.pile
-    nc = pile.cards.shape[0]
-    n = 0
-    for f in range(pile.feathers.shape[0]):
-        n += pile.att[nc + f]
-    v[FV_PILE_FEATHERS] = n
+    v[FV_PILE_FEATHERS] = st.pile.n_on[1]
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -309,7 +304,6 @@ def ability_worth(tb, st, p, fb, c, exact):
     u = up_item(st, c)
     a = tb.weights[p, W_ABILITY]
     pile = st.pile
-    nc = pile.cards.shape[0]
     if u == ACORN:
         return a * 0.25
     if u == NUT:
@@ -318,8 +312,9 @@ def ability_worth(tb, st, p, fb, c, exact):
         if not exact:
             return a * 0.5
         best = 0.0
-        for j in range(nc):
-            if j == c or pile.att[j] == 0:
+        for t in range(pile.n_on[0]):
+            j = pile.lst[0, t]
+            if j == c:
                 continue
             if u == PAPERCLIP:
                 ok = pile.ov[c, j] == 1
@@ -391,7 +386,9 @@ def off_risk(tb, st, p, i):
     if sd <= 0.0:
         return 0.0
     two = 2.0 * sd * sd
-    for j in range(pile.att.shape[0]):
+    n0 = pile.n_on[0]
+    for t in range(n0 + pile.n_on[1]):
+        j = pile.lst[0, t] if t < n0 else pile.lst[1, t - n0]
         if pile.ov[i, j] == 0 or ph.piece_h(pile, j) <= hi:
             continue
         if j < nc:
@@ -415,14 +412,14 @@ def off_risk(tb, st, p, i):
 def resting_nests(st, i, nestv):
     """Half the value of the nests that only cards resting on card ``i`` cover."""
     pile = st.pile
-    nc = pile.cards.shape[0]
     hi = pile.cards[i, ph.CD_H]
     v = 0.0
     for k in range(N_NESTS):
         if pile.ncount[k] == 0 or nestv[k] == 0.0 or pile.ncount[k] > pile.cov[i, ph.COV_CARDS]:
             continue
         m = 0
-        for j in range(nc):
+        for t in range(pile.n_on[0]):
+            j = pile.lst[0, t]
             if pile.nest[k, j] == 1 and pile.ov[i, j] == 1 and pile.cards[j, ph.CD_H] > hi:
                 m += 1
         if m == pile.ncount[k]:
@@ -436,7 +433,9 @@ def all_rest_on(st, w, y):
     pile = st.pile
     hw = pile.cards[w, ph.CD_H]
     hy = pile.cards[y, ph.CD_H]
-    for j in range(pile.att.shape[0]):
+    n0 = pile.n_on[0]
+    for t in range(n0 + pile.n_on[1]):
+        j = pile.lst[0, t] if t < n0 else pile.lst[1, t - n0]
         above_w = pile.ov[w, j] == 1 and ph.piece_h(pile, j) > hw
         if above_w and (pile.ov[y, j] == 0 or ph.piece_h(pile, j) <= hy):
             return False
@@ -489,10 +488,8 @@ def greedy_peck(tb, st, p, ib, fb):
     best1 = 0.0
     best2 = 0.0
     best1_c = np.int64(-1)
-    for c in range(nc):
-        fb[0, c] = _NEG
-        if pile.att[c] == 0:
-            continue
+    for t in range(pile.n_on[0]):
+        c = pile.lst[0, t]
         v = take_value(tb, st, p, fb, c, nestv, False)
         fb[0, c] = v
         if pile.cards[c, ph.CD_H] > top_h:
@@ -513,7 +510,8 @@ def greedy_peck(tb, st, p, ib, fb):
     for _ in range(3):  # the three cards it wants most (marked in ib[1])
         wbest = _NEG
         wc = np.int64(-1)
-        for c in range(nc):
+        for t in range(pile.n_on[0]):
+            c = pile.lst[0, t]
             if fb[0, c] > wbest and ib[1, c] == 0:
                 wbest = fb[0, c]
                 wc = np.int64(c)
@@ -525,20 +523,24 @@ def greedy_peck(tb, st, p, ib, fb):
             # a card the lowest piece on top of it rests on
             lo = np.int64(-1)
             lo_h = math.inf
-            for j in range(pile.att.shape[0]):
+            n0 = pile.n_on[0]
+            for t in range(n0 + pile.n_on[1]):
+                j = pile.lst[0, t] if t < n0 else pile.lst[1, t - n0]
                 if pile.ov[wc, j] == 1:
                     h = ph.piece_h(pile, j)
                     if h > pile.cards[wc, ph.CD_H] and h < lo_h:
                         lo_h = h
                         lo = np.int64(j)
             if lo >= 0:
-                for y in range(nc):
+                for t in range(pile.n_on[0]):
+                    y = pile.lst[0, t]
                     if y != wc and pile.ov[lo, y] == 1 and pile.cards[y, ph.CD_H] < lo_h:
                         n = add_candidate(ib, fb, n, np.int64(y), wc, 0.0)
                         break
     # uncovered cards worth more the other way up (a face-up coin)
-    for c in range(nc):
-        open_ = pile.att[c] == 1 and pile.cov[c, ph.COV_ANY] == 0
+    for t in range(pile.n_on[0]):
+        c = pile.lst[0, t]
+        open_ = pile.cov[c, ph.COV_ANY] == 0
         if open_ and flipped_worth(st, fb, c) > fb[0, c] + 0.5:
             n = add_candidate(ib, fb, n, np.int64(c), np.int64(-1), 0.0)
     # the cards under a card that alone covers a rival's nest
@@ -546,12 +548,14 @@ def greedy_peck(tb, st, p, ib, fb):
         if nestv[k] <= 0.0 or pile.ncount[k] != 1:
             continue
         x = np.int64(-1)
-        for j in range(nc):
+        for t in range(pile.n_on[0]):
+            j = pile.lst[0, t]
             if pile.nest[k, j] == 1:
                 x = np.int64(j)
         if x < 0:
             continue
-        for y in range(nc):
+        for t in range(pile.n_on[0]):
+            y = pile.lst[0, t]
             if pile.ov[x, y] == 1 and pile.cards[y, ph.CD_H] < pile.cards[x, ph.CD_H]:
                 n = add_candidate(ib, fb, n, np.int64(y), np.int64(-1), 0.0)
                 break
@@ -589,14 +593,10 @@ def choose_peck(tb, st, p, ib, fb):
             c = greedy_peck(tb, st, p, ib, fb)
         return c, ax, ay
     if is_random(tb, p):
-        n = np.int64(0)
-        for c in range(nc):
-            if pile.att[c] == 1:
-                ib[1, n] = c
-                n += 1
+        n = pile.n_on[0]
         r = prng(st, p)
         while True:  # rejection: uniform over the visible cards
-            c = ib[1, below(r, n)]
+            c = pile.lst[0, below(r, n)]
             if ph.visible(tb.physics, pile, c):
                 ax, ay = random_point(tb, st, p, c)
                 return c, ax, ay
