@@ -1158,8 +1158,9 @@ def take_out(pile, k):
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def visible(params, pile, i):
-    """``any_part_visible`` of card ``i`` (PHYS-3), from the cache: the points are tested only
-    against the higher cards that overlap it."""
+    """``any_part_visible`` of card ``i`` (PHYS-3), from the cache: a card under no card is
+    visible, a card inside one higher card (its four corners are) is hidden, and the points are
+    tested only against the higher cards that overlap it."""
     v = pile.vis[i]
     if v != VIS_UNKNOWN:
         return v == VIS_SHOWN
@@ -1183,6 +1184,24 @@ def visible(params, pile, i):
     cy = cards[i, CD_Y]
     hw = 0.5 * w + eps
     hh = 0.5 * h + eps
+    # a higher card holding all four corners holds the whole card (both are convex): hidden
+    for t in range(k):
+        j = pile.buf[t]
+        inside = True
+        for q in range(4):
+            lx = (q % 2 - 0.5) * w
+            ly = (q // 2 - 0.5) * h
+            dx = cx + c * lx - s * ly - cards[j, CD_X]
+            dy = cy + s * lx + c * ly - cards[j, CD_Y]
+            if not (
+                abs(cards[j, CD_C] * dx + cards[j, CD_S] * dy) <= hw
+                and abs(-cards[j, CD_S] * dx + cards[j, CD_C] * dy) <= hh
+            ):
+                inside = False
+                break
+        if inside:
+            pile.vis[i] = VIS_HIDDEN
+            return False
     for q in range(pile.pts.shape[0]):
         lx = pile.pts[q, 0]
         ly = pile.pts[q, 1]
