@@ -240,7 +240,7 @@ def flipped_worth(st, fb, c):
     u = up_item(st, c)
     if u == BLANK:
         return fb[2, FV_SINGLE_UP]
-    if st.item[c, 1] == BLANK:  # a single-sided card face up: its back is known to be blank
+    if u >= STRING:  # string, ticket, coin: single-sided (CV-2), so its back is blank
         return fb[2, FV_DOWN + u]
     return fb[2, FV_BACK]
 
