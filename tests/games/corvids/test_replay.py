@@ -1,0 +1,120 @@
+"""The Corvids replay (narrate.py) through the CLI: ``balance replay configs/corvids/base.yaml
+--game 3`` tells the dataset's game 3 (the batch kernel's row: its turns, scores and ranks), with one
+"Turn" line per turn, the seats' birds named, and no WARNING (the narrator's recount of every
+seat's cards and feathers agrees with the engine). An unknown event code is an error."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from balance import games
+from balance.cli import app
+from balance.config import load_config
+from balance.games._kit import Logged
+from balance.games.corvids import narrate, state, tables
+
+from .helpers import compiled
+
+ROOT = Path(__file__).resolve().parents[3]
+BASE = ROOT / "configs" / "corvids" / "base.yaml"
+GAME = 3
+TURN_LINE = re.compile(r"^Turn (\d+): seat (\d) \(")
+SCORE_LINE = re.compile(r"^seat (\d) \(\w+\): (-?\d+) points .*, rank (\d+)")
+
+
+@pytest.fixture(scope="module")
+def base():
+    cfg = load_config(BASE)
+    return cfg, games.get("corvids").compile(cfg)
+
+
+@pytest.fixture(scope="module")
+def printed() -> list[str]:
+    result = CliRunner().invoke(app, ["replay", str(BASE), "--game", str(GAME)])
+    assert result.exit_code == 0, result.output
+    return result.stdout.splitlines()
+
+
+def test_cli_replay_tells_the_datasets_game(base, printed):
+    """The replay is row 3 of the dataset: as many "Turn" lines as the batch kernel's game has
+    turns, numbered 1, 2, ... in seat order from the first player, and the scores and ranks of its
+    row; no WARNING line."""
+    cfg, c = base
+    assert not [line for line in printed if "WARNING" in line]
+    chunk = games.get("corvids").play(c, cfg.seed, GAME, 1)
+    turns = [TURN_LINE.match(line) for line in printed]
+    turns = [m for m in turns if m]
+    assert len(turns) == int(chunk.turns[0]) > 0
+    assert [int(m[1]) for m in turns] == list(range(1, len(turns) + 1))
+    n = c.players
+    first = int(turns[0][2])
+    assert [int(m[2]) for m in turns] == [(first + t) % n for t in range(len(turns))]
+    assert chunk.order[0].tolist() == [(p - first) % n for p in range(n)]
+    scores = [SCORE_LINE.match(line) for line in printed]
+    scores = [m for m in scores if m]
+    assert [int(m[1]) for m in scores] == list(range(n))
+    assert [int(m[2]) for m in scores] == chunk.score[0].tolist()
+    assert [int(m[3]) for m in scores] == chunk.rank[0].tolist()
+    assert printed[0].startswith(f"Corvids, game {GAME} of seed {cfg.seed}: 4 players")
+    assert any(line.startswith("The pile holds no card after ") for line in printed)
+    # and the replay's own outcome is the row's
+    rep = narrate.replay(c, cfg.seed, GAME)
+    assert rep.lines == printed
+    assert rep.score.tolist() == chunk.score[0].tolist()
+    assert rep.rank.tolist() == chunk.rank[0].tolist()
+    assert rep.turns == int(chunk.turns[0]) and rep.end_reason == int(chunk.end_reason[0])
+
+
+def test_cli_replay_names_every_seats_bird(base, printed):
+    """CV-10: the replay shows the hidden information: every seat's bird, by its name, with its
+    nest."""
+    cfg, c = base
+    logged = narrate.play_logged(c, cfg.seed, GAME)
+    birds = logged.state.pl[: c.players, state.PL_BIRD].tolist()
+    for p, b in enumerate(birds):
+        nest = int(c.k.params[tables.P_BIRD_NEST + b])
+        line = f"seat {p} (greedy) is the {c.bird_names[b]} (nest {nest}; "
+        assert any(x.startswith(line) for x in printed), line
+    assert len({c.bird_names[b] for b in birds}) == c.players
+
+
+def test_replays_of_other_games_agree_with_the_batch_kernel(base):
+    """Replay ``i`` is row ``i`` of a chunk starting elsewhere than game 0, and its lines hold no
+    WARNING (the narrator's shadow of the seats' cards and feathers agrees)."""
+    cfg, c = base
+    chunk = games.get("corvids").play(c, cfg.seed, 5, 6)
+    for game in (5, 7, 10):
+        rep = narrate.replay(c, cfg.seed, game)
+        row = game - chunk.first_game
+        assert rep.score.tolist() == chunk.score[row].tolist()
+        assert rep.rank.tolist() == chunk.rank[row].tolist()
+        assert rep.turns == int(chunk.turns[row])
+        assert not [line for line in rep.lines if "WARNING" in line]
+        assert sum(bool(TURN_LINE.match(line)) for line in rep.lines) == rep.turns
+
+
+def test_an_unknown_event_code_raises(base):
+    """narrate.tell raises ValueError on an event code it does not know."""
+    cfg, c = base
+    logged = narrate.play_logged(c, cfg.seed, GAME)
+    bad = logged.log.copy()
+    bad[3, 0] = 99
+    broken = Logged(bad, logged.state, logged.score, logged.rank, logged.turns, logged.end_reason)
+    with pytest.raises(ValueError, match="unknown Corvids event code 99"):
+        narrate.tell(c, broken, cfg.seed, GAME)
+
+
+def test_a_failed_set_up_is_told(base):
+    """ENGINE-8: a game whose set-up failed is told as such, with no turn."""
+    rules = {"physics": {"scatter_sd_x": 0.0, "scatter_sd_y": 0.0, "setup_retries": 2}}
+    c = compiled(4, rules, seats="greedy")
+    rep = narrate.replay(c, 1, 0)
+    assert any(line.startswith("Set-up failed") for line in rep.lines)
+    assert not [line for line in rep.lines if TURN_LINE.match(line)]
+    assert rep.lines[-1] == "The game ends before its first turn; every seat shares the win."
+    assert (rep.rank == 1).all() and (rep.score == 0).all() and rep.end_reason == 1
+    assert not [line for line in rep.lines if "WARNING" in line]
