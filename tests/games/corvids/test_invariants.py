@@ -205,6 +205,45 @@ class Checker:
             pecks = [r for r in rows if r[0] == E_PECK]
             assert pecks and pecks[0][2] in self.visible, "the first peck's card was not visible"
             assert any(r[0] in (E_PICK, E_OFF) for r in rows), "ENGINE-4: the turn took nothing"
+            self.turn_events(st, rows)
+
+    def turn_events(self, st: state.State, rows: list[tuple[int, ...]]) -> None:
+        """The turn's events follow CV-4, CV-5 and CV-11: one pick (none after a piece off the
+        mat in the first peck), abilities only of cards taken from the pile this turn, an earring
+        taking an earring, a paperclip's card after its E_ABILITY, a nut's two feathers at most,
+        an acorn's E_ABILITY followed by a peck (unless the pile holds no card); at most 1 + tickets flipped steals, each paying
+        steal.cost feathers, from a seat whose bird is revealed (its nest was open)."""
+        tb = self.tb
+        p = rows[0][1]
+        assert rows[0][0] == state.E_TURN
+        picks = [r for r in rows if r[0] == E_PICK and r[6] == state.TAKE_PICK]
+        first_off = next(r for r in rows if r[0] == E_PECK)[5] > 0
+        assert len(picks) == (0 if first_off else 1) or state.pile_cards(st) == 0
+        taken: list[int] = []
+        for i, r in enumerate(rows):
+            if r[0] == E_PICK:
+                assert r[1] == p
+                taken.append(r[2])
+                if r[6] == state.TAKE_EARRING:
+                    assert r[3] == tables.EARRING
+                if r[6] == state.TAKE_PAPERCLIP:
+                    prev = rows[i - 1]
+                    assert prev[0] == state.E_ABILITY and prev[2] == tables.PAPERCLIP
+            elif r[0] == state.E_ABILITY:
+                assert r[1] == p and r[3] in taken, "an ability of a card not taken this turn"
+                if r[2] == tables.ACORN:  # pecks again, unless it was the pile's last card
+                    pecks_again = i + 1 < len(rows) and rows[i + 1][0] == E_PECK
+                    later = [x for x in rows[i + 1 :] if x[0] in (E_PECK, E_PICK)]
+                    assert pecks_again or (not later and state.pile_cards(st) == 0)
+            elif r[0] == state.E_NUT:
+                assert 1 <= r[2] <= 2
+        tickets = sum(r[0] == state.E_TICKET for r in rows)
+        steals = [r for r in rows if r[0] == state.E_STEAL]
+        assert len(steals) <= 1 + tickets
+        for r in steals:
+            assert r[1] == p != r[2] and r[5] == tb.params[tables.P_STEAL_COST]
+            assert st.pl[r[2], PL_REVEALED] != 0
+            assert int(st.cc[r[3], CC_OWNER]) == (r[2] if r[4] >= 0 else p) or len(steals) > 1
 
 
 def play_stepwise(c: Compiled, seed: int, game: int, checker: Checker) -> state.State:
