@@ -245,6 +245,7 @@ EXAMPLES: dict[str, list[str]] = {
     "replay": [
         "balance replay configs/five_ravens/base.yaml --game 3",
         "balance replay results/five_ravens --game 12",
+        "balance replay configs/corvids/base.yaml --game 0 --html corvids-game0.html",
     ],
     "bench": ["balance bench raven_order --no-cold --games 300000"],
     "impact": ["balance impact configs/five_ravens/base.yaml --games 50000 --out impact.json"],
@@ -489,14 +490,30 @@ def replay(
     seed: Annotated[
         int | None, typer.Option(help="Run seed (default: the config's or the run's).")
     ] = None,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            metavar="FILE",
+            help="Write the game as one self-contained HTML page instead of printing it: the "
+            "pile after set-up and after every turn on a slider, each turn in words beside it "
+            "(plotly.js inlined: opens offline). Games with pictures: corvids.",
+        ),
+    ] = None,
 ) -> None:
-    """Print one game of a run turn by turn: same config, seed and index, same game."""
+    """Print one game of a run turn by turn: same config, seed and index, same game.
+
+    With --html, write it as a page of pictures instead (for games that draw them)."""
     from balance import runner
 
     if source.is_dir():
         cfg, seed = _run_config(source, game=game, seed=seed)
     else:
         cfg = _load(source)
+    if html is not None:
+        path = runner.write_replay_page(cfg, html, game=game, seed=seed)
+        typer.echo(f"replay page -> {path} ({path.stat().st_size / 1e6:.1f} MB)")
+        return
     lines = runner.narrate(cfg, game=game, seed=seed)
     for line in lines:
         typer.echo(line)

@@ -481,6 +481,67 @@ def narrate(config: Any, *, game: int, seed: int | None = None) -> list[str]:
     return list(plugin.narrate(plugin.compile(config), seed, game))
 
 
+def pictured_games() -> list[str]:
+    """The games that draw replay pictures (their plugin overrides ``Game.replay_page``)."""
+    from balance.games.base import Game
+
+    return [
+        name
+        for name in registry.names()
+        if getattr(type(registry.get(name)), "replay_page", Game.replay_page)
+        is not Game.replay_page
+    ]
+
+
+def replay_page(config: Any, *, game: int, seed: int | None = None) -> str:
+    """Game ``game`` of the run seeded with ``seed`` (default: the config's) as the game's HTML
+    page of pictures; RunnerError (one line naming the games that have pictures) for a game
+    without them, before anything is compiled or played."""
+    if game < 0:
+        raise RunnerError(f"--game must be >= 0, got {game}")
+    seed = config.seed if seed is None else seed
+    _check_seed(seed)
+    plugin = registry.get(config.game)
+    hook = getattr(plugin, "replay_page", None)
+    pictured = pictured_games()
+    page = None
+    if hook is not None and config.game in pictured:
+        page = hook(plugin.compile(config), seed, game)
+    if page is None:
+        raise RunnerError(
+            f"{config.game} has no replay pictures; --html is for "
+            + (", ".join(pictured) or "no game yet")
+        )
+    return page
+
+
+def write_replay_page(
+    config: Any, out: str | os.PathLike[str], *, game: int, seed: int | None = None
+) -> Path:
+    """Write ``replay_page(config, game=, seed=)`` to ``out`` (parents created), atomically:
+    through a temporary file renamed into place, so that a failure (in the game, or while
+    writing) leaves no partial file and an earlier ``out`` as it was."""
+    path = Path(out)
+    if path.is_dir():
+        raise RunnerError(
+            f"{out}: is a directory; give the page a file name, e.g. {path}/game.html"
+        )
+    html = replay_page(config, game=game, seed=seed)
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(html)
+        os.replace(tmp, path)
+    except BaseException as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        if isinstance(e, OSError):
+            raise RunnerError(f"{out}: cannot write: {e.strerror or e}") from None
+        raise
+    return path
+
+
 def default_out(config: Any, config_path: str | os.PathLike[str], *, now: Any = None) -> Path:
     """``results/<game>-<config stem>-<date>-<time>`` (e.g. ``results/five_ravens-base-20261201-1330``):
     the folder ``balance simulate`` writes to without ``--out``; ``-2``, ``-3``... is appended when

@@ -57,6 +57,14 @@ class Replay(NamedTuple):
     end_reason: int  # index into GamePlugin.end_reasons
 
 
+class ReportSection(NamedTuple):
+    """A section a game adds to the report of a dataset of it (``Game.report_sections``)."""
+
+    key: str  # the section's id on the page: lower-case letters, digits and "-"
+    heading: str
+    parts: tuple[Any, ...]  # in page order: HTML strings (data already escaped), plotly figures
+
+
 class GamePlugin(Protocol):
     """What every game module exposes (see balance/games/five_ravens/__init__.py)."""
 
@@ -257,6 +265,23 @@ class Game:
 
     def impact_variants(self, config: Any) -> list[dict[str, Any]]:
         return self.module("variants").impact_variants(config)
+
+    # Optional hooks: a game draws what only it can by overriding them (the runner and the report
+    # call them through getattr, so a plugin that is no ``Game`` simply has none).
+
+    def replay_page(self, tables: Any, seed: int, game: int) -> str | None:
+        """Game ``game`` of the run seeded with ``seed`` as one self-contained HTML page of
+        pictures (``balance replay --html``), the same game as ``replay``; None: this game draws
+        no pictures (the default)."""
+        return None
+
+    def report_sections(
+        self, manifest: dict[str, Any], rows: Any, *, level: float = 0.95
+    ) -> list[ReportSection]:
+        """The game's own sections of the report of a dataset (its ``manifest`` and rows, a
+        polars LazyFrame), shown after the score and length distributions; every number in
+        them with its ``level`` interval. [] (the default): none."""
+        return []
 
     def report_variants(self, config: Any) -> list[dict[str, Any]]:
         return self.module("variants").report_variants(config)

@@ -8,6 +8,9 @@
 - ``page.py``: the page of one or more datasets (``render``); ``compare.py``: the page of a
   ``balance compare`` (``render_comparison``); ``template.py``: the shell both fill.
 - ``figures.py``: plotly figures only; ``write.py``: the entry points below, which write files.
+- A game adds sections of its own (Corvids: a starting pile, the pile's events per game) through
+  its plugin's ``report_sections`` (balance/games/base.py, ``ReportSection``): ``analyse_rows``
+  collects them, ``sections.dataset_sections`` puts them after the distributions.
 
 ``write_report(["results/run"], out="reports/run.html")`` writes one self-contained file
 (plotly.js inlined, so it opens offline; ``cdn=True`` for a small file that loads plotly.js from

@@ -478,6 +478,65 @@ def plot_length_distribution(dist: Distributions) -> go.Figure:
     )
 
 
+def plot_count_panels(
+    panels: Sequence[tuple[str, str, np.ndarray, np.ndarray]],
+    *,
+    title: str,
+    context: str,
+    y_title: str = "games",
+    cols: int = 2,
+) -> go.Figure:
+    """Small multiples of count histograms, one panel per ``(panel title, x-axis title, integer
+    values, counts)`` (a game's own report sections: how many games had each value); a panel
+    without values says so."""
+    rows = max(1, -(-len(panels) // cols))
+    fig = make_subplots(
+        rows=rows,
+        cols=cols,
+        subplot_titles=[p[0] for p in panels],
+        horizontal_spacing=0.1,
+        vertical_spacing=0.28 if rows > 1 else 0.1,
+    )
+    for i, (_, x_title, values, counts) in enumerate(panels):
+        r, c = i // cols + 1, i % cols + 1
+        starts, widths, summed = _rebin(np.asarray(values), np.asarray(counts), MAX_BINS)
+        if len(starts):
+            label = [
+                f"{int(s)}" if w == 1 else f"{int(s)}-{int(s + w - 1)}"
+                for s, w in zip(starts, widths, strict=True)
+            ]
+            fig.add_trace(
+                go.Bar(
+                    x=starts + (widths - 1) / 2,
+                    y=summed,
+                    width=widths * 0.9,
+                    marker_color=BLUE,
+                    customdata=label,
+                    hovertemplate=f"{x_title} %{{customdata}}: %{{y:,}} {y_title}<extra></extra>",
+                ),
+                row=r,
+                col=c,
+            )
+        else:
+            fig.add_annotation(
+                text="no values",
+                showarrow=False,
+                row=r,
+                col=c,
+                x=0.5,
+                y=0.5,
+                xref="x domain",
+                yref="y domain",
+            )
+        fig.update_xaxes(title_text=x_title, tickformat="d", row=r, col=c)
+        fig.update_yaxes(title_text=y_title, tickformat=",", rangemode="tozero", row=r, col=c)
+    _layout(
+        fig, title=title, context=context, height=300 * rows + 90, bargap=0.05, margin={"t": 120}
+    )
+    fig.update_annotations(font_size=12)
+    return fig
+
+
 # ================================================================================ forest plots
 
 

@@ -24,6 +24,7 @@ import yaml
 
 from balance import stats
 from balance.errors import BalanceError
+from balance.games.base import ReportSection
 from balance.impact_file import ImpactFile
 from balance.results import open_results
 
@@ -45,6 +46,8 @@ class DatasetStats(NamedTuple):
     impact_by: str | None  # "policy" or None
     score_by_policy: pl.DataFrame | None  # policy, score, n (mixed line-ups only)
     seconds: float  # time spent computing the statistics
+    # the game's own sections (its plugin's ``report_sections``: balance/games/base.py)
+    game_sections: tuple[ReportSection, ...] = ()
 
 
 def analyse_rows(
@@ -54,8 +57,10 @@ def analyse_rows(
     label: str,
     path: str = "",
     level: float = 0.95,
+    game_sections: bool = True,
 ) -> DatasetStats:
-    """The statistics of one dataset given as (manifest, rows)."""
+    """The statistics of one dataset given as (manifest, rows); with ``game_sections``, the
+    sections its game adds to a report of it (``game_report_sections``)."""
     t0 = time.perf_counter()
     lf = rows.lazy() if isinstance(rows, pl.DataFrame) else rows
     shares = stats.win_shares(lf, level=level)
@@ -73,6 +78,7 @@ def analyse_rows(
             .sort("policy", "score")
             .collect()
         )
+    own = tuple(game_report_sections(manifest, lf, level=level)) if game_sections else ()
     return DatasetStats(
         label=label,
         path=path,
@@ -84,7 +90,23 @@ def analyse_rows(
         impact_by=by,
         score_by_policy=score_by_policy,
         seconds=time.perf_counter() - t0,
+        game_sections=own,
     )
+
+
+def game_report_sections(
+    manifest: dict[str, Any], rows: pl.LazyFrame, *, level: float = 0.95
+) -> list[ReportSection]:
+    """The sections the dataset's game adds to its report (``Game.report_sections``; a game
+    without the hook, or one the registry no longer knows, adds none)."""
+    from balance import games as registry
+
+    try:
+        plugin = registry.get(str(manifest.get("game")))
+    except KeyError:
+        return []
+    hook = getattr(plugin, "report_sections", None)
+    return list(hook(manifest, rows, level=level)) if hook is not None else []
 
 
 def analyse(path: str | os.PathLike[str], *, level: float = 0.95) -> DatasetStats:

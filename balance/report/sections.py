@@ -18,6 +18,7 @@ import polars as pl
 import yaml
 
 from balance import stats
+from balance.games.base import ReportSection
 from balance.impact_file import ImpactFile
 from balance.report import figures
 from balance.report.numbers import (
@@ -209,6 +210,7 @@ def dataset_sections(
         ("wins", "Win shares", win_section(page, ds)),
         ("seats", "Seat advantage and turn order", advantage_section(page, ds)),
         ("scores", "Score and game-length distributions", distribution_section(page, ds)),
+        *((s.key, s.heading, game_section(page, s)) for s in ds.game_sections),
         ("cards", "Card diagnostics: observational, not effects", impact_section(page, ds)),
     ]
     if diff is not None and baseline is not None:
@@ -220,6 +222,12 @@ def dataset_sections(
             )
         )
     return subs
+
+
+def game_section(page: Page, section: ReportSection) -> str:
+    """A section a game adds (``Game.report_sections``): its HTML parts as they are, its
+    figures in slots of the page."""
+    return "".join(p if isinstance(p, str) else page.figure(p) for p in section.parts)
 
 
 def provenance(ds: DatasetStats) -> str:

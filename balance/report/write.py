@@ -96,7 +96,14 @@ def build_report(
     diffs: list[Differences | None] = []
     if baseline is not None:
         bm, brows = open_results(baseline)
-        base = analyse_rows(bm, brows, label=label(baseline), path=os.fspath(baseline), level=level)
+        base = analyse_rows(
+            bm,
+            brows,
+            label=label(baseline),
+            path=os.fspath(baseline),
+            level=level,
+            game_sections=False,  # the page shows only the datasets' own
+        )
         diffs = [
             differences(ds, base, rows=rows, base_rows=brows, level=level)
             for ds, (_, _, rows) in zip(datasets, opened, strict=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from balance.games.base import Game
+from balance.games.base import Game, ReportSection
 from balance.games.corvids import schema
 
 
@@ -34,6 +34,20 @@ class Corvids(Game):
 
     def role_names(self, tables: Any) -> tuple[str, ...]:
         return tuple(tables.bird_names)
+
+    def replay_page(self, tables: Any, seed: int, game: int) -> str | None:
+        """The pile after set-up and after every turn, with each turn in words (pictures.py)."""
+        from balance.games.corvids import pictures
+
+        return pictures.replay_page(tables, seed, game)
+
+    def report_sections(
+        self, manifest: dict[str, Any], rows: Any, *, level: float = 0.95
+    ) -> list[ReportSection]:
+        """A starting pile and the pile's events per game (report.py)."""
+        from balance.games.corvids import report
+
+        return report.report_sections(manifest, rows, level=level)
 
 
 PLUGIN = Corvids()
