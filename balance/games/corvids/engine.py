@@ -410,7 +410,7 @@ def ability(tb, st, p, c, ib, fb):
         if st.pile.cst[c, ph.CS_FACE] == 0 and st.item[c, 1] == BLANK:
             return False  # a face-down single-sided card: its use comes later (CV-4)
         nxt = np.int64(-1)
-        if item == ACORN:
+        if item == ACORN and st.pile.n_on[0] > 0:  # an acorn taken last has nothing to peck
             tele(st, p, TE_ABILITY + ACORN, 1)
             emit(st, E_ABILITY, p, item, c, 0, 0, 0, 0)
             if do_peck(tb, st, p, ib, fb):

@@ -588,7 +588,7 @@ def choose_peck(tb, st, p, ib, fb):
         c = np.int64(next_value(tb, st, p))
         ax = next_value(tb, st, p)
         ay = next_value(tb, st, p)
-        if c < 0 or c >= nc or pile.att[c] == 0:
+        if c < 0 or c >= nc or pile.att[c] == 0 or not ph.visible(tb.physics, pile, c):
             st.g[G_SCRIPT_BAD] = 1
             c = greedy_peck(tb, st, p, ib, fb)
         return c, ax, ay

@@ -366,12 +366,6 @@ def test_cv9_phys6_a_clumsy_peck_moves_the_resting_pieces_away_from_the_aim():
     s.check()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: policies.choose_peck's scripted branch accepts any card in the pile "
-    "(checks only att), not only a visible one, so an illegal scripted peck does not set "
-    "G_SCRIPT_BAD as tables.with_script says",
-)
 def test_cv5_a_peck_of_a_card_with_no_part_visible_is_not_legal():
     """CV-5: the peck flips a card of which some part is visible; card 0 lies exactly under
     card 1, so a scripted peck of card 0 is not legal (G_SCRIPT_BAD)."""

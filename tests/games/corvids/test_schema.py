@@ -612,6 +612,7 @@ def test_every_shipped_config_loads(fake_corvids):
         "strong_birds",
         "small_mat",
         "clumsy_players",
+        "clumsy_vs_careful",
     }
     for path in SHIPPED:
         cfg = load_config(path)

@@ -22,21 +22,25 @@ def tb(monkeypatch):
 
 
 def test_the_state_holds_every_card_and_feather_of_the_config(tb):
-    st = state.alloc_state(tb, 16)
-    assert st.cards.shape == (40, physics.N_CD) and st.item.shape == (40, 2)
-    assert st.feathers.shape == (15, physics.N_FT)
+    st = state.alloc_state(tb, 16, True)
+    assert st.pile.cards.shape == (40, physics.N_CD) and st.item.shape == (40, 2)
+    assert st.pile.feathers.shape == (15, physics.N_FT)
+    assert st.pile.ov.shape == (55, 55) and st.pile.lst.shape == (2, 40)
     assert st.pl.shape == (tables.MAXP, state.N_PL) and st.log.shape == (16, 8)
     assert (st.item == tables.BLANK).all() and st.g[state.G_LOG_CAP] == 16
+    # a replay keeps the pile after set-up and after each of at most 55 turns (ENGINE-4)
+    assert st.snap.shape == (57, 55, state.N_SN)
+    assert state.alloc_state(tb, 0, False).snap.shape[0] == 0
 
 
 def test_a_card_shows_its_up_side_and_scores_as_it_was_taken(tb):
     """CV-3: a double-sided card counts as the side up when taken; a single-sided one (back
     BLANK) as its item either way."""
-    st = state.alloc_state(tb, 0)
+    st = state.alloc_state(tb, 0, False)
     st.item[0] = (tables.KEY, tables.NUT)
     st.item[1] = (tables.COIN, tables.BLANK)
-    st.cst[0, physics.CS_FACE] = 0
-    st.cst[1, physics.CS_FACE] = 0
+    st.pile.cst[0, physics.CS_FACE] = 0
+    st.pile.cst[1, physics.CS_FACE] = 0
     assert state.up_item(st, 0) == tables.NUT and state.up_item(st, 1) == tables.BLANK
     st.cc[0, state.CC_TAKEN_FACE] = 1
     assert state.counts_as(st, 0) == tables.KEY
@@ -46,13 +50,13 @@ def test_a_card_shows_its_up_side_and_scores_as_it_was_taken(tb):
 
 
 def test_places_count_the_pile_the_seats_and_the_removed(tb):
-    st = state.alloc_state(tb, 0)
+    st = state.alloc_state(tb, 0, False)
     st.g[state.G_N] = 4
-    st.cst[:30, physics.CS_ON] = 1
+    st.pile.cst[:30, physics.CS_ON] = 1
     st.cc[:, state.CC_OWNER] = state.OWN_PILE
     st.cc[30:38, state.CC_OWNER] = 2
     st.cc[38:, state.CC_OWNER] = state.OWN_REMOVED
-    st.fst[:10, physics.FS_ON] = 1
+    st.pile.fst[:10, physics.FS_ON] = 1
     st.pl[1, state.PL_FEATHERS] = 3
     st.g[state.G_F_REMOVED] = 2
     assert state.places(st) == (30, 8, 2, 10, 3, 2)
