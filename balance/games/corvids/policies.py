@@ -209,12 +209,20 @@ FV_BACK = 2 * NI  # a double-sided card's unseen side
 FV_SINGLE_DOWN = 2 * NI + 1  # a single-sided card showing its blank back, taken so
 FV_SINGLE_UP = 2 * NI + 2  # ... once flipped face up
 FV_PILE_FEATHERS = 2 * NI + 3  # feathers in the pile
+FV_ONE_NESTS = 2 * NI + 4  # how many nests one card alone covers (of some worth to the seat),
+FV_NEST0 = 2 * NI + 5  # ... and those nests
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def prepare(tb, st, p, fb):
-    """Fill fb[2] with seat ``p``'s worths for this decision (FV_*)."""
+def prepare(tb, st, p, fb, nestv):
+    """Fill fb[2] with seat ``p``'s worths for this decision (FV_*), after ``nest_values``."""
     v = fb[2]
+    n = 0
+    for k in range(N_NESTS):
+        if st.pile.ncount[k] == 1 and nestv[k] != 0.0:
+            v[FV_NEST0 + n] = k
+            n += 1
+    v[FV_ONE_NESTS] = n
     for i in range(NI):
         v[FV_UP + i] = worth(tb, st, p, np.int64(i), False)
         v[FV_DOWN + i] = worth(tb, st, p, np.int64(i), True) + later_use(tb, p, np.int64(i))
@@ -287,12 +295,13 @@ def nest_values(tb, st, p, out):
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def taking_nests(st, c, nestv):
-    """The value of the nests card ``c`` alone covers (taking it uncovers them)."""
+def taking_nests(st, fb, c, nestv):
+    """The value of the nests card ``c`` alone covers (taking it uncovers them), after
+    ``prepare``."""
     v = 0.0
-    pile = st.pile
-    for k in range(N_NESTS):
-        if pile.nest[k, c] == 1 and pile.ncount[k] == 1:
+    for t in range(np.int64(fb[2, FV_ONE_NESTS])):
+        k = np.int64(fb[2, FV_NEST0 + t])
+        if st.pile.nest[k, c] == 1:
             v += nestv[k]
     return v
 
@@ -334,7 +343,7 @@ def take_value(tb, st, p, fb, c, nestv, exact):
         shown_worth(st, fb, c)
         + ability_worth(tb, st, p, fb, c, exact)
         + tb.weights[p, W_FEATHER] * st.pile.cov[c, ph.COV_FEATHERS]
-        + taking_nests(st, c, nestv)
+        + taking_nests(st, fb, c, nestv)
     )
 
 
@@ -404,7 +413,8 @@ def off_risk(tb, st, p, i):
             x = pile.feathers[j - nc, ph.FT_X]
             y = pile.feathers[j - nc, ph.FT_Y]
         d = max(0.0, min(hx - abs(x) - ex, hy - abs(y) - ey))
-        keep *= 1.0 - 0.5 * math.exp(-d * d / two)
+        if d < 3.0 * sd:  # farther, the chance is below 0.6 %: counted as none
+            keep *= 1.0 - 0.5 * math.exp(-d * d / two)
     return 1.0 - keep
 
 
@@ -481,7 +491,7 @@ def greedy_peck(tb, st, p, ib, fb):
     nc = pile.cards.shape[0]
     nestv = fb[1, :N_NESTS]
     nest_values(tb, st, p, nestv)
-    prepare(tb, st, p, fb)
+    prepare(tb, st, p, fb, nestv)
     # the cheap value of taking each card, and the best two uncovered ones
     top = np.int64(-1)
     top_h = -1.0
@@ -623,7 +633,7 @@ def choose_pick(tb, st, p, ib, fb, n):
         return below(prng(st, p), n)
     nestv = fb[1, :N_NESTS]
     nest_values(tb, st, p, nestv)
-    prepare(tb, st, p, fb)
+    prepare(tb, st, p, fb, nestv)
     best = np.int64(0)
     bv = _NEG
     for k in range(n):
@@ -645,7 +655,7 @@ def choose_take(tb, st, p, ib, fb, n, kind):
         return k if k < n else np.int64(-1)
     nestv = fb[1, :N_NESTS]
     nest_values(tb, st, p, nestv)
-    prepare(tb, st, p, fb)
+    prepare(tb, st, p, fb, nestv)
     best = np.int64(-1)
     bv = 0.0
     for k in range(n):
@@ -737,9 +747,11 @@ def choose_steal(tb, st, p, ib, fb, n):
     w = tb.weights[p]
     best = np.int64(-1)
     bv = _NEG
+    for q in range(st.g[G_N]):  # each victim's chance of a string, once
+        fb[0, q] = string_risk(tb, st, p, q) if q != p else 0.0
     for k in range(n):
         c = ib[0, k]
-        v = held_worth(tb, st, p, c) * (1.0 - string_risk(tb, st, p, st.cc[c, CC_OWNER]))
+        v = held_worth(tb, st, p, c) * (1.0 - fb[0, st.cc[c, CC_OWNER]])
         if v > bv:
             bv = v
             best = np.int64(k)
