@@ -395,9 +395,7 @@ def off_risk(tb, st, p, i):
     if sd <= 0.0:
         return 0.0
     two = 2.0 * sd * sd
-    n0 = pile.n_on[0]
-    for t in range(n0 + pile.n_on[1]):
-        j = pile.lst[0, t] if t < n0 else pile.lst[1, t - n0]
+    for j in range(pile.att.shape[0]):  # the row of the overlaps: only pieces of the pile
         if pile.ov[i, j] == 0 or ph.piece_h(pile, j) <= hi:
             continue
         if j < nc:
@@ -443,9 +441,7 @@ def all_rest_on(st, w, y):
     pile = st.pile
     hw = pile.cards[w, ph.CD_H]
     hy = pile.cards[y, ph.CD_H]
-    n0 = pile.n_on[0]
-    for t in range(n0 + pile.n_on[1]):
-        j = pile.lst[0, t] if t < n0 else pile.lst[1, t - n0]
+    for j in range(pile.att.shape[0]):  # the row of the overlaps: only pieces of the pile
         above_w = pile.ov[w, j] == 1 and ph.piece_h(pile, j) > hw
         if above_w and (pile.ov[y, j] == 0 or ph.piece_h(pile, j) <= hy):
             return False
@@ -486,25 +482,62 @@ def add_candidate(ib, fb, n, c, target, v):
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
+def support(st, wc):
+    """A card that the lowest piece on top of card ``wc`` rests on (not ``wc``), -1 none."""
+    pile = st.pile
+    nc = pile.cards.shape[0]
+    hw = pile.cards[wc, ph.CD_H]
+    lo = np.int64(-1)
+    lo_h = math.inf
+    for j in range(pile.att.shape[0]):  # the row of the overlaps: only pieces of the pile
+        if pile.ov[wc, j] == 1:
+            h = ph.piece_h(pile, j)
+            if hw < h < lo_h:
+                lo_h = h
+                lo = np.int64(j)
+    if lo < 0:
+        return lo
+    for y in range(nc):
+        if y != wc and pile.ov[lo, y] == 1 and pile.cards[y, ph.CD_H] < lo_h:
+            return np.int64(y)
+    return np.int64(-1)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
 def greedy_peck(tb, st, p, ib, fb):
     pile = st.pile
     nc = pile.cards.shape[0]
     nestv = fb[1, :N_NESTS]
     nest_values(tb, st, p, nestv)
     prepare(tb, st, p, fb, nestv)
-    # the cheap value of taking each card, and the best two uncovered ones
+    # one pass: the cheap value of taking each card, the top card, the best two uncovered
+    # cards, the three cards it wants most, and uncovered cards worth more the other way up (a
+    # face-up coin) as candidates
     top = np.int64(-1)
     top_h = -1.0
     best1 = 0.0
     best2 = 0.0
     best1_c = np.int64(-1)
+    w0 = np.int64(-1)
+    w1 = np.int64(-1)
+    w2 = np.int64(-1)
+    v0 = _NEG
+    v1 = _NEG
+    v2 = _NEG
+    n = np.int64(0)
     for t in range(pile.n_on[0]):
         c = pile.lst[0, t]
         v = take_value(tb, st, p, fb, c, nestv, False)
-        fb[0, c] = v
         if pile.cards[c, ph.CD_H] > top_h:
             top_h = pile.cards[c, ph.CD_H]
             top = np.int64(c)
+        if v > v2:
+            if v > v0:
+                w2, v2, w1, v1, w0, v0 = w1, v1, w0, v0, np.int64(c), v
+            elif v > v1:
+                w2, v2, w1, v1 = w1, v1, np.int64(c), v
+            else:
+                w2, v2 = np.int64(c), v
         if pile.cov[c, ph.COV_ANY] == 0:
             if best1_c < 0 or v > best1:
                 best2 = best1 if best1_c >= 0 else best2
@@ -512,62 +545,29 @@ def greedy_peck(tb, st, p, ib, fb):
                 best1_c = np.int64(c)
             elif v > best2:
                 best2 = v
-    # candidates
-    n = np.int64(0)
+            if flipped_worth(st, fb, c) > v + 0.5:
+                n = add_candidate(ib, fb, n, np.int64(c), np.int64(-1), 0.0)
     n = add_candidate(ib, fb, n, top, np.int64(-1), 0.0)
-    for c in range(nc):
-        ib[1, c] = 0
-    for _ in range(3):  # the three cards it wants most (marked in ib[1])
-        wbest = _NEG
-        wc = np.int64(-1)
-        for t in range(pile.n_on[0]):
-            c = pile.lst[0, t]
-            if fb[0, c] > wbest and ib[1, c] == 0:
-                wbest = fb[0, c]
-                wc = np.int64(c)
+    for r in range(3):
+        wc = w0 if r == 0 else (w1 if r == 1 else w2)
         if wc < 0:
             break
-        ib[1, wc] = 1
         n = add_candidate(ib, fb, n, wc, np.int64(-1), 0.0)
         if pile.cov[wc, ph.COV_ANY] > 0:
-            # a card the lowest piece on top of it rests on
-            lo = np.int64(-1)
-            lo_h = math.inf
-            n0 = pile.n_on[0]
-            for t in range(n0 + pile.n_on[1]):
-                j = pile.lst[0, t] if t < n0 else pile.lst[1, t - n0]
-                if pile.ov[wc, j] == 1:
-                    h = ph.piece_h(pile, j)
-                    if h > pile.cards[wc, ph.CD_H] and h < lo_h:
-                        lo_h = h
-                        lo = np.int64(j)
-            if lo >= 0:
-                for t in range(pile.n_on[0]):
-                    y = pile.lst[0, t]
-                    if y != wc and pile.ov[lo, y] == 1 and pile.cards[y, ph.CD_H] < lo_h:
-                        n = add_candidate(ib, fb, n, np.int64(y), wc, 0.0)
+            y = support(st, wc)
+            if y >= 0:
+                n = add_candidate(ib, fb, n, y, wc, 0.0)
+    # a card under the card that alone covers a rival's nest (prepare listed such nests)
+    for t in range(np.int64(fb[2, FV_ONE_NESTS])):
+        k = np.int64(fb[2, FV_NEST0 + t])
+        if nestv[k] <= 0.0:
+            continue
+        for x in range(nc):
+            if pile.nest[k, x] == 1:
+                for y in range(nc):
+                    if pile.ov[x, y] == 1 and pile.cards[y, ph.CD_H] < pile.cards[x, ph.CD_H]:
+                        n = add_candidate(ib, fb, n, np.int64(y), np.int64(-1), 0.0)
                         break
-    # uncovered cards worth more the other way up (a face-up coin)
-    for t in range(pile.n_on[0]):
-        c = pile.lst[0, t]
-        open_ = pile.cov[c, ph.COV_ANY] == 0
-        if open_ and flipped_worth(st, fb, c) > fb[0, c] + 0.5:
-            n = add_candidate(ib, fb, n, np.int64(c), np.int64(-1), 0.0)
-    # the cards under a card that alone covers a rival's nest
-    for k in range(N_NESTS):
-        if nestv[k] <= 0.0 or pile.ncount[k] != 1:
-            continue
-        x = np.int64(-1)
-        for t in range(pile.n_on[0]):
-            j = pile.lst[0, t]
-            if pile.nest[k, j] == 1:
-                x = np.int64(j)
-        if x < 0:
-            continue
-        for t in range(pile.n_on[0]):
-            y = pile.lst[0, t]
-            if pile.ov[x, y] == 1 and pile.cards[y, ph.CD_H] < pile.cards[x, ph.CD_H]:
-                n = add_candidate(ib, fb, n, np.int64(y), np.int64(-1), 0.0)
                 break
     for k in range(n):
         c = ib[2, k]
