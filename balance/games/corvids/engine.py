@@ -641,6 +641,7 @@ def play_turn(tb, st, p, ib, fb):
 @njit(cache=True, _nrt=False, forceinline=False)
 def play_game(tb, st, seed, game, ib, fb):
     """Play one whole game into ``st``."""
+    fb[:, :] = 0.0  # the policies' scratch, whose worths are kept within a turn (a new game)
     if not setup(tb, st, seed, game, ib):
         st.g[G_END] = END_SETUP
         finish(tb, st, ib)

@@ -1075,15 +1075,23 @@ def attach(params, pile, k):
         reach_f = 2.0 * r + eps
     rc2 = reach_c * reach_c
     rf2 = reach_f * reach_f
+    # closer than this, the discs inside the two outlines meet: they overlap, no test needed
+    inner = 0.5 * min(w, h)
+    sure = (2.0 * inner) if is_card == 1 else (inner + r)  # from k to a card
+    sure2 = sure * sure
+    sure_f2 = (inner + r) * (inner + r)  # from a card k to a feather
     for t in range(pile.n_on[0]):
         j = pile.lst[0, t]
         if j == k:
             continue
         dx = cards[j, CD_X] - x
         dy = cards[j, CD_Y] - y
-        if dx * dx + dy * dy > rc2:
+        d2 = dx * dx + dy * dy
+        if d2 > rc2:
             continue
-        if is_card == 1:
+        if d2 <= sure2:
+            hit = True
+        elif is_card == 1:
             hit = rects_overlap_cs(
                 x, y, c, s, w, h, cards[j, CD_X], cards[j, CD_Y], cards[j, CD_C], cards[j, CD_S],
                 w, h, eps,
@@ -1105,10 +1113,10 @@ def attach(params, pile, k):
         d2 = dx * dx + dy * dy
         if d2 > rf2:
             continue
-        if is_card == 1:
+        if is_card == 1 and d2 > sure_f2:
             hit = disc_rect_overlap_cs(fe[f, FT_X], fe[f, FT_Y], r, x, y, c, s, w, h, eps)
         else:
-            hit = True  # two discs within reach overlap
+            hit = True  # two discs within reach, or a disc reaching a card's inner disc
         if hit:
             _link(pile, k, j, hk, is_card, nc)
     if is_card == 1:

@@ -48,7 +48,9 @@ from balance.games.corvids.state import (
     CC_USED,
     G_N,
     G_SCRIPT_BAD,
+    G_TURN,
     PL_BIRD,
+    PL_CARDS,
     PL_FEATHERS,
     PL_HELD,
     PL_REVEALED,
@@ -211,6 +213,7 @@ FV_SINGLE_UP = 2 * NI + 2  # ... once flipped face up
 FV_PILE_FEATHERS = 2 * NI + 3  # feathers in the pile
 FV_ONE_NESTS = 2 * NI + 4  # how many nests one card alone covers (of some worth to the seat),
 FV_NEST0 = 2 * NI + 5  # ... and those nests
+FV_KEY = 2 * NI + 5 + N_NESTS  # whose worths these are (turn, seat, cards held): reused if so
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -223,13 +226,18 @@ def prepare(tb, st, p, fb, nestv):
             v[FV_NEST0 + n] = k
             n += 1
     v[FV_ONE_NESTS] = n
+    v[FV_PILE_FEATHERS] = st.pile.n_on[1]
+    # the worths change only with the seat's cards: within a turn its count says it all
+    key = (st.g[G_TURN] * 8 + p) * 4096 + st.pl[p, PL_CARDS] + 1
+    if v[FV_KEY] == key:
+        return
+    v[FV_KEY] = key
     for i in range(NI):
         v[FV_UP + i] = worth(tb, st, p, np.int64(i), False)
         v[FV_DOWN + i] = worth(tb, st, p, np.int64(i), True) + later_use(tb, p, np.int64(i))
     v[FV_BACK] = double_back(tb, st, p)
     v[FV_SINGLE_DOWN] = hidden_single(tb, st, p, False)
     v[FV_SINGLE_UP] = hidden_single(tb, st, p, True)
-    v[FV_PILE_FEATHERS] = st.pile.n_on[1]
 
 
 @njit(cache=True, _nrt=False, inline="always")
