@@ -469,6 +469,8 @@ def peck_value(tb, st, p, fb, i, target, base, base_not_i, nestv):
         gain = max(
             gain, w[W_EXPOSE] * max(0.0, take_value(tb, st, p, fb, target, nestv, False) - b)
         )
+    if pile.cov[i, ph.COV_ANY] == 0:  # nothing rests on it: nothing moves but i itself
+        return b + gain
     return (1.0 - off_risk(tb, st, p, i)) * (b + gain) + resting_nests(st, i, nestv)
 
 
