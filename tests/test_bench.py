@@ -95,7 +95,7 @@ def test_unknown_game_is_a_one_line_error():
     assert (result.exit_code, result.stdout) == (1, "")
     assert (
         result.stderr
-        == "error: unknown game 'nope' (one of: five_ravens, raven_order, raven_manor)\n"
+        == "error: unknown game 'nope' (one of: five_ravens, raven_order, raven_manor, corvids)\n"
     )
 
 

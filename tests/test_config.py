@@ -192,7 +192,7 @@ BAD = {
     ),
     "unknown game": (
         "game: chess\nplayers: 2\nseats: greedy",
-        "game: unknown game 'chess' (one of: five_ravens, raven_order, raven_manor)",
+        "game: unknown game 'chess' (one of: five_ravens, raven_order, raven_manor, corvids)",
     ),
     "missing game": ("players: 2\nseats: greedy", "game: required key is missing"),
     "missing seats": ("game: five_ravens\nplayers: 2", "seats: required key is missing"),

@@ -158,8 +158,9 @@ def test_every_built_game_has_the_standard_layout(name):
     plugin = games.get(name)
     assert isinstance(plugin, Game)
     assert plugin.layout_problems() == []
-    deals = name == "raven_manor"  # sides change in play and characters are dealt
-    assert bool(plugin.team_names(None)) == deals and bool(plugin.role_names(None)) == deals
+    # Raven Manor: sides change in play and characters are dealt; Corvids: birds are dealt
+    assert bool(plugin.team_names(None)) == (name == "raven_manor")
+    assert bool(plugin.role_names(None)) == (name in ("raven_manor", "corvids"))
     for key in ("key", "label", "threshold", "at_least", "unit"):
         assert all(key in t for t in plugin.bench_targets), key
 

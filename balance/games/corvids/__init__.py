@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from balance.games.base import Game, ReportSection
 from balance.games.corvids import schema
+from balance.games.corvids.schema import BIRD_NAMES
 
 
 class Corvids(Game):
@@ -33,7 +34,9 @@ class Corvids(Game):
         )
 
     def role_names(self, tables: Any) -> tuple[str, ...]:
-        return tuple(tables.bird_names)
+        """A seat's role is the bird it was dealt: the config's birds in order (the default
+        eight without tables)."""
+        return BIRD_NAMES if tables is None else tuple(tables.bird_names)
 
     def replay_page(self, tables: Any, seed: int, game: int) -> str | None:
         """The pile after set-up and after every turn, with each turn in words (pictures.py)."""
