@@ -11,6 +11,7 @@ REPORTS = {
     "five_ravens": ("configs/five_ravens/base.yaml", 1_000_000),
     "raven_order": ("configs/raven_order/base.yaml", 200_000),
     "raven_manor": ("configs/raven_manor/base.yaml", 200_000),
+    "corvids": ("configs/corvids/base.yaml", 200_000),
 }
 
 

@@ -107,8 +107,9 @@ def tell(compiled: Compiled, logged: Logged, seed: int, game: int) -> list[str]:
                 )
             else:
                 lines.append(
-                    f"Set-up: the pile was scattered {_plural(e + 1, 'time')} until every card lay "
-                    "on the mat and every nest was covered; the feathers were dropped onto it."
+                    f"Set-up: the pile was scattered {_plural(e + 1, 'time')} until every nest "
+                    f"was covered, {_plural(f, 'card')} that landed off the mat redrawn one at a "
+                    "time (PHYS-4); the feathers were dropped onto it."
                 )
         elif code == S.E_BIRD:
             lines.append(f"{names[a]} is the {birds[b]} (nest {c}; hidden until it is uncovered).")

@@ -32,7 +32,13 @@ from balance.errors import BalanceError
 from balance.games.base import ReportSection
 from balance.report.sentences import digits, pct
 
-GAME_COLUMNS = ("game_off_mat", "game_isolated", "game_setup_retries", "game_first_nest")
+GAME_COLUMNS = (
+    "game_off_mat",
+    "game_isolated",
+    "game_setup_retries",
+    "game_setup_redraws",
+    "game_first_nest",
+)
 SETUP_FAILED = "setup_failed"  # engine.END_REASONS
 
 
@@ -62,6 +68,7 @@ class PileEvents(NamedTuple):
     off_mat: Mean
     isolated: Mean
     retries: Mean
+    redraws: Mean  # cards drawn again at set-up for landing off the mat (PHYS-4)
     never: Share  # games in which no seat's nest was uncovered
     first_turn: Mean  # turn of the first uncovered seat's nest, over the games with one
     seats: list[dict[str, Any]]  # seat, policy, never (Share), turn (Mean among uncovered)
@@ -130,6 +137,7 @@ def pile_events(rows: pl.LazyFrame | pl.DataFrame, *, level: float = 0.95) -> Pi
         off_mat=mean_of(ok["game_off_mat"].to_numpy(), level),
         isolated=mean_of(ok["game_isolated"].to_numpy(), level),
         retries=mean_of(ok["game_setup_retries"].to_numpy(), level),
+        redraws=mean_of(ok["game_setup_redraws"].to_numpy(), level),
         never=share_of(int((~uncovered).sum()), ok.height, level),
         first_turn=mean_of(first[uncovered] + 1, level),
         seats=seats,
@@ -194,8 +202,9 @@ def event_sentences(ev: PileEvents) -> list[str]:
         f"Over the {ev.games:,} games whose set-up succeeded, a game knocked "
         f"{mean_words(ev.off_mat, lv)} cards off the mat on average and removed "
         f"{mean_words(ev.isolated, lv)} pieces (cards and feathers) as isolated at the ends of "
-        f"turns; its set-up re-scattered the pile {mean_words(ev.retries, lv)} times before "
-        "every card lay on the mat and every nest was covered.",
+        f"turns; its set-up re-scattered the pile {mean_words(ev.retries, lv)} times for a nest "
+        f"left uncovered and drew {mean_words(ev.redraws, lv)} single cards again for landing "
+        "off the mat (PHYS-4: the same piles as re-scattering everything until both hold).",
     ]
     first = ""
     if ev.first_turn.n:
@@ -234,7 +243,8 @@ def _event_rows(ev: PileEvents) -> list[dict[str, Any]]:
             "mean per game",
             "games",
         ),
-        mean_row("set-up re-scatters", ev.retries, "mean per game", "games"),
+        mean_row("set-up re-scatters (a nest uncovered)", ev.retries, "mean per game", "games"),
+        mean_row("set-up cards drawn again (off the mat)", ev.redraws, "mean per game", "games"),
         {
             "what": "no seat's nest ever uncovered",
             "estimate": "share of games",
@@ -383,6 +393,7 @@ def starting_pile_section(manifest: dict[str, Any]) -> ReportSection | None:
     nc = st.item.shape[0]
     cards, feathers = pictures.pile_counts(st.snap[0], nc)
     retries = next((int(r[5]) for r in logged.log if int(r[0]) == 0), 0)  # E_START's re-scatters
+    redraws = next((int(r[6]) for r in logged.log if int(r[0]) == 0), 0)  # ... and cards redrawn
     failed = retries < 0
     fig = pictures.pile_figure(
         compiled,
@@ -396,8 +407,9 @@ def starting_pile_section(manifest: dict[str, Any]) -> ReportSection | None:
     how = (
         "its set-up failed (no scatter covered every nest with every card on the mat)"
         if failed
-        else f"the pile was scattered {retries + 1} time{'s' if retries else ''} before every card "
-        "lay on the mat and every nest was covered, then the feathers were dropped onto it"
+        else f"the pile was scattered {retries + 1} time{'s' if retries else ''} until every nest "
+        f"was covered, {redraws} card{'' if redraws == 1 else 's'} that landed off the mat "
+        "redrawn one at a time (PHYS-4), then the feathers were dropped onto it"
     )
     note = (
         f'<p class="note">One example, not an average: the run\'s first game (game 0 of seed '

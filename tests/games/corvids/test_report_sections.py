@@ -166,12 +166,14 @@ def test_pile_events_count_each_game_once_and_leave_out_failed_set_ups():
             "game_off_mat": [2, 2, 0, 0, 0, 0],
             "game_isolated": [4, 4, 6, 6, 0, 0],
             "game_setup_retries": [1, 1, 3, 3, -1, -1],
+            "game_setup_redraws": [2, 2, 4, 4, 7, 7],
             "game_first_nest": [3, 3, 5, 5, -1, -1],
         }
     )
     ev = report.pile_events(rows)
     assert (ev.games, ev.failed) == (2, 1)
     assert (ev.off_mat.mean, ev.isolated.mean, ev.retries.mean) == (1.0, 5.0, 2.0)
+    assert ev.redraws.mean == 3.0  # games 0 and 1, once each
     assert ev.first_turn.mean == 5.0 and ev.first_turn.n == 2  # turns 4 and 6
     assert (ev.never.k, ev.never.n) == (0, 2)
     seat0, seat1 = ev.seats
