@@ -72,8 +72,14 @@ Readings where CV-8 / CV-9 leave a choice (cite as PHYS-n):
   removed, judged for all pieces at once (a piece left alone by a removal stays until the next
   end of turn).
 
-Every function is ``@njit(cache=True, _nrt=False)``: no allocation, float64 and int64 only, and
-integer arguments are int64 values (``np.int64(0)``, not ``0``, where a constant is passed).
+Every kernel is ``@njit(cache=True, _nrt=False)``: no allocation, float64 and int64 only (uint8
+for the cache's flags), and integer arguments are int64 values (``np.int64(0)``, not ``0``, where
+a constant is passed). Only ``new_pile`` and ``vis_points``, which make the arrays of a new game's
+state, allocate.
+
+The engine asks its questions of a cache of the pile (``Pile``, at the end of this module), kept
+piece by piece as pieces move; the kernels above, which answer from the geometry alone, are the
+reference the tests hold against shapely, and the cache is held against them after every turn.
 """
 
 from __future__ import annotations
