@@ -66,6 +66,7 @@ from balance.games.corvids.state import (
     E_BIRD,
     E_END,
     E_ISOLATED,
+    E_MOVED,
     E_NEST,
     E_NUT,
     E_OFF,
@@ -392,6 +393,12 @@ def do_peck(tb, st, p, ib, fb):
         moved += pile.fst[f, ph.FS_MOVED]
     st.g[G_PECKS] += 1
     emit(st, E_PECK, p, c, up_item(st, c), moved, off, np.int64(round(ax)), np.int64(round(ay)))
+    if st.g[G_LOG_CAP] > 0:  # a replay: where each card that rested on it went
+        for j in range(pile.cards.shape[0]):
+            if pile.cst[j, ph.CS_MOVED] == 1:
+                x = np.int64(round(pile.cards[j, ph.CD_X]))
+                y = np.int64(round(pile.cards[j, ph.CD_Y]))
+                emit(st, E_MOVED, j, x, y, up_item(st, j), 0, 0, 0)
     if off > 0:
         remove_off_mat(st, p)
     check_nests(tb, st)

@@ -131,6 +131,8 @@ def tell(compiled: Compiled, logged: Logged, seed: int, game: int) -> list[str]:
                 f"  pecks {card_words(st, b)} at ({f}, {h}) mm: it now shows {item(c)}; "
                 f"{moved}{off}"
             )
+        elif code == S.E_MOVED:
+            lines.append(f"    {card_words(st, a)} ({item(d)} up) moved to ({b}, {c}) mm")
         elif code == S.E_OFF:
             if a == 0:
                 lines.append(f"  {card_words(st, b)} ({item(c)} up) is off the mat: out of play")

@@ -106,7 +106,8 @@ N_G = _g.end
     E_ISOLATED,  # cards removed, feathers removed
     E_SCORE,  # p, points, of which bird bonus, of which set bonus, feathers, cards, rank
     E_END,  # turns, end reason (END_*), winners
-) = range(14)
+    E_MOVED,  # card (a piece resting on the pecked card that moved), x, y (mm), up item
+) = range(15)
 
 # How a card was taken (E_PICK)
 TAKE_PICK, TAKE_EARRING, TAKE_PAPERCLIP = range(3)
