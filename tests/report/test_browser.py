@@ -16,9 +16,8 @@ import pytest
 from typer.testing import CliRunner
 
 from balance.cli import app
+from tests.report.browser import offline_chromium, open_page, require_browser
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "configs" / "five_ravens" / "random_vs_greedy.yaml"
 BASELINE = ROOT / "configs" / "five_ravens" / "base.yaml"
@@ -37,23 +36,6 @@ NO_SEVEN = "rules: {ravens: {seven: {action: false, capture: false}}}\n"
 pytestmark = pytest.mark.slow
 
 
-def _require_browser() -> None:
-    missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not os.access(p, os.X_OK)]
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        missing.append("the selenium package (pip install -e '.[test]')")
-    if not missing:
-        return
-    reason = (
-        f"the browser test needs {', '.join(missing)}; install with "
-        "`apt-get install chromium chromium-driver`"
-    )
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason} (CI is set: this test must run, not skip)")
-    pytest.skip(reason)
-
-
 def _cli(*args: object) -> str:
     result = CliRunner().invoke(app, [str(a) for a in args])
     assert result.exit_code == 0, result.output
@@ -64,7 +46,7 @@ def _cli(*args: object) -> str:
 def reports(tmp_path_factory) -> dict[str, Path]:
     """Reports of a small Five Ravens run, made through the CLI: inlined (with a baseline and
     impact variants, so every section is there) and --cdn; and a `compare --report` page."""
-    _require_browser()
+    require_browser()
     tmp = tmp_path_factory.mktemp("browser")
     run, base = tmp / "random_vs_greedy", tmp / "base"
     _cli("simulate", CONFIG, "--games", GAMES, "--out", run)
@@ -89,51 +71,8 @@ def reports(tmp_path_factory) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def driver(reports, tmp_path_factory):
-    from selenium import webdriver
-
-    saved = os.environ.get("SE_OFFLINE")
-    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must never fetch a browser or driver
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--window-size=1280,1000",
-        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
-        # No network: every request that leaves the machine goes to a closed port...
-        "--proxy-server=http://127.0.0.1:9",
-        "--proxy-bypass-list=<-loopback>",
-    ):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    service = webdriver.ChromeService(executable_path=CHROMEDRIVER)
-    browser = webdriver.Chrome(service=service, options=options)
-    try:
-        # ...and the browser itself is told it is offline.
-        browser.execute_cdp_cmd("Network.enable", {})
-        browser.execute_cdp_cmd(
-            "Network.emulateNetworkConditions",
-            {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
-        )
+    with offline_chromium(tmp_path_factory.mktemp("chromium-profile"), "1280,1000") as browser:
         yield browser
-    finally:
-        browser.quit()
-        if saved is None:
-            os.environ.pop("SE_OFFLINE", None)
-        else:
-            os.environ["SE_OFFLINE"] = saved
-
-
-def _open(driver, path: Path) -> None:
-    driver.get_log("browser")  # drop what earlier pages logged
-    driver.get(path.resolve().as_uri())
 
 
 def _wait_for_figures(driver) -> int:
@@ -251,7 +190,7 @@ def shots(tmp_path_factory) -> list[Path]:
 def test_report_opens_offline_without_console_errors_and_draws_every_figure(
     driver, reports, shots, report, figures, headline
 ):
-    _open(driver, reports[report])
+    open_page(driver, reports[report])
     assert _wait_for_figures(driver) == figures
     undrawn = driver.execute_script(
         "return Array.from(document.querySelectorAll('div[data-figure]'))"
@@ -277,7 +216,7 @@ def test_report_opens_offline_without_console_errors_and_draws_every_figure(
 def test_card_impact_table_sorts_on_a_click(driver, reports):
     from selenium.webdriver.common.by import By
 
-    _open(driver, reports["inline"])
+    open_page(driver, reports["inline"])
     table = driver.find_element(By.CSS_SELECTOR, "table[id^='impact-']")
     headers = {h.text.strip(): h for h in table.find_elements(By.CSS_SELECTOR, "thead th")}
 
@@ -312,7 +251,7 @@ def test_the_network_really_is_off_a_cdn_report_says_so(driver, reports):
     """The control: a --cdn report cannot load plotly.js here and tells the reader why."""
     from selenium.webdriver.common.by import By
 
-    _open(driver, reports["cdn"])
+    open_page(driver, reports["cdn"])
     messages = driver.find_elements(By.CSS_SELECTOR, "div[data-figure] .failed")
     assert messages and "network is unavailable" in messages[0].text
     assert driver.find_elements(By.CSS_SELECTOR, ".js-plotly-rendered") == []

@@ -3,7 +3,7 @@
 unavailable; they log no console errors, draw their figures, and the replay's words and pile
 follow its slider (a click on the slider's rail, the buttons, the arrow keys).
 
-As tests/report/test_browser.py: in CI (``CI`` set) a missing browser FAILS this test, it never
+As tests/report/test_browser.py (both use tests/report/browser.py): in CI (``CI`` set) a missing browser FAILS this test, it never
 skips; on a machine without Chromium it skips with the reason. Selenium never downloads a
 browser or a driver: both paths are given, and ``SE_OFFLINE`` forbids Selenium Manager.
 """
@@ -11,38 +11,19 @@ browser or a driver: both paths are given, and ``SE_OFFLINE`` forbids Selenium M
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from balance.cli import app
+from tests.report.browser import offline_chromium, open_page, require_browser
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
 ROOT = Path(__file__).resolve().parents[3]
 CONFIG = ROOT / "configs" / "corvids" / "base.yaml"
 GAMES = 300
 
 pytestmark = pytest.mark.slow
-
-
-def _require_browser() -> None:
-    missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not os.access(p, os.X_OK)]
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        missing.append("the selenium package (pip install -e '.[test]')")
-    if not missing:
-        return
-    reason = (
-        f"the browser test needs {', '.join(missing)}; install with "
-        "`apt-get install chromium chromium-driver`"
-    )
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason} (CI is set: this test must run, not skip)")
-    pytest.skip(reason)
 
 
 def _cli(*args: object) -> str:
@@ -54,7 +35,7 @@ def _cli(*args: object) -> str:
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory) -> dict[str, Path]:
     """A replay page and the report of a small run, made through the CLI."""
-    _require_browser()
+    require_browser()
     tmp = tmp_path_factory.mktemp("corvids-browser")
     replay = tmp / "game0.html"
     _cli("replay", CONFIG, "--game", 0, "--html", replay)
@@ -67,51 +48,8 @@ def pages(tmp_path_factory) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def driver(pages, tmp_path_factory):
-    from selenium import webdriver
-
-    saved = os.environ.get("SE_OFFLINE")
-    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must never fetch a browser or driver
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--window-size=1400,1000",
-        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
-        # No network: every request that leaves the machine goes to a closed port...
-        "--proxy-server=http://127.0.0.1:9",
-        "--proxy-bypass-list=<-loopback>",
-    ):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    service = webdriver.ChromeService(executable_path=CHROMEDRIVER)
-    browser = webdriver.Chrome(service=service, options=options)
-    try:
-        # ...and the browser itself is told it is offline.
-        browser.execute_cdp_cmd("Network.enable", {})
-        browser.execute_cdp_cmd(
-            "Network.emulateNetworkConditions",
-            {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
-        )
+    with offline_chromium(tmp_path_factory.mktemp("chromium-profile"), "1400,1000") as browser:
         yield browser
-    finally:
-        browser.quit()
-        if saved is None:
-            os.environ.pop("SE_OFFLINE", None)
-        else:
-            os.environ["SE_OFFLINE"] = saved
-
-
-def _open(driver, path: Path) -> None:
-    driver.get_log("browser")  # drop what earlier pages logged
-    driver.get(path.resolve().as_uri())
 
 
 def _wait(driver, script: str, expected, timeout: float = 60):
@@ -149,7 +87,7 @@ def test_the_replay_opens_offline_and_its_words_follow_the_slider(driver, pages)
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
-    _open(driver, pages["replay"])
+    open_page(driver, pages["replay"])
     _wait(driver, "return !!document.querySelector('#pile.js-plotly-rendered')", True)
     steps = driver.execute_script(
         "return JSON.parse(document.getElementById('pile-data').textContent)"
@@ -235,7 +173,7 @@ return problems;
 
 
 def test_the_report_draws_the_starting_pile_and_the_pile_events(driver, pages):
-    _open(driver, pages["report"])
+    open_page(driver, pages["report"])
     total = driver.execute_script("return document.querySelectorAll('div[data-figure]').length")
     _wait(
         driver,

@@ -1,0 +1,90 @@
+"""The headless-Chromium harness of the browser tests (tests/report/test_browser.py,
+tests/games/corvids/test_replay_browser.py): Debian's ``chromium`` and ``chromium-driver``,
+driven by selenium, offline.
+
+In CI (``CI`` set; ``.ci/run`` installs the browser) a missing browser FAILS a test, it never
+skips; on a machine without Chromium it skips with the reason. Selenium never downloads a
+browser or a driver: both paths are given, and ``SE_OFFLINE`` forbids Selenium Manager.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+
+
+def require_browser() -> None:
+    """Skip (fail in CI) unless Chromium, its driver and selenium are installed."""
+    missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not os.access(p, os.X_OK)]
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        missing.append("the selenium package (pip install -e '.[test]')")
+    if not missing:
+        return
+    reason = (
+        f"the browser test needs {', '.join(missing)}; install with "
+        "`apt-get install chromium chromium-driver`"
+    )
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (CI is set: this test must run, not skip)")
+    pytest.skip(reason)
+
+
+@contextmanager
+def offline_chromium(profile: Path, window: str = "1280,1000") -> Iterator[object]:
+    """A headless Chromium (a selenium driver) with no network, its profile in ``profile``,
+    logging the pages' console; quit at the end."""
+    from selenium import webdriver
+
+    saved = os.environ.get("SE_OFFLINE")
+    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must never fetch a browser or driver
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--window-size={window}",
+        f"--user-data-dir={profile}",
+        # No network: every request that leaves the machine goes to a closed port...
+        "--proxy-server=http://127.0.0.1:9",
+        "--proxy-bypass-list=<-loopback>",
+    ):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    service = webdriver.ChromeService(executable_path=CHROMEDRIVER)
+    browser = webdriver.Chrome(service=service, options=options)
+    try:
+        # ...and the browser itself is told it is offline.
+        browser.execute_cdp_cmd("Network.enable", {})
+        browser.execute_cdp_cmd(
+            "Network.emulateNetworkConditions",
+            {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
+        )
+        yield browser
+    finally:
+        browser.quit()
+        if saved is None:
+            os.environ.pop("SE_OFFLINE", None)
+        else:
+            os.environ["SE_OFFLINE"] = saved
+
+
+def open_page(driver, path: Path) -> None:
+    """Open ``path`` from a file:// URL, dropping what earlier pages logged."""
+    driver.get_log("browser")
+    driver.get(path.resolve().as_uri())
