@@ -954,42 +954,6 @@ def piece_h(pile, k):
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def pieces_overlap(params, pile, a, b):
-    """Whether pieces ``a`` and ``b`` overlap (from their geometry, cached trig)."""
-    nc = pile.cards.shape[0]
-    cards = pile.cards
-    fe = pile.feathers
-    w = params[PH_CARD_W]
-    h = params[PH_CARD_H]
-    eps = params[PH_EPS]
-    r = params[PH_FEATHER_R]
-    # far apart: no overlap (the circles around the outlines do not meet)
-    xa, ya = (cards[a, CD_X], cards[a, CD_Y]) if a < nc else (fe[a - nc, FT_X], fe[a - nc, FT_Y])
-    xb, yb = (cards[b, CD_X], cards[b, CD_Y]) if b < nc else (fe[b - nc, FT_X], fe[b - nc, FT_Y])
-    half = 0.5 * math.sqrt(w * w + h * h)
-    reach = (half if a < nc else r) + (half if b < nc else r) + eps
-    dx = xb - xa
-    dy = yb - ya
-    if dx * dx + dy * dy > reach * reach:
-        return False
-    if a < nc and b < nc:
-        return rects_overlap_cs(
-            cards[a, CD_X], cards[a, CD_Y], cards[a, CD_C], cards[a, CD_S], w, h,
-            cards[b, CD_X], cards[b, CD_Y], cards[b, CD_C], cards[b, CD_S], w, h, eps,
-        )  # fmt: skip
-    if a >= nc and b >= nc:
-        return disc_disc_overlap(
-            fe[a - nc, FT_X], fe[a - nc, FT_Y], r, fe[b - nc, FT_X], fe[b - nc, FT_Y], r, eps
-        )
-    c = a if a < nc else b
-    f = (b if a < nc else a) - nc
-    return disc_rect_overlap_cs(
-        fe[f, FT_X], fe[f, FT_Y], r,
-        cards[c, CD_X], cards[c, CD_Y], cards[c, CD_C], cards[c, CD_S], w, h, eps,
-    )  # fmt: skip
-
-
-@njit(cache=True, _nrt=False, forceinline=False)
 def detach(pile, k):
     """Take piece ``k`` out of the cache (before it moves or leaves the pile)."""
     if pile.att[k] == 0:
