@@ -239,8 +239,14 @@ EXAMPLES: dict[str, list[str]] = {
         "balance simulate configs/five_ravens/base.yaml --games 100000 --out results/five_ravens",
         "balance simulate configs/raven_order/base.yaml --games 20000 "
         "--report results/raven_order.html",
+        "balance simulate configs/five_ravens/base.yaml --set players=3 "
+        "--set rules.relics.gem.count=3 --games 50000 --out results/five_ravens_3p",
     ],
-    "validate": ["balance validate configs/five_ravens/base.yaml configs/raven_order/base.yaml"],
+    "validate": [
+        "balance validate configs/five_ravens/base.yaml configs/raven_order/base.yaml",
+        "balance validate configs/five_ravens/base.yaml --set players=2 "
+        "--set 'seats={first: random, rest: greedy}'",
+    ],
     "games": ["balance games", "balance games five_ravens"],
     "replay": [
         "balance replay configs/five_ravens/base.yaml --game 3",
@@ -274,10 +280,26 @@ def command(name: str | None = None, *, cls: type | None = None, **kwargs: Any) 
     return decorate
 
 
-def _load(path: Path) -> Any:
+def _load(path: Path, sets: list[str] | None = None) -> Any:
+    """The config at ``path`` with the command line's ``--set KEY=VALUE`` overrides applied."""
     from balance.config import load_config
+    from balance.overrides import parse_overrides
 
-    return load_config(path)
+    return load_config(path, parse_overrides(sets))
+
+
+SetOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        metavar="KEY=VALUE",
+        show_default=False,
+        help="Change one value of the config as if the file said it (repeatable; later ones "
+        "win): a dotted key path and a YAML value, e.g. players=3, rules.relics.gem.count=3, "
+        "seats[1]=random, policies.greedy.action_threshold=0.5, seats={first: random, rest: "
+        "greedy}. Validated like the file; recorded in the run's manifest.",
+    ),
+]
 
 
 def _version(value: bool) -> None:
@@ -331,6 +353,7 @@ def _confirm_costs(reasons: list[str], *, yes: bool) -> None:
 @command(cls=_Command)
 def simulate(
     config: ConfigArg,
+    sets: SetOpt = None,
     games: Annotated[
         int | None, typer.Option(help="Games to play (default: the config's).")
     ] = None,
@@ -370,7 +393,7 @@ def simulate(
     """Play the games of CONFIG and write one row per game and seat to a results directory."""
     from balance import runner
 
-    cfg = _load(config)
+    cfg = _load(config, sets)
     if report_file is not None:
         from balance.report import check_output
 
@@ -443,12 +466,18 @@ def validate(
     configs: Annotated[
         list[Path], typer.Argument(help="YAML config files.", show_default=False, metavar="CONFIG")
     ],
+    sets: SetOpt = None,
 ) -> None:
-    """Check config files without playing: `ok` or the error for each; exit 1 if any is invalid."""
+    """Check config files without playing: `ok` or the error for each; exit 1 if any is invalid.
+
+    With --set, each file is checked with the overrides applied."""
+    from balance.overrides import parse_overrides
+
+    parse_overrides(sets)  # a bad --set is one error, not one per file
     invalid = 0
     for path in configs:
         try:
-            cfg = _load(path)
+            cfg = _load(path, sets)
         except (BalanceError, OSError) as e:  # each file's own line; then the next file
             _error(_one_line(e))
             invalid += 1
@@ -490,6 +519,7 @@ def replay(
     seed: Annotated[
         int | None, typer.Option(help="Run seed (default: the config's or the run's).")
     ] = None,
+    sets: SetOpt = None,
     html: Annotated[
         Path | None,
         typer.Option(
@@ -507,9 +537,14 @@ def replay(
     from balance import runner
 
     if source.is_dir():
+        if sets:
+            raise BalanceError(
+                f"--set {sets[0]}: {source} is a results directory, whose games were played with "
+                "its recorded config; give a CONFIG file to replay a changed one"
+            )
         cfg, seed = _run_config(source, game=game, seed=seed)
     else:
-        cfg = _load(source)
+        cfg = _load(source, sets)
     if html is not None:
         path = runner.write_replay_page(cfg, html, game=game, seed=seed)
         typer.echo(f"replay page -> {path} ({path.stat().st_size / 1e6:.1f} MB)")
@@ -629,6 +664,7 @@ ThreadsOpt = Annotated[int | None, typer.Option(help="Threads (default: all core
 @command(cls=_Command)
 def impact(
     config: ConfigArg,
+    sets: SetOpt = None,
     games: GamesOpt = None,
     seed: SeedOpt = None,
     variants: Annotated[
@@ -649,7 +685,7 @@ def impact(
 
     if out is not None:
         experiments.check_impact_out(out)
-    cfg = _load(config)
+    cfg = _load(config, sets)
     if variants is not None:
         chosen = experiments.load_variants(variants)
         source = str(variants)
@@ -697,6 +733,16 @@ def compare(
     b: Annotated[
         Path, typer.Argument(help="Config B (the change).", show_default=False, metavar="B")
     ],
+    sets: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            metavar="KEY=VALUE",
+            show_default=False,
+            help="Change one value of both A and B as if their files said it (repeatable), e.g. "
+            "players=3 to compare the change at three players; validated like the files.",
+        ),
+    ] = None,
     games: GamesOpt = None,
     seed: Annotated[int | None, typer.Option(help="Run seed (default: A's).")] = None,
     threads: ThreadsOpt = None,
@@ -719,7 +765,7 @@ def compare(
     if cdn and report_file is None:
         _error("--cdn needs --report FILE")
         raise typer.Exit(1)
-    cfg_a, cfg_b = _load(a), _load(b)
+    cfg_a, cfg_b = _load(a, sets), _load(b, sets)
     if report_file is not None:
         from balance.report import check_output
 
@@ -772,6 +818,17 @@ def check(
         Path | None, typer.Option(help="Also write the verdicts as JUnit XML to this file.")
     ] = None,
     threads: ThreadsOpt = None,
+    sets: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            metavar="KEY=VALUE",
+            show_default=False,
+            help="Change one value of every config the spec names (baselines too) as if their "
+            "files said it (repeatable), e.g. rules.relics.gem.count=3 to gate a proposed change "
+            "before writing it; a key a config lacks is an error naming that config.",
+        ),
+    ] = None,
 ) -> None:
     """CI balance gate: decide each claim of SPEC with sequential tests (as few games as needed).
 
@@ -781,10 +838,14 @@ def check(
     """
     from balance import experiments
     from balance.experiments.junit import format_summary
+    from balance.overrides import parse_overrides
 
+    overrides = parse_overrides(sets)
     parsed = experiments.load_spec(spec)
     with terminal.check_progress() as progress:
-        result = experiments.check(parsed, spec_path=spec, threads=threads, progress=progress)
+        result = experiments.check(
+            parsed, spec_path=spec, threads=threads, progress=progress, overrides=overrides
+        )
     if junit is not None:
         junit.write_text(experiments.junit_xml(result))
     for a in result.assertions:

@@ -42,6 +42,7 @@ import json
 import os
 import re
 import types
+from collections.abc import Sequence
 from typing import Annotated, Any, Union, get_args, get_origin
 
 import yaml
@@ -49,10 +50,12 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     SerializeAsAny,
     TypeAdapter,
     ValidationError,
     ValidationInfo,
+    ValidatorFunctionWrapHandler,
     field_validator,
     model_validator,
 )
@@ -459,6 +462,124 @@ def _resolve_policies(plugin: Any, given: Any) -> dict[str, dict[str, Any]]:
     return resolved
 
 
+# ------------------------------------------------------------------ line-ups of any player count
+
+LINEUP_KEYS = ("seats", "teams")  # per-seat lists that may be written as one name or a rule
+_RULE_FILLS = ("cycle", "rest")  # a rule has exactly one: what the seats it does not pin get
+_RULE_PINS = ("first", "last")  # ... and may pin seats by these names or by seat number
+LINEUP_RULES = (
+    "one name for every seat (greedy), a list with one name per seat, or a rule: "
+    "{cycle: [a, b]} (seat i gets item i mod the cycle's length) or {rest: a}, either "
+    "optionally with first: b, last: c or a seat number (0: b) for single seats"
+)
+
+
+def _lineup_problem(value: Any, what: str) -> tuple[str, str] | None:
+    """What is wrong with a one-name or rule ``seats``/``teams`` (key path relative to it, and
+    the problem), or None. Lists are validated by the model's own ``list[str]``."""
+    if isinstance(value, str):
+        return None
+    if not isinstance(value, dict):
+        return "", f"expected {LINEUP_RULES}; got {_show(value)}"
+    if not value:
+        return "", f"an empty rule: expected {LINEUP_RULES}"
+    for key, name in value.items():
+        shown = _key_text(key)
+        if isinstance(key, bool) or not isinstance(key, int | str):
+            return shown, "bad key: expected cycle, rest, first, last or a seat number"
+        if isinstance(key, int):
+            if key < 0:
+                return shown, "seats are numbered from 0 (write last: for the last seat)"
+        elif key not in (*_RULE_FILLS, *_RULE_PINS):
+            close = difflib.get_close_matches(key, [*_RULE_FILLS, *_RULE_PINS], n=1, cutoff=0.6)
+            hint = (
+                f"did you mean '{close[0]}'?"
+                if close
+                else "expected cycle, rest, first, last or a seat number"
+            )
+            return shown, f"unknown key in a rule ({hint})"
+        if key == "cycle":
+            if not isinstance(name, list) or not name:
+                return shown, f"expected a non-empty list of {what} names, got {_show(name)}"
+            for i, item in enumerate(name):
+                if not isinstance(item, str):
+                    return f"{shown}[{i}]", f"expected a {what} name, got {_show(item)}"
+        elif not isinstance(name, str):
+            return shown, f"expected a {what} name, got {_show(name)}"
+    fills = [k for k in _RULE_FILLS if k in value]
+    if len(fills) != 1:
+        why = "has both cycle and rest" if fills else "names no cycle or rest"
+        return "", (
+            f"a rule {why}: give exactly one, for the seats it does not pin (e.g. "
+            "{first: random, rest: greedy})"
+        )
+    return None
+
+
+def _lineup(written: Any, players: int, key: str) -> list[tuple[Any, str]]:
+    """Each seat's name in a line-up of ``players`` seats written as ``written`` (one name, a
+    list or a rule, already checked by :func:`_lineup_problem`), with the key path that named
+    it. Raises ValueError("<key.path>: <problem>") or KeyConflict (a pinned seat the player
+    count lacks), key paths from the top."""
+    if isinstance(written, str):
+        return [(written, key)] * players
+    if isinstance(written, list):
+        return [(name, f"{key}[{i}]") for i, name in enumerate(written)]
+    if "cycle" in written:
+        cycle = written["cycle"]
+        out = [(cycle[i % len(cycle)], f"{key}.cycle[{i % len(cycle)}]") for i in range(players)]
+    else:
+        out = [(written["rest"], f"{key}.rest")] * players
+    pinned: dict[int, str] = {}
+    for k, name in written.items():
+        if k in _RULE_FILLS:
+            continue
+        seat = 0 if k == "first" else players - 1 if k == "last" else k
+        label = f"{key}.{k}"
+        if seat >= players:
+            raise KeyConflict(
+                {
+                    label: f"no seat {seat} with {players} players (seats 0-{players - 1})",
+                    "players": f"{players} players have no seat {seat}",
+                }
+            )
+        if seat in pinned:
+            last = (
+                f" (the last of {players})" if "last" in (k, pinned[seat].rsplit(".")[-1]) else ""
+            )
+            raise ValueError(f"{label}: seat {seat}{last} is also set by {pinned[seat]}")
+        pinned[seat] = label
+        out[seat] = (name, label)
+    return out
+
+
+def resolve_lineup(written: Any, players: int, *, key: str = "seats") -> list[str]:
+    """The per-seat list that ``written`` (``seats:`` or ``teams:`` as a config writes it: one
+    name, a list, or a rule, see ``LINEUP_RULES``) means with ``players`` players. Raises
+    ValueError("<key.path>: <problem>") for a bad rule or one the player count cannot meet."""
+    problem = _lineup_problem(written, "policy" if key == "seats" else "team")
+    if isinstance(written, list):
+        bad = next((i for i, v in enumerate(written) if not isinstance(v, str)), None)
+        if bad is not None:
+            raise ValueError(f"{key}[{bad}]: expected a string, got {_show(written[bad])}")
+    elif problem is not None:
+        where, what = problem
+        raise ValueError(f"{key}.{where}: {what}" if where else f"{key}: {what}")
+    return [name for name, _ in _lineup(written, players, key)]
+
+
+def _lineup_field(value: Any, handler: ValidatorFunctionWrapHandler, what: str) -> Any:
+    """A ``seats``/``teams`` value: a list as the model's type says, or one name or a rule, kept
+    as written (checked here; resolved per player count by RunConfig._cross_check)."""
+    if isinstance(value, list) or value is None:
+        return handler(value)
+    problem = _lineup_problem(value, what)
+    if problem is not None:
+        where, text = problem
+        raise ValueError(f"{where}: {text}" if where else text)
+    return value
+
+
 class RunConfig(BaseModel):
     """A validated, fully resolved run config (see the module docstring).
 
@@ -471,9 +592,14 @@ class RunConfig(BaseModel):
 
     game: str = Field(description="game to play, one of `balance games`")
     players: int = Field(description="number of players, within the game's range")
-    seats: list[str] = Field(description="policy name of each seat, in seat order")
+    seats: list[str] = Field(
+        description="policy name of each seat, in seat order; or one name for every seat, or "
+        "a rule resolved per player count ({cycle: [a, b]}, {first: a, rest: b}, {0: a, rest: b})"
+    )
     teams: list[str] | None = Field(
-        None, description="team of each seat; by default every seat is its own team"
+        None,
+        description="team of each seat (a list, or a rule as for seats); by default every seat "
+        "is its own team",
     )
     games: int = Field(100_000, gt=0, description="number of games to play")
     seed: int = Field(
@@ -491,14 +617,31 @@ class RunConfig(BaseModel):
         description="what reports lead with, declared before the games (changes no game)",
     )
 
-    @model_validator(mode="before")
+    # Line-ups as written when they were not a list (one name or a rule), and the overrides that
+    # made this config (``--set``): what a manifest records beside the resolved lists.
+    _written_lineups: dict[str, Any] = PrivateAttr(default_factory=dict)
+    _overrides: tuple[str, ...] = PrivateAttr(default=())
+
+    @field_validator("seats", mode="wrap")
     @classmethod
-    def _one_seat_name_for_all(cls, data: Any) -> Any:
-        if isinstance(data, dict) and isinstance(data.get("seats"), str):
-            players = data.get("players")
-            n = players if type(players) is int and 1 <= players <= 64 else 1
-            data = {**data, "seats": [data["seats"]] * n}
-        return data
+    def _seats_written(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        return _lineup_field(value, handler, "policy")
+
+    @field_validator("teams", mode="wrap")
+    @classmethod
+    def _teams_written(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        return _lineup_field(value, handler, "team")
+
+    @property
+    def lineup_rules(self) -> dict[str, Any]:
+        """``seats``/``teams`` as the config wrote them, when that was one name or a rule (the
+        model holds the resolved lists); {} when both were lists."""
+        return dict(self._written_lineups)
+
+    @property
+    def overrides(self) -> tuple[str, ...]:
+        """The ``KEY=VALUE`` overrides (``--set`` and the like) applied to the file, as written."""
+        return self._overrides
 
     @field_validator("game")
     @classmethod
@@ -533,6 +676,16 @@ class RunConfig(BaseModel):
                     "game": f"{self.game} is for {lo}-{hi} players, not {self.players}",
                 }
             )
+        sources = {}  # seat -> the key path that named its policy
+        for key in LINEUP_KEYS:
+            written = getattr(self, key)
+            if written is None or isinstance(written, list):
+                continue
+            lineup = _lineup(written, self.players, key)
+            self._written_lineups[key] = written
+            setattr(self, key, [name for name, _ in lineup])
+            if key == "seats":
+                sources = {i: where for i, (_, where) in enumerate(lineup)}
         if len(self.seats) != self.players:
             raise KeyConflict(
                 {
@@ -544,7 +697,7 @@ class RunConfig(BaseModel):
         for i, name in enumerate(self.seats):
             if name not in self.policies:
                 raise ValueError(
-                    f"seats[{i}]: no policy named {_show(name)}"
+                    f"{sources.get(i, f'seats[{i}]')}: no policy named {_show(name)}"
                     f" (defined: {', '.join(self.policies)})"
                 )
         if self.teams is None:
@@ -892,7 +1045,18 @@ def config_from_dict(
         raise _translate(e, data, provenance or {}, file) from None
 
 
-def load_config(path: str | os.PathLike) -> RunConfig:
-    """Load, merge and validate the config at ``path``; raises only :class:`ConfigError`."""
+def load_config(path: str | os.PathLike, overrides: Sequence[Any] = ()) -> RunConfig:
+    """Load, merge and validate the config at ``path``; raises only :class:`ConfigError`.
+
+    ``overrides`` (:class:`balance.overrides.Override`, e.g. from ``--set``) are written into the
+    merged YAML, after ``extends`` and before validation, so they are validated like the file;
+    an error they cause names the override (``--set players=99: players: ...``). The config
+    records them (``RunConfig.overrides``), and so does a run's manifest."""
     data, provenance = load_yaml(path)
-    return config_from_dict(data, os.fspath(path), provenance)
+    if overrides:
+        from balance.overrides import apply_to
+
+        data = apply_to(data, overrides, provenance)
+    cfg = config_from_dict(data, os.fspath(path), provenance)
+    cfg._overrides = tuple(o.text for o in overrides)
+    return cfg

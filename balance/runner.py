@@ -309,6 +309,8 @@ def run(
             "config_path": None if config_path is None else str(config_path),
             "config": config.resolved_dict(),
             "config_hash": config_hash(config),
+            "overrides": list(getattr(config, "overrides", ())),  # --set KEY=VALUE, in order
+            "lineup_rules": getattr(config, "lineup_rules", {}),  # seats/teams written as a rule
             "seed": seed,
             "games_requested": games,
             "chunk_size": chunk_size,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
@@ -29,6 +29,7 @@ from pydantic import (
 from balance import runner, stats
 from balance.config import ConfigError, load_config, load_yaml, validation_error
 from balance.experiments.play import Runs
+from balance.overrides import Override
 from balance.runner import CHUNK
 from balance.stats import sequential as seq
 
@@ -348,11 +349,13 @@ def check(
     spec_path: str | os.PathLike[str] = "spec",
     threads: int | None = None,
     progress: Callable[[str, int, int], None] | None = None,
+    overrides: Sequence[Override] = (),
 ) -> CheckResult:
     """Run every check of ``spec`` in batches until each assertion's SPRT decides or reaches
     its cap (the spec's ``max_games``, else the assertion's own, sized to keep beta).
 
-    Config paths are relative to ``spec_path``. A config that does not load, or an assertion
+    Config paths are relative to ``spec_path``; ``overrides`` (``--set``) apply to every config
+    the spec names, baselines too. A config that does not load, or an assertion
     that names a seat, policy or team the config lacks, raises ConfigError before any game.
     ``progress(check name, games done, cap)`` is called after each batch (the cap: the largest
     an open assertion has now, which may move while a ``normal`` series' variance is learnt).
@@ -362,7 +365,9 @@ def check(
     t0 = time.perf_counter()
     if threads is not None:
         runner.check_threads(threads)
-    prepared = [_prepare_check(spec, shown, spec_dir, i) for i in range(len(spec.checks))]
+    prepared = [
+        _prepare_check(spec, shown, spec_dir, i, overrides) for i in range(len(spec.checks))
+    ]
     results: list[AssertionResult] = []
     played = 0
     with runner.numba_threads(threads):
@@ -407,19 +412,19 @@ def check(
 
 
 def _prepare_check(
-    spec: Spec, shown: str, spec_dir: str, i: int
+    spec: Spec, shown: str, spec_dir: str, i: int, overrides: Sequence[Override] = ()
 ) -> tuple[str, str, Runs, int, list[_Bound]]:
     """A check's configs compiled (not yet their kernels) and its assertions bound to their
     groups, so that a spec naming a seat, policy, team or role the run lacks fails at once."""
     c = spec.checks[i]
-    cfg = load_config(_resolve(spec_dir, c.config))
+    cfg = load_config(_resolve(spec_dir, c.config), overrides)
     paths = [c.config]
     configs = [cfg]
     for a in c.assertions:
         base_path = a.baseline or c.baseline
         if a.metric.endswith("_shift") and base_path not in paths:
             paths.append(base_path)
-            configs.append(load_config(_resolve(spec_dir, base_path)))
+            configs.append(load_config(_resolve(spec_dir, base_path), overrides))
     seed = spec.seed if spec.seed is not None else cfg.seed
     runner.check_options(games=spec.max_games or spec.batch, seed=seed)
     runs = Runs(configs, seed, load=False)
