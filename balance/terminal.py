@@ -168,6 +168,27 @@ def check_progress() -> Iterator[Callable[[str, int, int], None]]:
             bar.stop()
 
 
+@contextlib.contextmanager
+def sweep_progress() -> Iterator[Callable[[str, int, int], None]]:
+    """A progress callback ``(point label, games done, games total)`` for ``balance sweep``: as
+    :func:`progress_bar`, one bar over the games of every point the sweep plays, its label the
+    point being played (``point 2/3 players=3``); the rate and ETA run over the whole sweep."""
+    bar = _Bar("sweep")
+
+    def update(label: str, done: int, total: int) -> None:
+        if label != bar.description:  # the next point: same bar, same rate, its own label
+            bar.description = label
+            if bar.task is not None:
+                bar.progress.update(bar.task, description=label)
+        bar.update(done, total)
+
+    with kernel_loading(bar.loaded):
+        try:
+            yield update
+        finally:
+            bar.stop()
+
+
 def print_table(table: Any) -> None:
     """A rich table on stdout without trailing blanks; in a log or a pipe, one line per row
     however many columns."""
