@@ -288,6 +288,16 @@ def _load(path: Path, sets: list[str] | None = None) -> Any:
     return load_config(path, parse_overrides(sets))
 
 
+def _with_sets(sets: list[str] | None, which: str = "") -> str:
+    """What a command's header says of its ``--set`` overrides (nothing without any)."""
+    if not sets:
+        return ""
+    from balance.overrides import parse_overrides
+
+    texts = " --set ".join(o.text for o in parse_overrides(sets))
+    return f", {which + ' ' if which else ''}with --set {texts}"
+
+
 SetOpt = Annotated[
     list[str] | None,
     typer.Option(
@@ -711,7 +721,8 @@ def impact(
         experiments.write_impact(result, out)
     level = f"{result.level * 100:g} %"
     typer.echo(
-        f"impact on {result.config_path}: variant - base, {result.games:,} paired games "
+        f"impact on {result.config_path}{_with_sets(sets)}: variant - base, "
+        f"{result.games:,} paired games "
         f"(seed {result.seed}), {len(result.variants)} variants in {result.wall_time_s:.1f} s"
     )
     terminal.print_table(terminal.impact_table(result))
@@ -784,7 +795,8 @@ def compare(
     how = "paired games" if result.paired else "games of each, independent samples"
     players = "" if result.paired else f", {cfg_a.players} and {cfg_b.players} players"
     typer.echo(
-        f"compare A = {result.a_path}, B = {result.b_path}: {result.games:,} {how} "
+        f"compare A = {result.a_path}, B = {result.b_path}{_with_sets(sets, 'both')}: "
+        f"{result.games:,} {how} "
         f"(seed {result.seed}{players}) in {result.wall_time_s:.1f} s"
     )
     terminal.print_table(terminal.compare_table(result))

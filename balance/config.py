@@ -468,9 +468,9 @@ LINEUP_KEYS = ("seats", "teams")  # per-seat lists that may be written as one na
 _RULE_FILLS = ("cycle", "rest")  # a rule has exactly one: what the seats it does not pin get
 _RULE_PINS = ("first", "last")  # ... and may pin seats by these names or by seat number
 LINEUP_RULES = (
-    "one name for every seat (greedy), a list with one name per seat, or a rule: "
-    "{cycle: [a, b]} (seat i gets item i mod the cycle's length) or {rest: a}, either "
-    "optionally with first: b, last: c or a seat number (0: b) for single seats"
+    "one name for every seat, a list of one name per seat, or a rule: {cycle: [A, B]} (seat i "
+    "gets item i mod its length) or {rest: A}, either with first: B, last: C or a seat number "
+    "(0: B) for single seats"
 )
 
 

@@ -14,7 +14,7 @@ import yaml
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
-from balance.config import is_model, unwrap_type
+from balance.config import LINEUP_RULES, is_model, unwrap_type
 
 
 def describe_game(plugin: Any) -> list[str]:
@@ -24,6 +24,7 @@ def describe_game(plugin: Any) -> list[str]:
         f"{plugin.name}: {plugin.title}, {plugin.min_players}-{plugin.max_players} players",
         f"  end reasons: {', '.join(plugin.end_reasons)}",
         f"  ready-made policies: {', '.join(plugin.default_policies)}",
+        f"  seats (and teams): {LINEUP_RULES}",
         "  rules:",
         *_describe_model(plugin.rules_model, indent="    "),
     ]

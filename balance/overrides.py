@@ -162,6 +162,9 @@ def _players_after(data: dict, overrides: Sequence[Override]) -> Any:
     return players
 
 
+_MAX_SEATS = 10_000  # a player count a line-up is resolved at (validation then checks the game's)
+
+
 def _lineup_list(data: dict, key: str, o: Override, players: Any, prov: Provenance | None) -> list:
     """``data[key]`` (seats or teams) as its list, resolved from one name or a rule at
     ``players``, so that an index into it means a seat."""
@@ -170,7 +173,7 @@ def _lineup_list(data: dict, key: str, o: Override, players: Any, prov: Provenan
         return written
     if written is None:
         raise _error(o.label, f"{key} is not set, so it has no item {o.path[1]}", key=o.key)
-    if type(players) is not int or players < 1:
+    if type(players) is not int or not 1 <= players <= _MAX_SEATS:
         raise _error(
             o.label,
             f"{key} is {_kind(written)}: it becomes a list only with a number of players, "
@@ -199,7 +202,8 @@ def _apply_one(data: dict, o: Override, players: Any, prov: Provenance | None) -
             if not isinstance(node, list):
                 raise _error(
                     o.label,
-                    f"{_shown_path(o.path[:depth])} is {_kind(node)}, not a list: it has no item [{seg}]",
+                    f"{_shown_path(o.path[:depth])} is {_kind(node)}, not a list: it has no "
+                    f"item [{seg}]",
                     key=o.key,
                 )
             if seg >= len(node):

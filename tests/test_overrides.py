@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import fake_game as fake
@@ -198,8 +199,7 @@ def _error(*texts: str, path: Path = FIVE_RAVENS) -> str:
         ),
         (
             ["seats.x=greedy"],
-            "--set seats.x=greedy: seats.x: seats is a list of 4, not a mapping: it has no key "
-            "'x'; write seats[N] for an item",
+            "--set seats.x=greedy: seats.x: seats is 'greedy', not a mapping: it has no key 'x'",
         ),
         (
             ["rules[0]=1"],
@@ -209,17 +209,30 @@ def _error(*texts: str, path: Path = FIVE_RAVENS) -> str:
             ["seats[1]=gredy"],
             "--set seats[1]=gredy: seats[1]: no policy named 'gredy' (defined: random, greedy)",
         ),
-        (
-            ["players=3"],
-            "--set players=3: players: 3 does not match the 4 seats "
-            "(seats set in configs/five_ravens/base.yaml)",
-        ),
     ],
 )
 def test_errors_name_the_override_and_the_key(texts, message, monkeypatch):
     monkeypatch.chdir(ROOT)
     got = _error(*texts, path=Path("configs/five_ravens/base.yaml"))
     assert got.startswith(message), got
+
+
+def test_errors_with_a_list_of_seats(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    path = Path("configs/five_ravens/random_vs_greedy.yaml")
+    assert _error("players=3", path=path) == (
+        "--set players=3: players: 3 does not match the 4 seats "
+        "(seats set in configs/five_ravens/random_vs_greedy.yaml)"
+    )
+    assert _error("seats.x=greedy", path=path) == (
+        "--set seats.x=greedy: seats.x: seats is a list of 4, not a mapping: it has no key 'x'; "
+        "write seats[N] for an item"
+    )
+    assert load_config(path, sets("players=3", "seats={cycle: [greedy, random]}")).seats == [
+        "greedy",
+        "random",
+        "greedy",
+    ]
 
 
 def test_an_error_names_the_file_when_the_override_is_not_at_fault(tmp_path):
@@ -241,9 +254,8 @@ def test_error_through_a_parent_names_the_override(tmp_path):
 def test_set_equals_editing_the_file(tmp_path):
     edited = tmp_path / "edited.yaml"
     text = FIVE_RAVENS.read_text()
-    text = text.replace("players: 4", "players: 3").replace(
-        "seats: [greedy, greedy, greedy, greedy]", "seats: [greedy, random, greedy]"
-    )
+    text = re.sub(r"(?m)^seats: .*$", "seats: [greedy, random, greedy]", text)
+    text = text.replace("players: 4", "players: 3")
     text = text.replace("gem:     {kind: gem, count: 4}", "gem:     {kind: gem, count: 3}")
     text = text.replace("action_threshold: -1.0", "action_threshold: 0.5")
     edited.write_text(text)
@@ -251,9 +263,8 @@ def test_set_equals_editing_the_file(tmp_path):
     by_set = load_config(
         FIVE_RAVENS,
         sets(
+            "seats[1]=random",  # base.yaml's `seats: greedy` at the 3 players set next
             "players=3",
-            "seats=[greedy, greedy, greedy]",
-            "seats[1]=random",
             "rules.relics.gem.count=3",
             "policies.greedy.action_threshold=0.5",
         ),
@@ -261,9 +272,8 @@ def test_set_equals_editing_the_file(tmp_path):
     assert by_set.resolved_dict() == by_file.resolved_dict()
     assert config_hash(by_set) == config_hash(by_file)
     assert by_set.overrides == (
-        "players=3",
-        "seats=[greedy, greedy, greedy]",
         "seats[1]=random",
+        "players=3",
         "rules.relics.gem.count=3",
         "policies.greedy.action_threshold=0.5",
     )
@@ -328,3 +338,80 @@ def test_cli_simulate_bad_value_writes_nothing(fake_config, tmp_path):
     assert r.exit_code == 1
     assert r.output.strip() == "error: --set rules.bonus=9: rules.bonus: must be <= 5, got 9"
     assert not out.exists()
+
+
+def test_cli_replay_with_set_is_the_edited_files_game(fake_config, tmp_path):
+    edited = fake.write_config(tmp_path / "edited.yaml", rules="{bonus: 2}")
+    by_set = cli("replay", str(fake_config), "--game", "3", "--set", "rules.bonus=2")
+    by_file = cli("replay", str(edited), "--game", "3")
+    plain = cli("replay", str(fake_config), "--game", "3")
+    assert by_set.exit_code == by_file.exit_code == 0, by_set.output
+    assert by_set.output == by_file.output != plain.output
+
+
+def test_cli_replay_of_a_results_directory_refuses_set(fake_config, tmp_path):
+    out = tmp_path / "run"
+    runner.run(load_config(fake_config), config_path=fake_config, out=out, games=10)
+    r = cli("replay", str(out), "--game", "1", "--set", "rules.bonus=2")
+    assert r.exit_code == 1
+    assert r.output.strip() == (
+        f"error: --set rules.bonus=2: {out} is a results directory, whose games were played "
+        "with its recorded config; give a CONFIG file to replay a changed one"
+    )
+
+
+def test_cli_compare_sets_both_configs(fake_config, tmp_path):
+    """B adds 2 points to the first player; --set rules.bonus=2 on both leaves no difference."""
+    bonus = fake.write_config(tmp_path / "bonus.yaml", rules="{bonus: 2}")
+    r = cli("compare", str(fake_config), str(bonus), "--games", "60", "--set", "rules.bonus=2")
+    assert r.exit_code == 0, r.output
+    assert ", both with --set rules.bonus=2: 60 paired games" in r.output
+    first = next(line for line in r.output.splitlines() if "mean score   1st player" in line)
+    assert "+0.000   [+0.000, +0.000]" in first
+    r = cli("compare", str(fake_config), str(bonus), "--games", "60")
+    first = next(line for line in r.output.splitlines() if "mean score   1st player" in line)
+    assert "+2.000   [+2.000, +2.000]" in first
+
+
+def test_cli_impact_with_set(fake_config, tmp_path):
+    """The variant takes the bonus away: -2 points for the first player only with --set."""
+    variants = tmp_path / "v.yaml"
+    variants.write_text("- {name: no_bonus, patch: {rules: {bonus: 0}}}\n")
+    out = tmp_path / "impact.json"
+    args = ["impact", str(fake_config), "--variants", str(variants), "--games", "60"]
+    r = cli(*args, "--set", "rules.bonus=2", "--out", str(out))
+    assert r.exit_code == 0, r.output
+    assert ", with --set rules.bonus=2: variant - base, 60 paired games" in r.output
+    row = next(line for line in r.output.splitlines() if line.strip().startswith("no_bonus"))
+    assert "*" in row  # the first player's share drops
+    plain = cli(*args)
+    row = next(line for line in plain.output.splitlines() if line.strip().startswith("no_bonus"))
+    assert "*" not in row and "+0.00±0.00" in row  # bonus 0 already: the variant changes nothing
+
+
+FAKE_SPEC = """\
+batch: 100
+max_games: 400
+checks:
+  - config: fake.yaml
+    assertions:
+      - {metric: mean_score_shift, order: 0, within: [0, 0.5], baseline: bonus.yaml}
+"""
+
+
+def test_cli_check_sets_every_config_of_the_spec(fake_config, tmp_path):
+    """Against a baseline whose first player scores 2 more the shift is -2; with the bonus set
+    on both (the config and its baseline) it is 0."""
+    fake.write_config(tmp_path / "bonus.yaml", rules="{bonus: 2}")
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(FAKE_SPEC)
+    failed = cli("check", str(spec))
+    assert failed.exit_code == 1 and failed.stdout.startswith("FAIL "), failed.output
+    passed = cli("check", str(spec), "--set", "rules.bonus=2")
+    assert passed.exit_code == 0, passed.output
+    assert passed.stdout.startswith("PASS ") and ": 0.0000 [0.0000, 0.0000]" in passed.stdout
+    bad = cli("check", str(spec), "--set", "rules.bonsu=2")
+    assert bad.exit_code == 2
+    assert bad.output.strip() == (
+        "error: --set rules.bonsu=2: rules.bonsu: unknown key (did you mean 'bonus'?)"
+    )

@@ -239,10 +239,12 @@ def provenance(ds: DatasetStats) -> str:
     if m.get("games_requested") and m.get("games_requested") != m.get("games_done"):
         games += f" of {int(m['games_requested']):,} requested"
     versions = ", ".join(f"{k} {v}" for k, v in (m.get("versions") or {}).items())
+    # the KEY=VALUE overrides (--set, a sweep's point) on top of the file; the hash is the result's
+    sets = f" with {', '.join(m['overrides'])}" if m.get("overrides") else ""
     items = [
         ("results", ds.path or ds.label),
         ("game", m.get("game", "?")),
-        ("config", f"{m.get('config_path') or '(none)'} (hash {m.get('config_hash', '?')})"),
+        ("config", f"{m.get('config_path') or '(none)'}{sets} (hash {m.get('config_hash', '?')})"),
         ("seed", m.get("seed", "?")),
         ("games", f"{games} ({status})"),
         ("line-up", ", ".join(f"seat {i}: {p}" for i, p in enumerate(seats))),
