@@ -260,6 +260,12 @@ EXAMPLES: dict[str, list[str]] = {
         "--games 100000"
     ],
     "check": ["balance check configs/ci/five_ravens.yaml --junit check.xml"],
+    "sweep": [
+        "balance sweep configs/five_ravens/first_player_edge.yaml --over players=2,3,4 "
+        "--games 200000 --out results/five_ravens_players --report results/five_ravens_players.html",
+        "balance sweep configs/five_ravens/base.yaml --over rules.relics.gem.count=2..5 "
+        "--over players=3,4 --games 20000",
+    ],
     "report": [
         "balance report results/five_ravens",
         "balance report results/five_ravens --impact impact.json -o reports/five_ravens_impact.html",
@@ -870,11 +876,150 @@ def check(
 
 
 @command(cls=_Command)
+def sweep(
+    config: ConfigArg,
+    over: Annotated[
+        list[str],
+        typer.Option(
+            "--over",
+            metavar="KEY=VALUES",
+            show_default=False,
+            help="A knob and its values: KEY=V1,V2,... (each a YAML value, as --set reads it) "
+            "or KEY=lo..hi[:step] (integers; reals need the step). Several --over make a grid "
+            "of every combination, the first knob on the report's x-axis.",
+        ),
+    ],
+    sets: SetOpt = None,
+    games: Annotated[
+        int | None,
+        typer.Option(
+            help="Games per point, the same seeds at every point (default: the config's)."
+        ),
+    ] = None,
+    seed: SeedOpt = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="DIR",
+            help="Sweep directory, a results directory per point inside (default: "
+            "results/<game>-<config stem>-sweep-<date>-<time>). The same sweep again with the "
+            "same DIR resumes it: points complete with the same config, games, seed and version "
+            "are kept, the others played.",
+        ),
+    ] = None,
+    threads: ThreadsOpt = None,
+    chunk_size: Annotated[int, typer.Option(help="Games per chunk (one parquet part).")] = 65536,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force", help="Replace --out if it holds another sweep (or start this one over)."
+        ),
+    ] = False,
+    report_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--report",
+            metavar="FILE",
+            help="Also write the sweep's HTML report to this file (as `balance report DIR`).",
+        ),
+    ] = None,
+    yes: Annotated[
+        bool,
+        typer.Option(
+            "--yes",
+            "-y",
+            help="Run without asking even when the sweep is expected to take more than an hour "
+            "or to need more disk than is free (off a terminal such a sweep is refused "
+            "without --yes).",
+        ),
+    ] = False,
+) -> None:
+    """Play CONFIG at every value of a knob (or a grid of knobs), every point on the same seeds.
+
+    Each point is a results directory under DIR (`balance report DIR/<point>` reports one);
+    DIR/sweep.json records the knobs, the points and how each stands. Every point's config is
+    validated before any game is played. Ctrl-C keeps the finished points: run the same sweep
+    with the same --out to resume it. `balance report DIR` draws every metric against the knob
+    with intervals and says where the curve moves significantly between neighbouring points."""
+    from balance import runner
+    from balance.experiments import sweep as sweep_lib
+
+    plan = sweep_lib.plan_sweep(
+        config, over, sets=sets or [], games=games, seed=seed, config_path=_shown(config)
+    )
+    if report_file is not None:
+        from balance.report import check_output
+
+        check_output(report_file)  # before the games, not after them
+    chosen = out is not None
+    out = out or sweep_lib.default_out(plan)
+    runner.check_options(games=plan.games, seed=plan.seed, chunk_size=chunk_size, threads=threads)
+    sweep_lib.check_out(out, plan, force=force)  # another sweep in the way: before any question
+    _confirm_costs(sweep_lib.sweep_costs(plan, out=out, threads=threads), yes=yes)
+    knobs_ = "; ".join(f"{a.key} = {', '.join(a.labels)}" for a in plan.axes)
+    typer.echo(
+        f"sweep {plan.config_path}{_with_sets(sets)}: {len(plan.points)} points ({knobs_}), "
+        f"{plan.games:,} games each on seed {plan.seed} -> {out}"
+    )
+
+    def point_line(r: Any) -> None:
+        where = f"{out}/{r.point.dir}"
+        if r.status == "kept":
+            typer.echo(f"  {r.position}/{r.total} {r.point.name}: kept (complete) -> {where}")
+            return
+        typer.echo(
+            f"  {r.position}/{r.total} {r.point.name}: {r.games:,} games in "
+            f"{r.wall_time_s:.2f} s ({r.games_per_s:,.0f} games/s) -> {where}"
+        )
+
+    try:
+        with terminal.sweep_progress() as progress:
+            summary = sweep_lib.run_sweep(
+                plan,
+                out=out,
+                threads=threads,
+                chunk_size=chunk_size,
+                force=force,
+                progress=progress,
+                on_point=point_line,
+            )
+    except sweep_lib.SweepInterrupted as e:
+        kept = f" ({e.partial} kept in its directory)" if e.partial else ""
+        again = "run the same command again" if chosen else f"run the same command with --out {out}"
+        typer.echo(
+            f"interrupted: {e.done} of {e.total} points complete in {out}{kept}; {again} to resume",
+            err=True,
+        )
+        raise typer.Exit(INTERRUPTED) from None
+    played = [r for r in summary.points if r.status == "played"]
+    kept_n = len(summary.points) - len(played)
+    kept = f"; {kept_n} of {len(summary.points)} points kept from an earlier run" if kept_n else ""
+    typer.echo(
+        f"sweep: {summary.played_games:,} games at {len(played)} points in "
+        f"{summary.wall_time_s:.1f} s{kept} -> {summary.out}"
+    )
+    if report_file is not None:
+        _write_sweep_report(summary.out, out=report_file, cdn=False)
+
+
+def _write_sweep_report(sweep_dir: Path, *, out: Path, cdn: bool) -> None:
+    from balance.report.sweep import write_sweep_report
+
+    info = write_sweep_report(_shown(sweep_dir), out=out, cdn=cdn)
+    typer.echo(
+        f"report -> {info.path} ({info.bytes / 1e6:.1f} MB; statistics {info.stats_seconds:.1f} s, "
+        f"total {info.seconds:.1f} s)"
+    )
+
+
+@command(cls=_Command)
 def report(
     results: Annotated[
         list[Path],
         typer.Argument(
-            help="Results directories (one section each).", show_default=False, metavar="RESULTS"
+            help="Results directories (one section each), or one sweep directory (its curves).",
+            show_default=False,
+            metavar="RESULTS",
         ),
     ],
     out: Annotated[
@@ -919,7 +1064,16 @@ def report(
     """Write one self-contained HTML report of RESULTS (to RESULTS/report.html by default).
 
     Provenance, win shares, seat advantage, score and length distributions, card impact, and
-    differences against --baseline."""
+    differences against --baseline. A sweep directory (`balance sweep`) gets the sweep's page:
+    every metric against the knob, with intervals, and the steps between neighbouring points."""
+    from balance.experiments.sweep import is_sweep
+
+    if any(is_sweep(r) for r in results):
+        if len(results) > 1 or baseline is not None or impact is not None:
+            _error("a sweep directory is reported alone (no other RESULTS, --baseline or --impact)")
+            raise typer.Exit(1)
+        _write_sweep_report(results[0], out=out or results[0] / "report.html", cdn=cdn)
+        return
     if out is None:
         if len(results) > 1:
             _error(f"{len(results)} results directories: name the report with -o FILE.html")

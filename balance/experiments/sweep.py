@@ -385,9 +385,11 @@ def _is_complete(point_dir: Path, cfg: RunConfig, plan: Plan) -> bool:
     )
 
 
-def _check_out(out: Path, plan: Plan, *, force: bool) -> dict[str, Any] | None:
+def check_out(out: str | os.PathLike[str], plan: Plan, *, force: bool) -> dict[str, Any] | None:
     """The earlier manifest of this same sweep in ``out`` (to resume), None for a fresh start;
-    SweepError when ``out`` holds something else (another sweep: unless ``force``)."""
+    SweepError when ``out`` holds something else (another sweep: unless ``force``). Nothing is
+    written: :func:`run_sweep` calls it too."""
+    out = Path(out)
     if not out.exists() or (out.is_dir() and not any(out.iterdir())):
         return None
     if not out.is_dir():
@@ -438,7 +440,7 @@ def run_sweep(
     out = Path(out)
     t0 = time.perf_counter()
     runner.check_options(games=plan.games, seed=plan.seed, chunk_size=chunk_size, threads=threads)
-    earlier = _check_out(out, plan, force=force)
+    earlier = check_out(out, plan, force=force)
     if earlier is None and out.exists() and any(out.iterdir()):
         shutil.rmtree(out)  # --force over an earlier sweep (every point validated by now)
     out.mkdir(parents=True, exist_ok=True)
@@ -705,6 +707,7 @@ __all__ = [
     "SweepPoint",
     "SweepRun",
     "SweepSummary",
+    "check_out",
     "default_out",
     "is_sweep",
     "open_sweep",
