@@ -486,7 +486,10 @@ def _lineup_problem(value: Any, what: str) -> tuple[str, str] | None:
     for key, name in value.items():
         shown = _key_text(key)
         if isinstance(key, bool) or not isinstance(key, int | str):
-            return shown, "bad key: expected cycle, rest, first, last or a seat number"
+            return (
+                "",
+                f"bad key {shown} in a rule: expected cycle, rest, first, last or a seat number",
+            )
         if isinstance(key, int):
             if key < 0:
                 return shown, "seats are numbered from 0 (write last: for the last seat)"
