@@ -5,15 +5,23 @@ A run config is a YAML mapping (DESIGN.md, Config)::
     extends: base.yaml        # optional; path relative to this file; chains allowed
     game: five_ravens         # a registered game (balance.games.names())
     players: 4
-    seats: [greedy, random, greedy, random]   # or one name for every seat
+    seats: [greedy, random, greedy, random]   # or one name for every seat, or a rule
+    teams: [a, b, a, b]       # optional, default one team per seat; a list or a rule too
     games: 100000
     seed: 1
     rules: {...}              # validated by the game's rules_model
     policies: {...}           # merged over the game's default_policies
 
-``extends`` merges mappings key by key; lists and scalars replace. Every problem raises
-:class:`ConfigError` whose message is one line, ``<file>: <key.path>: <problem>`` (or
-``<file>: <problem>`` when no key is at fault), naming the file where the offending key was written.
+``extends`` merges mappings key by key; lists and scalars replace. ``seats:`` and ``teams:`` may
+be one name for every seat or a rule resolved at the player count (``{cycle: [a, b]}``,
+``{first: a, rest: b}``, ``{0: a, last: c, rest: b}``; see ``LINEUP_RULES``): the model holds
+the resolved lists and remembers the rule (``RunConfig.lineup_rules``). ``load_config``'s
+``overrides`` (``--set KEY=VALUE``, balance/overrides.py) are written into the merged YAML before
+validation; in an error they cause, the override stands where a file name would.
+
+Every problem raises :class:`ConfigError` whose message is one line,
+``<file>: <key.path>: <problem>`` (or ``<file>: <problem>`` when no key is at fault), naming the
+file where the offending key was written.
 
 Game schemas report cross-field problems by raising ``ValueError("<key.path>: <problem>")`` from a
 model validator, with the key path relative to that model (``thief_relics[0]: ...``); this module

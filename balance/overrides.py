@@ -126,6 +126,8 @@ def override(key: str, value: Any, *, source: str) -> Override:
     ``value``; its ``text`` is ``KEY=VALUE`` with the value as YAML, so that it reads back the
     same (``parse_override(o.text)`` gives ``o``'s key, path and value)."""
     key = key.strip(_SPACE)
+    if type(value).__module__ == "numpy" and hasattr(value, "item"):  # np.int64 is not an int
+        value = value.item()
     text = f"{key}={_yaml_text(value)}"
     return Override(text, key, _parse_key(key, text, source), value, source)
 

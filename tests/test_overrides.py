@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import fake_game as fake
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -60,6 +61,13 @@ def test_parse(text, path, value):
     assert o.source == "--set"
     assert o.key == text.split("=", 1)[0].strip()
     assert o.text == f"{o.key}={text.split('=', 1)[1].strip()}"
+
+
+def test_override_of_numpy_values_is_plain_python():
+    o = override("rules.bonus", np.int64(3), source="--param")
+    assert (o.text, o.value, type(o.value)) == ("rules.bonus=3", 3, int)
+    o = override("policies.greedy.action_threshold", np.float64(0.25), source="--param")
+    assert (o.text, type(o.value)) == ("policies.greedy.action_threshold=0.25", float)
 
 
 def test_parse_source_names_the_option():
