@@ -20,6 +20,7 @@ With different player counts among the points, seats and places are drawn as sha
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from collections.abc import Sequence
@@ -271,6 +272,10 @@ def _group_words(kind: str, group: str) -> str:
 # =================================================================================== sentences
 
 
+def _level(ss: SweepStats) -> str:
+    return f"{ss.level * 100:g} %"
+
+
 def _axes_words(axes: Sequence[Axis]) -> str:
     return "; ".join(f"{a.key} over {listing(list(a.labels), most=8)}" for a in axes)
 
@@ -329,7 +334,7 @@ def sweep_sentences(ss: SweepStats) -> list[str]:
             f"A step is called significant only when its q-value is below 0.05: "
             f"Benjamini-Hochberg within each metric over all {ss.steps.height:,} rows of the "
             f"{ss.steps['step'].n_unique()} steps, times the number of metrics ({families}); "
-            f"every interval is a {ss.level:.0%} interval of one point or one step, not "
+            f"every interval is a {_level(ss)} interval of one point or one step, not "
             "simultaneous."
         )
     return out
@@ -396,8 +401,9 @@ def _steps_words(ss: SweepStats, m: Metric, s: pl.DataFrame) -> str:
     k = digits(bound * scale / 2, none=2)
     return (
         f"No step between neighbouring points changes it significantly (largest: "
-        f"{top['step_label']}, {_change(top, m)}); each step's change lies within "
-        f"±{bound * scale:.{k}f}{unit} ({ss.level:.0%} per step)."
+        f"{top['step_label']}, {_change(top, m)}, {q_text(top['q_value'])}); each step's change "
+        "lies within "
+        f"±{bound * scale:.{k}f}{unit} ({_level(ss)} per step)."
     )
 
 
@@ -418,9 +424,13 @@ def _shares_sentence(ss: SweepStats, m: Metric | None = None) -> str:
             & pl.col("kind").is_in(kinds)
             & pl.col("repeat_metric").is_null()
         )
-        what = "any seat's, place's" + (", policy's" if "policy" in kinds else "")
-        what += (", team's" if "team" in kinds else "") + (", role's" if "role" in kinds else "")
-        what += " win share"
+        words = {"seat": "seat", "order": "place in the turn order", "policy": "policy",
+                 "team": "team", "role": "role"}  # fmt: skip
+        tested_kinds = s.filter(pl.col("q_value").is_not_nan())["kind"].unique(maintain_order=True)
+        names = [words[k] for k in kinds if k in tested_kinds.to_list()] or ["seat"]
+        what = "the win share of any " + " or ".join(
+            [", ".join(names[:-1]), names[-1]] if len(names) > 1 else names
+        )
     else:
         s = step_rows(ss, m)
         what = "the share of games ending for any reason"
@@ -445,8 +455,8 @@ def _shares_sentence(ss: SweepStats, m: Metric | None = None) -> str:
         .iter_rows(named=True)
     ]
     return (
-        f"{sig.height} step row{'s' * (sig.height != 1)} of {what.removeprefix('any ')} change "
-        f"significantly: {listing(parts, most=3)}."
+        f"{'It' if m.key == 'ends' else 'Win shares'} change significantly at "
+        f"{sig.height} of {tested.height} tested rows: {listing(parts, most=3)}."
     )
 
 
@@ -501,7 +511,7 @@ def _title(ss: SweepStats, m: Metric, t: pl.DataFrame) -> tuple[str, str]:
     s = pl.concat([step_rows(ss, m, k) for k in kinds], how="diagonal_relaxed")
     tested = s.filter(pl.col("q_value").is_not_nan())
     others = ", ".join(a.key for a in ss.axes[1:])
-    context = f"{m.heading} at each point, {ss.level:.0%} intervals over games" + (
+    context = f"{m.heading} at each point, {_level(ss)} intervals over games" + (
         f"; one curve (or panel) per value of {others}" if others else ""
     )
     if tested.height == 0:
@@ -561,6 +571,8 @@ def plot_metric(ss: SweepStats, m: Metric) -> go.Figure:
         for i, s in enumerate(panels):
             traces += [(i, g, s, _group_words(*g)) for g in groups]
     shown = set()
+    per_panel = len(traces) // len(panels)
+    dodge = _dodge(ss, per_panel)
     for k, (panel, g, s, name) in enumerate(traces):
         sub = t.filter(
             (pl.col("kind") == g[0]) & (pl.col("group") == g[1]) & (pl.col("series") == s)
@@ -571,8 +583,9 @@ def plot_metric(ss: SweepStats, m: Metric) -> go.Figure:
         v = sub[value].to_numpy().astype(np.float64) * scale
         up = sub[hi].to_numpy().astype(np.float64) * scale - v
         down = v - sub[lo].to_numpy().astype(np.float64) * scale
+        offset = dodge * ((k % per_panel) - (per_panel - 1) / 2)  # side by side, not on top
         trace = go.Scatter(
-            x=sub["x_value"].to_numpy(),
+            x=sub["x_value"].to_numpy() + offset,
             y=v,
             mode="lines+markers",
             name=name,
@@ -622,6 +635,18 @@ def plot_metric(ss: SweepStats, m: Metric) -> go.Figure:
         _x_axis(fig, ss)
         fig.update_yaxes(title_text=y_title)
     return fig
+
+
+def _dodge(ss: SweepStats, traces: int) -> float:
+    """How far apart the curves of one panel are drawn at each x: a small share of the gap
+    between neighbouring values, so that their error bars do not hide each other."""
+    if traces <= 1:
+        return 0.0
+    axis = ss.axes[0]
+    xs = sorted(float(v) for v in axis.values) if axis.numeric else list(range(len(axis.labels)))
+    gaps = [b - a for a, b in itertools.pairwise(xs) if b > a]
+    gap = min(gaps) if gaps else 1.0
+    return min(0.25 / traces, 0.06) * gap
 
 
 def _reference(ss: SweepStats, m: Metric, t: pl.DataFrame, value: str) -> float | None:
@@ -788,7 +813,7 @@ def _steps_section(ss: SweepStats) -> str:
     head = (
         f"<p>{sig.height} of {shown.height} rows change significantly between neighbouring "
         "points (red). Each row is the value at the later point minus the earlier one, with its "
-        f"{ss.level:.0%} interval over games.</p>"
+        f"{_level(ss)} interval over games.</p>"
     )
     if sig.height:
         head += table_html(sig.to_dicts(), cols, sortable=True, mark=significant)
@@ -829,7 +854,7 @@ def _method(ss: SweepStats) -> str:
         "is at most 5 %, and if the knob moved nothing the chance of naming any step is at "
         "most 5 %. A row that repeats another of its step (the first player's edge at one "
         "player count is the first player's share; a one-seat policy is its seat) is not "
-        f"counted and takes that row's q-value. All intervals are at the {ss.level:.0%} level, "
+        f"counted and takes that row's q-value. All intervals are at the {_level(ss)} level, "
         "one point or one step at a time.</p>"
     )
 
@@ -842,7 +867,7 @@ def render_sweep(ss: SweepStats, *, cdn: bool = False, generated: str | None = N
             "summary",
             "What the sweep shows",
             headline(sweep_sentences(ss))
-            + f'<p class="note">[ ] are {ss.level:.0%} intervals over games; statistics '
+            + f'<p class="note">[ ] are {_level(ss)} intervals over games; statistics '
             f"computed in {ss.seconds:.1f} s.</p>",
         )
     ]

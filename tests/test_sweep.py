@@ -1,0 +1,602 @@
+"""``balance sweep`` (balance/experiments/sweep.py) and the numbers of its report
+(balance/stats/curves.py, balance/report/sweep.py).
+
+What a sweep promises, each tested against an answer known without it: the knob's values as
+written (lists and ranges, typed like ``--set``); every point validated before a game is played;
+every point the same games as ``simulate --set KEY=VALUE`` on the same seed (common random
+numbers); no kernel compiled again between points; Ctrl-C keeps the finished points and the same
+command resumes; curves equal to the project's estimators on each point; neighbouring points of
+one player count paired game by game (equal to ``paired_differences`` of the two datasets), of
+different counts compared as independent samples; the one significance rule over the whole
+sweep. Most tests play the fake game (tests/fake_game.py, no compiling); two play Five Ravens.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from html import escape
+from pathlib import Path
+
+import fake_game as fake
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from balance import stats
+from balance.cli import app
+from balance.config import ConfigError, load_config
+from balance.experiments import sweep
+from balance.overrides import parse_override
+from balance.report import sweep as sweep_page
+from balance.results import open_results, read_manifest
+from balance.stats import across, curves
+
+ROOT = Path(__file__).resolve().parent.parent
+FIRST_PLAYER_EDGE = ROOT / "configs" / "five_ravens" / "first_player_edge.yaml"
+CYCLE = "seats={cycle: [plain, skilled]}"  # a line-up of any player count for the fake game
+
+
+def cli(*args: object):
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    assert not result.exception or isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+def one_line_error(result, *parts: str) -> str:
+    assert result.exit_code == 1, result.output
+    assert result.stdout == ""
+    line = result.stderr
+    assert line.startswith("error: ") and line.count("\n") == 1, line
+    for part in parts:
+        assert part in line, line
+    return line
+
+
+# ===================================================================================== knobs
+
+
+@pytest.mark.parametrize(
+    ("text", "values", "labels"),
+    [
+        ("players=2,3,4", (2, 3, 4), ("2", "3", "4")),
+        ("players=2..4", (2, 3, 4), ("2", "3", "4")),
+        ("rules.bonus=0..5:2", (0, 2, 4), ("0", "2", "4")),
+        ("x=0.5..1.5:0.5", (0.5, 1.0, 1.5), ("0.5", "1.0", "1.5")),
+        ("x=-1..1:0.25", (-1.0, -0.75, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75, 1.0), None),
+        ("seats[1]=random, greedy", ("random", "greedy"), ("random", "greedy")),
+        ("rules.ravens.seven.action=true,false", (True, False), ("true", "false")),
+        ("x='3',3", ("3", 3), ("'3'", "3")),  # typed like --set: a quoted string, an int
+        ("seats=[a, b],[b, a]", (["a", "b"], ["b", "a"]), ("[a, b]", "[b, a]")),
+        ("seats={rest: a},{cycle: [a, b]}", ({"rest": "a"}, {"cycle": ["a", "b"]}), None),
+        (" players = 2 , 3 ", (2, 3), ("2", "3")),
+    ],
+)
+def test_a_knob_takes_its_values_as_written(text, values, labels):
+    axis = sweep.parse_over(text)
+    assert axis.values == values
+    assert [type(v) for v in axis.values] == [type(v) for v in values]
+    if labels is not None:
+        assert axis.labels == labels
+    for v, label in zip(axis.values, axis.labels, strict=True):  # a list's value reads as --set
+        if not axis.text.split("=", 1)[1].strip().count(".."):
+            assert parse_override(f"{axis.key}={label}").value == v
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lo=st.integers(-50, 50),
+    span=st.integers(0, 60),
+    step=st.integers(1, 9),
+    scale=st.sampled_from([1, 10, 100]),
+)
+def test_a_range_is_every_step_from_lo_up_to_hi(lo, span, step, scale):
+    """lo..hi:step holds lo, lo + step, ... up to hi, inclusive when hi is on the grid; reals
+    (a scale of 10 or 100: 0.1, 0.01 steps) come out exactly as decimals, not 0.30000000000000004."""
+    if scale == 1:
+        text, lo_v, hi_v, st_v = f"x={lo}..{lo + span}:{step}", lo, lo + span, step
+    else:
+        lo_v, hi_v, st_v = lo / scale, (lo + span) / scale, step / scale
+        digits = len(str(scale)) - 1
+        text = f"x={lo_v:.{digits}f}..{hi_v:.{digits}f}:{st_v:.{digits}f}"
+    axis = sweep.parse_over(text)
+    expected = [lo + i * step for i in range(span // step + 1)]
+    assert [round(v * scale) for v in axis.values] == expected
+    assert axis.values[0] == lo_v and axis.values[-1] <= hi_v + 1e-12
+    assert axis.values[-1] + st_v > hi_v - 1e-12  # nothing on the grid left out
+    if scale > 1:
+        assert all(v == float(label) for v, label in zip(axis.values, axis.labels, strict=True))
+        assert all(type(v) is float for v in axis.values)
+    else:
+        assert all(type(v) is int for v in axis.values)
+
+
+@pytest.mark.parametrize(
+    ("texts", "message"),
+    [
+        (["players"], "--over players: expected KEY=V1,V2,... or KEY=lo..hi[:step]"),
+        (["players="], "--over players=: no values after '='"),
+        (["players=2,,3"], "--over players=2,,3: an empty value between commas"),
+        (["x=0.5..2"], "--over x=0.5..2: a range of reals needs a step"),
+        (["x=1..3:0"], "--over x=1..3:0: the step must be > 0, got 0"),
+        (["x=3..1"], "--over x=3..1: an empty range: 1 is below 3"),
+        (["x=0..5000"], "--over x=0..5000: 5,001 values; a sweep holds at most 1,000 points"),
+        (["players=2,3,2"], "--over players=2,3,2: the value 2 is given twice"),
+        (["games=10,20"], "--over games=10,20: games cannot be swept: every point plays the same"),
+        (["seed=1,2"], "--over seed=1,2: seed cannot be swept: every point plays the same seed"),
+        (["game=a,b"], "--over game=a,b: game cannot be swept: a sweep plays one game"),
+        (["bad key=1,2"], "--over bad key=1: bad key 'bad key'"),
+        (["x=[1,2"], "--over x=[1,2: invalid YAML value"),
+        (["players=2,3", "players=4"], "--over players=4: players is swept twice"),
+        (["a=0..40", "b=0..40"], "--over: the grid has 1,681 points; a sweep holds at most 1,000"),
+        ([], "give at least one --over KEY=V1,V2,..."),
+    ],
+)
+def test_a_bad_knob_is_one_line_naming_the_over(texts, message):
+    with pytest.raises((sweep.SweepError, ConfigError)) as e:
+        sweep.parse_axes(texts)
+    assert message in str(e.value)
+    assert "\n" not in str(e.value)
+
+
+def test_a_knob_also_set_by_set_is_refused():
+    with pytest.raises(sweep.SweepError, match=r"--over players=2,3: players is also set by "
+                       r"--set players=3; give it in one place"):  # fmt: skip
+        sweep.parse_axes(["players=2,3"], [parse_override("players=3")])
+
+
+def test_points_of_a_grid_vary_the_first_knob_slowest_and_name_their_directories():
+    axes = sweep.parse_axes(["players=2,3", "seats[1]=random,greedy", "x=0.5..1:0.5"])
+    pts = sweep.points(axes)
+    assert [p.values for p in pts] == [
+        (2, "random", 0.5), (2, "random", 1.0), (2, "greedy", 0.5), (2, "greedy", 1.0),
+        (3, "random", 0.5), (3, "random", 1.0), (3, "greedy", 0.5), (3, "greedy", 1.0),
+    ]  # fmt: skip
+    assert pts[1].name == "players=2, seats[1]=random, x=1.0"
+    assert pts[1].dir == "01-players=2_seats-1-=random_x=1.0"
+    assert len({p.dir for p in pts}) == len(pts)
+    assert [o.text for o in pts[1].overrides] == ["players=2", "seats[1]=random", "x=1.0"]
+    assert all(o.source == "--over" for p in pts for o in p.overrides)
+
+
+# ================================================================================ validation
+
+
+def test_every_point_is_validated_before_any_game_is_played(fake_config, tmp_path):
+    out = tmp_path / "sweep"
+    result = cli("sweep", fake_config, "--over", "rules.bonus=0,2,4,6,8", "--out", out)
+    one_line_error(result, "--over rules.bonus=6: rules.bonus: must be <= 5, got 6")
+    assert fake.PLUGIN.calls == 0  # not one game of the valid points 0, 2, 4
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--over", "players=2,3,9", "--set", CYCLE],
+            "--over players=9: players: fake is for 2-4 players, got 9",
+        ),
+        (["--over", "rules.bonsu=1,2"], "--over rules.bonsu=1: rules.bonsu: unknown key"),
+        (
+            ["--over", "seats[7]=plain,skilled"],
+            "--over seats[7]=plain: seats[7]: seats has items 0-2",
+        ),
+        (["--over", "rules.bonus=1", "--set", "players=9"], "--set players=9: players:"),
+        (["--over", "rules.bonus=1", "--games", "0"], "--games must be at least 1, got 0"),
+        (["--over", "rules.bonus=1", "--threads", "99"], "--threads must be between 1 and"),
+        (["--over", "players=2,3"], "--over players=2: players: 2 does not match the 3 seats"),
+    ],
+)
+def test_bad_input_is_one_line_and_writes_nothing(fake_config, tmp_path, args, message):
+    out = tmp_path / "sweep"
+    one_line_error(cli("sweep", fake_config, *args, "--out", out), message)
+    assert not out.exists()
+    assert fake.PLUGIN.calls == 0
+
+
+def test_over_is_required(fake_config):
+    result = cli("sweep", fake_config)
+    assert result.exit_code == 1
+    assert "--over" in result.stderr and result.stderr.count("\n") == 1
+
+
+# =================================================================================== playing
+
+
+@pytest.fixture
+def bonus_sweep(fake_config, tmp_path):
+    """A sweep of the fake game's first-player bonus over 0..3, 300 games each."""
+    out = tmp_path / "bonus"
+    result = cli("sweep", fake_config, "--over", "rules.bonus=0..3", "--games", 300, "--seed",
+                 5, "--out", out)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return out, result
+
+
+def test_every_point_is_the_run_simulate_would_play_with_that_value(bonus_sweep, tmp_path):
+    out, result = bonus_sweep
+    m = json.loads((out / "sweep.json").read_text())
+    assert m["status"] == "complete" and m["games"] == 300 and m["seed"] == 5
+    assert [p["dir"] for p in m["points"]] == [f"0{i}-rules.bonus={i}" for i in range(4)]
+    assert [p["status"] for p in m["points"]] == ["complete"] * 4
+    assert result.stdout.splitlines()[0].startswith(
+        f"sweep {m['config_path']}: 4 points (rules.bonus = 0, 1, 2, 3), 300 games each on "
+        f"seed 5 -> {out}"
+    )
+    for k in (0, 3):
+        single = tmp_path / f"single{k}"
+        config = m["config_path"]
+        r = cli("simulate", config, "--set", f"rules.bonus={k}", "--games", 300, "--seed", 5,
+                "--out", single)  # fmt: skip
+        assert r.exit_code == 0, r.output
+        point = out / m["points"][k]["dir"]
+        mp, rows = open_results(point)
+        ms, srows = open_results(single)
+        assert mp["config_hash"] == ms["config_hash"] == m["points"][k]["config_hash"]
+        assert mp["overrides"] == [f"rules.bonus={k}"]
+        assert rows.collect().equals(srows.collect())  # game i of the point is game i of the run
+
+
+def test_points_of_one_player_count_are_paired_game_by_game(bonus_sweep):
+    out, _ = bonus_sweep
+    ss = sweep_page.analyse_sweep(out)
+    for step in range(3):
+        a, b = (open_results(out / f"0{k}-rules.bonus={k}") for k in (step, step + 1))
+        p = stats.paired_differences(a[1], b[1], a_manifest=a[0], b_manifest=b[0]).table
+        mine = ss.steps.filter(pl.col("step") == step)
+        assert mine["paired"].all()
+        for r in p.filter(pl.col("kind") != "team").iter_rows(named=True):  # teams: the seats
+            row = mine.filter(
+                (pl.col("metric") == r["metric"])
+                & (pl.col("kind") == r["kind"])
+                & (pl.col("group") == r["group"])
+            )
+            if r["kind"] == "policy" and r["group"] == "plain":  # two seats of three: kept
+                assert row.height == 1
+            if row.height == 0:
+                continue
+            got = row.row(0, named=True)
+            for key in ("a", "b", "diff", "lo", "hi"):
+                assert got[key] == pytest.approx(r[key], nan_ok=True), (r, key)
+            assert got["p_value"] == pytest.approx(r["p_value"], nan_ok=True)
+
+
+def test_the_planted_first_player_bonus_raises_the_edge_at_every_step(bonus_sweep):
+    """The fake game adds rules.bonus points to the first player's score: the edge must rise
+    with it, significantly at every step (300 paired games suffice: a point of 0..3 per seat)."""
+    out, _ = bonus_sweep
+    ss = sweep_page.analyse_sweep(out)
+    edge = ss.curve.filter(pl.col("metric") == "first_edge").sort("x_pos")
+    assert (edge["value"].diff().drop_nulls() > 0).all()
+    assert edge["value"][0] == pytest.approx(edge.row(0, named=True)["value"])
+    steps = ss.steps.filter(pl.col("metric") == "first_edge").sort("step")
+    assert steps.height == 3 and steps["significant"].all() and (steps["diff"] > 0).all()
+    # the edge's step is the first player's win share's, counted once: the same q
+    order0 = ss.steps.filter(
+        (pl.col("metric") == "win_share") & (pl.col("kind") == "order") & (pl.col("group") == "0")
+    ).sort("step")
+    assert steps["q_value"].to_list() == order0["q_value"].to_list()
+    assert steps["repeat_metric"].to_list() == ["win_share"] * 3
+    words = sweep_page.sweep_sentences(ss)
+    assert any(
+        s.startswith("The first player's edge over a fair share is")
+        and "It changes significantly at 3 of 3 steps" in s
+        for s in words
+    ), words
+
+
+def test_curves_are_the_project_estimators_on_each_point(bonus_sweep):
+    out, _ = bonus_sweep
+    ss = sweep_page.analyse_sweep(out)
+    for k in range(4):
+        _, rows = open_results(out / f"0{k}-rules.bonus={k}")
+        ws = stats.win_shares(rows)
+        adv = stats.seat_advantage(rows, shares=ws)
+        c = ss.curve.filter(pl.col("point") == k)
+
+        def get(metric, kind, group, c=c):
+            return c.filter(
+                (pl.col("metric") == metric) & (pl.col("kind") == kind) & (pl.col("group") == group)
+            ).row(0, named=True)
+
+        for r in ws.by_seat.iter_rows(named=True):
+            g = get("win_share", "seat", str(r["seat"]))
+            assert (g["value"], g["lo"], g["hi"]) == (r["share"], r["lo"], r["hi"])
+        for r in ws.by_policy.iter_rows(named=True):
+            g = get("win_share", "policy", r["policy"])
+            assert (g["value"], g["lo"], g["hi"]) == (r["share"], r["lo"], r["hi"])
+        e = get("first_edge", "order", "0")
+        assert (e["value"], e["lo"], e["hi"]) == (
+            adv.first_player_edge,
+            adv.edge_lo,
+            adv.edge_hi,
+        )
+        df = rows.collect()
+        per_game = df.group_by("game").agg(pl.col("score").mean(), pl.col("turns").first())
+        for metric, kind, group, col in (
+            ("mean_score", "all", "seats", "score"),
+            ("mean_turns", "game", "all", "turns"),
+        ):
+            x = per_game[col].to_numpy().astype(float)
+            half = 1.967824 * x.std(ddof=1) / math.sqrt(len(x))  # t(299), 95 %
+            g = get(metric, kind, group)
+            assert g["value"] == pytest.approx(x.mean())
+            assert g["hi"] - g["value"] == pytest.approx(half, rel=1e-4)
+        ends = df.filter(pl.col("seat") == 0)["end_reason"].value_counts()
+        for r in ends.iter_rows(named=True):
+            assert get("end_reason", "reason", r["end_reason"])["value"] == r["count"] / 300
+
+
+def test_different_player_counts_are_independent_samples(fake_config, tmp_path):
+    out = tmp_path / "players"
+    result = cli("sweep", fake_config, "--over", "players=2..4", "--set", CYCLE, "--games", 400,
+                 "--out", out)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert [read_manifest(out / d)["seats"] for d in ("00-players=2", "02-players=4")] == [
+        ["plain", "skilled"],
+        ["plain", "skilled", "plain", "skilled"],
+    ]
+    ss = sweep_page.analyse_sweep(out)
+    assert ss.players_vary and not ss.steps["paired"].any()
+    assert set(ss.steps["metric"]) == {
+        "normalised_share", "first_edge", "mean_score", "mean_turns", "end_reason",
+    }  # fmt: skip
+    # each step is stats.across on the two points' games
+    a, b = (
+        stats.game_arrays(*reversed(open_results(out / d)))
+        for d in ("00-players=2", "01-players=3")
+    )
+    expected = across.across_differences(a[0], b[0])
+    mine = ss.steps.filter(pl.col("step") == 0)
+    for r in expected.iter_rows(named=True):
+        got = mine.filter((pl.col("metric") == r["metric"]) & (pl.col("group") == r["group"])).row(
+            0, named=True
+        )
+        assert (got["diff"], got["lo"], got["hi"]) == pytest.approx((r["diff"], r["lo"], r["hi"]))
+    # the seats and places are drawn as share / fair, comparable across player counts
+    seats = next(m for m in sweep_page.METRICS if m.key == "seats")
+    fig = sweep_page.plot_metric(ss, seats)
+    assert fig.layout.yaxis.title.text == "share / fair (1 = fair)"
+    assert "not compared across player counts" in fig.layout.title.text
+
+
+def test_the_one_rule_runs_over_the_whole_sweep():
+    """adjust_steps is stats.adjust over every step's rows at once, a repeat row left out and
+    given the q-value of the row it repeats."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for step in range(4):
+        for metric in ("win_share", "mean_turns"):
+            for group in ("0", "1", "2"):
+                rows.append((step, metric, "seat", group, float(rng.uniform(0, 0.2)), None))
+        rows.append((step, "first_edge", "order", "0", 0.5, "win_share"))
+        rows.append((step, "win_share", "order", "0", float(rng.uniform(0, 0.01)), None))
+    t = pl.DataFrame(
+        rows,
+        schema=["step", "metric", "kind", "group", "p_value", "repeat_metric"],
+        orient="row",
+    ).with_columns(
+        repeat_kind=pl.when(pl.col("repeat_metric").is_not_null()).then(pl.lit("order")),
+        repeat_group=pl.when(pl.col("repeat_metric").is_not_null()).then(pl.lit("0")),
+    )
+    got = curves.adjust_steps(t)
+    plain = t.filter(pl.col("repeat_metric").is_null())
+    expected = stats.adjust(plain)
+    q = dict(
+        zip(
+            expected.select("step", "metric", "kind", "group").rows(),
+            expected["q_value"],
+            strict=True,
+        )
+    )
+    for r in got.iter_rows(named=True):
+        key = (r["step"], r["metric"], r["kind"], r["group"])
+        if r["repeat_metric"] is None:
+            assert r["q_value"] == q[key]
+        else:
+            assert r["q_value"] == q[(r["step"], "win_share", "order", "0")]
+            assert r["p_value"] == 0.5  # its own p is kept
+    assert got["significant"].to_list() == (got["q_value"] < 0.05).to_list()
+
+
+def test_a_grid_pairs_neighbours_along_the_first_knob_within_each_value_of_the_others(
+    fake_config, tmp_path
+):
+    out = tmp_path / "grid"
+    result = cli("sweep", fake_config, "--over", "rules.bonus=0,2,4", "--over", "players=2,3",
+                 "--set", CYCLE, "--games", 200, "--out", out)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    ss = sweep_page.analyse_sweep(out)
+    assert ss.series == ["players=2", "players=3"]
+    labels = ss.steps.select("step", "step_label").unique().sort("step")["step_label"].to_list()
+    assert labels == [
+        "rules.bonus=0 → 2 (players=2)",
+        "rules.bonus=2 → 4 (players=2)",
+        "rules.bonus=0 → 2 (players=3)",
+        "rules.bonus=2 → 4 (players=3)",
+    ]
+    assert ss.steps["paired"].all()  # each curve keeps its player count
+    seats = next(m for m in sweep_page.METRICS if m.key == "seats")
+    fig = sweep_page.plot_metric(ss, seats)  # several groups: a panel per players value
+    assert [a.text for a in fig.layout.annotations] == ["players=2", "players=3"]
+    edge = next(m for m in sweep_page.METRICS if m.key == "edge")
+    fig = sweep_page.plot_metric(ss, edge)  # one group: a curve per players value
+    assert [t.name for t in fig.data] == ["players=2", "players=3"]
+    assert list(fig.layout.xaxis.tickvals) == [0, 2, 4]
+    assert list(fig.data[0].x) == pytest.approx([0, 2, 4], abs=0.1)  # side by side at each x
+
+
+# ============================================================================ kernels, resume
+
+
+def test_kernels_compile_once_for_every_point(tmp_path):
+    """Values live in tables: after the first point, no numba dispatcher of the game gains a
+    signature, whatever the player count or rule values of the next points."""
+    from numba.core.registry import CPUDispatcher
+
+    from balance import games as registry
+
+    plugin = registry.get("five_ravens")
+    from balance import rng
+    from balance.games import _kit
+
+    modules = [plugin.module(n) for n in ("engine", "policies", "state")] + [rng, _kit]
+
+    def signatures() -> int:
+        return sum(
+            len(f.signatures)
+            for mod in modules
+            for f in vars(mod).values()
+            if isinstance(f, CPUDispatcher)
+        )
+
+    plan = sweep.plan_sweep(
+        FIRST_PLAYER_EDGE, ["players=2,3,4", "rules.relics.gem.count=3,4"], games=200
+    )
+    counts = []
+    summary = sweep.run_sweep(
+        plan, out=tmp_path / "s", on_point=lambda r: counts.append(signatures())
+    )
+    assert len(summary.points) == 6 and counts[0] > 0
+    assert counts == [counts[0]] * 6
+
+
+def test_ctrl_c_keeps_finished_points_and_the_same_command_resumes(fake_config, tmp_path):
+    out = tmp_path / "sweep"
+    args = ("sweep", fake_config, "--over", "rules.bonus=0..3", "--games", 100, "--chunk-size",
+            25, "--out", out)  # fmt: skip
+    fake.PLUGIN.interrupt_at = 4 + 2  # point 1: 4 chunks; point 2: Ctrl-C in its second chunk
+    result = cli(*args)
+    assert result.exit_code == 130, result.output
+    assert result.stderr.endswith(
+        f"interrupted: 1 of 4 points complete in {out} (rules.bonus=1 at 25 games kept in its "
+        "directory); run the same command again to resume\n"
+    )
+    m = json.loads((out / "sweep.json").read_text())
+    assert m["status"] == "interrupted" and m["finished"]
+    assert [p["status"] for p in m["points"]] == ["complete", "interrupted", "pending", "pending"]
+    assert read_manifest(out / "01-rules.bonus=1")["status"] == "interrupted"
+    run = sweep.open_sweep(out)
+    assert [p.status for p in run.points] == ["complete", "interrupted", "pending", "pending"]
+    first = (out / "00-rules.bonus=0" / "manifest.json").read_text()
+    # the page of an unfinished sweep shows the finished point and says what is missing
+    page = sweep_page.render_sweep(sweep_page.analyse_sweep(out))
+    assert "3 of 4 points are not finished" in page
+    fake.PLUGIN.reset()
+    again = cli(*args)
+    assert again.exit_code == 0, again.output
+    assert "1/4 rules.bonus=0: kept (complete)" in again.stdout
+    assert (
+        "3 points in" in again.stdout and "1 of 4 points kept from an earlier run" in again.stdout
+    )
+    assert fake.PLUGIN.calls == 3 * 4  # three points of four chunks; not the kept one
+    assert (out / "00-rules.bonus=0" / "manifest.json").read_text() == first
+    m = json.loads((out / "sweep.json").read_text())
+    assert m["status"] == "complete"
+    assert [p["kept"] for p in m["points"]] == [True, False, False, False]
+
+
+def test_a_stale_point_is_played_again_and_another_sweep_needs_force(fake_config, tmp_path):
+    out = tmp_path / "sweep"
+    assert cli("sweep", fake_config, "--over", "rules.bonus=0,1", "--games", 50, "--out",
+               out).exit_code == 0  # fmt: skip
+    # the config changed since: same sweep, points with another hash are played again
+    fake.write_config(fake_config, games=50, rules="{variant: other}")
+    result = cli("sweep", fake_config, "--over", "rules.bonus=0,1", "--games", 50, "--out", out)
+    assert result.exit_code == 0 and "kept" not in result.stdout
+    assert read_manifest(out / "00-rules.bonus=0")["config"]["rules"]["variant"] == "other"
+    # another sweep in the same directory is refused (nothing touched), --force replaces it
+    one_line_error(
+        cli("sweep", fake_config, "--over", "rules.bonus=0,2", "--games", 50, "--out", out),
+        f"{out}: holds another sweep (its axes differ); choose another --out or pass --force",
+    )
+    assert (out / "01-rules.bonus=1").is_dir()
+    result = cli("sweep", fake_config, "--over", "rules.bonus=0,2", "--games", 50, "--out", out,
+                 "--force")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == [
+        "00-rules.bonus=0",
+        "01-rules.bonus=2",
+        "sweep.json",
+    ]
+
+
+def test_a_directory_that_is_not_a_sweep_is_never_replaced(fake_config, tmp_path):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("keep me")
+    one_line_error(
+        cli("sweep", fake_config, "--over", "rules.bonus=0,1", "--out", out, "--force"),
+        f"{out}: exists and is not a sweep directory (no sweep.json); refusing to replace it",
+    )
+    assert (out / "notes.txt").read_text() == "keep me"
+
+
+# ==================================================================================== report
+
+
+def test_report_of_a_sweep_directory_and_its_errors(bonus_sweep, tmp_path):
+    out, _ = bonus_sweep
+    result = cli("report", out)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(f"report -> {out / 'report.html'} (")
+    html = (out / "report.html").read_text()
+    assert html.count("data-figure></div>") == 7  # edge, seat, place, policy, score, length, ends
+    for heading in (
+        "First player's edge",
+        "Win share per seat",
+        "Win share per policy",
+        "Mean score",
+        "Game length",
+        "End reasons",
+        "Between neighbouring points",
+    ):
+        assert f"<h2>{escape(heading)}</h2>" in html  # fmt: skip
+    assert "Win share per team" not in html  # every team is one seat
+    one_line_error(
+        cli("report", out, "--baseline", out / "00-rules.bonus=0", "-o", tmp_path / "x.html"),
+        "a sweep directory is reported alone",
+    )
+    assert not (tmp_path / "x.html").exists()
+    # one point is a normal results directory
+    point = cli("report", out / "00-rules.bonus=0", "--no-impact", "-o", tmp_path / "p.html")
+    assert point.exit_code == 0, point.output
+
+
+def test_sweep_report_option_writes_the_page(fake_config, tmp_path):
+    page = tmp_path / "pages" / "sweep.html"
+    result = cli("sweep", fake_config, "--over", "rules.bonus=0,5", "--games", 100, "--out",
+                 tmp_path / "s", "--report", page)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-1].startswith(f"report -> {page} (")
+    assert "Balance sweep: s" in page.read_text()
+    # a report path that cannot be written fails before any game
+    fake.PLUGIN.reset()
+    (tmp_path / "file").write_text("")
+    one_line_error(
+        cli(
+            "sweep",
+            fake_config,
+            "--over",
+            "rules.bonus=0,5",
+            "--out",
+            tmp_path / "t",
+            "--report",
+            tmp_path / "file" / "x.html",
+        ),
+        "cannot write",
+    )
+    assert fake.PLUGIN.calls == 0
+
+
+def test_load_config_of_a_point_matches_the_manifest(bonus_sweep):
+    out, _ = bonus_sweep
+    m = json.loads((out / "sweep.json").read_text())
+    cfg = load_config(m["config_path"], [parse_override("rules.bonus=2")])
+    assert (
+        read_manifest(out / "02-rules.bonus=2")["config"]["rules"] == cfg.resolved_dict()["rules"]
+    )
