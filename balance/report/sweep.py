@@ -463,6 +463,9 @@ def _shares_sentence(ss: SweepStats, m: Metric | None = None) -> str:
 # ===================================================================================== figures
 # Drawing only: each function takes the rows above and returns a plotly figure.
 
+PANEL_PX = 300  # height of one panel of a grid's figure
+PANEL_GAP_PX = 95  # between panels: the upper one's x-axis title, the lower one's title
+
 
 def _x_axis(fig: go.Figure, ss: SweepStats, **where: Any) -> None:
     axis = ss.axes[0]
@@ -483,16 +486,22 @@ def _x_axis(fig: go.Figure, ss: SweepStats, **where: Any) -> None:
         )
 
 
-def _y_values(ss: SweepStats, m: Metric, t: pl.DataFrame) -> tuple[str, str, str, float, str]:
-    """(value, lo, hi columns, scale, y-axis title) of a figure's rows."""
-    norm = (
-        m.metric == "win_share"
-        and ss.players_vary
-        and t.height
-        and t["fair"].is_not_nan().all()
-        and m.key in ("seats", "order", "policy", "team")
+def _y_values(
+    m: Metric, t: pl.DataFrame, panels: Sequence[str | None]
+) -> tuple[str, str, str, float, str]:
+    """(value, lo, hi columns, scale, y-axis title) of a figure's rows: win shares of seats,
+    places, policies and teams as share / fair when the player count changes within a panel
+    (a raw share means something else at each count), else as drawn."""
+    vary = any(
+        (t if p is None else t.filter(pl.col("series") == p))["players"].n_unique() > 1
+        for p in panels
     )
-    if norm:
+    if (
+        m.metric == "win_share"
+        and vary
+        and m.key in ("seats", "order", "policy", "team")
+        and t["fair"].is_not_nan().all()
+    ):
         return "norm", "norm_lo", "norm_hi", 1.0, "share / fair (1 = fair)"
     titles = {
         "first_edge": "edge over a fair share (points)",
@@ -544,18 +553,20 @@ def plot_metric(ss: SweepStats, m: Metric) -> go.Figure:
     a grid and a single group, a curve per value of the other knobs; with a grid and several
     groups, one panel per value of the other knobs. Error bars: the points' intervals."""
     t = metric_rows(ss, m)
-    value, lo, hi, scale, y_title = _y_values(ss, m, t)
     series = [s for s in ss.series if t.filter(pl.col("series") == s).height]
     groups = list(dict.fromkeys(zip(t["kind"].to_list(), t["group"].to_list(), strict=True)))
-    panels = series if len(series) > 1 and len(groups) > 1 else [None]
+    panels: list[str | None] = list(series) if len(series) > 1 and len(groups) > 1 else [None]
+    value, lo, hi, scale, y_title = _y_values(m, t, panels)
     finding, context = _title(ss, m, t)
+    height = 420 if len(panels) == 1 else 170 + PANEL_PX * len(panels)
     if len(panels) > 1:
         fig = make_subplots(
             rows=len(panels),
             cols=1,
             shared_xaxes=False,
             subplot_titles=panels,
-            vertical_spacing=min(0.12, 0.5 / len(panels)),
+            # room for a panel's x-axis title and the next panel's title between them
+            vertical_spacing=PANEL_GAP_PX / (height - 170),
         )
     else:
         fig = go.Figure()
@@ -615,8 +626,6 @@ def plot_metric(ss: SweepStats, m: Metric) -> go.Figure:
             fig.add_trace(trace)
         else:
             fig.add_trace(trace, row=panel + 1, col=1)
-    ref = _reference(ss, m, t, value)
-    height = 420 if len(panels) == 1 else 180 + 260 * len(panels)
     figures._layout(
         fig,
         title=finding,
@@ -625,8 +634,13 @@ def plot_metric(ss: SweepStats, m: Metric) -> go.Figure:
         showlegend=True,
         margin={"t": 95},
     )
-    if ref is not None:
-        fig.add_hline(y=ref * scale, line={"color": "black", "width": 1, "dash": "dot"})
+    for i, p in enumerate(panels):
+        ref = _reference(m, t if p is None else t.filter(pl.col("series") == p), value)
+        if ref is not None:
+            where = {} if p is None else {"row": i + 1, "col": 1}
+            fig.add_hline(
+                y=ref * scale, line={"color": "black", "width": 1, "dash": "dot"}, **where
+            )
     if len(panels) > 1:
         for i in range(len(panels)):
             _x_axis(fig, ss, row=i + 1, col=1)
@@ -649,7 +663,7 @@ def _dodge(ss: SweepStats, traces: int) -> float:
     return min(0.25 / traces, 0.06) * gap
 
 
-def _reference(ss: SweepStats, m: Metric, t: pl.DataFrame, value: str) -> float | None:
+def _reference(m: Metric, t: pl.DataFrame, value: str) -> float | None:
     """The dotted line of a fair value: 0 for an edge, 1 for share / fair, a fair share all the
     groups share; None when there is none."""
     if m.metric == "first_edge":
