@@ -242,8 +242,14 @@ def step_rows(ss: SweepStats, m: Metric, kind: str | None = None) -> pl.DataFram
 def _shown_scale(row: dict[str, Any], m: Metric) -> tuple[float, str]:
     """(scale, unit) of a step row: share / fair is a ratio, everything else as the metric."""
     if row["metric"] == "normalised_share":
-        return 1.0, " × fair"
+        return 1.0, ""
     return m.scale, m.unit
+
+
+def _row_words(row: dict[str, Any]) -> str:
+    """The group a step row is about: '1st player', "1st player's share / fair", 'seat 2'."""
+    words = _group_words(row["kind"], row["group"])
+    return f"{words}'s share / fair" if row["metric"] == "normalised_share" else words
 
 
 def _change(row: dict[str, Any], m: Metric) -> str:
@@ -446,10 +452,10 @@ def _shares_sentence(ss: SweepStats, m: Metric | None = None) -> str:
         )
         return (
             f"No step between neighbouring points changes {what} significantly (largest: "
-            f"{_group_words(r['kind'], r['group'])} at {r['step_label']}, {_change(r, m)})."
+            f"{_row_words(r)} at {r['step_label']}, {_change(r, m)})."
         )
     parts = [
-        f"{_group_words(r['kind'], r['group'])} at {r['step_label']}, {_change(r, m)}"
+        f"{_row_words(r)} at {r['step_label']}, {_change(r, m)}"
         for r in sig.with_columns(_a=pl.col("diff").abs())
         .sort("_a", descending=True)
         .iter_rows(named=True)
@@ -533,12 +539,12 @@ def _title(ss: SweepStats, m: Metric, t: pl.DataFrame) -> tuple[str, str]:
     sig = tested.filter(pl.col("significant"))
     rank = (sig if sig.height else tested).with_columns(_a=pl.col("diff").abs())
     r = rank.sort("_a", descending=True).row(0, named=True)
-    who = "" if t["group"].n_unique() == 1 else f"{_group_words(r['kind'], r['group'])}, "
+    who = "" if t["group"].n_unique() == 1 else f"{_row_words(r)}, "
     if sig.height:
         n_all = tested.select("step", "kind", "group").unique().height
         return (
-            f"{sig.height} of {n_all} steps change significantly; largest: {who}"
-            f"{r['step_label']} {_change(r, m)}",
+            f"{sig.height} of {n_all} changes between neighbouring points are significant; "
+            f"largest: {who}{r['step_label']} {_change(r, m)}",
             context,
         )
     return (
