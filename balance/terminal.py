@@ -172,7 +172,7 @@ def check_progress() -> Iterator[Callable[[str, int, int], None]]:
 def sweep_progress() -> Iterator[Callable[[str, int, int], None]]:
     """A progress callback ``(point label, games done, games total)`` for ``balance sweep``: as
     :func:`progress_bar`, one bar over the games of every point the sweep plays, its label the
-    point being played (``point 2/3 players=3``); the rate and ETA run over the whole sweep."""
+    point being played (``sweep, point 2/3 players=3``); the rate and ETA are the whole sweep's."""
     bar = _Bar("sweep")
 
     def update(label: str, done: int, total: int) -> None:

@@ -473,7 +473,7 @@ def run_sweep(
             current = k
             entry["status"] = "running"
             _save(out, manifest, t0)
-            label = f"point {k + 1}/{total} {p.name}"
+            label = f"sweep, point {k + 1}/{total} {p.name}"
             base = played_before
 
             def point_progress(d: int, t: int, label: str = label, base: int = base) -> None:
