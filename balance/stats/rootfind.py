@@ -454,12 +454,18 @@ class RootSearch:
         sd = self._sd()
         for k in ks[::side]:  # from the crossing outwards
             p = self.points.get(int(k))
-            have = 0 if p is None else p.games
+            have = 0 if p is None else p.counted
             if p is not None and p.side != 0:
                 continue
-            n = have + per if last_stage else max(per, have)
-            need = self._radius(n) + (MARGIN * sd / np.sqrt(min(known, n)) if margin else 0.0)
-            if abs(y0 + slope * (float(self.values[k]) - x0) - self.target) >= need:
+            n = (have + per) if last_stage else max(per, have)
+            if have:  # its own mean, whose later games are the only unknown
+                predicted = p.mean
+                se = sd * np.sqrt(max(1 / have - 1 / n, 0.0))
+            else:  # the line's, as uncertain as the level of the best-known point
+                predicted = y0 + slope * (float(self.values[k]) - x0)
+                se = sd / np.sqrt(min(known, n))
+            need = self._radius(n) + (MARGIN * se if margin else 0.0)
+            if abs(predicted - self.target) >= need:
                 return int(k)
         return None
 
