@@ -400,7 +400,8 @@ class _Space:
             problem = "this game deals no roles"
         else:
             names = ", ".join(line.names(t.kind)) or "none"
-            problem = f"no seat plays {t.kind} {t.name!r} ({t.kind}s: {names})"
+            plural = {"policy": "policies", "team": "teams", "role": "roles"}[t.kind]
+            problem = f"no seat plays {t.kind} {t.name!r} ({plural}: {names})"
         raise _terr(t.text, f"{t.kind}: {problem} at {at}")
 
     def model(self, t: Target, run: _Run) -> stats.sequential.Model:
