@@ -600,3 +600,40 @@ def test_load_config_of_a_point_matches_the_manifest(bonus_sweep):
     assert (
         read_manifest(out / "02-rules.bonus=2")["config"]["rules"] == cfg.resolved_dict()["rules"]
     )
+
+
+@pytest.mark.parametrize(
+    ("config", "args"),
+    [
+        (None, ["--over", "players=2..4", "--set", CYCLE, "--games", 300]),  # the fake game
+        # Raven Manor deals teams: a fair place wins what the average seat-game wins
+        (ROOT / "configs/raven_manor/base.yaml", ["--over", "players=4,5", "--games", 200]),
+    ],
+)
+def test_a_step_across_player_counts_is_the_difference_of_the_curve(
+    fake_config, tmp_path, config, args
+):
+    """Across player counts the edge and share / fair of a step are the curve's values at its
+    two points (the same estimators), whether the game fixes teams or deals them."""
+    out = tmp_path / "s"
+    result = cli("sweep", config or fake_config, *args, "--out", out)
+    assert result.exit_code == 0, result.output
+    ss = sweep_page.analyse_sweep(out)
+    assert not ss.steps["paired"].any()
+    for r in ss.steps.filter(pl.col("metric").is_in(["first_edge", "normalised_share"])).iter_rows(
+        named=True
+    ):
+        metric = "first_edge" if r["metric"] == "first_edge" else "win_share"
+        value = "value" if metric == "first_edge" else "norm"
+        at = {
+            k: ss.curve.filter(
+                (pl.col("point") == r[k])
+                & (pl.col("metric") == metric)
+                & (pl.col("kind") == "order")
+                & (pl.col("group") == r["group"])
+            )[value][0]
+            for k in ("a_point", "b_point")
+        }
+        assert (r["a"], r["b"]) == pytest.approx((at["a_point"], at["b_point"]))
+        assert r["diff"] == pytest.approx(at["b_point"] - at["a_point"])
+        assert r["lo"] < r["diff"] < r["hi"]

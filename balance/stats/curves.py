@@ -267,6 +267,13 @@ def neighbour_rows(
         acc_x = AcrossAccumulator(a.players, b.players)
         acc_x.add(a.arrays, b.arrays)
         table = acc_x.table(level).drop("q_value", "significant")
+        if not (a.shares.teams_fixed and b.shares.teams_fixed):
+            # Dealt teams: a fair place wins what the average seat-game wins (not 1/players)
+            dealt = _dealt_across(a, b, level)
+            table = pl.concat(
+                [table.filter(~pl.col("metric").is_in(["normalised_share", "first_edge"])), dealt],
+                how="diagonal_relaxed",
+            )
         ends = _end_across(a, b, level)
         if ends.height:
             table = pl.concat([table, ends], how="diagonal_relaxed")
@@ -367,6 +374,40 @@ def _end_paired(a: PointData, b: PointData, n: int, level: float) -> pl.DataFram
         return pl.DataFrame()
     va, vb = _indicators(a, names, n), _indicators(b, names, n)
     return _paired_frame("end_reason", "reason", list(names), va, vb, level)
+
+
+def _place_wins(p: PointData) -> tuple[np.ndarray, np.ndarray]:
+    """Per game: the win of each place in the turn order (float[n, P]) and the mean seat win."""
+    grps = [Group("order", str(k), k) for k in range(p.players)]
+    win, _ = group_values(p.arrays, grps)
+    return win, p.arrays.win.mean(axis=1)
+
+
+def _dealt_across(a: PointData, b: PointData, level: float) -> pl.DataFrame:
+    """share / fair per place and the first player's edge of two independent points of a game
+    that deals teams, where a fair place wins what the average seat-game wins (the mean seat win
+    of the same games, as balance/stats/winrates.py estimates it): the edge is the mean over
+    games of the first player's win minus its game's mean seat win; share / fair the ratio of
+    the place's mean win to the mean seat win, its variance linearised over games (delta
+    method). Welch intervals between the two points."""
+    sides = []
+    for p in (a, b):
+        w, wbar = _place_wins(p)
+        fair = float(wbar.mean())
+        ratio = w.mean(axis=0) / fair
+        z = (w - ratio[None, :] * wbar[:, None]) / fair  # linearised per-game values
+        edge = w[:, 0] - wbar
+        sides.append((ratio, z.std(axis=0, ddof=1), edge.mean(), edge.std(ddof=1), len(wbar)))
+    (ra, sa, ea, sea, na), (rb, sb, eb, seb, nb) = sides
+    k = min(len(ra), len(rb))
+    n_a, n_b = np.full(k, float(na)), np.full(k, float(nb))
+    lo, hi, p = _welch(ra[:k], sa[:k], n_a, rb[:k], sb[:k], n_b, level)
+    groups = [str(i) for i in range(k)]
+    norm = _diff_frame("normalised_share", "order", groups, n_b, ra[:k], rb[:k], lo, hi, p)
+    one = np.ones(1)
+    lo, hi, p = _welch(ea * one, sea * one, na * one, eb * one, seb * one, nb * one, level)
+    edge = _diff_frame("first_edge", "order", ["0"], nb * one, ea * one, eb * one, lo, hi, p)
+    return pl.concat([norm, edge])
 
 
 def _end_across(a: PointData, b: PointData, level: float) -> pl.DataFrame:
