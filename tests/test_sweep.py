@@ -26,6 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from balance import games as registry
 from balance import stats
 from balance.cli import app
 from balance.config import ConfigError, load_config
@@ -637,3 +638,25 @@ def test_a_step_across_player_counts_is_the_difference_of_the_curve(
         assert (r["a"], r["b"]) == pytest.approx((at["a_point"], at["b_point"]))
         assert r["diff"] == pytest.approx(at["b_point"] - at["a_point"])
         assert r["lo"] < r["diff"] < r["hi"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", registry.names())
+def test_every_registered_game_sweeps_and_reports(game, tmp_path):
+    """Nothing in a sweep knows a game: each registered one sweeps its first seat's policy (and,
+    where its player count can change, the count too) and gets its page."""
+    plugin = registry.get(game)
+    policies = list(plugin.default_policies)[:2]
+    overs = ["--over", f"seats[0]={','.join(policies)}"]
+    if plugin.max_players > plugin.min_players:
+        lo = max(plugin.min_players, 3)
+        overs = ["--over", f"players={lo},{lo + 1}", *overs]
+    out = tmp_path / game
+    result = cli("sweep", ROOT / "configs" / game / "base.yaml", *overs, "--games", 100,
+                 "--out", out, "--report", tmp_path / f"{game}.html")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    run = sweep.open_sweep(out)
+    assert [p.status for p in run.points] == ["complete"] * len(run.points)
+    ss = sweep_page.analyse_sweep(out)
+    assert ss.steps.height and ss.steps["q_value"].is_not_nan().any()
+    assert (tmp_path / f"{game}.html").stat().st_size > 1e5
