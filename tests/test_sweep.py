@@ -74,6 +74,8 @@ def one_line_error(result, *parts: str) -> str:
         ("seats=[a, b],[b, a]", (["a", "b"], ["b", "a"]), ("[a, b]", "[b, a]")),
         ("seats={rest: a},{cycle: [a, b]}", ({"rest": "a"}, {"cycle": ["a", "b"]}), None),
         (" players = 2 , 3 ", (2, 3), ("2", "3")),
+        ("players=4,2,3", (2, 3, 4), ("2", "3", "4")),  # numbers run along their axis
+        ("seats[0]=b,a", ("b", "a"), ("b", "a")),  # other values as given
     ],
 )
 def test_a_knob_takes_its_values_as_written(text, values, labels):

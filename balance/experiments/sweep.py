@@ -159,8 +159,9 @@ def _range_values(m: re.Match[str], text: str) -> list[tuple[Any, str]]:
 
 
 def parse_over(text: str) -> Axis:
-    """``KEY=V1,V2,...`` or ``KEY=lo..hi[:step]`` as an :class:`Axis`; bad syntax, a key a
-    sweep cannot vary, a repeated or lone value raise one line naming the ``--over``."""
+    """``KEY=V1,V2,...`` or ``KEY=lo..hi[:step]`` as an :class:`Axis` (numbers in increasing
+    order, other values as given); bad syntax, a key a sweep cannot vary or a repeated value
+    raise one line naming the ``--over``."""
     text = text.strip()
     if "=" not in text:
         raise _error(text, "expected KEY=V1,V2,... or KEY=lo..hi[:step] (e.g. players=2,3,4)")
@@ -186,6 +187,8 @@ def parse_over(text: str) -> Axis:
         seen[ident] = label
     if len(pairs) > MAX_POINTS:
         raise _error(text, f"{len(pairs):,} values; a sweep holds at most {MAX_POINTS:,} points")
+    if all(isinstance(v, int | float) and not isinstance(v, bool) for v, _ in pairs):
+        pairs = sorted(pairs, key=lambda pair: pair[0])  # a curve runs along its numeric axis
     return Axis(
         text=f"{first.key}={raw}",
         key=first.key,
