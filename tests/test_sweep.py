@@ -662,3 +662,13 @@ def test_every_registered_game_sweeps_and_reports(game, tmp_path):
     ss = sweep_page.analyse_sweep(out)
     assert ss.steps.height and ss.steps["q_value"].is_not_nan().any()
     assert (tmp_path / f"{game}.html").stat().st_size > 1e5
+
+
+def test_a_sweep_expected_to_take_hours_asks_first(tmp_path):
+    """Every point's games at the game's benchmark speed: 3 x 300,000,000 Five Ravens games take
+    hours, so off a terminal the sweep is refused without --yes, before anything is written."""
+    out = tmp_path / "long"
+    result = cli("sweep", FIRST_PLAYER_EDGE, "--over", "players=2,3,4", "--games", 300_000_000,
+                 "--out", out)  # fmt: skip
+    one_line_error(result, "900,000,000 games of five_ravens take about", "pass --yes")
+    assert not out.exists()
