@@ -38,6 +38,7 @@ try:
 
     import typer
     from rich.console import Console
+    from rich.markup import escape
     from typer.core import TyperCommand, TyperGroup
 
     import balance
@@ -281,10 +282,11 @@ EXAMPLES: dict[str, list[str]] = {
 
 
 def command(name: str | None = None, *, cls: type | None = None, **kwargs: Any) -> Any:
-    """``app.command`` with the help's examples (``EXAMPLES``) as its epilog."""
+    """``app.command`` with the help's examples (``EXAMPLES``) as its epilog (markup escaped:
+    rich would take ``win_share[order=0]`` for a style tag and drop it)."""
 
     def decorate(fn: Any) -> Any:
-        lines = EXAMPLES.get(name or fn.__name__, [])
+        lines = [escape(line) for line in EXAMPLES.get(name or fn.__name__, [])]
         epilog = "\n\n".join(["Examples:" if len(lines) > 1 else "Example:", *lines])
         return app.command(name, cls=cls or _Command, epilog=epilog if lines else None, **kwargs)(
             fn
@@ -1163,11 +1165,12 @@ def tune(
             "--target",
             metavar="METRIC=VALUE",
             show_default=False,
-            help="The metric and its target, named as in check specs: win_share[seat=0], "
-            "win_share[order=0] (first player), win_share[policy=NAME], win_share[team=NAME], "
-            "win_share[role=NAME], mean_score (or mean_score[seat=1] ...), mean_turns; add "
-            "decided to count only games one team won alone (win_share[order=0,decided]=0.5); "
-            "@WEIGHT weighs a target in the distance of a search.",
+            help="The metric and its target, named as in check specs: win_share\\[seat=0], "
+            "win_share\\[order=0] (first player), win_share\\[policy=NAME], "
+            "win_share\\[team=NAME], win_share\\[role=NAME], mean_score (or "
+            "mean_score\\[seat=1] ...), mean_turns; add decided to count only games one team "
+            "won alone (win_share\\[order=0,decided]=0.5); @WEIGHT weighs a target in the "
+            "distance of a search (repeatable).",
         ),
     ],
     sets: SetOpt = None,
@@ -1194,7 +1197,7 @@ def tune(
             help="Several --param or --target: points searched (every point of the grid when "
             "it has no more; else optuna's TPE sampler)."
         ),
-    ] = 40,
+    ] = 60,
 ) -> None:
     """Find the value of a knob that brings a metric to its target, on common seeds.
 
