@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 from balance import games
 from balance.cli import app
 from balance.config import config_hash, load_config
+from balance.errors import BalanceError
 from balance.experiments import tune as tune_lib
 from balance.overrides import override
 from balance.stats import rootfind
@@ -191,6 +192,30 @@ def test_search_invariants(slope, crossing, sd, integer, seed):
     assert root.games == sum(p.games for p in root.points) <= 6000
     assert root.fresh_from == max(p.games for p in root.points)
     assert root.stop in ("resolution", "noise", "budget")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    n=st.integers(1, 200_000),
+    share=st.floats(0, 1),
+    target=st.floats(0.001, 0.999),
+    grid=st.integers(2, 1001),
+)
+def test_a_share_is_decided_exactly_when_its_sequence_leaves_the_target(n, share, target, grid):
+    """The search decides a share from the mixture's evidence at the target alone; that is the
+    sequence's own ends (balance.stats.sequential.bernoulli_cs) on the side of the mean."""
+    values = rootfind.grid(0, grid - 1, 1, integer=True)
+    search = rootfind.RootSearch(
+        values, target, lambda k, f, m: np.zeros(m), budget=10_000, model="bernoulli"
+    )
+    m = rootfind.Moments(np.array([float(n)]), np.array([round(share * n) / n]), np.zeros(1))
+    lo, hi = rootfind.bernoulli_cs(m.mean * n, n, search.point_level, search.cs_games)
+    assert lo[()] <= m.mean[0] <= hi[()]
+    margin = 1e-6  # the ends are found by bisection to about 1e-18; keep away from them
+    if hi[()] < target - margin or lo[()] > target + margin:
+        assert search._excludes_target(m)
+    elif lo[()] + margin < target < hi[()] - margin:
+        assert not search._excludes_target(m)
 
 
 # ------------------------------------------------------------------------------ the options
@@ -488,3 +513,39 @@ def test_raven_order_compensation_counts_decided_games():
     assert r.root.lo <= 1 and r.root.hi >= 2 and not r.root.increasing
     (v,) = r.at_answer
     assert v.counted < v.games  # turn-cap draws are left out
+
+
+def _an_integer_rule(path: Path) -> tuple[str, int]:
+    """The first top-level integer rule of a config that validates one higher too."""
+    cfg = load_config(path)
+    for key, value in cfg.resolved_dict()["rules"].items():
+        if type(value) is int:
+            try:
+                load_config(path, [override(f"rules.{key}", value + 1, source="--param")])
+            except BalanceError:
+                continue
+            return f"rules.{key}", value
+    raise AssertionError(f"{path}: no integer rule to tune")
+
+
+@pytest.mark.parametrize("game", games.names())
+def test_tune_plays_every_registered_game(game):
+    """The search of several targets on any game (one that is added later too): an integer
+    rule of its base config and one above it, every point of that grid, the answer re-measured
+    on fresh games and written back as a config that extends the base."""
+    path = ROOT / "configs" / game / "base.yaml"
+    key, value = _an_integer_rule(path)
+    r = tune_lib.tune(
+        path,
+        [f"{key}={value}..{value + 1}"],
+        ["mean_turns=20", "win_share[order=0]=0.5", "mean_score=1@0.5"],
+        games=3000,
+        seed=2,
+    )
+    assert r.method == "grid" and {t.values for t in r.trials} == {(value,), (value + 1,)}
+    assert r.answer[0] in (value, value + 1) and r.games <= 3000
+    assert all(v.counted > 0 and v.lo <= v.mean <= v.hi for v in r.at_answer)
+    assert r.distance[1] <= r.distance[0] <= r.distance[2]
+    assert config_hash(r.config) == config_hash(
+        load_config(path, [override(key, r.answer[0], source="--param")])
+    )
