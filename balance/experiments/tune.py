@@ -41,14 +41,18 @@ search sees a deterministic function of the knobs and compares trials on the sam
 the grid of every knob's values has at most ``trials`` points, every point is played; otherwise
 optuna's TPE sampler (seeded) picks them: it handles integer and real knobs together and needs
 no gradients, and common games make the distance it sees a deterministic function, which is
-what such a sampler assumes. The best trial is then **re-evaluated on fresh games**: the best
-of many noisy trials looks better on its own games than it is (the winner's curse). Each
+what such a sampler assumes. The best five are replayed on more of the same games, so that the
+pick is less a matter of luck; the best of them is the answer, **re-evaluated on fresh games**:
+the best of many noisy trials looks better on its own games than it is (the winner's curse). Each
 target's interval there has level 1 - alpha/T (T targets, Bonferroni), so all hold at once with
 95 %, and the distance's interval is the range of D over that box. optuna is an extra:
 ``pip install 'balance[tune]'``.
 
-**Budget.** ``games`` bounds every game played: a fifth is kept for the fresh look at the answer
-(which gets at least that, and at most as many games as the most-played value of the search).
+**Budget.** ``games`` bounds every game played. One knob: a fifth is kept for the fresh look at
+the answer, which gets that or, if more, as many games as the most-played value of the search
+(within what the search left); a search that stops early leaves the rest unplayed. Several:
+a fifth for the fresh look (and whatever the trials left), three tenths to replay the best five
+trials on more games, the rest shared by the trials.
 
 ``--out FILE`` writes the tuned config: it ``extends`` the original (a path relative to FILE)
 and sets the tuned values and the ``--set`` overrides, with a comment saying how they were
