@@ -95,7 +95,7 @@ from balance.experiments.play import chunk_arrays, lineup
 from balance.overrides import Override, apply_overrides, apply_to, override, parse_overrides
 from balance.runner import CHUNK
 from balance.stats import rootfind
-from balance.stats.paired import mean_interval, moments
+from balance.stats.paired import Moments, mean_interval, merge_moments, moments
 from balance.stats.winrates import wilson_interval
 
 PARAM = "--param"
@@ -481,18 +481,21 @@ class TargetValue(NamedTuple):
 def _measure(t: Target, values: np.ndarray, model: str, level: float) -> TargetValue:
     """Mean of the counted games with a fixed-size interval over games: Wilson for one seat's
     or team's win, a t-interval otherwise."""
-    ok = values[~np.isnan(values)]
-    n = len(ok)
+    return _from_moments(t, moments(values[:, None]), len(values), model, level)
+
+
+def _from_moments(t: Target, m: Moments, games: int, model: str, level: float) -> TargetValue:
+    n = int(m.n[0])
     if n == 0:
         nan = float("nan")
-        return TargetValue(t, nan, nan, nan, len(values), 0, level)
-    mean = float(ok.mean())
+        return TargetValue(t, nan, nan, nan, games, 0, level)
+    mean = float(m.mean[0])
     if model == "bernoulli":
         lo, hi = wilson_interval(mean, n, level)
     else:
-        ci = mean_interval(moments(ok[:, None]), level)
+        ci = mean_interval(m, level)
         lo, hi = ci.lo[0], ci.hi[0]
-    return TargetValue(t, mean, float(lo), float(hi), len(values), n, level)
+    return TargetValue(t, mean, float(lo), float(hi), games, n, level)
 
 
 # ==================================================================================== results
@@ -505,6 +508,7 @@ class Trial(NamedTuple):
     distance: float
     means: tuple[float, ...]  # per target
     games: int
+    measured: tuple[TargetValue, ...] = ()  # per target, with its interval over these games
 
 
 class TuneResult(NamedTuple):
@@ -741,26 +745,29 @@ def _tune_search(space: _Space, budget: int, trials: int, progress: Progress | N
             f"--games {budget:,} leaves {per:,} games for each of {n_trials} trials: give at "
             f"least {need:,} (or fewer --trials)"
         )
-    sums: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray, int]] = {}  # sums, counts, games
+    seen: dict[tuple[Any, ...], tuple[Moments, int]] = {}  # per point: moments, games
     order: list[Trial] = []
 
     def play(values: tuple[Any, ...], first: int, n: int) -> Trial:
-        v = space.play(space.run(values), first, n)
-        ok = ~np.isnan(v)
-        s0, c0, g0 = sums.get(values, (np.zeros(len(targets)), np.zeros(len(targets)), 0))
-        sums[values] = (s0 + np.where(ok, v, 0).sum(axis=0), c0 + ok.sum(axis=0), g0 + n)
-        total, count, games = sums[values]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            means = tuple(float(x) for x in np.where(count > 0, total / count, np.nan))
+        run = space.run(values)
+        before, games = seen.get(values, (None, 0))
+        m = merge_moments(before, moments(space.play(run, first, n)))
+        seen[values] = (m, games + n)
+        column = [Moments(*(a[j : j + 1] for a in m)) for j in range(len(targets))]
+        measured = tuple(
+            _from_moments(t, c, games + n, space.model(t, run), LEVEL)
+            for t, c in zip(targets, column, strict=True)
+        )
+        means = tuple(v.mean for v in measured)
         d = distance(targets, means)
         if progress is not None:
             progress(space.games, budget)
-        return Trial(values, d if math.isfinite(d) else float("inf"), means, games)
+        return Trial(values, d if math.isfinite(d) else float("inf"), means, games + n, measured)
 
     def objective(trial: Any) -> float:
         index = [trial.suggest_int(p.key, 0, len(p.values) - 1) for p in params]
         values = tuple(_plain(p.values[i]) for p, i in zip(params, index, strict=True))
-        if values not in sums:  # a sampler may propose a point again: it costs no games
+        if values not in seen:  # a sampler may propose a point again: it costs no games
             order.append(play(values, 0, per))
         return next(t for t in order if t.values == values).distance
 
@@ -951,9 +958,15 @@ def summary_lines(result: TuneResult) -> list[str]:
         if result.refined and result.refined[0].games > result.trial_games:
             lines.append(
                 f"the best {len(result.refined)} replayed on games 0-"
-                f"{result.refined[0].games - 1:,}: "
+                f"{result.refined[0].games - 1:,} (95 % intervals over these games, which "
+                "picked them): "
                 + "; ".join(
-                    f"({', '.join(_num(v) for v in t.values)}) distance {t.distance:.3g}"
+                    f"({', '.join(_num(v) for v in t.values)}) "
+                    + ", ".join(
+                        (f"{v.target.label} " if len(t.measured) > 1 else "")
+                        + f"{_fmt(v.mean)} [{_fmt(v.lo)}, {_fmt(v.hi)}]"
+                        for v in t.measured
+                    )
                     for t in sorted(result.refined, key=lambda t: t.distance)
                 )
             )
