@@ -1206,19 +1206,23 @@ def tune(
 
     if out is not None:
         tune_lib.check_out(out, config)  # before the games, not after them
-    with terminal.progress_bar("tune") as progress:
-        result = tune_lib.tune(
-            config,
-            param,
-            target,
-            sets=sets or [],
-            games=games,
-            seed=seed,
-            threads=threads,
-            trials=trials,
-            config_path=_shown(config),
-            progress=progress,
-        )
+    try:
+        with terminal.progress_bar("tune") as progress:
+            result = tune_lib.tune(
+                config,
+                param,
+                target,
+                sets=sets or [],
+                games=games,
+                seed=seed,
+                threads=threads,
+                trials=trials,
+                config_path=_shown(config),
+                progress=progress,
+            )
+    except KeyboardInterrupt:
+        typer.echo("interrupted: nothing written" + (f" to {out}" if out else ""), err=True)
+        raise typer.Exit(INTERRUPTED) from None
     what = ", ".join(p.describe() for p in result.params)
     goals = ", ".join(t.text for t in result.targets)
     typer.echo(f"tune {result.config_path}{_with_sets(sets)}: {what}; target {goals}")

@@ -549,3 +549,23 @@ def test_tune_plays_every_registered_game(game):
     assert config_hash(r.config) == config_hash(
         load_config(path, [override(key, r.answer[0], source="--param")])
     )
+
+
+def test_ctrl_c_writes_nothing_and_exits_130(cli, base, tmp_path, fake_tune_game, monkeypatch):
+    out = tmp_path / "tuned.yaml"
+    out.write_text("# an earlier tune\n")
+    calls = []
+    play = fake_tune_game.play
+
+    def interrupted(*args):
+        calls.append(1)
+        if len(calls) > 5:
+            raise KeyboardInterrupt
+        return play(*args)
+
+    monkeypatch.setattr(fake_tune_game, "play", interrupted)
+    target = "win_share[order=0,decided]=0.3"
+    result = cli(base, "--param", "rules.edge=0..1", "--target", target, "--out", out)
+    assert result.exit_code == 130 and len(calls) == 6
+    assert result.stderr.strip().splitlines()[-1] == f"interrupted: nothing written to {out}"
+    assert out.read_text() == "# an earlier tune\n"

@@ -779,7 +779,8 @@ def _tune_search(space: _Space, budget: int, trials: int, progress: Progress | N
     study = optuna.create_study(direction="minimize", sampler=sampler)
     attempts = 0
     while len(order) < n_trials and attempts < 20 * n_trials:
-        study.optimize(objective, n_trials=1)
+        trial = study.ask()  # ask and tell: an error (or Ctrl-C) is raised as it is, not logged
+        study.tell(trial, objective(trial))
         attempts += 1
     # Refine: the best few on more of the same games, so that the pick is less a matter of luck.
     leaders = sorted(order, key=lambda t: t.distance)[:REFINE_LEADERS]
