@@ -45,8 +45,8 @@ what such a sampler assumes. The best five are replayed on more of the same game
 pick is less a matter of luck; the best of them is the answer, **re-evaluated on fresh games**:
 the best of many noisy trials looks better on its own games than it is (the winner's curse). Each
 target's interval there has level 1 - alpha/T (T targets, Bonferroni), so all hold at once with
-95 %, and the distance's interval is the range of D over that box. optuna is an extra:
-``pip install 'balance[tune]'``.
+95 %, and the distance's interval is the range of D over that box. optuna is an extra, needed
+only for a grid larger than ``trials``: ``pip install 'balance[tune]'``.
 
 **Budget.** ``games`` bounds every game played. One knob: a fifth is kept for the fresh look at
 the answer, which gets that or, if more, as many games as the most-played value of the search
@@ -67,6 +67,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import itertools
 import math
 import os
 import re
@@ -724,17 +725,18 @@ def _no_crossing(param: Param, target: Target, e: rootfind.NoCrossing) -> TuneEr
 
 
 def _tune_search(space: _Space, budget: int, trials: int, progress: Progress | None) -> TuneResult:
-    try:
-        import optuna
-    except ImportError:  # pragma: no cover - depends on the installation
-        raise TuneError(
-            "several --param or --target search with optuna, which is not installed: "
-            "pip install 'balance[tune]'"
-        ) from None
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
     params, targets = space.params, space.targets
     size = math.prod(len(p.values) for p in params)
     exhaustive = size <= trials
+    if not exhaustive:
+        try:
+            import optuna
+        except ImportError:  # pragma: no cover - depends on the installation
+            raise TuneError(
+                f"a grid of {size:,} points is searched with optuna, which is not installed: "
+                "pip install 'balance[tune]' (or give at least as many --trials)"
+            ) from None
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
     n_trials = size if exhaustive else trials
     fresh = budget // FRESH_SHARE
     refine = budget * REFINE_SHARE // 100
@@ -771,17 +773,18 @@ def _tune_search(space: _Space, budget: int, trials: int, progress: Progress | N
             order.append(play(values, 0, per))
         return next(t for t in order if t.values == values).distance
 
-    if exhaustive:
-        grid = {p.key: list(range(len(p.values))) for p in params}
-        sampler: Any = optuna.samplers.GridSampler(grid, seed=space.seed)
+    if exhaustive:  # every point of the grid, in order
+        for index in itertools.product(*(range(len(p.values)) for p in params)):
+            values = tuple(_plain(p.values[i]) for p, i in zip(params, index, strict=True))
+            order.append(play(values, 0, per))
     else:
         sampler = optuna.samplers.TPESampler(seed=space.seed)
-    study = optuna.create_study(direction="minimize", sampler=sampler)
-    attempts = 0
-    while len(order) < n_trials and attempts < 20 * n_trials:
-        trial = study.ask()  # ask and tell: an error (or Ctrl-C) is raised as it is, not logged
-        study.tell(trial, objective(trial))
-        attempts += 1
+        study = optuna.create_study(direction="minimize", sampler=sampler)
+        attempts = 0
+        while len(order) < n_trials and attempts < 20 * n_trials:
+            trial = study.ask()  # ask and tell: an error (or Ctrl-C) is raised, not logged
+            study.tell(trial, objective(trial))
+            attempts += 1
     # Refine: the best few on more of the same games, so that the pick is less a matter of luck.
     leaders = sorted(order, key=lambda t: t.distance)[:REFINE_LEADERS]
     more = refine // len(leaders)
