@@ -569,3 +569,14 @@ def test_ctrl_c_writes_nothing_and_exits_130(cli, base, tmp_path, fake_tune_game
     assert result.exit_code == 130 and len(calls) == 6
     assert result.stderr.strip().splitlines()[-1] == f"interrupted: nothing written to {out}"
     assert out.read_text() == "# an earlier tune\n"
+
+
+def test_without_optuna_a_large_search_says_how_to_install_it(cli, base, monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "optuna", None)  # import optuna fails
+    args = ["--param", "rules.edge=0..1", "--param", "rules.points=0..30", "--target"]
+    result = cli(base, *args, "mean_score=5", "--target", "win_share[order=0]=0.3")
+    assert result.exit_code == 1
+    assert "pip install 'balance[tune]'" in result.stderr and len(result.stderr.splitlines()) == 1
+    small = cli(base, "--param", "rules.points=4..6", "--target", "mean_score=5", "--target",
+                "win_share[order=0]=0.5", "--games", 4000)  # fmt: skip
+    assert small.exit_code == 0, small.output  # a grid played whole needs no optuna
