@@ -731,7 +731,7 @@ def _tune_search(space: _Space, budget: int, trials: int, progress: Progress | N
     if not exhaustive:
         try:
             import optuna
-        except ImportError:  # pragma: no cover - depends on the installation
+        except ImportError:  # the extra is not installed
             raise TuneError(
                 f"a grid of {size:,} points is searched with optuna, which is not installed: "
                 "pip install 'balance[tune]' (or give at least as many --trials)"
