@@ -1050,16 +1050,21 @@ def attach(params, pile, k):
     sure = (2.0 * inner) if is_card == 1 else (inner + r)  # from k to a card
     sure2 = sure * sure
     sure_f2 = (inner + r) * (inner + r)  # from a card k to a feather
+    # first the pieces within reach, without a branch per piece (which way it goes is a coin
+    # toss the processor cannot predict), then the exact tests on those few, in the same order
+    buf = pile.buf
+    m = np.int64(0)
     for t in range(pile.n_on[0]):
         j = pile.lst[0, t]
-        if j == k:
-            continue
         dx = cards[j, CD_X] - x
         dy = cards[j, CD_Y] - y
-        d2 = dx * dx + dy * dy
-        if d2 > rc2:
-            continue
-        if d2 <= sure2:
+        buf[m] = j
+        m += np.int64((dx * dx + dy * dy <= rc2) & (j != k))
+    for t in range(m):
+        j = buf[t]
+        dx = cards[j, CD_X] - x
+        dy = cards[j, CD_Y] - y
+        if dx * dx + dy * dy <= sure2:
             hit = True
         elif is_card == 1:
             hit = rects_overlap_cs(
@@ -1073,22 +1078,26 @@ def attach(params, pile, k):
             )  # fmt: skip
         if hit:
             _link(pile, k, j, hk, is_card, nc)
+    m = np.int64(0)
     for t in range(pile.n_on[1]):
         j = pile.lst[1, t]
-        if j == k:
-            continue
         f = j - nc
         dx = fe[f, FT_X] - x
         dy = fe[f, FT_Y] - y
-        d2 = dx * dx + dy * dy
-        if d2 > rf2:
-            continue
-        if is_card == 1 and d2 > sure_f2:
-            hit = disc_rect_overlap_cs(fe[f, FT_X], fe[f, FT_Y], r, x, y, c, s, w, h, eps)
-        else:
-            hit = True  # two discs within reach, or a disc reaching a card's inner disc
-        if hit:
-            _link(pile, k, j, hk, is_card, nc)
+        buf[m] = j
+        m += np.int64((dx * dx + dy * dy <= rf2) & (j != k))
+    for t in range(m):
+        j = buf[t]
+        f = j - nc
+        if is_card == 1:
+            dx = fe[f, FT_X] - x
+            dy = fe[f, FT_Y] - y
+            if dx * dx + dy * dy > sure_f2 and not disc_rect_overlap_cs(
+                fe[f, FT_X], fe[f, FT_Y], r, x, y, c, s, w, h, eps
+            ):
+                continue
+        # else two discs within reach, or a disc reaching a card's inner disc: they overlap
+        _link(pile, k, j, hk, is_card, nc)
     if is_card == 1:
         pile.vis[k] = VIS_UNKNOWN
         for n in range(N_NESTS):

@@ -214,6 +214,7 @@ FV_PILE_FEATHERS = 2 * NI + 3  # feathers in the pile
 FV_ONE_NESTS = 2 * NI + 4  # how many nests one card alone covers (of some worth to the seat),
 FV_NEST0 = 2 * NI + 5  # ... and those nests
 FV_KEY = 2 * NI + 5 + N_NESTS  # whose worths these are (turn, seat, cards held): reused if so
+FV_NEST_KEY = FV_KEY + 1  # whose nest values fb[1, :N_NESTS] holds (seat, birds revealed)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -303,6 +304,21 @@ def nest_values(tb, st, p, out):
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
+def seat_nest_values(tb, st, p, fb):
+    """``nest_values`` of seat ``p`` in fb[1, :N_NESTS], computed again only when the seat or
+    the number of revealed birds changes (birds stay revealed, so within a game the number says
+    which ones are; ``play_game`` clears fb for each game)."""
+    revealed = 0
+    for q in range(st.g[G_N]):
+        if st.pl[q, PL_REVEALED] != 0:
+            revealed += 1
+    key = p * 64 + revealed + 1
+    if fb[2, FV_NEST_KEY] != key:
+        nest_values(tb, st, p, fb[1, :N_NESTS])
+        fb[2, FV_NEST_KEY] = key
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
 def taking_nests(st, fb, c, nestv):
     """The value of the nests card ``c`` alone covers (taking it uncovers them), after
     ``prepare``."""
@@ -389,9 +405,11 @@ def random_point(tb, st, p, c):
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def off_risk(tb, st, p, i):
-    """A rough chance that pecking card ``i`` knocks something off the mat (the greedy policy's
-    guess: each resting piece's distance to the nearest edge against the displacement's scale)."""
+def peck_risk(tb, st, p, i, nestv, cnt):
+    """For pecking card ``i``, in one pass over the pieces resting on it: a rough chance that
+    the peck knocks something off the mat (the greedy policy's guess: each resting piece's
+    distance to the nearest edge against the displacement's scale), and half the value of the
+    nests that only cards resting on ``i`` cover (``cnt``: scratch for the 8 nests)."""
     prm = tb.physics
     pile = st.pile
     nc = pile.cards.shape[0]
@@ -400,13 +418,15 @@ def off_risk(tb, st, p, i):
     hy = 0.5 * prm[ph.PH_MAT_H]
     hi = pile.cards[i, ph.CD_H]
     keep = 1.0
-    if sd <= 0.0:
-        return 0.0
     two = 2.0 * sd * sd
+    for k in range(N_NESTS):
+        cnt[k] = 0.0
     for j in range(pile.att.shape[0]):  # the row of the overlaps: only pieces of the pile
         if pile.ov[i, j] == 0 or ph.piece_h(pile, j) <= hi:
             continue
         if j < nc:
+            for k in range(N_NESTS):
+                cnt[k] += pile.nest[k, j]
             c = pile.cards[j, ph.CD_C]
             s = pile.cards[j, ph.CD_S]
             ex = 0.5 * prm[ph.PH_CARD_W] * abs(c) + 0.5 * prm[ph.PH_CARD_H] * abs(s)
@@ -418,29 +438,15 @@ def off_risk(tb, st, p, i):
             ey = ex
             x = pile.feathers[j - nc, ph.FT_X]
             y = pile.feathers[j - nc, ph.FT_Y]
-        d = max(0.0, min(hx - abs(x) - ex, hy - abs(y) - ey))
-        if d < 3.0 * sd:  # farther, the chance is below 0.6 %: counted as none
-            keep *= 1.0 - 0.5 * math.exp(-d * d / two)
-    return 1.0 - keep
-
-
-@njit(cache=True, _nrt=False, forceinline=False)
-def resting_nests(st, i, nestv):
-    """Half the value of the nests that only cards resting on card ``i`` cover."""
-    pile = st.pile
-    hi = pile.cards[i, ph.CD_H]
+        if sd > 0.0:
+            d = max(0.0, min(hx - abs(x) - ex, hy - abs(y) - ey))
+            if d < 3.0 * sd:  # farther, the chance is below 0.6 %: counted as none
+                keep *= 1.0 - 0.5 * math.exp(-d * d / two)
     v = 0.0
     for k in range(N_NESTS):
-        if pile.ncount[k] == 0 or nestv[k] == 0.0 or pile.ncount[k] > pile.cov[i, ph.COV_CARDS]:
-            continue
-        m = 0
-        for t in range(pile.n_on[0]):
-            j = pile.lst[0, t]
-            if pile.nest[k, j] == 1 and pile.ov[i, j] == 1 and pile.cards[j, ph.CD_H] > hi:
-                m += 1
-        if m == pile.ncount[k]:
+        if pile.ncount[k] > 0 and nestv[k] != 0.0 and cnt[k] == pile.ncount[k]:
             v += 0.5 * nestv[k]
-    return v
+    return 1.0 - keep, v
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -471,7 +477,8 @@ def peck_value(tb, st, p, fb, i, target, base, base_not_i, nestv):
         )
     if pile.cov[i, ph.COV_ANY] == 0:  # nothing rests on it: nothing moves but i itself
         return b + gain
-    return (1.0 - off_risk(tb, st, p, i)) * (b + gain) + resting_nests(st, i, nestv)
+    risk, nests = peck_risk(tb, st, p, i, nestv, fb[1, N_NESTS : 2 * N_NESTS])
+    return (1.0 - risk) * (b + gain) + nests
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -518,7 +525,7 @@ def greedy_peck(tb, st, p, ib, fb):
     pile = st.pile
     nc = pile.cards.shape[0]
     nestv = fb[1, :N_NESTS]
-    nest_values(tb, st, p, nestv)
+    seat_nest_values(tb, st, p, fb)
     prepare(tb, st, p, fb, nestv)
     # one pass: the cheap value of taking each card, the top card, the best two uncovered
     # cards, the three cards it wants most, and uncovered cards worth more the other way up (a
@@ -642,7 +649,7 @@ def choose_pick(tb, st, p, ib, fb, n):
     if is_random(tb, p):
         return below(prng(st, p), n)
     nestv = fb[1, :N_NESTS]
-    nest_values(tb, st, p, nestv)
+    seat_nest_values(tb, st, p, fb)
     prepare(tb, st, p, fb, nestv)
     best = np.int64(0)
     bv = _NEG
@@ -664,7 +671,7 @@ def choose_take(tb, st, p, ib, fb, n, kind):
         k = below(prng(st, p), n + 1)
         return k if k < n else np.int64(-1)
     nestv = fb[1, :N_NESTS]
-    nest_values(tb, st, p, nestv)
+    seat_nest_values(tb, st, p, fb)
     prepare(tb, st, p, fb, nestv)
     best = np.int64(-1)
     bv = 0.0
