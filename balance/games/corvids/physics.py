@@ -846,6 +846,7 @@ def remove_isolated(params, cards, cst, n_cards, feathers, fst, n_feathers):
 #                                lst[1, :n_on[1]] its feathers (as piece indices), in no order;
 #                                the loops over the pile go through them, not every row
 #     pos     int64[M]           a piece's place in its list
+#     mv      int64[M]           scratch: the pieces a peck moves
 #
 # The tests check that every cached answer equals the kernels' above after every turn.
 
@@ -876,6 +877,7 @@ class Pile(NamedTuple):
     n_on: np.ndarray
     lst: np.ndarray
     pos: np.ndarray
+    mv: np.ndarray
 
 
 @njit(cache=True, forceinline=False)
@@ -944,6 +946,7 @@ def new_pile(params, n_cards, n_feathers):
         np.zeros(2, np.int64),
         np.zeros((2, max(n_cards, n_feathers)), np.int64),
         np.zeros(m, np.int64),
+        np.zeros(m, np.int64),
     )
 
 
@@ -961,8 +964,7 @@ def detach(pile, k):
     nc = pile.cards.shape[0]
     hk = piece_h(pile, k)
     is_card = np.int64(1) if k < nc else np.int64(0)
-    for t in range(pile.n_on[0] + pile.n_on[1]):
-        j = pile.lst[0, t] if t < pile.n_on[0] else pile.lst[1, t - pile.n_on[0]]
+    for j in range(pile.att.shape[0]):  # the row of the overlaps: only pieces of the pile
         if pile.ov[k, j] == 1:
             pile.ov[k, j] = 0
             pile.ov[j, k] = 0
@@ -1224,41 +1226,41 @@ def pile_peck(params, pile, i, aim_x, aim_y, clumsiness, rng):
     hi = cards[i, CD_H]
     cst[:, CS_MOVED] = 0
     fst[:, FS_MOVED] = 0
-    for t in range(pile.n_on[0]):
-        j = pile.lst[0, t]
-        if j != i and pile.ov[i, j] == 1 and cards[j, CD_H] > hi:
-            cst[j, CS_MOVED] = 1
-    for t in range(pile.n_on[1]):
-        j = pile.lst[1, t]
-        if pile.ov[i, j] == 1 and pile.feathers[j - nc, FT_H] > hi:
-            fst[j - nc, FS_MOVED] = 1
+    # the pieces resting on i, in piece order (cards, then feathers): peck_moves moves them and
+    # they are counted again in that order
+    mv = pile.mv
+    n_mv = np.int64(0)
+    for j in range(pile.att.shape[0]):  # the row of the overlaps: only pieces of the pile
+        if pile.ov[i, j] == 1 and piece_h(pile, j) > hi:
+            mv[n_mv] = j
+            n_mv += 1
+            if j < nc:
+                cst[j, CS_MOVED] = 1
+            else:
+                fst[j - nc, FS_MOVED] = 1
     detach(pile, i)
-    for j in range(nc):
-        if cst[j, CS_MOVED] == 1:
-            detach(pile, j)
-    for f in range(nf):
-        if fst[f, FS_MOVED] == 1:
-            detach(pile, nc + f)
+    for t in range(n_mv):
+        detach(pile, mv[t])
     peck_moves(params, cards, cst, nc, pile.feathers, fst, nf, i, aim_x, aim_y, clumsiness, rng)
     attach(params, pile, i)
-    for j in range(nc):
-        if cst[j, CS_MOVED] == 1:
-            attach(params, pile, j)
-    for f in range(nf):
-        if fst[f, FS_MOVED] == 1:
-            attach(params, pile, nc + f)
+    for t in range(n_mv):
+        attach(params, pile, mv[t])
     # only the pieces that moved can have left the mat (every piece of the pile lies on it:
     # set-up and drops put them there, and the engine removes any a peck puts off)
+    cst[:, CS_MARK] = 0
+    fst[:, FS_MARK] = 0
     n = np.int64(0)
-    for j in range(nc):
-        cst[j, CS_MARK] = 0
-        if (j == i or cst[j, CS_MOVED] == 1) and card_off_mat(params, cards, j):
-            cst[j, CS_MARK] = 1
-            n += 1
-    for f in range(nf):
-        fst[f, FS_MARK] = 0
-        if fst[f, FS_MOVED] == 1 and feather_outside_mat(params, pile.feathers, f):
-            fst[f, FS_MARK] = 1
+    if card_off_mat(params, cards, i):
+        cst[i, CS_MARK] = 1
+        n += 1
+    for t in range(n_mv):
+        j = mv[t]
+        if j < nc:
+            if card_off_mat(params, cards, j):
+                cst[j, CS_MARK] = 1
+                n += 1
+        elif feather_outside_mat(params, pile.feathers, j - nc):
+            fst[j - nc, FS_MARK] = 1
             n += 1
     return n
 
