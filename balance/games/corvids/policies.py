@@ -736,21 +736,28 @@ def choose_tickets(tb, st, p, ib, fb, n):
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def string_risk(tb, st, p, v):
-    """The chance, as seat ``p`` sees it, that seat ``v`` holds an unused face-down string."""
-    m = 0
+def string_risks(tb, st, p, out):
+    """``out[v]``: the chance, as seat ``p`` sees it, that seat ``v`` holds an unused face-down
+    string (0 for ``p`` itself), from the deck's proportions, in one pass over the collected
+    cards."""
+    n = st.g[G_N]
+    for v in range(n):
+        out[v] = 0.0
     for c in range(st.cc.shape[0]):
+        v = st.cc[c, CC_OWNER]
         if (
-            st.cc[c, CC_OWNER] == v
+            0 <= v < n
             and st.item[c, 1] == BLANK
             and st.cc[c, CC_TAKEN_FACE] == 0
             and st.cc[c, CC_USED] == 0
         ):
-            m += 1
+            out[v] += 1.0
     tot = tb.params[P_SINGLE_N + STRING] + tb.params[P_SINGLE_N + TICKET]
     tot += tb.params[P_SINGLE_N + COIN]
     q = tb.params[P_SINGLE_N + STRING] / tot if tot > 0 else 0.0
-    return 1.0 - (1.0 - q) ** m
+    for v in range(n):
+        m = np.int64(out[v])
+        out[v] = 1.0 - (1.0 - q) ** m if v != p else 0.0
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -764,11 +771,16 @@ def choose_steal(tb, st, p, ib, fb, n):
     w = tb.weights[p]
     best = np.int64(-1)
     bv = _NEG
-    for q in range(st.g[G_N]):  # each victim's chance of a string, once
-        fb[0, q] = string_risk(tb, st, p, q) if q != p else 0.0
+    string_risks(tb, st, p, fb[0])  # each victim's chance of a string, once
+    seat_nest_values(tb, st, p, fb)
+    prepare(tb, st, p, fb, fb[1, :N_NESTS])
     for k in range(n):
         c = ib[0, k]
-        v = held_worth(tb, st, p, c) * (1.0 - fb[0, st.cc[c, CC_OWNER]])
+        if st.item[c, 1] == BLANK and st.cc[c, CC_TAKEN_FACE] == 0:
+            hv = fb[2, FV_SINGLE_DOWN]  # a rival's face-down single-sided card: expected
+        else:
+            hv = held_worth(tb, st, p, c)
+        v = hv * (1.0 - fb[0, st.cc[c, CC_OWNER]])
         if v > bv:
             bv = v
             best = np.int64(k)
