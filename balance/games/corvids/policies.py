@@ -318,7 +318,7 @@ def seat_nest_values(tb, st, p, fb):
         fb[2, FV_NEST_KEY] = key
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def taking_nests(st, fb, c, nestv):
     """The value of the nests card ``c`` alone covers (taking it uncovers them), after
     ``prepare``."""
@@ -330,7 +330,7 @@ def taking_nests(st, fb, c, nestv):
     return v
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def ability_worth(tb, st, p, fb, c, exact):
     """What the ability of pile card ``c``'s up side would bring seat ``p`` (CV-4); ``exact``:
     look at the extra card a paperclip or earring would take (else a flat guess)."""
@@ -359,7 +359,7 @@ def ability_worth(tb, st, p, fb, c, exact):
     return 0.0
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def take_value(tb, st, p, fb, c, nestv, exact):
     """Everything taking pile card ``c`` brings seat ``p`` (see the module docstring), after
     ``prepare``."""
@@ -404,7 +404,7 @@ def random_point(tb, st, p, c):
     return pile.cards[c, ph.CD_X] + cs * lx - sn * ly, pile.cards[c, ph.CD_Y] + sn * lx + cs * ly
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def peck_risk(tb, st, p, i, nestv, cnt):
     """For pecking card ``i``, in one pass over the pieces resting on it: a rough chance that
     the peck knocks something off the mat (the greedy policy's guess: each resting piece's
@@ -449,7 +449,7 @@ def peck_risk(tb, st, p, i, nestv, cnt):
     return 1.0 - keep, v
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def all_rest_on(st, w, y):
     """Whether every piece on top of card ``w`` also rests on card ``y``."""
     pile = st.pile
@@ -462,7 +462,7 @@ def all_rest_on(st, w, y):
     return True
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def peck_value(tb, st, p, fb, i, target, base, base_not_i, nestv):
     """The greedy value of pecking card ``i``, perhaps to expose card ``target`` (-1 none)."""
     w = tb.weights[p]
@@ -481,7 +481,7 @@ def peck_value(tb, st, p, fb, i, target, base, base_not_i, nestv):
     return (1.0 - risk) * (b + gain) + nests
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def add_candidate(ib, fb, n, c, target, v):
     """Add (or better) candidate card ``c`` in ib[2], ib[3] / fb[1][16:], returning the count."""
     for k in range(n):
@@ -498,7 +498,7 @@ def add_candidate(ib, fb, n, c, target, v):
     return n + 1
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def support(st, wc):
     """A card that the lowest piece on top of card ``wc`` rests on (not ``wc``), -1 none."""
     pile = st.pile

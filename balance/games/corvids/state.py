@@ -175,7 +175,7 @@ def tele(st, p, col, n):
     st.pl[p, PL_TELE + col] += n
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def up_item(st, c):
     """The item card ``c`` shows face up now (CV-2: a single-sided card's back is BLANK)."""
     return st.item[c, 0] if st.pile.cst[c, physics.CS_FACE] == 1 else st.item[c, 1]
