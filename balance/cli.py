@@ -347,6 +347,49 @@ ConfigArg = Annotated[
     Path, typer.Argument(help="YAML config file.", show_default=False, metavar="CONFIG")
 ]
 
+BackendOpt = Annotated[
+    str,
+    typer.Option(
+        "--backend",
+        metavar="local|ray",
+        help="Where the games are played: local (this process, --threads) or ray (each chunk "
+        "a one-CPU task on the Ray cluster at --address; pip install 'balance[ray]'). The "
+        "same games, value for value, either way.",
+    ),
+]
+AddressOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--address",
+        metavar="ADDR",
+        show_default=False,
+        help="With --backend ray: the cluster's address (host:port of `ray start --head`, or "
+        "ray://host:10001). Default: RAY_ADDRESS, else a cluster started on this machine, else "
+        "a Ray instance started for this command.",
+    ),
+]
+
+
+def _backend(name: str, address: str | None) -> Any:
+    """The context in which a command plays its games on ``--backend`` (runner.using_backend)."""
+    if name == "local":
+        if address is not None:
+            raise BalanceError(f"--address {address}: is for --backend ray")
+        return contextlib.nullcontext()
+    if name != "ray":
+        raise BalanceError(f"--backend {name}: expected local or ray")
+    from balance import ray_backend
+
+    return ray_backend.backend(address)
+
+
+def _say_backend(info: Any) -> None:
+    """A Ray run's cluster, workers and kernel loads, on stderr."""
+    if info and info.get("name") == "ray":
+        from balance import ray_backend
+
+        typer.echo(ray_backend.describe_line(info), err=True)
+
 
 def _shown(path: str | os.PathLike[str]) -> str:
     """``path`` as a run records it: relative to the working directory when it lies under it
@@ -377,7 +420,14 @@ def _confirm_costs(reasons: list[str], *, yes: bool) -> None:
 
 @command(cls=_Command)
 def simulate(
-    config: ConfigArg,
+    config: Annotated[
+        Path | None,
+        typer.Argument(
+            help="YAML config file (with --resume: optional, checked against the run's).",
+            show_default=False,
+            metavar="CONFIG",
+        ),
+    ] = None,
     sets: SetOpt = None,
     games: Annotated[
         int | None, typer.Option(help="Games to play (default: the config's).")
@@ -391,10 +441,27 @@ def simulate(
         ),
     ] = None,
     threads: Annotated[int | None, typer.Option(help="Threads (default: all cores).")] = None,
-    chunk_size: Annotated[int, typer.Option(help="Games per chunk (one parquet part).")] = 65536,
+    chunk_size: Annotated[
+        int | None,
+        typer.Option(
+            help="Games per chunk (one parquet part) [default: 65536; --resume: the run's]."
+        ),
+    ] = None,
     force: Annotated[
         bool, typer.Option("--force", help="Replace --out if it holds an earlier run.")
     ] = False,
+    resume: Annotated[
+        Path | None,
+        typer.Option(
+            "--resume",
+            metavar="DIR",
+            help="Continue the run in DIR (interrupted, killed or failed) from its finished "
+            "chunks, with its config, games, seed and chunk size (any given must match its "
+            "manifest); the dataset ends as an uninterrupted run's.",
+        ),
+    ] = None,
+    backend: BackendOpt = "local",
+    address: AddressOpt = None,
     report_file: Annotated[
         Path | None,
         typer.Option(
@@ -415,75 +482,144 @@ def simulate(
         ),
     ] = False,
 ) -> None:
-    """Play the games of CONFIG and write one row per game and seat to a results directory."""
+    """Play the games of CONFIG and write one row per game and seat to a results directory.
+
+    A run stopped by Ctrl-C, kill or a failure goes on with `balance simulate --resume DIR`."""
     from balance import runner
 
-    cfg = _load(config, sets)
+    if resume is not None:
+        for option, given in (("--out", out), ("--force", force or None)):
+            if given is not None:
+                raise BalanceError(f"{option}: --resume {resume} writes into the run's directory")
+        if config is None and sets:
+            raise BalanceError(
+                f"--set {sets[0]}: --resume without CONFIG plays the run's recorded config"
+            )
+    elif config is None:
+        raise BalanceError("give a CONFIG file to play (or --resume DIR to continue a run)")
+    cfg = _load(config, sets) if config is not None else None
     if report_file is not None:
         from balance.report import check_output
 
         check_output(report_file)  # before the run, not after minutes of it
-    out = out or runner.default_out(cfg, config)
-    runner.check_options(
-        games=cfg.games if games is None else games,
-        seed=cfg.seed if seed is None else seed,
-        chunk_size=chunk_size,
-        threads=threads,
-        players=len(cfg.seats),
-    )  # a bad option is its own error before any question about the run's size
-    _confirm_costs(runner.run_costs(cfg, games=games, out=out, threads=threads), yes=yes)
+    with _backend(backend, address):
+        if resume is not None:
+            summary = _resume(
+                resume, cfg, config, games=games, seed=seed, chunk_size=chunk_size, threads=threads
+            )
+            if summary is None:
+                return
+            out = resume
+            cfg = runner.recorded_config(resume)
+        else:
+            chunk_size = runner.CHUNK if chunk_size is None else chunk_size
+            out = out or runner.default_out(cfg, config)
+            runner.check_options(
+                games=cfg.games if games is None else games,
+                seed=cfg.seed if seed is None else seed,
+                chunk_size=chunk_size,
+                threads=threads,
+                players=len(cfg.seats),
+            )  # a bad option is its own error before any question about the run's size
+            _confirm_costs(runner.run_costs(cfg, games=games, out=out, threads=threads), yes=yes)
+            try:
+                with terminal.progress_bar() as progress:
+                    summary = runner.run(
+                        cfg,
+                        config_path=_shown(config),
+                        out=out,
+                        games=games,
+                        seed=seed,
+                        threads=threads,
+                        chunk_size=chunk_size,
+                        force=force,
+                        progress=progress,
+                    )
+            except runner.Interrupted as e:
+                typer.echo(f"interrupted: kept {e.games_done:,} complete games in {out}", err=True)
+                raise typer.Exit(INTERRUPTED) from None
+            except KeyboardInterrupt:  # while the kernels loaded
+                typer.echo(f"interrupted before the first game: nothing written to {out}", err=True)
+                raise typer.Exit(INTERRUPTED) from None
+        _say_backend(summary.backend)
+        typer.echo(
+            f"{summary.games_done:,} games in {summary.wall_time_s:.2f} s "
+            f"({summary.games_per_s:,.0f} games/s), {summary.rows:,} rows -> {summary.out}"
+        )
+        if report_file is None:
+            return
+        # Statistics and reports import scipy and plotly (a second): only a run with --report pays.
+        from balance import experiments
+        from balance import games as registry
+
+        # Causal card impact by default: the game's report and impact variants on the run's first
+        # games (same seeds), as many games as fit the config's report.impact_seconds.
+        plan = experiments.plan_report_impact(
+            cfg,
+            registry.get(cfg.game),
+            games_done=summary.games_done,
+            games_per_s=summary.games_per_s,
+        )
+        impact_file = None
+        if plan.games:
+            typer.echo(f"card impact: {plan.reason}")
+            with terminal.progress_bar("card impact") as progress:
+                impact_file = experiments.play_report_variants(
+                    cfg,
+                    plan.variants,
+                    config_path=_shown(config) if config is not None else runner.recorded_path(out),
+                    results_dir=summary.out,
+                    games=plan.games,
+                    seed=summary.seed,
+                    threads=threads,
+                    progress=progress,
+                    featured=plan.featured,
+                )
+        elif plan.variants:
+            typer.echo(f"card impact left out: {plan.reason}")
+        _write_report([summary.out], out=report_file, impact=impact_file)
+
+
+def _resume(
+    out: Path,
+    cfg: Any,
+    config: Path | None,
+    *,
+    games: int | None,
+    seed: int | None,
+    chunk_size: int | None,
+    threads: int | None,
+) -> Any:
+    """``simulate --resume``: the run's summary, or None when it was already complete (said)."""
+    from balance import runner
+
     try:
         with terminal.progress_bar() as progress:
-            summary = runner.run(
-                cfg,
-                config_path=_shown(config),
-                out=out,
+            summary = runner.resume(
+                out,
+                config=cfg,
+                config_label=None if config is None else str(config),
                 games=games,
                 seed=seed,
-                threads=threads,
                 chunk_size=chunk_size,
-                force=force,
+                threads=threads,
                 progress=progress,
             )
     except runner.Interrupted as e:
         typer.echo(f"interrupted: kept {e.games_done:,} complete games in {out}", err=True)
         raise typer.Exit(INTERRUPTED) from None
     except KeyboardInterrupt:  # while the kernels loaded
-        typer.echo(f"interrupted before the first game: nothing written to {out}", err=True)
+        typer.echo(f"interrupted before the first game of this session: {out} as it was", err=True)
         raise typer.Exit(INTERRUPTED) from None
+    if summary.games_kept == summary.games_requested:
+        typer.echo(f"already complete: {summary.games_done:,} games in {out}; nothing to play")
+        return None
     typer.echo(
-        f"{summary.games_done:,} games in {summary.wall_time_s:.2f} s "
-        f"({summary.games_per_s:,.0f} games/s), {summary.rows:,} rows -> {summary.out}"
+        f"resumed {out} at game {summary.games_kept:,}: played "
+        f"{summary.games_done - summary.games_kept:,} more",
+        err=True,
     )
-    if report_file is None:
-        return
-    # Statistics and reports import scipy and plotly (a second): only a run with --report pays.
-    from balance import experiments
-    from balance import games as registry
-
-    # Causal card impact by default: the game's report and impact variants on the run's first
-    # games (same seeds), as many games as fit the config's report.impact_seconds.
-    plan = experiments.plan_report_impact(
-        cfg, registry.get(cfg.game), games_done=summary.games_done, games_per_s=summary.games_per_s
-    )
-    impact_file = None
-    if plan.games:
-        typer.echo(f"card impact: {plan.reason}")
-        with terminal.progress_bar("card impact") as progress:
-            impact_file = experiments.play_report_variants(
-                cfg,
-                plan.variants,
-                config_path=_shown(config),
-                results_dir=summary.out,
-                games=plan.games,
-                seed=summary.seed,
-                threads=threads,
-                progress=progress,
-                featured=plan.featured,
-            )
-    elif plan.variants:
-        typer.echo(f"card impact left out: {plan.reason}")
-    _write_report([summary.out], out=report_file, impact=impact_file)
+    return summary
 
 
 @command(cls=_Command)

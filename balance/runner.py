@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import dataclasses
+import json
 import os
 import platform
 import shutil
@@ -27,7 +28,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 import polars as pl
@@ -212,6 +213,7 @@ def play_chunks(
     first_game: int = 0,
     chunk_size: int = CHUNK,
     played: Callable[[int], None] | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> Iterator[list[Chunk]]:
     """Games ``[first_game, first_game + games)`` of every run on seed ``seed``, chunk by chunk:
     one Chunk per run, the same games (and so the same random streams) for all of them.
@@ -219,7 +221,23 @@ def play_chunks(
     many configs, e.g. impact's variants).
 
     Every command that plays games goes through here (simulate, compare, impact, check, bench),
-    so they all get the same games for the same seed. Threads: wrap in :func:`numba_threads`."""
+    so they all get the same games for the same seed. Threads: wrap in :func:`numba_threads`.
+
+    Inside :func:`using_backend` the chunks are played by that backend (Ray: one task per
+    chunk, several at a time) and still come out here in game order, with the same games;
+    ``stop()`` (the runner's Ctrl-C flag) ends the iteration early, between chunks."""
+    backend = _BACKEND.get()
+    if backend is not None:
+        yield from backend.play_chunks(
+            runs,
+            seed=seed,
+            games=games,
+            first_game=first_game,
+            chunk_size=chunk_size,
+            played=played,
+            stop=stop,
+        )
+        return
     for start in range(first_game, first_game + games, chunk_size):
         size = min(chunk_size, first_game + games - start)
         chunks = []
@@ -251,8 +269,66 @@ class RunSummary:
     seed: int
     threads: int
     compile_time_s: float
-    wall_time_s: float  # simulating and writing, after compiling
+    wall_time_s: float  # simulating and writing, after compiling (a resumed run: every session)
     games_per_s: float
+    games_kept: int = 0  # games an earlier, interrupted session had written (resume)
+    backend: dict[str, Any] = dataclasses.field(default_factory=lambda: {"name": "local"})
+
+
+# ============================================================ backends
+
+
+class Backend(Protocol):
+    """Where chunks are played (balance/ray_backend.py); the default, None, is this process."""
+
+    remote: bool  # kernels load on the backend's workers, not in this process
+
+    def play_chunks(
+        self,
+        runs: Sequence[Prepared],
+        *,
+        seed: int,
+        games: int,
+        first_game: int,
+        chunk_size: int,
+        played: Callable[[int], None] | None,
+        stop: Callable[[], bool] | None,
+    ) -> Iterator[list[Chunk]]:
+        """The chunks of :func:`play_chunks`, in game order, whatever order they finish in."""
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """What the manifest records of the backend (name, address, nodes, CPUs, workers and
+        their kernel load times)."""
+        ...
+
+
+_BACKEND: contextvars.ContextVar[Backend | None] = contextvars.ContextVar(
+    "balance_backend", default=None
+)
+
+
+@contextlib.contextmanager
+def using_backend(backend: Backend | None) -> Iterator[Backend | None]:
+    """In the block, every chunk of every command (:func:`play_chunks`) is played by
+    ``backend``; None plays them here. The results are the same games either way."""
+    token = _BACKEND.set(backend)
+    try:
+        yield backend
+    finally:
+        _BACKEND.reset(token)
+
+
+def current_backend() -> Backend | None:
+    return _BACKEND.get()
+
+
+def _describe_backend(threads: int) -> dict[str, Any]:
+    backend = _BACKEND.get()
+    return {"name": "local", "threads": threads} if backend is None else backend.describe()
+
+
+# ============================================================ a run into a results directory
 
 
 def run(
@@ -275,7 +351,8 @@ def run(
     On Ctrl-C (SIGINT) once the run has started writing, the chunks already simulated are
     written, the manifest is marked ``interrupted`` with ``games_done``, and :class:`Interrupted`
     (a KeyboardInterrupt) is raised; while the kernels load, Ctrl-C raises KeyboardInterrupt at
-    once and ``out`` is untouched.
+    once and ``out`` is untouched. A run stopped in any way (Ctrl-C, kill -9, a failed chunk)
+    continues with :func:`resume`.
     """
     import numba
 
@@ -284,7 +361,7 @@ def run(
     out = Path(out)
     games = config.games if games is None else games
     seed = config.seed if seed is None else seed
-    threads = _cores() if threads is None else threads
+    threads = _run_threads(threads)
     check_options(
         games=games, seed=seed, chunk_size=chunk_size, threads=threads, players=len(config.seats)
     )
@@ -296,13 +373,10 @@ def run(
     # written yet. interruptible() keeps it a KeyboardInterrupt inside numba's and pydantic's
     # callbacks.
     with interruptible():
-        prepared = prepare(config, seed=seed)
+        prepared = _prepare_here_or_there(config, seed)
         plugin, compile_time = prepared.plugin, prepared.compile_time_s
         seats = list(config.seats)
         teams = list(config.teams) if config.teams else [str(i) for i in range(len(seats))]
-        telemetry = list(prepared.telemetry)
-        team_names = list(prepared.team_names)
-        role_names = list(prepared.role_names)
         manifest = {
             "version": balance.__version__,
             "game": config.game,
@@ -317,11 +391,11 @@ def run(
             "players": len(seats),
             "seats": seats,
             "teams": teams,
-            "team_names": team_names,  # the game's teams (a seat's team then varies per game)
-            "role_names": role_names,  # the game's roles (then a ``role`` column)
+            "team_names": list(prepared.team_names),  # the game's teams (they vary per game)
+            "role_names": list(prepared.role_names),  # the game's roles (then a ``role`` column)
             "threads": threads,
             "end_reasons": list(plugin.end_reasons),
-            "telemetry_columns": telemetry,
+            "telemetry_columns": list(prepared.telemetry),
             # events that are outcomes of play, not cards (the report labels them so)
             "outcome_events": list(getattr(plugin, "outcome_events", ())),
             "telemetry_saturated": {},  # column -> cells clipped at 255 (uint8), when any
@@ -333,6 +407,65 @@ def run(
                 "polars": pl.__version__,
             },
         }
+
+    def writer() -> results.ResultsWriter:
+        # Only now that the config compiled is an old run removed (a typo must not cost a dataset).
+        _clear_out(out)
+        return results.ResultsWriter(out, manifest)
+
+    return _write_run(
+        prepared,
+        writer,
+        out=out,
+        seed=seed,
+        games=games,
+        first_game=0,
+        chunk_size=chunk_size,
+        threads=threads,
+        progress=progress,
+    )
+
+
+def _run_threads(threads: int | None) -> int:
+    """The numba threads of a run here; on a remote backend each task plays on one thread."""
+    backend = _BACKEND.get()
+    if backend is not None and backend.remote:
+        if threads is not None:
+            raise RunnerError(
+                "--threads is for runs on this machine; on Ray each chunk is a one-CPU task "
+                "(size the cluster instead)"
+            )
+        return 1
+    return _cores() if threads is None else threads
+
+
+def _prepare_here_or_there(config: Any, seed: int) -> Prepared:
+    """:func:`prepare`, with the kernels loaded here unless a remote backend plays the games
+    (its workers load them: this process only compiles the tables)."""
+    backend = _BACKEND.get()
+    return prepare(config, seed=seed, load=backend is None or not backend.remote)
+
+
+def _write_run(
+    prepared: Prepared,
+    make_writer: Callable[[], results.ResultsWriter],
+    *,
+    out: Path,
+    seed: int,
+    games: int,
+    first_game: int,
+    chunk_size: int,
+    threads: int,
+    progress: Callable[[int, int], None] | None,
+) -> RunSummary:
+    """Play games ``[first_game, games)`` into the writer ``make_writer()`` opens (a new run, or
+    the manifest of the one being resumed) and record how the run ended."""
+    config, plugin = prepared.config, prepared.plugin
+    seats = list(config.seats)
+    teams = list(config.teams) if config.teams else [str(i) for i in range(len(seats))]
+    telemetry = list(prepared.telemetry)
+    team_names = list(prepared.team_names)
+    role_names = list(prepared.role_names)
 
     def write(chunk: Chunk) -> None:  # runs on the writer thread
         # The columns go straight to the parquet writer: no DataFrame, no per-row strings.
@@ -355,18 +488,17 @@ def run(
     with _deferred_sigint() as stop:
         if stop.requested:  # Ctrl-C just as the handler went in: nothing is written yet
             raise KeyboardInterrupt
-        # Only now that the config compiled is an old run removed (a typo must not cost a dataset).
-        _clear_out(out)
-        writer = results.ResultsWriter(out, manifest)
+        writer = make_writer()
         status = "failed"
         try:
-            report(0, games)
+            report(writer.games_done, games)
             _play_into(
                 prepared,
                 write,
                 writer,
                 seed=seed,
                 games=games,
+                first_game=first_game,
                 chunk_size=chunk_size,
                 threads=threads,
                 report=report,
@@ -376,6 +508,12 @@ def run(
         except KeyboardInterrupt:  # raised by a plugin or a progress callback, not by Ctrl-C
             status = "interrupted"
         finally:
+            with contextlib.suppress(Exception):  # the end is recorded whatever the backend says
+                writer.manifest["backend"] = _describe_backend(threads)
+                loads = [w.get("load_s") for w in writer.manifest["backend"].get("workers", ())]
+                if loads and first_game == 0:  # the workers' kernel loads are the run's start-up
+                    load_s = max(x for x in loads if x is not None) if any(loads) else 0.0
+                    writer.manifest["compile_time_s"] = round(prepared.compile_time_s + load_s, 6)
             final = writer.finish(status)
     if status == "interrupted":
         raise Interrupted(out, writer.games_done)
@@ -388,9 +526,11 @@ def run(
         parts=len(final["parts"]),
         seed=seed,
         threads=threads,
-        compile_time_s=compile_time,
+        compile_time_s=float(final.get("compile_time_s") or prepared.compile_time_s),
         wall_time_s=final["wall_time_s"],
         games_per_s=final["games_per_s"],
+        games_kept=first_game,
+        backend=dict(final.get("backend") or {}),
     )
 
 
@@ -401,23 +541,31 @@ def _play_into(
     *,
     seed: int,
     games: int,
+    first_game: int,
     chunk_size: int,
     threads: int,
     report: Callable[[int, int], None],
     stop: _Stop,
 ) -> None:
-    """Play the run's chunks, each written on the writer thread while the next is simulated,
-    until every game is written or ``stop`` is requested (then the chunks played so far are
-    written: they hold complete games)."""
+    """Play the run's chunks from ``first_game`` on, each written on the writer thread while the
+    next is simulated, until every game is written or ``stop`` is requested (then the chunks
+    played so far are written: they hold complete games)."""
     pending: Future[None] | None = None
     previous: Chunk | None = None
     # On an error, leaving the pool waits for the part being written (it holds complete games)
     # before the caller records the end; the first error is the one raised.
     with (
-        numba_threads(threads),
+        numba_threads(None if _BACKEND.get() is not None else threads),
         ThreadPoolExecutor(max_workers=1, thread_name_prefix="balance-writer") as pool,
     ):
-        for [chunk] in play_chunks([prepared], seed=seed, games=games, chunk_size=chunk_size):
+        for [chunk] in play_chunks(
+            [prepared],
+            seed=seed,
+            games=games - first_game,
+            first_game=first_game,
+            chunk_size=chunk_size,
+            stop=lambda: stop.requested,
+        ):
             _check_fresh(chunk, previous)
             if pending is not None:
                 pending.result()
@@ -428,6 +576,233 @@ def _play_into(
         if pending is not None:
             pending.result()
             report(writer.games_done, games)
+
+
+# ============================================================ resuming a stopped run
+
+# Manifest keys that say how a run went (when, where, how fast), not what it holds: two runs of
+# the same config, seed, games and chunk size, here or on Ray, interrupted and resumed or not,
+# have the same parts byte for byte and the same manifest but for these.
+RUN_SPECIFIC = (
+    "process",
+    "started",
+    "finished",
+    "wall_time_s",
+    "games_per_s",
+    "compile_time_s",
+    "threads",
+    "backend",
+    "sessions",
+)
+
+RESUMABLE = ("interrupted", "killed", "failed")
+
+
+class _ResumedWriter(results.ResultsWriter):
+    """A ResultsWriter that goes on with the manifest of an earlier session of the same run: its
+    parts, ``games_done`` and telemetry counts are kept, the wall time goes on from where it
+    stopped (so games/s stays the run's), and ``sessions`` records each earlier session."""
+
+    def __init__(self, out: Path, manifest: dict[str, Any], *, ended: str) -> None:
+        self.out = Path(out)
+        self._version = manifest.get("version", "")
+        self._t0 = time.perf_counter() - float(manifest.get("wall_time_s") or 0.0)
+        earlier = {
+            "status": ended,  # as a reader saw it: a killed session is "killed"
+            **{k: manifest.get(k) for k in ("process", "started", "finished", "games_done")},
+            "backend": manifest.get("backend") or {"name": "local"},
+        }
+        self.manifest = {
+            **manifest,
+            "status": "running",
+            "process": results.process_identity(),
+            "finished": None,
+            "sessions": [*manifest.get("sessions", ()), earlier],
+        }
+        (self.out / results.PARTS_DIR).mkdir(parents=True, exist_ok=True)
+        self._save()
+
+
+def resume(
+    out: str | os.PathLike[str],
+    *,
+    config: Any = None,
+    config_label: str | None = None,
+    games: int | None = None,
+    seed: int | None = None,
+    chunk_size: int | None = None,
+    threads: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> RunSummary:
+    """Continue the run in ``out`` (stopped by Ctrl-C, killed, or failed) from its finished
+    chunks, and end with the dataset an uninterrupted run writes: the same parts, byte for byte,
+    and the same manifest but for timings, the process and ``sessions``.
+
+    ``config`` (with ``--set`` applied; ``config_label`` names it in errors), ``games``, ``seed``
+    and ``chunk_size``, when given, must be the run's (checked against its manifest); by default
+    the manifest's resolved config is played. A complete run returns at once (nothing played).
+    Raises RunnerError or ResultsError (one line) before anything is written."""
+    from balance.config import config_from_dict, config_hash
+
+    out = Path(out)
+    threads = _run_threads(threads)
+    check_threads(threads)
+    manifest = results.read_manifest(out)
+    file = out / results.MANIFEST
+    status = manifest.get("status")
+    if status == "running":
+        raise RunnerError(
+            f"{out}: {results.status_text(manifest)}: the run is still being written there"
+        )
+    if status not in (*RESUMABLE, "complete"):
+        raise RunnerError(f"{file}: status {status!r} is not a run that can be resumed")
+    if manifest.get("version") != balance.__version__:
+        raise RunnerError(
+            f"{file}: written by balance {manifest.get('version')}, this is "
+            f"{balance.__version__}: resume it with that version, or re-run with --force"
+        )
+    recorded = manifest.get("config")
+    if not isinstance(recorded, dict):
+        raise RunnerError(f"{file}: records no config to resume")
+    ran = config_from_dict(recorded, str(file))
+    if config is not None:
+        mine = config.model_copy(update={"games": ran.games, "seed": ran.seed})
+        if config_hash(mine) != manifest.get("config_hash"):
+            where = _first_difference(mine.resolved_dict(), recorded)
+            raise RunnerError(
+                f"{config_label or 'CONFIG'}: {where} in the run in {out} (its "
+                f"{results.MANIFEST}); --resume continues that run with its own config"
+            )
+    expected = {
+        "--games": (games, manifest.get("games_requested")),
+        "--seed": (seed, manifest.get("seed")),
+        "--chunk-size": (chunk_size, manifest.get("chunk_size")),
+    }
+    for option, (given, theirs) in expected.items():
+        if given is not None and given != theirs:
+            raise RunnerError(
+                f"{option} {given}: the run in {out} has {option} {theirs}; "
+                "--resume continues it as it was started"
+            )
+    games, seed, chunk_size = (int(manifest[k]) for k in ("games_requested", "seed", "chunk_size"))
+    check_options(
+        games=games, seed=seed, chunk_size=chunk_size, threads=None, players=len(ran.seats)
+    )
+    kept = _finished_parts(out, manifest, chunk_size)
+    earlier = dict(manifest)
+    for k in ("recorded_status", "status_detail"):  # a reader's annotations, not the file's
+        earlier.pop(k, None)
+    earlier["status"] = manifest.get("recorded_status", status)
+    done = sum(p["games"] for p in kept)
+    if status == "complete" and done == games:
+        return RunSummary(
+            out=out,
+            status="complete",
+            games_requested=games,
+            games_done=games,
+            rows=games * len(ran.seats),
+            parts=len(kept),
+            seed=seed,
+            threads=int(manifest.get("threads") or threads),
+            compile_time_s=0.0,
+            wall_time_s=0.0,
+            games_per_s=0.0,
+            games_kept=games,
+            backend=dict(manifest.get("backend") or {"name": "local"}),
+        )
+    earlier["parts"], earlier["games_done"] = kept, done
+    with interruptible():
+        prepared = _prepare_here_or_there(ran, seed)
+    earlier["threads"] = threads
+
+    def writer() -> results.ResultsWriter:
+        _clear_leftovers(out, kept)
+        return _ResumedWriter(out, earlier, ended=str(status))
+
+    return _write_run(
+        prepared,
+        writer,
+        out=out,
+        seed=seed,
+        games=games,
+        first_game=done,
+        chunk_size=chunk_size,
+        threads=threads,
+        progress=progress,
+    )
+
+
+def recorded_config(out: str | os.PathLike[str]) -> Any:
+    """The resolved config the manifest of results directory ``out`` recorded (what ran)."""
+    from balance.config import config_from_dict
+
+    manifest = results.read_manifest(out)
+    if not isinstance(manifest.get("config"), dict):
+        raise RunnerError(f"{Path(out) / results.MANIFEST}: records no config")
+    return config_from_dict(manifest["config"], str(Path(out) / results.MANIFEST))
+
+
+def recorded_path(out: str | os.PathLike[str]) -> str | None:
+    """The config path the manifest of ``out`` recorded (None for a run without one)."""
+    return results.read_manifest(out).get("config_path")
+
+
+def _finished_parts(out: Path, manifest: dict[str, Any], chunk_size: int) -> list[dict[str, Any]]:
+    """The manifest's parts, checked: each holds the next ``chunk_size`` games (the layout an
+    uninterrupted run writes) and has its parquet footer; ResultsError names one that is not."""
+    file = out / results.MANIFEST
+    kept, at = [], 0
+    for i, part in enumerate(manifest["parts"]):
+        if not isinstance(part, dict) or part.get("file") != results.part_name(i):
+            raise RunnerError(f"{file}: parts[{i}] is not {results.part_name(i)}; re-run --force")
+        if part.get("first_game") != at or part.get("games") != min(
+            chunk_size, int(manifest["games_requested"]) - at
+        ):
+            raise RunnerError(
+                f"{file}: parts[{i}] holds games from {part.get('first_game')} "
+                f"({part.get('games')} games), not the chunk of --chunk-size {chunk_size} from "
+                f"game {at}; re-run with --force"
+            )
+        path = out / results.PARTS_DIR / part["file"]
+        if not path.is_file():
+            raise results.ResultsError(f"{path}: listed in {results.MANIFEST} but missing")
+        results.check_part(path, manifest, part)
+        kept.append(dict(part))
+        at += part["games"]
+    if at != int(manifest.get("games_done") or 0):
+        raise RunnerError(
+            f"{file}: games_done is {manifest.get('games_done')}, its parts hold {at} games; "
+            "re-run with --force"
+        )
+    return kept
+
+
+def _clear_leftovers(out: Path, kept: list[dict[str, Any]]) -> None:
+    """Remove what a killed session left beside its listed parts: temporary files, and a part
+    renamed into place whose manifest entry was never written (it is played again)."""
+    listed = {p["file"] for p in kept}
+    for path in (out / results.PARTS_DIR).iterdir():
+        if path.name not in listed:
+            path.unlink()
+    for path in out.glob(".*.tmp"):
+        path.unlink()
+
+
+def _first_difference(mine: Any, theirs: Any, path: str = "") -> str:
+    """The first dotted key where two resolved configs differ, with both values."""
+    if isinstance(mine, dict) and isinstance(theirs, dict):
+        for key in [*mine, *(k for k in theirs if k not in mine)]:
+            if key == "report":
+                continue
+            if mine.get(key) != theirs.get(key):
+                return _first_difference(
+                    mine.get(key), theirs.get(key), f"{path}.{key}".lstrip(".")
+                )
+    if isinstance(mine, list) and isinstance(theirs, list) and len(mine) == len(theirs):
+        for i, (a, b) in enumerate(zip(mine, theirs, strict=True)):
+            if a != b:
+                return _first_difference(a, b, f"{path}[{i}]")
+    return f"{path or 'config'}: {json.dumps(mine)} here, {json.dumps(theirs)}"
 
 
 class _Stop:
