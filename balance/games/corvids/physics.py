@@ -956,7 +956,7 @@ def piece_h(pile, k):
     return pile.cards[k, CD_H] if k < nc else pile.feathers[k - nc, FT_H]
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def detach(pile, k):
     """Take piece ``k`` out of the cache (before it moves or leaves the pile)."""
     if pile.att[k] == 0:
@@ -1017,7 +1017,7 @@ def _link(pile, k, j, hk, is_card, nc):
             pile.cov[k, COV_CARDS] += 1
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def attach(params, pile, k):
     """Count piece ``k`` (in the pile, where it now lies) in the cache."""
     cards = pile.cards
@@ -1134,7 +1134,7 @@ def rebuild(params, pile):
             attach(params, pile, nc + f)
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def take_out(pile, k):
     """Piece ``k`` leaves the pile (picked, off the mat, isolated)."""
     detach(pile, k)

@@ -217,7 +217,7 @@ FV_KEY = 2 * NI + 5 + N_NESTS  # whose worths these are (turn, seat, cards held)
 FV_NEST_KEY = FV_KEY + 1  # whose nest values fb[1, :N_NESTS] holds (seat, birds revealed)
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def prepare(tb, st, p, fb, nestv):
     """Fill fb[2] with seat ``p``'s worths for this decision (FV_*), after ``nest_values``."""
     v = fb[2]
@@ -303,7 +303,7 @@ def nest_values(tb, st, p, out):
     out[own] = -w[W_KEEP_NEST]
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def seat_nest_values(tb, st, p, fb):
     """``nest_values`` of seat ``p`` in fb[1, :N_NESTS], computed again only when the seat or
     the number of revealed birds changes (birds stay revealed, so within a game the number says
