@@ -13,8 +13,9 @@ from typing import NamedTuple
 
 import polars as pl
 
+from balance import games as registry
 from balance import runner, stats
-from balance.config import RunConfig
+from balance.config import RunConfig, plugin_deals_teams
 from balance.experiments.play import Progress, Runs
 from balance.runner import CHUNK, RunnerError
 from balance.stats import across
@@ -85,7 +86,8 @@ def compare(
         if paired:
             acc = stats.PairedAccumulator(*stats.common_groups(*runs.lineups))
         else:
-            acc = across.AcrossAccumulator(a.players, b.players)
+            dealt = plugin_deals_teams(registry.get(a.game))  # no fair 1/n (stats.across)
+            acc = across.AcrossAccumulator(a.players, b.players, dealt=dealt)
         report(0, games)  # the kernels are loaded: the games start
         for arr_a, arr_b in runs.play(seed=seed, games=games, chunk_size=chunk_size):
             acc.add(arr_a, arr_b)

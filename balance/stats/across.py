@@ -15,6 +15,13 @@ something else at each count (a fair share is 1/n). What does mean the same thin
   independent);
 - ``mean_turns``: the mean game length (``kind`` ``game``, group ``all``).
 
+A game that deals its sides (Raven Manor: ``dealt=True``) has no fair 1/n: several seats win
+together, and a fair place wins what the average seat-game of the same games wins. There
+``normalised_share`` is the ratio of the place's mean win to the mean seat win (its variance
+linearised over games, the delta method, from running moments and cross-moments) and
+``first_edge`` the mean over games of the first player's win minus its game's mean seat win, as
+balance/stats/curves.py has them for a sweep.
+
 Per-seat win shares are left out: seat 2 of a 3-player game and of a 4-player game are not the
 same thing. Every interval is a Welch t-interval over games of each side (independent samples)
 and every row gets its q-value by the one rule (balance/stats/multiple.py), with these four
@@ -50,8 +57,9 @@ METRICS = {
 class _Side:
     """Running moments of one run: per game, each place's win, the mean seat score, turns."""
 
-    def __init__(self, players: int) -> None:
+    def __init__(self, players: int, dealt: bool = False) -> None:
         self.players = players
+        self.dealt = dealt
         self.groups = [Group("order", str(k), k) for k in range(players)]
         self.m: Moments | None = None
 
@@ -62,8 +70,29 @@ class _Side:
             )
         win, _ = group_values(arrays, self.groups)
         score = arrays.score.mean(axis=1)
-        values = np.column_stack([win, score, arrays.turns])
+        cols = [win, score, arrays.turns]
+        if self.dealt:  # the mean seat win, and each place's win times it (cross-moments)
+            wbar = arrays.win.mean(axis=1)
+            cols += [wbar, win * wbar[:, None]]
+        values = np.column_stack(cols)
         self.m = merge_moments(self.m, moments(values))
+
+    def dealt_stats(self) -> tuple[np.ndarray, np.ndarray, float, float, float]:
+        """(ratio, sd of its linearised per-game values, edge, sd of the edge, games) of a game
+        that deals its sides: ratio per place = mean win / mean seat win; the linearised value
+        of a game is (w - ratio wbar) / mean wbar, the edge's is w_0 - wbar."""
+        assert self.m is not None
+        k = self.players
+        n, mean = float(self.m.n[0]), self.m.mean
+        c = n / (n - 1) if n > 1 else np.nan
+        var = self.m.m2 / (n - 1) if n > 1 else np.full(len(mean), np.nan)
+        mw, vw = mean[:k], var[:k]
+        mb, vb = mean[k + 2], var[k + 2]
+        cov = (mean[k + 3 : 2 * k + 3] - mw * mb) * c
+        ratio = mw / mb
+        vz = np.maximum(vw - 2.0 * ratio * cov + ratio**2 * vb, 0.0) / mb**2
+        ve = max(vw[0] - 2.0 * cov[0] + vb, 0.0)
+        return ratio, np.sqrt(vz), float(mw[0] - mb), float(np.sqrt(ve)), n
 
     def stats(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(n, mean, sd) per column: places 0..n-1, mean score, turns."""
@@ -78,9 +107,10 @@ class _Side:
 class AcrossAccumulator:
     """B - A of two runs with different player counts, chunk by chunk (module docstring)."""
 
-    def __init__(self, players_a: int, players_b: int) -> None:
-        self.a = _Side(players_a)
-        self.b = _Side(players_b)
+    def __init__(self, players_a: int, players_b: int, *, dealt: bool = False) -> None:
+        self.a = _Side(players_a, dealt)
+        self.b = _Side(players_b, dealt)
+        self.dealt = dealt
 
     @property
     def games(self) -> int:
@@ -106,13 +136,19 @@ class AcrossAccumulator:
             nb_p * m_b[places],
             nb_p * s_b[places],
         )
+        ea, eb = m_a[:1] - 1.0 / na_p, m_b[:1] - 1.0 / nb_p
+        sea, seb = s_a[:1], s_b[:1]
+        if self.dealt:  # a fair place wins what the average seat-game wins (module docstring)
+            ra, za, e_a, se_a, _ = self.a.dealt_stats()
+            rb, zb, e_b, se_b, _ = self.b.dealt_stats()
+            ma, sa, mb, sb = ra[places], za[places], rb[places], zb[places]
+            ea, eb, sea, seb = np.array([e_a]), np.array([e_b]), np.array([se_a]), np.array([se_b])
         lo, hi, p = _welch(ma, sa, n_a[places], mb, sb, n_b[places], level)
         groups = [str(k) for k in places]
         parts.append(
             _diff_frame("normalised_share", "order", groups, n_b[places], ma, mb, lo, hi, p)
         )
-        ea, eb = m_a[:1] - 1.0 / na_p, m_b[:1] - 1.0 / nb_p
-        lo, hi, p = _welch(ea, s_a[:1], n_a[:1], eb, s_b[:1], n_b[:1], level)
+        lo, hi, p = _welch(ea, sea, n_a[:1], eb, seb, n_b[:1], level)
         parts.append(_diff_frame("first_edge", "order", ["0"], n_b[:1], ea, eb, lo, hi, p))
         for metric, kind, group, ia, ib in (
             ("mean_score", "all", "seats", na_p, nb_p),
@@ -128,8 +164,10 @@ class AcrossAccumulator:
         return adjust(pl.concat(parts))
 
 
-def across_differences(a: GameArrays, b: GameArrays, *, level: float = 0.95) -> pl.DataFrame:
+def across_differences(
+    a: GameArrays, b: GameArrays, *, level: float = 0.95, dealt: bool = False
+) -> pl.DataFrame:
     """:meth:`AcrossAccumulator.table` of two sets of per-game arrays (any player counts)."""
-    acc = AcrossAccumulator(a.win.shape[1], b.win.shape[1])
+    acc = AcrossAccumulator(a.win.shape[1], b.win.shape[1], dealt=dealt)
     acc.add(a, b)
     return acc.table(level)

@@ -77,3 +77,79 @@ def test_nothing_changes_when_both_sides_are_the_same_games():
     t = across_differences(a, a)
     assert np.allclose(t["diff"].to_numpy(), 0.0)
     assert not t["significant"].any()
+
+
+def dealt(players: int, games: int, side_wins: float, seed: int) -> GameArrays:
+    """Games of a game that deals its sides (Raven Manor's shape): one seat dealt at random is
+    the lone side, which wins with chance ``side_wins``, else every other seat wins together.
+    Every place has the same chance: a fair place wins what the average seat-game wins, which
+    is not 1 / players."""
+    rng = np.random.default_rng(seed)
+    lone = rng.integers(0, players, games)
+    side = rng.random(games) < side_wins
+    is_lone = np.arange(players)[None, :] == lone[:, None]
+    win = np.where(side[:, None], is_lone, ~is_lone).astype(np.float64)
+    order = (np.arange(players)[None, :] - np.arange(games)[:, None]) % players
+    return GameArrays(
+        first_game=0,
+        win=win,
+        score=win.copy(),
+        turns=np.full(games, 40.0),
+        order=order,
+    )
+
+
+def test_dealt_sides_compare_places_with_the_mean_seat_win_not_one_over_n():
+    # RM-2: sides are dealt, so at 5 and at 8 players every place is fair although the mean
+    # seat win is (0.9 + 4 * 0.1) / 5 = 0.26 at 5 and (0.6 + 7 * 0.4) / 8 = 0.425 at 8
+    a, b = dealt(5, 20_000, 0.9, seed=1), dealt(8, 20_000, 0.6, seed=2)
+    row = {
+        (r["metric"], r["group"]): r
+        for r in across_differences(a, b, dealt=True).iter_rows(named=True)
+    }
+    for k in range(5):
+        share = row[("normalised_share", str(k))]
+        assert share["a"] == pytest.approx(1.0, abs=0.06) and share["b"] == pytest.approx(
+            1.0, abs=0.06
+        )
+        assert share["lo"] < 0 < share["hi"]
+        assert not share["significant"]
+    edge = row[("first_edge", "0")]
+    assert edge["lo"] < 0 < edge["hi"] and not edge["significant"]
+    # the 1/n reading would call the 8-player places 3.4 times fair and the change significant
+    naive = {(r["metric"], r["group"]): r for r in across_differences(a, b).iter_rows(named=True)}
+    assert naive[("normalised_share", "0")]["b"] == pytest.approx(8 * 0.425, abs=0.2)
+    assert naive[("normalised_share", "0")]["significant"]
+
+
+def test_dealt_accumulator_equals_the_two_pass_delta_method():
+    a, b = dealt(5, 4_000, 0.8, seed=3), dealt(6, 3_000, 0.7, seed=4)
+    acc = AcrossAccumulator(5, 6, dealt=True)
+    half = 2_000
+    acc.add(
+        a._replace(
+            win=a.win[:half], score=a.score[:half], turns=a.turns[:half], order=a.order[:half]
+        ),
+        b._replace(
+            win=b.win[:half], score=b.score[:half], turns=b.turns[:half], order=b.order[:half]
+        ),
+    )
+    acc.add(
+        a._replace(
+            win=a.win[half:], score=a.score[half:], turns=a.turns[half:], order=a.order[half:]
+        ),
+        b._replace(
+            win=b.win[half:], score=b.score[half:], turns=b.turns[half:], order=b.order[half:]
+        ),
+    )
+    for side, x in ((acc.a, a), (acc.b, b)):
+        ratio, sd, edge, sd_edge, n = side.dealt_stats()
+        w = np.take_along_axis(x.win, np.argsort(x.order, axis=1), axis=1)  # by place
+        wbar = x.win.mean(axis=1)
+        r = w.mean(axis=0) / wbar.mean()
+        z = (w - r[None, :] * wbar[:, None]) / wbar.mean()
+        assert ratio == pytest.approx(r, rel=1e-12)
+        assert sd == pytest.approx(z.std(axis=0, ddof=1), rel=1e-9)
+        assert edge == pytest.approx((w[:, 0] - wbar).mean(), abs=1e-12)
+        assert sd_edge == pytest.approx((w[:, 0] - wbar).std(ddof=1), rel=1e-9)
+        assert n == len(wbar)
