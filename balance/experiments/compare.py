@@ -95,7 +95,8 @@ def compare(
     if isinstance(acc, stats.PairedAccumulator):
         method, table = stats.METHOD, acc.table(level, repeats=runs.lineups[0].repeats())
     else:
-        method, table = across.METHOD, acc.table(level)
+        method = across.METHOD_DEALT if acc.dealt else across.METHOD
+        table = acc.table(level)
     return Comparison(
         a_path=a_path,
         b_path=b_path,

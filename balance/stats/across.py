@@ -46,6 +46,12 @@ METHOD = (
     "fair), of the first player's edge (share − 1/n), of mean score per seat-game and of mean "
     "game length"
 )
+METHOD_DEALT = (
+    f"{SAMPLES}: Welch t-intervals over games of each place's win over the mean seat win of the "
+    "same games (share / fair, the sides being dealt; delta method), of the first player's win "
+    "minus its game's mean seat win (the first player's edge), of mean score per seat-game and "
+    "of mean game length"
+)
 METRICS = {
     "normalised_share": "share / fair",
     "first_edge": "first player's edge",
