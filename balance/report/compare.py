@@ -214,18 +214,24 @@ def across_sentences(c: Any) -> list[str]:
     t = c.table
     na, nb = c.a_config.players, c.b_config.players
     row = {(r["metric"], r["group"]): r for r in t.iter_rows(named=True)}
+    dealt = c.method == across.METHOD_DEALT  # no fair 1/n: a place against the mean seat win
+    fair = (
+        "a place's win over the mean seat win of the same games, the sides being dealt"
+        if dealt
+        else "share × players"
+    )
     out = [
         f"A has {na} players and B {nb}: the same seeds deal different games, so A and B are "
-        "compared as independent samples, on share / fair (share × players) per place in the "
+        f"compared as independent samples, on share / fair ({fair}) per place in the "
         "turn order, the first player's edge over fair, mean score and game length; per-seat "
         "win shares are not compared."
     ]
     e = row[("first_edge", "0")]
     words = "significantly" if e["significant"] else "not significantly"
+    fa, fb = ("", "") if dealt else (f" (fair {fair_pct(1 / na)})", f" (fair {fair_pct(1 / nb)})")
     out.append(
         f"The first player's edge over a fair share is {e['a'] * 100:+.2f} points with {na} "
-        f"players (fair {fair_pct(1 / na)}) and {e['b'] * 100:+.2f} points with {nb} "
-        f"(fair {fair_pct(1 / nb)}): {words} different "
+        f"players{fa} and {e['b'] * 100:+.2f} points with {nb}{fb}: {words} different "
         f"({signed(e['diff'], e['lo'], e['hi'], 100, ' points')})."
     )
     f = row[("normalised_share", "0")]

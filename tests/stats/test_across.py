@@ -153,3 +153,22 @@ def test_dealt_accumulator_equals_the_two_pass_delta_method():
         assert edge == pytest.approx((w[:, 0] - wbar).mean(), abs=1e-12)
         assert sd_edge == pytest.approx((w[:, 0] - wbar).std(ddof=1), rel=1e-9)
         assert n == len(wbar)
+
+
+def test_dealt_sentences_name_no_one_over_n_fair_share():
+    from types import SimpleNamespace
+
+    from balance.report.compare import across_sentences
+    from balance.stats.across import METHOD, METHOD_DEALT
+
+    a, b = dealt(5, 5_000, 0.9, seed=5), dealt(8, 5_000, 0.6, seed=6)
+    for is_dealt, method in ((True, METHOD_DEALT), (False, METHOD)):
+        c = SimpleNamespace(
+            table=across_differences(a, b, dealt=is_dealt),
+            a_config=SimpleNamespace(players=5),
+            b_config=SimpleNamespace(players=8),
+            method=method,
+        )
+        text = " ".join(across_sentences(c))
+        assert ("fair 20" in text) is not is_dealt  # 1/5 = 20 % is fair only without dealt sides
+        assert ("mean seat win" in text) is is_dealt
