@@ -13,6 +13,10 @@ REPORTS = {
     "raven_manor": ("configs/raven_manor/base.yaml", 200_000),
     "corvids": ("configs/corvids/base.yaml", 200_000),
 }
+# Published sweep pages: reports/<name>.html of `balance sweep CONFIG --over KNOB --games N`.
+SWEEPS = {
+    "five_ravens_players": ("configs/five_ravens/first_player_edge.yaml", "players=2,3,4", 200_000),
+}
 
 
 @nox.session
@@ -48,7 +52,8 @@ def bench(session: nox.Session) -> None:
 
 @nox.session
 def reports(session: nox.Session) -> None:
-    """Regenerate the published reports, reports/<game>.html for each game in REPORTS.
+    """Regenerate the published reports, reports/<game>.html for each game in REPORTS and
+    reports/<name>.html for each sweep in SWEEPS (`balance sweep CONFIG --over KNOB --report`).
 
     Each is `balance simulate CONFIG --games N --report reports/GAME.html` into a scratch results
     directory named after the game (the report's title and section names), inside this session's
@@ -59,12 +64,22 @@ def reports(session: nox.Session) -> None:
     """
     if session.venv_backend != "none":
         session.install(".")
-    names = [a for a in session.posargs if not a.startswith("-")] or list(REPORTS)
-    unknown = sorted(set(names) - set(REPORTS))
+    known = [*REPORTS, *SWEEPS]
+    names = [a for a in session.posargs if not a.startswith("-")] or known
+    unknown = sorted(set(names) - set(known))
     if unknown:
-        session.error(f"unknown report {', '.join(unknown)}; known: {', '.join(REPORTS)}")
+        session.error(f"unknown report {', '.join(unknown)}; known: {', '.join(known)}")
     scratch = Path(os.path.relpath(session.create_tmp(), Path.cwd()))
-    for game in names:
+    for name in (n for n in names if n in SWEEPS):
+        config, knob, games = SWEEPS[name]
+        out = scratch / name
+        shutil.rmtree(out, ignore_errors=True)
+        session.run(
+            "balance", "sweep", config, "--over", knob, "--games", str(games), "--report",
+            f"reports/{name}.html", "--out", str(out), "--force", "--yes",
+        )  # fmt: skip
+        shutil.rmtree(out, ignore_errors=True)
+    for game in (n for n in names if n in REPORTS):
         config, games = REPORTS[game]
         out = scratch / game
         shutil.rmtree(out, ignore_errors=True)
