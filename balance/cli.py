@@ -370,7 +370,7 @@ AddressOpt = Annotated[
 ]
 
 
-def _backend(name: str, address: str | None) -> Any:
+def _backend(name: str, address: str | None, threads: int | None = None) -> Any:
     """The context in which a command plays its games on ``--backend`` (runner.using_backend)."""
     if name == "local":
         if address is not None:
@@ -378,6 +378,11 @@ def _backend(name: str, address: str | None) -> Any:
         return contextlib.nullcontext()
     if name != "ray":
         raise BalanceError(f"--backend {name}: expected local or ray")
+    if threads is not None:
+        raise BalanceError(
+            f"--threads {threads}: is for --backend local; on Ray each chunk is a one-CPU task "
+            "(size the cluster instead)"
+        )
     from balance import ray_backend
 
     return ray_backend.backend(address)
@@ -502,7 +507,7 @@ def simulate(
         from balance.report import check_output
 
         check_output(report_file)  # before the run, not after minutes of it
-    with _backend(backend, address):
+    with _backend(backend, address, threads):
         if resume is not None:
             summary = _resume(
                 resume, cfg, config, games=games, seed=seed, chunk_size=chunk_size, threads=threads
@@ -839,6 +844,8 @@ def impact(
         Path | None, typer.Option(help="Also write the full table to FILE.json or FILE.parquet.")
     ] = None,
     threads: ThreadsOpt = None,
+    backend: BackendOpt = "local",
+    address: AddressOpt = None,
 ) -> None:
     """Causal card impact: CONFIG and one variant per card on the same seeds, paired game by game."""
     from balance import experiments, impact_file
@@ -857,7 +864,10 @@ def impact(
             raise experiments.RunnerError(
                 f"{cfg.game} proposes no default variants; pass --variants FILE.yaml"
             )
-    with terminal.progress_bar(f"impact of {len(chosen)} variants") as progress:
+    with (
+        _backend(backend, address, threads),
+        terminal.progress_bar(f"impact of {len(chosen)} variants") as progress,
+    ):
         result = experiments.impact(
             cfg,
             chosen,
@@ -920,6 +930,8 @@ def compare(
             "instead of inlining it.",
         ),
     ] = False,
+    backend: BackendOpt = "local",
+    address: AddressOpt = None,
 ) -> None:
     """Run A and B on the same seeds and show what changed: B - A per seat, place, policy, team."""
     from balance import experiments
@@ -932,7 +944,7 @@ def compare(
         from balance.report import check_output
 
         check_output(report_file)  # before the games, not after them
-    with terminal.progress_bar("compare") as progress:
+    with _backend(backend, address, threads), terminal.progress_bar("compare") as progress:
         result = experiments.compare(
             cfg_a,
             cfg_b,
@@ -992,6 +1004,8 @@ def check(
             "before writing it; a key a config lacks is an error naming that config.",
         ),
     ] = None,
+    backend: BackendOpt = "local",
+    address: AddressOpt = None,
 ) -> None:
     """CI balance gate: decide each claim of SPEC with sequential tests (as few games as needed).
 
@@ -1005,7 +1019,7 @@ def check(
 
     overrides = parse_overrides(sets)
     parsed = experiments.load_spec(spec)
-    with terminal.check_progress() as progress:
+    with _backend(backend, address, threads), terminal.check_progress() as progress:
         result = experiments.check(
             parsed, spec_path=spec, threads=threads, progress=progress, overrides=overrides
         )
@@ -1078,6 +1092,8 @@ def sweep(
             "without --yes).",
         ),
     ] = False,
+    backend: BackendOpt = "local",
+    address: AddressOpt = None,
 ) -> None:
     """Play CONFIG at every value of a knob (or a grid of knobs), every point on the same seeds.
 
@@ -1118,7 +1134,7 @@ def sweep(
         )
 
     try:
-        with terminal.sweep_progress() as progress:
+        with _backend(backend, address, threads), terminal.sweep_progress() as progress:
             summary = sweep_lib.run_sweep(
                 plan,
                 out=out,
