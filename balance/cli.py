@@ -242,6 +242,9 @@ EXAMPLES: dict[str, list[str]] = {
         "--report results/raven_order.html",
         "balance simulate configs/five_ravens/base.yaml --set players=3 "
         "--set rules.relics.gem.count=3 --games 50000 --out results/five_ravens_3p",
+        "balance simulate --resume results/five_ravens",
+        "balance simulate configs/five_ravens/base.yaml --games 1000000 --backend ray "
+        "--address 127.0.0.1:6379",
     ],
     "validate": [
         "balance validate configs/five_ravens/base.yaml configs/raven_order/base.yaml",

@@ -203,6 +203,8 @@ class RayBackend:
         if ray.is_initialized():  # a caller's own ray.init: use it as it is
             pass
         elif self.address is not None:
+            if self.address == "auto":  # on a cluster's node: the cluster that node belongs to
+                self.address = os.environ.get("RAY_ADDRESS") or _local_cluster() or "auto"
             if not _answers(self.address):
                 raise RayError(
                     f"--address {self.address}: no Ray cluster answers there; start one with "
@@ -391,6 +393,8 @@ def _answers(address: str, timeout: float = 3.0) -> bool:
 
     if "://" in address:
         return True
+    if address == "auto":
+        return False
     host, _, port = address.rpartition(":")
     try:
         with socket.create_connection((host or "127.0.0.1", int(port)), timeout=timeout):

@@ -791,7 +791,8 @@ def _clear_leftovers(out: Path, kept: list[dict[str, Any]]) -> None:
 def _first_difference(mine: Any, theirs: Any, path: str = "") -> str:
     """The first dotted key where two resolved configs differ, with both values."""
     if isinstance(mine, dict) and isinstance(theirs, dict):
-        for key in [*mine, *(k for k in theirs if k not in mine)]:
+        keys = [*mine, *(k for k in theirs if k not in mine)]
+        for key in sorted(keys, key=lambda k: k == "description"):  # a rule before the words
             if key == "report":
                 continue
             if mine.get(key) != theirs.get(key):
