@@ -1353,6 +1353,8 @@ def tune(
             "it has no more; else optuna's TPE sampler)."
         ),
     ] = 60,
+    backend: BackendOpt = "local",
+    address: AddressOpt = None,
 ) -> None:
     """Find the value of a knob that brings a metric to its target, on common seeds.
 
@@ -1362,7 +1364,7 @@ def tune(
     if out is not None:
         tune_lib.check_out(out, config)  # before the games, not after them
     try:
-        with terminal.progress_bar("tune") as progress:
+        with _backend(backend, address, threads), terminal.progress_bar("tune") as progress:
             result = tune_lib.tune(
                 config,
                 param,

@@ -253,6 +253,21 @@ def test_compare_and_impact_on_ray_print_what_they_print_locally(ray_cluster):
         assert _without_timings(on_ray.stdout) == _without_timings(local.stdout)
 
 
+def test_tune_on_ray_finds_what_it_finds_locally(ray_cluster, tmp_path):
+    # tune plays many small batches (each value, each round): on Ray each is a chunk task, and
+    # the games, the decisions and the tuned config are the same
+    args = ["tune", CONFIGS["five_ravens"], "--param", "rules.relics.chest_5.value=0..20",
+            "--target", "mean_score=8", "--games", 6000]  # fmt: skip
+    local = balance_cli(*args, "--out", tmp_path / "local.yaml")
+    on_ray = balance_cli(*args, "--out", tmp_path / "ray.yaml", "--backend", "ray",
+                         "--address", ray_cluster)  # fmt: skip
+    assert _without_timings(on_ray.stdout).replace("ray.yaml", "X") == _without_timings(
+        local.stdout
+    ).replace("local.yaml", "X")
+    body = [(tmp_path / f).read_text().split("extends:", 1)[1] for f in ("local.yaml", "ray.yaml")]
+    assert body[0] == body[1]
+
+
 def test_ray_bad_input_is_one_line(ray_cluster):
     bad = balance_cli("simulate", CONFIGS["five_ravens"], "--games", 100, "--backend", "ray",
                       "--address", ray_cluster, "--threads", 1, check=False)  # fmt: skip
