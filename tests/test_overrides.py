@@ -379,6 +379,12 @@ def test_cli_compare_sets_both_configs(fake_config, tmp_path):
     r = cli("compare", str(fake_config), str(bonus), "--games", "60")
     first = next(line for line in r.output.splitlines() if "mean score   1st player" in line)
     assert "+2.000   [+2.000, +2.000]" in first
+    # the comparison page's provenance says which overrides each side was loaded with
+    page = tmp_path / "compare.html"
+    args = ["compare", str(fake_config), str(bonus), "--games", "60", "--set", "rules.bonus=2"]
+    r = cli(*args, "--report", str(page))
+    assert r.exit_code == 0, r.output
+    assert page.read_text().count("with rules.bonus=2</dd>") == 2
 
 
 def test_cli_impact_with_set(fake_config, tmp_path):
@@ -395,6 +401,9 @@ def test_cli_impact_with_set(fake_config, tmp_path):
     plain = cli(*args)
     row = next(line for line in plain.output.splitlines() if line.strip().startswith("no_bonus"))
     assert "*" not in row and "+0.00±0.00" in row  # bonus 0 already: the variant changes nothing
+    # the impact file records the overrides beside the overridden config
+    written = json.loads(out.read_text())
+    assert written["overrides"] == ["rules.bonus=2"] and written["config"]["rules"]["bonus"] == 2
 
 
 FAKE_SPEC = """\

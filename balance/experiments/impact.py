@@ -150,6 +150,7 @@ def write_impact(
     provenance = {
         "config_path": result.config_path,
         "config": result.config.resolved_dict(),
+        "overrides": list(result.config.overrides),  # --set KEY=VALUE, as written
         "games": result.games,
         "seed": result.seed,
         "level": result.level,

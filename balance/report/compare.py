@@ -108,9 +108,14 @@ def _provenance(c: Any) -> str:
     a, b = c.a_config, c.b_config
     paired = getattr(c, "paired", True)
     rate = 2 * c.games / c.wall_time_s if c.wall_time_s > 0 else float("nan")
+
+    def sets(cfg: Any) -> str:  # the --set overrides it was loaded with, as written
+        o = getattr(cfg, "overrides", ())
+        return f" with {', '.join(o)}" if o else ""
+
     items = [
-        ("A (reference)", c.a_path),
-        ("B (the change)", c.b_path),
+        ("A (reference)", f"{c.a_path}{sets(a)}"),
+        ("B (the change)", f"{c.b_path}{sets(b)}"),
         ("game", a.game),
         ("players", a.players if paired else f"A: {a.players}, B: {b.players}"),
         ("line-up A", ", ".join(f"seat {i}: {p}" for i, p in enumerate(a.seats))),
