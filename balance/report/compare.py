@@ -32,7 +32,7 @@ from balance.report.sections import (
     table_html,
 )
 from balance.report.sentences import comparison_sentences, fair_pct, ordinal, signed
-from balance.report.template import fill
+from balance.report.template import fill_sections
 from balance.stats import KINDS, across
 
 
@@ -91,14 +91,10 @@ def _page(
     c: Any, parts: list[tuple[str, str, str]], subtitle: str, *, cdn: bool, generated: str | None
 ) -> str:
     """A compare page's shell: its sections (id, heading, html) in order, with their nav."""
-    return fill(
+    return fill_sections(
         title=f"Balance compare: {c.a_path} vs {c.b_path}",
         subtitle=subtitle,
-        nav=" ".join(f'<a href="#{key}">{escape(name.lower())}</a>' for key, name, _ in parts),
-        body="\n".join(
-            f'<section id="{key}"><h2>{escape(name)}</h2>{html}</section>'
-            for key, name, html in parts
-        ),
+        parts=parts,
         cdn=cdn,
         generated=generated,
     )

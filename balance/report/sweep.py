@@ -48,7 +48,7 @@ from balance.report.sections import (
     table_html,
 )
 from balance.report.sentences import difference_label, digits, listing, q_text
-from balance.report.template import fill
+from balance.report.template import fill_sections
 from balance.report.write import ReportInfo, _write_html, check_output
 from balance.results import open_results, status_text
 from balance.stats import curves
@@ -905,14 +905,10 @@ def render_sweep(ss: SweepStats, *, cdn: bool = False, generated: str | None = N
         f"{_axes_words(ss.axes)}; {int(manifest['games']):,} games per point (seed "
         f"{manifest['seed']})"
     )
-    return fill(
+    return fill_sections(
         title=f"Balance sweep: {Path(os.path.abspath(ss.path)).name}",
         subtitle=subtitle,
-        nav=" ".join(f'<a href="#{key}">{escape(name.lower())}</a>' for key, name, _ in parts),
-        body="\n".join(
-            f'<section id="{key}"><h2>{escape(name)}</h2>{html}</section>'
-            for key, name, html in parts
-        ),
+        parts=parts,
         cdn=cdn,
         generated=generated,
     )

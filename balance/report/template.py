@@ -204,3 +204,26 @@ def fill(
         generated=escape(generated or datetime.now(UTC).isoformat(timespec="seconds")),
         script=SCRIPT,
     )
+
+
+def fill_sections(
+    *,
+    title: str,
+    subtitle: str,
+    parts: list[tuple[str, str, str]],
+    cdn: bool,
+    generated: str | None,
+) -> str:
+    """:func:`fill` of a page that is a list of sections ``(id, heading, html)``, in order,
+    each linked from the navigation (the compare and sweep pages)."""
+    return fill(
+        title=title,
+        subtitle=subtitle,
+        nav=" ".join(f'<a href="#{key}">{escape(name.lower())}</a>' for key, name, _ in parts),
+        body="\n".join(
+            f'<section id="{key}"><h2>{escape(name)}</h2>{html}</section>'
+            for key, name, html in parts
+        ),
+        cdn=cdn,
+        generated=generated,
+    )
