@@ -88,3 +88,14 @@ def open_page(driver, path: Path) -> None:
     """Open ``path`` from a file:// URL, dropping what earlier pages logged."""
     driver.get_log("browser")
     driver.get(path.resolve().as_uri())
+
+
+def severe(driver) -> list:
+    """The browser console's errors since the page was opened."""
+    return [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def fetched_elsewhere(driver) -> list[str]:
+    """Every resource the page loaded from anywhere but the file itself or a data: URL."""
+    urls = driver.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
+    return [u for u in urls if not u.startswith(("file:", "data:"))]

@@ -16,7 +16,13 @@ import pytest
 from typer.testing import CliRunner
 
 from balance.cli import app
-from tests.report.browser import offline_chromium, open_page, require_browser
+from tests.report.browser import (
+    fetched_elsewhere,
+    offline_chromium,
+    open_page,
+    require_browser,
+    severe,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "configs" / "five_ravens" / "random_vs_greedy.yaml"
@@ -198,12 +204,8 @@ def test_report_opens_offline_without_console_errors_and_draws_every_figure(
         ".plot path, .barlayer .point, .scatterlayer .point')).map(d => d.id)"
     )
     assert undrawn == []
-    severe = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-    assert severe == []
-    fetched = driver.execute_script(
-        "return performance.getEntriesByType('resource').map(e => e.name)"
-    )
-    assert [u for u in fetched if not u.startswith(("file:", "data:"))] == []
+    assert severe(driver) == []
+    assert fetched_elsewhere(driver) == []
     text = driver.execute_script(
         "return document.querySelector('#summary .headline li').textContent"
     )
@@ -244,7 +246,7 @@ def test_card_impact_table_sorts_on_a_click(driver, reports):
     headers["card"].click()
     cards = [c.lower() for c in column("card")]
     assert cards == sorted(cards)
-    assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
+    assert severe(driver) == []
 
 
 def test_the_network_really_is_off_a_cdn_report_says_so(driver, reports):

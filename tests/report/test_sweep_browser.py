@@ -11,7 +11,13 @@ import pytest
 from typer.testing import CliRunner
 
 from balance.cli import app
-from tests.report.browser import offline_chromium, open_page, require_browser
+from tests.report.browser import (
+    fetched_elsewhere,
+    offline_chromium,
+    open_page,
+    require_browser,
+    severe,
+)
 from tests.report.test_browser import READABLE_JS, _wait_for_figures
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,11 +68,8 @@ def test_sweep_page_opens_offline_and_draws_every_curve(driver, pages, page, fig
         "d.querySelectorAll('.scatterlayer .trace .errorbar').length)"
     )
     assert all(n >= 3 for n in bars), bars  # every figure: a point with its interval per value
-    assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
-    fetched = driver.execute_script(
-        "return performance.getEntriesByType('resource').map(e => e.name)"
-    )
-    assert [u for u in fetched if not u.startswith(("file:", "data:"))] == []
+    assert severe(driver) == []
+    assert fetched_elsewhere(driver) == []
     text = driver.execute_script(
         "return document.querySelector('#summary .headline li').textContent"
     )

@@ -17,7 +17,13 @@ import pytest
 from typer.testing import CliRunner
 
 from balance.cli import app
-from tests.report.browser import offline_chromium, open_page, require_browser
+from tests.report.browser import (
+    fetched_elsewhere,
+    offline_chromium,
+    open_page,
+    require_browser,
+    severe,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 CONFIG = ROOT / "configs" / "corvids" / "base.yaml"
@@ -56,15 +62,6 @@ def _wait(driver, script: str, expected, timeout: float = 60):
     from selenium.webdriver.support.ui import WebDriverWait
 
     WebDriverWait(driver, timeout).until(lambda d: d.execute_script(script) == expected)
-
-
-def _severe(driver) -> list:
-    return [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-
-
-def _fetched_elsewhere(driver) -> list[str]:
-    urls = driver.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
-    return [u for u in urls if not u.startswith(("file:", "data:"))]
 
 
 STATE_JS = """
@@ -138,8 +135,8 @@ def test_the_replay_opens_offline_and_its_words_follow_the_slider(driver, pages)
     )
     assert last[-1].startswith("The pile holds no card after")
     assert state["cards"] == 0
-    assert _severe(driver) == []
-    assert _fetched_elsewhere(driver) == []
+    assert severe(driver) == []
+    assert fetched_elsewhere(driver) == []
 
 
 # Every drawn figure's axes show tick labels, and a legend covers neither the plot area nor an
@@ -192,5 +189,5 @@ def test_the_report_draws_the_starting_pile_and_the_pile_events(driver, pages):
     )
     assert events > 10
     assert driver.execute_script(READABLE_JS) == []
-    assert _severe(driver) == []
-    assert _fetched_elsewhere(driver) == []
+    assert severe(driver) == []
+    assert fetched_elsewhere(driver) == []
