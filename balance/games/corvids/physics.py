@@ -88,7 +88,9 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 from balance.games._kit import Offsets
 from balance.rng import below, uniform
@@ -836,6 +838,7 @@ def remove_isolated(params, cards, cst, n_cards, feathers, fst, n_feathers):
 #     att     uint8[M]           1: the piece is in the pile and counted in ov / cov / nest
 #     nest    uint8[8, nc]       nest[k, c] = 1: card c overlaps nest k's circle
 #     ncount  int64[8]           cards of the pile overlapping nest k (0: uncovered, CV-6)
+#     nsum    int64[8]           the sum of their indices: the card itself when ncount is 1
 #     nxy     float64[8, 2]      the nests' centres
 #     vis     int64[nc]          "any part visible", cached: VIS_UNKNOWN, VIS_HIDDEN, VIS_SHOWN
 #     pts     float64[NP, 2]     the visibility sample points in a card's own frame (PHYS-3),
@@ -847,6 +850,9 @@ def remove_isolated(params, cards, cst, n_cards, feathers, fst, n_feathers):
 #                                the loops over the pile go through them, not every row
 #     pos     int64[M]           a piece's place in its list
 #     mv      int64[M]           scratch: the pieces a peck moves
+#     ob      uint64[M, W]       ov as bits (piece j is bit j % 64 of word j // 64), so that a
+#                                pass over the pieces a piece touches costs its few neighbours
+#                                (``next_bit``), not a pass over the pile
 #
 # The tests check that every cached answer equals the kernels' above after every turn.
 
@@ -878,6 +884,8 @@ class Pile(NamedTuple):
     lst: np.ndarray
     pos: np.ndarray
     mv: np.ndarray
+    nsum: np.ndarray
+    ob: np.ndarray
 
 
 @njit(cache=True, forceinline=False)
@@ -947,7 +955,39 @@ def new_pile(params, n_cards, n_feathers):
         np.zeros((2, max(n_cards, n_feathers)), np.int64),
         np.zeros(m, np.int64),
         np.zeros(m, np.int64),
+        np.zeros(N_NESTS, np.int64),
+        np.zeros((m, (m + 63) // 64), np.uint64),
     )
+
+
+@intrinsic
+def _cttz(typingctx, x):
+    """The number of trailing zero bits of a uint64 (LLVM's cttz; ``x`` must not be 0)."""
+    if x != types.uint64:
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
+
+    return types.uint64(types.uint64), codegen
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def low_bit(x):
+    """The index of the lowest set bit of ``x`` (uint64, not 0)."""
+    return np.int64(_cttz(x))
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def drop_low_bit(x):
+    """``x`` without its lowest set bit."""
+    return x & (x - np.uint64(1))
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def bit(j):
+    """Piece ``j``'s bit in its word of ``Pile.ob``."""
+    return np.uint64(1) << np.uint64(j & 63)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -964,10 +1004,17 @@ def detach(pile, k):
     nc = pile.cards.shape[0]
     hk = piece_h(pile, k)
     is_card = np.int64(1) if k < nc else np.int64(0)
-    for j in range(pile.att.shape[0]):  # the row of the overlaps: only pieces of the pile
-        if pile.ov[k, j] == 1:
+    kw = k >> 6
+    kb = bit(k)
+    for wd in range(pile.ob.shape[1]):
+        x = pile.ob[k, wd]
+        pile.ob[k, wd] = 0
+        while x != 0:
+            j = wd * 64 + low_bit(x)
+            x = drop_low_bit(x)
             pile.ov[k, j] = 0
             pile.ov[j, k] = 0
+            pile.ob[j, kw] &= ~kb
             pile.cov[j, COV_DEG] -= 1
             if is_card == 0 and j < nc:
                 pile.cov[j, COV_FEATHERS] -= 1
@@ -986,6 +1033,7 @@ def detach(pile, k):
             if pile.nest[n, k] == 1:
                 pile.nest[n, k] = 0
                 pile.ncount[n] -= 1
+                pile.nsum[n] -= k
     # out of its list: the last one takes its place
     li = np.int64(0) if is_card == 1 else np.int64(1)
     last = pile.lst[li, pile.n_on[li] - 1]
@@ -1000,6 +1048,8 @@ def _link(pile, k, j, hk, is_card, nc):
     """Count the overlap of pieces ``k`` (being attached) and ``j``."""
     pile.ov[k, j] = 1
     pile.ov[j, k] = 1
+    pile.ob[k, j >> 6] |= bit(j)
+    pile.ob[j, k >> 6] |= bit(k)
     pile.cov[j, COV_DEG] += 1
     pile.cov[k, COV_DEG] += 1
     if is_card == 0 and j < nc:
@@ -1108,6 +1158,7 @@ def attach(params, pile, k):
             ):
                 pile.nest[n, k] = 1
                 pile.ncount[n] += 1
+                pile.nsum[n] += k
     li = np.int64(0) if is_card == 1 else np.int64(1)
     pile.lst[li, pile.n_on[li]] = k
     pile.pos[k] = pile.n_on[li]
@@ -1119,10 +1170,12 @@ def attach(params, pile, k):
 def rebuild(params, pile):
     """Fill the cache from the four arrays (after set-up)."""
     pile.ov[:, :] = 0
+    pile.ob[:, :] = 0
     pile.cov[:, :] = 0
     pile.att[:] = 0
     pile.nest[:, :] = 0
     pile.ncount[:] = 0
+    pile.nsum[:] = 0
     pile.n_on[:] = 0
     pile.vis[:] = VIS_UNKNOWN
     nc = pile.cards.shape[0]
@@ -1158,12 +1211,16 @@ def visible(params, pile, i):
         return True
     cards = pile.cards
     hi = cards[i, CD_H]
+    nc = cards.shape[0]
     k = np.int64(0)
-    for t in range(pile.n_on[0]):
-        j = pile.lst[0, t]
-        if pile.ov[i, j] == 1 and cards[j, CD_H] > hi:
-            pile.buf[k] = j
-            k += 1
+    for wd in range(pile.ob.shape[1]):
+        x = pile.ob[i, wd]
+        while x != 0:
+            j = wd * 64 + low_bit(x)
+            x = drop_low_bit(x)
+            if j < nc and cards[j, CD_H] > hi:
+                pile.buf[k] = j
+                k += 1
     w = params[PH_CARD_W]
     h = params[PH_CARD_H]
     eps = params[PH_EPS]
@@ -1230,14 +1287,18 @@ def pile_peck(params, pile, i, aim_x, aim_y, clumsiness, rng):
     # they are counted again in that order
     mv = pile.mv
     n_mv = np.int64(0)
-    for j in range(pile.att.shape[0]):  # the row of the overlaps: only pieces of the pile
-        if pile.ov[i, j] == 1 and piece_h(pile, j) > hi:
-            mv[n_mv] = j
-            n_mv += 1
-            if j < nc:
-                cst[j, CS_MOVED] = 1
-            else:
-                fst[j - nc, FS_MOVED] = 1
+    for wd in range(pile.ob.shape[1]):
+        x = pile.ob[i, wd]
+        while x != 0:
+            j = wd * 64 + low_bit(x)
+            x = drop_low_bit(x)
+            if piece_h(pile, j) > hi:
+                mv[n_mv] = j
+                n_mv += 1
+                if j < nc:
+                    cst[j, CS_MOVED] = 1
+                else:
+                    fst[j - nc, FS_MOVED] = 1
     detach(pile, i)
     for t in range(n_mv):
         detach(pile, mv[t])

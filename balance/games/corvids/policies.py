@@ -46,15 +46,16 @@ from balance.games.corvids.state import (
     CC_OWNER,
     CC_TAKEN_FACE,
     CC_USED,
+    FB_BONUS,
+    FB_SEAT,
     G_N,
     G_SCRIPT_BAD,
-    G_TURN,
     PL_BIRD,
-    PL_CARDS,
     PL_FEATHERS,
     PL_HELD,
     PL_REVEALED,
     PL_SCRIPT,
+    counts_as,
     up_item,
 )
 from balance.games.corvids.tables import (
@@ -203,18 +204,32 @@ def double_back(tb, st, p):
     return acc
 
 
-# A decision's worths, computed once (``prepare``) into fb[2]: per item face up, per item face
-# down (with a string's or ticket's later use), then the expected worths of what is not seen.
+# A decision's worths (``prepare``) in fb[2]: per item face up, per item face down (with a
+# string's or ticket's later use), then the expected worths of what is not seen. They depend on
+# the seat's cards alone, so each seat keeps its own in fb[FB_SEAT + seat] and they are worked
+# out again only when its cards change.
 FV_UP = 0
 FV_DOWN = NI
 FV_BACK = 2 * NI  # a double-sided card's unseen side
 FV_SINGLE_DOWN = 2 * NI + 1  # a single-sided card showing its blank back, taken so
 FV_SINGLE_UP = 2 * NI + 2  # ... once flipped face up
-FV_PILE_FEATHERS = 2 * NI + 3  # feathers in the pile
-FV_ONE_NESTS = 2 * NI + 4  # how many nests one card alone covers (of some worth to the seat),
-FV_NEST0 = 2 * NI + 5  # ... and those nests
-FV_KEY = 2 * NI + 5 + N_NESTS  # whose worths these are (turn, seat, cards held): reused if so
+N_WORTHS = 2 * NI + 3
+FV_PILE_FEATHERS = N_WORTHS  # feathers in the pile
+FV_ONE_NESTS = N_WORTHS + 1  # how many nests one card alone covers (of some worth to the seat),
+FV_NEST0 = N_WORTHS + 2  # ... and those nests
+FV_KEY = FV_NEST0 + N_NESTS  # whose worths these are (seat, cards held): reused if so
 FV_NEST_KEY = FV_KEY + 1  # whose nest values fb[1, :N_NESTS] holds (seat, birds revealed)
+FV_TAKE = FV_NEST_KEY + 1  # greedy_peck: + 1 + up item (BLANK too): its worth and ability
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def held_key(st, p):
+    """A number that says which cards seat ``p`` holds, as far as its worths go (its count of
+    each item; exact in a float64: 40 cards at most a seat, 9 items), and the seat."""
+    key = np.int64(0)
+    for i in range(NI - 1, -1, -1):
+        key = key * 41 + st.pl[p, PL_HELD + i]
+    return (key + 1) * 8 + p
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -228,27 +243,36 @@ def prepare(tb, st, p, fb, nestv):
             n += 1
     v[FV_ONE_NESTS] = n
     v[FV_PILE_FEATHERS] = st.pile.n_on[1]
-    # the worths change only with the seat's cards: within a turn its count says it all
-    key = (st.g[G_TURN] * 8 + p) * 4096 + st.pl[p, PL_CARDS] + 1
+    key = held_key(st, p)
     if v[FV_KEY] == key:
         return
+    own = fb[FB_SEAT + p]
+    if own[FV_KEY] != key:
+        for i in range(NI):
+            own[FV_UP + i] = worth(tb, st, p, np.int64(i), False)
+            own[FV_DOWN + i] = worth(tb, st, p, np.int64(i), True) + later_use(tb, p, np.int64(i))
+        own[FV_BACK] = double_back(tb, st, p)
+        own[FV_SINGLE_DOWN] = hidden_single(tb, st, p, False)
+        own[FV_SINGLE_UP] = hidden_single(tb, st, p, True)
+        own[FV_KEY] = key
+    for i in range(N_WORTHS):
+        v[i] = own[i]
     v[FV_KEY] = key
-    for i in range(NI):
-        v[FV_UP + i] = worth(tb, st, p, np.int64(i), False)
-        v[FV_DOWN + i] = worth(tb, st, p, np.int64(i), True) + later_use(tb, p, np.int64(i))
-    v[FV_BACK] = double_back(tb, st, p)
-    v[FV_SINGLE_DOWN] = hidden_single(tb, st, p, False)
-    v[FV_SINGLE_UP] = hidden_single(tb, st, p, True)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def shown_item_worth(fb, u):
+    """Worth of a pile card showing item ``u`` (a blank back: expected), after ``prepare``."""
+    if u == BLANK:
+        return fb[2, FV_SINGLE_DOWN]
+    return fb[2, FV_UP + u]
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def shown_worth(st, fb, c):
     """Worth of pile card ``c`` as it shows (its up side; a blank back: expected), after
     ``prepare``."""
-    u = up_item(st, c)
-    if u == BLANK:
-        return fb[2, FV_SINGLE_DOWN]
-    return fb[2, FV_UP + u]
+    return shown_item_worth(fb, up_item(st, c))
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -331,32 +355,39 @@ def taking_nests(st, fb, c, nestv):
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
-def ability_worth(tb, st, p, fb, c, exact):
-    """What the ability of pile card ``c``'s up side would bring seat ``p`` (CV-4); ``exact``:
-    look at the extra card a paperclip or earring would take (else a flat guess)."""
-    u = up_item(st, c)
+def item_ability(tb, p, fb, u):
+    """What the ability of a pile card showing item ``u`` would bring seat ``p`` (CV-4), as a flat
+    guess for an earring's or paperclip's extra card."""
     a = tb.weights[p, W_ABILITY]
-    pile = st.pile
     if u == ACORN:
         return a * 0.25
     if u == NUT:
         return a * tb.weights[p, W_FEATHER] * min(2.0, fb[2, FV_PILE_FEATHERS])
     if u in (EARRING, PAPERCLIP):
-        if not exact:
-            return a * 0.5
-        best = 0.0
-        for t in range(pile.n_on[0]):
-            j = pile.lst[0, t]
-            if j == c:
-                continue
-            if u == PAPERCLIP:
-                ok = pile.ov[c, j] == 1
-            else:
-                ok = pile.cov[j, ph.COV_ANY] == 0 and up_item(st, j) == EARRING
-            if ok:
-                best = max(best, shown_worth(st, fb, j))
-        return a * best
+        return a * 0.5
     return 0.0
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def ability_worth(tb, st, p, fb, c, exact):
+    """What the ability of pile card ``c``'s up side would bring seat ``p`` (CV-4); ``exact``:
+    look at the extra card a paperclip or earring would take (else a flat guess)."""
+    u = up_item(st, c)
+    if not exact or u not in (EARRING, PAPERCLIP):
+        return item_ability(tb, p, fb, u)
+    pile = st.pile
+    best = 0.0
+    for t in range(pile.n_on[0]):
+        j = pile.lst[0, t]
+        if j == c:
+            continue
+        if u == PAPERCLIP:
+            ok = pile.ov[c, j] == 1
+        else:
+            ok = pile.cov[j, ph.COV_ANY] == 0 and up_item(st, j) == EARRING
+        if ok:
+            best = max(best, shown_worth(st, fb, j))
+    return tb.weights[p, W_ABILITY] * best
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -405,6 +436,31 @@ def random_point(tb, st, p, c):
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
+def resting_keep(prm, pile, j, nc, sd, hx, hy, two, cnt):
+    """``peck_risk`` for one piece ``j`` resting on the pecked card: the chance it stays on the
+    mat, and its nests counted in ``cnt``."""
+    if j < nc:
+        for k in range(N_NESTS):
+            cnt[k] += pile.nest[k, j]
+        c = pile.cards[j, ph.CD_C]
+        s = pile.cards[j, ph.CD_S]
+        ex = 0.5 * prm[ph.PH_CARD_W] * abs(c) + 0.5 * prm[ph.PH_CARD_H] * abs(s)
+        ey = 0.5 * prm[ph.PH_CARD_W] * abs(s) + 0.5 * prm[ph.PH_CARD_H] * abs(c)
+        x = pile.cards[j, ph.CD_X]
+        y = pile.cards[j, ph.CD_Y]
+    else:
+        ex = prm[ph.PH_FEATHER_R]
+        ey = ex
+        x = pile.feathers[j - nc, ph.FT_X]
+        y = pile.feathers[j - nc, ph.FT_Y]
+    if sd > 0.0:
+        d = max(0.0, min(hx - abs(x) - ex, hy - abs(y) - ey))
+        if d < 3.0 * sd:  # farther, the chance is below 0.6 %: counted as none
+            return 1.0 - 0.5 * math.exp(-d * d / two)
+    return 1.0
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
 def peck_risk(tb, st, p, i, nestv, cnt):
     """For pecking card ``i``, in one pass over the pieces resting on it: a rough chance that
     the peck knocks something off the mat (the greedy policy's guess: each resting piece's
@@ -421,27 +477,13 @@ def peck_risk(tb, st, p, i, nestv, cnt):
     two = 2.0 * sd * sd
     for k in range(N_NESTS):
         cnt[k] = 0.0
-    for j in range(pile.att.shape[0]):  # the row of the overlaps: only pieces of the pile
-        if pile.ov[i, j] == 0 or ph.piece_h(pile, j) <= hi:
-            continue
-        if j < nc:
-            for k in range(N_NESTS):
-                cnt[k] += pile.nest[k, j]
-            c = pile.cards[j, ph.CD_C]
-            s = pile.cards[j, ph.CD_S]
-            ex = 0.5 * prm[ph.PH_CARD_W] * abs(c) + 0.5 * prm[ph.PH_CARD_H] * abs(s)
-            ey = 0.5 * prm[ph.PH_CARD_W] * abs(s) + 0.5 * prm[ph.PH_CARD_H] * abs(c)
-            x = pile.cards[j, ph.CD_X]
-            y = pile.cards[j, ph.CD_Y]
-        else:
-            ex = prm[ph.PH_FEATHER_R]
-            ey = ex
-            x = pile.feathers[j - nc, ph.FT_X]
-            y = pile.feathers[j - nc, ph.FT_Y]
-        if sd > 0.0:
-            d = max(0.0, min(hx - abs(x) - ex, hy - abs(y) - ey))
-            if d < 3.0 * sd:  # farther, the chance is below 0.6 %: counted as none
-                keep *= 1.0 - 0.5 * math.exp(-d * d / two)
+    for wd in range(pile.ob.shape[1]):  # the pieces touching i, in piece order
+        x = pile.ob[i, wd]
+        while x != 0:
+            j = wd * 64 + ph.low_bit(x)
+            x = ph.drop_low_bit(x)
+            if ph.piece_h(pile, j) > hi:
+                keep *= resting_keep(prm, pile, j, nc, sd, hx, hy, two, cnt)
     v = 0.0
     for k in range(N_NESTS):
         if pile.ncount[k] > 0 and nestv[k] != 0.0 and cnt[k] == pile.ncount[k]:
@@ -455,10 +497,14 @@ def all_rest_on(st, w, y):
     pile = st.pile
     hw = pile.cards[w, ph.CD_H]
     hy = pile.cards[y, ph.CD_H]
-    for j in range(pile.att.shape[0]):  # the row of the overlaps: only pieces of the pile
-        above_w = pile.ov[w, j] == 1 and ph.piece_h(pile, j) > hw
-        if above_w and (pile.ov[y, j] == 0 or ph.piece_h(pile, j) <= hy):
-            return False
+    for wd in range(pile.ob.shape[1]):
+        x = pile.ob[w, wd]
+        while x != 0:  # the pieces touching w
+            j = wd * 64 + ph.low_bit(x)
+            x = ph.drop_low_bit(x)
+            h = ph.piece_h(pile, j)
+            if h > hw and (pile.ov[y, j] == 0 or h <= hy):
+                return False
     return True
 
 
@@ -502,28 +548,43 @@ def add_candidate(ib, fb, n, c, target, v):
 def support(st, wc):
     """A card that the lowest piece on top of card ``wc`` rests on (not ``wc``), -1 none."""
     pile = st.pile
-    nc = pile.cards.shape[0]
     hw = pile.cards[wc, ph.CD_H]
     lo = np.int64(-1)
     lo_h = math.inf
-    for j in range(pile.att.shape[0]):  # the row of the overlaps: only pieces of the pile
-        if pile.ov[wc, j] == 1:
+    for wd in range(pile.ob.shape[1]):
+        x = pile.ob[wc, wd]
+        while x != 0:  # the pieces touching wc
+            j = wd * 64 + ph.low_bit(x)
+            x = ph.drop_low_bit(x)
             h = ph.piece_h(pile, j)
             if hw < h < lo_h:
                 lo_h = h
                 lo = np.int64(j)
     if lo < 0:
         return lo
-    for y in range(nc):
-        if y != wc and pile.ov[lo, y] == 1 and pile.cards[y, ph.CD_H] < lo_h:
-            return np.int64(y)
+    return card_under(pile, lo, lo_h, wc)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def card_under(pile, k, hk, skip):
+    """The first card (by index) under piece ``k`` (at height ``hk``) that touches it, other than
+    ``skip``; -1 none."""
+    nc = pile.cards.shape[0]
+    for wd in range(pile.ob.shape[1]):
+        x = pile.ob[k, wd]
+        while x != 0:
+            y = wd * 64 + ph.low_bit(x)
+            x = ph.drop_low_bit(x)
+            if y >= nc:
+                return np.int64(-1)  # the feathers come after the cards
+            if y != skip and pile.cards[y, ph.CD_H] < hk:
+                return y
     return np.int64(-1)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def greedy_peck(tb, st, p, ib, fb):
     pile = st.pile
-    nc = pile.cards.shape[0]
     nestv = fb[1, :N_NESTS]
     seat_nest_values(tb, st, p, fb)
     prepare(tb, st, p, fb, nestv)
@@ -542,9 +603,19 @@ def greedy_peck(tb, st, p, ib, fb):
     v1 = _NEG
     v2 = _NEG
     n = np.int64(0)
+    # take_value(..., exact=False) in parts: the worth and ability of each up side (BLANK too)
+    # once, the feathers, and the nests a card alone covers added to that card only
+    take = fb[2, FV_TAKE : FV_TAKE + NI + 1]
+    for u in range(-1, NI):
+        take[u + 1] = shown_item_worth(fb, u) + item_ability(tb, p, fb, u)
+    wf = tb.weights[p, W_FEATHER]
+    bonus = fb[FB_BONUS]
+    for t in range(np.int64(fb[2, FV_ONE_NESTS])):
+        k = np.int64(fb[2, FV_NEST0 + t])
+        bonus[pile.nsum[k]] += nestv[k]
     for t in range(pile.n_on[0]):
         c = pile.lst[0, t]
-        v = take_value(tb, st, p, fb, c, nestv, False)
+        v = take[up_item(st, c) + 1] + wf * pile.cov[c, ph.COV_FEATHERS] + bonus[c]
         if pile.cards[c, ph.CD_H] > top_h:
             top_h = pile.cards[c, ph.CD_H]
             top = np.int64(c)
@@ -564,6 +635,8 @@ def greedy_peck(tb, st, p, ib, fb):
                 best2 = v
             if flipped_worth(st, fb, c) > v + 0.5:
                 n = add_candidate(ib, fb, n, np.int64(c), np.int64(-1), 0.0)
+    for t in range(np.int64(fb[2, FV_ONE_NESTS])):
+        bonus[pile.nsum[np.int64(fb[2, FV_NEST0 + t])]] = 0.0
     n = add_candidate(ib, fb, n, top, np.int64(-1), 0.0)
     for r in range(3):
         wc = w0 if r == 0 else (w1 if r == 1 else w2)
@@ -579,13 +652,10 @@ def greedy_peck(tb, st, p, ib, fb):
         k = np.int64(fb[2, FV_NEST0 + t])
         if nestv[k] <= 0.0:
             continue
-        for x in range(nc):
-            if pile.nest[k, x] == 1:
-                for y in range(nc):
-                    if pile.ov[x, y] == 1 and pile.cards[y, ph.CD_H] < pile.cards[x, ph.CD_H]:
-                        n = add_candidate(ib, fb, n, np.int64(y), np.int64(-1), 0.0)
-                        break
-                break
+        x = pile.nsum[k]  # the one card covering it
+        y = card_under(pile, x, pile.cards[x, ph.CD_H], x)
+        if y >= 0:
+            n = add_candidate(ib, fb, n, y, np.int64(-1), 0.0)
     for k in range(n):
         c = ib[2, k]
         base_not_i = best2 if c == best1_c else best1
@@ -778,8 +848,8 @@ def choose_steal(tb, st, p, ib, fb, n):
         c = ib[0, k]
         if st.item[c, 1] == BLANK and st.cc[c, CC_TAKEN_FACE] == 0:
             hv = fb[2, FV_SINGLE_DOWN]  # a rival's face-down single-sided card: expected
-        else:
-            hv = held_worth(tb, st, p, c)
+        else:  # face up as it counts (held_worth of a rival's face-up card)
+            hv = fb[2, FV_UP + counts_as(st, c)]
         v = hv * (1.0 - fb[0, st.cc[c, CC_OWNER]])
         if v > bv:
             bv = v

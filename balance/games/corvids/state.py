@@ -44,9 +44,13 @@ from balance.games._kit import Offsets, copy_log, log_event
 from balance.games.corvids import physics
 from balance.games.corvids.tables import BLANK, MAXP, N_TELE, NI, P_DECK_N, P_FEATHERS
 
-OWN_PILE, OWN_REMOVED = -1, -2
-N_IBUF = 4  # scratch rows of integers and of reals (alloc_scratch)
-N_FBUF = 3  # CC_OWNER values besides a seat
+OWN_PILE, OWN_REMOVED = -1, -2  # CC_OWNER values besides a seat
+# scratch rows of integers and of reals (alloc_scratch); the policies keep in FB_BONUS a value per
+# pile card and from FB_SEAT one row per seat (its worths, policies.prepare)
+N_IBUF = 4
+FB_BONUS = 3
+FB_SEAT = 4
+N_FBUF = FB_SEAT + MAXP
 
 # State.cc[c, CC_*]
 CC_OWNER, CC_TAKEN_FACE, CC_USED, CC_TURN = range(N_CC := 4)

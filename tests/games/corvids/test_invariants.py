@@ -186,6 +186,13 @@ class Checker:
         for k in range(ph.N_NESTS):
             bare = ph.nest_uncovered(prm, cards, cst, nc64, np.int64(k))
             assert (pile.ncount[k] == 0) == bare, k
+            # the sum of the covering cards' indices: the card itself when only one covers it
+            assert pile.nsum[k] == np.flatnonzero(pile.nest[k]).sum(), k
+        # the overlaps as bits (Pile.ob) are the overlap matrix
+        for k in range(nc + nf):
+            words = [int(w) for w in pile.ob[k]]
+            bits = [j for j in range(nc + nf) if (words[j // 64] >> (j % 64)) & 1]
+            assert bits == list(np.flatnonzero(pile.ov[k])), k
         # birds: revealed for good, revealed when the nest is bare, revealed with an E_NEST
         assert self.revealed is not None
         now = st.pl[:MAXP, PL_REVEALED]

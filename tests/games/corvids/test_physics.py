@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pytest
 import shapely
+from numba import njit
 
 from balance.games.corvids import physics as ph
 from balance.rng import seed_stream
@@ -526,3 +527,25 @@ def test_remove_isolated_judges_all_at_once_against_shapely():
         assert got == (lone_c.sum(), lone_f.sum())
         np.testing.assert_array_equal(cst[:n, ph.CS_ON] == 1, con & ~lone_c)
         np.testing.assert_array_equal(fst[:nf, ph.FS_ON] == 1, fon & ~lone_f)
+
+
+@njit(cache=True)
+def _bits_of(x):
+    """The set bits of ``x`` in ascending order, by ``low_bit`` / ``drop_low_bit``."""
+    out = np.empty(64, np.int64)
+    n = 0
+    while x != 0:
+        out[n] = ph.low_bit(x)
+        x = ph.drop_low_bit(x)
+        n += 1
+    return out[:n]
+
+
+def test_low_bit_walks_the_set_bits_in_order():
+    """The pile's bit rows (Pile.ob) are walked lowest bit first: every bit, the sign bit too."""
+    rng = np.random.default_rng(5)
+    cases = [0, 1, 1 << 63, (1 << 64) - 1] + [int(v) for v in rng.integers(0, 2**63, 200)]
+    for v in cases:
+        want = [j for j in range(64) if (v >> j) & 1]
+        assert list(_bits_of(np.uint64(v))) == want, v
+    assert list(_bits_of(np.uint64(ph.bit(np.int64(70))))) == [6]  # a piece's bit in its word
