@@ -496,6 +496,8 @@ def usable(st, c, item):
 def use_tickets(tb, st, p, ib, fb):
     """CV-4: at the start of its turn seat ``p`` may flip face-down tickets for more steals."""
     st.pl[p, PL_STEALS] = 1
+    if st.pl[p, PL_HELD + TICKET] == 0:  # no ticket held (most turns): no pass over the cards
+        return
     n = np.int64(0)
     for c in range(st.cc.shape[0]):
         if (
@@ -551,7 +553,7 @@ def steals(tb, st, p, ib, fb):
         tele(st, p, TE_FEATHERS_PAID, paid)
         # the victim may flip a face-down string to keep the card (CV-4)
         kept = np.int64(-1)
-        for s in range(nc):
+        for s in range(nc if st.pl[v, PL_HELD + STRING] > 0 else 0):
             if st.cc[s, CC_OWNER] == v and usable(st, s, np.int64(STRING)):
                 if pol.choose_string(tb, st, v, c, ib, fb):
                     kept = s

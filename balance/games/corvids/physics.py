@@ -90,7 +90,7 @@ from typing import NamedTuple
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
 from balance.games._kit import Offsets
 from balance.rng import below, uniform
@@ -734,54 +734,64 @@ def peck(params, cards, cst, n_cards, feathers, fst, n_feathers, i, aim_x, aim_y
     return outside_mat(params, cards, cst, n_cards, feathers, fst, n_feathers)
 
 
+@njit(cache=True, _nrt=False, forceinline=True)
+def set_back(params, cards, n_cards, feathers, n_feathers, i, rng):
+    """PHYS-6: the pecked card ``i`` set back down on top, a little off and turned."""
+    cards[i, CD_X] += normal(rng, params[PH_PECK_OFFSET_SD])
+    cards[i, CD_Y] += normal(rng, params[PH_PECK_OFFSET_SD])
+    set_angle(cards, i, cards[i, CD_A] + normal(rng, params[PH_PECK_TURN_SD]))
+    top = new_height(cards, n_cards, feathers, n_feathers)
+    cards[i, CD_H] = top
+    return top
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def displace(params, cards, feathers, k, n_cards, top, aim_x, aim_y, clumsiness, rng):
+    """PHYS-6: resting piece ``k`` (a card, or feather ``k - n_cards``) displaced away from the
+    aim and landing at height ``top``."""
+    if k < n_cards:
+        dx, dy = _away(rng, params, cards[k, CD_X], cards[k, CD_Y], aim_x, aim_y, clumsiness)
+        cards[k, CD_X] += dx
+        cards[k, CD_Y] += dy
+        turn = normal(rng, params[PH_DISPLACE_TURN_SD] * clumsiness)
+        set_angle(cards, k, cards[k, CD_A] + turn)
+        cards[k, CD_H] = top
+    else:
+        f = k - n_cards
+        dx, dy = _away(rng, params, feathers[f, FT_X], feathers[f, FT_Y], aim_x, aim_y, clumsiness)
+        feathers[f, FT_X] += dx
+        feathers[f, FT_Y] += dy
+        feathers[f, FT_H] = top
+
+
 @njit(cache=True, _nrt=False, forceinline=False)
 def peck_moves(
     params, cards, cst, n_cards, feathers, fst, n_feathers, i, aim_x, aim_y, clumsiness, rng
 ):
     """The moves of a peck of card ``i`` whose resting pieces are marked CS_MOVED / FS_MOVED = 1
     (PHYS-6): ``i`` set back down on top, then each resting piece, lowest first, displaced and
-    landing on top."""
-    cards[i, CD_X] += normal(rng, params[PH_PECK_OFFSET_SD])
-    cards[i, CD_Y] += normal(rng, params[PH_PECK_OFFSET_SD])
-    set_angle(cards, i, cards[i, CD_A] + normal(rng, params[PH_PECK_TURN_SD]))
-    top = new_height(cards, n_cards, feathers, n_feathers)
-    cards[i, CD_H] = top
+    landing on top. (``pile_peck`` makes the same moves from its list of the resting pieces.)"""
+    top = set_back(params, cards, n_cards, feathers, n_feathers, i, rng)
     # the resting pieces move, lowest first, each landing on top; a landed one is marked 2
     while True:
         best_h = math.inf
-        best_k = np.int64(-1)
         best = np.int64(-1)
         for j in range(n_cards):
             if cst[j, CS_MOVED] == 1 and cards[j, CD_H] < best_h:
                 best_h = cards[j, CD_H]
-                best_k = np.int64(K_CARD)
                 best = j
         for f in range(n_feathers):
             if fst[f, FS_MOVED] == 1 and feathers[f, FT_H] < best_h:
                 best_h = feathers[f, FT_H]
-                best_k = np.int64(K_FEATHER)
-                best = f
+                best = n_cards + f
         if best < 0:
             break
         top += 1.0
-        if best_k == K_CARD:
-            dx, dy = _away(
-                rng, params, cards[best, CD_X], cards[best, CD_Y], aim_x, aim_y, clumsiness
-            )
-            cards[best, CD_X] += dx
-            cards[best, CD_Y] += dy
-            turn = normal(rng, params[PH_DISPLACE_TURN_SD] * clumsiness)
-            set_angle(cards, best, cards[best, CD_A] + turn)
-            cards[best, CD_H] = top
+        displace(params, cards, feathers, best, n_cards, top, aim_x, aim_y, clumsiness, rng)
+        if best < n_cards:
             cst[best, CS_MOVED] = 2
         else:
-            dx, dy = _away(
-                rng, params, feathers[best, FT_X], feathers[best, FT_Y], aim_x, aim_y, clumsiness
-            )
-            feathers[best, FT_X] += dx
-            feathers[best, FT_Y] += dy
-            feathers[best, FT_H] = top
-            fst[best, FS_MOVED] = 2
+            fst[best - n_cards, FS_MOVED] = 2
     for j in range(n_cards):
         if cst[j, CS_MOVED] == 2:
             cst[j, CS_MOVED] = 1
@@ -972,10 +982,15 @@ def _cttz(typingctx, x):
     return types.uint64(types.uint64), codegen
 
 
-@njit(cache=True, _nrt=False, inline="always")
 def low_bit(x):
-    """The index of the lowest set bit of ``x`` (uint64, not 0)."""
-    return np.int64(_cttz(x))
+    """The index of the lowest set bit of ``x`` (uint64, not 0); compiled, one instruction."""
+    v = int(x)
+    return np.int64((v & -v).bit_length() - 1)
+
+
+@overload(low_bit, inline="always")
+def _low_bit_compiled(x):
+    return lambda x: np.int64(_cttz(x))
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -1302,7 +1317,22 @@ def pile_peck(params, pile, i, aim_x, aim_y, clumsiness, rng):
     detach(pile, i)
     for t in range(n_mv):
         detach(pile, mv[t])
-    peck_moves(params, cards, cst, nc, pile.feathers, fst, nf, i, aim_x, aim_y, clumsiness, rng)
+    # peck_moves' moves: i set back, then the resting pieces lowest first (a stable insertion
+    # sort of the list by height, in buf; ties, if any, in piece order as peck_moves takes them)
+    feathers = pile.feathers
+    order = pile.buf
+    for t in range(n_mv):
+        k = mv[t]
+        h = piece_h(pile, k)
+        u = t
+        while u > 0 and piece_h(pile, order[u - 1]) > h:
+            order[u] = order[u - 1]
+            u -= 1
+        order[u] = k
+    top = set_back(params, cards, nc, feathers, nf, i, rng)
+    for t in range(n_mv):
+        top += 1.0
+        displace(params, cards, feathers, order[t], nc, top, aim_x, aim_y, clumsiness, rng)
     attach(params, pile, i)
     for t in range(n_mv):
         attach(params, pile, mv[t])
