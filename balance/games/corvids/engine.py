@@ -385,12 +385,7 @@ def do_peck(tb, st, p, ib, fb):
     c, ax, ay = pol.choose_peck(tb, st, p, ib, fb)
     pile = st.pile
     pile.cst[c, ph.CS_FACE] = 1 - pile.cst[c, ph.CS_FACE]
-    off = ph.pile_peck(tb.physics, pile, c, ax, ay, tb.weights[p, W_CLUMSY], st.rng[1])
-    moved = np.int64(0)
-    for j in range(pile.cards.shape[0]):
-        moved += pile.cst[j, ph.CS_MOVED]
-    for f in range(pile.feathers.shape[0]):
-        moved += pile.fst[f, ph.FS_MOVED]
+    off, moved = ph.pile_peck(tb.physics, pile, c, ax, ay, tb.weights[p, W_CLUMSY], st.rng[1])
     st.g[G_PECKS] += 1
     emit(st, E_PECK, p, c, up_item(st, c), moved, off, np.int64(round(ax)), np.int64(round(ay)))
     if st.g[G_LOG_CAP] > 0:  # a replay: where each card that rested on it went

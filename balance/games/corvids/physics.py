@@ -849,6 +849,7 @@ def remove_isolated(params, cards, cst, n_cards, feathers, fst, n_feathers):
 #     nest    uint8[8, nc]       nest[k, c] = 1: card c overlaps nest k's circle
 #     ncount  int64[8]           cards of the pile overlapping nest k (0: uncovered, CV-6)
 #     nsum    int64[8]           the sum of their indices: the card itself when ncount is 1
+#     nm      int64[nc]          nest as bits: bit k of nm[c] is nest[k, c]
 #     nxy     float64[8, 2]      the nests' centres
 #     vis     int64[nc]          "any part visible", cached: VIS_UNKNOWN, VIS_HIDDEN, VIS_SHOWN
 #     pts     float64[NP, 2]     the visibility sample points in a card's own frame (PHYS-3),
@@ -896,6 +897,7 @@ class Pile(NamedTuple):
     mv: np.ndarray
     nsum: np.ndarray
     ob: np.ndarray
+    nm: np.ndarray
 
 
 @njit(cache=True, forceinline=False)
@@ -967,6 +969,7 @@ def new_pile(params, n_cards, n_feathers):
         np.zeros(m, np.int64),
         np.zeros(N_NESTS, np.int64),
         np.zeros((m, (m + 63) // 64), np.uint64),
+        np.zeros(n_cards, np.int64),
     )
 
 
@@ -1044,11 +1047,14 @@ def detach(pile, k):
     pile.cov[k, COV_FEATHERS] = 0
     if is_card == 1:
         pile.vis[k] = VIS_UNKNOWN
-        for n in range(N_NESTS):
-            if pile.nest[n, k] == 1:
-                pile.nest[n, k] = 0
-                pile.ncount[n] -= 1
-                pile.nsum[n] -= k
+        x = pile.nm[k]
+        pile.nm[k] = 0
+        while x != 0:  # the nests it covers
+            n = low_bit(np.uint64(x))
+            x &= x - 1
+            pile.nest[n, k] = 0
+            pile.ncount[n] -= 1
+            pile.nsum[n] -= k
     # out of its list: the last one takes its place
     li = np.int64(0) if is_card == 1 else np.int64(1)
     last = pile.lst[li, pile.n_on[li] - 1]
@@ -1167,11 +1173,20 @@ def attach(params, pile, k):
         _link(pile, k, j, hk, is_card, nc)
     if is_card == 1:
         pile.vis[k] = VIS_UNKNOWN
+        # the nests within reach (branch-free, as above), then the exact test on those
+        nr = params[PH_NEST_R]
+        rn2 = (half + nr + eps) * (half + nr + eps)
+        m = np.int64(0)
         for n in range(N_NESTS):
-            if disc_rect_overlap_cs(
-                pile.nxy[n, 0], pile.nxy[n, 1], params[PH_NEST_R], x, y, c, s, w, h, eps
-            ):
+            dx = pile.nxy[n, 0] - x
+            dy = pile.nxy[n, 1] - y
+            buf[m] = n
+            m += np.int64(dx * dx + dy * dy <= rn2)
+        for t in range(m):
+            n = buf[t]
+            if disc_rect_overlap_cs(pile.nxy[n, 0], pile.nxy[n, 1], nr, x, y, c, s, w, h, eps):
                 pile.nest[n, k] = 1
+                pile.nm[k] |= np.int64(1) << n
                 pile.ncount[n] += 1
                 pile.nsum[n] += k
     li = np.int64(0) if is_card == 1 else np.int64(1)
@@ -1191,6 +1206,7 @@ def rebuild(params, pile):
     pile.nest[:, :] = 0
     pile.ncount[:] = 0
     pile.nsum[:] = 0
+    pile.nm[:] = 0
     pile.n_on[:] = 0
     pile.vis[:] = VIS_UNKNOWN
     nc = pile.cards.shape[0]
@@ -1289,7 +1305,8 @@ def visible(params, pile, i):
 @njit(cache=True, _nrt=False, forceinline=False)
 def pile_peck(params, pile, i, aim_x, aim_y, clumsiness, rng):
     """``peck`` on the cached pile: the same moves from the same random numbers, the cache kept
-    up to date. Marks as ``peck`` does and returns the pieces now off the mat."""
+    up to date. Marks as ``peck`` does and returns the pieces now off the mat and the pieces it
+    moved (those that rested on ``i``)."""
     cards = pile.cards
     cst = pile.cst
     fst = pile.fst
@@ -1353,7 +1370,7 @@ def pile_peck(params, pile, i, aim_x, aim_y, clumsiness, rng):
         elif feather_outside_mat(params, pile.feathers, j - nc):
             fst[j - nc, FS_MARK] = 1
             n += 1
-    return n
+    return n, n_mv
 
 
 @njit(cache=True, _nrt=False, forceinline=False)

@@ -440,8 +440,11 @@ def resting_keep(prm, pile, j, nc, sd, hx, hy, two, cnt):
     """``peck_risk`` for one piece ``j`` resting on the pecked card: the chance it stays on the
     mat, and its nests counted in ``cnt``."""
     if j < nc:
-        for k in range(N_NESTS):
-            cnt[k] += pile.nest[k, j]
+        x = pile.nm[j]
+        while x != 0:  # the nests it covers (most cards none)
+            k = ph.low_bit(np.uint64(x))
+            x &= x - 1
+            cnt[k] += 1.0
         c = pile.cards[j, ph.CD_C]
         s = pile.cards[j, ph.CD_S]
         ex = 0.5 * prm[ph.PH_CARD_W] * abs(c) + 0.5 * prm[ph.PH_CARD_H] * abs(s)

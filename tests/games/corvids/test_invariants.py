@@ -188,6 +188,7 @@ class Checker:
             assert (pile.ncount[k] == 0) == bare, k
             # the sum of the covering cards' indices: the card itself when only one covers it
             assert pile.nsum[k] == np.flatnonzero(pile.nest[k]).sum(), k
+            assert ((pile.nm[:nc] >> k) & 1 == pile.nest[k]).all(), k  # the nests as bits
         # the overlaps as bits (Pile.ob) are the overlap matrix
         for k in range(nc + nf):
             words = [int(w) for w in pile.ob[k]]
