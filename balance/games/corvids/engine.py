@@ -328,20 +328,22 @@ def take_card(tb, st, p, c, how):
     """Seat ``p`` takes card ``c`` from the pile with every feather touching it (ENGINE-2): it
     keeps its orientation (CV-3). Returns the feathers gained."""
     pile = st.pile
+    # the feathers touching it, gathered without a branch per feather (backwards through the
+    # list, the order they are taken out in), then taken out
     gained = np.int64(0)
-    for t in range(pile.n_on[1] - 1, -1, -1):  # backwards: a removal moves the last one here
+    for t in range(pile.n_on[1] - 1, -1, -1):
         j = pile.lst[1, t]
-        if pile.ov[c, j] == 1:
-            ph.take_out(pile, j)
-            gained += 1
+        pile.buf[gained] = j
+        gained += np.int64(pile.ov[c, j])
+    for t in range(gained):
+        ph.take_out(pile, pile.buf[t])
     face = pile.cst[c, ph.CS_FACE]
     # the cards it touches as it lies, for a paperclip (its overlaps go with it)
     k = np.int64(0)
     for t in range(pile.n_on[0]):
         j = pile.lst[0, t]
-        if pile.ov[c, j] == 1:
-            k += 1
-            st.touch[k] = j
+        st.touch[k + 1] = j
+        k += np.int64(pile.ov[c, j])
     st.touch[0] = k
     ph.take_out(pile, c)
     st.cc[c, CC_OWNER] = p
@@ -593,11 +595,10 @@ def pick(tb, st, p, ib, fb):
     pile holds no card)."""
     pile = st.pile
     n = np.int64(0)
-    for t in range(pile.n_on[0]):
+    for t in range(pile.n_on[0]):  # the uncovered cards, without a branch per card
         c = pile.lst[0, t]
-        if pile.cov[c, ph.COV_ANY] == 0:
-            ib[0, n] = c
-            n += 1
+        ib[0, n] = c
+        n += np.int64(pile.cov[c, ph.COV_ANY] == 0)
     if n == 0:
         for t in range(pile.n_on[0]):
             c = pile.lst[0, t]

@@ -850,6 +850,9 @@ def remove_isolated(params, cards, cst, n_cards, feathers, fst, n_feathers):
 #     ncount  int64[8]           cards of the pile overlapping nest k (0: uncovered, CV-6)
 #     nsum    int64[8]           the sum of their indices: the card itself when ncount is 1
 #     nm      int64[nc]          nest as bits: bit k of nm[c] is nest[k, c]
+#     nb      uint64[8, W]       nest as bits the other way: nest k's cards, as in ob
+#     h       float64[M]         each piece's height as it was attached (``piece_h``: one load,
+#                                where reading cards or feathers by the index is a branch)
 #     nxy     float64[8, 2]      the nests' centres
 #     vis     int64[nc]          "any part visible", cached: VIS_UNKNOWN, VIS_HIDDEN, VIS_SHOWN
 #     pts     float64[NP, 2]     the visibility sample points in a card's own frame (PHYS-3),
@@ -898,6 +901,8 @@ class Pile(NamedTuple):
     nsum: np.ndarray
     ob: np.ndarray
     nm: np.ndarray
+    nb: np.ndarray
+    h: np.ndarray
 
 
 @njit(cache=True, forceinline=False)
@@ -970,6 +975,8 @@ def new_pile(params, n_cards, n_feathers):
         np.zeros(N_NESTS, np.int64),
         np.zeros((m, (m + 63) // 64), np.uint64),
         np.zeros(n_cards, np.int64),
+        np.zeros((N_NESTS, (m + 63) // 64), np.uint64),
+        np.zeros(m, np.float64),
     )
 
 
@@ -1010,8 +1017,8 @@ def bit(j):
 
 @njit(cache=True, _nrt=False, inline="always")
 def piece_h(pile, k):
-    nc = pile.cards.shape[0]
-    return pile.cards[k, CD_H] if k < nc else pile.feathers[k - nc, FT_H]
+    """The height of piece ``k`` of the pile (as attached)."""
+    return pile.h[k]
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -1053,6 +1060,7 @@ def detach(pile, k):
             n = low_bit(np.uint64(x))
             x &= x - 1
             pile.nest[n, k] = 0
+            pile.nb[n, k >> 6] &= ~bit(k)
             pile.ncount[n] -= 1
             pile.nsum[n] -= k
     # out of its list: the last one takes its place
@@ -1094,7 +1102,8 @@ def attach(params, pile, k):
     cards = pile.cards
     fe = pile.feathers
     nc = cards.shape[0]
-    hk = piece_h(pile, k)
+    hk = cards[k, CD_H] if k < nc else fe[k - nc, FT_H]
+    pile.h[k] = hk
     w = params[PH_CARD_W]
     h = params[PH_CARD_H]
     eps = params[PH_EPS]
@@ -1187,6 +1196,7 @@ def attach(params, pile, k):
             if disc_rect_overlap_cs(pile.nxy[n, 0], pile.nxy[n, 1], nr, x, y, c, s, w, h, eps):
                 pile.nest[n, k] = 1
                 pile.nm[k] |= np.int64(1) << n
+                pile.nb[n, k >> 6] |= bit(k)
                 pile.ncount[n] += 1
                 pile.nsum[n] += k
     li = np.int64(0) if is_card == 1 else np.int64(1)
@@ -1207,6 +1217,7 @@ def rebuild(params, pile):
     pile.ncount[:] = 0
     pile.nsum[:] = 0
     pile.nm[:] = 0
+    pile.nb[:, :] = 0
     pile.n_on[:] = 0
     pile.vis[:] = VIS_UNKNOWN
     nc = pile.cards.shape[0]
@@ -1390,19 +1401,22 @@ def pile_isolated(pile):
     (judged at once); returns (cards, feathers) removed."""
     nc = pile.cards.shape[0]
     nf = pile.feathers.shape[0]
-    for j in range(nc):
-        pile.cst[j, CS_MARK] = 1 if (pile.att[j] == 1 and pile.cov[j, COV_DEG] == 0) else 0
-    for f in range(nf):
-        k = nc + f
-        pile.fst[f, FS_MARK] = 1 if (pile.att[k] == 1 and pile.cov[k, COV_DEG] == 0) else 0
+    # marked and counted without a branch per piece; most turns nothing is isolated
     a = np.int64(0)
     b = np.int64(0)
     for j in range(nc):
+        m = np.int64((pile.att[j] == 1) & (pile.cov[j, COV_DEG] == 0))
+        pile.cst[j, CS_MARK] = m
+        a += m
+    for f in range(nf):
+        k = nc + f
+        m = np.int64((pile.att[k] == 1) & (pile.cov[k, COV_DEG] == 0))
+        pile.fst[f, FS_MARK] = m
+        b += m
+    for j in range(nc if a > 0 else 0):
         if pile.cst[j, CS_MARK] == 1:
             take_out(pile, j)
-            a += 1
-    for f in range(nf):
+    for f in range(nf if b > 0 else 0):
         if pile.fst[f, FS_MARK] == 1:
             take_out(pile, nc + f)
-            b += 1
     return a, b

@@ -98,6 +98,7 @@ from balance.rng import below, uniform
 
 _NEG = -1e18
 N_NESTS = ph.N_NESTS
+_OWNERS = 16  # string_risks: counts per owner in out[_OWNERS - 2 :] (OWN_REMOVED, OWN_PILE, seats)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -219,7 +220,12 @@ FV_ONE_NESTS = N_WORTHS + 1  # how many nests one card alone covers (of some wor
 FV_NEST0 = N_WORTHS + 2  # ... and those nests
 FV_KEY = FV_NEST0 + N_NESTS  # whose worths these are (seat, cards held): reused if so
 FV_NEST_KEY = FV_KEY + 1  # whose nest values fb[1, :N_NESTS] holds (seat, birds revealed)
-FV_TAKE = FV_NEST_KEY + 1  # greedy_peck: + 1 + up item (BLANK too): its worth and ability
+FV_TAKE = FV_NEST_KEY + 1  # greedy_peck: + 1 + up item (BLANK too): its worth and ability,
+FV_FLIP = FV_TAKE + NI + 1  # ... and its worth once flipped (flipped_worth)
+# a seat's row fb[FB_SEAT + seat] holds its worths (FV_UP ... FV_SINGLE_UP, FV_KEY) and its
+# nest values (nest_values) with their key
+SV_NEST0 = FV_KEY + 1
+SV_NEST_KEY = SV_NEST0 + N_NESTS
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -278,7 +284,12 @@ def shown_worth(st, fb, c):
 @njit(cache=True, _nrt=False, inline="always")
 def flipped_worth(st, fb, c):
     """Expected worth of pile card ``c`` once a peck has turned it over, after ``prepare``."""
-    u = up_item(st, c)
+    return flipped_item_worth(fb, up_item(st, c))
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def flipped_item_worth(fb, u):
+    """Expected worth of a pile card showing item ``u`` once a peck has turned it over."""
     if u == BLANK:
         return fb[2, FV_SINGLE_UP]
     if u >= STRING:  # string, ticket, coin: single-sided (CV-2), so its back is blank
@@ -293,21 +304,21 @@ def nest_values(tb, st, p, out):
     n = st.g[G_N]
     own = tb.params[P_BIRD_NEST + st.pl[p, PL_BIRD]]
     hidden = 0
-    candidates = 0
+    known = np.int64(0)  # bit b: bird b is another seat's, revealed
     for q in range(n):
-        if q != p and st.pl[q, PL_REVEALED] == 0:
-            hidden += 1
+        if q != p:
+            if st.pl[q, PL_REVEALED] != 0:
+                known |= np.int64(1) << st.pl[q, PL_BIRD]
+            else:
+                hidden += 1
     for k in range(N_NESTS):
         out[k] = 0.0
+    candidates = 0
     for b in range(tb.params[P_BIRDS_N]):
         k = tb.params[P_BIRD_NEST + b]
         if k == own:
             continue
-        known = False
-        for q in range(n):
-            if q != p and st.pl[q, PL_REVEALED] != 0 and st.pl[q, PL_BIRD] == b:
-                known = True
-        if known:
+        if (known >> b) & 1:
             out[k] = w[W_UNCOVER]
         else:
             candidates += 1
@@ -316,30 +327,30 @@ def nest_values(tb, st, p, out):
     share = hidden / candidates if candidates > 0 else 0.0
     for b in range(tb.params[P_BIRDS_N]):
         k = tb.params[P_BIRD_NEST + b]
-        if k == own:
-            continue
-        known = False
-        for q in range(n):
-            if q != p and st.pl[q, PL_REVEALED] != 0 and st.pl[q, PL_BIRD] == b:
-                known = True
-        if not known:
+        if k != own and not (known >> b) & 1:
             out[k] = w[W_UNCOVER] * share
     out[own] = -w[W_KEEP_NEST]
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
 def seat_nest_values(tb, st, p, fb):
-    """``nest_values`` of seat ``p`` in fb[1, :N_NESTS], computed again only when the seat or
-    the number of revealed birds changes (birds stay revealed, so within a game the number says
-    which ones are; ``play_game`` clears fb for each game)."""
+    """``nest_values`` of seat ``p`` in fb[1, :N_NESTS]. Each seat keeps its own in its row
+    (SV_NEST0), worked out again only when more birds are revealed (they stay revealed, so
+    within a game their number says which ones are; ``play_game`` clears fb for each game)."""
     revealed = 0
     for q in range(st.g[G_N]):
         if st.pl[q, PL_REVEALED] != 0:
             revealed += 1
     key = p * 64 + revealed + 1
-    if fb[2, FV_NEST_KEY] != key:
-        nest_values(tb, st, p, fb[1, :N_NESTS])
-        fb[2, FV_NEST_KEY] = key
+    if fb[2, FV_NEST_KEY] == key:
+        return
+    own = fb[FB_SEAT + p]
+    if own[SV_NEST_KEY] != revealed + 1:
+        nest_values(tb, st, p, own[SV_NEST0 : SV_NEST0 + N_NESTS])
+        own[SV_NEST_KEY] = revealed + 1
+    for k in range(N_NESTS):
+        fb[1, k] = own[SV_NEST0 + k]
+    fb[2, FV_NEST_KEY] = key
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -436,61 +447,61 @@ def random_point(tb, st, p, c):
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
-def resting_keep(prm, pile, j, nc, sd, hx, hy, two, cnt):
-    """``peck_risk`` for one piece ``j`` resting on the pecked card: the chance it stays on the
-    mat, and its nests counted in ``cnt``."""
-    if j < nc:
-        x = pile.nm[j]
-        while x != 0:  # the nests it covers (most cards none)
-            k = ph.low_bit(np.uint64(x))
-            x &= x - 1
-            cnt[k] += 1.0
-        c = pile.cards[j, ph.CD_C]
-        s = pile.cards[j, ph.CD_S]
-        ex = 0.5 * prm[ph.PH_CARD_W] * abs(c) + 0.5 * prm[ph.PH_CARD_H] * abs(s)
-        ey = 0.5 * prm[ph.PH_CARD_W] * abs(s) + 0.5 * prm[ph.PH_CARD_H] * abs(c)
-        x = pile.cards[j, ph.CD_X]
-        y = pile.cards[j, ph.CD_Y]
-    else:
-        ex = prm[ph.PH_FEATHER_R]
-        ey = ex
-        x = pile.feathers[j - nc, ph.FT_X]
-        y = pile.feathers[j - nc, ph.FT_Y]
-    if sd > 0.0:
-        d = max(0.0, min(hx - abs(x) - ex, hy - abs(y) - ey))
-        if d < 3.0 * sd:  # farther, the chance is below 0.6 %: counted as none
-            return 1.0 - 0.5 * math.exp(-d * d / two)
-    return 1.0
+def peck_risk(tb, st, p, i, nestv):
+    """For pecking card ``i``, in one pass over the pieces touching it: a rough chance that the
+    peck knocks something off the mat (the greedy policy's guess: each piece resting on ``i``,
+    its distance to the nearest edge against the displacement's scale), and half the value of
+    the nests that only cards resting on ``i`` cover.
 
-
-@njit(cache=True, _nrt=False, forceinline=True)
-def peck_risk(tb, st, p, i, nestv, cnt):
-    """For pecking card ``i``, in one pass over the pieces resting on it: a rough chance that
-    the peck knocks something off the mat (the greedy policy's guess: each resting piece's
-    distance to the nearest edge against the displacement's scale), and half the value of the
-    nests that only cards resting on ``i`` cover (``cnt``: scratch for the 8 nests)."""
+    Written for the branch predictor: whether a neighbour rests on ``i`` is a coin toss, so it
+    is a select (a bit in ``above``, and an infinite distance), and the one branch left is
+    "resting, and near an edge", rarely taken."""
     prm = tb.physics
     pile = st.pile
     nc = pile.cards.shape[0]
     sd = prm[ph.PH_DISPLACE_SD] * tb.weights[p, W_CLUMSY]
     hx = 0.5 * prm[ph.PH_MAT_W]
     hy = 0.5 * prm[ph.PH_MAT_H]
+    hw = 0.5 * prm[ph.PH_CARD_W]
+    hh = 0.5 * prm[ph.PH_CARD_H]
+    fr = prm[ph.PH_FEATHER_R]
     hi = pile.cards[i, ph.CD_H]
     keep = 1.0
     two = 2.0 * sd * sd
-    for k in range(N_NESTS):
-        cnt[k] = 0.0
+    near = 3.0 * sd if sd > 0.0 else -1.0  # farther, the chance is below 0.6 %: counted as none
+    bad = np.int64(0)  # bit k: a card covering nest k does not rest on i
+    zero = np.uint64(0)
     for wd in range(pile.ob.shape[1]):  # the pieces touching i, in piece order
         x = pile.ob[i, wd]
+        above = zero
         while x != 0:
             j = wd * 64 + ph.low_bit(x)
             x = ph.drop_low_bit(x)
-            if ph.piece_h(pile, j) > hi:
-                keep *= resting_keep(prm, pile, j, nc, sd, hx, hy, two, cnt)
+            up = pile.h[j] > hi
+            above |= ph.bit(j) if up else zero
+            if j < nc:
+                c = pile.cards[j, ph.CD_C]
+                s = pile.cards[j, ph.CD_S]
+                ex = hw * abs(c) + hh * abs(s)
+                ey = hw * abs(s) + hh * abs(c)
+                px = pile.cards[j, ph.CD_X]
+                py = pile.cards[j, ph.CD_Y]
+            else:
+                ex = fr
+                ey = fr
+                px = pile.feathers[j - nc, ph.FT_X]
+                py = pile.feathers[j - nc, ph.FT_Y]
+            d = max(0.0, min(hx - abs(px) - ex, hy - abs(py) - ey))
+            far = d + (0.0 if up else math.inf)  # a piece not resting on i counts as far
+            if far < near:
+                keep *= 1.0 - 0.5 * math.exp(-d * d / two)
+        for k in range(N_NESTS):
+            missing = (pile.nb[k, wd] & ~above) != zero
+            bad |= np.int64(missing) << k
     v = 0.0
     for k in range(N_NESTS):
-        if pile.ncount[k] > 0 and nestv[k] != 0.0 and cnt[k] == pile.ncount[k]:
-            v += 0.5 * nestv[k]
+        only = (pile.ncount[k] > 0) & (nestv[k] != 0.0) & (((bad >> k) & 1) == 0)
+        v += 0.5 * nestv[k] if only else 0.0
     return 1.0 - keep, v
 
 
@@ -526,7 +537,7 @@ def peck_value(tb, st, p, fb, i, target, base, base_not_i, nestv):
         )
     if pile.cov[i, ph.COV_ANY] == 0:  # nothing rests on it: nothing moves but i itself
         return b + gain
-    risk, nests = peck_risk(tb, st, p, i, nestv, fb[1, N_NESTS : 2 * N_NESTS])
+    risk, nests = peck_risk(tb, st, p, i, nestv)
     return (1.0 - risk) * (b + gain) + nests
 
 
@@ -609,35 +620,42 @@ def greedy_peck(tb, st, p, ib, fb):
     # take_value(..., exact=False) in parts: the worth and ability of each up side (BLANK too)
     # once, the feathers, and the nests a card alone covers added to that card only
     take = fb[2, FV_TAKE : FV_TAKE + NI + 1]
+    flip = fb[2, FV_FLIP : FV_FLIP + NI + 1]
     for u in range(-1, NI):
         take[u + 1] = shown_item_worth(fb, u) + item_ability(tb, p, fb, u)
+        flip[u + 1] = flipped_item_worth(fb, u)
     wf = tb.weights[p, W_FEATHER]
     bonus = fb[FB_BONUS]
     for t in range(np.int64(fb[2, FV_ONE_NESTS])):
         k = np.int64(fb[2, FV_NEST0 + t])
         bonus[pile.nsum[k]] += nestv[k]
+    # Whether a card is uncovered, and which is on top, are coin tosses to the processor's branch
+    # predictor: they are selects below (`&`, `|` and `x if c else y`, no jumps); the branches
+    # left are rarely taken once a few cards have been seen.
     for t in range(pile.n_on[0]):
-        c = pile.lst[0, t]
-        v = take[up_item(st, c) + 1] + wf * pile.cov[c, ph.COV_FEATHERS] + bonus[c]
-        if pile.cards[c, ph.CD_H] > top_h:
-            top_h = pile.cards[c, ph.CD_H]
-            top = np.int64(c)
+        c = np.int64(pile.lst[0, t])
+        u1 = up_item(st, c) + 1
+        v = take[u1] + wf * pile.cov[c, ph.COV_FEATHERS] + bonus[c]
+        h = pile.cards[c, ph.CD_H]
+        higher = h > top_h
+        top = c if higher else top
+        top_h = h if higher else top_h
         if v > v2:
             if v > v0:
-                w2, v2, w1, v1, w0, v0 = w1, v1, w0, v0, np.int64(c), v
+                w2, v2, w1, v1, w0, v0 = w1, v1, w0, v0, c, v
             elif v > v1:
-                w2, v2, w1, v1 = w1, v1, np.int64(c), v
+                w2, v2, w1, v1 = w1, v1, c, v
             else:
-                w2, v2 = np.int64(c), v
-        if pile.cov[c, ph.COV_ANY] == 0:
-            if best1_c < 0 or v > best1:
-                best2 = best1 if best1_c >= 0 else best2
-                best1 = v
-                best1_c = np.int64(c)
-            elif v > best2:
-                best2 = v
-            if flipped_worth(st, fb, c) > v + 0.5:
-                n = add_candidate(ib, fb, n, np.int64(c), np.int64(-1), 0.0)
+                w2, v2 = c, v
+        # the best two uncovered cards (the first one seen is best1 whatever its value)
+        free = pile.cov[c, ph.COV_ANY] == 0
+        new1 = free & ((best1_c < 0) | (v > best1))
+        new2 = free & (not new1) & (v > best2)
+        best2 = (best1 if best1_c >= 0 else best2) if new1 else (v if new2 else best2)
+        best1 = v if new1 else best1
+        best1_c = c if new1 else best1_c
+        if free & (flip[u1] > v + 0.5):
+            n = add_candidate(ib, fb, n, c, np.int64(-1), 0.0)
     for t in range(np.int64(fb[2, FV_ONE_NESTS])):
         bonus[pile.nsum[np.int64(fb[2, FV_NEST0 + t])]] = 0.0
     n = add_candidate(ib, fb, n, top, np.int64(-1), 0.0)
@@ -814,17 +832,16 @@ def string_risks(tb, st, p, out):
     string (0 for ``p`` itself), from the deck's proportions, in one pass over the collected
     cards."""
     n = st.g[G_N]
-    for v in range(n):
-        out[v] = 0.0
+    # counted without a branch per card: owners from OWN_REMOVED (-2) up, in out[_OWNERS + owner]
+    for v in range(-2, n):
+        out[_OWNERS + v] = 0.0
     for c in range(st.cc.shape[0]):
-        v = st.cc[c, CC_OWNER]
-        if (
-            0 <= v < n
-            and st.item[c, 1] == BLANK
-            and st.cc[c, CC_TAKEN_FACE] == 0
-            and st.cc[c, CC_USED] == 0
-        ):
-            out[v] += 1.0
+        hidden = (
+            (st.item[c, 1] == BLANK) & (st.cc[c, CC_TAKEN_FACE] == 0) & (st.cc[c, CC_USED] == 0)
+        )
+        out[_OWNERS + st.cc[c, CC_OWNER]] += 1.0 if hidden else 0.0
+    for v in range(n):
+        out[v] = out[_OWNERS + v]
     tot = tb.params[P_SINGLE_N + STRING] + tb.params[P_SINGLE_N + TICKET]
     tot += tb.params[P_SINGLE_N + COIN]
     q = tb.params[P_SINGLE_N + STRING] / tot if tot > 0 else 0.0
@@ -849,10 +866,10 @@ def choose_steal(tb, st, p, ib, fb, n):
     prepare(tb, st, p, fb, fb[1, :N_NESTS])
     for k in range(n):
         c = ib[0, k]
-        if st.item[c, 1] == BLANK and st.cc[c, CC_TAKEN_FACE] == 0:
-            hv = fb[2, FV_SINGLE_DOWN]  # a rival's face-down single-sided card: expected
-        else:  # face up as it counts (held_worth of a rival's face-up card)
-            hv = fb[2, FV_UP + counts_as(st, c)]
+        # a rival's face-down single-sided card: expected; else face up as it counts
+        # (held_worth of a rival's card, as a select)
+        down = (st.item[c, 1] == BLANK) & (st.cc[c, CC_TAKEN_FACE] == 0)
+        hv = fb[2, FV_SINGLE_DOWN] if down else fb[2, FV_UP + counts_as(st, c)]
         v = hv * (1.0 - fb[0, st.cc[c, CC_OWNER]])
         if v > bv:
             bv = v

@@ -182,7 +182,7 @@ def tele(st, p, col, n):
 @njit(cache=True, _nrt=False, forceinline=True)
 def up_item(st, c):
     """The item card ``c`` shows face up now (CV-2: a single-sided card's back is BLANK)."""
-    return st.item[c, 0] if st.pile.cst[c, physics.CS_FACE] == 1 else st.item[c, 1]
+    return st.item[c, 1 - st.pile.cst[c, physics.CS_FACE]]  # face 1: side 0 (no branch)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
