@@ -9,9 +9,13 @@ costs onto them (functions LLVM inlined are counted in their caller).
 
 valgrind cannot run AVX-512 code and numba compiles for the host CPU, so compile for a CPU it
 can run, natively first (the cache is keyed by the CPU, so the run under valgrind loads it
-instead of compiling for an hour):
+instead of compiling for an hour). Name the cache folder by the sources' hash, as balance does
+for its own: numba keys a file's cached code by that file alone, so after an edit of the
+policies a fixed folder would hand the engine's old callers back with the old policy inlined:
 
-    export NUMBA_CPU_NAME=haswell NUMBA_CACHE_DIR=/tmp/cg-cache NUMBA_CPU_FEATURES=\\
+    export NUMBA_CACHE_DIR=/tmp/cg-cache-$(python -c \\
+        "from balance._cache import source_hash; print(source_hash())")
+    export NUMBA_CPU_NAME=haswell NUMBA_CPU_FEATURES=\\
     +64bit,+avx,+avx2,+bmi,+bmi2,+cmov,+cx16,+f16c,+fma,+fxsr,+lzcnt,+mmx,+movbe,+popcnt,\\
     +sse,+sse2,+sse3,+sse4.1,+sse4.2,+ssse3,+xsave
     python benchmarks/callgrind.py run configs/five_ravens/base.yaml 10 /tmp/cg-syms.json
