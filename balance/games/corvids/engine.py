@@ -131,6 +131,7 @@ from balance.games.corvids.tables import (
     P_BIRDS_N,
     P_COIN_DOWN,
     P_DOUBLE_N,
+    P_HANDICAP,
     P_PLAYERS,
     P_SET_POINTS,
     P_SET_SIZE,
@@ -712,10 +713,15 @@ def score(tb, st, p):
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def ranks(tb, st, out_score, out_rank):
-    """CV-7: scores, and ranks by score then feathers (1 = winner; ties shared)."""
+    """CV-7: scores, and ranks by score then feathers (1 = winner; ties shared). A score is
+    CV-3's plus the ``rules.handicap`` entry of the seat's place in the turn order (the
+    dataset's ``order``), so the handicapped scores decide and a tie after them goes to feathers.
+    A game whose set-up failed was never played: no handicap, every seat shares the win."""
     n = st.g[G_N]
+    first = st.g[G_FIRST]
+    played = st.g[G_END] != END_SETUP
     for p in range(n):
-        out_score[p] = score(tb, st, p)[0]
+        out_score[p] = score(tb, st, p)[0] + played * tb.params[P_HANDICAP + (p - first) % n]
     for p in range(n):
         r = 1
         for q in range(n):

@@ -25,7 +25,7 @@ from balance.games.base import Replay
 from balance.games.corvids import engine
 from balance.games.corvids import state as S
 from balance.games.corvids.schema import ITEM_NAMES
-from balance.games.corvids.tables import BLANK, COIN, MAXP, Compiled
+from balance.games.corvids.tables import BLANK, COIN, MAXP, P_HANDICAP, Compiled
 
 LOG_CAP = kit.LOG_CAP
 
@@ -179,11 +179,18 @@ def tell(compiled: Compiled, logged: Logged, seed: int, game: int) -> list[str]:
                 "nothing are removed"
             )
         elif code == S.E_SCORE:
+            hc = handicap(compiled, st, a)  # the event's points are CV-3's, without it
             lines.append(
-                f"{names[a]}: {b} points (bird bonus {c}, set bonus {d}), "
+                f"{names[a]}: {b + hc} points ({f'{hc:+d} handicap, ' if hc else ''}"
+                f"bird bonus {c}, set bonus {d}), "
                 f"{_plural(e, 'feather')}, {_plural(f, 'card')}, rank {h}"
                 f"{' (wins)' if h == 1 else ''}: {held_words(st, a)}"
             )
+            if b + hc != logged.score[a]:
+                problems.append(
+                    f"the end: seat {a} scores {b} + handicap {hc}, the kernel says "
+                    f"{logged.score[a]}"
+                )
             if (e, f) != (feathers[a], cards[a]):
                 problems.append(
                     f"the end: seat {a} holds {e} feathers and {f} cards, the events say "
@@ -203,6 +210,15 @@ def tell(compiled: Compiled, logged: Logged, seed: int, game: int) -> list[str]:
     if len(problems) > 5:
         warnings.append(f"WARNING: {len(problems) - 5} more disagreements")
     return lines + warnings
+
+
+def handicap(compiled: Compiled, st: S.State, p: int) -> int:
+    """The points ``rules.handicap`` adds to seat ``p``'s score (engine.ranks): the entry of its
+    place in the turn order; none in a game whose set-up failed."""
+    if int(st.g[S.G_END]) == engine.END_SETUP:
+        return 0
+    place = (p - int(st.g[S.G_FIRST])) % compiled.players
+    return int(compiled.k.params[P_HANDICAP + place])
 
 
 def held_words(st: S.State, p: int) -> str:

@@ -503,6 +503,13 @@ class Rules(BaseModel):
     physics: Physics = Field(
         default_factory=Physics, description="CV-8, CV-9: the physical model of the pile"
     )
+    handicap: list[Annotated[int, Field(ge=-MAX_POINTS, le=MAX_POINTS)]] = Field(
+        default_factory=list,
+        description="points added to the final score of each place in the turn order (index 0:"
+        " the first player, the dataset's order 0) before CV-7's ranks and ties; the stored score"
+        " includes them; missing places get 0 (at most one entry per player, each"
+        f" -{MAX_POINTS} to {MAX_POINTS})",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -551,9 +558,19 @@ class Rules(BaseModel):
 
 def check_config(config: Any) -> None:
     """The check of a validated RunConfig that needs both its line-up and its rules (the plugin's
-    ``check_config``, called by ``RunConfig``): a bird for every player (CV-10). Raises KeyConflict
-    with key paths from the top of the config."""
-    players, birds = config.players, config.rules.birds
+    ``check_config``, called by ``RunConfig``): a bird for every player (CV-10), one handicap entry
+    at most per place in the turn order. Raises KeyConflict with key paths from the top of the
+    config."""
+    players, birds, handicap = config.players, config.rules.birds, config.rules.handicap
+    if len(handicap) > players:
+        raise KeyConflict(
+            {
+                "rules.handicap": f"{len(handicap)} entries, one per place in the turn order, are"
+                f" more than the {players} players",
+                "players": f"{players} players have {players} places in the turn order;"
+                f" rules.handicap gives {len(handicap)}",
+            }
+        )
     if players > len(birds):
         raise KeyConflict(
             {

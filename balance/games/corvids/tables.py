@@ -56,6 +56,7 @@ P_BIRD_NEST = _p(NB)  # + bird: its nest 0-7
 P_BIRD_FAV = _p(NB)  # + bird: its favourite item
 P_BIRD_BONUS = _p(NB)  # + bird: points per collected card of its favourite item
 P_NEST_BIRD = _p(NB)  # + nest: the bird whose nest it is, -1 none in the config
+P_HANDICAP = _p(MAXP)  # + place in the turn order (the dataset's order): points added (CV-7)
 N_PARAMS = _p.end
 
 # Tables.seat[p, SP_*] (integers) and Tables.weights[p, W_*] (floats).
@@ -172,6 +173,8 @@ def compile_tables(config: Any) -> Compiled:
         params[P_BIRD_BONUS + b] = bird.bonus_per_card
         params[P_NEST_BIRD + bird.nest] = b
     assert len(birds) <= NESTS
+    assert len(rules.handicap) <= config.players  # schema.check_config
+    params[P_HANDICAP : P_HANDICAP + len(rules.handicap)] = rules.handicap
     item_weight = np.zeros(NI, np.float64)
     for name in rules.cards.double_sided.items:  # an item listed twice is twice as likely
         item_weight[ITEM_NAMES.index(name)] += 1.0

@@ -15,6 +15,7 @@ class FiveRavens(Game):
     max_players = 4
     end_reasons = ("clocks",)
     policy_kinds: ClassVar = {"random": schema.RandomPolicy, "greedy": schema.GreedyPolicy}
+    check_config = staticmethod(schema.check_config)  # rules.handicap against players
     # `balance bench`: the headline line-up's games/s on all threads (the performance issue's
     # target); every game also has the targets of Game.COMMON_BENCH_TARGETS.
     speed_target = ("4 greedy players, all threads", 150_000)

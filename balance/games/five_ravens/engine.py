@@ -186,6 +186,7 @@ from balance.games.five_ravens.tables import (
     P_GEM,
     P_GEM_N,
     P_HAND,
+    P_HANDICAP,
     P_HOLLOW,
     P_HOLLOW_CAPT,
     P_N_RELICS,
@@ -886,15 +887,22 @@ def rank_seats(score, capt_n, rank):
         rank[p] = r
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
-def play_game(tb, st, seed, game, moves, order, score, rank, sb, cursed):
-    """Play one whole game into ``st``; fills ``score`` and ``rank`` (int32[P])."""
+@njit(cache=True, _nrt=False, inline="always")
+def handicap(tb, st, p):
+    """The points ``rules.handicap`` adds to seat ``p``'s score: the entry of its place in the
+    turn order of round 1 (the dataset's ``order``; FR-12 moves the first player later)."""
     P = n_seats(tb)
-    setup(tb, st, seed, game)
-    for _ in range(tb.r.params[P_ROUNDS]):
-        play_round(tb, st, moves, order)
+    return tb.r.params[P_HANDICAP + (p - st.r.board[G_START] + P) % P]
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def final_scores(tb, st, score, rank, sb, cursed):
+    """Fill ``score`` with each seat's FR-13 score plus its handicap, logged as its breakdown
+    (without the handicap, which the replay adds from the tables), and ``rank`` by FR-14: the
+    handicapped scores decide, then fewer captured cards."""
+    P = n_seats(tb)
     for p in range(P):
-        score[p] = score_breakdown(tb, st, p, sb, cursed)
+        score[p] = score_breakdown(tb, st, p, sb, cursed) + handicap(tb, st, p)
         emit(
             st,
             E_SCORE,
@@ -907,6 +915,15 @@ def play_game(tb, st, seed, game, moves, order, score, rank, sb, cursed):
             sb[SB_PENALTY],
         )
     rank_seats(score, st.r.seat[:, S_CAPT_N], rank)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def play_game(tb, st, seed, game, moves, order, score, rank, sb, cursed):
+    """Play one whole game into ``st``; fills ``score`` and ``rank`` (int32[P])."""
+    setup(tb, st, seed, game)
+    for _ in range(tb.r.params[P_ROUNDS]):
+        play_round(tb, st, moves, order)
+    final_scores(tb, st, score, rank, sb, cursed)
 
 
 @njit(cache=True, parallel=True, forceinline=False)

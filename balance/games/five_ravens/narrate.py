@@ -56,6 +56,7 @@ from balance.games.five_ravens.state import (
     E_TOP,
     E_UNCLAIMED,
     G_RD_N,
+    G_START,
     G_TURNS,
     PILE_CAPT,
     PILE_DECK,
@@ -79,6 +80,7 @@ from balance.games.five_ravens.tables import (
     N_RAVENS,
     P_ACTION,
     P_CAPTURE,
+    P_HANDICAP,
     P_N_RELICS,
     P_PLAYERS,
     P_ROUNDS,
@@ -865,7 +867,8 @@ class _Narrator:
             if row is None:
                 continue
             chests, gems, hollows, cursed, four, penalty = row
-            total = sum(row)
+            hc = self.handicap(p)
+            total = sum(row) + hc
             if total != scores[p]:
                 self.problem(f"Seat {p}'s score rows sum to {total}, the kernel says {scores[p]}")
             n_capt = int(st.seat[p, S_CAPT_N])
@@ -875,7 +878,8 @@ class _Narrator:
             out.append(
                 f"  Seat {p} ({self.c.seat_policies[p]}): {scores[p]} = chests {chests} + gems "
                 f"{gems} + hollows {hollows} + cursed sets {cursed} + captured 4 {four} "
-                f"- penalties {-penalty}   ({place}; {n_capt} captured card"
+                f"- penalties {-penalty}{f' {hc:+d} handicap' if hc else ''}   ({place}; "
+                f"{n_capt} captured card"
                 f"{'s' if n_capt != 1 else ''})"
             )
             owned = sorted(
@@ -900,6 +904,12 @@ class _Narrator:
         elif winners:
             out.append(f"Shared win: {', '.join(best)} with {scores[winners[0]]}")
         return out
+
+    def handicap(self, p: int) -> int:
+        """The points ``rules.handicap`` adds to seat ``p``'s score (engine.handicap): the entry
+        of its place in round 1's turn order; the score rows leave it out."""
+        place = (p - int(self.logged.state.board[G_START])) % self.P
+        return int(self.tb.params[P_HANDICAP + place])
 
     def render(self) -> list[str]:
         body = [str(x) for x in self.out]

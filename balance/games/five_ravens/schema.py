@@ -29,8 +29,8 @@ MAX_RELIC_TYPES = 48  # the engine's state has fixed sizes (state.MAX_TYPES)
 # Bounds of the numbers the engine stores (tables.py: int32 rules, float64 weights). A seat's
 # score is an int32 sum (engine.score_breakdown): at most MAX_RELICS chests or hollows of
 # MAX_POINTS, one chest times MAX_SIX_MULTIPLIER, the gem entry, MAX_RELIC_TYPES cursed bonuses,
-# the 4's bonus and two penalties, about 3.5 million, far inside int32; tables.MAX_SCORE asserts
-# it. The greedy weights multiply these points (and each other, capture_effects x info_value):
+# the 4's bonus, two penalties and the handicap, about 3.5 million, far inside int32;
+# tables.MAX_SCORE asserts it. The greedy weights multiply these points (and each other, capture_effects x info_value):
 # within MAX_WEIGHT every greedy value stays near 1e14 or below, finite and far above the
 # "never chosen" value tables.NEG (-1e18).
 MAX_POINTS = 10_000  # any point value, either sign; a chest's value
@@ -210,6 +210,13 @@ class Rules(BaseModel):
     ravens: Ravens = Field(
         default_factory=Ravens, description="FR-8, FR-11: turn single Raven effects off"
     )
+    handicap: list[_Points] = Field(
+        default_factory=list,
+        description="points added to the final score of each place in the turn order (index 0:"
+        " the first player of round 1, the dataset's order 0) before FR-14's ranks and ties; the"
+        " stored score includes them; missing places get 0 (at most one entry per player, each"
+        f" {_POINTS})",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> Rules:
@@ -302,3 +309,20 @@ class GreedyPolicy(BaseModel):
 
 
 DEFAULT_POLICIES = {"random": {"kind": "random"}, "greedy": {"kind": "greedy"}}
+
+
+def check_config(config: Any) -> None:
+    """The check of a validated RunConfig that needs both its player count and its rules (the
+    plugin's ``check_config``, called by ``RunConfig``): one handicap entry at most per place in
+    the turn order. Raises KeyConflict with key paths from the top of the config (``players`` and
+    ``rules.handicap`` may come from different files)."""
+    players, handicap = config.players, config.rules.handicap
+    if len(handicap) > players:
+        raise KeyConflict(
+            {
+                "rules.handicap": f"{len(handicap)} entries, one per place in the turn order, are"
+                f" more than the {players} players",
+                "players": f"{players} players have {players} places in the turn order;"
+                f" rules.handicap gives {len(handicap)}",
+            }
+        )

@@ -53,15 +53,16 @@ assert N_RAVENS + MAX_RELICS <= MAX_CAP
 
 # Scores are int32 sums (engine.score_breakdown); schema.py bounds every number in them so that
 # the largest score a config can reach fits: every relic a chest or hollow of MAX_POINTS, one
-# chest multiplied by the 6, the gem entry, a cursed bonus per relic type, the 4's bonus and the
-# two penalties. compile_tables checks the config's own worst case too (_check_scores).
+# chest multiplied by the 6, the gem entry, a cursed bonus per relic type, the 4's bonus, the
+# two penalties and the handicap. compile_tables checks the config's own worst case too
+# (_check_scores).
 I32_MIN, I32_MAX = int(np.iinfo(np.int32).min), int(np.iinfo(np.int32).max)
 MAX_SCORE = (
     MAX_RELICS * MAX_POINTS
     + MAX_POINTS * (MAX_SIX_MULTIPLIER - 1)
     + MAX_POINTS
     + MAX_RELIC_TYPES * MAX_POINTS
-    + 3 * MAX_POINTS
+    + 4 * MAX_POINTS
 )
 assert MAX_SCORE <= I32_MAX
 # A greedy value is a sum of a few products of a weight by a weight or by points (at most a
@@ -130,6 +131,7 @@ P_CAPTURE = _p(N_RAVENS)  # + Raven: its capture effect is on
 P_SEAT = _p(MAX_SEATS)  # + seat: POL_* of the seat's policy
 P_GEM = _p(MAX_GEM_TABLE)  # + gems owned: points
 P_ACTION_OFF = _p(1)  # bit r: Raven r's action text is off (P_ACTION + r == 0)
+P_HANDICAP = _p(MAX_SEATS)  # + place in the turn order (the dataset's order): points added
 N_PARAMS = _p.end
 
 # Tables.cards rows: per relic instance, per relic type, per telemetry column, per card id.
@@ -248,6 +250,7 @@ def _check_scores(rules: Any) -> None:
         + abs(sc.four_bonus)
         + abs(sc.eight_penalty)
         + abs(sc.nine_penalty)
+        + max((abs(h) for h in rules.handicap), default=0)
     )
     if worst > I32_MAX:
         problem = (
@@ -302,6 +305,10 @@ def compile_tables(
     ):
         params[at] = _int32(value, key)
     gem_table = _i32([0, *sc.gem_table], lambda i: f"rules.scoring.gem_table[{i - 1}]")
+    handicap = _i32(rules.handicap, lambda i: f"rules.handicap[{i}]")
+    if len(handicap) > players:  # schema.check_config's bound, again
+        problem = f"at most one entry per player ({players}), got {len(handicap)}"
+        raise ConfigError(f"rules.handicap: {problem}", key="rules.handicap", problem=problem)
     _check_scores(rules)
     switches = [getattr(rules.ravens, n) for n in RAVEN_NAMES]
     action_on = _i32([int(s.action) for s in switches], "rules.ravens")
@@ -359,6 +366,7 @@ def compile_tables(
     params[P_CAPTURE : P_CAPTURE + N_RAVENS] = capture_on
     params[P_SEAT : P_SEAT + players] = seat_kinds
     params[P_GEM : P_GEM + len(gem_table)] = gem_table
+    params[P_HANDICAP : P_HANDICAP + len(handicap)] = handicap
     cards = np.zeros((N_CARD_ROWS, CARDS_W), np.int32)
     cards[C_TYPEOF, :N_RAVENS] = np.arange(N_RAVENS)
     cards[C_TYPEOF, N_RAVENS : N_RAVENS + len(inst_type)] = N_RAVENS + inst_type
