@@ -800,7 +800,10 @@ def possess(st, b, side, giver):
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def random_feather_moved(st, a, b):
-    """ENGINE-9: after a random move of cards from ``a`` to ``b`` (Cave, a hand exchange)."""
+    """ENGINE-9, RM-6: after a random move of cards from ``a`` to ``b`` (Cave, a hand exchange),
+    ``b`` holding a Feather is possessed and ``a`` left with none is freed. The caller holds the
+    end (``random_move_begin`` .. ``random_move_end``): the possession's own check would see ``a``
+    still possessed."""
     if st.pl[b, PL_HAND + FEATHER] > 0 and alive(st, b) and not immune(st.pl[b, PL_CHAR]):
         side = -1
         if living_possessor(st, np.int64(S_RAVEN)) >= 0:
@@ -817,6 +820,24 @@ def random_feather_moved(st, a, b):
         st.pl[a, PL_POSSESSED] = -1
         st.pl[a, PL_SIDE] = FAMILY
         emit(st, E_FREED, a, 0, 0, 0, 0, 0, 0)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def random_move_begin(st):
+    """RM-6: a random effect that may move Feathers starts; the end waits until it is over (the
+    holder "at the end of the interaction" is possessed, the one who lost it freed first).
+    Returns the hold to restore."""
+    hold = st.g[G_HOLD]
+    st.g[G_HOLD] = 1
+    return hold
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def random_move_end(st, hold):
+    """RM-6: the random effect is over; victory is checked now, unless death abilities are still
+    queued (they resolve first, RM-5, RM-21; ``resolve_deaths`` checks after them)."""
+    st.g[G_HOLD] = hold
+    if hold == 0 and st.g[G_DEPTH] == st.g[G_DEATHS_N]:
         check_end(st)
 
 
@@ -1036,8 +1057,10 @@ def swap_hands(st, a, b):
         st.kn[a, b, KN_HAND + c] = st.pl[b, PL_HAND + c]
         st.kn[b, a, KN_HAND + c] = st.pl[a, PL_HAND + c]
     emit(st, E_XCHG, a, b, -1, -1, 3, 0, 0)
+    hold = random_move_begin(st)
     random_feather_moved(st, a, b)
     random_feather_moved(st, b, a)
+    random_move_end(st, hold)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -1057,7 +1080,9 @@ def random_take(st, a, t):
     add_hand(st, a, c)
     st.kn[t, a, KN_HAND + c] += 1
     emit(st, E_TAKE, a, t, c, 0, 0, 0, 0)
+    hold = random_move_begin(st)
     random_feather_moved(st, t, a)
+    random_move_end(st, hold)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -1871,7 +1896,11 @@ def play_turn(tb, st, a, stack, opts, pick, mask):
     resolve_deaths(tb, st, stack, opts, pick, mask)
     if st.g[G_END] != 0:
         return
-    if st.g[G_OVER] == 0:
+    if st.g[G_OVER] == 0 and st.pl[a, PL_STUNNED] != 0:
+        # RM-4: stunned during its own turn (a death ability it triggered), it "cannot
+        # participate in Trades": no end-of-turn exchange; it still draws or discards to 4
+        emit(st, E_SKIP, a, 2, 0, 0, 0, 0, 0)
+    elif st.g[G_OVER] == 0:
         end_exchange(tb, st, a)
         resolve_deaths(tb, st, stack, opts, pick, mask)
         if st.g[G_END] != 0:

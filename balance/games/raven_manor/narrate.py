@@ -71,6 +71,7 @@ from balance.games.raven_manor.tables import (
     END_HORSEMAN,
     END_RAVEN,
     END_REASONS,
+    EVADE,
     EXCHANGE,
     FAMILY,
     FATHERS_STUDY,
@@ -234,6 +235,7 @@ class _Effect:
     kind: int = K_PLAY
     reacts: list[tuple[int, int, int]] = field(default_factory=list)  # (seat, card, level)
     depth: int = 0  # 1: a death ability's (its lines are indented one step more)
+    shown: bool = False  # a pass: its hand was shown (a later show is the end-of-turn one)
 
 
 class _Narrator:
@@ -395,8 +397,9 @@ class _Narrator:
                 self.say(f"{self.ind()}The stun fails: {self.s(t)} cannot be stunned this turn.")
         if code != S.E_DISCARD:
             self.eel_discard = -1
-        if code != S.E_STUN:
-            self.eel_stun = -1
+        if code != S.E_STUN and self.eel_stun >= 0:
+            t, self.eel_stun = self.eel_stun, -1  # ENGINE-4: safe from stuns this turn
+            self.say(f"{self.ind(1)}The stun fails: {self.s(t)} cannot be stunned this turn.")
 
     def settle_pick(self, code: int, args: list[int]) -> None:
         """RM-26: a Candle, Torch or Abandoned Mine puts cards into its player's hand without an
@@ -505,8 +508,10 @@ class _Narrator:
             self.say(f"  Stunned: the turn is skipped{lying}.")
             self.stunned[p] = False
             self.stun_card[p] = -1
-        else:
+        elif why == 1:
             self.say("  It consented to a Forest kill: the turn is skipped.")
+        else:
+            self.say("  Stunned during its own turn: no end-of-turn exchange (RM-4).")
 
     # ------------------------------------------------------------ actions
 
@@ -616,7 +621,7 @@ class _Narrator:
         pad = self.ind(lvl + (eff.depth if eff is not None else 0))
         if eff is not None:
             eff.reacts.append((r, c, lvl))
-        if ans == MOUNTAINS and eff is not None and r == eff.seat:
+        if c == EVADE and ans == MOUNTAINS and eff is not None and r == eff.seat:
             self.say(f"{pad}{self.s(r)} Evades back: both die (RM-28).")
             return
         if c in (ROD, RAT_TREACHERY):
@@ -686,6 +691,7 @@ class _Narrator:
     def stun(self, t: int, by: int, c: int, *_: int) -> None:
         self.expect_stun = -1
         if self.eel_stun == t:
+            self.eel_stun = -1
             if self.stunned[t]:
                 self.lines[-1] = self.lines[-1][:-1] + " (it is stunned already)."
             else:
@@ -752,7 +758,8 @@ class _Narrator:
             self.say(f"{self.ind()}{self.s(p)} reveals its hand to everyone: {hand}.")
         elif looking:
             self.say(f"{self.ind()}{self.s(to)} sees {self.s(p)}'s hand: {hand}.")
-        elif eff is not None and eff.kind == K_PASS and eff.seat == p:
+        elif eff is not None and eff.kind == K_PASS and eff.seat == p and not eff.shown:
+            eff.shown = True  # RM-29: the pass's show; the exchange's, if any, is told below
             self.say(f"{self.ind()}It shows its hand to {self.s(to)}: {hand}.")
         else:
             self.say(

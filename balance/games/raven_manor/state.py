@@ -112,7 +112,7 @@ G_NEXT = _g(1)  # the player who takes the next turn (Rat Treachery), -1: the ri
 G_DEATHS_N = _g(1)  # seats on the death stack
 G_DEPTH = _g(1)  # death abilities resolved so far (the queue's head)
 G_BAD_SCRIPT = _g(1)  # a scripted action that was not legal (tests assert 0)
-G_HOLD = _g(1)  # 1 while simultaneous deaths resolve (the end is judged after all of them)
+G_HOLD = _g(1)  # 1 while simultaneous deaths or a random Feather move resolve (end judged after)
 G_GEN = _g(1)  # reshuffles of the discard pile into the deck so far
 N_G_RESET = _g.end  # g[:N_G_RESET] is cleared for every game
 G_LOG_CAP = _g(1)
@@ -142,7 +142,7 @@ MAX_STACK = 16
     E_DEAL,  # p, character, position
     E_OPEN,  # p, feathers redrawn, mulligan (1 if taken)
     E_TURN,  # p, turn, hand size, alive, side, stunned
-    E_SKIP,  # p, why (0 stunned, 1 Forest consent)
+    E_SKIP,  # p, why (0 stunned, 1 Forest consent: the turn; 2 stunned in its turn: the exchange)
     E_ACTION,  # p, kind, card, target, option
     E_REACT,  # p, reaction card, level, answering card, against player
     E_CANCEL,  # p (whose card), card, by card

@@ -20,14 +20,32 @@ from balance.cli import app
 from balance.config import config_from_dict, load_config, load_yaml
 from balance.games.raven_manor import PLUGIN, narrate, state
 from balance.games.raven_manor.narrate import card, char
+from balance.games.raven_manor.policies import K_PLAY
 from balance.games.raven_manor.tables import (
+    AUNT_CAT,
+    AUNT_OWL,
+    AXE,
+    BOTTLE,
+    BROTHER_BADGER,
+    CANDLE,
     DEATH_CAUSES,
+    DODGE,
+    DOG_FATHER,
+    EEL,
     END_REASONS,
+    EVADE,
     FEATHER,
+    HAYMAKER,
+    KNIFE,
+    LIBRARY,
+    LIFEBUOY,
+    MOUNTAINS,
     NC,
     P_OPEN_HAND,
     RAVEN,
+    RIFLE,
     TEAM_NAMES,
+    VASE,
 )
 
 pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
@@ -204,3 +222,96 @@ def test_cli_replay():
     assert "Final standing (turns numbered as above):" in out
     assert any(END_LINE.match(line) for line in out)
     assert not warnings_of(out)
+
+
+# ---------------------------------------------------------------- scripted scenes, told
+
+
+def told(s, act) -> list[str]:
+    """The replay lines of a hand-built scene (helpers.scene): ``act(s)`` plays it, and its log,
+    after one deal event per seat, is told from the scene's starting hands, lives, stuns and
+    possessions; the narrator's shadow must agree with the final state (no WARNING)."""
+    n = s.n
+    hands = np.array(s.pl[:n, state.PL_HAND : state.PL_HAND + NC], np.int64)
+    start = [(p, s.char(p), s.pos(p), s.alive(p), s.stunned(p), s.possessed(p)) for p in range(n)]
+    act(s)
+    deal = [[state.E_DEAL, p, ch, pos, 0, 0, 0, 0] for p, ch, pos, *_ in start]
+    log = np.array(deal + [list(r) for r in s.rows()], np.int32)
+    logged = narrate.Logged(log, s.st, np.zeros(n, np.int32), np.zeros(n, np.int32), 0, -1)
+    teller = narrate._Narrator(s.c, logged, 0, 0, hands)
+    for p, _, _, alive, stunned, possessed in start:
+        teller.alive[p], teller.stunned[p] = alive, stunned
+        if possessed >= 0:
+            teller.possessed[p] = teller.side[p] = possessed
+    teller.run()
+    assert not teller.problems, teller.problems
+    return teller.lines
+
+
+FIVE = [AUNT_CAT, AUNT_OWL, BROTHER_BADGER, DOG_FATHER, RAVEN]
+
+
+def test_a_lifebuoy_against_mountains_is_told_as_a_lifebuoy_not_a_double_death(build):
+    """RM-28, RM-19: the player of the Mountains protects its own target with a Lifebuoy: the
+    replay says so and that the kill fails; nobody 'Evades back' and nobody dies."""
+    s = build(
+        FIVE, hands={0: [MOUNTAINS, LIFEBUOY], 1: [EVADE]}, scripts={0: [LIFEBUOY]}
+    )
+    lines = told(s, lambda s: s.play(0, MOUNTAINS, 1))
+    text = "\n".join(lines)
+    assert s.alive(0) and s.alive(1)
+    assert "    Seat 0 (Aunt Cat) plays Lifebuoy to protect seat 1 (Aunt Owl)." in lines
+    assert "    Seat 1 (Aunt Owl) cannot be killed this turn: the kill fails." in lines
+    assert "both die" not in text and "✝" not in text
+
+
+def test_the_mountains_double_evade_is_still_told_as_both_dying(build):
+    """RM-28: the target Evades, the player of the Mountains Evades back: both die."""
+    s = build(FIVE, hands={0: [MOUNTAINS, EVADE], 1: [EVADE]}, scripts={0: [1], 1: [EVADE]})
+    text = "\n".join(told(s, lambda s: s.play(0, MOUNTAINS, 1)))
+    assert "Seat 0 (Aunt Cat) Evades back: both die (RM-28)." in text
+    assert text.count("✝") == 2
+
+
+def test_a_pass_shows_the_hand_once_and_the_impossible_exchange_says_so(build):
+    """RM-29: seat 0 can only pass (one reaction in hand): it shows its hand to seat 1; seat 1
+    holds no card, so the end-of-turn exchange is impossible and seat 0 shows its hand again,
+    told as that, not as the pass's show a second time."""
+    s = build(FIVE, hands={0: [EVADE]}, deck=[CANDLE, VASE, KNIFE])
+    lines = told(s, lambda s: s.turn(0))
+    assert [x for x in lines if "shows its hand" in x] == [
+        "    It shows its hand to seat 1 (Aunt Owl): Evade.",
+        "    No exchange is possible: seat 0 (Aunt Cat) shows its hand to seat 1 (Aunt Owl): "
+        "Evade.",
+    ]
+
+
+def test_a_failed_eel_fella_stun_is_told_as_failed(build):
+    """Eel Fella, ENGINE-4: seat 2 cannot be stunned this turn (it dodged earlier in it) and
+    chooses the stun: the stun does not take, and the replay says it failed; seat 3's stun took."""
+    s = build(
+        [AUNT_CAT, EEL, AUNT_OWL, BROTHER_BADGER, RAVEN],
+        hands={0: [KNIFE], 2: [CANDLE], 3: [VASE], 4: [RIFLE]},
+        scripts={2: [1], 3: [1], 4: [0], 0: [0]},
+    )
+    s.pl[2, state.PL_SAFE_STUN] = int(s.g[state.G_TURN]) + 1
+    lines = told(s, lambda s: s.play(0, KNIFE, 1))
+    assert not s.stunned(2) and s.stunned(3)
+    i = lines.index("      Seat 2 (Aunt Owl) chooses to be stunned.")
+    assert lines[i + 1] == "      The stun fails: seat 2 (Aunt Owl) cannot be stunned this turn."
+    j = lines.index("      Seat 3 (Brother Badger) chooses to be stunned.")
+    assert "fails" not in lines[j + 1]
+
+
+def test_a_player_stunned_in_its_own_turn_is_told_making_no_exchange(build):
+    """RM-4: seat 0 kills Eel Fella and chooses the stun: the turn says there is no end-of-turn
+    exchange, and there is none."""
+    s = build(
+        [AUNT_CAT, EEL, AUNT_OWL, BROTHER_BADGER, RAVEN],
+        hands={0: [KNIFE, CANDLE], 1: [AXE], 2: [DODGE], 3: [EVADE], 4: [RIFLE]},
+        deck=[BOTTLE, HAYMAKER, LIBRARY],
+        scripts={0: [K_PLAY, KNIFE, 1, 0, 1], 2: [0], 3: [0], 4: [0]},
+    )
+    lines = told(s, lambda s: s.turn(0))
+    assert "  Stunned during its own turn: no end-of-turn exchange (RM-4)." in lines
+    assert not [x for x in lines if "exchange with" in x or "shows its hand" in x]

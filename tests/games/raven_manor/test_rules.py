@@ -21,6 +21,8 @@ from balance.games.raven_manor.state import (
     E_CANCEL,
     E_DEATH,
     E_DRAW,
+    E_EEL,
+    E_FREED,
     E_FEATHER,
     E_KILL_SAVED,
     E_OPEN,
@@ -58,6 +60,7 @@ from balance.games.raven_manor.tables import (
     BOTTLE,
     BROTHER_BADGER,
     CANDLE,
+    CAVE,
     CTHULHU,
     D_ABILITY,
     D_KILL,
@@ -65,6 +68,7 @@ from balance.games.raven_manor.tables import (
     DOC,
     DODGE,
     DOG_FATHER,
+    EEL,
     END_CAP,
     END_FAMILY,
     END_HORSEMAN,
@@ -1007,6 +1011,77 @@ def test_rm12_order_tokens_set_the_ring(build):
 
 
 # ---------------------------------------------------------------- the scenarios cite every rule
+
+
+def test_rm4_a_player_stunned_in_its_own_turn_makes_no_end_of_turn_exchange(build):
+    """RM-4 (amended): seat 0 kills Eel Fella (seat 1) and, asked by his death ability, chooses
+    to be stunned: stunned players "cannot participate in Trades", so seat 0 makes no exchange
+    with seat 1 (its partner otherwise: dead players exchange, RM-14); it still draws to 4. RM-4,
+    RM-29: as a partner it is skipped too: the Raven (seat 4, a Feather left after the Eel's
+    discard) passes, showing its hand to seat 0, and exchanges with the dead seat 1. Seat 0 then
+    skips its next turn (ENGINE-1)."""
+    s = build(
+        [AUNT_CAT, EEL, AUNT_OWL, BROTHER_BADGER, RAVEN],
+        hands={0: [KNIFE, CANDLE, VASE], 1: [AXE], 2: [DODGE], 3: [EVADE], 4: [FEATHER, RIFLE]},
+        deck=[BOTTLE, HAYMAKER, LIBRARY, VASE, VASE, CANDLE],
+        # the Eel asks seats 2, 3, 4, 0 in turn: seat 0 is stunned, the others discard their hand
+        scripts={0: [*play_(KNIFE, 1), 1], 2: [0], 3: [0], 4: [0, K_PASS, -1, -1, 0, FEATHER]},
+    )
+    s.turn(0)
+    assert not s.alive(1)
+    assert [e[:2] for e in s.ev(E_EEL)] == [(2, 1), (3, 1), (4, 1), (0, 0)]
+    assert s.stunned(0)
+    assert not s.ev(E_XCHG) and not s.ev(E_SHOW)
+    assert s.ev(E_SKIP) == [(0, 2, 0, 0, 0, 0, 0)]
+    assert s.hand(1) == cards(AXE)
+    assert s.hand(0) == cards(CANDLE, VASE, BOTTLE, HAYMAKER)
+    s.turn(4)
+    assert s.ev(E_SHOW) == [(4, 0, 1, 0, 0, 0, 0)]  # the pass shows the hand to the next player
+    assert s.ev(E_XCHG) == [(4, 1, FEATHER, AXE, 0, 0, 0)]  # the stunned seat 0 is skipped
+    assert s.possessed(1) == -1  # RM-14: a Feather possesses no dead player
+    s.turn(0)  # ENGINE-1: the whole next turn is skipped, then the stun ends
+    assert not s.stunned(0) and s.ev(E_SKIP)[-1] == (0, 0, 0, 0, 0, 0, 0)
+    assert s.hand(0) == cards(CANDLE, VASE, BOTTLE, HAYMAKER)
+    s.check()
+
+
+def test_rm6_a_random_take_frees_the_old_holder_before_victory_is_checked(build):
+    """RM-6 (amended), ENGINE-9: the last free player takes by Cave the only card of a possessed
+    player, its Feather: the taker is possessed for the Raven, the old holder is freed in the same
+    step, and only then is victory checked: a free Family player lives, so the Raven has not won
+    (the holder "at the end of the interaction" is the possessed one)."""
+    s = build(
+        FIVE,
+        hands={1: [FEATHER]},
+        possessed={1: 4},
+        dead=(2, 3),
+        in_play=(CAVE,),
+    )
+    s.use(0, CAVE, 1)
+    assert s.hand(0) == cards(FEATHER) and s.hand(1) == cards()
+    assert s.possessed(0) == S_RAVEN and s.possessed(1) == -1 and s.side(1) == FAMILY
+    assert s.ev(E_POSSESS) == [(0, S_RAVEN, -1, 0, 0, 0, 0)]
+    assert s.ev(E_FREED) == [(1, 0, 0, 0, 0, 0, 0)]
+    assert s.end() == 0
+    assert s.check_end() == 0
+    s.check()
+
+
+def test_rm6_a_random_take_that_leaves_every_player_possessed_ends_the_game_after_it(build):
+    """RM-6, RM-10: the possessed player holds two Feathers; the Cave takes one: both hold a
+    Feather at the end of the effect, so both are possessed and the Raven wins, once."""
+    s = build(
+        FIVE,
+        hands={1: [FEATHER, FEATHER]},
+        possessed={1: 4},
+        dead=(2, 3),
+        in_play=(CAVE,),
+    )
+    s.use(0, CAVE, 1)
+    assert s.possessed(0) == S_RAVEN and s.possessed(1) == S_RAVEN
+    assert not s.ev(E_FREED)
+    assert s.end() == END_RAVEN
+    s.check()
 
 
 def test_every_ruling_and_engine_reading_is_cited_by_a_scenario():
