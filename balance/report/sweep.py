@@ -1,13 +1,17 @@
-"""The page of a ``balance sweep``: every metric against the knob, with intervals, and where the
-curve moves significantly between neighbouring points.
+"""The page of a ``balance sweep``: every metric against the knob, with intervals, where the
+curve moves significantly between neighbouring points, and its trend across all its points.
 
 In the report's layers (numbers, then sentences, then figures and sections, then the page):
 
 - ``analyse_sweep(path)`` reads a sweep directory (balance/experiments/sweep.py) into a
-  ``SweepStats``: the curve rows of every finished point and the table of neighbouring steps
-  with q-values for the whole sweep (balance/stats/curves.py);
-- ``sweep_sentences`` says what the curves show, naming a step as a change only when the table
-  calls it significant (the project's one rule, balance/stats/multiple.py);
+  ``SweepStats``: the curve rows of every finished point, the table of neighbouring steps
+  (balance/stats/curves.py) and the table of trends, the least-squares slope of every metric on
+  a numeric knob across all the points of a curve (balance/stats/trend.py), with q-values for
+  the steps and trends of the whole sweep as one table;
+- ``sweep_sentences`` says what the curves show: the config's headline metric at each point,
+  and a step or a trend named as a change only when the table calls it significant (the
+  project's one rule, balance/stats/multiple.py); points that played identical games are said
+  to be so;
 - the figure functions only draw: one figure per metric, the first knob on the x-axis, 95 %
   intervals over games as error bars; with a grid, one curve per value of the other knobs (or,
   for a metric of several groups, one panel per value);
@@ -43,15 +47,16 @@ from balance.report.sections import (
     facts,
     fmt,
     headline,
+    interval,
     pvalue,
     significant,
     table_html,
 )
-from balance.report.sentences import difference_label, digits, listing, q_text
+from balance.report.sentences import difference_label, digits, listing, ordinal, q_text
 from balance.report.template import fill_sections
 from balance.report.write import ReportInfo, _write_html, check_output
 from balance.results import open_results, status_text
-from balance.stats import curves
+from balance.stats import RULE, curves, trend
 
 # ===================================================================================== numbers
 
@@ -68,6 +73,12 @@ class SweepStats(NamedTuple):
     curve: pl.DataFrame
     # neighbouring steps (stats.curves.STEP_COLUMNS, q_value, significant) with step_label
     steps: pl.DataFrame
+    # trends along the first knob, one per curve (stats.trend.TREND_COLUMNS, q_value,
+    # significant) with first_label, last_label (the knob's first and last values as written);
+    # empty for a knob whose values are not numbers or a curve of fewer than 3 points
+    trends: pl.DataFrame
+    identical: bool  # along the first knob, every curve's points played identical games
+    headline: tuple[str, str, str]  # the config's report.headline (metric, kind, group)
     players: dict[int, int]  # point index -> players
     teams_are_seats: bool  # at every point: team rows would repeat the seats
     missing: list[str]  # points not finished, with their status
@@ -103,12 +114,16 @@ def analyse_sweep(path: str | os.PathLike[str], *, level: float = 0.95) -> Sweep
     by_series: dict[str, list[Any]] = {}
     for p in done:
         by_series.setdefault(_series_label(axes, p.labels), []).append(p)
-    curve_parts, step_parts, players, manifests = [], [], {}, {}
+    curve_parts, step_parts, trend_parts, players, manifests = [], [], [], {}, {}
     teams_are_seats = True
+    identical = True
     step = 0
     for series, pts in by_series.items():
         pts.sort(key=lambda p: first.labels.index(p.labels[0]))
         previous = None
+        # A trend needs every point of its curve at once (its per-game contrast): about 80
+        # bytes a game per point at four players.
+        curve_points: list[curves.PointData] = []
         for p in pts:
             manifest, rows = open_results(p.path)
             data = curves.point_data(rows, manifest, level=level)
@@ -140,9 +155,28 @@ def analyse_sweep(path: str | os.PathLike[str], *, level: float = 0.95) -> Sweep
                 )
                 step += 1
             previous = (p, data)
+            curve_points.append(data)
+        identical &= trend.identical_points(curve_points)
+        if first.numeric and len(pts) >= trend.MIN_POINTS:
+            rows_ = trend.trend_rows(
+                [float(p.values[0]) for p in pts], curve_points, series=series, level=level
+            )
+            trend_parts.append(
+                rows_.with_columns(
+                    first_label=pl.lit(pts[0].labels[0]), last_label=pl.lit(pts[-1].labels[0])
+                )
+            )
+        del curve_points
     curve = pl.concat(curve_parts)
+    trends = (
+        pl.concat(trend_parts)
+        if trend_parts
+        else trend.empty_trends().with_columns(
+            first_label=pl.lit(None, dtype=pl.String), last_label=pl.lit(None, dtype=pl.String)
+        )
+    )
     if step_parts:
-        steps = curves.adjust_steps(pl.concat(step_parts, how="diagonal_relaxed"))
+        steps, trends = trend.adjust_sweep(pl.concat(step_parts, how="diagonal_relaxed"), trends)
     else:
         steps = pl.DataFrame(
             schema={
@@ -160,6 +194,9 @@ def analyse_sweep(path: str | os.PathLike[str], *, level: float = 0.95) -> Sweep
                 "series": pl.String,
             }
         )
+        trends = trends.with_columns(
+            q_value=pl.lit(None, dtype=pl.Float64), significant=pl.lit(False)
+        )  # a trend has at least 3 points, so steps too
     missing = [
         f"{p.name} ({p.status}{f', {p.games_done:,} games' if p.games_done else ''})"
         for p in run.points
@@ -171,6 +208,9 @@ def analyse_sweep(path: str | os.PathLike[str], *, level: float = 0.95) -> Sweep
         axes=axes,
         curve=curve,
         steps=steps,
+        trends=trends,
+        identical=identical,
+        headline=_headline_key(manifests[min(manifests)]),
         players=players,
         teams_are_seats=teams_are_seats,
         missing=missing,
@@ -178,6 +218,18 @@ def analyse_sweep(path: str | os.PathLike[str], *, level: float = 0.95) -> Sweep
         level=level,
         seconds=time.perf_counter() - t0,
     )
+
+
+def _headline_key(manifest: dict[str, Any]) -> tuple[str, str, str]:
+    """The (metric, kind, group) of a point's report.headline (the default for a run recorded
+    without one, or by a version whose report section this one does not read)."""
+    from balance.headline import ReportSettings
+
+    given = (manifest.get("config") or {}).get("report")
+    try:
+        return (ReportSettings.model_validate(given) if given else ReportSettings()).headline.key()
+    except ValueError:
+        return ReportSettings().headline.key()
 
 
 # ----------------------------------------------------------------------- what each figure shows
@@ -288,8 +340,9 @@ def _axes_words(axes: Sequence[Axis]) -> str:
 
 def sweep_sentences(ss: SweepStats) -> list[str]:
     """What the sweep shows, in words a statistician would sign: each value with its interval,
-    and a change between neighbouring points named only when the step table calls it
-    significant."""
+    the config's headline metric at each point, and a change between neighbouring points or a
+    trend across the points named only when the table calls it significant; points that played
+    identical games said to be so."""
     m = ss.run.manifest
     n_points = len(ss.run.points)
     out = [
@@ -318,11 +371,26 @@ def sweep_sentences(ss: SweepStats) -> list[str]:
             "Neighbouring points are compared game by game, paired on the same games (t-intervals "
             "over games of the per-game difference)."
         )
+    method = _trend_method_sentence(ss)
+    if method:
+        out.append(method)
+    if ss.identical:
+        key = ss.axes[0].key
+        out.insert(
+            1,
+            "The points played identical games: the knob changes nothing in these games."
+            if len(ss.axes) == 1
+            else f"Along {key}, the points of each curve played identical games: {key} changes "
+            "nothing in these games.",
+        )
     if ss.missing:
         out.append(
             f"{len(ss.missing)} of {n_points} points are not finished and are left out: "
             f"{listing(ss.missing)}."
         )
+    head = _headline_sentence(ss)
+    if head:
+        out.append(head)
     for key in ("edge", "length", "score"):
         metric = next(x for x in METRICS if x.key == key)
         sentence = _metric_sentence(ss, metric)
@@ -333,17 +401,198 @@ def sweep_sentences(ss: SweepStats) -> list[str]:
     if metric_rows(ss, ends).height:
         out.append(_shares_sentence(ss, ends))
     if ss.steps.height:
-        families = ss.steps.filter(
-            pl.col("p_value").is_not_nan() & pl.col("repeat_metric").is_null()
-        )["metric"].n_unique()
+        families = _families(ss)
+        n_trends = ss.trends.height
+        curves_ = ss.trends["series"].n_unique()
+        trends = (
+            f" and all {n_trends:,} trend rows of {_count(curves_, 'curve')}" if n_trends else ""
+        )
         out.append(
-            f"A step is called significant only when its q-value is below 0.05: "
-            f"Benjamini-Hochberg within each metric over all {ss.steps.height:,} rows of the "
-            f"{ss.steps['step'].n_unique()} steps, times the number of metrics ({families}); "
-            f"every interval is a {_level(ss)} interval of one point or one step, not "
+            f"A {'step or trend' if n_trends else 'step'} is called significant only when its "
+            "q-value is below 0.05: Benjamini-Hochberg within each metric over all "
+            f"{ss.steps.height:,} rows of the {ss.steps['step'].n_unique()} steps{trends}, times "
+            f"the number of metrics ({families}); every interval is a {_level(ss)} interval of "
+            f"one point{', one step or one trend' if n_trends else ' or one step'}, not "
             "simultaneous."
         )
     return out
+
+
+def _families(ss: SweepStats) -> int:
+    """The metrics the one rule counts over the steps and trends (rows with a test, not
+    repeats)."""
+    counted = [
+        t.filter(pl.col("p_value").is_not_nan() & pl.col("repeat_metric").is_null())["metric"]
+        for t in (ss.steps, ss.trends)
+        if t.height
+    ]
+    return pl.concat(counted).n_unique() if counted else 0
+
+
+def _trend_method_sentence(ss: SweepStats) -> str | None:
+    """How the trends are tested, or why there are none."""
+    axis = ss.axes[0]
+    if not ss.steps.height:
+        return None
+    if not axis.numeric:
+        return (
+            f"The values of {axis.key} are not numbers: no trend across the points is tested, "
+            "only neighbouring steps."
+        )
+    if ss.trends.height == 0:
+        return (
+            f"No curve has {trend.MIN_POINTS} or more finished points: no trend across the "
+            "points is tested beyond the steps."
+        )
+    paired = set(ss.trends["paired"].to_list())
+    how = (
+        "paired over the games every point played (the t-interval over games of each game's "
+        "contrast, which keeps the points' correlation)"
+        if paired == {True}
+        else "from independent samples, the points having different player counts (Welch-"
+        "Satterthwaite intervals)"
+        if paired == {False}
+        else "paired over the games where a curve's points have one player count, else from "
+        "independent samples"
+    )
+    where = "each curve" if ss.trends["series"].n_unique() > 1 else "the curve"
+    return (
+        f"Across all the points of {where}, each metric's trend is its least-squares slope on "
+        f"{axis.key} (the points weighted equally: the line through the drawn points), {how}."
+    )
+
+
+def _per_unit(ss: SweepStats) -> str:
+    key = ss.axes[0].key
+    return "per player" if key == "players" else f"per unit of {key}"
+
+
+def _slope(r: dict[str, Any], m: Metric, per: str) -> str:
+    """'+0.62 points per unit of rules.hand_size [+0.43, +0.82]'."""
+    scale, unit = _shown_scale(r, m)
+    d, lo, hi = r["slope"] * scale, r["lo"] * scale, r["hi"] * scale
+    k = digits((hi - lo) / 2, none=2)
+    return f"{d:+.{k}f}{unit} {per} [{lo:+.{k}f}, {hi:+.{k}f}]".replace("-", "−")
+
+
+def _at_end(ss: SweepStats, r: dict[str, Any], m: Metric, end: str, *, signed: bool) -> str:
+    """The trend's value at its first or last point, to the digits of that point's interval."""
+    label = r[f"{end}_label"]
+    c = ss.curve.filter(
+        (pl.col("metric") == r["metric"])
+        & (pl.col("kind") == r["kind"])
+        & (pl.col("group") == r["group"])
+        & (pl.col("series") == r["series"])
+        & (pl.col("x") == label)
+    )
+    scale, unit = _shown_scale(r, m)
+    if r["metric"] in ("win_share", "end_reason"):
+        unit = " %"  # a share, where a change of shares is in points
+    k = digits((c["hi"][0] - c["lo"][0]) * scale / 2, none=2) if c.height else 2
+    return f"{r[end] * scale:{'+' if signed else ''}.{k}f}{unit}".replace("-", "−")
+
+
+def _trend_words(ss: SweepStats, m: Metric, label: tuple[str, str, str], what: str) -> str:
+    """The trend of one row across the points: its ends and its slope with interval and q, in
+    the direction it goes only when the table calls it significant."""
+    metric, kind, group = label
+    t = ss.trends.filter(
+        (pl.col("metric") == metric) & (pl.col("kind") == kind) & (pl.col("group") == group)
+    ).sort("series")
+    t = t.filter(pl.col("q_value").is_not_nan())
+    if t.height == 0:
+        return ""
+    per, key = _per_unit(ss), ss.axes[0].key
+    signed = metric == "first_edge"
+    if t.height == 1:
+        r = t.row(0, named=True)
+        a = _at_end(ss, r, m, "first", signed=signed)
+        b = _at_end(ss, r, m, "last", signed=signed)
+        ends = f"from {a} at {key}={r['first_label']} to {b} at {r['last_label']}"
+        slope = f"a slope of {_slope(r, m, per)}, {q_text(r['q_value'])}"
+        if r["significant"]:
+            moved = (r["last"] - r["first"]) * r["slope"] > 0
+            verb = ("grows" if r["slope"] > 0 else "falls") if moved else "goes"
+            return f" Across the {r['points']} points, {what} {verb} {ends}: {slope}."
+        return (
+            f" Across the {r['points']} points, {what} has no significant trend ({ends}): {slope}."
+        )
+    parts = [
+        f"{_slope(r, m, per)} with {r['series']} ({q_text(r['q_value'])})"
+        for r in t.iter_rows(named=True)
+    ]
+    k = int(t["significant"].sum())
+    return (
+        f" Across the points of each curve, the slope of {what} on {key} is "
+        f"{listing(parts, most=4)}: significant for {k} of {t.height} curves."
+    )
+
+
+_WHO = {"order": "The {} player", "seat": "Seat {}", "policy": "Policy {}", "team": "Team {}",
+        "role": "Role {}", "all": "A seat"}  # fmt: skip
+
+
+def _headline_sentence(ss: SweepStats) -> str | None:
+    """The config's headline metric (report.headline) at each point in words, and its trend
+    unless another sentence says it (the first player's edge, game length)."""
+    metric, kind, group = ss.headline
+    if metric == "mean_turns":
+        return None  # the sentence on game length says it at each point
+    t = ss.curve.filter(
+        (pl.col("metric") == metric) & (pl.col("kind") == kind) & (pl.col("group") == group)
+    )
+    if t.height == 0:
+        return None
+    share = metric == "win_share"
+    m = HEADLINE_SHARE if share else HEADLINE_SCORE
+    who = _WHO.get(kind, "{}").format(ordinal(int(group)) if kind == "order" else group)
+    key = ss.axes[0].key
+    phrases = []
+    for series in ss.series:
+        rows = t.filter(pl.col("series") == series).sort("x_pos").to_dicts()
+        if not rows:
+            continue
+        said = [
+            f"{_headline_value(r, m)} at {f'{key}=' if i == 0 else ''}{r['x']}"
+            for i, r in enumerate(rows)
+        ]
+        if len(rows) > 8:
+            lo_r = min(rows, key=lambda r: r["value"])
+            hi_r = max(rows, key=lambda r: r["value"])
+            text = (
+                f"{said[0]} to {said[-1]} (lowest {_headline_value(lo_r, m)} at {lo_r['x']}, "
+                f"highest {_headline_value(hi_r, m)} at {hi_r['x']})"
+            )
+        else:
+            text = listing(said, most=8)
+        phrases.append(f"with {series}: {text}" if series else text)
+    verb = "wins" if share else "scores"
+    text = f"{who} {verb} {'; '.join(phrases)} (the config's headline, report.headline)."
+    edge = ss.trends.filter(pl.col("metric") == "first_edge")
+    if (
+        (metric, kind, group) == ("win_share", "order", "0")
+        and edge.height
+        and (edge["repeat_metric"] == "win_share").all()
+    ):
+        return (
+            text + " Its trend is the first player's edge's (below): the fair share is the same "
+            "at every point."
+        )
+    what = f"the {difference_label(kind, group)}'s {'win share' if share else 'mean score'}"
+    if kind == "all":
+        what = "the mean score"
+    return text + _trend_words(ss, m, (metric, kind, group), what)
+
+
+HEADLINE_SHARE = Metric("headline", "", "win_share", (), "", " points", 100.0)
+HEADLINE_SCORE = Metric("headline", "", "mean_score", (), "", "", 1.0)
+
+
+def _headline_value(r: dict[str, Any], m: Metric) -> str:
+    """A point's headline value to one significant digit of its interval's half-width."""
+    k = digits((r["hi"] - r["lo"]) * m.scale / 2, none=2)
+    unit = " %" if m.metric == "win_share" else ""
+    return f"{r['value'] * m.scale:.{k}f}{unit}".replace("-", "−")
 
 
 def _metric_sentence(ss: SweepStats, m: Metric) -> str | None:
@@ -376,7 +625,17 @@ def _metric_sentence(ss: SweepStats, m: Metric) -> str | None:
         )
     if m.key == "score":
         text += " on average (each game's mean over its seats)"
-    return text + ". " + _steps_words(ss, m, step_rows(ss, m, t["kind"][0]))
+    label, what = {
+        "edge": (("first_edge", "order", "0"), "the first player's edge"),
+        "length": (("mean_turns", "game", "all"), "game length"),
+        "score": (("mean_score", "all", "seats"), "the mean score"),
+    }[m.key]
+    return (
+        text
+        + ". "
+        + _steps_words(ss, m, step_rows(ss, m, t["kind"][0]))
+        + _trend_words(ss, m, label, what)
+    )
 
 
 def _point_words(ss: SweepStats, r: dict[str, Any]) -> str:
@@ -425,11 +684,12 @@ def _shares_sentence(ss: SweepStats, m: Metric | None = None) -> str:
             ).height
         ]
         m = Metric("shares", "", "win_share", tuple(kinds), "", " points", 100.0)
-        s = ss.steps.filter(
+        rows_of = (
             pl.col("metric").is_in(["win_share", "normalised_share"])
             & pl.col("kind").is_in(kinds)
             & pl.col("repeat_metric").is_null()
         )
+        s = ss.steps.filter(rows_of)
         words = {"seat": "seat", "order": "place in the turn order", "policy": "policy",
                  "team": "team", "role": "role"}  # fmt: skip
         tested_kinds = s.filter(pl.col("q_value").is_not_nan())["kind"].unique(maintain_order=True)
@@ -439,10 +699,12 @@ def _shares_sentence(ss: SweepStats, m: Metric | None = None) -> str:
         )
     else:
         s = step_rows(ss, m)
+        rows_of = pl.col("metric") == "end_reason"
         what = "the share of games ending for any reason"
+    trends = _shares_trends(ss, m, ss.trends.filter(rows_of), what)
     tested = s.filter(pl.col("q_value").is_not_nan())
     if tested.height == 0:
-        return f"No step between neighbouring points tests {what}."
+        return f"No step between neighbouring points tests {what}.{trends}"
     sig = tested.filter(pl.col("significant"))
     if sig.height == 0:
         r = (
@@ -452,7 +714,7 @@ def _shares_sentence(ss: SweepStats, m: Metric | None = None) -> str:
         )
         return (
             f"No step between neighbouring points changes {what} significantly (largest: "
-            f"{_row_words(r)} at {r['step_label']}, {_change(r, m)})."
+            f"{_row_words(r)} at {r['step_label']}, {_change(r, m)}).{trends}"
         )
     parts = [
         f"{_row_words(r)} at {r['step_label']}, {_change(r, m)}"
@@ -460,9 +722,42 @@ def _shares_sentence(ss: SweepStats, m: Metric | None = None) -> str:
         .sort("_a", descending=True)
         .iter_rows(named=True)
     ]
+    # the subject is plural whatever the count, so the verb agrees for every metric
+    subject = "The end reasons' shares" if m.key == "ends" else "Win shares"
     return (
-        f"{'It' if m.key == 'ends' else 'Win shares'} change significantly at "
-        f"{sig.height} of {tested.height} tested rows: {listing(parts, most=3)}."
+        f"{subject} change significantly at {sig.height} of {_count(tested.height, 'tested row')}"
+        f": {listing(parts, most=3)}.{trends}"
+    )
+
+
+def _count(n: int, noun: str) -> str:
+    """'1 tested row', '12 tested rows'."""
+    return f"{n:,} {noun}{'s' * (n != 1)}"
+
+
+def _shares_trends(ss: SweepStats, m: Metric, t: pl.DataFrame, what: str) -> str:
+    """The significant trends across the points among rows of several groups (the largest
+    three), or the largest of none."""
+    tested = t.filter(pl.col("q_value").is_not_nan())
+    if tested.height == 0:
+        return ""
+    per = _per_unit(ss)
+
+    def said(r: dict[str, Any]) -> str:
+        where = f" with {r['series']}" if r["series"] else ""
+        return f"{_row_words(r)}{where}, {_slope(r, m, per)} ({q_text(r['q_value'])})"
+
+    rank = tested.with_columns(_a=pl.col("slope").abs()).sort("_a", descending=True)
+    sig = rank.filter(pl.col("significant"))
+    if sig.height == 0:
+        return (
+            f" No trend across the points is significant in {what} (largest: "
+            f"{said(rank.row(0, named=True))})."
+        )
+    parts = [said(r) for r in sig.iter_rows(named=True)]
+    return (
+        f" A trend across the points is significant in {sig.height} of "
+        f"{_count(tested.height, 'tested row')}: {listing(parts, most=3)}."
     )
 
 
@@ -543,7 +838,8 @@ def _title(ss: SweepStats, m: Metric, t: pl.DataFrame) -> tuple[str, str]:
     if sig.height:
         n_all = tested.select("step", "kind", "group").unique().height
         return (
-            f"{sig.height} of {n_all} changes between neighbouring points are significant; "
+            f"{sig.height} of {_count(n_all, 'change')} between neighbouring points "
+            f"{'is' if sig.height == 1 else 'are'} significant; "
             f"largest: {who}{r['step_label']} {_change(r, m)}",
             context,
         )
@@ -831,7 +1127,8 @@ def _steps_section(ss: SweepStats) -> str:
     sig = shown.filter(pl.col("significant")).sort("step", "metric", "kind", "group")
     cols = _step_columns(ss)
     head = (
-        f"<p>{sig.height} of {shown.height} rows change significantly between neighbouring "
+        f"<p>{sig.height} of {_count(shown.height, 'row')} "
+        f"{'changes' if sig.height == 1 else 'change'} significantly between neighbouring "
         "points (red). Each row is the value at the later point minus the earlier one, with its "
         f"{_level(ss)} interval over games.</p>"
     )
@@ -846,6 +1143,113 @@ def _steps_section(ss: SweepStats) -> str:
             mark=significant,
             scroll=True,
             table_id="steps",
+        )
+        + "</details>"
+    )
+
+
+def _trend_columns(ss: SweepStats) -> list[Column]:
+    names = {
+        "win_share": "win share",
+        "normalised_share": "share / fair",
+        "first_edge": "first player's edge",
+        "mean_score": "mean score",
+        "mean_turns": "game length",
+        "end_reason": "end reason share",
+    }
+    unit = {m.metric: m for m in METRICS}
+    per = _per_unit(ss)
+
+    def at(end: str) -> Any:
+        def cell(r: dict[str, Any]) -> str:
+            m = unit.get(r["metric"], METRICS[1])
+            value = _at_end(ss, r, m, end, signed=r["metric"] == "first_edge")
+            return f"{r[f'{end}_label']}: {value}"
+
+        return cell
+
+    return [
+        Column("curve", lambda r: r["series"] or "–"),
+        Column("pairing", lambda r: "paired" if r["paired"] else "independent"),
+        Column("metric", lambda r: names.get(r["metric"], r["metric"])),
+        Column("group", lambda r: _group_words(r["kind"], r["group"])),
+        Column("points", lambda r: r["points"], fmt("d"), True),
+        Column("games", lambda r: r["games"], fmt(","), True),
+        Column("first point", lambda r: r, at("first")),
+        Column("last point", lambda r: r, at("last")),
+        Column(
+            f"slope {per}",
+            lambda r: r,
+            lambda r: _slope(r, unit.get(r["metric"], METRICS[1]), per).replace(f" {per}", ""),
+        ),
+        Column("slope", lambda r: r["slope"], fmt("+.5f"), True, "for sorting"),
+        Column("p", lambda r: r["p_value"], pvalue, True),
+        Column(
+            "q",
+            lambda r: r["q_value"],
+            pvalue,
+            True,
+            "Benjamini-Hochberg within each metric over every step and trend of the sweep, "
+            "times the number of metrics; a repeat row takes the q of the row it repeats",
+        ),
+    ]
+
+
+def _headline_table(ss: SweepStats) -> str:
+    """The headline metric at each point, as the summary says it."""
+    metric, kind, group = ss.headline
+    t = ss.curve.filter(
+        (pl.col("metric") == metric) & (pl.col("kind") == kind) & (pl.col("group") == group)
+    ).sort("series", "x_pos")
+    if t.height == 0 or metric == "mean_turns":
+        return ""
+    m = HEADLINE_SHARE if metric == "win_share" else HEADLINE_SCORE
+    k = digits(float((t["hi"] - t["lo"]).max()) * m.scale / 2, none=2)
+    cols = [
+        *([Column("curve", lambda r: r["series"])] if len(ss.axes) > 1 else []),
+        Column(ss.axes[0].key, lambda r: r["x"]),
+        Column("value", lambda r: _headline_value(r, m)),
+        interval("lo", "hi", f".{k}f", scale=m.scale),
+        Column("games", lambda r: r["games"], fmt(","), True),
+    ]
+    what = f"{difference_label(kind, group)}'s {metric.replace('_', ' ')}"
+    return (
+        f"<h3>The headline at each point: {escape(what)}</h3>"
+        f'<p class="note">The config\'s report.headline, {_level(ss)} intervals over games.</p>'
+        + table_html(t.to_dicts(), cols)
+    )
+
+
+def _trends_section(ss: SweepStats) -> str:
+    t = ss.trends
+    head = _headline_table(ss)
+    why = _trend_method_sentence(ss) or "Only one point per curve is finished."
+    if t.height == 0:
+        return head + f"<p>{escape(why)}</p>"
+    shown = t.filter(pl.col("repeat_metric").is_null() | (pl.col("metric") == "first_edge"))
+    tested = shown.filter(pl.col("q_value").is_not_nan())
+    sig = tested.filter(pl.col("significant")).sort("series", "metric", "kind", "group")
+    cols = _trend_columns(ss)
+    intro = (
+        f"<p>{escape(why)} {sig.height} of {_count(tested.height, 'tested trend')} "
+        f"{'is' if sig.height == 1 else 'are'} significant (red): {escape(RULE)}, "
+        "counted with the steps. The slope is the change of the metric "
+        f"{escape(_per_unit(ss))}, with its {_level(ss)} interval; the first and last points' "
+        "values are the trend's own estimates over the games it uses.</p>"
+    )
+    if sig.height:
+        intro += table_html(sig.to_dicts(), cols, sortable=True, mark=significant)
+    return (
+        head
+        + intro
+        + "<details><summary>the trend of every metric</summary>"
+        + table_html(
+            shown.sort("series").to_dicts(),
+            cols,
+            sortable=True,
+            mark=significant,
+            scroll=True,
+            table_id="trends",
         )
         + "</details>"
     )
@@ -875,7 +1279,23 @@ def _method(ss: SweepStats) -> str:
         "most 5 %. A row that repeats another of its step (the first player's edge at one "
         "player count is the first player's share; a one-seat policy is its seat) is not "
         f"counted and takes that row's q-value. All intervals are at the {_level(ss)} level, "
-        "one point or one step at a time.</p>"
+        "one point, one step or one trend at a time.</p>"
+        "<p>A trend is tested along a knob whose values are numbers, across the points of each "
+        f"curve of at least {trend.MIN_POINTS} points: the least-squares slope of the metric on "
+        "the knob's values, with every point weighted equally (the line through the drawn "
+        "points; its coefficients are fixed by the knob's values, not by estimated variances, "
+        "and the variance below is right for any fixed weights). The slope is a linear contrast "
+        "of the points' values, sum<sub>i</sub> c<sub>i</sub> m<sub>i</sub> with c<sub>i</sub> "
+        "= (x<sub>i</sub> − x̄) / Σ(x<sub>j</sub> − x̄)². Points of one player count play the "
+        "same games, so their values are correlated: the contrast is taken game by game, "
+        "y<sub>g</sub> = Σ c<sub>i</sub> x<sub>i,g</sub>, and its interval is the t-interval "
+        "over games of y (exact for the paired design; adding the points' variances as if they "
+        "were independent would be wrong). Points with different player counts are independent "
+        "samples: variance Σ c<sub>i</sub>² s<sub>i</sub>² / n<sub>i</sub>, Welch-Satterthwaite "
+        "degrees of freedom, on share / fair per place, the first player's edge, mean score and "
+        "game length. Trend rows join the steps' table for the one rule: each metric's family "
+        "holds its steps and its trends (balance/stats/trend.py). A knob whose values are not "
+        "numbers has no trend.</p>"
     )
 
 
@@ -895,6 +1315,7 @@ def render_sweep(ss: SweepStats, *, cdn: bool = False, generated: str | None = N
         if metric_rows(ss, m).height:
             parts.append((m.key, m.heading, page.figure(plot_metric(ss, m))))
     parts += [
+        ("trends", "Trends across the points", _trends_section(ss)),
         ("steps", "Between neighbouring points", _steps_section(ss)),
         ("provenance", "Provenance", _provenance(ss)),
         ("method", "Method", _method(ss)),
