@@ -452,7 +452,8 @@ BAD_SPECS = {
     "unknown metric": (
         "      - {metric: mean_turn, below: 3}",
         "checks[0].assertions[0].metric: must be one of 'win_share', 'mean_score', 'mean_turns', "
-        "'win_share_shift', 'mean_score_shift', 'mean_turns_shift' or 'max_seat_shift', got 'mean_turn'",
+        "'win_share_shift', 'mean_score_shift', 'mean_turns_shift', 'max_seat_shift', "
+        "'first_player_edge' or 'max_role_shift', got 'mean_turn'",
     ),
     "assertion typo": (
         "      - {metric: mean_turns, belo: 3}",
