@@ -8,15 +8,24 @@ summary leads with, is declared in the config, before any game is played::
       headline: {metric: win_share, order: 0}    # the first player's win share (the default)
       # or {metric: win_share, seat: 1}, {metric: win_share, team: raven},
       #    {metric: mean_score, policy: greedy}, {metric: mean_turns}
+      tolerance: {place: 0.02, seat: 0.01, team: 0.02, role: 0.02, policy_order: 0.02}
+      targets: {team: {raven: 0.5}}             # a side's (or role's) intended win share
+
+The verdict judges every axis (each place in the turn order, chair, side, role and policy at
+each place: balance/stats/axes.py) against its tolerance, and a side or role with a target
+against the target instead of the mean seat win.
 
 ``Headline.key()`` is the (metric, kind, group) row of a differences table it names.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+if TYPE_CHECKING:
+    from balance.stats.axes import Tolerances as AxisTolerances
 
 GROUP_KEYS = ("seat", "order", "policy", "team", "role")
 
@@ -63,18 +72,83 @@ class Headline(BaseModel):
 
 
 class Tolerances(BaseModel):
-    """How far from fair the verdict still calls balanced (in shares: 0.02 = 2 points)."""
+    """How far from its reference each axis of the verdict still calls balanced (in shares: 0.02
+    = 2 points); balance/stats/axes.py says what each axis is measured against."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
     first_player_edge: float = Field(
         0.02, gt=0, le=1, allow_inf_nan=False,
-        description="largest |first player's win share - fair| called balanced",
+        description="largest |first player's win share - the mean seat win| called balanced; "
+        "also every other place's unless `place` is given",
+    )  # fmt: skip
+    place: float | None = Field(
+        None, gt=0, le=1, allow_inf_nan=False,
+        description="largest |a place's win share - the mean seat win of the same games| "
+        "called balanced, for every place in the turn order (default: first_player_edge)",
     )  # fmt: skip
     seat: float = Field(
         0.01, gt=0, le=1, allow_inf_nan=False,
-        description="largest |seat's win share - fair| called balanced (symmetric line-ups)",
+        description="largest |a seat's (chair's) win share - the mean seat win| called balanced "
+        "(line-ups where every seat plays the same policy)",
     )  # fmt: skip
+    team: float = Field(
+        0.02, gt=0, le=1, allow_inf_nan=False,
+        description="largest |a side's win share - its target (report.targets.team), or its "
+        "seats' part of the table for a team fixed for the run| called balanced",
+    )  # fmt: skip
+    role: float = Field(
+        0.02, gt=0, le=1, allow_inf_nan=False,
+        description="largest |a role's win share - the mean seat win (or its target, "
+        "report.targets.role)| called balanced",
+    )  # fmt: skip
+    policy_order: float = Field(
+        0.02, gt=0, le=1, allow_inf_nan=False,
+        description="largest |a policy's win share at a place - its share over every place| "
+        "called balanced (line-ups that mix policies)",
+    )  # fmt: skip
+
+    def axes(self) -> AxisTolerances:
+        """The tolerance of each axis of balance/stats/axes.py."""
+        from balance.stats.axes import Tolerances as AxisTolerances
+
+        return AxisTolerances(
+            place=self.place if self.place is not None else self.first_player_edge,
+            seat=self.seat,
+            team=self.team,
+            role=self.role,
+            policy_order=self.policy_order,
+        )
+
+
+Share = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+
+
+class Targets(BaseModel):
+    """Win shares the designer intends for a side or a role (e.g. the Raven's side at 0.5); the
+    verdict judges them against these instead of the mean seat win."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    team: dict[str, Share] = Field(
+        default_factory=dict, description="a side's intended win share per game, by team name"
+    )
+    role: dict[str, Share] = Field(
+        default_factory=dict,
+        description="a role's intended win share per seat-game, by role name",
+    )
+
+    @field_validator("team", "role", mode="before")
+    @classmethod
+    def _shares(cls, value: object) -> object:
+        if isinstance(value, dict):
+            for name, share in value.items():
+                if isinstance(share, int | float) and not isinstance(share, bool) and share > 1:
+                    raise ValueError(
+                        f"{name}: {share:g} looks like a percentage; a share is between 0 and 1 "
+                        f"(write {share / 100:g})"
+                    )
+        return value
 
 
 class ReportSettings(BaseModel):
@@ -89,6 +163,10 @@ class ReportSettings(BaseModel):
     )
     tolerance: Tolerances = Field(
         default_factory=Tolerances, description="what the verdict calls balanced"
+    )
+    targets: Targets = Field(
+        default_factory=Targets,
+        description="intended win shares of sides and roles that the verdict judges against",
     )
     impact_seconds: float = Field(
         40.0, ge=0, le=86_400, allow_inf_nan=False,

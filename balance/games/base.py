@@ -12,6 +12,7 @@ whatever the chunk boundaries or thread count (DESIGN.md, Determinism).
 from __future__ import annotations
 
 import importlib.util
+import inspect
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, ClassVar, NamedTuple, Protocol
@@ -250,6 +251,19 @@ class Game:
 
     def team_names(self, tables: Any) -> tuple[str, ...]:
         return ()
+
+    def role_sides(self) -> dict[str, str]:
+        """The side each role starts the game on, for a game whose roles belong to sides (Raven
+        Manor: the Raven's side and the Family's); the verdict compares a role with the other
+        roles of its side. {} when every role is on one footing (Corvids' birds)."""
+        return {}
+
+    def describe_policy(self, kind: str) -> str:
+        """What a policy of ``kind`` does, in one paragraph: its settings model's docstring (the
+        report says which players produced its numbers); '' for a kind the game does not have."""
+        model = (getattr(self, "policy_kinds", None) or {}).get(kind)
+        doc = inspect.getdoc(model) if model is not None else None
+        return " ".join((doc or "").split("\n\n")[0].split())
 
     def role_names(self, tables: Any) -> tuple[str, ...]:
         return ()

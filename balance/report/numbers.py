@@ -48,6 +48,10 @@ class DatasetStats(NamedTuple):
     seconds: float  # time spent computing the statistics
     # the game's own sections (its plugin's ``report_sections``: balance/games/base.py)
     game_sections: tuple[ReportSection, ...] = ()
+    # every axis of balance judged against the config's report.tolerance (stats/axes.py)
+    axes: tuple[stats.Axis, ...] = ()
+    # one line per policy of the line-up: its name, kind and what it does (from the game)
+    players: tuple[tuple[str, str, str], ...] = ()
 
 
 def analyse_rows(
@@ -79,6 +83,15 @@ def analyse_rows(
             .collect()
         )
     own = tuple(game_report_sections(manifest, lf, level=level)) if game_sections else ()
+    settings = report_settings(manifest)
+    targets = settings.targets.model_dump()
+    axes = stats.balance_axes(
+        lf,
+        tolerance=settings.tolerance.axes(),
+        targets=targets,
+        level=level,
+        role_sides=_plugin_hook(manifest, "role_sides"),
+    )
     return DatasetStats(
         label=label,
         path=path,
@@ -91,7 +104,46 @@ def analyse_rows(
         score_by_policy=score_by_policy,
         seconds=time.perf_counter() - t0,
         game_sections=own,
+        axes=tuple(axes),
+        players=tuple(players_of(manifest)),
     )
+
+
+def report_settings(manifest: dict[str, Any]) -> Any:
+    """The run's ``report:`` section (its defaults for a run recorded without one)."""
+    from balance.headline import ReportSettings
+
+    given = (manifest.get("config") or {}).get("report")
+    try:
+        return ReportSettings.model_validate(given) if given else ReportSettings()
+    except ValueError:  # written by another version: the defaults, rather than no page
+        return ReportSettings()
+
+
+def _plugin_hook(manifest: dict[str, Any], hook: str, *args: Any, **kwargs: Any) -> Any:
+    """A hook of the dataset's game plugin called with ``args``; None when the registry no
+    longer knows the game (or the plugin lacks the hook)."""
+    from balance import games as registry
+
+    try:
+        plugin = registry.get(str(manifest.get("game")))
+    except KeyError:
+        return None
+    fn = getattr(plugin, hook, None)
+    return fn(*args, **kwargs) if fn is not None else None
+
+
+def players_of(manifest: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(name, kind, what it does) of each policy of the run's line-up, in seat order: the
+    game's own words for the policy's kind (``Game.describe_policy``); a game the registry no
+    longer knows says nothing more than the kind."""
+    config = manifest.get("config") or {}
+    policies = config.get("policies") or {}
+    out = []
+    for name in dict.fromkeys(str(p) for p in manifest.get("seats") or ()):
+        kind = str((policies.get(name) or {}).get("kind", name))
+        out.append((name, kind, _plugin_hook(manifest, "describe_policy", kind) or ""))
+    return out
 
 
 def game_report_sections(
@@ -99,14 +151,7 @@ def game_report_sections(
 ) -> list[ReportSection]:
     """The sections the dataset's game adds to its report (``Game.report_sections``; a game
     without the hook, or one the registry no longer knows, adds none)."""
-    from balance import games as registry
-
-    try:
-        plugin = registry.get(str(manifest.get("game")))
-    except KeyError:
-        return []
-    hook = getattr(plugin, "report_sections", None)
-    return list(hook(manifest, rows, level=level)) if hook is not None else []
+    return list(_plugin_hook(manifest, "report_sections", manifest, rows, level=level) or ())
 
 
 def analyse(path: str | os.PathLike[str], *, level: float = 0.95) -> DatasetStats:

@@ -42,12 +42,18 @@ def render(
     verdicts = []
     for i, ds in enumerate(datasets):
         head = f"<h3>{escape(ds.label)}</h3>" if many else ""
-        verdicts.append(head + sections.headline(verdict_sentences(ds, impact if i == 0 else None)))
+        verdicts.append(
+            head
+            + sections.headline(verdict_sentences(ds, impact if i == 0 else None))
+            + sections.players_note(ds)
+            + sections.verdict_table(ds)
+        )
     body.append(
         '<section id="verdict"><h2>Verdict</h2>'
         + "".join(verdicts)
-        + '<p class="note">Built from the numbers below and their 95 % intervals; tolerances and '
-        "the headline metric come from the config's <code>report:</code> section.</p></section>"
+        + '<p class="note">Built from the numbers below and their 95 % intervals; tolerances, '
+        "targets and the headline metric come from the config's <code>report:</code> "
+        "section.</p></section>"
     )
     nav.insert(0, '<a href="#verdict">verdict</a>')
     headline = []

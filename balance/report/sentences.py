@@ -16,12 +16,13 @@ from typing import Any
 import polars as pl
 
 from balance.impact_file import ImpactFile
-from balance.report.numbers import (
+from balance.report.numbers import (  # noqa: F401 (report_settings: its old home)
     DatasetStats,
     Differences,
     comparison_rows,
     config_diff,
     first_player_rows,
+    report_settings,
 )
 from balance.stats import KINDS, RULE
 
@@ -121,95 +122,189 @@ def _excludes(lo: float, hi: float, x: float = 0.0) -> bool:
 # ==================================================================================== dataset
 
 
-def report_settings(manifest: dict[str, Any]) -> Any:
-    """The run's ``report:`` section (its defaults for a run recorded without one)."""
-    from balance.headline import ReportSettings
-
-    given = (manifest.get("config") or {}).get("report")
-    try:
-        return ReportSettings.model_validate(given) if given else ReportSettings()
-    except ValueError:  # written by another version: the defaults, rather than no page
-        return ReportSettings()
+def _tol_text(tol: float) -> str:
+    """'±2 points', '±1 point', '±0.5 points'."""
+    return f"±{tol * 100:g} point{'s' * (tol != 0.01)}"
 
 
-def _within(lo: float, hi: float, tol: float) -> str:
-    """'within', 'outside' or 'undetermined' for an interval of a deviation against ±tol."""
-    if -tol <= lo and hi <= tol:
-        return "within"
-    if lo > tol or hi < -tol:
-        return "outside"
-    return "undetermined"
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'s' * (n != 1)}"
+
+
+def about_games(n: int | None) -> str:
+    """'about 47,000 games' (two significant digits, rounded up), or that no number would."""
+    if n is None:
+        return "no practical number of games (the estimate sits on the tolerance)"
+    k = max(0, len(str(int(n))) - 2)
+    up = -(-int(n) // 10**k) * 10**k
+    return f"about {up:,} games"
+
+
+# the axis, its groups' noun, its tolerance's key and what each group is measured against
+_AXIS_WORDS = {
+    "order": ("Turn order", "place", "report.tolerance.place"),
+    "seat": ("Seats (chairs)", "seat", "report.tolerance.seat"),
+    "policy_order": ("Policy by turn order", "policy at a place", "report.tolerance.policy_order"),
+    "team": ("Sides", "side", "report.tolerance.team"),
+    "role": ("Roles", "role", "report.tolerance.role"),
+}
+
+
+def axis_group_label(kind: str, row: dict[str, Any]) -> str:
+    """'the 2nd player', 'seat 3', 'economy as 1st player', 'team raven', 'role crow'."""
+    g = row["group"]
+    if kind == "order":
+        return f"the {ordinal(int(g))} player"
+    if kind == "seat":
+        return f"seat {g}"
+    if kind == "policy_order":
+        return f"{row['policy']} as {ordinal(int(g))} player"
+    return f"{kind} {g}"
+
+
+def _reference_text(axis: Any, row: dict[str, Any]) -> str:
+    """What a group of an axis is measured against, with its value."""
+    if row.get("target"):
+        return f"its target of {pct(row['ref'])} (report.targets.{axis.kind})"
+    if axis.kind == "policy_order":
+        return f"{row['policy']}'s own {pct(row['ref'])} over every place"
+    if axis.kind == "team":
+        return f"its seats' part of the table ({pct(row['ref'])})"
+    if axis.kind == "role" and axis.sides:
+        return f"the mean seat win of its side's roles ({pct(row['ref'])})"
+    return f"the mean seat win of these games ({pct(row['ref'])})"
+
+
+def _dev_text(row: dict[str, Any]) -> str:
+    return points(row["dev"], row["lo"], row["hi"])
+
+
+def _against(axis: Any, rows: list[dict[str, Any]]) -> tuple[list[str], str]:
+    """Each row as 'the 1st player wins 27.9 % (+2.9 points [+2.2, +3.7])' and, when every row
+    has the same reference, that reference said once ('' otherwise: each row says its own)."""
+    refs = [_reference_text(axis, r) for r in rows]
+    once = len(set(refs)) == 1
+    parts = [
+        f"{axis_group_label(axis.kind, r)} wins {pct(r['share'])} ({_dev_text(r)}"
+        + ("" if once else f" against {ref}")
+        + ")"
+        for r, ref in zip(rows, refs, strict=True)
+    ]
+    return parts, (f" against {refs[0]}" if once and refs else "")
+
+
+def axis_sentence(axis: Any) -> tuple[str, str | None]:
+    """The verdict's sentence on one axis (balance/stats/axes.py) and, when the axis is not
+    decided, the open question for the closing 'not determined' sentence."""
+    name, noun, key = _AXIS_WORDS[axis.kind]
+    tol = _tol_text(axis.tolerance)
+    rows = axis.rows.to_dicts()
+    judged = [r for r in rows if r["verdict"] != "no reference"]
+    how = f"simultaneous {axis.level * 100:g} % intervals over {_count(len(judged), noun)}"
+    alone = ""
+    unjudged = [r for r in rows if r["verdict"] == "no reference"]
+    if axis.kind == "role" and unjudged:
+        alone = (
+            f" ({listing([str(r['group']) for r in unjudged])} "
+            f"{'is' if len(unjudged) == 1 else 'are'} alone on {'its side' if len(unjudged) == 1 else 'their sides'}, "
+            "see the sides)"
+        )
+    if axis.kind == "team" and unjudged:
+        said = "; ".join(
+            f"team {r['group']} {_share_se(r)}" for r in sorted(unjudged, key=lambda r: -r["share"])
+        )
+        note = (
+            f"Sides are dealt, and no target is declared for "
+            f"{'them' if not judged else listing([str(r['group']) for r in unjudged])} "
+            f"(report.targets.team), so the verdict gives their shares without judging them: "
+            f"{said} of games."
+        )
+        if not judged:
+            return note, None
+        rows = judged
+    else:
+        note = ""
+    if not judged:
+        return "", None
+    far = max(judged, key=lambda r: abs(r["dev"]))
+    verdict = axis.verdict
+    lead = f"{note} " if note else ""
+    if verdict == "within":
+        parts, against = _against(axis, [far])
+        return (
+            f"{lead}{name} is balanced within {tol}{alone}: every {noun} is within it of its "
+            f"reference, with {how} ({key}; farthest: {parts[0]}{against}).",
+            None,
+        )
+    if verdict == "outside":
+        off = sorted((r for r in judged if r["verdict"] == "outside"), key=lambda r: -abs(r["dev"]))
+        parts, against = _against(axis, off)
+        rest = [r for r in judged if r["verdict"] == "undetermined"]
+        tail = ""
+        if rest:
+            tail = (
+                f"; {_count(len(rest), 'other ' + noun)} not determined at {axis.games:,} "
+                f"games ({about_games(axis.games_needed)} would decide "
+                f"{'it' if len(rest) == 1 else 'them'})"
+            )
+        label = "Turn order is not balanced" if axis.kind == "order" else f"{name}: not balanced"
+        return (
+            f"{lead}{label}{alone}: {listing(parts, most=4)}{against}, off by more than {tol} "
+            f"({key}; {how}){tail}.",
+            None,
+        )
+    parts, against = _against(axis, [far])
+    return (
+        f"{lead}{name}{alone}: whether every {noun} is within {tol} of its reference is not "
+        f"determined at {axis.games:,} games (farthest: {parts[0]}{against}; {how}); "
+        f"{about_games(axis.games_needed)} would decide it at this spread.",
+        f"whether every {noun} is within {tol}",
+    )
+
+
+def _share_se(r: dict[str, Any]) -> str:
+    """A share ± its 95 % half-width from its standard error."""
+    half = 1.959963984540054 * r["se"]
+    return share_pm(r["share"], r["share"] - half, r["share"] + half)
 
 
 def verdict_sentences(ds: DatasetStats, impact: ImpactFile | None = None) -> list[str]:
-    """The verdict a page opens with: the first player's edge against the config's tolerance,
-    which strategy or side leads, the changes that move the headline metric most (causal, from
-    ``impact``) and what these games leave undetermined. Every number is on the page below."""
-    settings = report_settings(ds.manifest)
-    tol = settings.tolerance
-    ws, adv = ds.shares, ds.advantage
-    n_games = f"{ws.games:,} games"
+    """The verdict a page opens with: every axis of balance judged against the config's
+    tolerances with simultaneous intervals (each place in the turn order, the chairs, each policy
+    at each place, the sides and the roles: balance/stats/axes.py), which strategy leads, the
+    changes that move the headline metric most (causal, from ``impact``) and what these games
+    leave undetermined. Every number is on the page below (the verdict table)."""
+    ws = ds.shares
     out: list[str] = []
     open_questions: list[str] = []
-    if finite(adv.first_player_share) and ws.players > 1:
-        edge = points(adv.first_player_edge, adv.edge_lo, adv.edge_hi)
-        where = _within(adv.edge_lo, adv.edge_hi, tol.first_player_edge)
-        bound = f"±{tol.first_player_edge * 100:g} point{'s' * (tol.first_player_edge != 0.01)}"
-        if where == "within":
-            out.append(
-                f"Turn order is balanced within the tolerance: the first player's edge is {edge}, "
-                f"inside {bound} (report.tolerance.first_player_edge)."
-            )
-        elif where == "outside":
-            side = "favours" if adv.first_player_edge > 0 else "penalises"
-            out.append(
-                f"Turn order is not balanced: the game {side} the first player by {edge}, "
-                f"beyond the tolerance of {bound} (report.tolerance.first_player_edge)."
-            )
-        else:
-            out.append(
-                f"Turn order: the first player's edge is {edge}; whether it is inside {bound} is "
-                f"not determined at {n_games}."
-            )
-            open_questions.append("whether the first player's edge is inside the tolerance")
-    if adv.symmetric:
-        bound, level = seat_bound(ws)
-        if bound <= tol.seat:
-            out.append(
-                f"Seats are within the tolerance of ±{tol.seat * 100:g} point"
-                f"{'s' * (tol.seat != 0.01)} of fair "
-                f"(simultaneous {level * 100:g} % intervals reach ±{bound * 100:.2f} points)."
-            )
-        else:
-            worst = (
-                ws.by_seat.with_columns(dev=(pl.col("share") - pl.col("fair")).abs())
-                .sort("dev", descending=True)
-                .row(0, named=True)
-            )
-            if _excludes(worst["lo"] - worst["fair"], worst["hi"] - worst["fair"], 0.0) and (
-                worst["dev"] > tol.seat
-            ):
-                out.append(
-                    f"Seat {worst['seat']} is off fair by more than the tolerance: "
-                    f"{share_pm(worst['share'], worst['lo'], worst['hi'])} against "
-                    f"{fair_pct(worst['fair'])}."
-                )
-            else:
-                open_questions.append(f"whether every seat is within ±{tol.seat * 100:g} points")
-    lead = _leader(ws)
+    for axis in ds.axes:
+        sentence, question = axis_sentence(axis)
+        if sentence:
+            out.append(sentence)
+        if question:
+            open_questions.append(question)
+    lead = _leader(ws, sides=any(a.kind == "team" for a in ds.axes))
     if lead:
         out.append(lead)
+    impact_open: list[str] = []
     if impact is not None and impact.summary.height:
-        out += _causal_verdict(impact, open_questions)
+        out += _causal_verdict(impact, impact_open)
+        adv = ds.advantage
         if impact.headline == ("win_share", "order", "0") and finite(adv.first_player_edge):
             out.append(_toward_fair(impact, adv.first_player_edge))
     if open_questions:
-        out.append(f"Not determined at {n_games}: {listing(open_questions, most=3)}.")
+        out.append(f"Not determined at {ws.games:,} games: {listing(open_questions, most=3)}.")
+    if impact_open:
+        out.append(
+            f"Not determined at {impact.games:,} games per variant: "  # type: ignore[union-attr]
+            f"{listing(impact_open, most=3)}."
+        )
     return out
 
 
-def _leader(ws: Any) -> str | None:
-    """Which strategy (or team of several seats) leads, by how much, with intervals."""
+def _leader(ws: Any, *, sides: bool = False) -> str | None:
+    """Which strategy (or team of several seats) leads, by how much, with intervals (teams
+    not when the verdict's ``sides`` axis has said them already)."""
     if ws.by_policy.height > 1:
         pol = ws.by_policy.sort("share", descending=True).to_dicts()
         a, b = pol[0], pol[1]
@@ -220,7 +315,7 @@ def _leader(ws: Any) -> str | None:
             f"(fair {fair_pct(a['fair'])})."
         )
     teams = ws.by_team
-    if teams.height > 1 and not ws.by_team["seats"].cast(pl.Float64).eq(1).all():
+    if not sides and teams.height > 1 and not ws.by_team["seats"].cast(pl.Float64).eq(1).all():
         t = teams.sort("share", descending=True).to_dicts()
         a, b = t[0], t[1]
         sep = "ahead of" if a["lo"] > b["hi"] else "level with (intervals overlap)"

@@ -13,6 +13,8 @@ which the CLI prints and the report draws. Nothing here imports a game.
   value of each group, taken from the rows of each game;
 - paired.py: paired differences between two runs of the same seeds (t-interval over games),
   and unpaired ones (Newcombe, Welch) for runs that did not play the same games;
+- axes.py: every axis of balance (places, chairs, sides, roles, policy by place) against its
+  reference with simultaneous intervals, judged against a tolerance;
 - sequential.py: SPRTs for balance claims, decided batch by batch.
 """
 
@@ -22,6 +24,7 @@ from typing import Any, NamedTuple
 
 import polars as pl
 
+from balance.stats.axes import AXES, Axis, balance_axes
 from balance.stats.groups import (
     KINDS,
     GameArrays,
@@ -110,6 +113,7 @@ def describe(
 
 
 __all__ = [
+    "AXES",
     "CAVEAT",
     "KINDS",
     "METHOD",
@@ -117,6 +121,7 @@ __all__ = [
     "RULE",
     "SPRT",
     "UNPAIRED_METHOD",
+    "Axis",
     "CardImpact",
     "Claim",
     "Description",
@@ -134,6 +139,7 @@ __all__ = [
     "Summary",
     "WinShares",
     "adjust",
+    "balance_axes",
     "bernoulli_llr",
     "bh_qvalues",
     "card_impact",

@@ -23,12 +23,15 @@ def planted_rows(
     first_player_wins: int = 3_000,
 ) -> pl.DataFrame:
     """``games`` 4-seat games: seat s wins exactly ``wins[s]`` of them, the first player wins
-    exactly ``first_player_wins``; every winner and no loser stole the gem; every seat drew it."""
+    exactly ``first_player_wins`` and the other places share the other wins equally (to within a
+    game); every winner and no loser stole the gem; every seat drew it."""
     p = len(wins)
     assert sum(wins) == games
     winner = np.repeat(np.arange(p), wins)
     # Choose each game's first player so that exactly first_player_wins winners moved first.
-    first = (winner + 1) % p
+    # The other games' winners sit 1, 2, ..., p - 1 places after the first player in turn.
+    behind = 1 + np.arange(games) % (p - 1)
+    first = (winner - behind) % p
     first[:first_player_wins] = winner[:first_player_wins]
     seat = np.tile(np.arange(p), games)
     game = np.repeat(np.arange(games), p)

@@ -44,5 +44,11 @@ class RavenManor(Game):
     def role_names(self, tables: Any) -> tuple[str, ...]:
         return CHARACTER_NAMES
 
+    def role_sides(self) -> dict[str, str]:
+        """RM-22: the evil characters lead their own sides; every other character starts in
+        the Family."""
+        evil = {"raven": "raven", "headless_horseman": "horseman", "cthulhu_gentleman": "cthulhu"}
+        return {c: evil.get(c, "family") for c in CHARACTER_NAMES}
+
 
 PLUGIN = RavenManor()
