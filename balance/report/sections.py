@@ -693,3 +693,108 @@ def variants_section(page: Page, impact: ImpactFile) -> str:
         + edges
         + detail
     )
+
+
+# ============================================================================== the verdict
+
+
+_AXIS_NAMES = {
+    "order": "turn order",
+    "seat": "seat (chair)",
+    "policy_order": "policy by place",
+    "team": "side",
+    "role": "role",
+}
+
+
+def verdict_table(ds: DatasetStats) -> str:
+    """The numbers behind the verdict: every group of every axis, its share, its reference, its
+    deviation with the simultaneous interval of its axis, the tolerance and the verdict."""
+    from balance.report.sentences import about_games, axis_group_label
+
+    rows = []
+    for axis in ds.axes:
+        for r in axis.rows.to_dicts():
+            need = r["games_needed"]
+            rows.append(
+                {
+                    **r,
+                    "axis": _AXIS_NAMES[axis.kind],
+                    "label": axis_group_label(axis.kind, r),
+                    "tol": axis.tolerance,
+                    "need": about_games(need).removeprefix("about ")
+                    if r["verdict"] == "undetermined"
+                    else "",
+                    "ref_kind": "target" if r.get("target") else axis.reference,
+                }
+            )
+    if not rows:
+        return ""
+
+    def dev(r: dict[str, Any]) -> str:
+        return points(r["dev"], r["lo"], r["hi"]) if finite(r["ref"]) else "–"
+
+    def ref(r: dict[str, Any]) -> str:
+        if not finite(r["ref"]):
+            return "no target declared"
+        what = {"mean": "mean seat win", "policy": "policy, every place", "fair": "seats' part"}
+        return f"{r['ref']:.2%} ({what.get(r['ref_kind'], r['ref_kind'])})"
+
+    cols = [
+        Column("axis", lambda r: r["axis"]),
+        Column("group", lambda r: r["label"]),
+        Column("games", lambda r: r["games"], lambda v: f"{v:,}", True),
+        Column("win share", lambda r: r["share"], fmt(".2%"), True),
+        Column("reference", lambda r: r, ref),
+        Column(
+            "deviation [simultaneous 95 %]",
+            lambda r: r,
+            dev,
+            tip="share minus reference, in points; intervals hold together over each axis",
+        ),
+        Column("tolerance", lambda r: r["tol"], lambda v: f"±{v * 100:g} points", True),
+        Column("verdict", lambda r: r["verdict"]),
+        Column("games to decide", lambda r: r["need"]),
+    ]
+    return (
+        '<details open><summary>The verdict\'s numbers: every place, seat, side and role '
+        "against its reference</summary>"
+        + table_html(
+            rows, cols, sortable=True, mark=lambda r: r["verdict"] == "outside", scroll=True
+        )
+        + '<p class="note">A group is <i>within</i> when its whole simultaneous interval lies '
+        "inside ± the tolerance, <i>outside</i> when it lies wholly beyond, else not determined "
+        "(with the games that would decide it at the observed spread). Each axis' intervals "
+        "hold together with 95 % (Bonferroni over its groups), so scanning a table for its "
+        "worst row finds no false alarm by chance.</p></details>"
+    )
+
+
+BOT_CAVEAT = (
+    "Every figure on this page describes games between these players, not between people. "
+    "Weak or one-sided players can move a headline more than the cards do (the same Raven "
+    "Manor rules give the Raven's side 91.6 % with basic players and 28.4 % with random "
+    "ones), so read a verdict as what these bots do with these rules: how far it holds for "
+    "skilled human play is not measured here."
+)
+
+
+def players_note(ds: DatasetStats) -> str:
+    """Which players produced every number of the page, one line each, and how far that
+    carries to human play."""
+    if not ds.players:
+        return ""
+    seats = [str(p) for p in ds.manifest.get("seats") or ()]
+    items = []
+    for name, kind, words in ds.players:
+        where = [str(i) for i, p in enumerate(seats) if p == name]
+        at = f"seat{'s' * (len(where) != 1)} {', '.join(where)}" if where else ""
+        kind_text = f" ({kind})" if kind != name else ""
+        items.append(
+            f"<li><b>{escape(name)}</b>{escape(kind_text)}, {escape(at)}: "
+            f"{escape(words or 'a policy of this game')}</li>"
+        )
+    return (
+        f'<div class="caveat"><p><b>Bot play.</b> {escape(BOT_CAVEAT)}</p>'
+        f"<ul>{''.join(items)}</ul></div>"
+    )
