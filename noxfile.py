@@ -16,6 +16,11 @@ REPORTS = {
 # Published sweep pages: reports/<name>.html of `balance sweep CONFIG --over KNOB --games N`.
 SWEEPS = {
     "five_ravens_players": ("configs/five_ravens/first_player_edge.yaml", "players=2,3,4", 200_000),
+    "five_ravens_hand_size": (
+        "configs/five_ravens/first_player_edge.yaml",
+        "rules.hand_size=2,3,4,5,6",
+        200_000,
+    ),
 }
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from html import escape
 from pathlib import Path
 
@@ -24,6 +25,7 @@ import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import stats as sps
 from typer.testing import CliRunner
 
 from balance import games as registry
@@ -33,6 +35,7 @@ from balance.config import ConfigError, load_config
 from balance.experiments import sweep
 from balance.overrides import parse_override
 from balance.report import sweep as sweep_page
+from balance.report.sentences import q_text
 from balance.results import open_results, read_manifest
 from balance.stats import across, curves
 
@@ -672,3 +675,216 @@ def test_a_sweep_expected_to_take_hours_asks_first(tmp_path):
                  "--out", out)  # fmt: skip
     one_line_error(result, "900,000,000 games of five_ravens take about", "pass --yes")
     assert not out.exists()
+
+
+# ==================================================================================== trends
+
+
+def _summary_and_rest(html: str) -> tuple[str, str]:
+    """The page's text: its summary, and everything else (tables and method), tags removed."""
+    start = html.index('id="summary"')
+    end = html.index("<section", start)
+
+    def text(s: str) -> str:
+        s = re.sub(r"<script.*?</script>", " ", s, flags=re.S)
+        return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", s)).replace("&#x27;", "'")
+
+    return text(html[start:end]), text(html[:start] + html[end:])
+
+
+def test_the_planted_bonus_is_a_significant_trend_the_least_squares_slope_of_the_curve(
+    bonus_sweep,
+):
+    """The fake game adds rules.bonus to the first player's score: the first player's edge rises
+    along 0..3, a trend whose slope is the least-squares line through the curve's points, with
+    the per-game contrast's t-interval, and the page says it with numbers of its tables."""
+    out, _ = bonus_sweep
+    ss = sweep_page.analyse_sweep(out)
+    edge = ss.trends.filter(pl.col("metric") == "first_edge").row(0, named=True)
+    curve = ss.curve.filter(pl.col("metric") == "first_edge").sort("x_pos")
+    assert edge["points"] == 4 and edge["paired"] and edge["games"] == 300
+    assert edge["slope"] == pytest.approx(np.polyfit([0, 1, 2, 3], curve["value"], 1)[0])
+    assert (edge["first"], edge["last"]) == pytest.approx((curve["value"][0], curve["value"][3]))
+    assert edge["significant"] and edge["lo"] > 0
+    # the per-game contrast, written out: sum_i c_i (first player's win at point i - 1/3)
+    c = np.array([-1.5, -0.5, 0.5, 1.5]) / 5.0
+    wins = []
+    for k in range(4):
+        _, rows = open_results(out / f"0{k}-rules.bonus={k}")
+        df = rows.filter(pl.col("order") == 0).sort("game").collect()
+        wins.append(df["win"].to_numpy())
+    y = sum(ci * w for ci, w in zip(c, wins, strict=True))
+    half = 1.967824 * y.std(ddof=1) / math.sqrt(300)  # t(299), 95 %
+    assert edge["hi"] - edge["slope"] == pytest.approx(half, rel=1e-4)
+    words = sweep_page.sweep_sentences(ss)
+    said = next(s for s in words if s.startswith("The first player's edge over a fair share"))
+    assert (
+        "Across the 4 points, the first player's edge grows from −2.5 points at rules.bonus=0"
+        in said
+    )
+    assert "per unit of rules.bonus [" in said
+    assert not ss.identical  # the bonus changes the games
+    # every number of the trend clause is on the page outside the summary (the trends table)
+    _, rest = _summary_and_rest(sweep_page.render_sweep(ss))
+    clause = said[said.index("Across the 4 points") :]
+    for number in re.findall(r"[+−]?\d+(?:\.\d+)?(?:e-\d+)?", clause):
+        assert number in rest, (number, clause)
+
+
+def test_the_headline_is_said_at_each_point_with_its_trend(fake_config, tmp_path):
+    """report.headline {metric: win_share, seat: 1}: the summary says seat 1's share at every
+    point, as the headline table has them, and its trend (q-value by the one rule)."""
+    config = fake.write_config(
+        tmp_path / "h.yaml", report="{headline: {metric: win_share, seat: 1}}"
+    )
+    out = tmp_path / "h"
+    result = cli("sweep", config, "--over", "rules.bonus=0..3", "--games", 300, "--out", out)
+    assert result.exit_code == 0, result.output
+    ss = sweep_page.analyse_sweep(out)
+    assert ss.headline == ("win_share", "seat", "1")
+    said = next(s for s in sweep_page.sweep_sentences(ss) if s.startswith("Seat 1 wins "))
+    curve = ss.curve.filter(
+        (pl.col("metric") == "win_share") & (pl.col("kind") == "seat") & (pl.col("group") == "1")
+    ).sort("x_pos")
+    first = f"{curve['value'][0] * 100:.1f} % at rules.bonus=0"
+    assert said.startswith(f"Seat 1 wins {first}, "), said
+    assert "(the config's headline, report.headline)." in said
+    assert "Across the 4 points, the seat 1's win share" in said
+    trend_row = ss.trends.filter(
+        (pl.col("metric") == "win_share") & (pl.col("kind") == "seat") & (pl.col("group") == "1")
+    ).row(0, named=True)
+    assert q_text(trend_row["q_value"]) in said
+    _, rest = _summary_and_rest(sweep_page.render_sweep(ss))
+    assert "The headline at each point: seat 1's win share" in rest
+    for r in curve.iter_rows(named=True):
+        assert f"{r['value'] * 100:.1f} %" in rest
+
+
+def test_a_knob_that_changes_nothing_says_the_points_played_identical_games(fake_config, tmp_path):
+    """The fake game never reads rules.deck.aces: every point plays the same games with the
+    same outcome, the page says so, and no step or trend is significant (the contrast is 0 in
+    every game, exactly)."""
+    out = tmp_path / "aces"
+    result = cli("sweep", fake_config, "--over", "rules.deck.aces=1..4", "--games", 200,
+                 "--out", out)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    ss = sweep_page.analyse_sweep(out)
+    assert ss.identical
+    words = sweep_page.sweep_sentences(ss)
+    assert words[1] == "The points played identical games: the knob changes nothing in these games."
+    assert not ss.trends["significant"].any() and not ss.steps["significant"].any()
+    tested = ss.trends.filter(pl.col("p_value").is_not_nan())
+    assert tested.height and (tested["slope"] == 0).all() and (tested["p_value"] == 1).all()
+
+
+def test_a_categorical_knob_has_steps_but_no_trend(fake_config, tmp_path):
+    out = tmp_path / "variant"
+    result = cli("sweep", fake_config, "--over", "rules.variant=classic,modern,other",
+                 "--games", 100, "--out", out)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    ss = sweep_page.analyse_sweep(out)
+    assert ss.steps.height and ss.trends.height == 0
+    words = sweep_page.sweep_sentences(ss)
+    assert (
+        "The values of rules.variant are not numbers: no trend across the points is tested, only "
+        "neighbouring steps." in words
+    )
+    assert "no trend across the points is tested" in sweep_page.render_sweep(ss)
+
+
+def test_trends_across_player_counts_are_independent_samples(fake_config, tmp_path):
+    """players=2..4 deal different games: the trend is the same contrast of the points' values
+    with variance sum c_i^2 s_i^2 / n_i (Welch-Satterthwaite), on what means the same at every
+    count."""
+    out = tmp_path / "players"
+    result = cli("sweep", fake_config, "--over", "players=2..4", "--set", CYCLE, "--games", 400,
+                 "--out", out)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    ss = sweep_page.analyse_sweep(out)
+    assert not ss.trends["paired"].any()
+    assert set(ss.trends["metric"]) == {
+        "normalised_share", "first_edge", "mean_score", "mean_turns", "end_reason",
+    }  # fmt: skip
+    assert set(ss.trends.filter(pl.col("metric") == "normalised_share")["group"]) == {"0", "1"}
+    turns = ss.trends.filter(pl.col("metric") == "mean_turns").row(0, named=True)
+    per_point = []
+    for k in range(3):
+        _, rows = open_results(out / f"0{k}-players={k + 2}")
+        t = rows.filter(pl.col("seat") == 0).collect()["turns"].to_numpy().astype(float)
+        per_point.append(t)
+    c = np.array([-0.5, 0.0, 0.5])
+    a = np.array([ci * ci * t.var(ddof=1) / t.size for ci, t in zip(c, per_point, strict=True)])
+    df = a.sum() ** 2 / (a**2 / 399).sum()
+    half = sps.t.ppf(0.975, df) * math.sqrt(a.sum())
+    assert turns["slope"] == pytest.approx(
+        np.polyfit([2, 3, 4], [t.mean() for t in per_point], 1)[0]
+    )
+    assert turns["hi"] - turns["slope"] == pytest.approx(half, rel=1e-9)
+    edge = ss.trends.filter(pl.col("metric") == "first_edge").row(0, named=True)
+    curve = ss.curve.filter(pl.col("metric") == "first_edge").sort("x_pos")["value"]
+    assert edge["slope"] == pytest.approx(np.polyfit([2, 3, 4], curve, 1)[0])
+    assert "from independent samples" in " ".join(sweep_page.sweep_sentences(ss))
+
+
+def test_a_grid_has_a_trend_per_curve_along_the_first_knob(fake_config, tmp_path):
+    out = tmp_path / "grid"
+    result = cli("sweep", fake_config, "--over", "rules.bonus=0,2,4", "--over", "players=2,3",
+                 "--set", CYCLE, "--games", 200, "--out", out)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    ss = sweep_page.analyse_sweep(out)
+    assert ss.trends["series"].unique().sort().to_list() == ["players=2", "players=3"]
+    assert ss.trends["paired"].all() and (ss.trends["points"] == 3).all()
+    for series in ("players=2", "players=3"):
+        edge = ss.trends.filter((pl.col("series") == series) & (pl.col("metric") == "first_edge"))
+        curve = ss.curve.filter(
+            (pl.col("series") == series) & (pl.col("metric") == "first_edge")
+        ).sort("x_pos")["value"]
+        assert edge["slope"][0] == pytest.approx(np.polyfit([0, 2, 4], curve, 1)[0])
+    said = next(
+        s for s in sweep_page.sweep_sentences(ss) if s.startswith("The first player's edge")
+    )
+    assert (
+        "Across the points of each curve, the slope of the first player's edge on rules.bonus"
+        in said
+    )
+    assert "with players=2 (q" in said and "with players=3 (q" in said
+
+
+def test_every_sentence_of_several_rows_agrees_with_its_subject(bonus_sweep):
+    """'It change significantly' was the end reasons' sentence: each such sentence has a plural
+    subject whatever the count, and a count of one takes the singular."""
+    out, _ = bonus_sweep
+    ss = sweep_page.analyse_sweep(out)
+    ends = next(m for m in sweep_page.METRICS if m.key == "ends")
+    one = (pl.col("metric") == "end_reason") & (pl.col("step") == 0) & (pl.col("group") == "points")
+    marked = ss._replace(
+        steps=ss.steps.with_columns(
+            significant=pl.when(one).then(True).otherwise(pl.col("significant")),
+            q_value=pl.when(one).then(0.001).otherwise(pl.col("q_value")),
+        )
+    )
+    said = sweep_page._shares_sentence(marked, ends)
+    assert said.startswith("The end reasons' shares change significantly at 1 of "), said
+    assert not re.search(r"\bIt change\b", " ".join(sweep_page.sweep_sentences(marked)))
+    html = sweep_page.render_sweep(marked)
+    assert " 1 of " in html and "1 of 1 rows" not in html
+    for text in sweep_page.sweep_sentences(marked):
+        assert " change significantly" not in text or text.startswith(
+            ("Win shares", "The end reasons")
+        ), text
+
+
+@pytest.mark.slow
+def test_five_ravens_hand_size_2_to_6_is_a_significant_trend_in_the_first_players_edge(tmp_path):
+    """Issue 25's acceptance: Five Ravens' hand size over 2..6 (four greedy players, 10,000 games
+    a point on seed 1) moves the first player's edge by less than any step can show, but its
+    trend across the five points is significant and positive."""
+    out = tmp_path / "hand"
+    result = cli("sweep", FIRST_PLAYER_EDGE, "--over", "rules.hand_size=2..6", "--games",
+                 10_000, "--out", out, "--report", tmp_path / "hand.html")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    ss = sweep_page.analyse_sweep(out)
+    edge = ss.trends.filter(pl.col("metric") == "first_edge").row(0, named=True)
+    assert edge["significant"] and edge["lo"] > 0 and edge["paired"] and edge["points"] == 5
+    said = next(s for s in sweep_page.sweep_sentences(ss) if s.startswith("The first player's"))
+    assert "Across the 5 points, the first player's edge grows from +" in said

@@ -1142,7 +1142,7 @@ def _steps_section(ss: SweepStats) -> str:
             sortable=True,
             mark=significant,
             scroll=True,
-            table_id="steps",
+            table_id="steps-table",  # the section is "steps": ids are unique
         )
         + "</details>"
     )
@@ -1249,7 +1249,7 @@ def _trends_section(ss: SweepStats) -> str:
             sortable=True,
             mark=significant,
             scroll=True,
-            table_id="trends",
+            table_id="trends-table",
         )
         + "</details>"
     )

@@ -15,7 +15,9 @@ which the CLI prints and the report draws. Nothing here imports a game.
   and unpaired ones (Newcombe, Welch) for runs that did not play the same games;
 - axes.py: every axis of balance (places, chairs, sides, roles, policy by place) against its
   reference with simultaneous intervals, judged against a tolerance;
-- sequential.py: SPRTs for balance claims, decided batch by batch.
+- sequential.py: SPRTs for balance claims, decided batch by batch;
+- trend.py: a sweep's trend, the least-squares slope of a metric on a numeric knob across the
+  points of a curve, as a contrast of per-game values (the points share their games).
 """
 
 from __future__ import annotations
@@ -70,6 +72,15 @@ from balance.stats.sequential import (
     sprt_bounds,
     within,
 )
+from balance.stats.trend import (
+    TREND_COLUMNS,
+    adjust_sweep,
+    identical_points,
+    independent_contrast,
+    paired_contrast,
+    slope_coefficients,
+    trend_rows,
+)
 from balance.stats.winrates import (
     QUANTILES,
     Distributions,
@@ -120,6 +131,7 @@ __all__ = [
     "QUANTILES",
     "RULE",
     "SPRT",
+    "TREND_COLUMNS",
     "UNPAIRED_METHOD",
     "Axis",
     "CardImpact",
@@ -139,6 +151,7 @@ __all__ = [
     "Summary",
     "WinShares",
     "adjust",
+    "adjust_sweep",
     "balance_axes",
     "bernoulli_llr",
     "bh_qvalues",
@@ -152,16 +165,21 @@ __all__ = [
     "game_arrays",
     "group_values",
     "groups",
+    "identical_points",
+    "independent_contrast",
     "mean_interval",
     "merge_moments",
     "moments",
     "newcombe_interval",
     "normal_llr",
+    "paired_contrast",
     "paired_differences",
     "seat_advantage",
     "seat_codes",
+    "slope_coefficients",
     "sprt_bounds",
     "telemetry_columns",
+    "trend_rows",
     "two_proportion_p",
     "unpaired_differences",
     "wilson_interval",
