@@ -356,7 +356,7 @@ BackendOpt = Annotated[
         "--backend",
         metavar="local|ray",
         help="Where the games are played: local (this process, --threads) or ray (each chunk "
-        "a one-CPU task on the Ray cluster at --address; pip install 'balance[ray]'). The "
+        "a one-CPU task on the Ray cluster at --address; pip install 'balance\\[ray]'). The "
         "same games, value for value, either way.",
     ),
 ]
@@ -452,7 +452,7 @@ def simulate(
     chunk_size: Annotated[
         int | None,
         typer.Option(
-            help="Games per chunk (one parquet part) [default: 65536; --resume: the run's]."
+            help="Games per chunk (one parquet part) \\[default: 65536; --resume: the run's]."
         ),
     ] = None,
     force: Annotated[
@@ -966,6 +966,10 @@ def compare(
         f"(seed {result.seed}{players}) in {result.wall_time_s:.1f} s"
     )
     terminal.print_table(terminal.compare_table(result))
+    from balance.experiments.compare import left_out_words
+
+    for words in left_out_words(result.left_out):  # teams and roles no game dealt, e.g.
+        typer.echo(words)
     if result.paired:
         typer.echo(
             f"B - A with its {result.level * 100:g} % t-interval over games (paired: same "

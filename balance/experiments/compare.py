@@ -9,8 +9,10 @@ game length)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import NamedTuple
 
+import numpy as np
 import polars as pl
 
 from balance import games as registry
@@ -38,6 +40,9 @@ class Comparison(NamedTuple):
     a_lineup: stats.Lineup | None = None  # the groups each run has (policies, teams, roles)
     b_lineup: stats.Lineup | None = None
     paired: bool = True  # False: different player counts, independent samples (stats.across)
+    # (kind, group, why) of the teams and roles whose rows are left out of ``table`` (why:
+    # "never dealt" in either run, "only in A", "only in B"): see ``leave_out``.
+    left_out: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def samples(self) -> str:
@@ -88,12 +93,17 @@ def compare(
         else:
             dealt = plugin_deals_teams(registry.get(a.game))  # no fair 1/n (stats.across)
             acc = across.AcrossAccumulator(a.players, b.players, dealt=dealt)
+        seated = [Seated(line) for line in runs.lineups]
         report(0, games)  # the kernels are loaded: the games start
         for arr_a, arr_b in runs.play(seed=seed, games=games, chunk_size=chunk_size):
             acc.add(arr_a, arr_b)
+            seated[0].add(arr_a)
+            seated[1].add(arr_b)
             report(acc.games, games)
+    left_out: tuple[tuple[str, str, str], ...] = ()
     if isinstance(acc, stats.PairedAccumulator):
         method, table = stats.METHOD, acc.table(level, repeats=runs.lineups[0].repeats())
+        table, left_out = leave_out(table, *seated)
     else:
         method = across.METHOD_DEALT if acc.dealt else across.METHOD
         table = acc.table(level)
@@ -111,4 +121,100 @@ def compare(
         a_lineup=runs.lineups[0],
         b_lineup=runs.lineups[1],
         paired=paired,
+        left_out=left_out,
     )
+
+
+KINDS_DEALT = ("team", "role")  # the groups whose seats a game can deal anew every game
+
+
+class Seated:
+    """Seat-games of each team and role of one run, counted chunk by chunk (codes index the
+    run's line-up names): a group with none was never dealt in these games."""
+
+    def __init__(self, line: stats.Lineup) -> None:
+        self.line = line
+        self.counts = {kind: np.zeros(len(line.names(kind)), np.int64) for kind in KINDS_DEALT}
+
+    def add(self, arrays: stats.GameArrays) -> None:
+        for kind, counts in self.counts.items():
+            codes = getattr(arrays, kind)
+            if codes is None or not len(counts):
+                continue
+            c = np.asarray(codes).ravel()
+            counts += np.bincount(c[(c >= 0) & (c < len(counts))], minlength=len(counts))
+
+    def count(self, kind: str, name: str) -> int:
+        names = self.line.names(kind)
+        return int(self.counts[kind][names.index(name)]) if name in names else 0
+
+
+def leave_out(
+    table: pl.DataFrame, a: Seated, b: Seated
+) -> tuple[pl.DataFrame, tuple[tuple[str, str, str], ...]]:
+    """``table`` without the rows of teams and roles that no game of A or B dealt (a game's
+    names list every character, and a config deals a few: Raven Manor's starter game leaves 19
+    of its roles out), and without the rows that no game pairs (a team or role dealt only in A
+    or only in B has no per-game difference: its interval would print as [nan, nan]); and the
+    (kind, group, why) of each group left out, why one of "never dealt", "only in A", "only in
+    B". A group dealt in only one run keeps its rows that every game pairs (a team's win share,
+    0 in the games it is not dealt: a real change). Neither kind of row has a p-value, so the
+    q-values of the rows kept do not change."""
+    out: list[tuple[str, str, str]] = []
+    for kind, group in table.select("kind", "group").unique(maintain_order=True).iter_rows():
+        if kind not in KINDS_DEALT:
+            continue
+        na, nb = a.count(kind, group), b.count(kind, group)
+        if na and nb:
+            continue
+        out.append(
+            (kind, group, "never dealt" if not (na or nb) else "only in B" if nb else "only in A")
+        )
+    if not out:
+        return table, ()
+    never = {(k, g) for k, g, why in out if why == "never dealt"}
+    one_side = {(k, g) for k, g, why in out if why != "never dealt"}
+    gone = [
+        (k, g) in never or ((k, g) in one_side and n == 0)
+        for k, g, n in table.select("kind", "group", "games").iter_rows()
+    ]
+    return table.filter(~pl.Series(gone, dtype=pl.Boolean)), tuple(out)
+
+
+def left_out_words(left_out: Sequence[tuple[str, str, str]]) -> list[str]:
+    """Sentences on the groups ``leave_out`` took out of a comparison's table: '2 teams and 19
+    roles never dealt in these games are not shown.'"""
+
+    def counted(items: list[tuple[str, str, str]]) -> str:
+        parts = []
+        for kind in KINDS_DEALT:
+            n = sum(1 for k, _, _ in items if k == kind)
+            if n:
+                parts.append(f"{n} {kind}{'s' * (n != 1)}")
+        return " and ".join(parts)
+
+    def named(items: list[tuple[str, str, str]]) -> str:
+        return ", ".join(f"{k} {g} (dealt {why})" for k, g, why in items)
+
+    never = [x for x in left_out if x[2] == "never dealt"]
+    roles = [x for x in left_out if x[2] != "never dealt" and x[0] == "role"]
+    teams = [x for x in left_out if x[2] != "never dealt" and x[0] == "team"]
+    out = []
+    if never:
+        verb = "is" if len(never) == 1 else "are"
+        out.append(f"{counted(never)} never dealt in these games {verb} not shown.")
+    if roles:
+        one = len(roles) == 1
+        out.append(
+            f"{named(roles)[:1].upper()}{named(roles)[1:]} {'is' if one else 'are'} not shown: "
+            f"no game deals {'it' if one else 'them'} in both A and B, so nothing pairs "
+            f"{'it' if one else 'them'}."
+        )
+    if teams:
+        one = len(teams) == 1
+        out.append(
+            f"{named(teams)[:1].upper()}{named(teams)[1:]}: win share only (0 in a game "
+            f"without {'it' if one else 'them'}); no game seats {'it' if one else 'them'} in "
+            f"both A and B, so {'its' if one else 'their'} mean score has no paired difference."
+        )
+    return out

@@ -18,6 +18,7 @@ import polars as pl
 
 import balance
 from balance import stats
+from balance.experiments.compare import left_out_words
 from balance.report import figures
 from balance.report.numbers import comparison_rows, config_diff
 from balance.report.sections import (
@@ -59,13 +60,17 @@ def render_comparison(comparison: Any, *, cdn: bool = False, generated: str | No
         )
     ]
     level = f"{c.level:.0%}"
+    left_out = _left_out_note(c)
     parts = [
         (
             "summary",
             "What B changes",
             headline(comparison_sentences(c))
             + f'<p class="note">Paired over {c.games:,} games; [ ] are {level} intervals; '
-            "a change is named only when it is significant (" + escape(stats.RULE) + ").</p>",
+            "a change is named only when it is significant ("
+            + escape(stats.RULE)
+            + ").</p>"
+            + left_out,
         ),
         ("provenance", "Provenance", _provenance(c)),
         ("wins", "Win share", figs[0]),
@@ -74,9 +79,8 @@ def render_comparison(comparison: Any, *, cdn: bool = False, generated: str | No
         (
             "table",
             "All differences",
-            table_html(
-                t.to_dicts(), differences_columns("A", "B"), sortable=True, mark=significant
-            ),
+            table_html(t.to_dicts(), differences_columns("A", "B"), sortable=True, mark=significant)
+            + left_out,
         ),
         ("method", "Method", _method(c, n_rows=t.height)),
     ]
@@ -85,6 +89,19 @@ def render_comparison(comparison: Any, *, cdn: bool = False, generated: str | No
         f"(seed {c.seed})"
     )
     return _page(c, parts, subtitle, cdn=cdn, generated=generated)
+
+
+def _left_out_note(c: Any) -> str:
+    """Which teams and roles the comparison's table leaves out and why (none dealt in these
+    games: no numbers to compare), named, or nothing."""
+    left_out = getattr(c, "left_out", ())
+    if not left_out:
+        return ""
+    words = " ".join(left_out_words(left_out))
+    names = ", ".join(f"{k} {g}" for k, g, why in left_out if why == "never dealt")
+    return f'<p class="note">{escape(words)}' + (
+        f" Never dealt: {escape(names)}.</p>" if names else "</p>"
+    )
 
 
 def _page(
