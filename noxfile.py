@@ -63,9 +63,12 @@ def reports(session: nox.Session) -> None:
     Each is `balance simulate CONFIG --games N --report reports/GAME.html` into a scratch results
     directory named after the game (the report's title and section names), inside this session's
     folder and given relative to the repository, so that the pages' provenance carries relative
-    paths only (configs/..., .nox/reports/tmp/GAME), never /tmp or a home directory. A first
-    argument naming a game regenerates only that one: `nox -s reports -- raven_order`; with
-    `nox --no-venv -s reports` it uses the installed balance.
+    paths only (configs/..., .nox/reports/tmp/GAME), never /tmp or a home directory. The scratch
+    directory is deleted afterwards, so a page never points a reader into it: the card impact's
+    variants, kept there as variants.json, are named by the command that plays them
+    (balance/report/sections.py, ``impact_source``). A first argument naming a game regenerates
+    only that one: `nox -s reports -- raven_order`; with `nox --no-venv -s reports` it uses the
+    installed balance.
     """
     if session.venv_backend != "none":
         session.install(".")

@@ -18,7 +18,7 @@ are drawn as deviations from fair with simultaneous intervals, not as identical 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
@@ -342,18 +342,33 @@ def plot_seat_advantage(adv: SeatAdvantage) -> go.Figure:
     )
     if not (adv.edge_lo > 0 or adv.edge_hi < 0):
         edge += ", not distinguishable from 0"
-    title = (
-        f"First player wins {_pct(adv.first_player_share, 2)} "
-        f"(fair {_fair_text(1 / max(adv.players, 1))}): {edge}"
+    # The edge's zero, which the dashed line draws too (the same by_order["fair"]): 1/players, or
+    # in a game that deals its sides the mean seat win of the same games (RM-2, RM-22).
+    one_in_n = 1 / max(adv.players, 1)
+    fair = float(f["fair"][0]) if f.height and np.isfinite(f["fair"][0]) else one_in_n
+    dealt = abs(fair - one_in_n) > 1e-12
+    title = f"First player wins {_pct(adv.first_player_share, 2)} (fair {_fair_text(fair)}): {edge}"
+    fair_words = (
+        "fair share, the mean seat win of the same games (the sides are dealt)"
+        if dealt
+        else "fair share"
     )
     return _share_bars(
         f,
         labels,
         title=title,
-        context=f"Win share by place in the opening turn order, {adv.level * 100:g} % intervals over "
-        "games; dashed: fair share",
+        context=f"Win share by place in the opening turn order, {_lineup(adv.by_seat)}, "
+        f"{adv.level * 100:g} % intervals over games; dashed: {fair_words}",
         x_title="place in the opening turn order",
     )
+
+
+def _lineup(by_seat: pl.DataFrame) -> str:
+    """Who played: 'every seat basic' or 'seats basic, random, basic' (a seat's policy)."""
+    if "policy" not in by_seat.columns or by_seat.height == 0:
+        return "line-up not recorded"
+    pols = [str(p) for p in by_seat["policy"]]
+    return f"every seat {pols[0]}" if len(set(pols)) == 1 else "seats " + ", ".join(pols)
 
 
 # ============================================================================= distributions
@@ -370,6 +385,21 @@ def _rebin(values: np.ndarray, counts: np.ndarray, max_bins: int) -> tuple[np.nd
     starts = lo + width * np.arange(len(summed))
     keep = summed > 0
     return starts[keep], np.full(keep.sum(), width), summed[keep]
+
+
+def _integer_ticks(values: Sequence[np.ndarray]) -> dict[str, object]:
+    """Ticks of an axis of integer values: one every 1, 2, 5, 10, 20, ... units (at most 10),
+    on integers. Left to plotly, a short axis (a 0/1 score) gets ticks at the halves, which the
+    integer format prints twice ('1' at 0.5 and at 1), and the bars look offset from them."""
+    known = [np.asarray(v) for v in values if len(v)]
+    if not known:
+        return {}
+    lo = int(min(v.min() for v in known))
+    hi = int(max(v.max() for v in known))
+    step = 1
+    while (hi - lo) / step > 10:
+        step = step * 5 // 2 if str(step)[0] == "2" else step * 2  # 1, 2, 5, 10, 20, 50, ...
+    return {"tickmode": "linear", "tick0": lo - lo % step, "dtick": step}
 
 
 def _histogram(
@@ -419,7 +449,7 @@ def _histogram(
     )
     if not fig.data:
         return _empty(fig, "no values to draw")
-    fig.update_xaxes(tickformat="d")
+    fig.update_xaxes(tickformat="d", **_integer_ticks([v for _, v, _ in traces]))
     fig.update_yaxes(tickformat=".0%" if normalise else ",")
     return fig
 
@@ -528,7 +558,9 @@ def plot_count_panels(
                 xref="x domain",
                 yref="y domain",
             )
-        fig.update_xaxes(title_text=x_title, tickformat="d", row=r, col=c)
+        fig.update_xaxes(
+            title_text=x_title, tickformat="d", **_integer_ticks([values]), row=r, col=c
+        )
         fig.update_yaxes(title_text=y_title, tickformat=",", rangemode="tozero", row=r, col=c)
     _layout(
         fig, title=title, context=context, height=300 * rows + 90, bargap=0.05, margin={"t": 120}
@@ -556,62 +588,89 @@ def _largest(diff: np.ndarray) -> int:
     return int(np.nanargmax(np.abs(diff)))
 
 
-def plot_card_impact(impact: CardImpact, by: str | None = None) -> go.Figure:
+def plot_card_impact(
+    impact: CardImpact, by: str | None = None, outcomes: Collection[str] = ()
+) -> go.Figure:
     """Forest plot of the observational card impact: win share with the event minus without
     (percentage points), game-clustered Newcombe intervals, significant rows (``significant``:
     BH q < 0.05) in red. Rows without a contrast (every or no seat-game had the event) are left
-    out."""
+    out. Rows of an ``outcomes`` event (the game's ``outcome_events``: what play did to a seat,
+    such as a building lost) are not cards: they are drawn below the cards, marked as outcomes,
+    and never name the title's largest difference."""
     t = impact.table.filter(pl.col("diff").is_not_nan() & pl.col("diff").is_not_null())
-    t = t.sort("diff")
+    outcome = pl.col("event").is_in(list(outcomes))
+    # Bottom to top: the outcomes, then the cards, each by its difference.
+    t = pl.concat([t.filter(outcome).sort("diff"), t.filter(~outcome).sort("diff")])
     rows = t.to_dicts()
-    labels = [impact_label(r, by) for r in rows]
+    is_outcome = [r["event"] in outcomes for r in rows]
+    labels = [
+        impact_label(r, by) + (" (outcome)" if o else "")
+        for r, o in zip(rows, is_outcome, strict=True)
+    ]
     fig = go.Figure()
     context = (
         "Card impact, observational (a diagnostic, not causal): win share of seat-games with "
         f"the event minus without, {impact.level * 100:g} % intervals; red: BH q < 0.05"
     )
+    if any(is_outcome):
+        context += "; below the cards: outcomes of play, not cards"
     if not rows:
         _layout(fig, title="No card event to compare", context=context)
         return _empty(fig, "every seat-game had each event, or none did")
     for sig, colour, name in ((False, GREY, "q ≥ 0.05"), (True, RED, "q < 0.05 (BH)")):
-        part = [i for i, r in enumerate(rows) if bool(r["significant"]) is sig]
-        if not part:
-            continue
-        sub = t[part]
-        fig.add_trace(
-            go.Scatter(
-                x=sub["diff"].to_numpy() * POINTS,
-                y=[labels[i] for i in part],
-                mode="markers",
-                name=name,
-                marker={"color": colour, "size": 7},
-                error_x=_errors(sub, "diff", POINTS) | {"width": 3},
-                customdata=[  # q as words: 'q < 1e-300' for one that underflowed, never 0
-                    [
-                        r["share_with"],
-                        r["share_without"],
-                        r["n_with"],
-                        r["n_without"],
-                        q_text(r["q_value"]),
-                        r["lo"] * POINTS,
-                        r["hi"] * POINTS,
-                    ]
-                    for r in sub.iter_rows(named=True)
-                ],
-                hovertemplate="%{y}: %{x:+.2f} points [%{customdata[5]:+.2f}, "
-                "%{customdata[6]:+.2f}]<br>with %{customdata[0]:.2%} (n %{customdata[2]:,}), "
-                "without %{customdata[1]:.2%} (n %{customdata[3]:,})"
-                "<br>%{customdata[4]} (BH)<extra></extra>",
+        for out in (False, True):
+            part = [
+                i
+                for i, r in enumerate(rows)
+                if bool(r["significant"]) is sig and is_outcome[i] is out
+            ]
+            if not part:
+                continue
+            sub = t[part]
+            fig.add_trace(
+                go.Scatter(
+                    x=sub["diff"].to_numpy() * POINTS,
+                    y=[labels[i] for i in part],
+                    mode="markers",
+                    name=f"outcome of play, {name}" if out else name,
+                    marker={"color": colour, "size": 7, "symbol": "x" if out else "circle"},
+                    error_x=_errors(sub, "diff", POINTS) | {"width": 3},
+                    customdata=[  # q as words: 'q < 1e-300' for one that underflowed, never 0
+                        [
+                            r["share_with"],
+                            r["share_without"],
+                            r["n_with"],
+                            r["n_without"],
+                            q_text(r["q_value"]),
+                            r["lo"] * POINTS,
+                            r["hi"] * POINTS,
+                        ]
+                        for r in sub.iter_rows(named=True)
+                    ],
+                    hovertemplate="%{y}: %{x:+.2f} points [%{customdata[5]:+.2f}, "
+                    "%{customdata[6]:+.2f}]<br>with %{customdata[0]:.2%} (n %{customdata[2]:,}), "
+                    "without %{customdata[1]:.2%} (n %{customdata[3]:,})"
+                    "<br>%{customdata[4]} (BH)<extra></extra>",
+                )
             )
-        )
     fig.add_vline(x=0, line={"color": "black", "width": 1})
     diff = t["diff"].to_numpy()
-    i = _largest(diff)
-    n_sig = sum(bool(r["significant"]) for r in rows)
-    title = (
-        f"“{labels[i]}” goes with the largest difference: {_pts(diff[i], 1)} points "
-        f"({n_sig} of {len(rows)} differ significantly; diagnostic, not an effect)"
-    )
+    cards = [i for i, o in enumerate(is_outcome) if not o]
+    n_out = len(rows) - len(cards)
+    below = f"; {n_out} outcome{'s' * (n_out > 1)} of play below" if n_out else ""
+    if cards:
+        i = cards[_largest(diff[cards])]
+        n_sig = sum(bool(rows[j]["significant"]) for j in cards)
+        title = (
+            f"“{labels[i]}” goes with the largest difference: {_pts(diff[i], 1)} points "
+            f"({n_sig} of {len(cards)} {'card rows ' * bool(n_out)}differ significantly{below}; "
+            "diagnostic, not an effect)"
+        )
+    else:
+        title = (
+            f"No card event to compare, only {n_out} outcome{'s' * (n_out > 1)} of play "
+            "(how losing looks, not what a card is worth)"
+        )
     tall = len(rows) > 25
     _layout(
         fig,
@@ -696,9 +755,11 @@ def plot_differences(
         _layout(fig, title=f"No {what} rows to compare", context=title)
         return _empty(fig, "no rows")
     sig = t["significant"].fill_null(False).to_numpy()
+    # The colour is the multiplicity rule's verdict (``significant``: BH q < 0.05), not whether
+    # the row's own unadjusted interval holds 0: a 95 % interval may exclude 0 with q >= 0.05.
     for flag, colour, name in (
-        (False, GREY, "interval includes 0"),
-        (True, RED, "interval excludes 0"),
+        (False, GREY, "not significant (q ≥ 0.05)"),
+        (True, RED, "significant (q < 0.05)"),
     ):
         idx = np.flatnonzero(sig == flag)
         if not len(idx):

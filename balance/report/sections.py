@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from html import escape
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -96,15 +97,27 @@ def _attr(text: str) -> str:
     return '"' + escape(text, quote=True) + '"'
 
 
-def fmt(spec: str) -> Callable[[Any], str]:
-    """A cell format: ``format(x, spec)``, '–' for no value."""
+def fmt(spec: str, scale: float = 1.0) -> Callable[[Any], str]:
+    """A cell format: ``format(x, spec)``, '–' for no value; ``scale`` multiplies first
+    (``fmt("+.2f", PTS)``: a difference of shares in percentage points, never "%")."""
 
     def cell(x: Any) -> str:
         if x is None or (isinstance(x, float) and not finite(x)):
             return "–"
-        return format(x, spec)
+        return format(x * scale if scale != 1.0 else x, spec)
 
     return cell
+
+
+PTS = figures.POINTS  # a difference of shares is printed in percentage points
+
+
+def seats_cell(x: Any) -> str:
+    """A group's seats: a count ('3'), or the mean per game of a team or role dealt per game
+    ('2.96', never the float's repr '2.9579900000000003')."""
+    if x is None or not finite(float(x)):
+        return "–"
+    return str(int(x)) if float(x).is_integer() else format(float(x), ".3g")
 
 
 def pvalue(x: Any) -> str:
@@ -113,14 +126,17 @@ def pvalue(x: Any) -> str:
     return "< 1e-300" if x == 0 else format(x, ".2g")  # 0: below what a double holds
 
 
-def interval(lo_key: str, hi_key: str, spec: str = ".2%") -> Column:
+def interval(
+    lo_key: str, hi_key: str, spec: str = ".2%", scale: float = 1.0, unit: str = ""
+) -> Column:
     def cell(r: Any) -> str:
         lo, hi = r
         if not (finite(lo) and finite(hi)):
             return "–"
-        return f"[{format(lo, spec)}, {format(hi, spec)}]"
+        return f"[{format(lo * scale, spec)}, {format(hi * scale, spec)}]"
 
-    return Column("95 % interval", lambda r: (r[lo_key], r[hi_key]), cell)
+    header = "95 % interval" + (f" ({unit})" if unit else "")
+    return Column(header, lambda r: (r[lo_key], r[hi_key]), cell)
 
 
 def significant(r: dict[str, Any]) -> bool:
@@ -312,11 +328,11 @@ def win_section(page: Page, ds: DatasetStats) -> str:
         ),
     ]
     groups = (  # a group is worth its own figure when it is not just one seat again
-        ("policy", ws.by_policy, ws.by_policy.height > 1, str),
-        ("team", ws.by_team, ws.by_team.height and int(ws.by_team["seats"].max()) > 1, str),
-        ("role", ws.by_role, ws.by_role.height > 0, fmt(".3g")),  # seats: mean per game
+        ("policy", ws.by_policy, ws.by_policy.height > 1),
+        ("team", ws.by_team, ws.by_team.height and int(ws.by_team["seats"].max()) > 1),
+        ("role", ws.by_role, ws.by_role.height > 0),
     )
-    for kind, frame, shown, seats in groups:
+    for kind, frame, shown in groups:
         if shown:
             parts += [
                 page.figure(figures.plot_win_shares(ws, kind)),
@@ -324,7 +340,13 @@ def win_section(page: Page, ds: DatasetStats) -> str:
                     frame.to_dicts(),
                     _share_columns(
                         Column(kind, lambda r, kind=kind: r[kind]),
-                        Column("seats", lambda r: r["seats"], seats, True),
+                        Column(
+                            "seats",
+                            lambda r: r["seats"],
+                            seats_cell,
+                            True,
+                            "seats per game; the mean over games when they are dealt per game",
+                        ),
                     ),
                     sortable=True,
                 ),
@@ -423,12 +445,15 @@ def impact_section(page: Page, ds: DatasetStats) -> str:
     if t.height == 0:
         return "<p>This dataset has no telemetry columns.</p>"
     no_contrast = t.filter(pl.col("diff").is_nan() | pl.col("diff").is_null())
-    # Largest differences first; rows without a contrast (NaN or null) last.
-    t = t.with_columns(_abs=pl.col("diff").abs().fill_nan(None)).sort(
-        "_abs", descending=True, nulls_last=True
-    )
     by = ds.impact_by
     outcomes = set(ds.manifest.get("outcome_events") or ())
+    # Cards first, largest differences first; then the outcomes of play (never the lead of a
+    # diagnostics table: they say how losing looks, not what a card is worth); rows without a
+    # contrast (NaN or null) last.
+    t = t.with_columns(
+        _abs=pl.col("diff").abs().fill_nan(None),
+        _outcome=pl.col("event").is_in(sorted(outcomes)),
+    ).sort(pl.col("_abs").is_null(), "_outcome", "_abs", descending=[False, False, True])
     cols = [
         *([Column(by, lambda r: r[by])] if by else []),
         Column(
@@ -442,8 +467,14 @@ def impact_section(page: Page, ds: DatasetStats) -> str:
         Column("n without", lambda r: r["n_without"], fmt(","), True),
         Column("share with", lambda r: r["share_with"], fmt(".2%"), True),
         Column("share without", lambda r: r["share_without"], fmt(".2%"), True),
-        Column("diff", lambda r: r["diff"], fmt("+.2%"), True, "share with - share without"),
-        interval("lo", "hi", "+.2%"),
+        Column(
+            "diff (points)",
+            lambda r: r["diff"],
+            fmt("+.2f", PTS),
+            True,
+            "share with - share without, in percentage points",
+        ),
+        interval("lo", "hi", "+.2f", PTS, "points"),
         Column("p", lambda r: r["p_value"], pvalue, True, "two-proportion z-test"),
         Column("q (BH)", lambda r: r["q_value"], pvalue, True, "Benjamini-Hochberg, whole table"),
     ]
@@ -459,7 +490,7 @@ def impact_section(page: Page, ds: DatasetStats) -> str:
             '<p class="note">Rows of kind <b>outcome</b> ('
             + escape(", ".join(sorted(outcomes)))
             + ") describe what play did to a seat, such as a building it lost: they say how "
-            "losing looks, not what a card is worth.</p>"
+            "losing looks, not what a card is worth, and come after the cards.</p>"
         )
     skipped = ""
     if no_contrast.height:
@@ -470,7 +501,7 @@ def impact_section(page: Page, ds: DatasetStats) -> str:
         )
     return (
         caveat
-        + page.figure(figures.plot_card_impact(imp, by))
+        + page.figure(figures.plot_card_impact(imp, by, outcomes))
         + skipped
         + table_html(
             t.to_dicts(),
@@ -556,8 +587,14 @@ def overview_section(page: Page, datasets: Sequence[DatasetStats]) -> str:
             Column("fair share", lambda r: r["fair"], fair_pct, True, "1 / players"),
             Column("first player wins", lambda r: r["first"], fmt(".2%"), True),
             Column("first player share / fair", lambda r: r["first_norm"], fmt(".3f"), True),
-            Column("first-player edge", lambda r: r["edge"], fmt("+.2%"), True, "share - 1/n"),
-            interval("edge_lo", "edge_hi", "+.2%"),
+            Column(
+                "first-player edge (points)",
+                lambda r: r["edge"],
+                fmt("+.2f", PTS),
+                True,
+                "share - fair, in percentage points",
+            ),
+            interval("edge_lo", "edge_hi", "+.2f", PTS, "points"),
             Column("mean turns", lambda r: r["turns"], fmt(".2f"), True),
             Column("mean score", lambda r: r["score"], fmt(".2f"), True),
         ],
@@ -609,11 +646,44 @@ def _headline_words(impact: ImpactFile) -> str:
     return f"the {difference_label(kind, group)}'s {metric.replace('_', ' ')}"
 
 
+def impact_source(impact: ImpactFile) -> str:
+    """The impact file as a reader can find it again (HTML). A results directory's own report
+    variants (``variants.json`` beside its ``manifest.json``, written by ``simulate --report``
+    and ``report``) are named so, with the command that writes them: their path is where the
+    report was built, often a scratch folder gone by the time the page is read (a published
+    report's was ``.nox/reports/tmp/<game>/variants.json``). Any other file by its path."""
+    path = Path(impact.path)
+    if path.name == "variants.json" and (path.parent / "manifest.json").is_file():
+        config = impact.config_path or "CONFIG"
+        return (
+            "this run's report variants (<code>variants.json</code> in its results directory, "
+            f"written by <code>balance simulate {escape(config)} --report FILE.html</code> or "
+            "<code>balance report RESULTS</code>)"
+        )
+    return f"<code>{escape(impact.path)}</code>"
+
+
+def _headline_diff_columns(impact: ImpactFile) -> list[Column]:
+    """The headline change and its interval in the headline metric's unit: a change of a win
+    share in percentage points, of a mean score or length in its own unit."""
+    metric = impact.headline[0]
+    if metric == "win_share":
+        return [
+            Column("headline diff (points)", lambda r: r["diff"], fmt("+.2f", PTS), True),
+            interval("lo", "hi", "+.2f", PTS, "points"),
+        ]
+    unit = "turns" if metric == "mean_turns" else metric.removeprefix("mean_").replace("_", " ")
+    return [
+        Column(f"headline diff ({unit})", lambda r: r["diff"], fmt("+.3f"), True),
+        interval("lo", "hi", "+.3f", unit=unit),
+    ]
+
+
 def variants_section(page: Page, impact: ImpactFile) -> str:
     """The interventional impact of an impact file's variants (the report's own, or --impact)."""
     s = impact.summary
     intro = (
-        f"<p>From <code>{escape(impact.path)}</code>: {s.height} variants of "
+        f"<p>From {impact_source(impact)}: {s.height} variants of "
         f"<code>{escape(impact.config_path or '(config not recorded)')}</code>, each played on "
         f"the same {impact.games:,} games"
         + (f" (seed {escape(str(impact.seed))})" if impact.seed is not None else "")
@@ -626,8 +696,7 @@ def variants_section(page: Page, impact: ImpactFile) -> str:
     cols = [
         Column("variant", lambda r: r["variant"]),
         Column("change", lambda r: r["description"]),
-        Column("headline diff", lambda r: r["diff"], fmt("+.2%"), True),
-        interval("lo", "hi", "+.2%"),
+        *_headline_diff_columns(impact),
         Column("q (BH)", lambda r: r["q_value"], pvalue, True),
         Column("significant rows", lambda r: r["changes"], fmt("d"), True, "BH q < 0.05"),
         Column("turns diff", lambda r: r["turns_diff"], fmt("+.3f"), True),
@@ -648,11 +717,11 @@ def variants_section(page: Page, impact: ImpactFile) -> str:
                     Column("variant", lambda r: r["variant"]),
                     Column("change", lambda r: r["description"]),
                     Column("first player wins, config", lambda r: r["a"], fmt(".2%"), True),
-                    Column("edge, config", lambda r: r["edge_a"], fmt("+.2%"), True),
+                    Column("edge, config (points)", lambda r: r["edge_a"], fmt("+.2f", PTS), True),
                     Column("first player wins, variant", lambda r: r["b"], fmt(".2%"), True),
-                    Column("edge, variant", lambda r: r["edge_b"], fmt("+.2%"), True),
-                    Column("change", lambda r: r["diff"], fmt("+.2%"), True),
-                    interval("lo", "hi", "+.2%"),
+                    Column("edge, variant (points)", lambda r: r["edge_b"], fmt("+.2f", PTS), True),
+                    Column("change (points)", lambda r: r["diff"], fmt("+.2f", PTS), True),
+                    interval("lo", "hi", "+.2f", PTS, "points"),
                 ],
                 sortable=True,
                 mark=significant,

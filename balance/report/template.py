@@ -9,7 +9,9 @@ Figures are ``<div class="figure" data-figure>`` followed by their plotly JSON i
 ``<script type="application/json">``; the script draws each one and marks the div
 ``js-plotly-rendered`` once plotly has drawn it (the browser test waits for that mark). Tables
 with class ``sortable`` sort on a click on their header: numerically on each cell's ``data-v``
-when the column is numeric, empty values last, a second click reverses.
+when the column is numeric, empty values last, a second click reverses. The navigation sticks to
+the top of the window, and a link's target stops just below it (``scroll-margin-top`` of the
+navigation's measured height, ``--nav-h``), never under it.
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ import balance
 CDN = "https://cdn.plot.ly/plotly-{version}.min.js"
 
 CSS = """
-:root { --ink: #1d2330; --muted: #5f6b7a; --line: #d9dee5; --bg: #f6f7f9; --accent: #1f77b4; }
+:root { --ink: #1d2330; --muted: #5f6b7a; --line: #d9dee5; --bg: #f6f7f9; --accent: #1f77b4;
+        --nav-h: 2.3rem; }
 * { box-sizing: border-box; }
+[id] { scroll-margin-top: calc(var(--nav-h) + 0.6rem); }
 body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
        color: var(--ink); background: var(--bg); }
 header { background: #fff; border-bottom: 1px solid var(--line); padding: 1.2rem 2rem 0.6rem; }
@@ -52,7 +56,7 @@ table { border-collapse: collapse; margin: 0.6rem 0; font-size: 0.88rem;
 th, td { padding: 0.25rem 0.6rem; border-bottom: 1px solid var(--line); text-align: right; }
 td { white-space: nowrap; }
 td.text { white-space: normal; }
-th { background: #eef1f5; position: sticky; top: 2.2rem; }
+th { background: #eef1f5; position: sticky; top: var(--nav-h); }
 th:first-child, td:first-child, td.text, th.text { text-align: left; }
 table.sortable th { cursor: pointer; user-select: none; }
 table.sortable th::after { content: " \\2195"; color: #a0a8b3; }
@@ -128,6 +132,17 @@ SCRIPT = """
     });
   }
 
+  // The sticky navigation covers the top of the window: a link's target scrolls to just
+  // below it (CSS scroll-margin-top), however many lines the navigation wraps to.
+  function measureNav() {
+    var nav = document.querySelector("nav");
+    if (nav) {
+      document.documentElement.style.setProperty("--nav-h", nav.offsetHeight + "px");
+    }
+  }
+
+  measureNav();
+  window.addEventListener("resize", measureNav);
   makeSortable();
   drawFigures();
 })();

@@ -153,7 +153,7 @@ def test_win_shares_by_policy_team_order(shares, by, labels):
         {
             "policy": "greedy 25.0 %",
             "team": "Team 1 wins 31.0 % (fair 25 %)",
-            "order": "4th player wins 70.0 % (fair 25 %)",
+            "order": "1st player wins 30.0 % (fair 25 %)",  # the others 23.3 % each
         }[by],
     )
 
@@ -286,8 +286,8 @@ def _diff_table() -> pl.DataFrame:
 def test_differences_forest_plot_splits_significant_rows():
     fig = figures.plot_differences(_diff_table())
     by_name = {t.name: (list(t.y), list(t.x)) for t in fig.data}
-    assert by_name["interval excludes 0"] == (["seat 0"], [pytest.approx(5.0)])
-    assert by_name["interval includes 0"] == (["seat 1", "1st player"], [-1.0, 0.0])
+    assert by_name["significant (q < 0.05)"] == (["seat 0"], [pytest.approx(5.0)])
+    assert by_name["not significant (q ≥ 0.05)"] == (["seat 1", "1st player"], [-1.0, 0.0])
     assert_readable(fig, "Seat 0 +5.0 points [+4.0, +6.0] changes most", "1 of 3")
     assert "Differences against the baseline" in fig.layout.title.text  # the second line
     score = figures.plot_differences(_diff_table(), metric="mean_score", kinds=["seat"])

@@ -71,7 +71,7 @@ def test_a_report_over_player_counts_shows_share_over_fair(runs):
         assert by_name[name]["players"] == str(n)
         first = df.filter(pl.col("order") == 0)["win"].mean()
         assert by_name[name]["first player share / fair"] == f"{first * n:.3f}"
-        assert by_name[name]["first-player edge"] == f"{first - 1 / n:+.2%}"
+        assert by_name[name]["first-player edge (points)"] == f"{(first - 1 / n) * 100:+.2f}"
         for k in range(4):
             place = df.filter(pl.col("order") == k)["win"]
             cell = side_rows[f"{['1st', '2nd', '3rd', '4th'][k]} player"][name]
