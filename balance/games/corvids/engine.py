@@ -2,15 +2,17 @@
 physical model of ``physics`` (PHYS-1..8).
 
 A game: set-up (CV-1, CV-2, CV-8, CV-10) from stream 0: the sides of the double-sided cards are
-drawn, the deck's rows shuffled (their stack order), the pile scattered until every card is on
-the mat and every nest covered, the feathers dropped onto it, one bird dealt to each seat, the
-first player drawn. Then turns clockwise until the pile holds no card (CV-7):
+drawn, the deck's rows shuffled (their stack order), the pile scattered with every card on the
+mat and cards pushed until every nest is completely covered (PHYS-4; or scattered again until
+every nest is overlapped, the looser reading ``rules.physics.nest_cover: overlap``), the
+feathers dropped onto it, one bird dealt to each seat, the first player drawn. Then turns
+clockwise until the pile holds no card (CV-7):
 
 1. tickets: the seat may flip face-down tickets it holds for one more steal each (CV-4);
 2. peck (CV-5, CV-9): a visible card is flipped; pieces off the mat are removed and end the turn;
-3. pick (CV-5): a card with nothing on top, with every feather touching it;
-4. resolve (CV-4): the picked card's ability, chained through paperclips; then at most one steal,
-   more from tickets (CV-11), each answered perhaps by the victim's face-down string;
+3. pick (CV-5): a card with no card on top, with every feather touching it;
+4. resolve (CV-4, optional): the picked card's ability, chained through paperclips; then at most
+   one steal, more from tickets (CV-11), each answered perhaps by the victim's face-down string;
 5. end of turn (CV-5): every piece touching no other is removed.
 
 A bird is revealed the moment its seat's nest is uncovered (CV-6), checked after every change to
@@ -18,15 +20,17 @@ the pile. Scores are counted at the end (CV-3, ``score``); ties by feathers, the
 
 Readings where the rules leave a choice (cite as ENGINE-n):
 
-- ENGINE-1 Pick: "nothing on top" (CV-5, CV-8) counts cards and feathers (PHYS-2). If every card
-  of the pile has something on top (feathers lie on cards), the seat picks a card with no *card*
-  on top, as the rulebook's own condition reads ("cannot have another card on top of it"), and
-  takes the feathers on it: the pick is mandatory and the highest card always qualifies.
+- ENGINE-1 Pick (CV-5 as amended): only a *card* on top keeps a card from being picked (the
+  rulebook: "cannot have another card on top of it, not even a little"); a feather on it does not
+  block it, and comes with it (ENGINE-2). The same holds for the earring's "completely uncovered
+  earring", which it takes "including feathers". The pick is mandatory and the highest card of
+  the pile always qualifies.
 - ENGINE-2 Every card taken from the pile (pick, earring, paperclip) comes with every feather of
   the pile touching it, above or below (rulebook, Pick; the earring's "including feathers").
-- ENGINE-3 Abilities are the seat's choice (rulebook: "Resolve ... (optional)"): it may decline
-  an earring, a paperclip's card or a nut's feathers; an acorn's peck is a peck like the first
-  (a piece off the mat ends the turn at once, with no more abilities and no steal). Only a
+- ENGINE-3 Abilities are the seat's choice (rulebook: "Resolve ... (optional)"; CV-5): it may
+  decline an earring, a paperclip's card, a nut's feathers or an acorn's peck
+  (``policies.choose_acorn``); an acorn's peck taken is a peck like the first (a piece off the
+  mat ends the turn at once, with no more abilities and no steal). Only a
   paperclip chains (CV-4); an earring taken by an earring does not take another. A paperclip's
   "touching" is judged where it lay when it was taken.
 - ENGINE-4 A turn either takes a card from the pile or knocks a piece off the mat, and a piece
@@ -88,6 +92,7 @@ from balance.games.corvids.state import (
     G_N,
     G_OFF_MAT,
     G_PECKS,
+    G_PUSHES,
     G_REDRAWS,
     G_RETRIES,
     G_TURN,
@@ -155,7 +160,7 @@ from balance.rng import below, seed_stream, uniform
 
 END_REASONS = ("pile_empty", "setup_failed")
 END_EMPTY, END_SETUP = 1, 2  # G_END values (index + 1)
-# per seat, after the game (Chunk.extra); the last four are the game's, on every seat's row
+# per seat, after the game (Chunk.extra); the game_* ones are the game's, on every seat's row
 EXTRA_COLUMNS = (
     "feathers",
     "cards",
@@ -167,6 +172,7 @@ EXTRA_COLUMNS = (
     "game_setup_retries",
     "game_first_nest",
     "game_setup_redraws",
+    "game_setup_pushes",
 )
 BLOCK_GAMES = 64  # games per prange block (telemetry clip counts per block)
 
@@ -234,9 +240,10 @@ def setup(tb, st, seed, game, ib):
     pile.fst[:, :] = 0
     for f in range(nf):
         pile.feathers[f, ph.FT_H] = 0.0
-    tries, redraws = ph.scatter_counted(tb.physics, pile.cards, pile.cst, np.int64(nc), r0)
+    tries, redraws, pushes = ph.scatter_counted(tb.physics, pile.cards, pile.cst, np.int64(nc), r0)
     st.g[G_RETRIES] = tries
     st.g[G_REDRAWS] = redraws
+    st.g[G_PUSHES] = pushes
     ph.rebuild(tb.physics, pile)
     for f in range(nf):  # CV-1: every feather dropped onto the pile
         ph.pile_drop(tb.physics, pile, np.int64(f), r0)
@@ -252,7 +259,7 @@ def setup(tb, st, seed, game, ib):
         st.pl[p, PL_BIRD] = ib[0, p]
     first = below(r0, n)
     st.g[G_FIRST] = first
-    emit(st, E_START, n, first, nc, nf, tries, redraws, 0)
+    emit(st, E_START, n, first, nc, nf, tries, redraws, pushes)
     for p in range(n):
         b = st.pl[p, PL_BIRD]
         emit(st, E_BIRD, p, b, tb.params[P_BIRD_NEST + b], 0, 0, 0, 0)
@@ -386,6 +393,13 @@ def do_peck(tb, st, p, ib, fb):
     if st.pile.n_on[0] == 0:
         return False
     c, ax, ay = pol.choose_peck(tb, st, p, ib, fb)
+    return peck_card(tb, st, p, c, ax, ay)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def peck_card(tb, st, p, c, ax, ay):
+    """CV-9: seat ``p`` pecks card ``c`` aiming at ``(ax, ay)``; returns True if a piece went off
+    the mat (the turn ends)."""
     pile = st.pile
     pile.cst[c, ph.CS_FACE] = 1 - pile.cst[c, ph.CS_FACE]
     off, moved = ph.pile_peck(tb.physics, pile, c, ax, ay, tb.weights[p, W_CLUMSY], st.rng[1])
@@ -416,16 +430,20 @@ def ability(tb, st, p, c, ib, fb):
             return False  # a face-down single-sided card: its use comes later (CV-4)
         nxt = np.int64(-1)
         if item == ACORN and st.pile.n_on[0] > 0:  # an acorn taken last has nothing to peck
-            tele(st, p, TE_ABILITY + ACORN, 1)
-            emit(st, E_ABILITY, p, item, c, 0, 0, 0, 0)
-            if do_peck(tb, st, p, ib, fb):
-                return True
+            # CV-5: resolving is optional, the second peck too (ENGINE-3)
+            k, ax, ay = pol.choose_acorn(tb, st, p, ib, fb)
+            if k >= 0:
+                tele(st, p, TE_ABILITY + ACORN, 1)
+                emit(st, E_ABILITY, p, item, c, 0, 0, 0, 0)
+                if peck_card(tb, st, p, k, ax, ay):
+                    return True
         elif item == EARRING:
-            # one more completely uncovered earring, with its feathers
+            # one more completely uncovered earring, with its feathers: no card on it (CV-5,
+            # ENGINE-1; a feather on it comes with it)
             n = np.int64(0)
             for t in range(st.pile.n_on[0]):
                 j = st.pile.lst[0, t]
-                if st.pile.cov[j, ph.COV_ANY] == 0 and up_item(st, j) == EARRING:
+                if st.pile.cov[j, ph.COV_CARDS] == 0 and up_item(st, j) == EARRING:
                     ib[0, n] = j
                     n += 1
             if n > 0:
@@ -592,20 +610,14 @@ def pay_feathers(tb, st, p, cost):
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def pick(tb, st, p, ib, fb):
-    """CV-5, ENGINE-1: seat ``p`` takes a card with nothing on top of it; returns it (-1: the
-    pile holds no card)."""
+    """CV-5, ENGINE-1: seat ``p`` takes a card with no card on top of it (a feather on it does
+    not block; it comes with the card); returns it (-1: the pile holds no card)."""
     pile = st.pile
     n = np.int64(0)
-    for t in range(pile.n_on[0]):  # the uncovered cards, without a branch per card
+    for t in range(pile.n_on[0]):  # the pickable cards, without a branch per card
         c = pile.lst[0, t]
         ib[0, n] = c
-        n += np.int64(pile.cov[c, ph.COV_ANY] == 0)
-    if n == 0:
-        for t in range(pile.n_on[0]):
-            c = pile.lst[0, t]
-            if pile.cov[c, ph.COV_CARDS] == 0:
-                ib[0, n] = c
-                n += 1
+        n += np.int64(pile.cov[c, ph.COV_CARDS] == 0)
     if n == 0:
         return np.int64(-1)
     k = pol.choose_pick(tb, st, p, ib, fb, n)
@@ -803,6 +815,7 @@ def play_batch(
                 out_extra[gi, p, 7] = st.g[G_RETRIES]
                 out_extra[gi, p, 8] = st.g[G_FIRST_NEST] - 1
                 out_extra[gi, p, 9] = st.g[G_REDRAWS]
+                out_extra[gi, p, 10] = st.g[G_PUSHES]
                 seen = 0
                 for j in range(N_TELE):
                     v = st.pl[p, PL_TELE + j]

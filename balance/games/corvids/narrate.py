@@ -23,6 +23,7 @@ from balance.games import _kit as kit
 from balance.games._kit import Logged
 from balance.games.base import Replay
 from balance.games.corvids import engine
+from balance.games.corvids import physics as ph
 from balance.games.corvids import state as S
 from balance.games.corvids.schema import ITEM_NAMES
 from balance.games.corvids.tables import BLANK, COIN, MAXP, P_HANDICAP, Compiled
@@ -71,6 +72,12 @@ def item(i: int) -> str:
     return "blank back" if i == BLANK else ITEM_NAMES[i]
 
 
+def a_item(i: int) -> str:
+    """Item ``i`` with its article: "an acorn", "an earring", "a key", "a blank back"."""
+    name = item(i)
+    return ("an " if name[0] in "aeiou" else "a ") + name
+
+
 def _plural(k: int, word: str) -> str:
     return f"{k} {word}" if k == 1 else f"{k} {word}s"
 
@@ -105,11 +112,19 @@ def tell(compiled: Compiled, logged: Logged, seed: int, game: int) -> list[str]:
                     "Set-up failed: no scatter put every card on the mat with every nest covered "
                     "(rules.physics.setup_retries; ENGINE-8). The game is not played."
                 )
+            elif compiled.k.physics[ph.PH_NEST_COVER] == ph.NEST_COMPLETE:
+                lines.append(
+                    f"Set-up: the pile was scattered {_plural(e + 1, 'time')}, "
+                    f"{_plural(f, 'card')} that landed off the mat redrawn one at a time, and "
+                    f"{_plural(h, 'card')} pushed over the nests it left bare until every nest "
+                    "was completely covered (CV-8, PHYS-4); the feathers were dropped onto it."
+                )
             else:
                 lines.append(
-                    f"Set-up: the pile was scattered {_plural(e + 1, 'time')} until every nest "
-                    f"was covered, {_plural(f, 'card')} that landed off the mat redrawn one at a "
-                    "time (PHYS-4); the feathers were dropped onto it."
+                    f"Set-up: the pile was scattered {_plural(e + 1, 'time')} until a card "
+                    f"overlapped every nest, {_plural(f, 'card')} that landed off the mat redrawn "
+                    "one at a time (nest_cover: overlap; PHYS-4); the feathers were dropped onto "
+                    "it."
                 )
         elif code == S.E_BIRD:
             lines.append(f"{names[a]} is the {birds[b]} (nest {c}; hidden until it is uncovered).")
@@ -142,7 +157,7 @@ def tell(compiled: Compiled, logged: Logged, seed: int, game: int) -> list[str]:
             how = ("picks", "takes with the earring", "takes with the paperclip")[f]
             face = "face up" if d == 1 else "face down"
             gain = f", with {_plural(e, 'feather')}" if e else ""
-            lines.append(f"  {how} {card_words(st, b)} {face}: a {item(c)}{gain}")
+            lines.append(f"  {how} {card_words(st, b)} {face}: {a_item(c)}{gain}")
             cards[a] += 1
             feathers[a] += e
         elif code == S.E_ABILITY:
@@ -165,7 +180,7 @@ def tell(compiled: Compiled, logged: Logged, seed: int, game: int) -> list[str]:
                     f"{names[b]} flips string #{d} face up and keeps it"
                 )
             else:
-                lines.append(f"  steals {card_words(st, c)} (a {item(f)}) from {names[b]}, {pay}")
+                lines.append(f"  steals {card_words(st, c)} ({a_item(f)}) from {names[b]}, {pay}")
                 cards[a] += 1
                 cards[b] -= 1
         elif code == S.E_NEST:

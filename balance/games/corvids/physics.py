@@ -28,9 +28,12 @@ Readings where CV-8 / CV-9 leave a choice (cite as PHYS-n):
 - PHYS-1 Outlines are closed and tolerant: two outlines overlap ("touch", CV-8) when they are
   within ``PH_EPS`` (default 1e-6 mm) of each other, so pieces that only abut touch, and a piece
   abutting a lower card is on top of it. Continuous placements abut with probability 0.
-- PHYS-2 "Covered" (CV-5 Pick, CV-8) counts cards and feathers: card ``i`` is covered when any
-  higher card or feather overlaps it. Only cards cover nests (CV-6) and only cards hide a card
-  ("any part visible", CV-8): a feather lying on a card does not stop it being pecked.
+- PHYS-2 "Covered" (CV-8) counts cards and feathers: card ``i`` is covered when any higher card
+  or feather overlaps it (``covered``, ``COV_ANY``). What the rules ask of a card is narrower:
+  only a higher *card* keeps it from being picked or taken by an earring (CV-5: a feather on it
+  does not block, and comes with it; ``COV_CARDS``), only cards cover nests (CV-6) and only
+  cards hide a card ("any part visible", CV-8): a feather lying on a card does not stop it being
+  pecked.
 - PHYS-3 "Any part visible" is sampled: a grid of ``PH_VIS_NX x PH_VIS_NY`` points spanning the
   card edge to edge (corners and, with odd counts, edge midpoints included) and ``PH_VIS_EDGE``
   more points along each edge; a point is visible when no higher card contains it (closed, with
@@ -42,15 +45,30 @@ Readings where CV-8 / CV-9 leave a choice (cite as PHYS-n):
   56 mm²; 5 x 7 alone misses 4.4 %, below 470 mm². None was falsely called visible.
 - PHYS-4 Set-up (CV-8) places the cards in row order (height 1, 2, ...; shuffle the rows first for
   another order), each centre normal around the mat centre (sd ``PH_SCATTER_SD_X`` and
-  ``PH_SCATTER_SD_Y``), angle uniform in [0, 2 pi), face up or down with even odds, until every
-  card is fully on the mat and every nest is overlapped by a card (CV-8: re-scattering). A card
-  that lands off the mat is drawn again on its own, and the whole pile is scattered again only
-  when a nest is left uncovered: since the cards are drawn independently, this gives exactly the
-  piles of re-scattering everything until both hold (conditioning a product of independent draws
-  on an event about each draw is drawing each conditioned), at a fifth of the draws with the
-  defaults (measured: a card lands off the mat 3.3 % of the time, all 40 stay on 26 % of the
-  time, every nest is covered 43 % of the time). ``scatter_counted`` returns both counts; at most
-  ``PH_SCATTER_TRIES`` scatters and as many draws of one card.
+  ``PH_SCATTER_SD_Y``), angle uniform in [0, 2 pi), face up or down with even odds; a card that
+  lands partly off the mat is drawn again on its own (measured: 3.3 % of draws with the
+  defaults). Then every nest must be covered, by the reading ``PH_NEST_COVER`` names:
+
+  * ``NEST_COMPLETE`` (the rulebook, the default): no point of the circle bare, judged exactly
+    (``nest_complete``) with ``COVER_MARGIN`` to spare. A scatter alone almost never does it
+    (measured on 300,000 scatters that overlap every nest: 16.7 % of nests are completely
+    covered, seven of the eight in 5 scatters, all eight in none), and the rulebook's players
+    do not scatter again: they "mix the cards and push them around". So set-up pushes cards
+    (``cover_nests``): each nest in turn left not completely covered gets the card nearest to
+    it among those overlapping no other nest, slid over it keeping its place in the stack
+    (uniform turn, the circle inside it at a uniform place; drawn again while it would stick
+    out of the mat). Such a card leaves every nest done before as it was, so one pass covers
+    all eight; measured with the defaults: 6.7 cards pushed and no scatter redone a set-up. The
+    whole pile is scattered again only when no card can be pushed (a deck too small).
+  * ``NEST_OVERLAP`` (the looser reading): some card overlaps each circle. The whole pile is
+    scattered again while a nest is left uncovered; since the cards are drawn independently,
+    drawing a card off the mat again on its own gives exactly the piles of re-scattering
+    everything until both hold (conditioning a product of independent draws on an event about
+    each draw is drawing each conditioned), at a fifth of the draws (all 40 stay on 26 % of the
+    time, every nest is overlapped 43 % of the time).
+
+  ``scatter_counted`` returns the scatters redone, the cards drawn again and the cards pushed;
+  at most ``PH_SCATTER_TRIES`` scatters and as many draws of one card.
 - PHYS-5 A feather (CV-1, CV-11) drops onto a uniform point of a uniformly chosen card of the pile
   and lies on top of everything (``new_height``); a drop whose disc would stick out of the mat is
   drawn again (card and point; the rulebook: feathers "stay on the mat"), at most
@@ -121,7 +139,16 @@ PH_VIS_NX = _ph(1)  # visibility sample grid: points across the card width (PHYS
 PH_VIS_NY = _ph(1)  # ... along the card height
 PH_VIS_EDGE = _ph(1)  # ... and more points on each edge of the outline
 PH_EPS = _ph(1)  # outline tolerance, mm (PHYS-1)
+PH_NEST_COVER = _ph(1)  # set-up: NEST_COMPLETE or NEST_OVERLAP (CV-8, PHYS-4)
 N_PH = _ph.end
+
+# PH_NEST_COVER: what set-up asks of each nest (CV-8). The rulebook: "all eight nests are
+# completely covered" (no point of the circle visible); the looser reading: some card overlaps it.
+NEST_OVERLAP = 0.0
+NEST_COMPLETE = 1.0
+# A nest counts as completely covered when the circle this much wider is (PHYS-4): a margin, so
+# that another geometry (shapely's polygon of the circle, rounding) finds no point of it bare.
+COVER_MARGIN = 0.05  # mm
 
 # cards[c, CD_*]
 _cd = Offsets()
@@ -188,6 +215,7 @@ def default_params() -> np.ndarray:
     p[PH_VIS_NY] = 9.0
     p[PH_VIS_EDGE] = 16.0
     p[PH_EPS] = 1e-6
+    p[PH_NEST_COVER] = NEST_COMPLETE
     return p
 
 
@@ -589,16 +617,17 @@ def new_height(cards, n_cards, feathers, n_feathers):
 @njit(cache=True, _nrt=False, forceinline=False)
 def scatter(params, cards, cst, n_cards, rng):
     """Set-up (CV-8, PHYS-4): scatter cards ``[0, n_cards)`` over the mat until every card is
-    fully on it and every nest is covered. Returns the scatters redone (0: the first one held), or
-    -1 if ``PH_SCATTER_TRIES`` scatters all failed (the last one is left in place)."""
-    tries, _ = scatter_counted(params, cards, cst, n_cards, rng)
+    fully on it and every nest is covered (completely, or overlapped: ``PH_NEST_COVER``). Returns
+    the scatters redone (0: the first one held), or -1 if ``PH_SCATTER_TRIES`` scatters all
+    failed (the last one is left in place)."""
+    tries, _, _ = scatter_counted(params, cards, cst, n_cards, rng)
     return tries
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def scatter_counted(params, cards, cst, n_cards, rng):
-    """``scatter``, returning ``(scatters redone, cards drawn again for landing off the mat)``;
-    ``(-1, draws)`` if set-up failed (PHYS-4)."""
+    """``scatter``, returning ``(scatters redone, cards drawn again for landing off the mat,
+    cards pushed onto a nest)``; ``(-1, draws, pushes)`` if set-up failed (PHYS-4)."""
     tries = np.int64(params[PH_SCATTER_TRIES])
     sdx = params[PH_SCATTER_SD_X]
     sdy = params[PH_SCATTER_SD_Y]
@@ -606,7 +635,9 @@ def scatter_counted(params, cards, cst, n_cards, rng):
     h = params[PH_CARD_H]
     r = params[PH_NEST_R]
     eps = params[PH_EPS]
+    complete = params[PH_NEST_COVER] == NEST_COMPLETE
     redraws = np.int64(0)
+    pushes = np.int64(0)
     for t in range(tries):
         for j in range(n_cards):
             for d in range(tries):  # a card off the mat is drawn again on its own
@@ -616,12 +647,20 @@ def scatter_counted(params, cards, cst, n_cards, rng):
                     break
                 redraws += 1
                 if d == tries - 1:
-                    return np.int64(-1), redraws
+                    return np.int64(-1), redraws, pushes
             cards[j, CD_H] = j + 1.0
             cst[j, CS_ON] = 1
             cst[j, CS_FACE] = below(rng, np.int64(2))
             cst[j, CS_MARK] = 0
             cst[j, CS_MOVED] = 0
+        if complete:
+            # the players push cards around until every nest is completely covered
+            pushes, more = cover_nests(params, cards, cst, n_cards, rng)
+            redraws += more
+            if pushes >= 0:
+                return np.int64(t), redraws, pushes
+            pushes = np.int64(0)
+            continue
         ok = True
         for k in range(N_NESTS):
             nx, ny = nest_xy(params, np.int64(k))
@@ -637,8 +676,233 @@ def scatter_counted(params, cards, cst, n_cards, rng):
                 ok = False
                 break
         if ok:
-            return np.int64(t), redraws
-    return np.int64(-1), redraws
+            return np.int64(t), redraws, pushes
+    return np.int64(-1), redraws, pushes
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def nest_bits(params, cards, j):
+    """The nests card ``j`` overlaps, as bits (bit k: nest k; PHYS-1's tolerance)."""
+    w = params[PH_CARD_W]
+    h = params[PH_CARD_H]
+    r = params[PH_NEST_R]
+    eps = params[PH_EPS]
+    reach = 0.5 * math.sqrt(w * w + h * h) + r + eps
+    out = np.int64(0)
+    for m in range(N_NESTS):
+        mx, my = nest_xy(params, np.int64(m))
+        dx = cards[j, CD_X] - mx
+        dy = cards[j, CD_Y] - my
+        if dx * dx + dy * dy <= reach * reach and disc_rect_overlap_cs(
+            mx, my, r, cards[j, CD_X], cards[j, CD_Y], cards[j, CD_C], cards[j, CD_S], w, h, eps
+        ):
+            out |= np.int64(1) << m
+    return out
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def cover_nests(params, cards, cst, n_cards, rng):
+    """Set-up's pushes (CV-8, PHYS-4): for each nest in turn that the pile does not cover
+    completely (``nest_complete``), the card nearest to it among those overlapping no other nest
+    is slid over it, keeping its place in the stack: a uniform turn, and its centre where the
+    nest's circle (``COVER_MARGIN`` wider) lies inside it, uniformly; drawn again while the card
+    would stick out of the mat. A card overlapping no other nest leaves the nests done before as
+    covered as they were. Returns ``(cards pushed, draws redone for landing off the mat)``, or
+    ``(-1, draws)`` when no card can be pushed or none lands on the mat in ``PH_SCATTER_TRIES``
+    draws (the caller scatters again). Uses CS_MARK for the nests each card overlaps (cleared
+    after)."""
+    tries = np.int64(params[PH_SCATTER_TRIES])
+    w = params[PH_CARD_W]
+    h = params[PH_CARD_H]
+    r = params[PH_NEST_R]
+    # where the nest's centre may lie in the card's own frame, the wider circle inside it
+    # (two margins: rounding never puts it out)
+    ux = max(0.0, 0.5 * w - r - 2.0 * COVER_MARGIN)
+    uy = max(0.0, 0.5 * h - r - 2.0 * COVER_MARGIN)
+    pushes = np.int64(0)
+    redraws = np.int64(0)
+    # the nests each card overlaps (nest by nest: each centre worked out once)
+    eps = params[PH_EPS]
+    reach = 0.5 * math.sqrt(w * w + h * h) + r + eps
+    for j in range(n_cards):
+        cst[j, CS_MARK] = 0
+    for m in range(N_NESTS):
+        mx, my = nest_xy(params, np.int64(m))
+        for j in range(n_cards):
+            dx = cards[j, CD_X] - mx
+            dy = cards[j, CD_Y] - my
+            if (
+                cst[j, CS_ON] == 1
+                and dx * dx + dy * dy <= reach * reach
+                and disc_rect_overlap_cs(
+                    mx, my, r, cards[j, CD_X], cards[j, CD_Y], cards[j, CD_C], cards[j, CD_S],
+                    w, h, eps,
+                )
+            ):  # fmt: skip
+                cst[j, CS_MARK] |= np.int64(1) << m
+    for k in range(N_NESTS):
+        if nest_complete(params, cards, cst, n_cards, np.int64(k)):
+            continue
+        nx, ny = nest_xy(params, np.int64(k))
+        others = ~(np.int64(1) << k)
+        best = np.int64(-1)
+        best_d = math.inf
+        for j in range(n_cards):
+            dx = cards[j, CD_X] - nx
+            dy = cards[j, CD_Y] - ny
+            d = dx * dx + dy * dy
+            if cst[j, CS_ON] == 1 and (cst[j, CS_MARK] & others) == 0 and d < best_d:
+                best_d = d
+                best = np.int64(j)
+        if best < 0:
+            pushes = np.int64(-1)
+            break
+        for d in range(tries):
+            set_angle(cards, best, _TWO_PI * uniform(rng))
+            lx = ux * (2.0 * uniform(rng) - 1.0)
+            ly = uy * (2.0 * uniform(rng) - 1.0)
+            c = cards[best, CD_C]
+            s = cards[best, CD_S]
+            cards[best, CD_X] = nx - (c * lx - s * ly)
+            cards[best, CD_Y] = ny - (s * lx + c * ly)
+            if not card_off_mat(params, cards, best):
+                break
+            redraws += 1
+            if d == tries - 1:
+                pushes = np.int64(-1)
+        if pushes < 0:
+            break
+        cst[best, CS_MARK] = nest_bits(params, cards, best)
+        pushes += 1
+    for j in range(n_cards):
+        cst[j, CS_MARK] = 0
+    return pushes, redraws
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _slab(a, b, half, lo, hi):
+    """``(lo, hi)`` narrowed to the ``t`` where ``|a + b t| <= half``."""
+    if abs(b) < 1e-300:
+        if abs(a) > half:
+            return math.inf, -math.inf
+        return lo, hi
+    t0 = (-half - a) / b
+    t1 = (half - a) / b
+    if t0 > t1:
+        t0, t1 = t1, t0
+    return max(lo, t0), min(hi, t1)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def _edge_inside_others(params, cards, cst, n_cards, skip, x0, y0, x1, y1, t0, t1, nx, ny, rr):
+    """Whether every point ``(x0, y0) + t (x1 - x0, y1 - y0)``, ``t0 <= t <= t1`` (points of the
+    circle of radius ``rr`` around ``(nx, ny)``), lies ``COVER_MARGIN`` or more inside some card
+    of the pile other than ``skip``: a sweep along the segment, each step to the farthest end of
+    a card holding the point reached (each card is the best at most once: at most ``n_cards``
+    steps). Cards too far from the circle to reach it are passed over."""
+    far = 0.5 * math.sqrt(params[PH_CARD_W] ** 2 + params[PH_CARD_H] ** 2) + rr
+    far2 = far * far
+    hw = 0.5 * params[PH_CARD_W] - COVER_MARGIN
+    hh = 0.5 * params[PH_CARD_H] - COVER_MARGIN
+    dx = x1 - x0
+    dy = y1 - y0
+    cur = t0
+    for _ in range(n_cards + 1):
+        reach = cur
+        for j in range(n_cards):
+            ox = cards[j, CD_X] - nx
+            oy = cards[j, CD_Y] - ny
+            if j == skip or cst[j, CS_ON] == 0 or ox * ox + oy * oy > far2:
+                continue
+            c = cards[j, CD_C]
+            s = cards[j, CD_S]
+            px = x0 - cards[j, CD_X]
+            py = y0 - cards[j, CD_Y]
+            lo, hi = _slab(c * px + s * py, c * dx + s * dy, hw, -math.inf, math.inf)
+            lo, hi = _slab(-s * px + c * py, -s * dx + c * dy, hh, lo, hi)
+            if lo <= cur and hi > reach:
+                reach = hi
+        if reach <= cur:
+            return False
+        if reach >= t1:
+            return True
+        cur = reach
+    return False
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def nest_complete(params, cards, cst, n_cards, k):
+    """Whether the cards of the pile cover nest ``k``'s circle completely, no point of it bare
+    (CV-8), with ``COVER_MARGIN`` to spare: exact, not sampled, and never a false "complete".
+
+    The circle D (radius + margin) lies in the union U of the cards exactly when its centre is
+    in U and every point of a card's outline inside D lies inside another card (the margin deep).
+    Were a point p of D bare, the bare part of D around p would have an edge point q in D that
+    is in U but inside no card, so on the outline of a card, against the test; and if all of D
+    were bare, its centre would be. Outline points exactly where two cards abut count as bare,
+    as do those within the margin of another card's edge: the test errs only towards "not
+    complete"."""
+    nx, ny = nest_xy(params, k)
+    rr = params[PH_NEST_R] + COVER_MARGIN
+    w = params[PH_CARD_W]
+    h = params[PH_CARD_H]
+    hw = 0.5 * w
+    hh = 0.5 * h
+    centre_in = False
+    for j in range(n_cards):
+        if cst[j, CS_ON] == 0:
+            continue
+        c = cards[j, CD_C]
+        s = cards[j, CD_S]
+        dx = nx - cards[j, CD_X]
+        dy = ny - cards[j, CD_Y]
+        lx = abs(c * dx + s * dy)
+        ly = abs(-s * dx + c * dy)
+        if lx + rr <= hw and ly + rr <= hh:
+            return True  # one card holds the whole circle
+        if lx <= hw - COVER_MARGIN and ly <= hh - COVER_MARGIN:
+            centre_in = True
+    if not centre_in:
+        return False
+    for j in range(n_cards):
+        if cst[j, CS_ON] == 0:
+            continue
+        c = cards[j, CD_C]
+        s = cards[j, CD_S]
+        cx = cards[j, CD_X]
+        cy = cards[j, CD_Y]
+        if not disc_rect_overlap_cs(nx, ny, rr, cx, cy, c, s, w, h, 0.0):
+            continue
+        for e in range(4):  # edge e from corner e to corner e + 1, counter-clockwise
+            ax = hw if (e == 1 or e == 2) else -hw
+            ay = hh if e >= 2 else -hh
+            bx = hw if (e == 0 or e == 1) else -hw
+            by = hh if (e == 1 or e == 2) else -hh
+            x0 = cx + c * ax - s * ay
+            y0 = cy + s * ax + c * ay
+            x1 = cx + c * bx - s * by
+            y1 = cy + s * bx + c * by
+            # the part of the edge inside the circle: |(x0, y0) - n + t d| <= rr
+            ex = x1 - x0
+            ey = y1 - y0
+            fx = x0 - nx
+            fy = y0 - ny
+            qa = ex * ex + ey * ey
+            qb = 2.0 * (fx * ex + fy * ey)
+            qc = fx * fx + fy * fy - rr * rr
+            disc = qb * qb - 4.0 * qa * qc
+            if disc <= 0.0:
+                continue
+            sq = math.sqrt(disc)
+            t0 = max(0.0, (-qb - sq) / (2.0 * qa))
+            t1 = min(1.0, (-qb + sq) / (2.0 * qa))
+            if t0 > t1:
+                continue
+            if not _edge_inside_others(
+                params, cards, cst, n_cards, j, x0, y0, x1, y1, t0, t1, nx, ny, rr
+            ):
+                return False
+    return True
 
 
 @njit(cache=True, _nrt=False, forceinline=False)

@@ -8,8 +8,10 @@ revealed birds, its own bird and its own cards. It never reads a pile card's hid
 values by the config's proportions (public: the deck is in the rules).
 
 - ``random`` (POL_RANDOM): uniform over the legal choices: a visible card to peck (rejection
-  sampling over the pile's cards, so exactly uniform) at a uniform point of it, an uncovered card
-  to pick, and for every optional step the options and "no" alike.
+  sampling over the pile's cards, so exactly uniform) at a uniform point of it, a card with no
+  card on top to pick (CV-5), and for every optional step the options and "no" alike (an acorn's
+  peck: yes or no on an even draw, then a peck as any other). Every draw is from its seat's own
+  stream.
 - ``greedy`` (POL_GREEDY): one-step weighted values (``Tables.weights``, schema.GreedyPolicy):
 
   * a card's worth to the seat: its points (own_value), its bird's bonus (bird_bonus) and the
@@ -19,7 +21,11 @@ values by the config's proportions (public: the deck is in the rules).
     nut's two feathers, a face-down string's or ticket's later use); the feathers touching it (feather_value each); and the nests taking it
     would uncover: its own (minus keep_nest_covered) or a rival's (plus uncover_rivals, times the
     chance the nest is a rival's when its bird is hidden).
-  * the pick and the abilities take the card worth most (declining what is worth less than 0).
+  * the pick and the abilities take the card worth most (declining what is worth less than 0);
+    a card is pickable when no card lies on it (CV-5: a feather on it does not block, and comes
+    with it, so the feathers touching it count in its worth).
+  * an acorn's peck (optional, CV-4) is taken only when it may uncover a nest worth something to
+    it before its steal (``greedy_acorn``): no pick follows it.
   * the peck weighs a few candidates: the card on top of the pile (always visible), the cards
     it wants most (pecking one sheds what lies on it and flips it: shed_pieces is the chance it
     ends uncovered), the cards that what covers a wanted card rests on (expose_wanted: the chance
@@ -395,7 +401,7 @@ def ability_worth(tb, st, p, fb, c, exact):
         if u == PAPERCLIP:
             ok = pile.ov[c, j] == 1
         else:
-            ok = pile.cov[j, ph.COV_ANY] == 0 and up_item(st, j) == EARRING
+            ok = pile.cov[j, ph.COV_CARDS] == 0 and up_item(st, j) == EARRING  # CV-5
         if ok:
             best = max(best, shown_worth(st, fb, j))
     return tb.weights[p, W_ABILITY] * best
@@ -507,8 +513,10 @@ def peck_risk(tb, st, p, i, nestv):
 
 @njit(cache=True, _nrt=False, forceinline=True)
 def all_rest_on(st, w, y):
-    """Whether every piece on top of card ``w`` also rests on card ``y``."""
+    """Whether every card on top of card ``w`` (what keeps it from being picked, CV-5) also
+    rests on card ``y``."""
     pile = st.pile
+    nc = pile.cards.shape[0]
     hw = pile.cards[w, ph.CD_H]
     hy = pile.cards[y, ph.CD_H]
     for wd in range(pile.ob.shape[1]):
@@ -516,6 +524,8 @@ def all_rest_on(st, w, y):
         while x != 0:  # the pieces touching w
             j = wd * 64 + ph.low_bit(x)
             x = ph.drop_low_bit(x)
+            if j >= nc:
+                return True  # the feathers come after the cards
             h = ph.piece_h(pile, j)
             if h > hw and (pile.ov[y, j] == 0 or h <= hy):
                 return False
@@ -527,9 +537,10 @@ def peck_value(tb, st, p, fb, i, target, base, base_not_i, nestv):
     """The greedy value of pecking card ``i``, perhaps to expose card ``target`` (-1 none)."""
     w = tb.weights[p]
     pile = st.pile
-    b = base_not_i if pile.cov[i, ph.COV_ANY] == 0 else base
-    # i is set down on top: certain to end uncovered if nothing rests on it
-    shed = 1.0 if pile.cov[i, ph.COV_ANY] == 0 else w[W_SHED]
+    b = base_not_i if pile.cov[i, ph.COV_CARDS] == 0 else base
+    # i is set down on top: certain to end pickable if no card rests on it (CV-5: feathers
+    # landing on it do not block)
+    shed = 1.0 if pile.cov[i, ph.COV_CARDS] == 0 else w[W_SHED]
     gain = shed * max(0.0, flipped_worth(st, fb, i) - b)
     if target >= 0 and all_rest_on(st, target, i):
         gain = max(
@@ -560,16 +571,20 @@ def add_candidate(ib, fb, n, c, target, v):
 
 @njit(cache=True, _nrt=False, forceinline=True)
 def support(st, wc):
-    """A card that the lowest piece on top of card ``wc`` rests on (not ``wc``), -1 none."""
+    """A card that the lowest card on top of card ``wc`` (what keeps it from being picked, CV-5)
+    rests on (not ``wc``), -1 none."""
     pile = st.pile
+    nc = pile.cards.shape[0]
     hw = pile.cards[wc, ph.CD_H]
     lo = np.int64(-1)
     lo_h = math.inf
     for wd in range(pile.ob.shape[1]):
         x = pile.ob[wc, wd]
-        while x != 0:  # the pieces touching wc
+        while x != 0:  # the cards touching wc (the feathers come after them)
             j = wd * 64 + ph.low_bit(x)
             x = ph.drop_low_bit(x)
+            if j >= nc:
+                break
             h = ph.piece_h(pile, j)
             if hw < h < lo_h:
                 lo_h = h
@@ -647,8 +662,9 @@ def greedy_peck(tb, st, p, ib, fb):
                 w2, v2, w1, v1 = w1, v1, c, v
             else:
                 w2, v2 = c, v
-        # the best two uncovered cards (the first one seen is best1 whatever its value)
-        free = pile.cov[c, ph.COV_ANY] == 0
+        # the best two pickable cards, no card on them (CV-5; the first one seen is best1
+        # whatever its value)
+        free = pile.cov[c, ph.COV_CARDS] == 0
         new1 = free & ((best1_c < 0) | (v > best1))
         new2 = free & (not new1) & (v > best2)
         best2 = (best1 if best1_c >= 0 else best2) if new1 else (v if new2 else best2)
@@ -664,7 +680,7 @@ def greedy_peck(tb, st, p, ib, fb):
         if wc < 0:
             break
         n = add_candidate(ib, fb, n, wc, np.int64(-1), 0.0)
-        if pile.cov[wc, ph.COV_ANY] > 0:
+        if pile.cov[wc, ph.COV_CARDS] > 0:
             y = support(st, wc)
             if y >= 0:
                 n = add_candidate(ib, fb, n, y, wc, 0.0)
@@ -719,14 +735,74 @@ def choose_peck(tb, st, p, ib, fb):
                 ax, ay = random_point(tb, st, p, c)
                 return c, ax, ay
     c = greedy_peck(tb, st, p, ib, fb)
-    # aim a little outward of the centre: what moves goes away from the aim, towards the middle
+    ax, ay = greedy_aim(tb, pile, c)
+    return c, ax, ay
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def greedy_aim(tb, pile, c):
+    """Where the greedy seat aims at card ``c``: a little outward of its centre, so that what
+    moves (away from the aim) goes towards the middle of the mat."""
     x = pile.cards[c, ph.CD_X]
     y = pile.cards[c, ph.CD_Y]
     d = math.sqrt(x * x + y * y)
     if d > 1e-9:
         k = 0.25 * min(tb.physics[ph.PH_CARD_W], tb.physics[ph.PH_CARD_H]) / d
-        return c, x + k * x, y + k * y
-    return c, x, y
+        return x + k * x, y + k * y
+    return x, y
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def greedy_acorn(tb, st, p, ib, fb):
+    """The card the greedy seat pecks with an acorn, -1 to decline (CV-4, CV-5: resolving is
+    optional). No pick follows this peck, so all it can bring the seat this turn is a rival's
+    nest uncovered before its steal (or its own nest, against it): it weighs the cards under each
+    card that alone covers a nest of some worth to it (those ``greedy_peck`` weighs for a nest),
+    each at (1 - the chance something falls off the mat, which ends the turn) x half the value of
+    the nests that only the pieces resting on it cover (``peck_risk``), and pecks the best
+    visible one if that is worth more than 0. A peck that can uncover nothing only risks its
+    turn and rearranges the pile for the next seat: declined."""
+    pile = st.pile
+    nestv = fb[1, :N_NESTS]
+    seat_nest_values(tb, st, p, fb)
+    prepare(tb, st, p, fb, nestv)
+    best = np.int64(-1)
+    bv = 0.0
+    for t in range(np.int64(fb[2, FV_ONE_NESTS])):
+        k = np.int64(fb[2, FV_NEST0 + t])
+        if nestv[k] <= 0.0:
+            continue
+        x = pile.nsum[k]  # the one card covering it
+        y = card_under(pile, x, pile.cards[x, ph.CD_H], x)
+        if y < 0:
+            continue
+        risk, nests = peck_risk(tb, st, p, y, nestv)
+        v = (1.0 - risk) * nests
+        if v > bv and ph.visible(tb.physics, pile, y):
+            bv = v
+            best = y
+    return best
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def choose_acorn(tb, st, p, ib, fb):
+    """CV-4, CV-5: whether seat ``p`` uses an acorn's peck, and which card it pecks and where:
+    ``(card, aim x, aim y)``, card -1 to decline. A scripted seat takes one value (1 pecks, 0
+    declines) and then its peck's three; the random seat pecks on an even draw of its own
+    stream, then as for any peck."""
+    if scripted(tb, st, p, 1):
+        if next_value(tb, st, p) < 0.5:
+            return np.int64(-1), 0.0, 0.0
+        return choose_peck(tb, st, p, ib, fb)
+    if is_random(tb, p):
+        if below(prng(st, p), np.int64(2)) == 0:
+            return np.int64(-1), 0.0, 0.0
+        return choose_peck(tb, st, p, ib, fb)
+    c = greedy_acorn(tb, st, p, ib, fb)
+    if c < 0:
+        return c, 0.0, 0.0
+    ax, ay = greedy_aim(tb, st.pile, c)
+    return c, ax, ay
 
 
 # ---------------------------------------------------------------- picks and abilities

@@ -82,6 +82,9 @@ PHYSICS_PARAMS = {
     "visibility_edge": "PH_VIS_EDGE",
     "tolerance": "PH_EPS",
 }
+# Physics fields that are a choice, not a number: field -> (the params entry, each choice's value
+# there); tables.py copies them after PHYSICS_PARAMS (physics.NEST_COMPLETE, NEST_OVERLAP).
+PHYSICS_CHOICES = {"nest_cover": ("PH_NEST_COVER", {"complete": 1.0, "overlap": 0.0})}
 
 MAX_CARDS = 200  # trash cards in the whole deck
 MAX_FEATHERS = 100
@@ -291,7 +294,8 @@ class Physics(BaseModel):
     angles in radians; ``physics.py`` describes the model). Coordinates are centred on the mat;
     nest ``k`` lies at angle ``nest_phase + 2 pi k / 8`` on the ellipse whose semi-axes are
     ``nest_ellipse_x`` of the mat's width and ``nest_ellipse_y`` of its height. One field per
-    entry of ``physics``' params array (``PHYSICS_PARAMS``), with its default."""
+    entry of ``physics``' params array (``PHYSICS_PARAMS``; a choice: ``PHYSICS_CHOICES``), with
+    its default."""
 
     model_config = _STRICT
 
@@ -425,6 +429,13 @@ class Physics(BaseModel):
         allow_inf_nan=False,
         description="CV-8: outlines closer than this count as touching or overlapping (mm)",
     )
+    nest_cover: Literal["complete", "overlap"] = Field(
+        "complete",
+        description="CV-8: what set-up makes of every nest: 'complete', the rulebook's reading "
+        "(all eight nests completely covered, no point of a circle visible; cards are pushed over "
+        "the nests the scatter leaves bare), or 'overlap', the looser one (some card overlaps "
+        "each circle; the pile is scattered again until one does)",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> Physics:
@@ -459,6 +470,18 @@ class Physics(BaseModel):
                 raise KeyConflict(
                     {"nest_radius": why, f"nest_ellipse_{axis}": why, f"mat_{side}": why}
                 )
+        if self.nest_cover == "complete" and 2 * self.nest_radius >= min(
+            self.card_width, self.card_height
+        ):  # a config and its parent may set one each
+            why = (
+                f"a nest (radius {self.nest_radius:g} mm) must fit inside one card "
+                f"({self.card_width:g} x {self.card_height:g} mm) for set-up to cover it "
+                f"completely (CV-8: nest_cover 'complete'); make the nests smaller or the cards "
+                f"larger, or write nest_cover: overlap"
+            )
+            raise KeyConflict(
+                {"nest_radius": why, "card_width": why, "card_height": why, "nest_cover": why}
+            )
         return self
 
 

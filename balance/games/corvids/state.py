@@ -80,6 +80,7 @@ G_FIRST = _g(1)
 G_END = _g(1)  # 1 when the pile holds no card (CV-7)
 G_RETRIES = _g(1)  # set-up re-scatters, for an uncovered nest (CV-8, PHYS-4)
 G_REDRAWS = _g(1)  # set-up: cards drawn again for landing off the mat (PHYS-4)
+G_PUSHES = _g(1)  # set-up: cards pushed to cover a nest completely (CV-8, PHYS-4)
 G_OFF_MAT = _g(1)  # cards knocked off the mat in the game
 G_FEATHERS_OFF = _g(1)  # feathers knocked off the mat
 G_ISOLATED = _g(1)  # pieces removed as isolated at the ends of turns
@@ -96,7 +97,8 @@ N_G = _g.end
 
 # Log events (narrate.py): code, then up to seven integers.
 (
-    E_START,  # players, first, cards, feathers, set-up re-scatters (-1: failed), cards redrawn
+    E_START,  # players, first, cards, feathers, set-up re-scatters (-1: failed), cards redrawn,
+    # cards pushed onto nests
     E_BIRD,  # p, bird, nest
     E_TURN,  # p, turn, feathers held, cards collected
     E_TICKET,  # p, card (flipped face up: one more steal this turn, CV-4)

@@ -21,6 +21,7 @@ from balance.games.corvids.schema import (
     DOUBLE_ITEMS,
     ITEM_NAMES,
     NESTS,
+    PHYSICS_CHOICES,
     PHYSICS_PARAMS,
     SINGLE_ITEMS,
 )
@@ -143,6 +144,8 @@ def physics_params(rules: Any) -> np.ndarray:
     out = physics.default_params()
     for field, entry in PHYSICS_PARAMS.items():
         out[getattr(physics, entry)] = float(getattr(rules.physics, field))
+    for field, (entry, values) in PHYSICS_CHOICES.items():
+        out[getattr(physics, entry)] = values[getattr(rules.physics, field)]
     return out
 
 

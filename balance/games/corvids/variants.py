@@ -15,6 +15,11 @@ from typing import Any
 from balance.games.corvids.schema import DOUBLE_ITEMS, ITEM_NAMES, SINGLE_ITEMS
 
 
+def _a(name: str) -> str:
+    """The article of an item's name: "an acorn", "a key"."""
+    return "an" if name[0] in "aeiou" else "a"
+
+
 def _in_deck(rules: Any) -> set[str]:
     items = set(rules.cards.double_sided.items) if rules.cards.double_sided.count else set()
     return items | {i for i in SINGLE_ITEMS if getattr(rules.cards.single_sided, i) > 0}
@@ -33,8 +38,8 @@ def impact_variants(config: Any) -> list[dict[str, Any]]:
             out.append(
                 {
                     "name": f"{name} value -1",
-                    "description": f"a {name}{' (' + side + ')' if side else ''} worth {v - 1} "
-                    f"instead of {v} (CV-3)",
+                    "description": f"{_a(name)} {name}{' (' + side + ')' if side else ''} "
+                    f"worth {v - 1} instead of {v} (CV-3)",
                     "patch": {"rules": {"scoring": {"values": {name: v - 1}}}},
                 }
             )

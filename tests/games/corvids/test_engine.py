@@ -21,11 +21,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import shapely
 
 from balance import games
 from balance.config import load_config
 from balance.games.corvids import engine, narrate, physics, state, tables
 from balance.games.corvids import physics as ph
+from balance.games.corvids import policies as pol
 from balance.games.corvids.schema import BIRD_NAMES, ITEM_NAMES, score_cards
 from balance.games.corvids.state import (
     CC_OWNER,
@@ -268,37 +270,73 @@ def pick_scene_cards() -> tuple[dict[int, Card], dict[int, Feather]]:
     return cards, {0: Feather(0.0, -100.0, 11.0)}
 
 
-def test_cv5_the_pick_takes_only_a_card_with_nothing_on_top():
-    """CV-5, PHYS-2: a card under another card (1) or under a feather (2) cannot be picked (the
-    scripted choice is illegal); a card with a higher card hovering beside it, not touching (0),
-    can ("hovering above is okay if they aren't touching"), as can every card on top. Checked for
-    every card of the pile against the geometry (physics.covered)."""
+def card_poly(pile, k: int) -> shapely.Polygon:
+    """Card ``k``'s outline built with shapely's own rotation (not the engine's geometry)."""
+    w, h = 63.0, 88.0
+    box = shapely.box(-w / 2, -h / 2, w / 2, h / 2)
+    box = shapely.affinity.rotate(box, pile.cards[k, ph.CD_A], origin=(0, 0), use_radians=True)
+    return shapely.affinity.translate(box, pile.cards[k, ph.CD_X], pile.cards[k, ph.CD_Y])
+
+
+def card_on_top(pile, k: int) -> bool:
+    """CV-5, read with shapely: some higher card of the pile touches card ``k``."""
+    mine = card_poly(pile, k)
+    return any(
+        pile.cst[j, ph.CS_ON] == 1
+        and pile.cards[j, ph.CD_H] > pile.cards[k, ph.CD_H]
+        and mine.distance(card_poly(pile, j)) <= 1e-6
+        for j in range(pile.cards.shape[0])
+        if j != k
+    )
+
+
+def touching_feathers(pile, k: int) -> set[int]:
+    """The feathers of the pile touching card ``k``, above or below (shapely)."""
+    mine = card_poly(pile, k)
+    return {
+        f
+        for f in range(pile.feathers.shape[0])
+        if pile.fst[f, ph.FS_ON] == 1
+        and mine.distance(shapely.Point(pile.feathers[f, ph.FT_X], pile.feathers[f, ph.FT_Y]))
+        <= 9.0 + 1e-6
+    }
+
+
+def test_cv5_only_a_card_on_top_blocks_the_pick():
+    """CV-5 (amended): a card under another card (1) cannot be picked (the scripted choice is
+    illegal); a card under a feather (2) can ("a feather on it does not block") and comes with
+    it; a card with a higher card hovering beside it, not touching (0), can ("hovering above is
+    okay if they aren't touching"), as can every card on top. Checked for every card of the pile
+    against shapely: legal exactly when no higher card touches it."""
     cards, feathers = pick_scene_cards()
     first = build(steady(), cards, feathers)
-    pile = first.pile
     legal = set()
     for k in range(first.nc):
-        if pile.cst[k, ph.CS_ON] == 0:
+        if first.pile.cst[k, ph.CS_ON] == 0:
             continue
         s = build(steady(), cards, feathers, scripts={0: [k]})
+        blocked = card_on_top(s.pile, k)
+        gains = touching_feathers(s.pile, k)
         got = engine.pick(s.tb, s.st, I0, s.ib, s.fb)
-        covered = ph.covered(
-            s.tb.physics, pile.cards, pile.cst, np.int64(first.nc),
-            pile.feathers, pile.fst, np.int64(pile.feathers.shape[0]), np.int64(k),
-        )  # fmt: skip
-        assert bool(s.st.g[G_SCRIPT_BAD]) == covered, k
-        if not covered:
+        assert bool(s.st.g[G_SCRIPT_BAD]) == blocked, k
+        if not blocked:
             legal.add(k)
-            assert got == k and s.owner(k) == 0
+            assert got == k and s.owner(k) == 0 and s.feathers(0) == len(gains)
+            assert not any(s.feather_on(f) for f in gains)
             s.check()
-    assert {0, 4, 5} <= legal and not {1, 2} & legal
-    assert legal == {0, 4, 5} | {b for _, b in first.covers.values()}
+    assert {0, 2, 4, 5} <= legal and 1 not in legal
+    assert legal == {0, 2, 4, 5} | {b for _, b in first.covers.values()}
+    s = build(steady(), cards, feathers, scripts={0: [2]})
+    engine.pick(s.tb, s.st, I0, s.ib, s.fb)
+    assert rows_of(s, E_PICK) == [(E_PICK, 0, 2, KEY, 1, 1, TAKE_PICK, 0)]
+    assert not s.feather_on(0) and s.feathers(0) == 1
 
 
-def test_engine1_every_card_has_a_feather_on_it_so_pick_one_with_no_card_on_top():
-    """ENGINE-1: every card of the pile has a feather on it (the nest covers too): the pick is
-    from the cards with no *card* on top (card 1, not card 0 under it) and takes the feathers on
-    it (feather 1; feather 0 lies on card 0 only)."""
+def test_engine1_feathers_on_every_card_block_no_pick():
+    """ENGINE-1, CV-5: every card of the pile has a feather on it (the nest covers too): the
+    pickable cards are exactly those with no *card* on top (card 1 and the upper covers, not
+    card 0 under card 1), and a pick takes the feathers on it (feather 1; feather 0 lies on card
+    0 only)."""
     cards = {0: Card(0.0, 0.0, 10.0, KEY, NUT), 1: Card(30.0, 0.0, 11.0, NUT, KEY)}
     feathers = {0: Feather(-20.0, 0.0, 12.0), 1: Feather(40.0, 0.0, 12.0)}
     s = build(steady(), cards, feathers, feathered_covers=True, scripts={0: [1]})
@@ -307,9 +345,64 @@ def test_engine1_every_card_has_a_feather_on_it_so_pick_one_with_no_card_on_top(
     assert rows_of(s, E_PICK) == [(E_PICK, 0, 1, NUT, 1, 1, TAKE_PICK, 0)]
     assert not s.feather_on(1) and s.feather_on(0) and s.feathers(0) == 1
     s.check()
+    covers = {b for _, b in s.covers.values()}
+    for k in covers:  # an upper cover, a feather on it
+        t = build(steady(), cards, feathers, feathered_covers=True, scripts={0: [k]})
+        assert engine.pick(t.tb, t.st, I0, t.ib, t.fb) == k and t.st.g[G_SCRIPT_BAD] == 0
+        assert t.feathers(0) == 1
     s = build(steady(), cards, feathers, feathered_covers=True, scripts={0: [0]})
     engine.pick(s.tb, s.st, I0, s.ib, s.fb)
     assert s.st.g[G_SCRIPT_BAD] == 1  # card 0 has card 1 on top
+
+
+@pytest.mark.parametrize("seats", ["greedy", "random"])
+def test_cv5_engine2_on_real_piles_no_feather_blocks_a_pick_and_every_touching_one_goes(seats):
+    """CV-5 (amended), ENGINE-2 on the piles of real games: before some turns of 6 games, a
+    scripted pick of each card of the pile is legal exactly when no higher card touches it
+    (shapely), however many feathers lie on it; a card picked comes with exactly the feathers
+    touching it, above or below (shapely), and the rest stay. Cards with a feather and no card
+    on them are many: the ruling is exercised."""
+    c = compiled(4, seats=seats)
+    tb = c.k
+    feathered = 0
+    tried = 0
+    for game in range(6):
+        st = state.alloc_state(tb, 4096, False)
+        ib, fb = state.alloc_scratch(tb)
+        assert engine.setup(tb, st, np.int64(SEED), np.int64(game), ib)
+        a = int(st.g[G_FIRST])
+        for turn in range(40):
+            if state.pile_cards(st) == 0:
+                break
+            if turn % 4 == 0:
+                pile = st.pile
+                for k in range(pile.cards.shape[0]):
+                    if pile.cst[k, ph.CS_ON] == 0:
+                        continue
+                    blocked = card_on_top(pile, k)
+                    gains = touching_feathers(pile, k)
+                    higher = {
+                        f for f in gains if pile.feathers[f, ph.FT_H] > pile.cards[k, ph.CD_H]
+                    }
+                    feathered += bool(higher) and not blocked
+                    cs = tables.with_script(c, {a: [k]})
+                    other = clone(st)
+                    held = int(other.pl[a, PL_FEATHERS])
+                    engine.pick(cs.k, other, np.int64(a), ib, fb)
+                    assert bool(other.g[G_SCRIPT_BAD]) == blocked, (game, turn, k)
+                    if not blocked:
+                        assert int(other.cc[k, CC_OWNER]) == a
+                        assert int(other.pl[a, PL_FEATHERS]) == held + len(gains)
+                        left = {
+                            f for f in range(pile.feathers.shape[0]) if other.pile.fst[f, ph.FS_ON]
+                        }
+                        was = {f for f in range(pile.feathers.shape[0]) if pile.fst[f, ph.FS_ON]}
+                        assert left == was - gains
+                    tried += 1
+            engine.play_turn(tb, st, np.int64(a), ib, fb)
+            st.g[G_TURN] += 1
+            a = (a + 1) % 4
+    assert tried > 300 and feathered >= 10
 
 
 def test_cv5_engine2_the_pick_gains_every_feather_touching_the_card():
@@ -460,15 +553,15 @@ def test_engine3_an_acorns_peck_that_knocks_a_piece_off_ends_the_turn_with_no_st
         held={1: {10: Held(KEY, NUT)}},
         seat_feathers={0: 2},
         open_nests=(1,),
-        scripts={0: [3, 30.0, -60.0, 3, 0, 0.0, 100.0, 10]},
+        scripts={0: [3, 30.0, -60.0, 3, 1, 0, 0.0, 100.0, 10]},
     )
     s.turn(0)
-    assert s.st.pl[0, PL_SCRIPT] == 7
+    assert s.st.pl[0, PL_SCRIPT] == 8
     assert [r[1:4] for r in rows_of(s, E_PECK)] == [(0, 3, ACORN), (0, 0, NUT)]
     assert rows_of(s, E_ABILITY) == [(E_ABILITY, 0, ACORN, 3, 0, 0, 0, 0)]
     assert rows_of(s, E_OFF)[0][:4] == (E_OFF, 0, 1, ACORN)
     assert not rows_of(s, E_STEAL) and s.owner(10) == 1 and s.owner(3) == 0
-    s.scripts[0] = s.scripts[0][:7]
+    s.scripts[0] = s.scripts[0][:8]
     s.check()
 
 
@@ -484,9 +577,10 @@ def test_engine3_an_acorns_peck_that_knocks_a_piece_off_ends_the_turn_with_no_st
     ],
 )
 def test_cv4_an_acorn_pecks_again(card, ability):
-    """CV-4: an acorn picked from the pile pecks again (a second E_PECK, of the seat's choice);
-    only the up side counts ("double-sided cards only work as their face-up side")."""
-    extra = [*PECK2] if ability else []
+    """CV-4: an acorn picked from the pile pecks again (a second E_PECK, of the seat's choice:
+    yes, then which card); only the up side counts ("double-sided cards only work as their
+    face-up side")."""
+    extra = [1, *PECK2] if ability else []
     s = build(steady(), plain(c1=card), scripts={0: [*PECK2, 1, *extra]})
     s.turn(0)
     pecks = rows_of(s, E_PECK)
@@ -501,10 +595,72 @@ def test_cv4_an_acorn_pecks_again(card, ability):
     s.check()
 
 
+def test_cv5_engine3_an_acorns_peck_may_be_declined_and_the_steal_follows():
+    """CV-5 ("Resolve ... (optional)", the acorn's second peck included), ENGINE-3: the seat picks
+    the acorn (card 1) and declines its peck (0): one E_PECK, no E_ABILITY, no acorn telemetry;
+    its steal from seat 1 (nest open) still follows."""
+    s = build(
+        steady(),
+        plain(c1=Card(40.0, 0.0, 11.0, ACORN, ACORN)),
+        held={1: {10: Held(KEY, NUT)}},
+        seat_feathers={0: 2},
+        open_nests=(1,),
+        scripts={0: [*PECK2, 1, 0, 10]},
+    )
+    s.turn(0)
+    assert len(rows_of(s, E_PECK)) == 1 == s.st.g[G_PECKS]
+    assert not rows_of(s, E_ABILITY) and s.tele(0, "ability__acorn") == 0
+    assert rows_of(s, E_STEAL)[0][1:4] == (0, 1, 10) and s.owner(10) == 0
+    s.check()
+
+
+def acorn_choice(s: Scene, p: int = 0) -> tuple[int, float, float]:
+    c, ax, ay = pol.choose_acorn(s.tb, s.st, np.int64(p), s.ib, s.fb)
+    return int(c), float(ax), float(ay)
+
+
+def test_engine3_the_greedy_seat_pecks_with_an_acorn_only_to_uncover_a_nest():
+    """ENGINE-3 (greedy): with nothing a peck could uncover, the greedy seat declines the acorn's
+    peck (no pick follows it: it would only risk its turn); when card 8 alone covers seat 1's
+    nest (its bird hidden: a rival's nest to seat 0 with chance 1/7) and rests on card 9, it
+    pecks card 9, aiming outward of its centre."""
+    s = build(steady(), plain())
+    assert acorn_choice(s)[0] == -1
+    x, y = ph.nest_centres(s.tb.physics)[3]  # seat 1, the jackdaw's nest
+    cards = {**plain(), 8: Card(x, y, 21.0, KEY, NUT), 9: Card(x + 60.0, y, 20.0, KEY, NUT)}
+    s = build(steady(), cards, open_nests=(1,))
+    assert s.pile.ncount[3] == 1 and s.st.pl[1, PL_REVEALED] == 0
+    c, ax, ay = acorn_choice(s)
+    assert c == 9
+    cx, cy = s.pile.cards[9, ph.CD_X], s.pile.cards[9, ph.CD_Y]
+    assert np.hypot(ax, ay) > np.hypot(cx, cy)  # outward
+    assert np.isclose(ax * cy - ay * cx, 0.0)  # along the line from the mat's centre
+
+
+def test_cv5_the_random_seat_decides_an_acorns_peck_from_its_own_stream():
+    """CV-5 (optional), CV-12: the random seat pecks with an acorn on an even draw of its own
+    stream (st.rng[2 + seat]) and then pecks a visible card; the set-up and the pile's streams
+    are left alone. Over 400 decisions it declines about half of the time."""
+    c = compiled(2, rules=STEADY_RULES, seats="random")
+    s = build(c, plain())
+    before = s.st.rng.copy()
+    outcomes = [acorn_choice(s)[0] for _ in range(400)]
+    assert (s.st.rng[:2] == before[:2]).all() and (s.st.rng[3:] == before[3:]).all()
+    assert (s.st.rng[2] != before[2]).all()
+    pecked = [k for k in outcomes if k >= 0]
+    assert 150 < len(pecked) < 250
+    assert set(pecked) <= {
+        k for k in range(s.nc) if s.on(k) and ph.visible(s.tb.physics, s.pile, np.int64(k))
+    }
+    s2 = build(c, plain())
+    assert [acorn_choice(s2)[0] for _ in range(400)] == outcomes  # its stream alone decides
+
+
 def earring_scene(script: list[float]) -> Scene:
     """Earring 1 (picked) and earring 2, completely uncovered, lying on feather 0; earring 3
-    under feather 1; card 4 an earring face down (showing a key) on feather 2; earring 5,
-    uncovered, on feather 3. Card 3 is pecked (showing its other earring side)."""
+    under feather 1 (no card on it); card 4 an earring face down (showing a key) on feather 2;
+    earring 5, uncovered, on feather 3; earring 6 under card 7. Card 3 is pecked (showing its
+    other earring side)."""
     cards = {
         0: Card(0.0, 0.0, 10.0, KEY, NUT),
         1: Card(-40.0, 0.0, 12.0, EARRING, KEY),
@@ -512,6 +668,8 @@ def earring_scene(script: list[float]) -> Scene:
         3: Card(0.0, 100.0, 10.0, EARRING, EARRING),
         4: Card(-100.0, -100.0, 10.0, EARRING, KEY, face=0),
         5: Card(90.0, -100.0, 10.0, EARRING, KEY),
+        6: Card(0.0, -100.0, 10.0, EARRING, EARRING),
+        7: Card(0.0, -130.0, 11.0, KEY, NUT),
     }
     feathers = {
         0: Feather(60.0, 0.0, 11.0),
@@ -537,15 +695,26 @@ def test_cv4_engine2_an_earring_takes_another_completely_uncovered_earring_with_
     s.check()
 
 
-@pytest.mark.parametrize("other", [3, 4, 0])
+@pytest.mark.parametrize("other", [6, 4, 0])
 def test_cv4_an_earring_cannot_take_a_covered_earring_or_one_showing_another_item(other):
-    """CV-4: earring 3 has a feather on it (not completely uncovered), card 4 shows its key side,
+    """CV-4: earring 6 has card 7 on it (not completely uncovered), card 4 shows its key side,
     card 0 is no earring at all: none is the earring's to take (the scripted choice is
     illegal)."""
     s = earring_scene([other])
     s.turn(0)
     assert s.st.g[G_SCRIPT_BAD] == 1
     assert s.owner(other) != 0
+
+
+def test_cv4_cv5_an_earring_takes_an_earring_under_a_feather_with_the_feather():
+    """CV-4, CV-5 (only a card on top blocks), ENGINE-1, ENGINE-2: earring 3 has feather 1 on it
+    and no card: it is completely uncovered, and the earring takes it "including feathers"."""
+    s = earring_scene([3])
+    s.turn(0)
+    # face down after the peck, its other side an earring too
+    assert rows_of(s, E_PICK)[1] == (E_PICK, 0, 3, EARRING, 0, 1, TAKE_EARRING, 0)
+    assert s.st.g[G_SCRIPT_BAD] == 0 and not s.feather_on(1) and s.owner(3) == 0
+    s.check()
 
 
 def test_engine3_an_earring_taken_by_an_earring_takes_no_other():
@@ -636,7 +805,7 @@ def test_cv4_engine3_a_paperclip_chain_into_an_acorn_pecks_again():
         steady(),
         cards,
         {0: Feather(0.0, 100.0, 11.0), 1: Feather(60.0, 0.0, 9.0)},
-        scripts={0: [3, 0.0, 100.0, 1, 0, 2, 3, 0.0, 100.0]},
+        scripts={0: [3, 0.0, 100.0, 1, 0, 2, 1, 3, 0.0, 100.0]},
     )
     s.turn(0)
     assert [(r[2], r[5], r[6]) for r in rows_of(s, E_PICK)] == [
@@ -1122,7 +1291,8 @@ def test_cv1_cv2_cv8_cv10_set_up(players):
     """CV-1: every feather (15) is dropped onto the pile, touching a card and on the mat; no seat
     holds any. CV-2: 28 double-sided cards with sides from the six items, 4 string, 4 ticket, 4
     coin single-sided (a blank back). CV-8: every card lies fully on the mat and every one of the
-    eight nests is covered. CV-10: one bird each, all different, hidden. The first player is a
+    eight nests is completely covered (shapely: no point of its circle bare), after one scatter
+    and the pushes (PHYS-4). CV-10: one bird each, all different, hidden. The first player is a
     seat; the log starts with E_START and one E_BIRD per seat."""
     c = compiled(players, seats="greedy")
     tb = c.k
@@ -1137,10 +1307,11 @@ def test_cv1_cv2_cv8_cv10_set_up(players):
         assert (st.cc[:, CC_OWNER] == OWN_PILE).all()
         assert all(not ph.card_outside_mat(prm, pile.cards, np.int64(k)) for k in range(nc))
         assert len(set(pile.cards[:, ph.CD_H].tolist())) == nc
-        assert all(
-            not ph.nest_uncovered(prm, pile.cards, pile.cst, np.int64(nc), np.int64(k))
-            for k in range(8)
-        )
+        # CV-8 (amended): every nest completely covered, no point of its circle bare (shapely)
+        union = shapely.union_all([card_poly(pile, k) for k in range(nc)])
+        for x, y in ph.nest_centres(prm):
+            assert shapely.Point(x, y).buffer(22.0, quad_segs=64).difference(union).is_empty
+        assert st.g[G_RETRIES] == 0 and 0 <= st.g[state.G_PUSHES] <= 8
         for f in range(nf):
             assert any(
                 ph.card_feather_overlap(prm, pile.cards, np.int64(k), pile.feathers, np.int64(f))
@@ -1158,6 +1329,7 @@ def test_cv1_cv2_cv8_cv10_set_up(players):
         assert 0 <= st.g[G_FIRST] < players and st.g[G_N] == players and st.g[G_TURN] == 0
         log = state.log_rows(st)
         assert tuple(log[0, :5]) == (E_START, players, st.g[G_FIRST], 40, 15)
+        assert tuple(log[0, 5:]) == (0, st.g[state.G_REDRAWS], st.g[state.G_PUSHES])
         assert [tuple(r[1:4]) for r in log[1:]] == [
             (p, b, tb.params[tables.P_BIRD_NEST + b]) for p, b in enumerate(birds)
         ]
@@ -1231,11 +1403,33 @@ def test_cv10_birds_are_dealt_from_the_configs_birds():
         assert sorted(st.pl[:2, PL_BIRD].tolist()) == [0, 1]
 
 
-def test_engine8_a_set_up_that_cannot_cover_every_nest_is_not_played():
-    """ENGINE-8: with every card scattered at the very centre (spread 0) no nest is ever covered;
-    after setup_retries scatters the game ends as setup_failed before its first turn, every seat
-    scoring 0 and sharing the win (rank 1)."""
-    rules = {"physics": {"scatter_sd_x": 0.0, "scatter_sd_y": 0.0, "setup_retries": 3}}
+SMALL_DECK = {
+    "double_sided": {"count": 5},
+    "single_sided": {"string": 0, "ticket": 0, "coin": 0},
+}
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        # the looser reading: a heap at the very centre (spread 0) overlaps no nest
+        {
+            "physics": {
+                "scatter_sd_x": 0.0,
+                "scatter_sd_y": 0.0,
+                "setup_retries": 3,
+                "nest_cover": "overlap",
+            }
+        },
+        # every nest completely covered: five cards cannot cover eight nests
+        {"physics": {"setup_retries": 3}, "cards": SMALL_DECK},
+    ],
+    ids=["overlap", "complete"],
+)
+def test_engine8_a_set_up_that_cannot_cover_every_nest_is_not_played(rules):
+    """ENGINE-8: a pile that cannot cover every nest (CV-8) in setup_retries scatters: the game
+    ends as setup_failed before its first turn, every seat scoring 0 and sharing the win (rank
+    1)."""
     c = compiled(4, rules, seats="greedy")
     ok, st = set_up(c, SEED, 0)
     assert not ok and st.g[G_RETRIES] == -1

@@ -16,6 +16,7 @@ from balance.cli import app
 from balance.config import load_config
 from balance.games._kit import Logged
 from balance.games.corvids import narrate, state, tables
+from balance.games.corvids.schema import ITEM_NAMES
 
 from .helpers import compiled
 
@@ -110,7 +111,14 @@ def test_an_unknown_event_code_raises(base):
 
 def test_a_failed_set_up_is_told(base):
     """ENGINE-8: a game whose set-up failed is told as such, with no turn."""
-    rules = {"physics": {"scatter_sd_x": 0.0, "scatter_sd_y": 0.0, "setup_retries": 2}}
+    rules = {
+        "physics": {
+            "scatter_sd_x": 0.0,
+            "scatter_sd_y": 0.0,
+            "setup_retries": 2,
+            "nest_cover": "overlap",
+        }
+    }
     c = compiled(4, rules, seats="greedy")
     rep = narrate.replay(c, 1, 0)
     assert any(line.startswith("Set-up failed") for line in rep.lines)
@@ -118,3 +126,44 @@ def test_a_failed_set_up_is_told(base):
     assert rep.lines[-1] == "The game ends before its first turn; every seat shares the win."
     assert (rep.rank == 1).all() and (rep.score == 0).all() and rep.end_reason == 1
     assert not [line for line in rep.lines if "WARNING" in line]
+
+
+def test_the_set_up_line_says_how_the_nests_were_covered(base, printed):
+    """CV-8: the replay's set-up line says the pile was scattered once and how many cards were
+    pushed over the nests it left bare until every nest was completely covered (the event's
+    counts); with the looser reading, that the pile was scattered until a card overlapped every
+    nest."""
+    cfg, c = base
+    logged = narrate.play_logged(c, cfg.seed, GAME)
+    start = [int(v) for v in logged.log[0]]
+    assert start[0] == state.E_START and start[5] == 0
+    line = next(x for x in printed if x.startswith("Set-up: "))
+    pushed = start[7]
+    assert line.startswith("Set-up: the pile was scattered 1 time, ")
+    word = "card" if pushed == 1 else "cards"
+    assert f" and {pushed} {word} pushed over the nests it left bare until every nest was " in line
+    assert "completely covered (CV-8, PHYS-4)" in line
+    loose = compiled(4, {"physics": {"nest_cover": "overlap"}}, seats="greedy")
+    lines = narrate.replay(loose, cfg.seed, GAME).lines
+    line = next(x for x in lines if x.startswith("Set-up: "))
+    assert "until a card overlapped every nest" in line and "pushed" not in line
+
+
+@pytest.mark.parametrize(
+    ("i", "words"),
+    [(i, ("an " if name[0] in "aeiou" else "a ") + name) for i, name in enumerate(ITEM_NAMES)]
+    + [(tables.BLANK, "a blank back")],
+)
+def test_items_are_told_with_their_article(i, words):
+    """Every card name takes its own article in the replay: "an acorn", "an earring", "a key"."""
+    assert narrate.a_item(i) == words
+
+
+def test_a_replay_never_says_a_before_a_vowel(base):
+    """Over the picks and steals of a few replays, no "a acorn" / "a earring" (issue 25)."""
+    cfg, c = base
+    told = []
+    for game in range(8):
+        told += narrate.replay(c, cfg.seed, game).lines
+    assert not [x for x in told if re.search(r"\ba (acorn|earring)\b", x)]
+    assert [x for x in told if re.search(r"\ban (acorn|earring)\b", x)]

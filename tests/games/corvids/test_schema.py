@@ -158,14 +158,36 @@ def test_defaults_are_the_rulings():
 
 def test_physics_fields_are_the_models_params():
     """One Physics field per entry of physics.py's params array, in its order, with the model's
-    default (the schema names them as strings: it must not import numba)."""
+    default (the schema names them as strings: it must not import numba); a choice (nest_cover)
+    by the value each of its words stands for."""
     physics = pytest.importorskip("balance.games.corvids.physics")
-    assert list(schema.PHYSICS_PARAMS) == list(schema.Physics.model_fields)
-    offsets = [getattr(physics, name) for name in schema.PHYSICS_PARAMS.values()]
+    fields = list(schema.PHYSICS_PARAMS) + list(schema.PHYSICS_CHOICES)
+    assert fields == list(schema.Physics.model_fields)
+    names = [*schema.PHYSICS_PARAMS.values()] + [e for e, _ in schema.PHYSICS_CHOICES.values()]
+    offsets = [getattr(physics, name) for name in names]
     assert offsets == list(range(physics.N_PH))
     defaults = physics.default_params()
     for field, name in schema.PHYSICS_PARAMS.items():
         assert getattr(schema.Physics(), field) == defaults[getattr(physics, name)], field
+    entry, values = schema.PHYSICS_CHOICES["nest_cover"]
+    assert values == {"complete": physics.NEST_COMPLETE, "overlap": physics.NEST_OVERLAP}
+    assert values[schema.Physics().nest_cover] == defaults[getattr(physics, entry)]
+
+
+def test_cv8_nest_cover_is_complete_by_default_and_compiles_to_the_kernels_value():
+    """CV-8 (amended): set-up covers every nest completely unless a config writes the looser
+    reading, ``nest_cover: overlap``; the compiled tables carry the choice (no recompile)."""
+    physics = pytest.importorskip("balance.games.corvids.physics")
+    tables = pytest.importorskip("balance.games.corvids.tables")
+    assert Rules().physics.nest_cover == "complete"
+    for word, value in (("complete", physics.NEST_COMPLETE), ("overlap", physics.NEST_OVERLAP)):
+        rules = Rules.model_validate({"physics": {"nest_cover": word}})
+        assert rules.physics.nest_cover == word
+        params = tables.physics_params(rules)
+        assert params[physics.PH_NEST_COVER] == value
+    # a nest as wide as a card can be covered completely only by several: the looser reading only
+    Rules.model_validate({"physics": {"nest_radius": 31.5, "nest_cover": "overlap"}})
+    Rules.model_validate({"physics": {"nest_radius": 31.49}})
 
 
 def test_resolved_rules_validate_to_the_same_rules():
@@ -468,9 +490,24 @@ RULES_ERRORS: dict[str, tuple[Any, str]] = {
         {"physics": {"mat_widht": 500}},
         "physics.mat_widht: unknown key (did you mean 'mat_width'?)",
     ),
+    "nest cover misspelt": (
+        {"physics": {"nest_cover": "completely"}},
+        "physics.nest_cover: must be one of 'complete' or 'overlap', got 'completely'",
+    ),
+    "nest cover as a number": (
+        {"physics": {"nest_cover": 1}},
+        "physics.nest_cover: must be one of 'complete' or 'overlap', got 1",
+    ),
+    "nest wider than a card": (
+        {"physics": {"nest_radius": 31.5}},
+        "physics.nest_radius: a nest (radius 31.5 mm) must fit inside one card (63 x 88 mm) for "
+        "set-up to cover it completely (CV-8: nest_cover 'complete'); make the nests smaller or "
+        "the cards larger, or write nest_cover: overlap",
+    ),
     "ties are not config": (
         {"ties": "shared"},
-        "ties: unknown key (expected one of: feathers, cards, scoring, birds, steal, physics)",
+        "ties: unknown key (expected one of: feathers, cards, scoring, birds, steal, physics, "
+        "handicap)",
     ),
 }
 
@@ -706,6 +743,14 @@ CLI_ERRORS = {
         "rules:\n  physics: {nest_radius: 400}\n",
         "rules.physics.nest_radius: the nests must lie fully on the mat (CV-8)",
     ),
+    "nest cover misspelt": (
+        "rules:\n  physics: {nest_cover: full}\n",
+        "rules.physics.nest_cover: must be one of 'complete' or 'overlap', got 'full'",
+    ),
+    "cards narrower than a nest": (
+        "rules:\n  physics: {card_width: 40}\n",
+        "rules.physics.card_width: a nest (radius 22 mm) must fit inside one card (40 x 88 mm)",
+    ),
     "negative card count": (
         "rules:\n  cards:\n    single_sided: {ticket: -1}\n",
         "rules.cards.single_sided.ticket: must be >= 0, got -1",
@@ -778,3 +823,17 @@ def test_balance_games_lists_every_knob(fake_corvids):
     ):
         assert path in text, path
     assert all(name in text for name in BIRD_NAMES + DOUBLE_ITEMS)
+
+
+def test_impact_variants_name_each_item_with_its_article(fake_corvids):
+    """``balance impact``'s default variants say "an acorn (up side) worth 0", "a key (up side)",
+    "a coin (face up)": the article each card name takes, never "a acorn"."""
+    from balance.games.corvids.variants import impact_variants
+
+    described = {v["name"]: v["description"] for v in impact_variants(load_config(BASE))}
+    assert described["acorn value -1"] == "an acorn (up side) worth 0 instead of 1 (CV-3)"
+    assert described["earring value -1"].startswith("an earring (up side) worth 0")
+    assert described["key value -1"].startswith("a key (up side) worth 0")
+    assert described["coin value -1"].startswith("a coin (face up) worth 0")
+    assert described["string value -1"].startswith("a string worth 0")
+    assert not [d for d in described.values() if " a acorn" in f" {d}" or " a earring" in f" {d}"]
