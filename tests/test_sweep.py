@@ -823,7 +823,10 @@ def test_trends_across_player_counts_are_independent_samples(fake_config, tmp_pa
     edge = ss.trends.filter(pl.col("metric") == "first_edge").row(0, named=True)
     curve = ss.curve.filter(pl.col("metric") == "first_edge").sort("x_pos")["value"]
     assert edge["slope"] == pytest.approx(np.polyfit([2, 3, 4], curve, 1)[0])
-    assert "from independent samples" in " ".join(sweep_page.sweep_sentences(ss))
+    words = " ".join(sweep_page.sweep_sentences(ss))
+    assert "from independent samples" in words
+    # the fair share is 1/players: the first player's share has no trend the edge would repeat
+    assert "The 1st player wins " in words and "the fair share is the same" not in words
 
 
 def test_a_grid_has_a_trend_per_curve_along_the_first_knob(fake_config, tmp_path):

@@ -572,7 +572,7 @@ def _headline_sentence(ss: SweepStats) -> str | None:
     if (
         (metric, kind, group) == ("win_share", "order", "0")
         and edge.height
-        and (edge["repeat_metric"] == "win_share").all()
+        and edge["repeat_metric"].eq_missing("win_share").all()  # a null is no repeat
     ):
         return (
             text + " Its trend is the first player's edge's (below): the fair share is the same "
