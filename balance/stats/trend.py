@@ -279,7 +279,11 @@ def trend_rows(
         labels, values = _independent_values(pts)
         con = independent_contrast(values, c, level)
         p_value = con.p_value
-    means = [moments(v).mean for v in values]
+    if paired:  # over the games the contrast uses: those where every point has a value
+        used = np.all([~np.isnan(v) for v in values], axis=0)
+        means = [moments(np.where(used, v, np.nan)).mean for v in values]
+    else:
+        means = [moments(v).mean for v in values]
     table = pl.DataFrame(
         {
             "series": [series] * len(labels),
