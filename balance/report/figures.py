@@ -348,11 +348,7 @@ def plot_seat_advantage(adv: SeatAdvantage) -> go.Figure:
     fair = float(f["fair"][0]) if f.height and np.isfinite(f["fair"][0]) else one_in_n
     dealt = abs(fair - one_in_n) > 1e-12
     title = f"First player wins {_pct(adv.first_player_share, 2)} (fair {_fair_text(fair)}): {edge}"
-    fair_words = (
-        "fair share, the mean seat win of the same games (the sides are dealt)"
-        if dealt
-        else "fair share"
-    )
+    fair_words = "fair share = mean seat win (sides are dealt)" if dealt else "fair share"
     return _share_bars(
         f,
         labels,
@@ -613,7 +609,7 @@ def plot_card_impact(
         f"the event minus without, {impact.level * 100:g} % intervals; red: BH q < 0.05"
     )
     if any(is_outcome):
-        context += "; below the cards: outcomes of play, not cards"
+        context += "; ✕ below: outcomes of play, not cards"
     if not rows:
         _layout(fig, title="No card event to compare", context=context)
         return _empty(fig, "every seat-game had each event, or none did")
@@ -657,13 +653,13 @@ def plot_card_impact(
     diff = t["diff"].to_numpy()
     cards = [i for i, o in enumerate(is_outcome) if not o]
     n_out = len(rows) - len(cards)
-    below = f"; {n_out} outcome{'s' * (n_out > 1)} of play below" if n_out else ""
+    below = f"; {n_out} outcome{'s' * (n_out > 1)} below" if n_out else ""
     if cards:
         i = cards[_largest(diff[cards])]
         n_sig = sum(bool(rows[j]["significant"]) for j in cards)
         title = (
             f"“{labels[i]}” goes with the largest difference: {_pts(diff[i], 1)} points "
-            f"({n_sig} of {len(cards)} {'card rows ' * bool(n_out)}differ significantly{below}; "
+            f"({n_sig} of {len(cards)} {'cards ' * bool(n_out)}differ significantly{below}; "
             "diagnostic, not an effect)"
         )
     else:

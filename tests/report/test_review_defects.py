@@ -299,7 +299,7 @@ def test_outcome_rows_come_after_the_cards_in_table_and_figure():
     fig = figures.plot_card_impact(ds.impact, None, {"stolen"})
     title = fig.layout.title.text
     assert title.startswith("“played seven” goes with the largest difference")
-    assert "1 outcome of play below" in title
+    assert "(0 of 1 cards differ significantly; 1 outcome below; diagnostic" in title
     order = list(fig.layout.yaxis.categoryarray)  # bottom to top
     assert order == ["stolen gem (outcome)", "played seven"]
     outcome = next(t for t in fig.data if "stolen gem (outcome)" in t.y)
