@@ -749,7 +749,7 @@ def test_the_headline_is_said_at_each_point_with_its_trend(fake_config, tmp_path
     first = f"{curve['value'][0] * 100:.1f} % at rules.bonus=0"
     assert said.startswith(f"Seat 1 wins {first}, "), said
     assert "(the config's headline, report.headline)." in said
-    assert "Across the 4 points, the seat 1's win share" in said
+    assert "Across the 4 points, seat 1's win share " in said
     trend_row = ss.trends.filter(
         (pl.col("metric") == "win_share") & (pl.col("kind") == "seat") & (pl.col("group") == "1")
     ).row(0, named=True)

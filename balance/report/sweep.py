@@ -578,9 +578,10 @@ def _headline_sentence(ss: SweepStats) -> str | None:
             text + " Its trend is the first player's edge's (below): the fair share is the same "
             "at every point."
         )
-    what = f"the {difference_label(kind, group)}'s {'win share' if share else 'mean score'}"
-    if kind == "all":
-        what = "the mean score"
+    whose = f"{'the ' * (kind == 'order')}{difference_label(kind, group)}'s"
+    what = (
+        f"{whose} {'win share' if share else 'mean score'}" if kind != "all" else "the mean score"
+    )
     return text + _trend_words(ss, m, (metric, kind, group), what)
 
 
