@@ -50,7 +50,10 @@ SPEC_KEYS = sorted(
     | set(ex.AssertionSpec.model_fields)
     | {"extends"}
 )
-METRICS = ["win_share", "mean_turns", "max_seat_shift", "win_share_shift", "mean_score", "x"]
+METRICS = [
+    "win_share", "mean_turns", "max_seat_shift", "win_share_shift", "mean_score",
+    "first_player_edge", "max_role_shift", "x",
+]  # fmt: skip
 _names = itertools.count()
 
 
