@@ -361,10 +361,16 @@ def plot_seat_advantage(adv: SeatAdvantage) -> go.Figure:
 
 def _lineup(by_seat: pl.DataFrame) -> str:
     """Who played: 'every seat basic' or 'seats basic, random, basic' (a seat's policy)."""
-    if "policy" not in by_seat.columns or by_seat.height == 0:
+    if "policy" not in by_seat.columns:
+        return lineup_words(())
+    return lineup_words([str(p) for p in by_seat["policy"]])
+
+
+def lineup_words(seats: Sequence[str]) -> str:
+    """The policy of each seat in a figure's words: 'every seat basic', 'seats greedy, random'."""
+    if not seats:
         return "line-up not recorded"
-    pols = [str(p) for p in by_seat["policy"]]
-    return f"every seat {pols[0]}" if len(set(pols)) == 1 else "seats " + ", ".join(pols)
+    return f"every seat {seats[0]}" if len(set(seats)) == 1 else "seats " + ", ".join(seats)
 
 
 # ============================================================================= distributions
@@ -585,14 +591,18 @@ def _largest(diff: np.ndarray) -> int:
 
 
 def plot_card_impact(
-    impact: CardImpact, by: str | None = None, outcomes: Collection[str] = ()
+    impact: CardImpact,
+    by: str | None = None,
+    outcomes: Collection[str] = (),
+    players: str = "",
 ) -> go.Figure:
     """Forest plot of the observational card impact: win share with the event minus without
     (percentage points), game-clustered Newcombe intervals, significant rows (``significant``:
     BH q < 0.05) in red. Rows without a contrast (every or no seat-game had the event) are left
     out. Rows of an ``outcomes`` event (the game's ``outcome_events``: what play did to a seat,
     such as a building lost) are not cards: they are drawn below the cards, marked as outcomes,
-    and never name the title's largest difference."""
+    and never name the title's largest difference. ``players`` (``lineup_words``) says who
+    played, in the second line."""
     t = impact.table.filter(pl.col("diff").is_not_nan() & pl.col("diff").is_not_null())
     outcome = pl.col("event").is_in(list(outcomes))
     # Bottom to top: the outcomes, then the cards, each by its difference.
@@ -605,8 +615,9 @@ def plot_card_impact(
     ]
     fig = go.Figure()
     context = (
-        "Card impact, observational (a diagnostic, not causal): win share of seat-games with "
-        f"the event minus without, {impact.level * 100:g} % intervals; red: BH q < 0.05"
+        f"Card impact{', ' + players if players else ''}, observational (a diagnostic, not "
+        "causal): win share of seat-games with the event minus without, "
+        f"{impact.level * 100:g} % intervals; red: BH q < 0.05"
     )
     if any(is_outcome):
         context += "; ✕ below: outcomes of play, not cards"

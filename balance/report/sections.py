@@ -501,7 +501,11 @@ def impact_section(page: Page, ds: DatasetStats) -> str:
         )
     return (
         caveat
-        + page.figure(figures.plot_card_impact(imp, by, outcomes))
+        + page.figure(
+            figures.plot_card_impact(
+                imp, by, outcomes, figures.lineup_words(ds.manifest.get("seats") or ())
+            )
+        )
         + skipped
         + table_html(
             t.to_dicts(),

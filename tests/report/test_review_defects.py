@@ -295,6 +295,7 @@ def test_outcome_rows_come_after_the_cards_in_table_and_figure():
     header, *body = _tables(html)[0]
     kinds = [r[header.index("kind")] for r in body]
     assert kinds == ["card", "outcome", "card"]  # drawn gem: no contrast, last
+    assert "Card impact, every seat greedy, observational" in html  # who played
     assert body[0][header.index("event")] == "played"
     fig = figures.plot_card_impact(ds.impact, None, {"stolen"})
     title = fig.layout.title.text
