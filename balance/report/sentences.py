@@ -13,7 +13,9 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import polars as pl
+from scipy import stats as sps
 
 from balance.impact_file import ImpactFile
 from balance.report.numbers import (  # noqa: F401 (report_settings: its old home)
@@ -144,7 +146,7 @@ def about_games(n: int | None) -> str:
 _AXIS_WORDS = {
     "order": ("Turn order", "place", "report.tolerance.place"),
     "seat": ("Seats (chairs)", "seat", "report.tolerance.seat"),
-    "policy_order": ("Policy by turn order", "policy at a place", "report.tolerance.policy_order"),
+    "policy_order": ("Policy by turn order", "policy-place pair", "report.tolerance.policy_order"),
     "team": ("Sides", "side", "report.tolerance.team"),
     "role": ("Roles", "role", "report.tolerance.role"),
 }
@@ -181,7 +183,22 @@ def _dev_text(row: dict[str, Any]) -> str:
 
 def _against(axis: Any, rows: list[dict[str, Any]]) -> tuple[list[str], str]:
     """Each row as 'the 1st player wins 27.9 % (+2.9 points [+2.2, +3.7])' and, when every row
-    has the same reference, that reference said once ('' otherwise: each row says its own)."""
+    has the same reference, that reference said once ('' otherwise: each row says its own); a
+    policy's places together: 'economy wins 41.6 % as 1st player (−17.6 points [...]) and
+    76.6 % as 2nd (+17.4 points [...]) against its own 59.2 % over every place'."""
+    if axis.kind == "policy_order":
+        parts = []
+        for policy in dict.fromkeys(r["policy"] for r in rows):
+            mine = sorted((r for r in rows if r["policy"] == policy), key=lambda r: int(r["group"]))
+            places = [
+                f"{pct(r['share'])} as {ordinal(int(r['group']))} player ({_dev_text(r)})"
+                for r in mine
+            ]
+            parts.append(
+                f"{policy} wins {listing(places)} against its own {pct(mine[0]['ref'])} "
+                "over every place"
+            )
+        return parts, ""
     refs = [_reference_text(axis, r) for r in rows]
     once = len(set(refs)) == 1
     parts = [
@@ -191,6 +208,11 @@ def _against(axis: Any, rows: list[dict[str, Any]]) -> tuple[list[str], str]:
         for r, ref in zip(rows, refs, strict=True)
     ]
     return parts, (f" against {refs[0]}" if once and refs else "")
+
+
+def _join(axis: Any, parts: list[str]) -> str:
+    """Rows of one sentence: a policy's places are already a list, so policies take ';'."""
+    return "; ".join(parts) if axis.kind == "policy_order" else listing(parts, most=4)
 
 
 def axis_sentence(axis: Any) -> tuple[str, str | None]:
@@ -249,7 +271,7 @@ def axis_sentence(axis: Any) -> tuple[str, str | None]:
             )
         label = "Turn order is not balanced" if axis.kind == "order" else f"{name}: not balanced"
         return (
-            f"{lead}{label}{alone}: {listing(parts, most=4)}{against}, off by more than {tol} "
+            f"{lead}{label}{alone}: {_join(axis, parts)}{against}, off by more than {tol} "
             f"({key}; {how}){tail}.",
             None,
         )
@@ -333,19 +355,53 @@ def _causal_verdict(impact: ImpactFile, open_questions: list[str]) -> list[str]:
         what = "game length"
     s = impact.summary.filter(pl.col("diff").is_not_null())
     sig = s.filter(pl.col("significant"))
+    hint = impact_games_hint(impact)
     if sig.height == 0:
         open_questions.append(f"which of the {s.height} tested changes moves {what}")
         return [
             f"No tested change of a card or rule moves {what} significantly at "
-            f"{impact.games:,} games per variant ({RULE})."
+            f"{impact.games:,} games per variant ({RULE}).{hint}"
         ]
     top = sig.head(3).to_dicts()
     parts = [f"“{r['variant']}” {_headline_change(metric, kind, r)}" for r in top]
     return [
         f"What moves {what} most, causally (each change played on the same "
         f"{impact.games:,} games): {listing(parts)}; {sig.height} of {s.height} tested changes "
-        f"{'moves' if sig.height == 1 else 'move'} it significantly."
+        f"{'moves' if sig.height == 1 else 'move'} it significantly.{hint}"
     ]
+
+
+def impact_games_hint(impact: ImpactFile) -> str:
+    """When the card impact's games per variant cannot yet resolve a change of one unit of the
+    headline (a point of a win share, one point of score, one turn), how many would, at the
+    spread its variants show: ' About 40,000 games per variant would resolve a 1-point change
+    (report.impact_games: 40000).' ('' when its games already do)."""
+    metric = impact.headline[0]
+    unit = 0.01 if metric == "win_share" else 1.0
+    rows = impact.summary.filter(pl.col("diff").is_not_null() & pl.col("lo").is_not_null())
+    if rows.height == 0 or impact.games <= 0:
+        return ""
+    z = stats_z(impact.level)
+    se = ((rows["hi"] - rows["lo"]) / (2 * z)).to_numpy()
+    se = se[np.isfinite(se) & (se > 0)]
+    if len(se) == 0:
+        return ""
+    # every variant's change judged at once: Bonferroni over the variants is the rule's worst
+    zm = stats_z(1 - (1 - impact.level) / rows.height)
+    need = impact.games * (zm * float(np.median(se)) / unit) ** 2
+    if need <= impact.games:
+        return ""
+    n = math.ceil(need / 1000) * 1000
+    what = {"win_share": "a 1-point change", "mean_score": "a change of 1 in the mean score"}
+    return (
+        f" About {n:,} games per variant would resolve {what.get(metric, 'a change of 1 turn')}"
+        f" of it at this spread (report.impact_games: {n})."
+    )
+
+
+def stats_z(level: float) -> float:
+    """The two-sided normal quantile of a ``level`` interval."""
+    return float(sps.norm.ppf(0.5 + level / 2))
 
 
 def _toward_fair(impact: ImpactFile, edge: float) -> str:
@@ -367,6 +423,13 @@ def _toward_fair(impact: ImpactFile, edge: float) -> str:
     return f"To reduce the first player's edge: {listing(parts)} {verb} it closer to fair."
 
 
+def _ceil(x: float, decimals: int) -> str:
+    """``x`` rounded *up* at ``decimals``: a bound said in fewer digits never claims more than
+    was computed (1.04 points is 'within ±1.1', never 'within ±1.0')."""
+    scale = 10**decimals
+    return f"{math.ceil(x * scale - 1e-9) / scale:.{decimals}f}"
+
+
 def seat_bound(ws: Any, level: float = 0.95) -> tuple[float, float]:
     """(x, level): with simultaneous ``level`` intervals (Bonferroni over the seats: each seat's
     Wilson interval at 1 - (1 - level)/players), every seat's share is within ±x of fair."""
@@ -384,7 +447,6 @@ def summary_sentences(
     """A few plain sentences on what matters most in ``ds``, from its numbers."""
     out: list[str] = []
     ws, adv = ds.shares, ds.advantage
-    seat = ws.by_seat
     players = ws.players
     fair = adv.fair
     n_games = f"{ws.games:,} games"
@@ -398,28 +460,32 @@ def summary_sentences(
             f"{first['policy'].capitalize()} seats win {share_pm(first['share'], first['lo'], first['hi'])} "
             f"of their seat-games against {others} (fair: {fair_pct(fair)}; {n_games})."
         )
-    dev = seat.with_columns(dev=(pl.col("share") - pl.col("fair")).abs()).sort(
-        "dev", descending=True
-    )
-    worst = dev.row(0, named=True)
+    seat_axis = next((a for a in ds.axes if a.kind == "seat"), None)
     if adv.symmetric and adv.p_value is not None and adv.p_value >= 0.05:
-        bound, level = seat_bound(ws)
+        # the verdict's own simultaneous intervals, so that the two never disagree
+        bound, level = (
+            (seat_axis.bound, seat_axis.level) if seat_axis is not None else seat_bound(ws)
+        )
         k = _pct_digits(bound / 2)
         out.append(
             f"No seat wins more or less often than a fair {fair_pct(fair)} beyond chance "
             f"(χ² = {adv.chi2:.2f}, {p_text(adv.p_value)} over {n_games}); with simultaneous "
-            f"{level * 100:g} % intervals every seat is within ±{bound * 100:.{k}f} points of fair."
+            f"{level * 100:g} % intervals every seat is within ±{_ceil(bound * 100, k)} points "
+            "of fair."
         )
-    elif ws.by_policy.height == 1:  # with mixed policies, seats differ by policy (said above)
-        verdict = (
-            ""
-            if _excludes(worst["lo"], worst["hi"], worst["fair"])
-            else " (its interval includes the fair share)"
-        )
+    elif seat_axis is not None:  # with mixed policies, seats differ by policy (said above)
+        far = max(seat_axis.rows.to_dicts(), key=lambda r: abs(r["dev"]))
         chi = f"; χ² = {adv.chi2:.1f}, {p_text(adv.p_value)}" if adv.symmetric else ""
+        tol = _tol_text(seat_axis.tolerance)
+        judged = {
+            "within": f"within {tol} of it",
+            "outside": f"off by more than {tol}",
+            "undetermined": f"whether within {tol} not determined at {n_games}",
+        }[far["verdict"]]
         out.append(
-            f"Seat {worst['seat']} wins {share_pm(worst['share'], worst['lo'], worst['hi'])} against "
-            f"a fair {fair_pct(worst['fair'])}{verdict}{chi}."
+            f"The seat farthest from the mean seat win ({pct(far['ref'])}) is seat "
+            f"{far['group']}, at {pct(far['share'])}: {_dev_text(far)} (simultaneous "
+            f"{seat_axis.level * 100:g} % over {players} seats; {judged}{chi})."
         )
     teams = ws.by_team
     if teams.height and int(teams["seats"].max()) > 1:
@@ -443,20 +509,25 @@ def summary_sentences(
             )
 
     # Turn order.
+    fair_words = (
+        f"a fair {fair_pct(fair)}"
+        if ws.teams_fixed
+        else f"the mean seat win of these games ({pct(fair)})"
+    )
     if finite(adv.first_player_share) and players > 1:
         share = adv.first_player_share
         order0 = adv.by_order.filter(pl.col("order") == 0).row(0, named=True)
         if _excludes(adv.edge_lo, adv.edge_hi):
             out.append(
                 f"The first player wins {share_pm(share, order0['lo'], order0['hi'])} of games against "
-                f"a fair {fair_pct(fair)}: an edge of {points(adv.first_player_edge, adv.edge_lo, adv.edge_hi)}."
+                f"{fair_words}: an edge of {points(adv.first_player_edge, adv.edge_lo, adv.edge_hi)}."
             )
         else:
             half = max(abs(adv.edge_lo), abs(adv.edge_hi))
             bound_pts = f"{half * 100:.{_pct_digits(half / 2)}f}"
             out.append(
                 f"The first player wins {share_pm(share, order0['lo'], order0['hi'])} of games "
-                f"against a fair {fair_pct(fair)}: an edge of "
+                f"against {fair_words}: an edge of "
                 f"{points(adv.first_player_edge, adv.edge_lo, adv.edge_hi)}, not "
                 f"distinguishable from 0 at {n_games} (it lies within ±{bound_pts} points, "
                 f"{adv.level * 100:g} %)."

@@ -62,13 +62,17 @@ def planted_rows(
 
 
 def planted_manifest(rows: pl.DataFrame, **extra: Any) -> dict[str, Any]:
+    """A manifest for planted rows; ``report=`` is the config's report: section."""
     games = int(rows["game"].max()) + 1
     seats = rows.filter(pl.col("game") == 0)["policy"].to_list()
+    config = {"game": "planted", "players": len(seats), "seats": seats, "rules": {"x": 1}}
+    if "report" in extra:
+        config["report"] = extra.pop("report")
     return {
         "version": "0.1.0",
         "game": "planted",
         "config_path": "planted.yaml",
-        "config": {"game": "planted", "players": len(seats), "seats": seats, "rules": {"x": 1}},
+        "config": config,
         "config_hash": "0123456789abcdef",
         "seed": 1,
         "games_requested": games,

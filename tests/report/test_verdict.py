@@ -140,3 +140,56 @@ def test_report_impact_games_fixes_the_games_whatever_the_speed():
     for rate in (1_000, 1e6):
         plan = plan_report_impact(cfg, get("five_ravens"), games_done=1_000_000, games_per_s=rate)
         assert plan.games == 30_000 and "report.impact_games" in plan.reason
+
+
+def test_each_policy_is_judged_at_each_place_in_a_mixed_line_up():
+    # issue 25: The Raven Order's economy wins 41 % going first and 76 % going second; here
+    # greedy seats (0 and 2) win 48.7 % each and every first player wins 30 % of games
+    rows = planted_rows(
+        wins=(4_870, 130, 4_870, 130),
+        policies=("greedy", "random", "greedy", "random"),
+        first_player_wins=3_000,
+    )
+    v = verdict_sentences(planted_stats(rows))
+    po = next(x for x in v if x.startswith("Policy by turn order: not balanced: greedy wins "))
+    assert po.startswith(
+        "Policy by turn order: not balanced: greedy wins 55.4 % as 1st player (+6.7 points "
+        "[+4.8, +8.5]) and 41.4 % as 3rd player (−7.3 points [−9.1, −5.4]) against its own "
+        "48.7 % over every place, off by more than ±2 points"
+    )
+    assert "(report.tolerance.policy_order; simultaneous 95 % intervals over 8 policy-place" in po
+    assert not any(x.startswith("Seats (chairs)") for x in v)  # chairs differ by policy
+
+
+def test_dealt_sides_without_a_target_are_stated_not_judged_and_with_one_are_judged():
+    rows = planted_rows(wins=(2_500, 2_500, 2_500, 2_500), first_player_wins=2_500)
+    # two sides dealt each game: the winner and the seat after it win together (7,000 games)
+    # or lose together
+    game, seat = rows["game"].to_numpy(), rows["seat"].to_numpy()
+    side = np.where((seat + game) % 2 == 0, "light", "dark")
+    won = rows["win"].to_numpy() > 0
+    winner_side = side[won]
+    light_wins = np.repeat(winner_side == "light", 4)
+    win = np.where(side == "light", light_wins, ~light_wins).astype(float)
+    rows = rows.with_columns(team=pl.Series(side), win=pl.Series(win))
+    v = verdict_sentences(planted_stats(rows))
+    assert any(
+        x.startswith("Sides are dealt, and no target is declared for them (report.targets.team)")
+        for x in v
+    )
+    judged = verdict_sentences(
+        planted_stats(rows, report={"targets": {"team": {"light": 0.3}}})
+    )
+    side_line = next(x for x in judged if x.startswith("Sides are dealt, and no target"))
+    assert "declared for dark" in side_line
+    assert "Sides: not balanced: team light wins 50.0 %" in side_line
+    assert "against its target of 30.0 % (report.targets.team)" in side_line
+
+
+def test_the_impact_hint_says_the_games_a_one_point_change_needs(tmp_path):
+    planted_impact_table().write_parquet(tmp_path / "i.parquet")
+    impact = read_impact(tmp_path / "i.parquet")
+    rows = planted_rows()
+    v = " ".join(verdict_sentences(planted_stats(rows), impact))
+    assert "games per variant would resolve a 1-point change of it at this spread" in v
+    assert "(report.impact_games: " in v
