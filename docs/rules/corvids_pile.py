@@ -1,8 +1,9 @@
 """Draw the Corvids pile after set-up as an SVG picture for docs/rules/corvids.md.
 
 Plays the set-up of game 0 of ``configs/corvids/base.yaml`` (its seed) through the engine
-(``engine.setup``: the sides drawn, the stack order shuffled, the scatter redone until every card
-lies on the mat and every nest is covered, the feathers dropped, the birds dealt) and writes
+(``engine.setup``: the sides drawn, the stack order shuffled, the cards scattered onto the mat
+and pushed over the nests the scatter left bare until every nest is completely covered, the
+feathers dropped, the birds dealt) and writes
 ``docs/rules/corvids-pile.svg``: the mat, the eight nests labelled with their bird (and the seat
 it was dealt to), the cards as turned rectangles drawn lowest first, each coloured and labelled by
 the item it shows, and the feathers as discs. Plain string building, no dependency beyond the
@@ -87,7 +88,9 @@ def pile_svg(config_path: Path, game: int) -> str:
         f'<rect x="0" y="0" width="{f(width)}" height="{f(height)}" fill="#ffffff"/>',
         f'<text x="{f(MARGIN)}" y="{f(TITLE_H - 3)}" font-size="8">Corvids, game {game} of '
         f"{rel} (seed {config.seed}): the pile after set-up"
-        f"{'' if ok else ' (set-up failed)'} (scattered {int(st.g[state.G_RETRIES]) + 1} times)</text>",
+        f"{'' if ok else ' (set-up failed)'} (scattered {int(st.g[state.G_RETRIES]) + 1} "
+        f"{'time' if int(st.g[state.G_RETRIES]) == 0 else 'times'}, "
+        f"{int(st.g[state.G_PUSHES])} cards pushed over bare nests)</text>",
         # the mat
         f'<rect x="{f(sx(-w / 2))}" y="{f(sy(h / 2))}" width="{f(w)}" height="{f(h)}" '
         'fill="#d8cfae" stroke="#6b5f3a" stroke-width="1"/>',

@@ -13,7 +13,9 @@ ellipse of semi-axes ``NEST_AX * W`` and ``NEST_AY * H`` (``nest_xy``, ``nest_ce
     cards     float64[MAXC, N_CD]      per card: CD_X, CD_Y (centre), CD_A (angle), CD_H (height)
     cst       int64[MAXC, N_CS]        per card: CS_ON (1 in the pile), CS_FACE (1 up, 0 down),
                                        CS_MARK (set by the last peck / remove_isolated call:
-                                       off the mat / removed), CS_MOVED (displaced by the last peck)
+                                       off the mat / removed; set-up's pushes use it for the
+                                       nests each card overlaps, and clear it), CS_MOVED
+                                       (displaced by the last peck)
     feathers  float64[MAXF, N_FT]      per feather: FT_X, FT_Y (centre), FT_H (height)
     fst       int64[MAXF, N_FS]        per feather: FS_ON, FS_MARK, FS_MOVED (as for cards)
     rng       uint64[1]                the pile's random stream (balance.rng)

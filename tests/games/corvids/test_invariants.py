@@ -3,6 +3,8 @@
 exactly as ``engine.play_game`` drives it (``play_stepwise``: set-up, then ``play_turn`` until the
 pile holds no card, ``G_TURN += 1`` after each):
 
+- after set-up, every nest's circle is completely covered (CV-8 as amended): the circle minus the
+  union of the cards' rectangles is empty, in shapely's geometry, not the engine's;
 - every card and feather is in exactly one place (``state.places``: pile + collected + removed =
   the deck's 40 cards, pile + held + removed = the 15 feathers), a card is in the pile exactly when
   no one owns it and it is not removed, and each seat's ``PL_HELD`` / ``PL_CARDS`` are the cards
@@ -28,6 +30,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
@@ -127,6 +130,26 @@ class Checker:
 
     def start(self, st: state.State) -> None:
         self.revealed = st.pl[:MAXP, PL_REVEALED].copy()
+        prm = self.tb.physics
+        if prm[ph.PH_NEST_COVER] == ph.NEST_COMPLETE:  # CV-8: no point of a nest bare
+            pile = st.pile
+            w, h = prm[ph.PH_CARD_W], prm[ph.PH_CARD_H]
+            box = shapely.box(-w / 2, -h / 2, w / 2, h / 2)
+            union = shapely.union_all(
+                [
+                    shapely.affinity.translate(
+                        shapely.affinity.rotate(
+                            box, pile.cards[k, ph.CD_A], origin=(0, 0), use_radians=True
+                        ),
+                        pile.cards[k, ph.CD_X],
+                        pile.cards[k, ph.CD_Y],
+                    )
+                    for k in range(pile.cards.shape[0])
+                ]
+            )
+            for x, y in ph.nest_centres(prm):
+                nest = shapely.Point(x, y).buffer(prm[ph.PH_NEST_R], quad_segs=64)
+                assert nest.difference(union).is_empty, "a nest is partly bare after set-up"
         self.after_turn(st, [])
 
     def before_turn(self, st: state.State) -> None:
