@@ -19,7 +19,11 @@ def planted() -> numbers.DatasetStats:
 
 def test_sentences_for_a_planted_seat_and_first_player_advantage(planted):
     s = summary_sentences(planted)
-    assert s[0] == "Seat 1 wins 31.0 % ± 0.9 % against a fair 25 %; χ² = 216.0, p < 0.001."
+    assert s[0] == (
+        "The seat farthest from the mean seat win (25.0 %) is seat 1, at 31.0 %: +6.0 points "
+        "[+4.8, +7.2] (simultaneous 95 % over 4 seats; off by more than ±1 point; χ² = 216.0, "
+        "p < 0.001)."
+    )
     assert s[1] == (
         "The first player wins 30.0 % ± 0.9 % of games against a fair 25 %: an edge of "
         "+5.0 points [+4.1, +5.9]."
