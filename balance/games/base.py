@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import re
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, ClassVar, NamedTuple, Protocol
@@ -263,7 +264,9 @@ class Game:
         report says which players produced its numbers); '' for a kind the game does not have."""
         model = (getattr(self, "policy_kinds", None) or {}).get(kind)
         doc = inspect.getdoc(model) if model is not None else None
-        return " ".join((doc or "").split("\n\n")[0].split())
+        words = " ".join((doc or "").split("\n\n")[0].split())
+        # sentences that name the code (``tables.BASIC_WEIGHTS``) are for developers
+        return " ".join(x for x in re.split(r"(?<=\.) ", words) if "``" not in x)
 
     def role_names(self, tables: Any) -> tuple[str, ...]:
         return ()
