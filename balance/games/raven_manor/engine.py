@@ -40,7 +40,8 @@ docs/rules/raven_manor.md lists them for designers):
 - ENGINE-9 A Feather taken at random (Cave) or in a hand exchange (Crayfish Docker) possesses its
   new holder for the Raven (the Headless Horseman if the Raven is dead), RM-6; a possessed player
   left with no Feather is no longer possessed (the FAQ: "the person with the Feather in their hand
-  at the end of the interaction is possessed").
+  at the end of the interaction is possessed"), in the same step: the end is judged once the
+  effect is over (RM-6).
 - ENGINE-10 Playing a Location from hand puts it into play and uses it at once, as a Room
   (RM-19: "a Room or Location entering play"). A Location in play can be used by anyone.
 - ENGINE-11 Stunned players cannot be chosen for an exchange (Exchange, Dining Room, The Inn:
