@@ -254,9 +254,7 @@ FIVE = [AUNT_CAT, AUNT_OWL, BROTHER_BADGER, DOG_FATHER, RAVEN]
 def test_a_lifebuoy_against_mountains_is_told_as_a_lifebuoy_not_a_double_death(build):
     """RM-28, RM-19: the player of the Mountains protects its own target with a Lifebuoy: the
     replay says so and that the kill fails; nobody 'Evades back' and nobody dies."""
-    s = build(
-        FIVE, hands={0: [MOUNTAINS, LIFEBUOY], 1: [EVADE]}, scripts={0: [LIFEBUOY]}
-    )
+    s = build(FIVE, hands={0: [MOUNTAINS, LIFEBUOY], 1: [EVADE]}, scripts={0: [LIFEBUOY]})
     lines = told(s, lambda s: s.play(0, MOUNTAINS, 1))
     text = "\n".join(lines)
     assert s.alive(0) and s.alive(1)

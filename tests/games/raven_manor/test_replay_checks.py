@@ -97,7 +97,9 @@ def check_end(pl: np.ndarray, n: int, end: int, turns: int, cap: int) -> list[st
     if end in (END_RAVEN, END_HORSEMAN):
         side = S_RAVEN if end == END_RAVEN else S_HORSEMAN
         if not possessor_wins(pl, n, side):
-            free = [q for q in living if pl[q, PL_POSSESSED] < 0 and int(pl[q, PL_CHAR]) not in EVIL]
+            free = [
+                q for q in living if pl[q, PL_POSSESSED] < 0 and int(pl[q, PL_CHAR]) not in EVIL
+            ]
             out.append(f"end {end} (a possessor's win) with free players alive: seats {free}")
     elif end == END_FAMILY:
         if evil_alive:
@@ -143,7 +145,9 @@ def check_log(log: np.ndarray, n: int) -> list[str]:
         elif code == E_TURN:
             active, turn = a, b  # E_TURN: p, turn, hand size, alive, side, stunned
             if bool(f) != stunned[a]:
-                out.append(f"turn {turn}: seat {a} starts stunned={f}, the log's stuns {stunned[a]}")
+                out.append(
+                    f"turn {turn}: seat {a} starts stunned={f}, the log's stuns {stunned[a]}"
+                )
                 stunned[a] = bool(f)
             if bool(d) != alive[a]:
                 out.append(f"turn {turn}: seat {a} alive={d}, the log's deaths {alive[a]}")
