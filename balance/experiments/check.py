@@ -200,7 +200,7 @@ _WHOLE_GAME = {
 
 def _check_shares(a: AssertionSpec) -> None:
     """Refuse a share-valued number outside the shares' range: [0, 1] for a share's bound or
-    centre, [-1, 1] for a difference of shares', (0, 1] for a tolerance, a delta or the
+    centre, [-1, 1] for a difference of shares, (0, 1] for a tolerance, a delta or the
     ``below`` of a max shift. A number in (1, 100] is most likely a percentage: the message
     says so."""
     if a.metric not in SHARES and a.metric not in SHARE_DIFFERENCES:
