@@ -724,6 +724,9 @@ def test_the_planted_bonus_is_a_significant_trend_the_least_squares_slope_of_the
     )
     assert "per unit of rules.bonus [" in said
     assert not ss.identical  # the bonus changes the games
+    # the edge's figure (one curve) gives the trend under its title, as the summary says it
+    fig = sweep_page.plot_metric(ss, next(m for m in sweep_page.METRICS if m.key == "edge"))
+    assert "; trend +" in fig.layout.title.text and " per unit [" in fig.layout.title.text
     # every number of the trend clause is on the page outside the summary (the trends table)
     _, rest = _summary_and_rest(sweep_page.render_sweep(ss))
     clause = said[said.index("Across the 4 points") :]

@@ -825,6 +825,17 @@ def _title(ss: SweepStats, m: Metric, t: pl.DataFrame) -> tuple[str, str]:
     context = f"{m.heading} at each point, {_level(ss)} intervals over games" + (
         f"; one curve (or panel) per value of {others}" if others else ""
     )
+    if t["group"].n_unique() == 1 and not others:  # one curve: its trend, as the summary says
+        tr = ss.trends.filter(
+            (pl.col("metric") == t["metric"][0])
+            & (pl.col("kind") == t["kind"][0])
+            & (pl.col("group") == t["group"][0])
+            & pl.col("q_value").is_not_nan()
+        )
+        if tr.height:
+            r = tr.row(0, named=True)
+            per = "per player" if ss.axes[0].key == "players" else "per unit"
+            context += f"; trend {_slope(r, m, per)}, {q_text(r['q_value'])}"
     if tested.height == 0:
         why = (
             " (not compared across player counts)"
