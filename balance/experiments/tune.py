@@ -306,6 +306,26 @@ def _value_at(data: Any, path: Sequence[str | int]) -> Any:
 _MISSING = object()
 
 
+def _check_list_item(text: str, path: Sequence[str | int], resolved: Any) -> None:
+    """One line for a ``--param`` into an item a list of the config lacks: ``--set`` writes the
+    list first (``rules.handicap`` is empty by default, so ``rules.handicap[0]`` needs
+    ``--set 'rules.handicap=[0]'``). Without it the override would report the missing list as
+    the mapping it creates on its way."""
+    for depth, seg in enumerate(path):
+        node = _value_at(resolved, path[:depth])
+        if isinstance(seg, int) and isinstance(node, list) and seg >= len(node):
+            shown = "".join(
+                f"[{k}]" if isinstance(k, int) else f".{k}" if i else k
+                for i, k in enumerate(path[:depth])
+            )
+            items = f"{len(node) or 'no'} item{'' if len(node) == 1 else 's'}"
+            problem = f"{shown} has {items} in the config, so [{seg}] does not exist"
+            if all(isinstance(v, int | float) and not isinstance(v, bool) for v in node):
+                padded = ", ".join(str(v) for v in [*node, *[0] * (seg + 1 - len(node))])
+                problem += f": give the list with --set first (e.g. --set '{shown}=[{padded}]')"
+            raise _perr(text, problem)
+
+
 def resolve_param(text: str, config: str | os.PathLike[str], sets: Sequence[Override]) -> Param:
     """A ``--param`` with its grid, typed by the config's value at its key; both ends of its
     range are validated as configs (an error names the ``--param`` and the key)."""
@@ -315,7 +335,10 @@ def resolve_param(text: str, config: str | os.PathLike[str], sets: Sequence[Over
     hi_v: Any = int(hi_t) if _INT.fullmatch(hi_t) else float(hi_t)
     if not float(hi_v) > float(lo_v):
         raise _perr(text, f"an empty range: {hi_t} is not above {lo_t}")
-    current = _value_at(load_config(config, sets).resolved_dict(), path)
+    resolved = load_config(config, sets).resolved_dict()
+    current = _value_at(resolved, path)
+    if current is _MISSING:
+        _check_list_item(text, path, resolved)
     if isinstance(current, bool) or (
         current is not _MISSING and not isinstance(current, int | float)
     ):

@@ -232,3 +232,40 @@ def test_a_handicap_change_compiles_nothing():
         PLUGIN.play(c, 1, 0, 20)
         narrate.replay(c, 1, 0)
     assert signatures() == before
+
+
+# ================================================================ balance tune
+
+
+def tune_cli(*args: object):
+    from typer.testing import CliRunner
+
+    from balance.cli import app
+
+    return CliRunner().invoke(app, ["tune", str(BASE), *(str(a) for a in args)])
+
+
+def test_tune_answers_the_first_players_edge_in_points(tmp_path):
+    """The README's example on a smaller budget: the handicap on the first player that brings
+    its win share to a fair 1/4 lies between -1 and 0 points (the edge is worth less than one
+    point), and the tuned config sets it."""
+    out = tmp_path / "fair.yaml"
+    result = tune_cli(
+        "--set", "rules.handicap=[0]", "--param", "rules.handicap[0]=-10..10",
+        "--target", "win_share[order=0]=0.25", "--games", 40_000, "--out", out,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "rules.handicap[0] = -1; 95 % interval [-1, 0]: " in result.stdout
+    assert load_config(out).rules.handicap == [-1]
+
+
+def test_tune_into_a_missing_handicap_entry_says_to_set_the_list():
+    result = tune_cli(
+        "--set", "rules.handicap=[2]", "--param", "rules.handicap[1]=-5..5",
+        "--target", "win_share[order=0]=0.25", "--games", 1000,
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "error: --param rules.handicap[1]=-5..5: rules.handicap has 1 item in the config, so [1]"
+        " does not exist: give the list with --set first (e.g. --set 'rules.handicap=[2, 0]')\n"
+    )
