@@ -260,16 +260,17 @@ def win_shares(rows: pl.LazyFrame | pl.DataFrame, *, level: float = 0.95) -> Win
     policies_fixed = bool(players) and int(by_seat["policies"].max()) == 1
     by_seat = by_seat.drop("teams", "policies")
     share = (pl.col("wins") / pl.col("n")).alias("share")
-    # A fair seat wins 1/players of its games, unless the game deals teams: then several seats
-    # win together (a Family victory is a win for every Family seat), and a fair seat, place or
-    # policy wins what the average seat-game wins (every seat is dealt every team alike).
+    # One seat per team for the whole run: a team's wins are its seat's, game by game.
+    teams_are_seats = teams_fixed and by_seat["team"].n_unique() == players
+    # A fair seat wins 1/players of its games, unless teams of several seats win together (a
+    # Family victory is a win for every Family seat; a 2-against-2 line-up): then a fair seat,
+    # place or policy wins what the average seat-game wins.
+    together = not teams_are_seats
     fair = pl.lit(1.0 / max(players, 1))
-    if not teams_fixed and players:
+    if together and players:
         fair = pl.lit(float(by_seat["wins"].sum()) / max(float(by_seat["n"].sum()), 1.0))
     one_seat = pl.col("n").alias("seat_games")
 
-    # One seat per team for the whole run: a team's wins are its seat's, game by game.
-    teams_are_seats = teams_fixed and by_seat["team"].n_unique() == players
     # Per-game passes, only for groups of several seats (one seat's value is its win).
     queries = []
     multi_policy = by_policy.height and int(by_policy["seats"].max()) > 1
@@ -315,7 +316,7 @@ def win_shares(rows: pl.LazyFrame | pl.DataFrame, *, level: float = 0.95) -> Win
         role = role.select("role", "seats", pl.exclude("role", "seats"))
         by_role = _with_wilson(role.sort("role"), level, pl.lit(float("nan")))
     first_edge = None
-    if not teams_fixed and games > 1:
+    if together and games > 1:
         # The fair share is estimated from the same games (the average seat-game's win), so the
         # edge's interval is over games of the per-game difference, not the order-0 interval.
         d = (

@@ -133,3 +133,17 @@ def test_describe_a_dataset_written_by_the_runner(fake_game, fake_config, tmp_pa
     assert skilled["normalised_lo"] > 1  # the fake game's skilled seat scores 1 more
     assert d.card_impact.table.height == len(manifest["telemetry_columns"])
     assert not d.seat_advantage.symmetric
+
+
+def test_fixed_teams_of_several_seats_measure_a_place_against_the_mean_seat_win():
+    # 2 against 2, the whole team wins together: a fair place wins half its games, not 1/4
+    # (the first player's edge used to read +25 points for a fair first player)
+    rng = np.random.default_rng(8)
+    n = 4000
+    red_wins = rng.random(n) < 0.5
+    rank = np.where(np.array([True, False, True, False])[None, :] == red_wins[:, None], 1, 2)
+    df = rows(rank, teams=["red", "blue", "red", "blue"])
+    df = df.with_columns(win=(pl.col("rank") == 1).cast(pl.Float64))  # a team's win is whole
+    sa = stats.seat_advantage(df)
+    assert sa.fair == pytest.approx(df["win"].mean())
+    assert abs(sa.first_player_edge) < 0.03 and sa.edge_lo < 0 < sa.edge_hi
