@@ -343,12 +343,13 @@ def plot_seat_advantage(adv: SeatAdvantage) -> go.Figure:
     if not (adv.edge_lo > 0 or adv.edge_hi < 0):
         edge += ", not distinguishable from 0"
     # The edge's zero, which the dashed line draws too (the same by_order["fair"]): 1/players, or
-    # in a game that deals its sides the mean seat win of the same games (RM-2, RM-22).
+    # when several seats win together (sides dealt per game, RM-2 and RM-22, or fixed teams of
+    # several seats) the mean seat win of the same games.
     one_in_n = 1 / max(adv.players, 1)
     fair = float(f["fair"][0]) if f.height and np.isfinite(f["fair"][0]) else one_in_n
-    dealt = abs(fair - one_in_n) > 1e-12
+    together = abs(fair - one_in_n) > 1e-12
     title = f"First player wins {_pct(adv.first_player_share, 2)} (fair {_fair_text(fair)}): {edge}"
-    fair_words = "fair share = mean seat win (sides are dealt)" if dealt else "fair share"
+    fair_words = "fair share = mean seat win (seats win together)" if together else "fair share"
     return _share_bars(
         f,
         labels,
