@@ -259,15 +259,25 @@ def _flow(value: Any) -> str:
 
 def first_player_rows(impact: ImpactFile) -> list[dict[str, Any]]:
     """Per variant: the first player's win share and edge in the base config (``a``) and in the
-    variant (``b``), and the paired change with its interval; [] without turn-order rows."""
+    variant (``b``), and the paired change with its interval; [] without turn-order rows. The
+    rows keep the table's order of variants."""
     t = impact.table.filter((pl.col("kind") == "order") & (pl.col("metric") == "win_share"))
     places = t["group"].n_unique() if t.height else 0
     if places < 2:
         return []
-    fair = 1.0 / places
+    # A fair place wins the mean seat win of the same games: the mean over the places of their
+    # shares (every game has every place). That is 1/places when one seat wins each game, and
+    # what the average seat wins when several win together (dealt sides), in either config.
+    fair = t.group_by("variant").agg(
+        pl.col("a").mean().alias("fair_a"), pl.col("b").mean().alias("fair_b")
+    )
     rows = []
-    for r in t.filter(pl.col("group") == "0").to_dicts():
-        rows.append({**r, "edge_a": r["a"] - fair, "edge_b": r["b"] - fair, "fair": fair})
+    first = t.filter(pl.col("group") == "0").join(
+        fair, on="variant", how="left", maintain_order="left"
+    )
+    for r in first.to_dicts():
+        fa, fb = r.pop("fair_a"), r.pop("fair_b")
+        rows.append({**r, "edge_a": r["a"] - fa, "edge_b": r["b"] - fb, "fair": fa})
     return rows
 
 

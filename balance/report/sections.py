@@ -570,9 +570,9 @@ def overview_section(page: Page, datasets: Sequence[DatasetStats]) -> str:
             "game": d.manifest.get("game"),
             "players": d.shares.players,
             "games": d.shares.games,
-            "fair": 1.0 / d.shares.players,
+            "fair": d.advantage.fair,  # 1/n, or the mean seat win where seats win together
             "first": d.advantage.first_player_share,
-            "first_norm": d.advantage.first_player_share * d.shares.players,
+            "first_norm": d.advantage.first_player_share / d.advantage.fair,
             "edge": d.advantage.first_player_edge,
             "edge_lo": d.advantage.edge_lo,
             "edge_hi": d.advantage.edge_hi,
@@ -588,7 +588,13 @@ def overview_section(page: Page, datasets: Sequence[DatasetStats]) -> str:
             Column("game", lambda r: r["game"]),
             Column("players", lambda r: r["players"], str, True),
             Column("games", lambda r: r["games"], fmt(","), True),
-            Column("fair share", lambda r: r["fair"], fair_pct, True, "1 / players"),
+            Column(
+                "fair share",
+                lambda r: r["fair"],
+                fair_pct,
+                True,
+                "1 / players, or the mean seat win where seats win together",
+            ),
             Column("first player wins", lambda r: r["first"], fmt(".2%"), True),
             Column("first player share / fair", lambda r: r["first_norm"], fmt(".3f"), True),
             Column(
@@ -830,7 +836,7 @@ def verdict_table(ds: DatasetStats) -> str:
         Column("games to decide", lambda r: r["need"]),
     ]
     return (
-        '<details open><summary>The verdict\'s numbers: every place, seat, side and role '
+        "<details open><summary>The verdict's numbers: every place, seat, side and role "
         "against its reference</summary>"
         + table_html(
             rows, cols, sortable=True, mark=lambda r: r["verdict"] == "outside", scroll=True

@@ -32,7 +32,7 @@ MOST = BLOCKS * 5 // 100  # "in no more than 5 % of blocks"
 def _blocks(config: Path, tmp_path: Path, seed: int):
     cfg = load_config(config)
     run(cfg, config_path=config, out=tmp_path / "r", games=BLOCKS * GAMES, seed=seed)
-    manifest, lf = open_results(tmp_path / "r")
+    _, lf = open_results(tmp_path / "r")
     tolerance = cfg.report.tolerance.axes()
     rows = lf.select("game", "seat", "policy", "team", "win", "order").collect()
     for b in range(BLOCKS):
