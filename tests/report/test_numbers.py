@@ -161,3 +161,25 @@ def test_an_empty_dataset_is_an_error():
     rows = planted_rows().head(0)
     with pytest.raises(ReportError, match="holds no games"):
         analyse_rows(planted_manifest(planted_rows()), rows, label="empty", path="results/empty")
+
+
+def test_the_variants_first_player_edge_is_against_the_mean_seat_win_of_each_config():
+    # dealt sides: the places win 70, 60, 60 and 50 % (mean seat win 60 %) in A, 5 points more
+    # each in B: the first player's edge is +10 points in both, not +45 against 1/4
+    from types import SimpleNamespace
+
+    from balance.report.numbers import first_player_rows
+
+    table = pl.DataFrame(
+        {
+            "metric": ["win_share"] * 4,
+            "kind": ["order"] * 4,
+            "group": ["0", "1", "2", "3"],
+            "a": [0.7, 0.6, 0.6, 0.5],
+            "b": [0.75, 0.65, 0.65, 0.55],
+            "variant": ["v"] * 4,
+        }
+    )
+    (row,) = first_player_rows(SimpleNamespace(table=table))
+    assert row["edge_a"] == pytest.approx(0.1) and row["edge_b"] == pytest.approx(0.1)
+    assert row["fair"] == pytest.approx(0.6)
