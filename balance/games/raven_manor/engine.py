@@ -558,7 +558,7 @@ def deal_open(tb, st, p):
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def fix_feathers(tb, st, p):
-    """RM-3: a non-Raven discards every Feather and draws again until none is left; a possessor
+    """RM-3: a non-Raven discards every Feather and draws again until none is left; the Raven
     may discard its Feathers too (RM-18: the bluff). Returns the Feathers discarded."""
     k = np.int64(0)
     for _ in range(st.deck.shape[0] + 2):

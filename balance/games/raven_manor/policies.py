@@ -132,7 +132,7 @@ K_PLAY, K_USE, K_CYCLE, K_EAGLE, K_BREAK, K_PASS, K_FREE = range(7)
 # What a yes/no question is about (choose_yes).
 (
     Y_MULLIGAN,  # q: -1
-    Y_BLUFF,  # a possessor discards a drawn Feather; q: -1
+    Y_BLUFF,  # the Raven discards a drawn Feather (the bluff: RM-3, RM-18); q: -1
     Y_PILLOW,  # reveal the Pillow just passed to q
     Y_FOREST,  # consent to the kill of q (Forest)
     Y_INN,  # accept a face-down card from q (The Inn)
