@@ -39,6 +39,8 @@ GAME_COLUMNS = (
     "game_setup_redraws",
     "game_first_nest",
 )
+# columns of later engines: a dataset written before them reads as zeros
+LATER_COLUMNS = ("game_setup_pushes",)
 SETUP_FAILED = "setup_failed"  # engine.END_REASONS
 
 
@@ -69,6 +71,7 @@ class PileEvents(NamedTuple):
     isolated: Mean
     retries: Mean
     redraws: Mean  # cards drawn again at set-up for landing off the mat (PHYS-4)
+    pushes: Mean  # cards pushed over a bare nest at set-up (CV-8)
     never: Share  # games in which no seat's nest was uncovered
     first_turn: Mean  # turn of the first uncovered seat's nest, over the games with one
     seats: list[dict[str, Any]]  # seat, policy, never (Share), turn (Mean among uncovered)
@@ -104,7 +107,7 @@ def pile_events(rows: pl.LazyFrame | pl.DataFrame, *, level: float = 0.95) -> Pi
         return None
     games = (
         lf.filter(pl.col("order") == 0)
-        .select("game", "end_reason", *GAME_COLUMNS)
+        .select("game", "end_reason", *GAME_COLUMNS, *(c for c in LATER_COLUMNS if c in names))
         .collect()
         .sort("game")
     )
@@ -138,6 +141,7 @@ def pile_events(rows: pl.LazyFrame | pl.DataFrame, *, level: float = 0.95) -> Pi
         isolated=mean_of(ok["game_isolated"].to_numpy(), level),
         retries=mean_of(ok["game_setup_retries"].to_numpy(), level),
         redraws=mean_of(ok["game_setup_redraws"].to_numpy(), level),
+        pushes=mean_of(_column(ok, "game_setup_pushes"), level),
         never=share_of(int((~uncovered).sum()), ok.height, level),
         first_turn=mean_of(first[uncovered] + 1, level),
         seats=seats,
@@ -195,6 +199,13 @@ def share_words(s: Share, level: float = 0.95) -> str:
     return f"{pct(s.share, k)} ({_level(level)} interval {pct(s.lo, k)} to {pct(s.hi, k)})"
 
 
+def _column(frame: Any, name: str) -> Any:
+    """A game column as an array; zeros for a dataset written before the column existed."""
+    if name in frame.columns:
+        return frame[name].to_numpy()
+    return np.zeros(frame.height, dtype=np.int64)
+
+
 def event_sentences(ev: PileEvents) -> list[str]:
     """The pile events in words, each number with its interval."""
     lv = ev.level
@@ -202,9 +213,10 @@ def event_sentences(ev: PileEvents) -> list[str]:
         f"Over the {ev.games:,} games whose set-up succeeded, a game knocked "
         f"{mean_words(ev.off_mat, lv)} cards off the mat on average and removed "
         f"{mean_words(ev.isolated, lv)} pieces (cards and feathers) as isolated at the ends of "
-        f"turns; its set-up re-scattered the pile {mean_words(ev.retries, lv)} times for a nest "
-        f"left uncovered and drew {mean_words(ev.redraws, lv)} single cards again for landing "
-        "off the mat (PHYS-4: the same piles as re-scattering everything until both hold).",
+        f"turns; its set-up re-scattered the pile {mean_words(ev.retries, lv)} times, drew "
+        f"{mean_words(ev.redraws, lv)} single cards again for landing off the mat (PHYS-4: the "
+        "same piles as re-scattering everything until every card is on it) and pushed "
+        f"{mean_words(ev.pushes, lv)} cards over nests the scatter left bare (CV-8).",
     ]
     first = ""
     if ev.first_turn.n:
@@ -245,6 +257,7 @@ def _event_rows(ev: PileEvents) -> list[dict[str, Any]]:
         ),
         mean_row("set-up re-scatters (a nest uncovered)", ev.retries, "mean per game", "games"),
         mean_row("set-up cards drawn again (off the mat)", ev.redraws, "mean per game", "games"),
+        mean_row("set-up cards pushed over a bare nest", ev.pushes, "mean per game", "games"),
         {
             "what": "no seat's nest ever uncovered",
             "estimate": "share of games",
@@ -394,6 +407,7 @@ def starting_pile_section(manifest: dict[str, Any]) -> ReportSection | None:
     cards, feathers = pictures.pile_counts(st.snap[0], nc)
     retries = next((int(r[5]) for r in logged.log if int(r[0]) == 0), 0)  # E_START's re-scatters
     redraws = next((int(r[6]) for r in logged.log if int(r[0]) == 0), 0)  # ... and cards redrawn
+    pushes = next((int(r[7]) for r in logged.log if int(r[0]) == 0), 0)  # ... and cards pushed
     failed = retries < 0
     fig = pictures.pile_figure(
         compiled,
@@ -407,9 +421,10 @@ def starting_pile_section(manifest: dict[str, Any]) -> ReportSection | None:
     how = (
         "its set-up failed (no scatter covered every nest with every card on the mat)"
         if failed
-        else f"the pile was scattered {retries + 1} time{'s' if retries else ''} until every nest "
-        f"was covered, {redraws} card{'' if redraws == 1 else 's'} that landed off the mat "
-        "redrawn one at a time (PHYS-4), then the feathers were dropped onto it"
+        else f"the pile was scattered {retries + 1} time{'s' if retries else ''}, "
+        f"{redraws} card{'' if redraws == 1 else 's'} that landed off the mat redrawn one at a "
+        f"time (PHYS-4) and {pushes} card{'' if pushes == 1 else 's'} pushed over the nests it "
+        "left bare (CV-8), then the feathers were dropped onto it"
     )
     note = (
         f'<p class="note">One example, not an average: the run\'s first game (game 0 of seed '

@@ -626,7 +626,7 @@ def score_cards(rules: Rules, cards: Iterable[tuple[str, bool]], bird: str | Non
         full = counts[item] // bonus.size
         if not full:
             continue
-        # the set's cards score its points in place of their values (coins: face up first)
+        # the set's cards score its points in place of their values (the cheapest of them)
         in_sets = sorted(
             (scoring.coin_face_down if it == "coin" and down else values[it])
             for it, down in cards
