@@ -58,7 +58,7 @@ def driver(pages, tmp_path_factory):
         yield browser
 
 
-def _wait(driver, script: str, expected, timeout: float = 60):
+def _wait(driver, script: str, expected, timeout: float = 180):
     from selenium.webdriver.support.ui import WebDriverWait
 
     WebDriverWait(driver, timeout).until(lambda d: d.execute_script(script) == expected)
