@@ -1108,7 +1108,8 @@ def sweep(
     DIR/sweep.json records the knobs, the points and how each stands. Every point's config is
     validated before any game is played. Ctrl-C keeps the finished points: run the same sweep
     with the same --out to resume it. `balance report DIR` draws every metric against the knob
-    with intervals and says where the curve moves significantly between neighbouring points."""
+    with intervals and says where the curve moves significantly between neighbouring points and
+    whether it trends across all of them (a slope over the knob's values, on the same games)."""
     from balance import runner
     from balance.experiments import sweep as sweep_lib
 
@@ -1233,7 +1234,10 @@ def report(
 
     Provenance, win shares, seat advantage, score and length distributions, card impact, and
     differences against --baseline. A sweep directory (`balance sweep`) gets the sweep's page:
-    every metric against the knob, with intervals, and the steps between neighbouring points."""
+    every metric against the knob, with intervals, the steps between neighbouring points and
+    the trend across them. The page opens with a verdict on every axis of balance (each place
+    in the turn order, chair, side, role and policy at each place) against the config's
+    report.tolerance and report.targets."""
     from balance.experiments.sweep import is_sweep
 
     if any(is_sweep(r) for r in results):
