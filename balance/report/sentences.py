@@ -150,6 +150,14 @@ _AXIS_WORDS = {
     "team": ("Sides", "side", "report.tolerance.team"),
     "role": ("Roles", "role", "report.tolerance.role"),
 }
+# the subject of "... is / are (not) balanced"
+_AXIS_SUBJECT = {
+    "order": "Turn order is",
+    "seat": "The seats (chairs) are",
+    "policy_order": "Each policy's turn order is",
+    "team": "The sides are",
+    "role": "The roles are",
+}
 
 
 def axis_group_label(kind: str, row: dict[str, Any]) -> str:
@@ -254,7 +262,8 @@ def axis_sentence(axis: Any) -> tuple[str, str | None]:
     if verdict == "within":
         parts, against = _against(axis, [far])
         return (
-            f"{lead}{name} is balanced within {tol}{alone}: every {noun} is within it of its "
+            f"{lead}{_AXIS_SUBJECT[axis.kind]} balanced within {tol}{alone}: every {noun} is "
+            "within it of its "
             f"reference, with {how} ({key}; farthest: {parts[0]}{against}).",
             None,
         )
@@ -269,7 +278,7 @@ def axis_sentence(axis: Any) -> tuple[str, str | None]:
                 f"games ({about_games(axis.games_needed)} would decide "
                 f"{'it' if len(rest) == 1 else 'them'})"
             )
-        label = "Turn order is not balanced" if axis.kind == "order" else f"{name}: not balanced"
+        label = f"{_AXIS_SUBJECT[axis.kind]} not balanced"
         return (
             f"{lead}{label}{alone}: {_join(axis, parts)}{against}, off by more than {tol} "
             f"({key}; {how}){tail}.",

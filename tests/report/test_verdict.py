@@ -151,9 +151,9 @@ def test_each_policy_is_judged_at_each_place_in_a_mixed_line_up():
         first_player_wins=3_000,
     )
     v = verdict_sentences(planted_stats(rows))
-    po = next(x for x in v if x.startswith("Policy by turn order: not balanced: greedy wins "))
+    po = next(x for x in v if x.startswith("Each policy's turn order is not balanced: greedy wins "))
     assert po.startswith(
-        "Policy by turn order: not balanced: greedy wins 55.4 % as 1st player (+6.7 points "
+        "Each policy's turn order is not balanced: greedy wins 55.4 % as 1st player (+6.7 points "
         "[+4.8, +8.5]) and 41.4 % as 3rd player (−7.3 points [−9.1, −5.4]) against its own "
         "48.7 % over every place, off by more than ±2 points"
     )
@@ -182,7 +182,7 @@ def test_dealt_sides_without_a_target_are_stated_not_judged_and_with_one_are_jud
     )
     side_line = next(x for x in judged if x.startswith("Sides are dealt, and no target"))
     assert "declared for dark" in side_line
-    assert "Sides: not balanced: team light wins 50.0 %" in side_line
+    assert "The sides are not balanced: team light wins 50.0 %" in side_line
     assert "against its target of 30.0 % (report.targets.team)" in side_line
 
 
