@@ -29,12 +29,23 @@ from balance.report.sections import (
     differences_columns,
     facts,
     headline,
+    players_box,
     significant,
     table_html,
 )
 from balance.report.sentences import comparison_sentences, fair_pct, ordinal, signed
 from balance.report.template import fill_sections
 from balance.stats import KINDS, across
+
+
+def _players(c: Any) -> str:
+    """The bot-play box of both configs' line-ups."""
+    return players_box(
+        [
+            {"game": cfg.game, "seats": list(cfg.seats), "config": cfg.resolved_dict()}
+            for cfg in (c.a_config, c.b_config)
+        ]
+    )
 
 
 def render_comparison(comparison: Any, *, cdn: bool = False, generated: str | None = None) -> str:
@@ -70,7 +81,8 @@ def render_comparison(comparison: Any, *, cdn: bool = False, generated: str | No
             "a change is named only when it is significant ("
             + escape(stats.RULE)
             + ").</p>"
-            + left_out,
+            + left_out
+            + _players(c),
         ),
         ("provenance", "Provenance", _provenance(c)),
         ("wins", "Win share", figs[0]),
@@ -297,7 +309,7 @@ def _render_across(c: Any, *, cdn: bool, generated: str | None) -> str:
             headline(across_sentences(c))
             + f'<p class="note">{escape(across.SAMPLES[0].upper() + across.SAMPLES[1:])}: '
             f"{c.games:,} games of each config; [ ] are {level} intervals; "
-            "a change is significant only when " + escape(_ACROSS_RULE) + ".</p>",
+            "a change is significant only when " + escape(_ACROSS_RULE) + ".</p>" + _players(c),
         ),
         ("provenance", "Provenance", _provenance(c)),
         ("places", "Share / fair per place", figs[0]),

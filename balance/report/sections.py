@@ -861,16 +861,31 @@ BOT_CAVEAT = (
 def players_note(ds: DatasetStats) -> str:
     """Which players produced every number of the page, one line each, and how far that
     carries to human play."""
-    if not ds.players:
+    return players_box([ds.manifest], players=ds.players)
+
+
+def players_box(
+    manifests: Sequence[dict[str, Any]],
+    *,
+    players: Sequence[tuple[str, str, str]] | None = None,
+) -> str:
+    """The bot-play box of a page made of the runs of ``manifests`` (a sweep's points, a
+    compare's two configs): every policy of their line-ups in the game's words, with its seats
+    when there is one line-up; ``players`` when already known (numbers.players_of)."""
+    from balance.report.numbers import players_of
+
+    if players is None:
+        players = list(dict.fromkeys(p for m in manifests for p in players_of(m)))
+    if not players:
         return ""
-    seats = [str(p) for p in ds.manifest.get("seats") or ()]
+    seats = [str(p) for p in manifests[0].get("seats") or ()] if len(manifests) == 1 else []
     items = []
-    for name, kind, words in ds.players:
+    for name, kind, words in players:
         where = [str(i) for i, p in enumerate(seats) if p == name]
-        at = f"seat{'s' * (len(where) != 1)} {', '.join(where)}" if where else ""
+        at = f", seat{'s' * (len(where) != 1)} {', '.join(where)}" if where else ""
         kind_text = f" ({kind})" if kind != name else ""
         items.append(
-            f"<li><b>{escape(name)}</b>{escape(kind_text)}, {escape(at)}: "
+            f"<li><b>{escape(name)}</b>{escape(kind_text)}{escape(at)}: "
             f"{escape(words or 'a policy of this game')}</li>"
         )
     return (

@@ -48,6 +48,7 @@ from balance.report.sections import (
     fmt,
     headline,
     interval,
+    players_box,
     pvalue,
     significant,
     table_html,
@@ -1320,7 +1321,8 @@ def render_sweep(ss: SweepStats, *, cdn: bool = False, generated: str | None = N
             "What the sweep shows",
             headline(sweep_sentences(ss))
             + f'<p class="note">[ ] are {_level(ss)} intervals over games; statistics '
-            f"computed in {ss.seconds:.1f} s.</p>",
+            f"computed in {ss.seconds:.1f} s.</p>"
+            + players_box([ss.manifests[i] for i in sorted(ss.manifests)]),
         )
     ]
     for m in METRICS:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from html import unescape
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -19,6 +20,8 @@ from balance.report.template import fill_sections
 from balance.results import BASE_SCHEMA
 
 from .planted import planted_impact_table, planted_manifest, planted_rows, planted_stats
+
+ROOT = Path(__file__).resolve().parents[2]
 
 CHARACTERS = ("aunt_cat", "dog_father", "mother_hen", "sister_roe")
 
@@ -344,3 +347,29 @@ def test_an_impact_file_of_its_own_is_named_by_its_path(tmp_path):
     _impact_json(tmp_path / "impact.json")
     html = sections.variants_section(sections.Page(), read_impact(tmp_path / "impact.json"))
     assert f"From <code>{tmp_path / 'impact.json'}</code>" in html
+
+
+def test_every_kind_of_page_names_the_players_that_produced_it(tmp_path):
+    """Issue 25, item 5: a report, a compare and a sweep page each say that their figures
+    describe games between the named policies, one line per policy."""
+    from typer.testing import CliRunner
+
+    from balance.cli import app
+
+    base = ROOT / "configs" / "five_ravens" / "random_vs_greedy.yaml"
+    runner = CliRunner()
+    pages = {
+        "report": ["simulate", str(base), "--games", "300", "--out", str(tmp_path / "r"),
+                   "--report", str(tmp_path / "report.html")],
+        "compare": ["compare", str(base), str(ROOT / "configs" / "five_ravens" / "base.yaml"),
+                    "--games", "300", "--report", str(tmp_path / "compare.html")],
+        "sweep": ["sweep", str(base), "--over", "rules.hand_size=3,4", "--games", "300",
+                  "--out", str(tmp_path / "s"), "--report", str(tmp_path / "sweep.html")],
+    }  # fmt: skip
+    for name, args in pages.items():
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, (name, result.output)
+        html = (tmp_path / f"{name}.html").read_text()
+        assert "<b>Bot play.</b> Every figure on this page describes games between these " in html
+        assert re.search(r"<b>greedy</b>[^<:]*: Scores each legal move with these weights", html)
+        assert re.search(r"<b>random</b>[^<:]*: Plays uniformly at random among the legal", html)
