@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, ClassVar, NamedTuple, Protocol
@@ -302,3 +303,20 @@ class Game:
 
     def report_variants(self, config: Any) -> list[dict[str, Any]]:
         return self.module("variants").report_variants(config)
+
+
+def check_handicap(players: int, handicap: Sequence[int]) -> None:
+    """A scored game's ``rules.handicap`` (points per place in the turn order, FR-14 / CV-7) has
+    at most one entry per place: KeyConflict naming both keys (``players`` and the handicap may
+    come from different files)."""
+    from balance.errors import KeyConflict
+
+    if len(handicap) > players:
+        raise KeyConflict(
+            {
+                "rules.handicap": f"{len(handicap)} entries, one per place in the turn order, are"
+                f" more than the {players} players",
+                "players": f"{players} players have {players} places in the turn order;"
+                f" rules.handicap gives {len(handicap)}",
+            }
+        )

@@ -33,6 +33,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from balance.errors import KeyConflict
+from balance.games.base import check_handicap
 
 # Item names (tables.py numbers them in this order): the six of double-sided cards, then the
 # three single-sided ones (CV-2).
@@ -585,15 +586,7 @@ def check_config(config: Any) -> None:
     at most per place in the turn order. Raises KeyConflict with key paths from the top of the
     config."""
     players, birds, handicap = config.players, config.rules.birds, config.rules.handicap
-    if len(handicap) > players:
-        raise KeyConflict(
-            {
-                "rules.handicap": f"{len(handicap)} entries, one per place in the turn order, are"
-                f" more than the {players} players",
-                "players": f"{players} players have {players} places in the turn order;"
-                f" rules.handicap gives {len(handicap)}",
-            }
-        )
+    check_handicap(players, handicap)
     if players > len(birds):
         raise KeyConflict(
             {

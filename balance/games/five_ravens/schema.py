@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from balance.errors import KeyConflict
+from balance.games.base import check_handicap
 
 # Relic names become telemetry columns (``captured__gem``) next to the Ravens' (``captured__six``).
 RAVEN_NAMES = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
@@ -317,12 +318,4 @@ def check_config(config: Any) -> None:
     the turn order. Raises KeyConflict with key paths from the top of the config (``players`` and
     ``rules.handicap`` may come from different files)."""
     players, handicap = config.players, config.rules.handicap
-    if len(handicap) > players:
-        raise KeyConflict(
-            {
-                "rules.handicap": f"{len(handicap)} entries, one per place in the turn order, are"
-                f" more than the {players} players",
-                "players": f"{players} players have {players} places in the turn order;"
-                f" rules.handicap gives {len(handicap)}",
-            }
-        )
+    check_handicap(players, handicap)
