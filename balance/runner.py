@@ -849,10 +849,20 @@ def _names(plugin: Any, hook: str, tables: Any) -> tuple[str, ...]:
     return tuple(fn(tables)) if fn is not None else ()
 
 
-def narrate(config: Any, *, game: int, seed: int | None = None) -> list[str]:
-    """Game ``game`` of the run seeded with ``seed`` (default: the config's), in words."""
+def check_game(game: int, players: int) -> None:
+    """``--game`` of a replay: an index a run of ``players`` could have (simulate's bound)."""
     if game < 0:
         raise RunnerError(f"--game must be >= 0, got {game}")
+    if game >= (limit := results.max_games(players)):
+        raise RunnerError(
+            f"--game {game:,} is beyond any run: a results dataset holds at most {limit:,} "
+            f"games of {players} players ({results.ROW_LIMIT_TEXT})"
+        )
+
+
+def narrate(config: Any, *, game: int, seed: int | None = None) -> list[str]:
+    """Game ``game`` of the run seeded with ``seed`` (default: the config's), in words."""
+    check_game(game, config.players)
     seed = config.seed if seed is None else seed
     _check_seed(seed)
     plugin = registry.get(config.game)
@@ -875,8 +885,7 @@ def replay_page(config: Any, *, game: int, seed: int | None = None) -> str:
     """Game ``game`` of the run seeded with ``seed`` (default: the config's) as the game's HTML
     page of pictures; RunnerError (one line naming the games that have pictures) for a game
     without them, before anything is compiled or played."""
-    if game < 0:
-        raise RunnerError(f"--game must be >= 0, got {game}")
+    check_game(game, config.players)
     seed = config.seed if seed is None else seed
     _check_seed(seed)
     plugin = registry.get(config.game)

@@ -82,7 +82,13 @@ def compare(
     seed = a.seed if seed is None else seed
     check_same_game(a, b, "compare")
     paired = a.players == b.players
-    runner.check_options(games=games, seed=seed, chunk_size=chunk_size, threads=threads)
+    runner.check_options(
+        games=games,
+        seed=seed,
+        chunk_size=chunk_size,
+        threads=threads,
+        players=max(a.players, b.players),  # the same bound as simulate's
+    )
     report = progress or (lambda done, total: None)
     t0 = time.perf_counter()
     with runner.numba_threads(threads):

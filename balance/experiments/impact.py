@@ -90,7 +90,9 @@ def impact(
         check_pairable(config, cfg, "a variant")
     if chunk_size is None:
         chunk_size = impact_chunk(1 + len(configs))
-    runner.check_options(games=games, seed=seed, chunk_size=chunk_size, threads=threads)
+    runner.check_options(
+        games=games, seed=seed, chunk_size=chunk_size, threads=threads, players=config.players
+    )  # the same bound as simulate's
     report = progress or (lambda done, total: None)
     total = games * (1 + len(configs))
     t0 = time.perf_counter()

@@ -90,6 +90,12 @@ def play_paired(
 ) -> Iterator[list[stats.GameArrays]]:
     """Play ``games`` games of every config on seed ``seed``, yielding the per-game arrays of
     each chunk (one per config, the same games for all)."""
-    runner.check_options(games=games, seed=seed, chunk_size=chunk_size, threads=threads)
+    runner.check_options(
+        games=games,
+        seed=seed,
+        chunk_size=chunk_size,
+        threads=threads,
+        players=max(c.players for c in configs),  # the same bound as simulate's
+    )
     with runner.numba_threads(threads):
         yield from Runs(configs, seed).play(seed=seed, games=games, chunk_size=chunk_size)

@@ -628,7 +628,7 @@ def tune(
     base = load_config(config, overrides)
     budget = base.games if games is None else games
     seed = base.seed if seed is None else seed
-    runner.check_options(games=budget, seed=seed, threads=threads)
+    runner.check_options(games=budget, seed=seed, threads=threads, players=base.players)
     if trials < 1:
         raise TuneError(f"--trials must be at least 1, got {trials}")
     space = _Space(config, overrides, parsed, goals, seed)
