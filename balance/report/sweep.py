@@ -59,6 +59,16 @@ from balance.report.write import ReportInfo, _write_html, check_output
 from balance.results import open_results, status_text
 from balance.stats import RULE, curves, trend
 
+# The q-value column of the steps' and the trends' tables: one family per metric over both.
+Q_COLUMN = Column(
+    "q",
+    lambda r: r["q_value"],
+    pvalue,
+    True,
+    "Benjamini-Hochberg within each metric over every step and trend of the sweep, times the "
+    "number of metrics; a repeat row takes the q of the row it repeats",
+)
+
 # ===================================================================================== numbers
 
 
@@ -1118,14 +1128,7 @@ def _step_columns(ss: SweepStats) -> list[Column]:
         Column("diff", lambda r: r["diff"], fmt("+.4f"), True, "for sorting"),
         Column("games", lambda r: r["games"], fmt(","), True),
         Column("p", lambda r: r["p_value"], pvalue, True),
-        Column(
-            "q",
-            lambda r: r["q_value"],
-            pvalue,
-            True,
-            "Benjamini-Hochberg within each metric over the whole sweep, times the number of "
-            "metrics; a repeat row takes the q of the row it repeats",
-        ),
+        Q_COLUMN,
     ]
 
 
@@ -1197,14 +1200,7 @@ def _trend_columns(ss: SweepStats) -> list[Column]:
         ),
         Column("slope", lambda r: r["slope"], fmt("+.5f"), True, "for sorting"),
         Column("p", lambda r: r["p_value"], pvalue, True),
-        Column(
-            "q",
-            lambda r: r["q_value"],
-            pvalue,
-            True,
-            "Benjamini-Hochberg within each metric over every step and trend of the sweep, "
-            "times the number of metrics; a repeat row takes the q of the row it repeats",
-        ),
+        Q_COLUMN,
     ]
 
 
