@@ -18,13 +18,12 @@ import polars as pl
 from scipy import stats as sps
 
 from balance.impact_file import ImpactFile
-from balance.report.numbers import (  # noqa: F401 (report_settings: its old home)
+from balance.report.numbers import (
     DatasetStats,
     Differences,
     comparison_rows,
     config_diff,
     first_player_rows,
-    report_settings,
 )
 from balance.stats import KINDS, RULE
 
