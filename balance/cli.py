@@ -17,7 +17,9 @@ import threading
 
 
 def _exit_130(signum: int, frame: object) -> None:
-    raise SystemExit(130)  # INTERRUPTED, defined below
+    from balance.errors import stop_exit_code
+
+    raise SystemExit(stop_exit_code())  # 130 after Ctrl-C; 143, 129 after SIGTERM, SIGHUP
 
 
 # Ctrl-C during the imports below (a fifth of a second) would print the traceback of whichever
@@ -43,7 +45,14 @@ try:
 
     import balance
     from balance import knobs, terminal
-    from balance.errors import BalanceError, interruptible
+    from balance.errors import (
+        BalanceError,
+        forget_stops,
+        interruptible,
+        stop_exit_code,
+        stop_name,
+        stop_on_terminate,
+    )
 
     try:  # typer >= 0.20 ships its own copy of click
         from typer._click.exceptions import ClickException
@@ -114,9 +123,12 @@ class _Command(TyperCommand):
         return _plain_metavars(super().get_params(ctx))
 
     def invoke(self, ctx: Any) -> Any:
+        forget_stops()
         try:
-            with interruptible():  # Ctrl-C stays a KeyboardInterrupt: typer exits 130
+            with interruptible():  # Ctrl-C stays a KeyboardInterrupt
                 return super().invoke(ctx)
+        except KeyboardInterrupt:  # Ctrl-C, SIGTERM or SIGHUP: 130, 143 or 129
+            raise typer.Exit(stop_exit_code()) from None
         except BrokenPipeError:  # `balance ... | head`: the reader has gone; nothing to say
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())  # so that Python's final flush is quiet too
@@ -192,7 +204,8 @@ class _OneLineErrors(TyperGroup):
         sys.exit(rv if isinstance(rv, int) else 0)  # an int here is an Exit code
 
 
-INTERRUPTED = 130  # the exit code after Ctrl-C (128 + SIGINT, what shells report)
+INTERRUPTED = 130  # the exit code after Ctrl-C (128 + SIGINT, what shells report); after SIGTERM
+# or SIGHUP, which stop a command the same way, 143 or 129 (balance.errors.stop_exit_code)
 
 
 class _App(typer.Typer):
@@ -204,6 +217,7 @@ class _App(typer.Typer):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if _QUIET_SIGINT and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             signal.signal(signal.SIGINT, _exit_130)  # until _OneLineErrors.main starts
+        stop_on_terminate()  # SIGTERM and SIGHUP stop a command as Ctrl-C does
         try:
             return super().__call__(*args, **kwargs)
         except SystemExit:
@@ -211,7 +225,13 @@ class _App(typer.Typer):
             raise
         except KeyboardInterrupt:  # outside any command's handling
             _ending()
-            raise SystemExit(INTERRUPTED) from None
+            raise SystemExit(stop_exit_code()) from None
+
+
+def _stopped() -> str:
+    """``interrupted`` (Ctrl-C), or ``interrupted by SIGTERM`` / ``by SIGHUP``."""
+    name = stop_name()
+    return "interrupted" if name == "SIGINT" else f"interrupted by {name}"
 
 
 def _ending() -> None:
@@ -544,11 +564,13 @@ def simulate(
                         progress=progress,
                     )
             except runner.Interrupted as e:
-                typer.echo(f"interrupted: kept {e.games_done:,} complete games in {out}", err=True)
-                raise typer.Exit(INTERRUPTED) from None
+                typer.echo(f"{_stopped()}: kept {e.games_done:,} complete games in {out}", err=True)
+                raise typer.Exit(stop_exit_code()) from None
             except KeyboardInterrupt:  # while the kernels loaded
-                typer.echo(f"interrupted before the first game: nothing written to {out}", err=True)
-                raise typer.Exit(INTERRUPTED) from None
+                typer.echo(
+                    f"{_stopped()} before the first game: nothing written to {out}", err=True
+                )
+                raise typer.Exit(stop_exit_code()) from None
         _say_backend(summary.backend)
         typer.echo(
             f"{summary.games_done:,} games in {summary.wall_time_s:.2f} s "
@@ -614,11 +636,11 @@ def _resume(
                 progress=progress,
             )
     except runner.Interrupted as e:
-        typer.echo(f"interrupted: kept {e.games_done:,} complete games in {out}", err=True)
-        raise typer.Exit(INTERRUPTED) from None
+        typer.echo(f"{_stopped()}: kept {e.games_done:,} complete games in {out}", err=True)
+        raise typer.Exit(stop_exit_code()) from None
     except KeyboardInterrupt:  # while the kernels loaded
-        typer.echo(f"interrupted before the first game of this session: {out} as it was", err=True)
-        raise typer.Exit(INTERRUPTED) from None
+        typer.echo(f"{_stopped()} before the first game of this session: {out} as it was", err=True)
+        raise typer.Exit(stop_exit_code()) from None
     if summary.games_kept == summary.games_requested:
         typer.echo(f"already complete: {summary.games_done:,} games in {out}; nothing to play")
         return None
@@ -1156,10 +1178,10 @@ def sweep(
         kept = f" ({e.partial} kept in its directory)" if e.partial else ""
         again = "run the same command again" if chosen else f"run the same command with --out {out}"
         typer.echo(
-            f"interrupted: {e.done} of {e.total} points complete in {out}{kept}; {again} to resume",
+            f"{_stopped()}: {e.done} of {e.total} points complete in {out}{kept}; {again} to resume",
             err=True,
         )
-        raise typer.Exit(INTERRUPTED) from None
+        raise typer.Exit(stop_exit_code()) from None
     played = [r for r in summary.points if r.status == "played"]
     kept_n = len(summary.points) - len(played)
     kept = f"; {kept_n} of {len(summary.points)} points kept from an earlier run" if kept_n else ""
@@ -1386,8 +1408,8 @@ def tune(
                 progress=progress,
             )
     except KeyboardInterrupt:
-        typer.echo("interrupted: nothing written" + (f" to {out}" if out else ""), err=True)
-        raise typer.Exit(INTERRUPTED) from None
+        typer.echo(f"{_stopped()}: nothing written" + (f" to {out}" if out else ""), err=True)
+        raise typer.Exit(stop_exit_code()) from None
     what = ", ".join(p.describe() for p in result.params)
     goals = ", ".join(t.text for t in result.targets)
     typer.echo(f"tune {result.config_path}{_with_sets(sets)}: {what}; target {goals}")

@@ -49,6 +49,93 @@ class KeyConflict(ValueError):
 # ---- Ctrl-C ------------------------------------------------------------------------------------
 
 
+# ---- every way a process is asked to stop: Ctrl-C, SIGTERM, SIGHUP -----------------------------
+#
+# A timeout, a cancelled CI job or ``docker stop`` sends SIGTERM; a closed terminal or ssh session
+# SIGHUP. Both stop a command the way Ctrl-C does (a run keeps its finished chunks and records that
+# it was interrupted), and the process exits 128 + the signal's number (130, 143, 129), what a
+# shell reports for a process the signal killed.
+
+_stops: list[int] = []  # the stop signals this command received, first first
+
+
+def stop_signal() -> int:
+    """The first stop signal the current command received (SIGINT when none was recorded: a
+    KeyboardInterrupt raised by Ctrl-C, or by code)."""
+    import signal
+
+    return _stops[0] if _stops else int(signal.SIGINT)
+
+
+def stop_exit_code() -> int:
+    """128 + :func:`stop_signal`: 130 after Ctrl-C, 143 after SIGTERM, 129 after SIGHUP."""
+    return 128 + stop_signal()
+
+
+def stop_name() -> str:
+    """``SIGINT``, ``SIGTERM`` or ``SIGHUP``: what stopped the command."""
+    import signal
+
+    return signal.Signals(stop_signal()).name
+
+
+def note_stop(signum: int) -> None:
+    """Record that stop signal ``signum`` arrived (the first one decides the exit code)."""
+    if not _stops:
+        _stops.append(int(signum))
+
+
+def forget_stops() -> None:
+    """A new command starts: no stop signal received yet."""
+    _stops.clear()
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    """SIGTERM or SIGHUP: do what Ctrl-C would do at this moment (raise KeyboardInterrupt, set a
+    run's stop flag, exit quietly), whichever handler SIGINT has now."""
+    import signal
+
+    note_stop(signum)
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler):
+        handler(signal.SIGINT, frame)
+    else:  # SIGINT ignored (a background job): still stop
+        raise KeyboardInterrupt
+
+
+_terminate.raises_keyboard_interrupt = True  # type: ignore[attr-defined]
+
+
+def stop_on_terminate() -> None:
+    """From now on SIGTERM and SIGHUP stop the process like Ctrl-C (:func:`_terminate`). A signal
+    the process started with ignored stays ignored (``nohup`` ignores SIGHUP); called off the
+    main thread, nothing changes (Python runs handlers on the main thread only)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig in terminate_signals():
+        if signal.getsignal(sig) is signal.SIG_DFL:
+            signal.signal(sig, _terminate)
+
+
+def terminate_signals() -> tuple[int, ...]:
+    """SIGTERM and SIGHUP (SIGHUP where the platform has it)."""
+    import signal
+
+    return tuple(
+        s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s
+    )
+
+
+def terminates_like_ctrl_c(sig: int) -> bool:
+    """Whether ``sig`` (SIGTERM or SIGHUP) currently stops like Ctrl-C (:func:`stop_on_terminate`)."""
+    import signal
+
+    return signal.getsignal(sig) is _terminate
+
+
 def raises_keyboard_interrupt(handler: object) -> bool:
     """Whether SIGINT ``handler`` is Python's default or :func:`interruptible`'s: Ctrl-C raises
     KeyboardInterrupt (the runner then defers it while a run writes, and restores the handler)."""
@@ -82,6 +169,7 @@ def interruptible() -> Iterator[None]:
 
     def handler(signum: int, frame: object) -> None:
         hit[0] = True
+        note_stop(signum)
         raise KeyboardInterrupt
 
     handler.raises_keyboard_interrupt = True  # type: ignore[attr-defined]

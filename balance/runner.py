@@ -34,8 +34,8 @@ import numpy as np
 import polars as pl
 
 import balance
+from balance import errors, results
 from balance import games as registry
-from balance import results
 from balance.errors import BalanceError, interruptible, raises_keyboard_interrupt
 from balance.games.base import Chunk
 
@@ -514,6 +514,8 @@ def _write_run(
                 if loads and first_game == 0:  # the workers' kernel loads are the run's start-up
                     load_s = max(x for x in loads if x is not None) if any(loads) else 0.0
                     writer.manifest["compile_time_s"] = round(prepared.compile_time_s + load_s, 6)
+            if status == "interrupted":  # by Ctrl-C, SIGTERM or SIGHUP
+                writer.manifest["stopped_by"] = errors.stop_name()
             final = writer.finish(status)
     if status == "interrupted":
         raise Interrupted(out, writer.games_done)
@@ -593,6 +595,7 @@ RUN_SPECIFIC = (
     "threads",
     "backend",
     "sessions",
+    "stopped_by",
 )
 
 RESUMABLE = ("interrupted", "killed", "failed")
@@ -612,8 +615,10 @@ class _ResumedWriter(results.ResultsWriter):
             **{k: manifest.get(k) for k in ("process", "started", "finished", "games_done")},
             "backend": manifest.get("backend") or {"name": "local"},
         }
+        if manifest.get("stopped_by"):
+            earlier["stopped_by"] = manifest["stopped_by"]
         self.manifest = {
-            **manifest,
+            **{k: v for k, v in manifest.items() if k != "stopped_by"},
             "status": "running",
             "process": results.process_identity(),
             "finished": None,
@@ -807,7 +812,7 @@ def _first_difference(mine: Any, theirs: Any, path: str = "") -> str:
 
 
 class _Stop:
-    """Set by the SIGINT handler of :func:`_deferred_sigint`: a plain attribute, since a signal
+    """Set by the handlers of :func:`_deferred_sigint`: a plain attribute, since a signal
     handler may run at any bytecode of the main thread, even inside another handler (an Event
     would take a lock the interrupted code may hold)."""
 
@@ -816,31 +821,42 @@ class _Stop:
 
 @contextlib.contextmanager
 def _deferred_sigint() -> Iterator[_Stop]:
-    """For the block, SIGINT (Ctrl-C) sets ``requested`` on the yielded flag instead of raising
-    KeyboardInterrupt; every further SIGINT does the same.
+    """For the block, SIGINT (Ctrl-C), and SIGTERM and SIGHUP where they stop like Ctrl-C
+    (:func:`balance.errors.stop_on_terminate`, as the CLI sets them), set ``requested`` on the
+    yielded flag instead of raising KeyboardInterrupt; every further signal does the same.
 
     A KeyboardInterrupt can land on any bytecode of the main thread: half-way through writing the
     manifest, inside a ``finally`` that records the end, while waiting for the writer thread. Then
     the run stayed ``running`` with no end time and a temporary file. With the flag, the loop
     stops between chunks and the run always ends in order. Python runs signal handlers on the
-    main thread only: called from another thread (a library caller's), or when SIGINT does not
-    raise KeyboardInterrupt (ignored, or the caller's own handler), this changes nothing."""
+    main thread only: called from another thread (a library caller's), or for a signal that does
+    not raise KeyboardInterrupt (ignored, or the caller's own handler), this changes nothing."""
     stop = _Stop()
-    previous = signal.getsignal(signal.SIGINT)
-    if threading.current_thread() is not threading.main_thread() or not raises_keyboard_interrupt(
-        previous
-    ):
+    if threading.current_thread() is not threading.main_thread():
         yield stop
         return
+    deferred = [
+        sig
+        for sig in (signal.SIGINT, *errors.terminate_signals())
+        if (
+            raises_keyboard_interrupt(signal.getsignal(sig))
+            if sig == signal.SIGINT
+            else errors.terminates_like_ctrl_c(sig)
+        )
+    ]
 
     def handler(signum: int, frame: Any) -> None:
+        errors.note_stop(signum)
         stop.requested = True
 
-    signal.signal(signal.SIGINT, handler)
+    previous = {sig: signal.getsignal(sig) for sig in deferred}
+    for sig in deferred:
+        signal.signal(sig, handler)
     try:
         yield stop
     finally:
-        signal.signal(signal.SIGINT, previous)  # Ctrl-C raises KeyboardInterrupt again
+        for sig, was in previous.items():  # Ctrl-C raises KeyboardInterrupt again
+            signal.signal(sig, was)
 
 
 def _names(plugin: Any, hook: str, tables: Any) -> tuple[str, ...]:
