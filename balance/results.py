@@ -17,11 +17,13 @@ before handing out the rows: a truncated or overwritten part is a one-line Resul
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 import socket
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -401,6 +403,106 @@ def status_phrase(manifest: dict[str, Any]) -> tuple[str, str]:
         return "did not finish", gone
     detail = manifest.get("status_detail")
     return f"is {status}", f" ({detail})" if detail else ""
+
+
+# ---- one writer per results directory ---------------------------------------------------------
+
+LOCK = ".lock"  # held (flock) by the process writing the directory; names it for the others
+
+
+class Busy(ResultsError):
+    """Another live process writes the directory (:func:`one_writer`)."""
+
+
+@contextlib.contextmanager
+def one_writer(out: str | os.PathLike[str], *, what: str = "run") -> Iterator[None]:
+    """Hold the directory ``out``'s writer lock for the block (``out`` is created if missing).
+
+    An OS lock (``flock``) on ``out/.lock``, which records the holder (pid, host, start): a
+    second writer, ``--force`` over a live run or a second ``--resume`` fail at once with
+    :class:`Busy` naming that process, and write nothing. The kernel drops the lock when its
+    process ends however it ends, so a lock left by a killed process never blocks; the file is
+    removed when the block ends. Where ``flock`` is unavailable (not Linux or macOS) the block
+    runs unlocked. A directory this call created is removed again if the block leaves it empty
+    but for the lock (a run that failed before writing anything)."""
+    out = Path(out)
+    created = False
+    if not out.exists():
+        try:
+            out.mkdir(parents=True)
+            created = True
+        except FileExistsError:
+            pass
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    path = out / LOCK
+    fd = _take_lock(path, out, what, fcntl)
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, (json.dumps(process_identity()) + "\n").encode(), 0)
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        os.close(fd)
+        if created:
+            with contextlib.suppress(OSError):
+                out.rmdir()  # only if empty: nothing was written
+
+
+def _take_lock(path: Path, out: Path, what: str, fcntl: Any) -> int:
+    for _ in range(100):  # the holder may remove the file between our open and our flock
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as e:
+            raise ResultsError(f"{out}: cannot write there: {e.strerror or e}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _lock_holder(fd)
+            os.close(fd)
+            raise Busy(
+                f"{out}: another balance process is writing this {what} ({holder}); wait for it "
+                "to finish, or stop it (Ctrl-C) and then --resume"
+            ) from None
+        except OSError:  # a filesystem without locks (some network mounts): unlocked, as before
+            return fd
+        try:
+            same = os.fstat(fd).st_ino == os.stat(path).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            return fd
+        os.close(fd)  # we locked a file its holder had just removed: take the new one
+    raise ResultsError(f"{out}: cannot take its writer lock {path}")
+
+
+def _lock_holder(fd: int) -> str:
+    try:
+        holder = json.loads(os.pread(fd, 4096, 0).decode() or "{}")
+    except (OSError, ValueError):
+        holder = {}
+    if not isinstance(holder, dict) or "pid" not in holder:
+        return "a process that is starting"
+    return _process_words(holder).strip("()")
+
+
+def entries(out: Path) -> list[Path]:
+    """What directory ``out`` holds, but for its writer lock."""
+    return [p for p in out.iterdir() if p.name != LOCK]
+
+
+def clear(out: Path) -> None:
+    """Empty directory ``out`` (``--force`` over an earlier run), keeping the writer lock the
+    caller holds in it."""
+    for path in entries(out):
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
 
 
 class ResultsWriter:

@@ -366,64 +366,72 @@ def run(
         games=games, seed=seed, chunk_size=chunk_size, threads=threads, players=len(config.seats)
     )
     _check_out(out, force=force)
-    if (games, seed) != (config.games, config.seed):
-        config = config.model_copy(update={"games": games, "seed": seed})
+    # One writer per directory: a second run, --force over a live run or a --resume of it
+    # fails here at once, naming the live process, before anything is compiled or written.
+    with results.one_writer(out):
+        _check_out(out, force=force)  # again, now that no other writer can change it
+        if (games, seed) != (config.games, config.seed):
+            config = config.model_copy(update={"games": games, "seed": seed})
 
-    # Ctrl-C while the kernels load (a minute when they compile) stops at once: nothing is
-    # written yet. interruptible() keeps it a KeyboardInterrupt inside numba's and pydantic's
-    # callbacks.
-    with interruptible():
-        prepared = _prepare_here_or_there(config, seed)
-        plugin, compile_time = prepared.plugin, prepared.compile_time_s
-        seats = list(config.seats)
-        teams = list(config.teams) if config.teams else [str(i) for i in range(len(seats))]
-        manifest = {
-            "version": balance.__version__,
-            "game": config.game,
-            "config_path": None if config_path is None else str(config_path),
-            "config": config.resolved_dict(),
-            "config_hash": config_hash(config),
-            "overrides": list(getattr(config, "overrides", ())),  # --set KEY=VALUE, in order
-            "lineup_rules": getattr(config, "lineup_rules", {}),  # seats/teams written as a rule
-            "seed": seed,
-            "games_requested": games,
-            "chunk_size": chunk_size,
-            "players": len(seats),
-            "seats": seats,
-            "teams": teams,
-            "team_names": list(prepared.team_names),  # the game's teams (they vary per game)
-            "role_names": list(prepared.role_names),  # the game's roles (then a ``role`` column)
-            "threads": threads,
-            "end_reasons": list(plugin.end_reasons),
-            "telemetry_columns": list(prepared.telemetry),
-            # events that are outcomes of play, not cards (the report labels them so)
-            "outcome_events": list(getattr(plugin, "outcome_events", ())),
-            "telemetry_saturated": {},  # column -> cells clipped at 255 (uint8), when any
-            "compile_time_s": round(compile_time, 6),
-            "versions": {
-                "python": platform.python_version(),
-                "numba": numba.__version__,
-                "numpy": np.__version__,
-                "polars": pl.__version__,
-            },
-        }
+        # Ctrl-C while the kernels load (a minute when they compile) stops at once: nothing is
+        # written yet. interruptible() keeps it a KeyboardInterrupt inside numba's and pydantic's
+        # callbacks.
+        with interruptible():
+            prepared = _prepare_here_or_there(config, seed)
+            plugin, compile_time = prepared.plugin, prepared.compile_time_s
+            seats = list(config.seats)
+            teams = list(config.teams) if config.teams else [str(i) for i in range(len(seats))]
+            manifest = {
+                "version": balance.__version__,
+                "game": config.game,
+                "config_path": None if config_path is None else str(config_path),
+                "config": config.resolved_dict(),
+                "config_hash": config_hash(config),
+                "overrides": list(getattr(config, "overrides", ())),  # --set KEY=VALUE, in order
+                "lineup_rules": getattr(
+                    config, "lineup_rules", {}
+                ),  # seats/teams written as a rule
+                "seed": seed,
+                "games_requested": games,
+                "chunk_size": chunk_size,
+                "players": len(seats),
+                "seats": seats,
+                "teams": teams,
+                "team_names": list(prepared.team_names),  # the game's teams (they vary per game)
+                "role_names": list(
+                    prepared.role_names
+                ),  # the game's roles (then a ``role`` column)
+                "threads": threads,
+                "end_reasons": list(plugin.end_reasons),
+                "telemetry_columns": list(prepared.telemetry),
+                # events that are outcomes of play, not cards (the report labels them so)
+                "outcome_events": list(getattr(plugin, "outcome_events", ())),
+                "telemetry_saturated": {},  # column -> cells clipped at 255 (uint8), when any
+                "compile_time_s": round(compile_time, 6),
+                "versions": {
+                    "python": platform.python_version(),
+                    "numba": numba.__version__,
+                    "numpy": np.__version__,
+                    "polars": pl.__version__,
+                },
+            }
 
-    def writer() -> results.ResultsWriter:
-        # Only now that the config compiled is an old run removed (a typo must not cost a dataset).
-        _clear_out(out)
-        return results.ResultsWriter(out, manifest)
+        def writer() -> results.ResultsWriter:
+            # Only now that the config compiled is an old run removed (a typo must not cost a dataset).
+            _clear_out(out)
+            return results.ResultsWriter(out, manifest)
 
-    return _write_run(
-        prepared,
-        writer,
-        out=out,
-        seed=seed,
-        games=games,
-        first_game=0,
-        chunk_size=chunk_size,
-        threads=threads,
-        progress=progress,
-    )
+        return _write_run(
+            prepared,
+            writer,
+            out=out,
+            seed=seed,
+            games=games,
+            first_game=0,
+            chunk_size=chunk_size,
+            threads=threads,
+            progress=progress,
+        )
 
 
 def _run_threads(threads: int | None) -> int:
@@ -647,11 +655,37 @@ def resume(
     and ``chunk_size``, when given, must be the run's (checked against its manifest); by default
     the manifest's resolved config is played. A complete run returns at once (nothing played).
     Raises RunnerError or ResultsError (one line) before anything is written."""
-    from balance.config import config_from_dict, config_hash
-
     out = Path(out)
     threads = _run_threads(threads)
     check_threads(threads)
+    results.read_manifest(out)  # a results directory, before its lock is taken in it
+    with results.one_writer(out):
+        return _resume_locked(
+            out,
+            config=config,
+            config_label=config_label,
+            games=games,
+            seed=seed,
+            chunk_size=chunk_size,
+            threads=threads,
+            progress=progress,
+        )
+
+
+def _resume_locked(
+    out: Path,
+    *,
+    config: Any,
+    config_label: str | None,
+    games: int | None,
+    seed: int | None,
+    chunk_size: int | None,
+    threads: int,
+    progress: Callable[[int, int], None] | None,
+) -> RunSummary:
+    """:func:`resume`, holding the directory's writer lock."""
+    from balance.config import config_from_dict, config_hash
+
     manifest = results.read_manifest(out)
     file = out / results.MANIFEST
     status = manifest.get("status")
@@ -1011,7 +1045,7 @@ def _check_seed(seed: int) -> None:
 
 
 def _check_out(out: Path, *, force: bool) -> None:
-    if not out.exists() or (out.is_dir() and not any(out.iterdir())):
+    if not out.exists() or (out.is_dir() and not results.entries(out)):
         return
     if not out.is_dir():
         raise RunnerError(f"{out}: exists and is not a directory; choose another --out")
@@ -1030,7 +1064,7 @@ def _check_out(out: Path, *, force: bool) -> None:
 
 def _clear_out(out: Path) -> None:
     if out.is_dir():
-        shutil.rmtree(out)
+        results.clear(out)  # keeps the writer lock this process holds in it
 
 
 def _check_fresh(chunk: Chunk, previous: Chunk | None) -> None:

@@ -44,7 +44,6 @@ import decimal
 import itertools
 import os
 import re
-import shutil
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -393,7 +392,7 @@ def check_out(out: str | os.PathLike[str], plan: Plan, *, force: bool) -> dict[s
     SweepError when ``out`` holds something else (another sweep: unless ``force``). Nothing is
     written: :func:`run_sweep` calls it too."""
     out = Path(out)
-    if not out.exists() or (out.is_dir() and not any(out.iterdir())):
+    if not out.exists() or (out.is_dir() and not results.entries(out)):
         return None
     if not out.is_dir():
         raise SweepError(f"{out}: exists and is not a directory; choose another --out")
@@ -441,11 +440,37 @@ def run_sweep(
     points excluded); ``on_point`` is called after each point. Ctrl-C raises
     :class:`SweepInterrupted` once the sweep manifest says ``interrupted``."""
     out = Path(out)
-    t0 = time.perf_counter()
     runner.check_options(games=plan.games, seed=plan.seed, chunk_size=chunk_size, threads=threads)
+    check_out(out, plan, force=force)  # a file or a foreign directory in the way: said first
+    # One writer per sweep: a second sweep into the same directory fails at once, naming the
+    # live process (each point's run also takes its own directory's lock).
+    with results.one_writer(out, what="sweep"):
+        return _run_sweep(
+            plan,
+            out=out,
+            threads=threads,
+            chunk_size=chunk_size,
+            force=force,
+            progress=progress,
+            on_point=on_point,
+        )
+
+
+def _run_sweep(
+    plan: Plan,
+    *,
+    out: Path,
+    threads: int | None,
+    chunk_size: int,
+    force: bool,
+    progress: Callable[[str, int, int], None] | None,
+    on_point: Callable[[PointResult], None] | None,
+) -> SweepSummary:
+    """:func:`run_sweep`, holding the sweep directory's writer lock."""
+    t0 = time.perf_counter()
     earlier = check_out(out, plan, force=force)
-    if earlier is None and out.exists() and any(out.iterdir()):
-        shutil.rmtree(out)  # --force over an earlier sweep (every point validated by now)
+    if earlier is None and out.exists() and results.entries(out):
+        results.clear(out)  # --force over an earlier sweep (every point validated by now)
     out.mkdir(parents=True, exist_ok=True)
     total = len(plan.points)
     kept = [
