@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from balance import parquet, results, runner, stats
+from balance import parquet, results, runner
 from balance.cli import app
 from balance.config import load_config
 
@@ -88,13 +88,17 @@ def test_a_part_of_another_length_is_damaged(run, fake_config, tmp_path):
     other = tmp_path / "other"
     runner.run(load_config(fake_config), config_path=fake_config, out=other, games=30)
     _part(other, 0).replace(_part(run))
-    with pytest.raises(results.ResultsError, match=r"\(it holds 90 rows, manifest.json says 50 "):
+    with pytest.raises(
+        results.ResultsError, match=r"part-00001.parquet: a part of another run \(run id "
+    ):
         results.open_results(run)
 
 
 def test_a_part_with_other_columns_is_not_of_this_run(run):
     pl.DataFrame({"game": [50] * 150}).write_parquet(_part(run))
-    with pytest.raises(results.ResultsError, match="its columns differ from those of part-00000"):
+    with pytest.raises(
+        results.ResultsError, match=r"a part of another run \(no run id; this run is "
+    ):
         results.open_results(run)
 
 
@@ -111,14 +115,12 @@ def test_report_and_describe_say_it_in_one_line(run, tmp_path, damage):
     assert not (tmp_path / "r.html").exists()
 
 
-def test_a_page_damaged_inside_a_part_is_named_when_the_rows_are_read(run, tmp_path):
+def test_a_page_damaged_inside_a_part_is_named_before_the_rows_are_read(run, tmp_path):
     part = _part(run, 2)
     part.write_bytes(_flip(part.read_bytes(), 8, 12))  # the first page header: the footer is fine
-    manifest, rows = results.open_results(run)  # the footers are fine
-    with pytest.raises(pl.exceptions.PolarsError):
-        stats.describe(rows, manifest)
-    found = results.find_damaged()
-    assert str(found).startswith(f"{part}: damaged or truncated parquet file (")
+    with pytest.raises(results.ResultsError) as info:  # its SHA-256 is not the one written
+        results.open_results(run)
+    assert str(info.value).startswith(f"{part}: damaged or truncated parquet file (its SHA-256 ")
     result = _cli("report", run, "-o", tmp_path / "r.html", "--baseline", run)
     assert result.exit_code == 1
     assert result.stderr.startswith(f"error: {part}: damaged or truncated parquet file (")
@@ -138,7 +140,8 @@ def test_read_footer_agrees_with_other_writers(tmp_path):
 
     pq.write_table(frame.to_arrow(), tmp_path / "arrow.parquet")
     for name in ("polars", "arrow"):
-        assert parquet.read_footer(tmp_path / f"{name}.parquet") == (1000, ["a", "b", "c"])
+        footer = parquet.read_footer(tmp_path / f"{name}.parquet")
+        assert (footer.rows, footer.columns) == (1000, ["a", "b", "c"])
 
 
 def test_read_footer_never_raises_anything_but_damaged_file(run):
