@@ -39,6 +39,10 @@ stops at the alias that crosses the bound, in microseconds); an alias inside the
 an integer of more than 4300 digits, a tag PyYAML cannot read (``!!float ""``) and a lone
 surrogate escape are one-line "invalid YAML" errors; ``extends`` chains hold at most
 ``MAX_EXTENDS`` files. Everything after loading (merging, validation, hashing) is linear in that.
+Only regular files are read (after symlinks): a FIFO, a device or a directory is refused before
+it is opened. An ``extends:`` to something that is no YAML config (missing, a directory, a
+device, binary, not a mapping) is the error of the file that extends, at its ``extends`` key,
+naming the target without quoting any of it.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import types
 from collections.abc import Sequence
 from typing import Annotated, Any, Union, get_args, get_origin
@@ -300,33 +305,106 @@ class _Loader(yaml.SafeLoader):
 _Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
 
 
-def _read(open_path: str, shown: str, named_by: str | None, mapping: bool = True) -> Any:
+class _NotAFile(Exception):
+    """The path names something other than a regular file; ``args[0]`` says what."""
+
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+# Opened without blocking (a FIFO put in place between the stat and the open would otherwise
+# wait for a writer), never as a controlling terminal, and not inherited by a child process.
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+
+
+def _check_regular(mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        raise _NotAFile(next((what for test, what in _KINDS if test(mode)), "not a regular file"))
+
+
+def _read_text(open_path: str) -> str:
+    """The first ``MAX_BYTES + 1`` characters of the regular file at ``open_path``.
+
+    Anything else is refused before it is opened (``stat`` follows symlinks): reading a FIFO
+    waits for a writer that may never come, a device never ends or answers only once. The file
+    is then opened without blocking and checked again, in case the path changed in between."""
+    _check_regular(os.stat(open_path).st_mode)
+    fd = os.open(open_path, _OPEN_FLAGS | getattr(os, "O_CLOEXEC", 0))
     try:
-        with open(open_path, encoding="utf-8") as f:
-            text = f.read(MAX_BYTES + 1)
+        _check_regular(os.fstat(fd).st_mode)
+        with open(fd, encoding="utf-8", closefd=False) as f:
+            return f.read(MAX_BYTES + 1)
+    finally:
+        os.close(fd)
+
+
+def _what(value: Any) -> str:
+    """The kind of a YAML document's top level, without quoting any of it."""
+    if value is None:
+        return "an empty file"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string of text"
+    return _show(value)  # a mapping, a list, or another type's name
+
+
+def _read(open_path: str, shown: str, named_by: str | None, mapping: bool = True) -> Any:
+    """The YAML document in ``open_path`` (shown as ``shown``), or a one-line ConfigError.
+
+    When ``named_by`` (a config) extends ``shown``, an error that ``shown`` is no YAML config
+    at all (missing, a directory, a device, binary, too large, text that is not YAML, not a
+    mapping) is the error of ``named_by``'s ``extends`` key: that is the line to fix. It names
+    ``shown`` but never quotes it (``extends: /etc/passwd`` must not print the password file).
+    Only a file named ``*.yaml``/``*.yml`` with invalid YAML is blamed itself, at a line."""
+
+    def refuse(problem: str, of_extends: str) -> ConfigError:
+        # problem: said of a file given by its user; of_extends: said of an extends target
+        if named_by is None:
+            return _error(shown, problem)
+        return _error(named_by, of_extends, key="extends")
+
+    try:
+        text = _read_text(open_path)
     except FileNotFoundError:
-        if named_by is not None:
-            raise _error(named_by, f"file not found: {shown}", key="extends") from None
-        raise _error(shown, "file not found") from None
-    except IsADirectoryError:
-        raise _error(shown, "is a directory, not a YAML file") from None
+        raise refuse("file not found", f"file not found: {shown}") from None
+    except _NotAFile as e:
+        what = e.args[0]
+        raise refuse(f"is {what}, not a YAML file", f"{shown} is {what}, not a YAML file") from None
     except UnicodeDecodeError as e:
-        raise _error(shown, f"not UTF-8 text (byte {e.start})") from None
+        raise refuse(
+            f"not UTF-8 text (byte {e.start})",
+            f"{shown} is not UTF-8 text (byte {e.start}), so not a YAML config",
+        ) from None
     except OSError as e:
-        raise _error(shown, f"cannot read: {e.strerror or e}") from None
+        why = e.strerror or e
+        raise refuse(f"cannot read: {why}", f"cannot read {shown}: {why}") from None
     except ValueError as e:  # a NUL byte in the name
-        raise _error(shown, f"cannot read: {e}") from None
+        raise refuse(f"cannot read: {e}", f"cannot read {shown}: {e}") from None
     if len(text) > MAX_BYTES:
-        raise _error(shown, f"larger than {MAX_BYTES >> 10} KiB; a config is a few kB")
+        limit = f"larger than {MAX_BYTES >> 10} KiB; a config is a few kB"
+        raise refuse(limit, f"{shown} is {limit}")
     try:
         data = yaml.load(text, Loader=_Loader)
-    except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise _error(shown, f"invalid YAML{where}: {e.problem or e.context}") from None
     except yaml.YAMLError as e:
+        mark = e.problem_mark or e.context_mark if isinstance(e, yaml.MarkedYAMLError) else None
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        if named_by is not None and not shown.endswith((".yaml", ".yml")):
+            raise refuse("", f"{shown} is not a YAML config (invalid YAML{where})") from None
+        if isinstance(e, yaml.MarkedYAMLError):
+            raise _error(shown, f"invalid YAML{where}: {e.problem or e.context}") from None
         raise _error(shown, f"invalid YAML: {e}") from None
     if mapping and not isinstance(data, dict):
+        if named_by is not None:
+            raise refuse(
+                "", f"{shown} is not a config: its top level must be a mapping, got {_what(data)}"
+            )
         got = "an empty file" if data is None else _show(data)
         raise _error(shown, f"top level must be a mapping, got {got}")
     return data
