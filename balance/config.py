@@ -458,11 +458,24 @@ def _merge(base: dict, over: dict, file: str, path: KeyPath, prov: dict[KeyPath,
 
 class Provenance(dict):
     """Key path -> the file that set it (mapping keys as written, list indices as int), and
-    ``files``: the files of the ``extends`` chain, the one the user gave first."""
+    ``files``: the files of the ``extends`` chain, the one the user gave first.
+
+    Once overrides are written in (:func:`balance.overrides.apply_to`), ``overrides`` holds them
+    and ``before`` the document and provenance they were applied to: an error in a key a file
+    wrote may be the fault of an override of another key (``--set game=raven_order`` makes the
+    file's ``rules.rounds`` unknown), and :func:`config_from_dict` finds which."""
 
     def __init__(self, *args: Any, files: list[str] | None = None) -> None:
         super().__init__(*args)
         self.files = files or []
+        self.overrides: tuple[Any, ...] = ()
+        self.before: tuple[dict, Provenance] | None = None
+
+    def copy(self) -> Provenance:
+        """A copy that the overrides of another attempt may change."""
+        out = Provenance(self, files=list(self.files))
+        out.overrides, out.before = self.overrides, self.before
+        return out
 
 
 def _load_chain(
@@ -1054,19 +1067,32 @@ def _translate(
     root: Any = None,
     prefix: KeyPath = (),
 ) -> ConfigError:
+    return _placed(e, data, prov, top, root, prefix)[0]
+
+
+def _placed(
+    e: ValidationError,
+    data: Any,
+    prov: dict[KeyPath, str],
+    top: str,
+    root: Any = None,
+    prefix: KeyPath = (),
+) -> tuple[ConfigError, str | None]:
+    """:func:`_translate`'s error, and the file that wrote its key (None when no file did: a
+    required key is missing; or when the error already says where each of its keys was set)."""
     errors = e.errors(include_url=False)
     # A misspelt key also makes its true spelling "missing": the typo is the one to report.
     err = next((x for x in errors if x["type"] == "extra_forbidden"), errors[0])
     segments, problem = _locate(err, data, root, prefix)
     path = _resolve(data, segments)
     keys = tuple(key for key, _ in path)
-    file = next((prov[keys[:n]] for n in range(len(keys), 0, -1) if keys[:n] in prov), top)
+    written = next((prov[keys[:n]] for n in range(len(keys), 0, -1) if keys[:n] in prov), None)
     conflict = (err.get("ctx") or {}).get("error")
     if isinstance(conflict, KeyConflict) and prov:
         found = _conflict(conflict, err, data, prov, top, prefix)
         if found is not None:
-            return found
-    return _error(file, problem, key=_dotted(path) or None)
+            return found, None
+    return _error(written or top, problem, key=_dotted(path) or None), written
 
 
 def _conflict(
@@ -1124,14 +1150,77 @@ def validation_error(
     return _translate(e, data, provenance or {}, file, root=root, prefix=prefix)
 
 
+def _validated(data: dict, file: str, prov: dict[KeyPath, str]) -> tuple[RunConfig | None, Any]:
+    """The config, or None and (the error, the file that wrote its key) as :func:`_placed`."""
+    try:
+        return RunConfig.model_validate(data), None
+    except ValidationError as e:
+        return None, _placed(e, data, prov, file)
+
+
+def _blame_override(error: ConfigError, written: str | None, prov: Provenance, file: str) -> Any:
+    """``error`` (of a config with ``prov.overrides`` written in) as the error of the override
+    that caused it, when it is about a key a file wrote; ``error`` itself when an override's key
+    is at fault already, or when the file has the same problem without any override.
+
+    The override at fault is the first whose absence leaves a valid config; else the first whose
+    absence changes the problem (another error masked it: ``--set rules=null --set
+    game=raven_order`` is game's fault, though rules=null alone brings the error of five_ravens'
+    policies); else the first that brings the problem when the ones before it are written in."""
+    labels = {o.label for o in prov.overrides}
+    if error.file in labels or prov.before is None:
+        return error
+    from balance.overrides import apply_to
+
+    data, before = prov.before
+    overrides = prov.overrides
+
+    def outcome(some: Sequence[Any]) -> str:
+        attempt = before.copy()
+        try:
+            applied = apply_to(data, some, attempt) if some else data
+        except ConfigError:  # a line-up resolved at another player count, say
+            return "other"
+        cfg, failed = _validated(applied, file, attempt)
+        if cfg is not None:
+            return "valid"
+        return (
+            "same" if (failed[0].key, failed[0].problem) == (error.key, error.problem) else "other"
+        )
+
+    if outcome(()) == "same":
+        return error
+    culprit = overrides[-1]
+    if len(overrides) > 1:
+        without = [outcome([*overrides[:i], *overrides[i + 1 :]]) for i in range(len(overrides))]
+        found = [i for i, r in enumerate(without) if r == "valid"] or [
+            i for i, r in enumerate(without) if r == "other"
+        ]
+        if found:
+            culprit = overrides[found[0]]
+        else:
+            k = next(
+                k
+                for k in range(1, len(overrides) + 1)
+                if k == len(overrides) or outcome(overrides[:k]) == "same"
+            )
+            culprit = overrides[k - 1]
+    where = f" ({error.key} set in {written})" if written and error.key else ""
+    return _error(culprit.label, f"{error.problem}{where}", key=error.key)
+
+
 def config_from_dict(
     data: dict, file: str = "<config>", provenance: dict[KeyPath, str] | None = None
 ) -> RunConfig:
-    """Validate an already merged mapping; errors name ``file`` or the file in ``provenance``."""
-    try:
-        return RunConfig.model_validate(data)
-    except ValidationError as e:
-        raise _translate(e, data, provenance or {}, file) from None
+    """Validate an already merged mapping; errors name ``file`` or the file in ``provenance``,
+    or the override that made a file's key wrong (see :class:`Provenance`)."""
+    cfg, failed = _validated(data, file, provenance or {})
+    if cfg is not None:
+        return cfg
+    error, written = failed
+    if isinstance(provenance, Provenance) and provenance.overrides:
+        error = _blame_override(error, written, provenance, file)
+    raise error
 
 
 def load_config(path: str | os.PathLike, overrides: Sequence[Any] = ()) -> RunConfig:

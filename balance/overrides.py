@@ -16,7 +16,9 @@ The key ends at the first ``=``; everything after it is the value, read as one Y
 :func:`apply_overrides` writes each override into the merged YAML of a config (after
 ``extends``), in order, so a later one wins; :func:`balance.config.load_config` then validates the
 result exactly like a file, and an error caused by an override names it where a file name would
-be: ``--set players=99: players: five_ravens is for 2-4 players, got 99``. ``sweep`` and ``tune``
+be: ``--set players=99: players: five_ravens is for 2-4 players, got 99``; also when the key at
+fault is one the file wrote, which the override made wrong: ``--set game=raven_order:
+rules.rounds: unknown key (...) (rules.rounds set in base.yaml)``. ``sweep`` and ``tune``
 build their overrides with :func:`override` and their own ``source`` (``--over``, ``--param``).
 
 Mappings on the way are created when missing (``policies.cautious.kind=greedy`` adds a policy); a
@@ -195,6 +197,8 @@ def _lineup_list(data: dict, key: str, o: Override, players: Any, prov: Provenan
 
 
 def _apply_one(data: dict, o: Override, players: Any, prov: Provenance | None) -> None:
+    if o.path[0] == "extends":  # read with the files, before any override applies
+        raise _error(o.label, "only a config file may extend another; write it there", key=o.key)
     node: Any = data
     here: KeyPath = ()  # the keys as the data holds them, down to the container being indexed
     for depth, seg in enumerate(o.path):
@@ -269,7 +273,13 @@ def apply_to(
 ) -> dict:
     """:func:`apply_overrides`, also recording each override as the source of the key paths it
     wrote in ``provenance`` (updated in place; its ``files`` get each override's label first, as
-    the nearest source), so that validation errors name the override."""
+    the nearest source), so that validation errors name the override. A :class:`Provenance`
+    also keeps ``data`` and itself as they were, and the overrides, so that an error in a key a
+    file wrote can be traced to the override that caused it (``--set game=raven_order``)."""
+    if isinstance(provenance, Provenance) and overrides:
+        if provenance.before is None:
+            provenance.before = (data, provenance.copy())
+        provenance.overrides = (*provenance.overrides, *overrides)
     out = copy.deepcopy(data)
     players = _players_after(data, overrides)
     for o in overrides:
