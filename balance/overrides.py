@@ -176,7 +176,7 @@ def _lineup_list(data: dict, key: str, o: Override, players: Any, prov: Provenan
     if isinstance(written, list):
         return written
     if written is None:
-        raise _error(o.label, f"{key} is not set, so it has no item {o.path[1]}", key=o.key)
+        raise _error(o.label, f"{key} is not set, so it has no item [{o.path[1]}]", key=o.key)
     if type(players) is not int or not 1 <= players <= _MAX_SEATS:
         raise _error(
             o.label,
@@ -234,6 +234,13 @@ def _apply_one(data: dict, o: Override, players: Any, prov: Provenance | None) -
                 )
             # a key YAML read as a number or a bool (`2: 8` under removed_relics) matches its text
             key = seg if seg in node else next((k for k in node if _key_text(k) == seg), seg)
+            index = o.path[depth + 1] if depth + 1 < len(o.path) else None
+            if isinstance(index, int) and key not in node:  # a new mapping would have no items
+                raise _error(
+                    o.label,
+                    f"{_shown_path(o.path[: depth + 1])} is not set, so it has no item [{index}]",
+                    key=o.key,
+                )
         if depth == len(o.path) - 1:
             if prov is not None and key in _keys(node):
                 _forget(node[key], (*here, key), prov)
