@@ -1158,7 +1158,9 @@ def _validated(data: dict, file: str, prov: dict[KeyPath, str]) -> tuple[RunConf
         return None, _placed(e, data, prov, file)
 
 
-def _blame_override(error: ConfigError, written: str | None, prov: Provenance, file: str) -> Any:
+def _blame_override(
+    error: ConfigError, written: str | None, prov: Provenance, file: str
+) -> ConfigError:
     """``error`` (of a config with ``prov.overrides`` written in) as the error of the override
     that caused it, when it is about a key a file wrote; ``error`` itself when an override's key
     is at fault already, or when the file has the same problem without any override.
