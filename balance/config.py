@@ -39,6 +39,10 @@ stops at the alias that crosses the bound, in microseconds); an alias inside the
 an integer of more than 4300 digits, a tag PyYAML cannot read (``!!float ""``) and a lone
 surrogate escape are one-line "invalid YAML" errors; ``extends`` chains hold at most
 ``MAX_EXTENDS`` files. Everything after loading (merging, validation, hashing) is linear in that.
+Only regular files are read (after symlinks): a FIFO, a device or a directory is refused before
+it is opened. An ``extends:`` to something that is no YAML config (missing, a directory, a
+device, binary, not a mapping) is the error of the file that extends, at its ``extends`` key,
+naming the target without quoting any of it.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import types
 from collections.abc import Sequence
 from typing import Annotated, Any, Union, get_args, get_origin
@@ -300,33 +305,106 @@ class _Loader(yaml.SafeLoader):
 _Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
 
 
-def _read(open_path: str, shown: str, named_by: str | None, mapping: bool = True) -> Any:
+class _NotAFile(Exception):
+    """The path names something other than a regular file; ``args[0]`` says what."""
+
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+# Opened without blocking (a FIFO put in place between the stat and the open would otherwise
+# wait for a writer), never as a controlling terminal, and not inherited by a child process.
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+
+
+def _check_regular(mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        raise _NotAFile(next((what for test, what in _KINDS if test(mode)), "not a regular file"))
+
+
+def _read_text(open_path: str) -> str:
+    """The first ``MAX_BYTES + 1`` characters of the regular file at ``open_path``.
+
+    Anything else is refused before it is opened (``stat`` follows symlinks): reading a FIFO
+    waits for a writer that may never come, a device never ends or answers only once. The file
+    is then opened without blocking and checked again, in case the path changed in between."""
+    _check_regular(os.stat(open_path).st_mode)
+    fd = os.open(open_path, _OPEN_FLAGS | getattr(os, "O_CLOEXEC", 0))
     try:
-        with open(open_path, encoding="utf-8") as f:
-            text = f.read(MAX_BYTES + 1)
+        _check_regular(os.fstat(fd).st_mode)
+        with open(fd, encoding="utf-8", closefd=False) as f:
+            return f.read(MAX_BYTES + 1)
+    finally:
+        os.close(fd)
+
+
+def _what(value: Any) -> str:
+    """The kind of a YAML document's top level, without quoting any of it."""
+    if value is None:
+        return "an empty file"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string of text"
+    return _show(value)  # a mapping, a list, or another type's name
+
+
+def _read(open_path: str, shown: str, named_by: str | None, mapping: bool = True) -> Any:
+    """The YAML document in ``open_path`` (shown as ``shown``), or a one-line ConfigError.
+
+    When ``named_by`` (a config) extends ``shown``, an error that ``shown`` is no YAML config
+    at all (missing, a directory, a device, binary, too large, text that is not YAML, not a
+    mapping) is the error of ``named_by``'s ``extends`` key: that is the line to fix. It names
+    ``shown`` but never quotes it (``extends: /etc/passwd`` must not print the password file).
+    Only a file named ``*.yaml``/``*.yml`` with invalid YAML is blamed itself, at a line."""
+
+    def refuse(problem: str, of_extends: str) -> ConfigError:
+        # problem: said of a file given by its user; of_extends: said of an extends target
+        if named_by is None:
+            return _error(shown, problem)
+        return _error(named_by, of_extends, key="extends")
+
+    try:
+        text = _read_text(open_path)
     except FileNotFoundError:
-        if named_by is not None:
-            raise _error(named_by, f"file not found: {shown}", key="extends") from None
-        raise _error(shown, "file not found") from None
-    except IsADirectoryError:
-        raise _error(shown, "is a directory, not a YAML file") from None
+        raise refuse("file not found", f"file not found: {shown}") from None
+    except _NotAFile as e:
+        what = e.args[0]
+        raise refuse(f"is {what}, not a YAML file", f"{shown} is {what}, not a YAML file") from None
     except UnicodeDecodeError as e:
-        raise _error(shown, f"not UTF-8 text (byte {e.start})") from None
+        raise refuse(
+            f"not UTF-8 text (byte {e.start})",
+            f"{shown} is not UTF-8 text (byte {e.start}), so not a YAML config",
+        ) from None
     except OSError as e:
-        raise _error(shown, f"cannot read: {e.strerror or e}") from None
+        why = e.strerror or e
+        raise refuse(f"cannot read: {why}", f"cannot read {shown}: {why}") from None
     except ValueError as e:  # a NUL byte in the name
-        raise _error(shown, f"cannot read: {e}") from None
+        raise refuse(f"cannot read: {e}", f"cannot read {shown}: {e}") from None
     if len(text) > MAX_BYTES:
-        raise _error(shown, f"larger than {MAX_BYTES >> 10} KiB; a config is a few kB")
+        limit = f"larger than {MAX_BYTES >> 10} KiB; a config is a few kB"
+        raise refuse(limit, f"{shown} is {limit}")
     try:
         data = yaml.load(text, Loader=_Loader)
-    except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise _error(shown, f"invalid YAML{where}: {e.problem or e.context}") from None
     except yaml.YAMLError as e:
+        mark = e.problem_mark or e.context_mark if isinstance(e, yaml.MarkedYAMLError) else None
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        if named_by is not None and not shown.endswith((".yaml", ".yml")):
+            raise refuse("", f"{shown} is not a YAML config (invalid YAML{where})") from None
+        if isinstance(e, yaml.MarkedYAMLError):
+            raise _error(shown, f"invalid YAML{where}: {e.problem or e.context}") from None
         raise _error(shown, f"invalid YAML: {e}") from None
     if mapping and not isinstance(data, dict):
+        if named_by is not None:
+            raise refuse(
+                "", f"{shown} is not a config: its top level must be a mapping, got {_what(data)}"
+            )
         got = "an empty file" if data is None else _show(data)
         raise _error(shown, f"top level must be a mapping, got {got}")
     return data
@@ -380,11 +458,24 @@ def _merge(base: dict, over: dict, file: str, path: KeyPath, prov: dict[KeyPath,
 
 class Provenance(dict):
     """Key path -> the file that set it (mapping keys as written, list indices as int), and
-    ``files``: the files of the ``extends`` chain, the one the user gave first."""
+    ``files``: the files of the ``extends`` chain, the one the user gave first.
+
+    Once overrides are written in (:func:`balance.overrides.apply_to`), ``overrides`` holds them
+    and ``before`` the document and provenance they were applied to: an error in a key a file
+    wrote may be the fault of an override of another key (``--set game=raven_order`` makes the
+    file's ``rules.rounds`` unknown), and :func:`config_from_dict` finds which."""
 
     def __init__(self, *args: Any, files: list[str] | None = None) -> None:
         super().__init__(*args)
         self.files = files or []
+        self.overrides: tuple[Any, ...] = ()
+        self.before: tuple[dict, Provenance] | None = None
+
+    def copy(self) -> Provenance:
+        """A copy that the overrides of another attempt may change."""
+        out = Provenance(self, files=list(self.files))
+        out.overrides, out.before = self.overrides, self.before
+        return out
 
 
 def _load_chain(
@@ -976,19 +1067,32 @@ def _translate(
     root: Any = None,
     prefix: KeyPath = (),
 ) -> ConfigError:
+    return _placed(e, data, prov, top, root, prefix)[0]
+
+
+def _placed(
+    e: ValidationError,
+    data: Any,
+    prov: dict[KeyPath, str],
+    top: str,
+    root: Any = None,
+    prefix: KeyPath = (),
+) -> tuple[ConfigError, str | None]:
+    """:func:`_translate`'s error, and the file that wrote its key (None when no file did: a
+    required key is missing; or when the error already says where each of its keys was set)."""
     errors = e.errors(include_url=False)
     # A misspelt key also makes its true spelling "missing": the typo is the one to report.
     err = next((x for x in errors if x["type"] == "extra_forbidden"), errors[0])
     segments, problem = _locate(err, data, root, prefix)
     path = _resolve(data, segments)
     keys = tuple(key for key, _ in path)
-    file = next((prov[keys[:n]] for n in range(len(keys), 0, -1) if keys[:n] in prov), top)
+    written = next((prov[keys[:n]] for n in range(len(keys), 0, -1) if keys[:n] in prov), None)
     conflict = (err.get("ctx") or {}).get("error")
     if isinstance(conflict, KeyConflict) and prov:
         found = _conflict(conflict, err, data, prov, top, prefix)
         if found is not None:
-            return found
-    return _error(file, problem, key=_dotted(path) or None)
+            return found, None
+    return _error(written or top, problem, key=_dotted(path) or None), written
 
 
 def _conflict(
@@ -1046,14 +1150,79 @@ def validation_error(
     return _translate(e, data, provenance or {}, file, root=root, prefix=prefix)
 
 
+def _validated(data: dict, file: str, prov: dict[KeyPath, str]) -> tuple[RunConfig | None, Any]:
+    """The config, or None and (the error, the file that wrote its key) as :func:`_placed`."""
+    try:
+        return RunConfig.model_validate(data), None
+    except ValidationError as e:
+        return None, _placed(e, data, prov, file)
+
+
+def _blame_override(
+    error: ConfigError, written: str | None, prov: Provenance, file: str
+) -> ConfigError:
+    """``error`` (of a config with ``prov.overrides`` written in) as the error of the override
+    that caused it, when it is about a key a file wrote; ``error`` itself when an override's key
+    is at fault already, or when the file has the same problem without any override.
+
+    The override at fault is the first whose absence leaves a valid config; else the first whose
+    absence changes the problem (another error masked it: ``--set rules=null --set
+    game=raven_order`` is game's fault, though rules=null alone brings the error of five_ravens'
+    policies); else the first that brings the problem when the ones before it are written in."""
+    labels = {o.label for o in prov.overrides}
+    if error.file in labels or prov.before is None:
+        return error
+    from balance.overrides import apply_to
+
+    data, before = prov.before
+    overrides = prov.overrides
+
+    def outcome(some: Sequence[Any]) -> str:
+        attempt = before.copy()
+        try:
+            applied = apply_to(data, some, attempt) if some else data
+        except ConfigError:  # a line-up resolved at another player count, say
+            return "other"
+        cfg, failed = _validated(applied, file, attempt)
+        if cfg is not None:
+            return "valid"
+        return (
+            "same" if (failed[0].key, failed[0].problem) == (error.key, error.problem) else "other"
+        )
+
+    if outcome(()) == "same":
+        return error
+    culprit = overrides[-1]
+    if len(overrides) > 1:
+        without = [outcome([*overrides[:i], *overrides[i + 1 :]]) for i in range(len(overrides))]
+        found = [i for i, r in enumerate(without) if r == "valid"] or [
+            i for i, r in enumerate(without) if r == "other"
+        ]
+        if found:
+            culprit = overrides[found[0]]
+        else:
+            k = next(
+                k
+                for k in range(1, len(overrides) + 1)
+                if k == len(overrides) or outcome(overrides[:k]) == "same"
+            )
+            culprit = overrides[k - 1]
+    where = f" ({error.key} set in {written})" if written and error.key else ""
+    return _error(culprit.label, f"{error.problem}{where}", key=error.key)
+
+
 def config_from_dict(
     data: dict, file: str = "<config>", provenance: dict[KeyPath, str] | None = None
 ) -> RunConfig:
-    """Validate an already merged mapping; errors name ``file`` or the file in ``provenance``."""
-    try:
-        return RunConfig.model_validate(data)
-    except ValidationError as e:
-        raise _translate(e, data, provenance or {}, file) from None
+    """Validate an already merged mapping; errors name ``file`` or the file in ``provenance``,
+    or the override that made a file's key wrong (see :class:`Provenance`)."""
+    cfg, failed = _validated(data, file, provenance or {})
+    if cfg is not None:
+        return cfg
+    error, written = failed
+    if isinstance(provenance, Provenance) and provenance.overrides:
+        error = _blame_override(error, written, provenance, file)
+    raise error
 
 
 def load_config(path: str | os.PathLike, overrides: Sequence[Any] = ()) -> RunConfig:

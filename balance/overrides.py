@@ -16,7 +16,9 @@ The key ends at the first ``=``; everything after it is the value, read as one Y
 :func:`apply_overrides` writes each override into the merged YAML of a config (after
 ``extends``), in order, so a later one wins; :func:`balance.config.load_config` then validates the
 result exactly like a file, and an error caused by an override names it where a file name would
-be: ``--set players=99: players: five_ravens is for 2-4 players, got 99``. ``sweep`` and ``tune``
+be: ``--set players=99: players: five_ravens is for 2-4 players, got 99``; also when the key at
+fault is one the file wrote, which the override made wrong: ``--set game=raven_order:
+rules.rounds: unknown key (...) (rules.rounds set in base.yaml)``. ``sweep`` and ``tune``
 build their overrides with :func:`override` and their own ``source`` (``--over``, ``--param``).
 
 Mappings on the way are created when missing (``policies.cautious.kind=greedy`` adds a policy); a
@@ -174,7 +176,7 @@ def _lineup_list(data: dict, key: str, o: Override, players: Any, prov: Provenan
     if isinstance(written, list):
         return written
     if written is None:
-        raise _error(o.label, f"{key} is not set, so it has no item {o.path[1]}", key=o.key)
+        raise _error(o.label, f"{key} is not set, so it has no item [{o.path[1]}]", key=o.key)
     if type(players) is not int or not 1 <= players <= _MAX_SEATS:
         raise _error(
             o.label,
@@ -195,6 +197,8 @@ def _lineup_list(data: dict, key: str, o: Override, players: Any, prov: Provenan
 
 
 def _apply_one(data: dict, o: Override, players: Any, prov: Provenance | None) -> None:
+    if o.path[0] == "extends":  # read with the files, before any override applies
+        raise _error(o.label, "only a config file may extend another; write it there", key=o.key)
     node: Any = data
     here: KeyPath = ()  # the keys as the data holds them, down to the container being indexed
     for depth, seg in enumerate(o.path):
@@ -230,6 +234,13 @@ def _apply_one(data: dict, o: Override, players: Any, prov: Provenance | None) -
                 )
             # a key YAML read as a number or a bool (`2: 8` under removed_relics) matches its text
             key = seg if seg in node else next((k for k in node if _key_text(k) == seg), seg)
+            index = o.path[depth + 1] if depth + 1 < len(o.path) else None
+            if isinstance(index, int) and key not in node:  # a new mapping would have no items
+                raise _error(
+                    o.label,
+                    f"{_shown_path(o.path[: depth + 1])} is not set, so it has no item [{index}]",
+                    key=o.key,
+                )
         if depth == len(o.path) - 1:
             if prov is not None and key in _keys(node):
                 _forget(node[key], (*here, key), prov)
@@ -269,7 +280,13 @@ def apply_to(
 ) -> dict:
     """:func:`apply_overrides`, also recording each override as the source of the key paths it
     wrote in ``provenance`` (updated in place; its ``files`` get each override's label first, as
-    the nearest source), so that validation errors name the override."""
+    the nearest source), so that validation errors name the override. A :class:`Provenance`
+    also keeps ``data`` and itself as they were, and the overrides, so that an error in a key a
+    file wrote can be traced to the override that caused it (``--set game=raven_order``)."""
+    if isinstance(provenance, Provenance) and overrides:
+        if provenance.before is None:
+            provenance.before = (data, provenance.copy())
+        provenance.overrides = (*provenance.overrides, *overrides)
     out = copy.deepcopy(data)
     players = _players_after(data, overrides)
     for o in overrides:
