@@ -1,13 +1,16 @@
 """A small parquet writer for the results dataset: flat columns without nulls, one row group.
 
 Why not polars' or pyarrow's writer: a part is ~262,000 rows of ~80 columns, most of them uint8
-telemetry counts of 0..10, and both general writers spend 7-11 ns per value on hashing the values
-into a dictionary and on a generic RLE encoder: 3.4 µs of CPU per four-player Five Ravens game, a
-quarter of what the game kernels spend, on the two cores they share (benchmarks/end_to_end.py). Here every integer
-column is dictionary-encoded without hashing: its dictionary is the range ``min..max``, so a value's
-key is ``value - min``, bit-packed in one numba pass over the row-major telemetry block. The file is
-plain parquet (format 1 data pages, ZSTD, statistics with min, max and null count), read by
-polars, pyarrow/pandas and DuckDB with the same values and types as polars' own writer gives.
+telemetry counts of 0..10, and general writers spend their time hashing the values into a
+dictionary and in a generic RLE encoder. Every integer column here is dictionary-encoded without
+hashing: its dictionary is the range ``min..max``, so a value's key is ``value - min``, bit-packed in
+one numba pass over the row-major telemetry block. Measured (benchmarks/writer_ab.py, interleaved,
+a 65,536-game part, CPU per game): this writer 795 ns for Five Ravens and 513 ns for The Raven
+Order; pyarrow's best setting 2.02x and 1.56x that (with dictionary encoding everywhere, as here,
+4.1x and 3.2x), polars' about 4x. The file is plain parquet (format 1 data pages, ZSTD with frame
+checksums, statistics with min, max and null count, key-value metadata), read by polars,
+pyarrow/pandas and DuckDB with the same values and types (tests/test_parquet_readers.py fuzzes
+all four).
 
 Supported column types: ``np.ndarray`` of bool, int8, int16, int32, int64, uint8, uint16 or float64
 (1-D, one value per row), a 2-D uint8 block written as one column per array column (see
@@ -16,10 +19,11 @@ Supported column types: ``np.ndarray`` of bool, int8, int16, int32, int64, uint8
 
 from __future__ import annotations
 
+import hashlib
 import os
 import struct
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import zstandard
@@ -231,7 +235,9 @@ def _int_logical(bits: int, signed: bool) -> bytes:  # LogicalType.INTEGER
 
 class _Encoder:
     def __init__(self, level: int) -> None:
-        self._zstd = zstandard.ZstdCompressor(level=level)
+        # A content checksum in every zstd frame: a reader that decompresses a damaged page
+        # (polars, pyarrow, DuckDB) fails on it instead of decoding other values.
+        self._zstd = zstandard.ZstdCompressor(level=level, write_checksum=True)
 
     def page(self, body: bytes | memoryview, kind: int, n_values: int, encoding: int):
         data = self._zstd.compress(body)
@@ -253,7 +259,7 @@ class _Encoder:
         rows, cols = a.shape
         if lo is None:
             lo, hi = _min_max(a)
-        span = hi - lo
+        span = hi.astype(np.float64) - lo.astype(np.float64)  # int64 - int64 can wrap
         width = np.maximum(1, np.ceil(np.log2(span + 1.0)).astype(np.int64))
         width = np.where(span >= (1 << MAX_DICT_BITS), 0, width)
         packed_cols = np.flatnonzero(width > 0)
@@ -354,8 +360,11 @@ def write_table(
     *,
     created_by: str = "balance",
     level: int = ZSTD_LEVEL,
-) -> None:
-    """Write ``columns`` (name -> values, all the same number of rows) as one parquet file."""
+    metadata: Mapping[str, str] | None = None,
+) -> str:
+    """Write ``columns`` (name -> values, all the same number of rows) as one parquet file, with
+    ``metadata`` as the footer's key-value metadata; returns the SHA-256 of the file's bytes (hex),
+    computed as they are written."""
     lengths = {name: len(_values(column)) for name, column in columns.items()}
     rows = next(iter(lengths.values()), 0)
     if not rows:
@@ -363,6 +372,14 @@ def write_table(
     for name, n in lengths.items():
         if n != rows:
             raise ValueError(f"column {name!r} has {n} rows, the first column {rows}")
+    leaves = [
+        n for name, c in columns.items() for n in (c.names if isinstance(c, Block) else [name])
+    ]
+    if not leaves:
+        raise ValueError("a table without columns cannot be written")
+    if len(set(leaves)) != len(leaves):
+        twice = sorted({n for n in leaves if leaves.count(n) > 1})
+        raise ValueError(f"columns {twice} are named twice; readers refuse such a file")
     enc = _Encoder(level)
     chunks: list[_Chunk] = []
     for name, column in columns.items():
@@ -378,7 +395,8 @@ def write_table(
             chunks += enc.ints([name], np.ascontiguousarray(column).reshape(-1, 1))
         else:
             chunks.append(enc.plain(name, np.asarray(column)))
-    with open(path, "wb") as f:
+    with open(path, "wb") as raw:
+        f = _Hashing(raw)
         f.write(MAGIC)
         pos = len(MAGIC)
         column_chunks = []
@@ -427,12 +445,36 @@ def write_table(
             (2, _LIST, (_STRUCT, [root, *(c.schema for c in chunks)])),
             (3, _I64, rows),
             (4, _LIST, (_STRUCT, [row_group] if rows else [])),
+            None if not metadata else (5, _LIST, (_STRUCT, _key_values(metadata))),
             (6, _BINARY, created_by.encode()),
             (7, _LIST, (_STRUCT, [type_order] * len(chunks))),
         )
         f.write(footer)
         f.write(struct.pack("<I", len(footer)))
         f.write(MAGIC)
+    return f.hexdigest()
+
+
+class _Hashing:
+    """A binary file that hashes (SHA-256) what is written to it."""
+
+    def __init__(self, file: Any) -> None:
+        self._file = file
+        self._hash = hashlib.sha256()
+
+    def write(self, data: bytes) -> None:
+        self._hash.update(data)
+        self._file.write(data)
+
+    def hexdigest(self) -> str:
+        return self._hash.hexdigest()
+
+
+def _key_values(metadata: Mapping[str, str]) -> list[bytes]:
+    return [
+        _struct((1, _BINARY, str(k).encode()), (2, _BINARY, str(v).encode()))
+        for k, v in metadata.items()
+    ]
 
 
 # ---- reading a footer back: is a part complete? -----------------------------------------------
@@ -445,15 +487,15 @@ class DamagedFile(ValueError):
 class Footer(NamedTuple):
     rows: int
     columns: list[str]  # leaf column names, in file order
+    metadata: dict[str, str] = {}  # the footer's key-value metadata  # noqa: RUF012
 
 
 def read_footer(path: str | os.PathLike[str]) -> Footer:
-    """The row count and column names from the footer of parquet file ``path``, after checking
-    what a truncated or overwritten file gets wrong: the magic at both ends, the footer's length,
-    and its schema and row count (the start of the footer, before the row groups, so that this
-    costs a fraction of a millisecond). A page damaged inside the file, or a damaged row group
-    entry, is found only by a reader decoding it. Raises DamagedFile, or OSError if the file
-    cannot be read."""
+    """The row count, column names and key-value metadata from the footer of parquet file
+    ``path``, after checking what a truncated or overwritten file gets wrong: the magic at both
+    ends, the footer's length, and its schema and row count (only the footer is read: a fraction
+    of a millisecond). A page damaged inside the file is found only by a reader decoding it, or
+    by the file's checksum. Raises DamagedFile, or OSError if the file cannot be read."""
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         if size < 2 * len(MAGIC) + 4:
@@ -461,26 +503,44 @@ def read_footer(path: str | os.PathLike[str]) -> Footer:
         head = f.read(len(MAGIC))
         f.seek(size - 8)
         tail = f.read(8)
-        if head != MAGIC:
-            raise DamagedFile("it does not start with the parquet magic PAR1")
-        if tail[4:] != MAGIC:
-            raise DamagedFile("no parquet footer at its end")
-        length = struct.unpack("<I", tail[:4])[0]
-        if length > size - 12:
-            raise DamagedFile(f"its footer length {length:,} exceeds the file's {size:,} bytes")
+        length = _footer_length(head, tail, size)
         f.seek(size - 8 - length)
-        raw = f.read(length)
+        return _parse_footer(f.read(length))
+
+
+def parse_footer(data: bytes | memoryview) -> Footer:
+    """:func:`read_footer` of a whole parquet file already in memory (``data``)."""
+    size = len(data)
+    if size < 2 * len(MAGIC) + 4:
+        raise DamagedFile(f"{size} bytes, too short for a parquet file")
+    length = _footer_length(bytes(data[: len(MAGIC)]), bytes(data[size - 8 :]), size)
+    return _parse_footer(bytes(data[size - 8 - length : size - 8]))
+
+
+def _footer_length(head: bytes, tail: bytes, size: int) -> int:
+    if head != MAGIC:
+        raise DamagedFile("it does not start with the parquet magic PAR1")
+    if tail[4:] != MAGIC:
+        raise DamagedFile("no parquet footer at its end")
+    length = struct.unpack("<I", tail[:4])[0]
+    if length > size - 12:
+        raise DamagedFile(f"its footer length {length:,} exceeds the file's {size:,} bytes")
+    return length
+
+
+def _parse_footer(raw: bytes) -> Footer:
     try:
-        meta = _Reader(raw).struct(stop_at=4)  # FileMetaData: 2 schema, 3 num_rows, 4 row groups
+        meta = _Reader(raw).struct()  # FileMetaData: 2 schema, 3 num_rows, 5 key-value metadata
         rows = int(meta[3])
         root, *leaves = meta[2]
         names = [e[4].decode() for e in leaves]
+        metadata = {kv[1].decode(): kv.get(2, b"").decode() for kv in meta.get(5, [])}
         sound = rows >= 0 and root.get(5) == len(names)  # the root counts its columns
     except (IndexError, KeyError, TypeError, ValueError, AttributeError):
         sound = False
     if not sound:
         raise DamagedFile("its footer is unreadable")
-    return Footer(rows, names)
+    return Footer(rows, names, metadata)
 
 
 class _Reader:
