@@ -18,6 +18,7 @@ before handing out the rows: a truncated or overwritten part is a one-line Resul
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import shutil
@@ -31,11 +32,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from balance import manifest as manifest_schema
 from balance import parquet
 from balance.errors import BalanceError
 from balance.games.base import Chunk
 
-FORMAT = 1  # bump when the layout or a column's meaning changes
+FORMAT = manifest_schema.FORMAT  # bump when the layout or a column's meaning changes
 MANIFEST = "manifest.json"
 PARTS_DIR = "games"
 
@@ -505,6 +507,20 @@ def clear(out: Path) -> None:
             path.unlink()
 
 
+RUN_ID_KEY = "balance.run_id"  # a part's footer metadata: the run it belongs to
+FIRST_GAME_KEY = "balance.first_game"  # and the first game it holds
+
+
+def run_id(manifest: dict[str, Any]) -> str:
+    """The id of the run a manifest describes: a hash of what decides its games (format, version,
+    config hash, seed, games, chunk size). Two runs with the same id write the same parts byte
+    for byte (here or on Ray, interrupted or not), so a part with another id is from a run that
+    played other games: it is refused, whatever its manifest entry says."""
+    key = [FORMAT, *(manifest.get(k) for k in ("version", "config_hash", "seed"))]
+    key += [manifest.get("games_requested"), manifest.get("chunk_size")]
+    return hashlib.sha256(json.dumps(key, default=str).encode()).hexdigest()[:16]
+
+
 class ResultsWriter:
     """Writes parts into ``out/games/`` and keeps ``out/manifest.json`` current.
 
@@ -522,6 +538,7 @@ class ResultsWriter:
         self._version = manifest.get("version", "")
         self.manifest: dict[str, Any] = {
             "format": FORMAT,
+            "run_id": run_id(manifest),
             **manifest,
             "status": "running",
             "process": process_identity(),
@@ -558,7 +575,12 @@ class ResultsWriter:
         path = self.out / PARTS_DIR / name
         tmp = path.with_name("." + name + ".tmp")
         try:
-            parquet.write_table(tmp, columns, created_by=f"balance {self._version}")
+            sha256 = parquet.write_table(
+                tmp,
+                columns,
+                created_by=f"balance {self._version}",
+                metadata={RUN_ID_KEY: self.manifest["run_id"], FIRST_GAME_KEY: str(first_game)},
+            )
             _fsync(tmp)  # on disk before the manifest lists it, even across a power cut
             os.replace(tmp, path)  # a part is complete or absent
         except BaseException:
@@ -570,7 +592,9 @@ class ResultsWriter:
             if c not in BASE_SCHEMA and isinstance(v, np.ndarray) and v.dtype == np.int32
         ]
         self.manifest["extra_columns"] = extra
-        self.manifest["parts"].append({"file": name, "first_game": first_game, "games": n_games})
+        self.manifest["parts"].append(
+            {"file": name, "first_game": first_game, "games": n_games, "sha256": sha256}
+        )
         self.manifest["games_done"] = first_game + n_games
         self._save()
         return path
@@ -586,7 +610,21 @@ class ResultsWriter:
         wall = time.perf_counter() - self._t0
         self.manifest["wall_time_s"] = round(wall, 6)
         self.manifest["games_per_s"] = round(self.games_done / wall, 1) if wall > 0 else 0.0
-        _write_json(self.out / MANIFEST, self.manifest)
+        _write_json(self.out / MANIFEST, seal(self.manifest))
+
+
+def manifest_checksum(manifest: dict[str, Any]) -> str:
+    """The SHA-256 of a manifest's content (canonical JSON, without its ``checksum`` key)."""
+    body = {k: v for k, v in manifest.items() if k != "checksum"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def seal(manifest: dict[str, Any]) -> dict[str, Any]:
+    """``manifest`` with its ``checksum`` set to :func:`manifest_checksum` (what the writer saves;
+    a reader refuses a manifest whose content no longer matches it)."""
+    manifest["checksum"] = manifest_checksum(json.loads(json.dumps(manifest, default=str)))
+    return manifest
 
 
 # Polars numbers rows with its index type: UInt32 in the default build (a frame holds at most
@@ -624,14 +662,48 @@ def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise ResultsError(f"{file}: cannot read: {e}") from None
     except json.JSONDecodeError as e:
         raise ResultsError(f"{file}: invalid JSON: {e.msg} at line {e.lineno}") from None
+    except RecursionError:
+        raise ResultsError(f"{file}: not a balance manifest (nested too deeply)") from None
     if not isinstance(manifest, dict) or not isinstance(manifest.get("parts"), list):
         raise ResultsError(f"{file}: not a balance manifest (no list of parts)")
-    if manifest.get("format", FORMAT) > FORMAT:
+    if manifest.get("format") == FORMAT and manifest.get("checksum") != manifest_checksum(manifest):
         raise ResultsError(
-            f"{file}: written by a newer balance (format {manifest['format']}); upgrade balance"
+            f"{file}: changed since balance wrote it (its checksum does not match its content: "
+            f"damaged, or edited by hand); {_rerun(path, manifest)}"
+        )
+    try:
+        manifest_schema.check(manifest, file)
+    except manifest_schema.ManifestError as e:
+        raise ResultsError(str(e)) from None
+    if manifest["games_requested"] > (limit := max_games(manifest["players"])):
+        raise ResultsError(
+            f"{file}: games_requested: {manifest['games_requested']:,} is more than a results "
+            f"dataset of {manifest['players']} players holds ({limit:,})"
+        )
+    if manifest["run_id"] != run_id(manifest):
+        raise ResultsError(
+            f"{file}: run_id: {manifest['run_id']} is not the id of the run it describes "
+            f"({run_id(manifest)}): its version, config_hash, seed, games_requested or chunk_size "
+            f"was edited. {_rerun(path, manifest)}"
         )
     _effective_status(manifest)
     return manifest
+
+
+def check_config(manifest: dict[str, Any], path: str | os.PathLike[str]) -> Any:
+    """The resolved config manifest of results directory ``path`` recorded, after checking that
+    it is the config the run played: its hash, recomputed, is the recorded ``config_hash`` (a
+    config edited by hand with its hash kept is refused, one line)."""
+    from balance.config import config_from_dict, config_hash
+
+    file = Path(path) / MANIFEST
+    config = config_from_dict(manifest["config"], str(file))
+    if config_hash(config) != manifest["config_hash"]:
+        raise ResultsError(
+            f"{file}: config: edited after the run (its hash is {config_hash(config)}, the run "
+            f"played {manifest['config_hash']}); {_rerun(Path(path), manifest)}"
+        )
+    return config
 
 
 def empty_schema(manifest: dict[str, Any]) -> dict[str, pl.DataType]:
@@ -660,6 +732,7 @@ def open_results(path: str | os.PathLike[str]) -> tuple[dict[str, Any], pl.LazyF
     """
     path = Path(path)
     manifest = read_manifest(path)
+    check_config(manifest, path)
     files = []
     columns: list[str] | None = None
     for i, part in enumerate(manifest["parts"]):
@@ -684,16 +757,31 @@ def open_results(path: str | os.PathLike[str]) -> tuple[dict[str, Any], pl.LazyF
 
 
 def check_part(file: Path, manifest: dict[str, Any], part: dict[str, Any]) -> parquet.Footer:
-    """Part ``file``'s footer, checked against its manifest entry; ResultsError if it is
-    truncated, not parquet, or holds another number of rows."""
+    """Part ``file``'s footer, after checking the part against its manifest entry: its SHA-256
+    (every byte as written), the run id in its footer, its row count. ResultsError (one line
+    naming the part and the command that rewrites it) if it is damaged, truncated, not parquet,
+    or a part of another run."""
     try:
+        with open(file, "rb") as f:
+            digest = hashlib.file_digest(f, "sha256").hexdigest()
         footer = parquet.read_footer(file)
     except parquet.DamagedFile as e:
         raise ResultsError(damaged(file, str(e), manifest)) from None
     except OSError as e:
         raise ResultsError(f"{file}: cannot read: {e.strerror or e}") from None
-    players, games = manifest.get("players"), part.get("games")
-    if isinstance(players, int) and isinstance(games, int) and footer.rows != games * players:
+    theirs = footer.metadata.get(RUN_ID_KEY)
+    if theirs != manifest["run_id"]:
+        whose = f"run id {theirs}" if theirs else "no run id"
+        raise ResultsError(
+            f"{file}: a part of another run ({whose}; this run is {manifest['run_id']}); "
+            f"{_rerun(file.parent.parent, manifest)}"
+        )
+    if digest != part["sha256"]:
+        raise ResultsError(
+            damaged(file, "its SHA-256 is not the one recorded when written", manifest)
+        )
+    players, games = manifest["players"], part["games"]
+    if footer.rows != games * players:
         raise ResultsError(
             damaged(
                 file,
@@ -703,6 +791,27 @@ def check_part(file: Path, manifest: dict[str, Any], part: dict[str, Any]) -> pa
             )
         )
     return footer
+
+
+def verify(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[str]]:
+    """Check results directory ``path`` as every reader does, in full: its manifest (schema,
+    run id, recorded config), then every part (:func:`check_part`). Returns (manifest, one line
+    per bad part); a manifest that cannot be trusted raises ResultsError."""
+    path = Path(path)
+    manifest = read_manifest(path)
+    check_config(manifest, path)
+    problems = []
+    for part in manifest["parts"]:
+        file = path / PARTS_DIR / part["file"]
+        try:
+            if not file.is_file():
+                raise ResultsError(
+                    f"{file}: listed in {MANIFEST} but missing; {_rerun(path, manifest)}"
+                )
+            check_part(file, manifest, part)
+        except ResultsError as e:
+            problems.append(str(e))
+    return manifest, problems
 
 
 def damaged(file: Path, reason: str, manifest: dict[str, Any]) -> str:
