@@ -272,6 +272,7 @@ EXAMPLES: dict[str, list[str]] = {
         "--set 'seats={first: random, rest: greedy}'",
     ],
     "games": ["balance games", "balance games five_ravens"],
+    "verify": ["balance verify results/five_ravens"],
     "replay": [
         "balance replay configs/five_ravens/base.yaml --game 3",
         "balance replay results/five_ravens --game 12",
@@ -676,6 +677,56 @@ def validate(
         seats = ", ".join(cfg.seats)
         typer.echo(f"ok: {path} ({cfg.game}, {cfg.players} players, seats: {seats})")
     if invalid:
+        raise typer.Exit(1)
+
+
+@command(cls=_Command)
+def verify(
+    dirs: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Results directories (or sweep directories: every point).",
+            show_default=False,
+            metavar="RESULTS",
+        ),
+    ],
+) -> None:
+    """Check results datasets as every reader does, in full: each manifest against its schema
+    and recorded config, each part against the SHA-256 recorded when it was written and the run
+    id in its footer. `ok` for a sound dataset; one line per bad part (with the command that
+    rewrites it), exit 1, otherwise."""
+    from balance import results
+    from balance.experiments import sweep
+
+    bad = 0
+    for d in dirs:
+        try:
+            targets = (
+                [p.path for p in sweep.open_sweep(d).points if p.status != "pending"]
+                if sweep.is_sweep(d)
+                else [d]
+            )
+        except BalanceError as e:
+            _error(e)
+            bad += 1
+            continue
+        for target in targets:
+            try:
+                manifest, problems = results.verify(target)
+            except (BalanceError, OSError) as e:
+                _error(_one_line(e))
+                bad += 1
+                continue
+            for problem in problems:
+                _error(problem)
+            bad += bool(problems)
+            if not problems:
+                parts = len(manifest["parts"])
+                typer.echo(
+                    f"ok: {target} ({manifest['games_done']:,} games in {parts} "
+                    f"part{'s' * (parts != 1)}, {results.status_text(manifest)})"
+                )
+    if bad:
         raise typer.Exit(1)
 
 

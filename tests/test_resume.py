@@ -246,7 +246,12 @@ def test_cli_resume_refuses_what_it_cannot_continue(cli, fake_game, fake_config,
     running = cli("simulate", "--resume", out)
     assert running.exit_code == 1
     assert running.stderr == f"error: {out}: running: the run is still being written there\n"
-    (out / "manifest.json").write_text(json.dumps({**m, "version": "0.0.1"}))
+    older = {**m, "version": "0.0.1"}
+    (out / "manifest.json").write_text(json.dumps(older))  # the version edited by hand
+    edited = cli("simulate", "--resume", out)
+    assert edited.stderr.startswith(f"error: {out / 'manifest.json'}: run_id: {m['run_id']} is not")
+    older["run_id"] = results.run_id(older)  # as an older balance would have written it
+    (out / "manifest.json").write_text(json.dumps(older))
     old = cli("simulate", "--resume", out)
     assert old.stderr.startswith(f"error: {out / 'manifest.json'}: written by balance 0.0.1, ")
     (out / "manifest.json").write_text(json.dumps(m))
