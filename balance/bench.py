@@ -397,14 +397,14 @@ def run(
 
 
 def check_json(
-    path: str | os.PathLike[str], *, config: str | os.PathLike[str] | None = None
+    path: str | os.PathLike[str], *, game: str, config: str | os.PathLike[str] | None = None
 ) -> None:
     """Refuse a ``--json`` file that cannot be written before measuring anything (minutes), not
     after (balance/outputs.py); it must not be the base config either."""
     from balance.outputs import check_output_file
 
-    inputs = {config: "the base config --config"} if config is not None else None
-    check_output_file(path, "--json", inputs=inputs)
+    base = config if config is not None else default_config(game)
+    check_output_file(path, "--json", inputs={base: "the base config"})
 
 
 def write_json(result: BenchResult, path: str | os.PathLike[str]) -> None:

@@ -809,7 +809,7 @@ def bench(
     from balance import bench as bench_lib
 
     if json_file is not None:  # before minutes of measuring, not after them
-        bench_lib.check_json(json_file, config=config)
+        bench_lib.check_json(json_file, game=game, config=config)
     err = Console(stderr=True)
     with contextlib.ExitStack() as stack:
         say = None

@@ -269,6 +269,11 @@ def test_a_results_directory_and_its_own_files_are_no_outputs(results, inputs, n
             "a config the tuned one extends",
         ),
         (["report", "{t}/run", "--impact", "{t}/i.json", "-o"], "{t}/i.json", "the impact file"),
+        (
+            ["bench", "five_ravens", "--config", "{t}/fake.yaml", "--json"],
+            "{t}/fake.yaml",
+            "the base config",
+        ),
     ],
 )
 def test_an_input_is_no_output(args, output, what, results, inputs, no_games):

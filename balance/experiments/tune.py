@@ -65,6 +65,7 @@ or ``ConfigError`` (one line naming the option and the key).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import difflib
 import itertools
@@ -849,10 +850,12 @@ def check_out(out: str | os.PathLike[str], config: str | os.PathLike[str]) -> No
     if path.suffix not in (".yaml", ".yml"):
         raise TuneError(f"--out {out}: the tuned config is YAML: name it FILE.yaml")
     inputs: dict[str | os.PathLike[str], str] = {config: "the config being tuned"}
-    try:  # the tuned file extends them all: replacing one would make it extend itself
-        chain = load_yaml(config)[1].files[1:]
-    except (BalanceError, OSError):  # the config's own error comes with the tuning
-        chain = []
+    chain: list[str] = []
+    # The tuned file extends them all: replacing one would make it extend itself. A config that
+    # does not load (or is no regular file, which could block) is said by the tuning itself.
+    if os.path.isfile(config):
+        with contextlib.suppress(BalanceError, OSError):
+            chain = load_yaml(config)[1].files[1:]
     inputs.update(dict.fromkeys(chain, "a config the tuned one extends"))
     check_output_file(out, "--out", inputs=inputs)
     if not path.parent.is_dir() and str(path.parent) not in ("", "."):
