@@ -594,11 +594,11 @@ def _check_simulate_report(
     from balance.experiments.impact import check_report_variants
     from balance.report import check_output
 
+    inputs: dict[Any, str] = {config: "the config"} if config is not None else {}
+    if out is not None:
+        inputs[out / "variants.json"] = "the card impact the report reads"
     check_output(
-        report_file,
-        "--report",
-        inputs={config: "the config"} if config is not None else None,
-        results_dirs=[out] if out is not None else [],
+        report_file, "--report", inputs=inputs, results_dirs=[out] if out is not None else []
     )
     if out is not None and not fresh:
         check_report_variants(out, skip="--set report.impact_seconds=0")
@@ -1290,7 +1290,10 @@ def report(
             _error(f"{len(results)} results directories: name the report with -o FILE.html")
             raise typer.Exit(1)
         out = results[0] / "report.html"
-    inputs = {impact: "the impact file --impact"} if impact is not None else None
+    if impact is not None:
+        inputs = {impact: "the impact file --impact"}
+    else:  # a single results directory's own card impact, read (or played) for the page
+        inputs = {r / "variants.json": "the card impact the report reads" for r in results[:1]}
     check_output(out, option, inputs=inputs)  # before any game or analysis
     if impact is None and len(results) == 1 and not no_impact:
         _play_report_impact(results[0])

@@ -269,6 +269,12 @@ def test_a_results_directory_and_its_own_files_are_no_outputs(results, inputs, n
             "a config the tuned one extends",
         ),
         (["report", "{t}/run", "--impact", "{t}/i.json", "-o"], "{t}/i.json", "the impact file"),
+        (["report", "{t}/run", "-o"], "{t}/run/variants.json", "the card impact the report reads"),
+        (
+            ["simulate", "{t}/fake.yaml", "--out", "{t}/new", "--report"],
+            "{t}/new/variants.json",
+            "the card impact the report reads",
+        ),
         (
             ["bench", "five_ravens", "--config", "{t}/fake.yaml", "--json"],
             "{t}/fake.yaml",
@@ -284,7 +290,7 @@ def test_an_input_is_no_output(args, output, what, results, inputs, no_games):
     kept = {p: p.read_bytes() for p in t.glob("*.*") if p.is_file()}
     out = output.format(t=t)
     result = cli(*[a.format(t=t) for a in args], out)
-    option = "--out" if args[0] == "report" else args[-1]
+    option = "--out" if args[-1] == "-o" else args[-1]
     assert result.exit_code == (2 if args[0] == "check" else 1), result.output
     assert result.stderr.startswith(f"error: {option} {out}: is {what.format(t=t)}")
     assert result.stderr.endswith("; name another file to write\n")
