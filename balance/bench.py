@@ -396,9 +396,22 @@ def run(
     )
 
 
+def check_json(
+    path: str | os.PathLike[str], *, game: str, config: str | os.PathLike[str] | None = None
+) -> None:
+    """Refuse a ``--json`` file that cannot be written before measuring anything (minutes), not
+    after (balance/outputs.py); it must not be the base config either."""
+    from balance.outputs import check_output_file
+
+    base = config if config is not None else default_config(game)
+    check_output_file(path, "--json", inputs={base: "the base config"})
+
+
 def write_json(result: BenchResult, path: str | os.PathLike[str]) -> None:
-    """Every figure of ``result`` as JSON (for CI artefacts)."""
-    Path(path).write_text(json.dumps(result.to_dict(), indent=2) + "\n", encoding="utf-8")
+    """Every figure of ``result`` as JSON (for CI artefacts), written atomically."""
+    from balance.outputs import write_atomic
+
+    write_atomic(path, json.dumps(result.to_dict(), indent=2) + "\n")
 
 
 # ---- helpers ------------------------------------------------------------------------------------

@@ -527,10 +527,8 @@ def simulate(
     elif config is None:
         raise BalanceError("give a CONFIG file to play (or --resume DIR to continue a run)")
     cfg = _load(config, sets) if config is not None else None
-    if report_file is not None:
-        from balance.report import check_output
-
-        check_output(report_file)  # before the run, not after minutes of it
+    if report_file is not None:  # before the run, not after minutes of it
+        _check_simulate_report(report_file, config=config, out=resume or out, fresh=force)
     with _backend(backend, address, threads):
         if resume is not None:
             summary = _resume(
@@ -609,6 +607,24 @@ def simulate(
         elif plan.variants:
             typer.echo(f"card impact left out: {plan.reason}")
         _write_report([summary.out], out=report_file, impact=impact_file)
+
+
+def _check_simulate_report(
+    report_file: Path, *, config: Path | None, out: Path | None, fresh: bool
+) -> None:
+    """``simulate --report``: the page, and the card impact it plays into the results directory
+    (RESULTS/variants.json, unless --force clears the directory first), can be written."""
+    from balance.experiments.impact import check_report_variants
+    from balance.report import check_output
+
+    inputs: dict[Any, str] = {config: "the config"} if config is not None else {}
+    if out is not None:
+        inputs[out / "variants.json"] = "the card impact the report reads"
+    check_output(
+        report_file, "--report", inputs=inputs, results_dirs=[out] if out is not None else []
+    )
+    if out is not None and not fresh:
+        check_report_variants(out, skip="--set report.impact_seconds=0")
 
 
 def _resume(
@@ -777,7 +793,12 @@ def replay(
 
     With --html, write it as a page of pictures instead (for games that draw them)."""
     from balance import runner
+    from balance.outputs import check_output_file
 
+    if html is not None:  # before the kernels load and the game plays
+        check_output_file(
+            html, "--html", inputs={source: "the config being replayed"}, suggest="game.html"
+        )
     if source.is_dir():
         if sets:
             raise BalanceError(
@@ -860,6 +881,8 @@ def bench(
     """Measure GAME on this machine: compile and start-up times, games/s, plain-Python ratio."""
     from balance import bench as bench_lib
 
+    if json_file is not None:  # before minutes of measuring, not after them
+        bench_lib.check_json(json_file, game=game, config=config)
     err = Console(stderr=True)
     with contextlib.ExitStack() as stack:
         say = None
@@ -927,8 +950,11 @@ def impact(
     from balance import experiments, impact_file
     from balance import games as registry
 
-    if out is not None:
-        experiments.check_impact_out(out)
+    if out is not None:  # before the games, not after them
+        inputs: dict[Any, str] = {config: "the config"}
+        if variants is not None:
+            inputs[variants] = "the variants file --variants"
+        experiments.check_impact_out(out, inputs=inputs)
     cfg = _load(config, sets)
     if variants is not None:
         chosen = experiments.load_variants(variants)
@@ -1019,7 +1045,9 @@ def compare(
     if report_file is not None:
         from balance.report import check_output
 
-        check_output(report_file)  # before the games, not after them
+        check_output(  # before the games, not after them
+            report_file, "--report", inputs={a: "config A", b: "config B"}
+        )
     with _backend(backend, address, threads), terminal.progress_bar("compare") as progress:
         result = experiments.compare(
             cfg_a,
@@ -1094,17 +1122,19 @@ def check(
     Exit 0: every assertion passes; 1: one fails or is inconclusive; 2: a bad spec, config or option (one line).
     """
     from balance import experiments
-    from balance.experiments.junit import format_summary
+    from balance.experiments.junit import check_junit, format_summary, write_junit
     from balance.overrides import parse_overrides
 
     overrides = parse_overrides(sets)
     parsed = experiments.load_spec(spec)
+    if junit is not None:  # before the games: a FIFO would block the gate at its end
+        check_junit(junit, spec_path=spec, spec=parsed)
     with _backend(backend, address, threads), terminal.check_progress() as progress:
         result = experiments.check(
             parsed, spec_path=spec, threads=threads, progress=progress, overrides=overrides
         )
     if junit is not None:
-        junit.write_text(experiments.junit_xml(result))
+        write_junit(result, junit)
     for a in result.assertions:
         typer.echo(experiments.format_line(a, result.level))
     for warning in result.warnings():
@@ -1192,7 +1222,12 @@ def sweep(
     if report_file is not None:
         from balance.report import check_output
 
-        check_output(report_file)  # before the games, not after them
+        check_output(  # before the games, not after them
+            report_file,
+            "--report",
+            inputs={config: "the config"},
+            results_dirs=[out] if out is not None else [],
+        )
     chosen = out is not None
     out = out or sweep_lib.default_out(plan)
     runner.check_options(games=plan.games, seed=plan.seed, chunk_size=chunk_size, threads=threads)
@@ -1312,38 +1347,47 @@ def report(
     in the turn order, chair, side, role and policy at each place) against the config's
     report.tolerance and report.targets."""
     from balance.experiments.sweep import is_sweep
+    from balance.report import check_output
 
+    option = "--out" if out is not None else ""
     if any(is_sweep(r) for r in results):
         if len(results) > 1 or baseline is not None or impact is not None:
             _error("a sweep directory is reported alone (no other RESULTS, --baseline or --impact)")
             raise typer.Exit(1)
-        _write_sweep_report(results[0], out=out or results[0] / "report.html", cdn=cdn)
+        out = out or results[0] / "report.html"
+        check_output(out, option)  # before the analysis
+        _write_sweep_report(results[0], out=out, cdn=cdn)
         return
     if out is None:
         if len(results) > 1:
             _error(f"{len(results)} results directories: name the report with -o FILE.html")
             raise typer.Exit(1)
         out = results[0] / "report.html"
+    if impact is not None:
+        inputs = {impact: "the impact file --impact"}
+    else:  # a single results directory's own card impact, read (or played) for the page
+        inputs = {r / "variants.json": "the card impact the report reads" for r in results[:1]}
+    check_output(out, option, inputs=inputs)  # before any game or analysis
     if impact is None and len(results) == 1 and not no_impact:
-        _play_report_impact(results[0], out)
+        _play_report_impact(results[0])
     _write_report(results, out=out, baseline=baseline, impact=impact, cdn=cdn)
 
 
-def _play_report_impact(results_dir: Path, out: Path) -> None:
+def _play_report_impact(results_dir: Path) -> None:
     """The causal card impact of a results directory that has none yet (RESULTS/variants.json):
     the game's report and impact variants on the run's first games and seed, within the config's
     report.impact_seconds at the run's recorded speed (as ``simulate --report`` plays it)."""
     from balance import experiments
     from balance import games as registry
+    from balance.experiments.impact import check_report_variants
     from balance.experiments.variants import REPORT_VARIANTS_FILE
-    from balance.report import check_output
     from balance.results import read_manifest
 
     if (results_dir / REPORT_VARIANTS_FILE).exists() or not (
         results_dir / "manifest.json"
     ).exists():
         return  # its own card impact is there, or write_report says what is wrong
-    check_output(out)  # before the games, not after them
+    check_report_variants(results_dir, skip="--no-impact")  # before the games, not after them
     manifest = read_manifest(results_dir)
     cfg, _ = _run_config(results_dir, game=0, seed=None)
     plan = experiments.plan_report_impact(

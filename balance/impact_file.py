@@ -22,6 +22,7 @@ share), never by whichever of a dozen noisy rows moved most.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from pathlib import Path
@@ -125,20 +126,22 @@ def write_impact(
 ) -> Path:
     """Write ``.parquet`` (the long table) or ``.json`` (``provenance``, summary and table),
     atomically: a failed write leaves an earlier file as it was."""
+    from balance.outputs import write_atomic
+
     path = Path(path)
     check_out(path)
-    tmp = path.with_name("." + path.name + ".tmp")
     if path.suffix == ".parquet":
-        table.write_parquet(tmp)
+        buffer = io.BytesIO()
+        table.write_parquet(buffer)
+        content: str | bytes = buffer.getvalue()
     else:
         data = {
             **provenance,
             "summary": _no_nan(summary.to_dicts()),
             "table": _no_nan(table.to_dicts()),
         }
-        tmp.write_text(json.dumps(data, indent=1, default=_json_default, allow_nan=False) + "\n")
-    os.replace(tmp, path)
-    return path
+        content = json.dumps(data, indent=1, default=_json_default, allow_nan=False) + "\n"
+    return write_atomic(path, content)  # a temporary file renamed into place
 
 
 def read_impact(path: str | os.PathLike[str]) -> ImpactFile:

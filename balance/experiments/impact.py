@@ -24,6 +24,7 @@ from balance.experiments.variants import (
     apply_patch,
 )
 from balance.headline import headline_of
+from balance.outputs import check_output_file
 from balance.runner import CHUNK, RunnerError
 
 
@@ -139,9 +140,27 @@ def impact(
     )
 
 
-def check_impact_out(path: str | os.PathLike[str]) -> None:
-    """Refuse a bad ``--out`` before minutes of games rather than after them."""
+def check_impact_out(
+    path: str | os.PathLike[str],
+    *,
+    inputs: dict[str | os.PathLike[str], str] | None = None,
+    option: str = "--out",
+) -> None:
+    """Refuse a bad ``--out`` before minutes of games rather than after them: one that cannot be
+    written (balance/outputs.py; not a device, FIFO or directory), one of the command's
+    ``inputs`` (the config, the variants file) or not a ``.json`` or ``.parquet`` file."""
+    check_output_file(path, option, inputs=inputs)
     impact_file.check_out(path)
+
+
+def check_report_variants(results_dir: str | os.PathLike[str], *, skip: str) -> None:
+    """Refuse, before any game, a results directory where the report's card impact
+    (``<results_dir>/variants.json``, :func:`play_report_variants`) could not be written;
+    ``skip`` says how to leave the card impact out (``--no-impact``)."""
+    check_output_file(
+        Path(results_dir) / REPORT_VARIANTS_FILE,
+        fix=f"the report's card impact is written there (leave it out with {skip})",
+    )
 
 
 def write_impact(

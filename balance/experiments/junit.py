@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import numpy as np
 
-from balance.experiments.check import AssertionResult, CheckResult
+from balance.experiments.check import AssertionResult, CheckResult, Spec
+from balance.outputs import check_output_file, write_atomic
 
 
 def guarantee(result: CheckResult) -> str:
@@ -69,6 +72,28 @@ def junit_xml(result: CheckResult) -> str:
         ET.SubElement(case, "system-out").text = f"{line}\n{a.detail}"
     ET.indent(root)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def check_junit(
+    path: str | os.PathLike[str], *, spec_path: str | os.PathLike[str], spec: Spec | None = None
+) -> None:
+    """Refuse a ``--junit`` file that cannot be written before any game (balance/outputs.py): a
+    FIFO would block the gate at its end, a device would be replaced by a file. Nor may it be a
+    file the check reads: the spec or a config or baseline it names."""
+    inputs: dict[str, str] = {os.fspath(spec_path): "the check spec"}
+    spec_dir = os.path.dirname(os.fspath(spec_path))
+    for c in spec.checks if spec is not None else []:
+        named = [c.config, c.baseline, *(a.baseline for a in c.assertions)]
+        for name in filter(None, named):
+            inputs.setdefault(
+                os.path.normpath(os.path.join(spec_dir, name)), "a config the spec names"
+            )
+    check_output_file(path, "--junit", inputs=inputs)
+
+
+def write_junit(result: CheckResult, path: str | os.PathLike[str]) -> Path:
+    """Write the check as JUnit XML (:func:`junit_xml`) to ``path``, atomically."""
+    return write_atomic(path, junit_xml(result))
 
 
 def format_line(a: AssertionResult, level: float = 0.95) -> str:

@@ -65,6 +65,7 @@ or ``ConfigError`` (one line naming the option and the key).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import difflib
 import itertools
@@ -93,6 +94,7 @@ from balance.config import (
 from balance.errors import BalanceError
 from balance.experiments.check import DEFAULT_DELTA
 from balance.experiments.play import chunk_arrays, lineup
+from balance.outputs import check_output_file, target_of, write_atomic
 from balance.overrides import Override, apply_overrides, apply_to, override, parse_overrides
 from balance.runner import CHUNK
 from balance.stats import rootfind
@@ -842,16 +844,22 @@ def _tune_search(space: _Space, budget: int, trials: int, progress: Progress | N
 
 def check_out(out: str | os.PathLike[str], config: str | os.PathLike[str]) -> None:
     """``--out`` can be written (before any game): a YAML file in an existing directory, not
-    the config itself."""
+    the config itself or a file it extends, nor a directory, FIFO or device
+    (balance/outputs.py)."""
     path = Path(out)
     if path.suffix not in (".yaml", ".yml"):
         raise TuneError(f"--out {out}: the tuned config is YAML: name it FILE.yaml")
-    if path.is_dir():
-        raise TuneError(f"--out {out}: is a directory")
+    inputs: dict[str | os.PathLike[str], str] = {config: "the config being tuned"}
+    chain: list[str] = []
+    # The tuned file extends them all: replacing one would make it extend itself. A config that
+    # does not load (or is no regular file, which could block) is said by the tuning itself.
+    if os.path.isfile(config):
+        with contextlib.suppress(BalanceError, OSError):
+            chain = load_yaml(config)[1].files[1:]
+    inputs.update(dict.fromkeys(chain, "a config the tuned one extends"))
+    check_output_file(out, "--out", inputs=inputs)
     if not path.parent.is_dir() and str(path.parent) not in ("", "."):
         raise TuneError(f"--out {out}: no directory {path.parent}")
-    if path.exists() and os.path.realpath(path) == os.path.realpath(config):
-        raise TuneError(f"--out {out}: is the config being tuned; name a new file")
 
 
 def _yaml_key(data: Any, path: Sequence[str | int]) -> list[Any]:
@@ -893,7 +901,8 @@ def write_tuned(result: TuneResult, out: str | os.PathLike[str], *, command: str
     """Write the tuned config to ``out`` (module docstring); returns its path. The file is
     checked to load as the config at the answer before it replaces anything."""
     path = Path(out)
-    rel = os.path.relpath(result.config_path, start=path.parent or ".").replace(os.sep, "/")
+    where = target_of(path).parent  # a symlinked --out: extends from the file it points to
+    rel = os.path.relpath(result.config_path, start=where or ".").replace(os.sep, "/")
     lines = []
     for i, line in enumerate(how_found(result, command)):
         if command and i == 1:  # the command stays on one line, to be copied
@@ -904,17 +913,13 @@ def write_tuned(result: TuneResult, out: str | os.PathLike[str], *, command: str
         {"extends": rel, **tuned_document(result)}, sort_keys=False, default_flow_style=False
     )
     text = "\n".join(lines) + "\n" + body
-    tmp = path.with_name(f".{path.name}.tmp.yaml")
-    tmp.write_text(text, encoding="utf-8")
-    try:
+
+    def loads_as_tuned(tmp: Path) -> None:  # before it replaces anything
         back = load_config(tmp)
         if config_hash(back) != config_hash(result.config):  # pragma: no cover - a bug if so
             raise TuneError(f"--out {out}: the written config does not load as the tuned one")
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return path
+
+    return write_atomic(path, text, check=loads_as_tuned)
 
 
 def _fmt(x: float) -> str:

@@ -3,13 +3,13 @@
 ``write_report(["results/run"], out="reports/run.html")`` analyses each directory (numbers.py),
 renders the page (page.py) and writes it atomically; ``write_comparison`` does the same for the
 page of a ``balance compare`` (compare.py). ``check_output`` fails early, before a long run, when
-the file cannot be written. Nothing here prints or exits: problems raise ``ReportError`` (or the ``ResultsError`` and
+the file cannot be written (balance/outputs.py, which also writes it). Nothing here prints or
+exits: problems raise ``ReportError`` and ``OutputError`` (or the ``ResultsError`` and
 ``ImpactFileError`` of the files it reads).
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 from collections.abc import Sequence
@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from balance.impact_file import read_impact
+from balance.outputs import check_output_file, write_atomic
 from balance.report.compare import render_comparison
 from balance.report.numbers import (
     Differences,
@@ -36,21 +37,11 @@ class ReportInfo(NamedTuple):
     seconds: float  # everything
 
 
-def check_output(out: str | os.PathLike[str]) -> None:
-    """Raise ReportError now if ``out`` cannot be written (before a long run or analysis)."""
-    p = Path(out)
-    if p.is_dir():
-        raise ReportError(
-            f"{out}: is a directory; give the report a file name, e.g. {Path(out) / 'report.html'}"
-        )
-    parent = p.parent if str(p.parent) else Path(".")
-    probe = parent
-    while not probe.exists():
-        probe = probe.parent
-    if not probe.is_dir():
-        raise ReportError(f"{out}: cannot write: {probe} is not a directory")
-    if not os.access(probe, os.W_OK | os.X_OK):
-        raise ReportError(f"{out}: cannot write: permission denied in {probe}")
+def check_output(out: str | os.PathLike[str], option: str = "", **checks: Any) -> None:
+    """Raise an OutputError now if ``out`` cannot be written (before a long run or analysis):
+    balance/outputs.py's ``check_output_file``, ``option`` naming it (``--out``) and ``checks``
+    its ``inputs`` and ``results_dirs``."""
+    check_output_file(out, option, suggest="report.html", **checks)
 
 
 def check_one_game(games: Sequence[tuple[str, Any]]) -> None:
@@ -125,7 +116,7 @@ def write_report(
 ) -> ReportInfo:
     """Write the report on ``results`` to ``out`` (parents created; replaced atomically)."""
     t0 = time.perf_counter()
-    check_output(out)
+    check_output(out, inputs={impact: "the impact file --impact"} if impact is not None else None)
     html, stats_s = build_report(results, baseline=baseline, impact=impact, cdn=cdn, level=level)
     path = _write_html(out, html)
     return ReportInfo(path, path.stat().st_size, stats_s, time.perf_counter() - t0)
@@ -144,14 +135,6 @@ def write_comparison(
 
 
 def _write_html(out: str | os.PathLike[str], html: str) -> Path:
-    path = Path(out)
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(html, encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError as e:
-        with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
-        raise ReportError(f"{out}: cannot write: {e.strerror or e}") from None
-    return path
+    """Replace ``out`` with the page atomically (balance/outputs.py): a failed write leaves no
+    partial page and an earlier one as it was."""
+    return write_atomic(out, html)

@@ -92,7 +92,9 @@ def test_unwritable_output_is_one_line_exit_1(cli, run, tmp_path):
     out = tmp_path / "file" / "r.html"
     result = cli("report", run, "-o", out)
     assert (result.exit_code, result.stdout) == (1, "")
-    assert result.stderr == f"error: {out}: cannot write: {tmp_path / 'file'} is not a directory\n"
+    assert result.stderr == (
+        f"error: --out {out}: cannot write: {tmp_path / 'file'} is not a directory\n"
+    )
 
 
 def test_missing_impact_file_is_one_line_exit_1(cli, run, tmp_path):

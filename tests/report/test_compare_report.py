@@ -81,7 +81,9 @@ def test_compare_report_checks_the_path_before_playing(fake_game, fake_config, b
     out = tmp_path / "file" / "c.html"
     result = cli("compare", fake_config, bonus, "--games", 50, "--report", out)
     assert (result.exit_code, result.stdout) == (1, "")
-    assert result.stderr == f"error: {out}: cannot write: {tmp_path / 'file'} is not a directory\n"
+    assert result.stderr == (
+        f"error: --report {out}: cannot write: {tmp_path / 'file'} is not a directory\n"
+    )
     assert fake_game.calls == 0  # no game was played
 
 

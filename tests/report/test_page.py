@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 import polars as pl
 import pytest
 
+from balance.outputs import OutputError
 from balance.report import numbers, sections
 from balance.report.page import render
 from balance.report.sentences import summary_sentences
@@ -74,9 +75,9 @@ def test_tables_escape_cells_and_keep_sort_values():
 def test_check_output(tmp_path):
     check_output(tmp_path / "new" / "dir" / "r.html")  # parents are created on writing
     (tmp_path / "file").write_text("x")
-    with pytest.raises(numbers.ReportError, match="is not a directory"):
+    with pytest.raises(OutputError, match="is not a directory"):
         check_output(tmp_path / "file" / "r.html")
-    with pytest.raises(numbers.ReportError, match="is a directory"):
+    with pytest.raises(OutputError, match="is a directory"):
         check_output(tmp_path)
 
 

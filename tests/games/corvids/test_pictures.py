@@ -271,7 +271,7 @@ def test_a_game_without_pictures_is_one_line(tmp_path):
 def test_a_directory_is_no_page(tmp_path):
     result = _cli("replay", CONFIG, "--game", GAME, "--html", tmp_path)
     assert result.exit_code == 1
-    assert result.stderr.startswith(f"error: {tmp_path}: is a directory")
+    assert result.stderr.startswith(f"error: --html {tmp_path}: is a directory")
     assert list(tmp_path.iterdir()) == []
 
 
