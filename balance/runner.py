@@ -604,6 +604,7 @@ RUN_SPECIFIC = (
     "backend",
     "sessions",
     "stopped_by",
+    "checksum",  # of the manifest's content, timings included
 )
 
 RESUMABLE = ("interrupted", "killed", "failed")

@@ -392,7 +392,7 @@ def test_an_older_manifest_without_its_process_stays_running(tmp_path):
     out = _running(tmp_path)
     data = json.loads((out / "manifest.json").read_text())
     del data["process"]
-    (out / "manifest.json").write_text(json.dumps(data))
+    (out / "manifest.json").write_text(json.dumps(results.seal(data)))
     assert results.status_text(results.read_manifest(out)) == "running"
 
 

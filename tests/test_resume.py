@@ -112,7 +112,7 @@ def test_a_killed_run_with_its_leftovers_resumes_to_the_same_dataset(
         parts=manifest["parts"][:3],
         process={**manifest["process"], "pid": int(dead.stdout), "start_ticks": 1},
     )
-    (killed / "manifest.json").write_text(json.dumps(manifest))
+    (killed / "manifest.json").write_text(json.dumps(results.seal(manifest)))
     for name in ("part-00004.parquet", "part-00005.parquet", "part-00006.parquet"):
         (killed / "games" / name).unlink()  # part 3 stays: renamed, never listed
     (killed / "games" / ".part-00004.parquet.tmp").write_bytes(b"PAR1 half")
@@ -180,7 +180,7 @@ def test_cli_resume_with_and_without_the_config(cli, fake_game, fake_config, tmp
     for out in ("a", "b"):
         m = json.loads((tmp_path / out / "manifest.json").read_text())
         m.update(status="interrupted", games_done=16, parts=m["parts"][:2])
-        (tmp_path / out / "manifest.json").write_text(json.dumps(m))
+        (tmp_path / out / "manifest.json").write_text(json.dumps(results.seal(m)))
     a = cli("simulate", "--resume", tmp_path / "a")
     assert a.exit_code == 0, a.output
     assert f"resumed {tmp_path / 'a'} at game 16: played 34 more" in a.stderr
@@ -200,7 +200,7 @@ def _stopped(cli, fake_config, out):
     )
     m = json.loads((out / "manifest.json").read_text())
     m.update(status="interrupted", games_done=8, parts=m["parts"][:1])
-    (out / "manifest.json").write_text(json.dumps(m))
+    (out / "manifest.json").write_text(json.dumps(results.seal(m)))
 
 
 @pytest.mark.parametrize(
@@ -241,17 +241,20 @@ def test_cli_resume_refuses_what_it_cannot_continue(cli, fake_game, fake_config,
     out = tmp_path / "run"
     _stopped(cli, fake_config, out)
     m = json.loads((out / "manifest.json").read_text())
-    (out / "manifest.json").write_text(json.dumps({**m, "status": "running", "process": {
-        **m["process"], "pid": os.getpid(), "start_ticks": results._start_ticks(os.getpid())}}))  # fmt: skip
+    (out / "manifest.json").write_text(json.dumps(results.seal({**m, "status": "running", "process": {
+        **m["process"], "pid": os.getpid(), "start_ticks": results._start_ticks(os.getpid())}})))  # fmt: skip
     running = cli("simulate", "--resume", out)
     assert running.exit_code == 1
     assert running.stderr == f"error: {out}: running: the run is still being written there\n"
     older = {**m, "version": "0.0.1"}
     (out / "manifest.json").write_text(json.dumps(older))  # the version edited by hand
     edited = cli("simulate", "--resume", out)
+    assert edited.stderr.startswith(f"error: {out / 'manifest.json'}: changed since balance wrote")
+    (out / "manifest.json").write_text(json.dumps(results.seal(older)))  # and its checksum too
+    edited = cli("simulate", "--resume", out)
     assert edited.stderr.startswith(f"error: {out / 'manifest.json'}: run_id: {m['run_id']} is not")
     older["run_id"] = results.run_id(older)  # as an older balance would have written it
-    (out / "manifest.json").write_text(json.dumps(older))
+    (out / "manifest.json").write_text(json.dumps(results.seal(older)))
     old = cli("simulate", "--resume", out)
     assert old.stderr.startswith(f"error: {out / 'manifest.json'}: written by balance 0.0.1, ")
     (out / "manifest.json").write_text(json.dumps(m))
