@@ -124,6 +124,8 @@ class EndToEnd:
     ratio: float  # games_per_s / kernel_games_per_s
 
 
+MAX_PYTHON_GAMES = 100_000  # plain Python plays ~1,000 games/s at best: under two minutes
+MAX_REPEATS = 100
 END_TO_END_RATIO = 0.8  # end to end at least 80 % of the kernels' all-threads games/s
 
 
@@ -240,10 +242,13 @@ def run(
     runner.check_threads(threads)
     if games < 1:
         raise BenchError(f"--games must be at least 1, got {games}")
-    if python_games < 0:
-        raise BenchError(f"--python-games must be at least 0, got {python_games}")
-    if repeats < 1:
-        raise BenchError(f"--repeats must be at least 1, got {repeats}")
+    if not 0 <= python_games <= min(games, MAX_PYTHON_GAMES):
+        raise BenchError(
+            f"--python-games must be between 0 and {min(games, MAX_PYTHON_GAMES):,} (plain Python "
+            f"plays about a thousandth as fast, and at most --games), got {python_games:,}"
+        )
+    if not 1 <= repeats <= MAX_REPEATS:
+        raise BenchError(f"--repeats must be between 1 and {MAX_REPEATS}, got {repeats:,}")
     config_path = Path(config) if config is not None else default_config(game)
     if not config_path.is_file():
         raise BenchError(f"{config_path}: base config not found (pass --config)")
@@ -254,6 +259,8 @@ def run(
     found, headline = lineups(plugin, base)
     configs = {x.label: lineup_config(base, x) for x in found}
     seed = base.seed
+    most = max(len(c.seats) for c in configs.values())
+    runner.check_options(games=games, seed=seed, players=most)  # simulate's bound on --games
 
     # -- throughput, in this process (its first call also fills the kernel cache if it is empty)
     say("compiling or loading the kernels")

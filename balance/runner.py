@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import dataclasses
+import errno
 import json
 import os
 import platform
@@ -58,6 +59,7 @@ class Interrupted(KeyboardInterrupt):
 # ============================================================ the one place that plays games
 
 CHUNK = 65536  # games per plugin.play call unless a command says otherwise
+MAX_CHUNK = 2**22  # 64 x CHUNK: a chunk being played and one being written stay in memory
 
 
 class Prepared(NamedTuple):
@@ -171,8 +173,11 @@ def check_options(
             f"games of {players} players ({results.ROW_LIMIT_TEXT})"
         )
     _check_seed(seed)
-    if chunk_size < 1:
-        raise RunnerError(f"--chunk-size must be at least 1, got {chunk_size}")
+    if not 1 <= chunk_size <= MAX_CHUNK:
+        raise RunnerError(
+            f"--chunk-size must be between 1 and {MAX_CHUNK:,} games (two chunks are in memory "
+            f"at once), got {chunk_size:,}"
+        )
     if threads is not None:
         check_threads(threads)
 
@@ -493,38 +498,51 @@ def _write_run(
         writer.write_part(columns, first_game=chunk.first_game, n_games=chunk.n_games)
 
     report = progress or (lambda done, total: None)
-    with _deferred_sigint() as stop:
-        if stop.requested:  # Ctrl-C just as the handler went in: nothing is written yet
-            raise KeyboardInterrupt
-        writer = make_writer()
-        status = "failed"
-        try:
-            report(writer.games_done, games)
-            _play_into(
-                prepared,
-                write,
-                writer,
-                seed=seed,
-                games=games,
-                first_game=first_game,
-                chunk_size=chunk_size,
-                threads=threads,
-                report=report,
-                stop=stop,
-            )
-            status = "complete" if writer.games_done == games else "interrupted"
-        except KeyboardInterrupt:  # raised by a plugin or a progress callback, not by Ctrl-C
-            status = "interrupted"
-        finally:
-            with contextlib.suppress(Exception):  # the end is recorded whatever the backend says
-                writer.manifest["backend"] = _describe_backend(threads)
-                loads = [w.get("load_s") for w in writer.manifest["backend"].get("workers", ())]
-                if loads and first_game == 0:  # the workers' kernel loads are the run's start-up
-                    load_s = max(x for x in loads if x is not None) if any(loads) else 0.0
-                    writer.manifest["compile_time_s"] = round(prepared.compile_time_s + load_s, 6)
-            if status == "interrupted":  # by Ctrl-C, SIGTERM or SIGHUP
-                writer.manifest["stopped_by"] = errors.stop_name()
-            final = writer.finish(status)
+    opened: list[results.ResultsWriter] = []
+    recorded: list[str] = []
+    try:
+        with _deferred_sigint() as stop:
+            if stop.requested:  # Ctrl-C just as the handler went in: nothing is written yet
+                raise KeyboardInterrupt
+            writer = make_writer()
+            opened.append(writer)
+            status = "failed"
+            try:
+                report(writer.games_done, games)
+                _play_into(
+                    prepared,
+                    write,
+                    writer,
+                    seed=seed,
+                    games=games,
+                    first_game=first_game,
+                    chunk_size=chunk_size,
+                    threads=threads,
+                    report=report,
+                    stop=stop,
+                )
+                status = "complete" if writer.games_done == games else "interrupted"
+            except KeyboardInterrupt:  # raised by a plugin or a progress callback, not by Ctrl-C
+                status = "interrupted"
+            finally:
+                # The end is recorded whatever the backend says; the workers' kernel loads are
+                # the start-up of a run that begins at game 0.
+                with contextlib.suppress(Exception):
+                    backend = _describe_backend(threads)
+                    writer.manifest["backend"] = backend
+                    loads = [w.get("load_s") for w in backend.get("workers", ())]
+                    if loads and first_game == 0:
+                        load_s = max(x for x in loads if x is not None) if any(loads) else 0.0
+                        start_up = round(prepared.compile_time_s + load_s, 6)
+                        writer.manifest["compile_time_s"] = start_up
+                if status == "interrupted":  # by Ctrl-C, SIGTERM or SIGHUP
+                    writer.manifest["stopped_by"] = errors.stop_name()
+                final = writer.finish(status)
+                recorded.append(status)
+    except OSError as e:  # disk full, a read-only remount, an I/O error: said, with what is kept
+        if e.errno not in _WRITE_ERRNOS:
+            raise
+        raise _write_failed(e, out, opened[0] if opened else None, recorded) from None
     if status == "interrupted":
         raise Interrupted(out, writer.games_done)
     return RunSummary(
@@ -541,6 +559,46 @@ def _write_run(
         games_per_s=final["games_per_s"],
         games_kept=first_game,
         backend=dict(final.get("backend") or {}),
+    )
+
+
+_WRITE_ERRNOS = {
+    errno.ENOSPC: "disk full",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EROFS: "read-only file system",
+    errno.EIO: "input/output error",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+}
+
+
+def _write_failed(
+    e: OSError, out: Path, writer: results.ResultsWriter | None, recorded: list[str]
+) -> RunnerError:
+    """The one line for a run stopped by a failed write: the file and the cause, the complete
+    games kept, and how to go on."""
+    import errno
+
+    causes = {
+        errno.ENOSPC: "disk full",
+        errno.EDQUOT: "disk quota exceeded",
+        errno.EROFS: "read-only file system",
+    }
+    cause = causes.get(e.errno or 0, "cannot write")
+    where = Path(e.filename) if e.filename else out
+    if writer is not None and not e.filename:
+        where = out / results.PARTS_DIR / results.part_name(len(writer.manifest["parts"]))
+    if writer is None:
+        return RunnerError(f"{where}: {cause} ({e.strerror or e}); nothing was written")
+    kept = writer.games_done
+    manifest = (
+        f"its {results.MANIFEST} says {recorded[0]}"
+        if recorded
+        else f"its {results.MANIFEST} lists them (it could not record the end)"
+    )
+    return RunnerError(
+        f"{where}: {cause} ({e.strerror or e}) while writing the run; kept {kept:,} complete "
+        f"games in {out}, {manifest}; make room, then `balance simulate --resume {out}`"
     )
 
 
