@@ -26,10 +26,11 @@ import io
 import json
 import os
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Annotated, Any, NamedTuple
 
 import numpy as np
 import polars as pl
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
 from balance import stats
 from balance.errors import BalanceError
@@ -160,6 +161,7 @@ def read_impact(path: str | os.PathLike[str]) -> ImpactFile:
             meta = json.loads(p.read_text())
             if not isinstance(meta, dict) or not isinstance(meta.get("table"), list):
                 raise ImpactFileError(f"{shown}: not an impact file (no 'table' list)")
+            _validate(meta, shown)
             table = pl.DataFrame(meta["table"], infer_schema_length=None)
         else:
             raise ImpactFileError(f"{shown}: an impact file ends in .json or .parquet")
@@ -167,6 +169,8 @@ def read_impact(path: str | os.PathLike[str]) -> ImpactFile:
         raise ImpactFileError(f"{shown}: cannot read: {str(e).splitlines()[0]}") from None
     except json.JSONDecodeError as e:
         raise ImpactFileError(f"{shown}: invalid JSON: {e.msg} at line {e.lineno}") from None
+    except RecursionError:
+        raise ImpactFileError(f"{shown}: not an impact file (nested too deeply)") from None
     missing = [c for c in COLUMNS if c not in table.columns]
     if missing or table.height == 0:
         what = f"columns {', '.join(missing)} missing" if missing else "no rows"
@@ -176,6 +180,12 @@ def read_impact(path: str | os.PathLike[str]) -> ImpactFile:
         for c in ("a", "b", "diff", "sd", "se", "lo", "hi", "p_value", "q_value")
         if c in table.columns
     ]
+    for c in ("variant", "metric", "kind", "group"):
+        if table.schema[c] != pl.String:
+            raise ImpactFileError(f"{shown}: column {c}: text expected, got {table.schema[c]}")
+    for c in floats:
+        if not (table.schema[c].is_numeric() or table.schema[c] == pl.Null):
+            raise ImpactFileError(f"{shown}: column {c}: numbers expected, got {table.schema[c]}")
     table = table.with_columns(pl.col(floats).cast(pl.Float64).fill_null(float("nan")))
     if "description" not in table.columns:
         table = table.with_columns(description=pl.lit(""))
@@ -197,6 +207,58 @@ def read_impact(path: str | os.PathLike[str]) -> ImpactFile:
         headline=headline,
         featured=tuple(str(v) for v in meta.get("featured") or ()),
     )
+
+
+Share = Annotated[float, Field(ge=0, le=1)]
+Number = float | None
+
+
+class _Row(BaseModel):
+    """A row of the long table (module docstring); further columns are kept."""
+
+    model_config = ConfigDict(extra="allow")
+    variant: StrictStr
+    metric: StrictStr
+    kind: StrictStr
+    group: StrictStr
+    description: StrictStr = ""
+    games: Annotated[StrictInt, Field(ge=1)] | None = None
+    a: Number
+    b: Number
+    diff: Number
+    lo: Number
+    hi: Number
+    p_value: Annotated[float, Field(ge=0, le=1)] | None = None
+    q_value: Annotated[float, Field(ge=0)] | None = None
+
+
+class _ImpactJson(BaseModel):
+    """The JSON impact file's provenance and table; a key it does not know is kept."""
+
+    model_config = ConfigDict(extra="allow")
+    config_path: StrictStr = ""
+    games: Annotated[StrictInt, Field(ge=1, le=2**63 - 1)] | None = None
+    seed: Annotated[StrictInt, Field(ge=0, le=2**63 - 1)] | None = None
+    level: Annotated[float, Field(gt=0, lt=1)] = 0.95
+    method: StrictStr = ""
+    headline: Annotated[list[StrictStr], Field(min_length=3, max_length=3)] | None = None
+    featured: list[StrictStr] = []
+    table: Annotated[list[_Row], Field(min_length=1)]
+
+
+def _validate(meta: dict[str, Any], shown: str) -> None:
+    """ImpactFileError (one line naming the file and the key) unless ``meta`` is an impact file."""
+    try:
+        _ImpactJson.model_validate(meta)
+    except ValidationError as e:
+        err = e.errors()[0]
+        key = "".join(f"[{x}]" if isinstance(x, int) else f".{x}" for x in err["loc"]).lstrip(".")
+        given = err.get("input")
+        shown_value = repr(given)[:40] if isinstance(given, str | int | float | bool) else ""
+        problem = "missing" if err["type"] == "missing" else err["msg"].lower()
+        raise ImpactFileError(
+            f"{shown}: {key}: {problem}" + (f", got {shown_value}" if shown_value else "")
+        ) from None
 
 
 def _headline(value: Any, shown: str) -> tuple[str, str, str]:

@@ -100,7 +100,23 @@ def test_read_impact_parquet_and_json(tmp_path):
         ("bad.json", "{", "invalid JSON"),
         ("other.json", '{"a": 1}', "not an impact file"),
         ("x.csv", "a,b", "ends in .json or .parquet"),
-        ("cols.json", '{"table": [{"variant": "v"}]}', "columns metric, kind"),
+        ("cols.json", '{"table": [{"variant": "v"}]}', r"cols.json: table\[0\].metric: missing"),
+        ("deep.json", "[" * 100_000 + "]" * 100_000, "not an impact file"),
+        ("games.json", '{"games": "abc", "table": []}', "games: input should be a valid integer"),
+        ("level.json", '{"level": 95, "table": []}', "level: input should be less than 1, got 95"),
+        ("empty.json", '{"table": []}', "table: list should have at least 1 item"),
+        (
+            "text.json",
+            '{"table": [{"variant": "v", "metric": "m", "kind": "k", "group": "g", "a": "x", '
+            '"b": 1, "diff": 1, "lo": 0, "hi": 2}]}',
+            r"table\[0\].a: input should be a valid number",
+        ),
+        (
+            "num.json",
+            '{"table": [{"variant": "v", "metric": "m", "kind": "k", "group": 0, "a": 1, '
+            '"b": 1, "diff": 1, "lo": 0, "hi": 2}]}',
+            r"table\[0\].group: input should be a valid string",
+        ),
     ],
 )
 def test_bad_impact_files_are_one_line_errors(tmp_path, name, content, message):
