@@ -1014,28 +1014,15 @@ def replay_page(config: Any, *, game: int, seed: int | None = None) -> str:
 def write_replay_page(
     config: Any, out: str | os.PathLike[str], *, game: int, seed: int | None = None
 ) -> Path:
-    """Write ``replay_page(config, game=, seed=)`` to ``out`` (parents created), atomically:
-    through a temporary file renamed into place, so that a failure (in the game, or while
-    writing) leaves no partial file and an earlier ``out`` as it was."""
-    path = Path(out)
-    if path.is_dir():
-        raise RunnerError(
-            f"{out}: is a directory; give the page a file name, e.g. {path}/game.html"
-        )
+    """Write ``replay_page(config, game=, seed=)`` to ``out`` (parents created), atomically
+    (balance/outputs.py: a temporary file renamed into place, so that a failure in the game or
+    while writing leaves no partial file and an earlier ``out`` as it was); ``out`` is checked
+    before the game is played (a directory, FIFO or device is refused, one line)."""
+    from balance import outputs
+
+    outputs.check_output_file(out, "--html")
     html = replay_page(config, game=game, seed=seed)
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(html)
-        os.replace(tmp, path)
-    except BaseException as e:
-        with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
-        if isinstance(e, OSError):
-            raise RunnerError(f"{out}: cannot write: {e.strerror or e}") from None
-        raise
-    return path
+    return outputs.write_atomic(out, html)
 
 
 def default_out(config: Any, config_path: str | os.PathLike[str], *, now: Any = None) -> Path:
