@@ -726,6 +726,8 @@ def verify(
             _error(e)
             bad += 1
             continue
+        if not targets:
+            typer.echo(f"ok: {d} (a sweep with no point played yet: nothing to verify)")
         for target in targets:
             try:
                 manifest, problems = results.verify(target)

@@ -194,3 +194,28 @@ def interruptible() -> Iterator[None]:
         sys.unraisablehook = previous_hook
     if hit[0]:  # a callback dropped it
         raise KeyboardInterrupt
+
+
+def validation_line(e: Any) -> str:
+    """The first error of a pydantic ValidationError of a data file (a manifest, an impact
+    file) as ``key.path[i]: problem, got VALUE`` (the value only when short and plain)."""
+    err = e.errors()[0]
+    key = "".join(f"[{x}]" if isinstance(x, int) else f".{x}" for x in err["loc"]).lstrip(".")
+    key = key or "the file"
+    if err["type"] == "missing":
+        return f"{key}: missing"
+    kinds = {
+        "model_type": "an object",
+        "model_attributes_type": "an object",
+        "dict_type": "an object",
+    }
+    problem = (
+        f"{kinds[err['type']]} is expected"
+        if err["type"] in kinds
+        else err["msg"][:1].lower() + err["msg"][1:]
+    )
+    given = err.get("input")
+    shown = repr(given) if isinstance(given, str | int | float | bool) or given is None else ""
+    if len(shown) > 40:
+        shown = shown[:37] + "..."
+    return f"{key}: {problem}" + (f", got {shown}" if shown else "")

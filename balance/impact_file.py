@@ -33,7 +33,7 @@ import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
 from balance import stats
-from balance.errors import BalanceError
+from balance.errors import BalanceError, validation_line
 
 FLAG_Q = stats.Q  # a row is significant when its Benjamini-Hochberg q-value is below this
 DEFAULT_HEADLINE = ("win_share", "order", "0")  # the first player's win share
@@ -251,14 +251,7 @@ def _validate(meta: dict[str, Any], shown: str) -> None:
     try:
         _ImpactJson.model_validate(meta)
     except ValidationError as e:
-        err = e.errors()[0]
-        key = "".join(f"[{x}]" if isinstance(x, int) else f".{x}" for x in err["loc"]).lstrip(".")
-        given = err.get("input")
-        shown_value = repr(given)[:40] if isinstance(given, str | int | float | bool) else ""
-        problem = "missing" if err["type"] == "missing" else err["msg"].lower()
-        raise ImpactFileError(
-            f"{shown}: {key}: {problem}" + (f", got {shown_value}" if shown_value else "")
-        ) from None
+        raise ImpactFileError(f"{shown}: {validation_line(e)}") from None
 
 
 def _headline(value: Any, shown: str) -> tuple[str, str, str]:

@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, ValidationError
 
-from balance.errors import BalanceError
+from balance.errors import BalanceError, validation_line
 
 FORMAT = 2  # 2: parts carry a SHA-256 in the manifest and the run's id in their footer
 MAX_PLAYERS = 127  # the seat column is an int8
@@ -96,23 +96,8 @@ def check(data: Any, file: Path | str) -> None:
     try:
         m = Manifest.model_validate(data)
     except ValidationError as e:
-        raise ManifestError(f"{file}: {_first_error(e)}") from None
+        raise ManifestError(f"{file}: {validation_line(e)}") from None
     _check_together(m, file)
-
-
-def _first_error(e: ValidationError) -> str:
-    err = e.errors()[0]
-    key = ""
-    for part in err["loc"]:
-        key += f"[{part}]" if isinstance(part, int) else f".{part}"
-    key = key.lstrip(".") or "manifest"
-    given = err.get("input")
-    shown = repr(given) if isinstance(given, str | int | float | bool) or given is None else ""
-    if len(shown) > 40:
-        shown = shown[:37] + "..."
-    if err["type"] == "missing":
-        return f"{key}: missing"
-    return f"{key}: {err['msg'].lower()}" + (f", got {shown}" if shown else "")
 
 
 def _check_together(m: Manifest, file: Path | str) -> None:

@@ -894,3 +894,39 @@ def test_five_ravens_hand_size_2_to_6_is_a_significant_trend_in_the_first_player
     assert edge["significant"] and edge["lo"] > 0 and edge["paired"] and edge["points"] == 5
     said = next(s for s in sweep_page.sweep_sentences(ss) if s.startswith("The first player's"))
     assert "Across the 5 points, the first player's edge grows from +" in said
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda m: m.update(format="1"), "format: '1' is not a format of balance sweeps"),
+        (lambda m: m.update(points=[1, 2]), "points[0]: an object is expected, got 1"),
+        (lambda m: m.update(games="abc"), "games: input should be a valid integer, got 'abc'"),
+        (lambda m: m.update(status=7), "status: input should be 'running', 'complete', "),
+        (lambda m: m["points"][0].update(dir="../../etc"), "points[0].dir: string should match"),
+        (lambda m: m["points"][0].update(dir=".."), "points[0].dir: '..' is not a folder"),
+        (lambda m: m["points"][1].update(dir=m["points"][0]["dir"]), "points: a point's dir is"),
+        (lambda m: m.clear(), "not a balance sweep manifest"),
+    ],
+)
+def test_a_hand_broken_sweep_manifest_is_one_line(tmp_path, edit, message):
+    """Issue 26: every key of sweep.json is checked before a reader trusts it (report, verify)."""
+    import json
+
+    from balance.experiments import sweep
+
+    out = tmp_path / "sw"
+    out.mkdir()
+    manifest = {
+        "format": sweep.FORMAT, "kind": "sweep", "games": 10, "seed": 1, "status": "complete",
+        "axes": [{"key": "players", "values": [2, 3]}],
+        "points": [
+            {"index": k, "name": f"players={v}", "dir": f"0{k}-players={v}", "labels": [str(v)],
+             "values": [v]} for k, v in enumerate((2, 3))
+        ],
+    }  # fmt: skip
+    edit(manifest)
+    (out / "sweep.json").write_text(json.dumps(manifest))
+    with pytest.raises(sweep.SweepError) as info:
+        sweep.open_sweep(out)
+    assert message in str(info.value) and "\n" not in str(info.value)

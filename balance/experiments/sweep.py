@@ -47,12 +47,14 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Annotated, Any, Literal, NamedTuple
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
 import balance
 from balance import results, runner
 from balance.config import ConfigError, RunConfig, config_hash, load_config
-from balance.errors import BalanceError
+from balance.errors import BalanceError, validation_line
 from balance.overrides import Override, override, parse_override, parse_overrides
 
 SWEEP_MANIFEST = "sweep.json"
@@ -640,16 +642,65 @@ def read_sweep_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise SweepError(f"{file}: cannot read: {e}") from None
     except json.JSONDecodeError as e:
         raise SweepError(f"{file}: invalid JSON: {e.msg} at line {e.lineno}") from None
+    except RecursionError:
+        raise SweepError(f"{file}: not a balance sweep manifest (nested too deeply)") from None
     if not isinstance(manifest, dict) or manifest.get("kind") != "sweep":
         raise SweepError(f"{file}: not a balance sweep manifest")
     if not isinstance(manifest.get("points"), list) or not isinstance(manifest.get("axes"), list):
         raise SweepError(f"{file}: not a balance sweep manifest (no points or axes)")
-    if manifest.get("format", FORMAT) > FORMAT:
+    fmt = manifest.get("format", FORMAT)
+    if not isinstance(fmt, int) or isinstance(fmt, bool) or fmt < 1:
+        raise SweepError(f"{file}: format: {fmt!r} is not a format of balance sweeps ({FORMAT})")
+    if fmt <= FORMAT:
+        _check_sweep_manifest(manifest, file)
+    if fmt > FORMAT:
         raise SweepError(
             f"{file}: written by a newer balance (format {manifest['format']}); upgrade balance"
         )
     results._effective_status(manifest)
     return manifest
+
+
+class _SweepAxisEntry(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    key: StrictStr
+    values: list[Any]
+    labels: list[Any] | None = None
+    text: StrictStr | None = None
+
+
+class _SweepPointEntry(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    index: Annotated[StrictInt, Field(ge=0)]
+    name: StrictStr
+    dir: Annotated[StrictStr, Field(pattern=r"^[^/\\]+$")]  # a folder in the sweep's
+    labels: list[Any]
+    values: list[Any]
+
+
+class _SweepManifest(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    kind: Literal["sweep"]
+    games: Annotated[StrictInt, Field(ge=1)]
+    seed: Annotated[StrictInt, Field(ge=0, le=2**63 - 1)]
+    status: Literal["running", "complete", "interrupted", "failed"]
+    process: dict[str, Any] | None = None
+    axes: Annotated[list[_SweepAxisEntry], Field(min_length=1)]
+    points: Annotated[list[_SweepPointEntry], Field(min_length=1)]
+
+
+def _check_sweep_manifest(manifest: dict[str, Any], file: Path) -> None:
+    """SweepError (one line naming the file and the key) unless ``manifest`` is a sweep's."""
+    try:
+        _SweepManifest.model_validate(manifest)
+    except ValidationError as e:
+        raise SweepError(f"{file}: {validation_line(e)}") from None
+    dirs = [p["dir"] for p in manifest["points"]]
+    for k, d in enumerate(dirs):
+        if d in (".", ".."):
+            raise SweepError(f"{file}: points[{k}].dir: {d!r} is not a folder of the sweep")
+    if len(set(dirs)) != len(dirs):
+        raise SweepError(f"{file}: points: a point's dir is listed twice")
 
 
 class SweepPoint(NamedTuple):
