@@ -633,6 +633,7 @@ def tune(
     runner.check_options(games=budget, seed=seed, threads=threads, players=base.players)
     if trials < 1:
         raise TuneError(f"--trials must be at least 1, got {trials}")
+    _check_budget(parsed, goals, budget, trials)  # before the kernels load, not after
     space = _Space(config, overrides, parsed, goals, seed)
     for values in ((p.values[0] for p in parsed), (p.values[-1] for p in parsed)):
         space.run(tuple(values))  # the groups exist at both ends, and the kernels are loaded
@@ -683,11 +684,7 @@ def _tune_root(space: _Space, budget: int, progress: Progress | None) -> TuneRes
     (target,) = space.targets
     model = space.model(target, space.run((param.values[0],)))
     reserve = budget // FRESH_SHARE
-    if budget - reserve < 4 * 500:
-        raise TuneError(
-            f"--games {budget:,} is too few for a search: give at least {5 * 500:,} (a fifth is "
-            "kept for a fresh look at the answer)"
-        )
+    _check_budget(space.params, space.targets, budget, 1)
 
     def evaluate(k: int, first: int, n: int) -> np.ndarray:
         return space.play(space.run((param.values[k],)), first, n)[:, 0]
@@ -749,6 +746,37 @@ def _no_crossing(param: Param, target: Target, e: rootfind.NoCrossing) -> TuneEr
     )
 
 
+def _check_budget(params: Sequence[Param], targets: Sequence[Any], budget: int, trials: int) -> None:
+    """TuneError unless ``budget`` games leave enough for the search ``params`` and ``targets``
+    make (bisection for one of each, else a search of ``trials`` points or the whole grid)."""
+    if len(params) == 1 and len(targets) == 1:
+        if budget - budget // FRESH_SHARE < 4 * 500:
+            raise TuneError(
+                f"--games {budget:,} is too few for a search: give at least {5 * 500:,} (a fifth "
+                "is kept for a fresh look at the answer)"
+            )
+        return
+    size = math.prod(len(p.values) for p in params)
+    if size > trials:
+        try:
+            import optuna  # noqa: F401
+        except ImportError:  # the extra is not installed
+            raise TuneError(
+                f"a grid of {size:,} points is searched with optuna, which is not installed: "
+                "pip install 'balance[tune]' (or give at least as many --trials)"
+            ) from None
+    n_trials = size if size <= trials else trials
+    fresh = budget // FRESH_SHARE
+    refine = budget * REFINE_SHARE // 100
+    per = (budget - fresh - refine) // n_trials
+    if per < MIN_TRIAL_GAMES:
+        need = -(-MIN_TRIAL_GAMES * n_trials * 100 // (100 - 100 // FRESH_SHARE - REFINE_SHARE))
+        raise TuneError(
+            f"--games {budget:,} leaves {per:,} games for each of {n_trials:,} trials: give at "
+            f"least {need:,} (or fewer --trials)"
+        )
+
+
 def _tune_search(space: _Space, budget: int, trials: int, progress: Progress | None) -> TuneResult:
     params, targets = space.params, space.targets
     size = math.prod(len(p.values) for p in params)
@@ -766,12 +794,7 @@ def _tune_search(space: _Space, budget: int, trials: int, progress: Progress | N
     fresh = budget // FRESH_SHARE
     refine = budget * REFINE_SHARE // 100
     per = (budget - fresh - refine) // n_trials
-    if per < MIN_TRIAL_GAMES:
-        need = -(-MIN_TRIAL_GAMES * n_trials * 100 // (100 - 100 // FRESH_SHARE - REFINE_SHARE))
-        raise TuneError(
-            f"--games {budget:,} leaves {per:,} games for each of {n_trials} trials: give at "
-            f"least {need:,} (or fewer --trials)"
-        )
+    _check_budget(params, targets, budget, trials)
     seen: dict[tuple[Any, ...], tuple[Moments, int]] = {}  # per point: moments, games
     order: list[Trial] = []
 
