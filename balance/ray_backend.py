@@ -16,6 +16,14 @@ A task that fails (its worker crashed, its node died, the plugin raised) is retr
 its games and the cause. The runner then records the run as ``failed`` with every chunk before
 it written, and ``balance simulate --resume DIR`` goes on from there.
 
+Joining: the cluster is the one ``--address`` names (``HOST:PORT``; ``auto`` is RAY_ADDRESS,
+else the cluster ``ray start --head`` recorded on this machine), by default the same, else a Ray
+instance started for the command. Before ``ray.init`` the driver asks the cluster's GCS for its
+id: no answer, a cluster that asks for a token when this machine has none, and a refused token
+are each one line that says so and how to fix it; a cluster that asks for a token gets the one
+Ray finds here (RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH, ``~/.ray/auth_token``), a cluster that does
+not gets none (:func:`_reach`).
+
 Every worker must run the same balance, numba and numpy as the driver (the same kernels): a task
 checks, and a mismatch is an error that names the versions.
 
@@ -164,7 +172,8 @@ def _node() -> str:
 
 
 class RayBackend:
-    """The runner's backend on a Ray cluster (runner.Backend); connects on first use (``backend`` joins at once)."""
+    """The runner's backend on a Ray cluster (runner.Backend); connects on first use
+    (:func:`backend` joins at once)."""
 
     remote = True
 
@@ -182,7 +191,7 @@ class RayBackend:
         self._task: Any = None
         self._connected_here = False
         self._token_set = False  # this process turned Ray's token mode on (undone by close)
-        self.joined: str | None = None  # the cluster's address (GCS), once connected
+        self.joined: str | None = None  # the cluster's address as resolved (GCS), once joined
         self.connect_s = 0.0
         self.resources: dict[str, float] = {}
         self.nodes = 0
@@ -205,6 +214,7 @@ class RayBackend:
             quiet["runtime_env"] = self.runtime_env
         if not ray.is_initialized():  # else a caller's own ray.init: use it as it is
             address, named = _target(self.address)
+            self.joined = address
             if address is None:
                 ray.init(include_dashboard=False, **quiet)  # a local instance for this command
             else:
@@ -223,8 +233,9 @@ class RayBackend:
         self._task = ray.remote(num_cpus=1, max_retries=RETRIES, retry_exceptions=True)(play_task)
         self.resources = {k: float(v) for k, v in ray.cluster_resources().items()}
         self.nodes = sum(1 for n in ray.nodes() if n.get("Alive"))
-        with contextlib.suppress(Exception):
-            self.joined = str(ray.get_runtime_context().gcs_address)
+        if self.joined is None:  # a local instance, or a caller's own ray.init
+            with contextlib.suppress(Exception):
+                self.joined = str(ray.get_runtime_context().gcs_address)
         self.connect_s = time.perf_counter() - t0
 
     def _hush_task_errors(self) -> None:

@@ -260,6 +260,8 @@ def test_simulate_on_ray_writes_the_local_dataset(ray_cluster, tmp_path, game, h
     assert all(w["load_s"] is not None for w in backend["workers"])  # each loaded its kernels
     assert f"ray: 8 tasks on {len(backend['workers'])} worker" in on_ray.stderr
     assert on_ray.stderr.count("\n") == 1  # the ray: line, and nothing of Ray's
+    if how == "HOST:PORT":
+        assert f"2 CPUs at {ray_cluster.address};" in on_ray.stderr  # the address as typed
     assert "24,000 games in" in on_ray.stdout
 
 
