@@ -518,6 +518,7 @@ def _probe(address: str) -> BaseException | None:
 
 @contextlib.contextmanager
 def _stderr_caught() -> Iterator[None]:
+    """In the block, what anything in this process writes on file descriptor 2 is dropped."""
     import sys
     import tempfile
 
