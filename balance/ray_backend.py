@@ -16,6 +16,14 @@ A task that fails (its worker crashed, its node died, the plugin raised) is retr
 its games and the cause. The runner then records the run as ``failed`` with every chunk before
 it written, and ``balance simulate --resume DIR`` goes on from there.
 
+Joining: the cluster is the one ``--address`` names (``HOST:PORT``; ``auto`` is RAY_ADDRESS,
+else the cluster ``ray start --head`` recorded on this machine), by default the same, else a Ray
+instance started for the command. Before ``ray.init`` the driver asks the cluster's GCS for its
+id: no answer, a cluster that asks for a token when this machine has none, and a refused token
+are each one line that says so and how to fix it; a cluster that asks for a token gets the one
+Ray finds here (RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH, ``~/.ray/auth_token``), a cluster that does
+not gets none (:func:`_reach`).
+
 Every worker must run the same balance, numba and numpy as the driver (the same kernels): a task
 checks, and a mismatch is an error that names the versions.
 
@@ -164,7 +172,8 @@ def _node() -> str:
 
 
 class RayBackend:
-    """The runner's backend on a Ray cluster (runner.Backend); connects on first use."""
+    """The runner's backend on a Ray cluster (runner.Backend); connects on first use
+    (:func:`backend` joins at once)."""
 
     remote = True
 
@@ -181,6 +190,8 @@ class RayBackend:
         self._ray: Any = None
         self._task: Any = None
         self._connected_here = False
+        self._token_set = False  # this process turned Ray's token mode on (undone by close)
+        self.joined: str | None = None  # the cluster's address as resolved (GCS), once joined
         self.connect_s = 0.0
         self.resources: dict[str, float] = {}
         self.nodes = 0
@@ -192,7 +203,8 @@ class RayBackend:
 
     def connect(self) -> None:
         """Join the cluster at ``address`` (default: RAY_ADDRESS, else the cluster started on
-        this machine with ``ray start --head``, else a Ray instance started for this process)."""
+        this machine with ``ray start --head``, else a Ray instance started for this process),
+        with the cluster's token when it asks for one (Ray's token authentication)."""
         if self._ray is not None:
             return
         ray = _import_ray()
@@ -200,38 +212,30 @@ class RayBackend:
         quiet: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.ERROR}
         if self.runtime_env is not None:
             quiet["runtime_env"] = self.runtime_env
-        if ray.is_initialized():  # a caller's own ray.init: use it as it is
-            pass
-        elif self.address is not None:
-            if self.address == "auto":  # on a cluster's node: the cluster that node belongs to
-                self.address = os.environ.get("RAY_ADDRESS") or _local_cluster() or "auto"
-            if not _answers(self.address):
-                raise RayError(
-                    f"--address {self.address}: no Ray cluster answers there; start one with "
-                    "`ray start --head` or give its address"
-                )
-            try:
-                ray.init(address=self.address, **quiet)
-            except (ConnectionError, ValueError, RuntimeError) as e:
-                raise RayError(
-                    f"--address {self.address}: no Ray cluster answers there ({_first_line(e)}); "
-                    "start one with `ray start --head` or give its address"
-                ) from None
-            self._connected_here = True
-        else:
-            found = os.environ.get("RAY_ADDRESS") or _local_cluster()
-            try:
-                if found is None or not _answers(found):
-                    raise ConnectionError(f"no cluster at {found}")
-                ray.init(address=found, **quiet)
-            except (ConnectionError, ValueError, RuntimeError):
+        if not ray.is_initialized():  # else a caller's own ray.init: use it as it is
+            address, named = _target(self.address)
+            self.joined = address
+            if address is None:
                 ray.init(include_dashboard=False, **quiet)  # a local instance for this command
+            else:
+                if "://" not in address:  # a ray:// client address is left to Ray
+                    self._token_set = _reach(address, named)
+                try:
+                    ray.init(address=address, **quiet)
+                except (ConnectionError, ValueError, RuntimeError) as e:
+                    raise RayError(
+                        f"{named}: no Ray cluster answers there ({_first_line(e)}); "
+                        "start one with `ray start --head` or give its address"
+                    ) from None
             self._connected_here = True
         self._ray = ray
         self._hush_task_errors()
         self._task = ray.remote(num_cpus=1, max_retries=RETRIES, retry_exceptions=True)(play_task)
         self.resources = {k: float(v) for k, v in ray.cluster_resources().items()}
         self.nodes = sum(1 for n in ray.nodes() if n.get("Alive"))
+        if self.joined is None:  # a local instance, or a caller's own ray.init
+            with contextlib.suppress(Exception):
+                self.joined = str(ray.get_runtime_context().gcs_address)
         self.connect_s = time.perf_counter() - t0
 
     def _hush_task_errors(self) -> None:
@@ -261,6 +265,9 @@ class RayBackend:
             with contextlib.suppress(Exception):
                 self._ray.shutdown()
         self._ray = None
+        if self._token_set:
+            _token_mode(None)
+            self._token_set = False
 
     @property
     def cpus(self) -> int:
@@ -342,7 +349,7 @@ class RayBackend:
     def describe(self) -> dict[str, Any]:
         return {
             "name": "ray",
-            "address": self.address or os.environ.get("RAY_ADDRESS") or "auto",
+            "address": self.joined or self.address or os.environ.get("RAY_ADDRESS") or "auto",
             "nodes": self.nodes,
             "cpus": self.cpus,
             "connect_s": round(self.connect_s, 3),
@@ -376,27 +383,113 @@ def describe_line(info: dict[str, Any]) -> str:
 @contextlib.contextmanager
 def backend(address: str | None = None) -> Iterator[RayBackend]:
     """In the block, every command's games are played on Ray (runner.using_backend); the
-    driver leaves the cluster at the end (a cluster it started for itself stops)."""
+    driver leaves the cluster at the end (a cluster it started for itself stops). The cluster
+    is joined on entry: one that cannot be reached (or refuses this process) is an error
+    before a command writes anything."""
     from balance import runner
 
     _import_ray()  # a missing Ray is an error before anything else happens
     ray_backend = RayBackend(address)
     try:
+        ray_backend.connect()
         with runner.using_backend(ray_backend):
             yield ray_backend
     finally:
         ray_backend.close()
 
 
+# ---------------------------------------------------------------- finding and joining a cluster
+
+START = "start one with `ray start --head` or give its address"
+TOKEN_HOWTO = (
+    "give this machine the cluster's token (`ray get-auth-token` on its head node prints it) "
+    "in ~/.ray/auth_token, RAY_AUTH_TOKEN or a file named by RAY_AUTH_TOKEN_PATH"
+)
+
+
+def _target(address: str | None) -> tuple[str | None, str]:
+    """The cluster to join and how the user named it (for messages): ``--address HOST:PORT``
+    as given; ``auto`` is RAY_ADDRESS, else the cluster ``ray start --head`` started on this
+    machine; no address is the same, else ``(None, ...)``: a Ray instance for this command.
+
+    ``auto`` is resolved here rather than by Ray so that the cluster can be checked first (it
+    answers, it wants a token, the token is right), and each way of naming it joins the same way."""
+    env = os.environ.get("RAY_ADDRESS") or None
+    if address is not None and address != "auto":
+        return address, f"--address {address}"
+    if env is not None:
+        return env, f"--address auto (RAY_ADDRESS={env})" if address else f"RAY_ADDRESS={env}"
+    here = _local_cluster()
+    named = f"the cluster `ray start --head` started on this machine ({here})"
+    if address == "auto":
+        if here is None:
+            raise RayError(
+                "--address auto: no Ray cluster on this machine (RAY_ADDRESS is unset and "
+                f"`ray start --head` has not recorded one in {_record_file()}); {START}"
+            )
+        return here, f"--address auto, {named}"
+    if here is not None and _answers(here):
+        return here, named
+    return None, "a Ray instance for this command"  # none recorded, or it was stopped
+
+
+def _reach(address: str, named: str) -> bool:
+    """Check that the cluster at ``address`` answers and lets this process in, turning Ray's
+    token mode on when the cluster asks for a token and this machine has one; whether it did.
+    Each way it cannot is a RayError that says which and how to fix it.
+
+    Ray 2.60 sends a token only when RAY_AUTH_MODE=token is set, or when ``ray.init`` finds a
+    local cluster by itself (address None or "auto"); given an address, it sends none, and a
+    cluster started by a plain ``ray start --head`` on a machine with a token in
+    ``~/.ray/auth_token`` (written by any earlier ``ray.init()``) refuses it after 20 s of
+    retries, each logged on stderr. Asking the cluster's GCS for its id first answers in
+    milliseconds, and the token is sent only to a cluster that asks for one."""
+    if not _answers(address):
+        raise RayError(f"{named}: no Ray cluster answers there; {START}")
+    try:
+        from ray.exceptions import AuthenticationError
+    except ImportError:  # a Ray before token authentication (2.52): nothing to agree on
+        return False
+    mode = (os.environ.get("RAY_AUTH_MODE") or "").lower()
+    source = _token_source() if mode == "token" else None
+    if mode == "token" and source is None:
+        raise RayError(f"{named}: RAY_AUTH_MODE=token is set but no token is found; {TOKEN_HOWTO}")
+    refused = _probe(address)
+    if refused is None:
+        return False
+    if not isinstance(refused, AuthenticationError):
+        raise RayError(
+            f"{named}: something answers there but not as a Ray cluster ({_cause(refused)})"
+        )
+    if mode == "token":
+        raise RayError(f"{named}: the cluster refuses the token in {source}; {TOKEN_HOWTO}")
+    if mode:
+        raise RayError(
+            f"{named}: the cluster asks for a token (Ray's token authentication) and "
+            f"RAY_AUTH_MODE={os.environ['RAY_AUTH_MODE']} here sends none; unset it and "
+            f"{TOKEN_HOWTO}"
+        )
+    source = _token_source()
+    if source is None:
+        raise RayError(
+            f"{named}: the cluster asks for a token (Ray's token authentication) and this "
+            f"machine has none; {TOKEN_HOWTO}"
+        )
+    _token_mode("token")
+    refused = _probe(address)
+    if refused is None:
+        return True
+    _token_mode(None)
+    if isinstance(refused, AuthenticationError):
+        raise RayError(f"{named}: the cluster refuses the token in {source}; {TOKEN_HOWTO}")
+    raise RayError(f"{named}: the cluster does not let this process in ({_cause(refused)})")
+
+
 def _answers(address: str, timeout: float = 3.0) -> bool:
     """Whether something listens at ``host:port`` (Ray itself retries a dead address for many
-    minutes); a ``ray://`` client address is left to Ray."""
+    minutes)."""
     import socket
 
-    if "://" in address:
-        return True
-    if address == "auto":
-        return False
     host, _, port = address.rpartition(":")
     try:
         with socket.create_connection((host or "127.0.0.1", int(port)), timeout=timeout):
@@ -405,15 +498,108 @@ def _answers(address: str, timeout: float = 3.0) -> bool:
         return False
 
 
+def _probe(address: str) -> BaseException | None:
+    """Ask the GCS at ``address`` for its cluster id, as ``ray.init`` first does, with this
+    process's auth mode and token: None if it answers, else what Ray raised
+    (``AuthenticationError`` for a missing or wrong token). Ray's C++ client logs a refusal on
+    the process's stderr (file descriptor 2, below Python): it is caught here, since the error
+    this module raises says it in one line."""
+    try:
+        from ray._raylet import GcsClient
+    except ImportError:  # pragma: no cover - Ray moved it: ray.init says what goes wrong
+        return None
+    with _stderr_caught():
+        try:
+            GcsClient(address=address)
+        except Exception as e:
+            return e
+    return None
+
+
+@contextlib.contextmanager
+def _stderr_caught() -> Iterator[None]:
+    """In the block, what anything in this process writes on file descriptor 2 is dropped."""
+    import sys
+    import tempfile
+
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with tempfile.TemporaryFile() as caught:
+            os.dup2(caught.fileno(), 2)
+            try:
+                yield
+            finally:
+                os.dup2(saved, 2)
+    finally:
+        os.close(saved)
+
+
+def _token_source() -> str | None:
+    """Where Ray reads this machine's token, in Ray's order (RAY_AUTH_TOKEN, the file named by
+    RAY_AUTH_TOKEN_PATH, ~/.ray/auth_token), or None. A RAY_AUTH_TOKEN_PATH that names no
+    readable token is an error here: Ray aborts the process on it."""
+    from pathlib import Path
+
+    if os.environ.get("RAY_AUTH_TOKEN", "").strip():
+        return "RAY_AUTH_TOKEN"
+    named = os.environ.get("RAY_AUTH_TOKEN_PATH")
+    if named:
+        try:
+            if Path(named).expanduser().read_text().strip():
+                return f"RAY_AUTH_TOKEN_PATH ({named})"
+            reason = "the file is empty"
+        except OSError as e:
+            reason = e.strerror or type(e).__name__
+        except UnicodeDecodeError:
+            reason = "not text"
+        raise RayError(f"RAY_AUTH_TOKEN_PATH={named}: no token there ({reason})")
+    default = Path.home() / ".ray" / "auth_token"
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        if default.read_text().strip():
+            return str(default)
+    return None
+
+
+def _token_mode(mode: str | None) -> None:
+    """Turn Ray's token mode on (``"token"``) or back to unset (None) in this process, as Ray
+    does when ``ray.init`` finds a local cluster with a token: the environment variable, then
+    Ray's cached config and token (both C++ singletons)."""
+    if mode is None:
+        os.environ.pop("RAY_AUTH_MODE", None)
+    else:
+        os.environ["RAY_AUTH_MODE"] = mode
+    with contextlib.suppress(ImportError, AttributeError):
+        from ray._raylet import AuthenticationTokenLoader, Config
+
+        Config.initialize("")
+        AuthenticationTokenLoader.instance().reset_cache()
+
+
+def _record_file() -> str:
+    """Where ``ray start --head`` records its cluster's address: ``ray_current_cluster`` in
+    Ray's default temporary folder (RAY_TMPDIR, else TMPDIR on Linux, else /tmp; as Ray's
+    ``get_default_ray_temp_dir``)."""
+    import sys
+    import tempfile
+
+    if "RAY_TMPDIR" in os.environ:
+        base = os.environ["RAY_TMPDIR"]
+    elif sys.platform.startswith("linux") and "TMPDIR" in os.environ:
+        base = os.environ["TMPDIR"]
+    elif sys.platform.startswith(("linux", "darwin")):
+        base = "/tmp"
+    else:
+        base = tempfile.gettempdir()
+    return os.path.join(base, "ray", "ray_current_cluster")
+
+
 def _local_cluster() -> str | None:
     """The address of the cluster ``ray start --head`` last started on this machine (Ray's own
     record of it), or None."""
-    import tempfile
-    from pathlib import Path
-
-    record = Path(tempfile.gettempdir()) / "ray" / "ray_current_cluster"
     try:
-        return record.read_text().strip() or None
+        with open(_record_file()) as f:
+            return f.read().strip() or None
     except OSError:
         return None
 
