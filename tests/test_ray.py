@@ -449,7 +449,7 @@ def test_a_run_stopped_locally_resumes_on_the_cluster_started_here(ray_cluster, 
     balance_cli("simulate", *common, "--out", tmp_path / "run")
     m = json.loads((tmp_path / "run" / "manifest.json").read_text())
     m.update(status="interrupted", games_done=4000, parts=m["parts"][:2])
-    (tmp_path / "run" / "manifest.json").write_text(json.dumps(m))
+    (tmp_path / "run" / "manifest.json").write_text(json.dumps(results.seal(m)))
     for name in ("part-00002.parquet", "part-00003.parquet"):
         (tmp_path / "run" / "games" / name).unlink()
     resumed = ray_cluster.balance("simulate", "--resume", tmp_path / "run", "--backend", "ray")
