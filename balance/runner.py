@@ -743,7 +743,7 @@ def _resume_locked(
     progress: Callable[[int, int], None] | None,
 ) -> RunSummary:
     """:func:`resume`, holding the directory's writer lock."""
-    from balance.config import config_from_dict, config_hash
+    from balance.config import config_hash
 
     manifest = results.read_manifest(out)
     file = out / results.MANIFEST
@@ -762,7 +762,7 @@ def _resume_locked(
     recorded = manifest.get("config")
     if not isinstance(recorded, dict):
         raise RunnerError(f"{file}: records no config to resume")
-    ran = config_from_dict(recorded, str(file))
+    ran = results.check_config(manifest, out)  # its hash recomputed: an edited config is refused
     if config is not None:
         mine = config.model_copy(update={"games": ran.games, "seed": ran.seed})
         if config_hash(mine) != manifest.get("config_hash"):

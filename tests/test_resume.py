@@ -292,3 +292,20 @@ def test_five_ravens_killed_at_random_moments_and_resumed(tmp_path):
                                   str(out)], env=env, capture_output=True, text=True)  # fmt: skip
         assert resumed.returncode == 0, resumed.stderr
         same_dataset(tmp_path / "full", out)
+
+
+def test_resume_refuses_a_recorded_config_edited_with_its_hash_kept(
+    cli, fake_game, fake_config, tmp_path
+):
+    """Issue 26: a recorded config edited by hand (the manifest resealed, its config_hash kept)
+    was resumed as if nothing happened, and the parts after the edit were other games."""
+    out = tmp_path / "run"
+    _stopped(cli, fake_config, out)
+    m = json.loads((out / "manifest.json").read_text())
+    m["config"]["rules"]["bonus"] = 5  # the hash still says bonus 0
+    (out / "manifest.json").write_text(json.dumps(results.seal(m)))
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    result = cli("simulate", "--resume", out)
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"error: {out / 'manifest.json'}: config: edited after the run")
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
