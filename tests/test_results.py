@@ -572,3 +572,58 @@ def test_the_writer_agrees_with_polars_on_any_column(tmp_path, rows, dtype, spre
         .collect()
         .equals(expected.filter(pl.col("x") == pivot))
     )
+
+
+# ---- one writer per directory (issue 26) --------------------------------------------------------
+
+
+def _holder(out):
+    """A process holding ``out``'s writer lock until its stdin closes; returns (process, pid)."""
+    code = (
+        "import sys; from balance import results\n"
+        f"with results.one_writer({str(out)!r}):\n"
+        "    print('held', flush=True); sys.stdin.read()\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout.readline() == "held\n"
+    return proc
+
+
+def test_a_second_writer_fails_at_once_naming_the_first(tmp_path):
+    out = tmp_path / "run"
+    proc = _holder(out)
+    try:
+        with pytest.raises(results.Busy) as info, results.one_writer(out):
+            pass
+        message = str(info.value)
+        assert message.startswith(f"{out}: another balance process is writing this run (pid ")
+        assert f"pid {proc.pid} on host {socket.gethostname()}, started " in message
+        assert "\n" not in message
+    finally:
+        proc.stdin.close()
+        proc.wait()
+        proc.stdout.close()
+    with results.one_writer(out):  # the holder is gone: the lock is free
+        assert (out / results.LOCK).is_file()
+    assert not (out / results.LOCK).exists()  # removed at the end
+
+
+def test_a_lock_left_by_a_killed_process_never_blocks(tmp_path):
+    out = tmp_path / "run"
+    proc = _holder(out)
+    proc.kill()
+    proc.wait()
+    proc.stdin.close()
+    proc.stdout.close()
+    assert (out / results.LOCK).is_file()  # SIGKILL left the file, not the lock
+    with results.one_writer(out):
+        pass
+
+
+def test_a_directory_made_for_a_run_that_wrote_nothing_is_removed_again(tmp_path):
+    out = tmp_path / "new" / "run"
+    with pytest.raises(RuntimeError), results.one_writer(out):
+        raise RuntimeError("the config did not compile")
+    assert not out.exists()

@@ -6,6 +6,7 @@ memory holds one chunk per run at a time. The file it writes is balance/impact_f
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Sequence
@@ -199,18 +200,28 @@ def play_report_variants(
 ) -> Path:
     """Play the game's report variants (``report_variants(plugin, config)``, e.g. The Raven Order
     without the second player's compensation) on a run's seed and games into
-    ``<results_dir>/variants.json``, which the report of that directory reads."""
-    result = impact(
-        config,
-        variants,
-        config_path=config_path,
-        variants_source=f"{config.game} report variants",
-        games=games,
-        seed=seed,
-        threads=threads,
-        progress=progress,
-    )
-    return write_impact(result, Path(results_dir) / REPORT_VARIANTS_FILE, featured=featured)
+    ``<results_dir>/variants.json``, which the report of that directory reads.
+
+    The directory's writer lock is held meanwhile (results.one_writer): while a run writes there,
+    or another report plays its variants, this fails at once, one line, before any game."""
+    from balance import results
+
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(results.one_writer(results_dir, what="results directory"))
+        except results.Busy as e:
+            raise results.Busy(f"{e}; or report it without card impact (--no-impact)") from None
+        result = impact(
+            config,
+            variants,
+            config_path=config_path,
+            variants_source=f"{config.game} report variants",
+            games=games,
+            seed=seed,
+            threads=threads,
+            progress=progress,
+        )
+        return write_impact(result, Path(results_dir) / REPORT_VARIANTS_FILE, featured=featured)
 
 
 PAIRED_COST = 1.5  # a config's game in `impact`, in games of a plain `simulate`
