@@ -133,7 +133,8 @@ def test_force_keeps_the_old_run_when_the_config_fails_to_compile(fake_game, fak
         ({"games": 0}, "--games must be at least 1, got 0"),
         ({"games": -5}, "--games must be at least 1, got -5"),
         ({"seed": -1}, "--seed must be between 0 and 2\\*\\*63 - 1, got -1"),
-        ({"chunk_size": 0}, "--chunk-size must be at least 1, got 0"),
+        ({"chunk_size": 0}, "--chunk-size must be between 1 and 4,194,304 games"),
+        ({"chunk_size": 2**22 + 1}, "--chunk-size must be between 1 and 4,194,304 games"),
         ({"threads": 0}, f"--threads must be between 1 and {numba.config.NUMBA_NUM_THREADS}"),
     ],
 )
