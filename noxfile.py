@@ -36,7 +36,7 @@ def faults(session: nox.Session) -> None:
     """Run every case of the fault suite (the default test run takes a seeded sample): kills,
     two writers, a full disk, byte flips and the bad-input matrix; extra arguments go to pytest.
 
-    About 15 minutes on two cores; mounting its small disk needs root (else that case skips)."""
+    About 5 minutes on two cores; mounting its small disk needs root (else that case skips)."""
     session.install(".[test]")
     session.run(
         "pytest",

@@ -42,7 +42,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -177,41 +177,72 @@ def kernels(tmp_path_factory):
     assert code == 0, err
 
 
+def writing(command: str, out: Path, before: bytes | None = None) -> Callable[[], bool]:
+    """Whether ``command`` (simulate, sweep, resume) into ``out`` has begun writing its run: its
+    manifest is there, a sweep's first point's is, a resumed run's has changed (from
+    ``before``)."""
+    if command == "sweep":
+        return (out / "00-players=2" / "manifest.json").exists
+    file = out / "manifest.json"
+    if command == "resume":
+        return lambda: file.read_bytes() != before
+    return file.exists
+
+
+def until(proc: subprocess.Popen[str], ready: Callable[[], bool]) -> float:
+    """Seconds until ``ready()`` held (or ``proc`` ended), polling every few milliseconds."""
+    t0 = time.monotonic()
+    while proc.poll() is None and not ready():
+        time.sleep(0.002)
+    return time.monotonic() - t0
+
+
+def timed(args: tuple[object, ...], ready: Callable[[], bool]) -> tuple[float, float]:
+    """Run ``balance ARGS`` to its end: (seconds until ``ready()``, i.e. until the run began
+    writing, seconds until the process ended)."""
+    proc = start(*args)
+    t0 = time.monotonic()
+    begins = until(proc, ready)
+    code, _, err = finish(proc)
+    ends = time.monotonic() - t0
+    assert code == 0, err
+    return begins, ends
+
+
 class References:
     """Uninterrupted runs, played once per module when first asked for: what every stopped run
-    must end as; and how long each command takes here (the window the kills are spread over)."""
+    must end as; and when each command begins writing and ends here (``window``: seconds from
+    its start), the times the kills are spread over."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
-        self.window: dict[str, float] = {}
-        self._made: dict[Any, Path] = {}
-
-    def _play(self, key: Any, what: str, args: tuple[object, ...], out: Path) -> Path:
-        if key not in self._made:
-            t0 = time.monotonic()
-            code, _, err = balance(*args)
-            self.window.setdefault(what, time.monotonic() - t0)
-            assert code == 0, err
-            self._made[key] = out
-        return self._made[key]
+        self.window: dict[str, tuple[float, float]] = {}
+        self._made: set[Path] = set()
 
     def simulate(self, seed: int = SEED) -> Path:
         out = self.folder / f"simulate-{seed}"
-        return self._play(("simulate", seed), "simulate", simulate_args(out, seed), out)
+        if out not in self._made:
+            window = timed(simulate_args(out, seed), writing("simulate", out))
+            self.window.setdefault("simulate", window)
+            self._made.add(out)
+        return out
 
     def sweep(self) -> Path:
         out = self.folder / "sweep"
-        return self._play("sweep", "sweep", sweep_args(out), out)
+        if out not in self._made:
+            self.window["sweep"] = timed(sweep_args(out), writing("sweep", out))
+            self._made.add(out)
+        return out
 
-    def resume_window(self) -> float:
-        """Seconds of a --resume from the second part on (checked against the reference)."""
+    def resume_window(self) -> tuple[float, float]:
+        """When a --resume from the second part on begins writing and ends (and it ends as the
+        reference run)."""
         if "resume" not in self.window:
             out = self.folder / "resumed"
-            partial_copy(self.simulate(), out, parts=1)
-            t0 = time.monotonic()
-            code, _, err = balance("simulate", "--resume", out)
-            self.window["resume"] = time.monotonic() - t0
-            assert code == 0, err
+            before = partial_copy(self.simulate(), out, parts=1)
+            self.window["resume"] = timed(
+                ("simulate", "--resume", out), writing("resume", out, before)
+            )
             same_run(out, self.simulate())
         return self.window["resume"]
 
@@ -223,7 +254,7 @@ def refs(kernels, tmp_path_factory):
 
 # ----------------------------------------------------------------- 1. killed at random moments
 
-KILL_TRIALS = 4  # per command and signal: trial k is sent in the k-th quarter of a run's time
+KILL_TRIALS = 4  # per command and signal: one while the process starts, three while it writes
 KILLS = [
     (command, sig, k)
     for command in ("simulate", "sweep", "resume")
@@ -233,8 +264,7 @@ KILLS = [
 
 
 def _kill_sample() -> list[tuple[str, str, int]]:
-    """By default one trial per signal, each on another command, late in the run (where the
-    parts are written)."""
+    """By default one trial per signal, each on another command, while the run writes."""
     if FULL:
         return KILLS
     rng = random.Random(26)
@@ -290,13 +320,13 @@ def check_stopped_run(out: Path, sig: int, code: int, stderr: str, *, before: by
             assert manifest["finished"] is not None
             assert manifest["stopped_by"] == name
             done = manifest["games_done"]
-            assert (
-                said(stderr)[-1] == f"interrupted by {name}: kept {done:,} complete games in {out}"
-            )
+            assert said(stderr) == [f"interrupted by {name}: kept {done:,} complete games in {out}"]
             assert not list(out.rglob("*.tmp"))
         assert not (out / results.LOCK).exists()
     if status == "complete":
         assert manifest["games_done"] == GAMES
+    if before is not None:  # the session it resumed is on record
+        assert [s["status"] for s in manifest["sessions"]] == ["interrupted"]
     assert results.verify(out)[1] == []
     done = manifest["games_done"]
     kept = results.open_results(out)[1].select("game").collect()["game"]
@@ -317,18 +347,20 @@ def test_a_run_stopped_at_a_random_moment_resumes_to_the_same_parts(
     out = tmp_path / "run"
     before = None
     if command == "simulate":
-        reference = refs.simulate()
-        window, args = refs.window["simulate"], simulate_args(out)
+        reference, args = refs.simulate(), simulate_args(out)
     elif command == "resume":
-        reference = refs.simulate()
-        window, args = refs.resume_window(), ("simulate", "--resume", out)
+        reference, args = refs.simulate(), ("simulate", "--resume", out)
+        refs.resume_window()
         before = partial_copy(reference, out, parts=rng.randint(1, GAMES // CHUNK // 2))
     else:
-        reference = refs.sweep()
-        window, args = refs.window["sweep"], sweep_args(out)
-    # Trial k lands in the k-th quarter of a run's time (the last one may come after its end).
-    delay = window * rng.uniform(trial, trial + 1.1) / KILL_TRIALS
+        reference, args = refs.sweep(), sweep_args(out)
+    begins, ends = refs.window[command]
     proc = start(*args)
+    if trial == 0:  # while the process starts: imports, config, kernels
+        delay = rng.uniform(0, begins)
+    else:  # in the k-th third of the run's writing (the last one up to a tenth past its end)
+        until(proc, writing(command, out, before))
+        delay = (ends - begins) * rng.uniform(trial - 1, trial + 0.3) / (KILL_TRIALS - 1)
     _stop_after(proc, delay, sig)
     code, _, err = finish(proc)
 
@@ -376,6 +408,9 @@ def check_stopped_sweep(out: Path, sig: int, code: int, stderr: str) -> str:
             assert manifest["status"] in ("interrupted", "complete"), manifest["status"]
             if manifest["status"] == "interrupted":
                 assert manifest["stopped_by"] == name and manifest["finished"] is not None
+            # sweep.json says the same of the point (pending: stopped before its first part)
+            told = "pending" if manifest["games_done"] == 0 else manifest["status"]
+            assert point["status"] == told, (point, manifest["status"])
         assert results.verify(path)[1] == []
     return status
 
