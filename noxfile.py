@@ -1,4 +1,4 @@
-"""Developer tasks: `nox -s tests`, `nox -s lint`, `nox -s bench`, `nox -s reports`."""
+"""Developer tasks: `nox -s tests`, `nox -s faults`, `nox -s lint`, `nox -s bench`, `nox -s reports`."""
 
 import os
 import shutil
@@ -29,6 +29,22 @@ def tests(session: nox.Session) -> None:
     """Run the test suite; extra arguments go to pytest (e.g. `nox -s tests -- -n 2`)."""
     session.install(".[test]")
     session.run("pytest", *session.posargs)
+
+
+@nox.session
+def faults(session: nox.Session) -> None:
+    """Run every case of the fault suite (the default test run takes a seeded sample): kills,
+    two writers, a full disk, byte flips and the bad-input matrix; extra arguments go to pytest.
+
+    About 5 minutes on two cores; mounting its small disk needs root (else that case skips)."""
+    session.install(".[test]")
+    session.run(
+        "pytest",
+        "tests/test_faults.py",
+        "tests/test_bad_input_matrix.py",
+        *session.posargs,
+        env={"BALANCE_FAULTS": "all"},
+    )
 
 
 @nox.session
