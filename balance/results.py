@@ -455,6 +455,36 @@ def one_writer(out: str | os.PathLike[str], *, what: str = "run") -> Iterator[No
                 out.rmdir()  # only if empty: nothing was written
 
 
+def check_not_busy(out: str | os.PathLike[str], *, what: str = "run") -> None:
+    """:class:`Busy` if a live process holds ``out``'s writer lock; creates nothing. (A
+    command says this first: "exists and is not empty" would be the wrong reason, and its advice,
+    --force, would not help.)"""
+    path = Path(out) / LOCK
+    try:
+        import fcntl
+
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except (ImportError, OSError):  # no lock file: nobody writes there
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # a probe, released at once
+        except BlockingIOError:
+            raise Busy(_busy_text(Path(out), what, _lock_holder(fd))) from None
+        except OSError:
+            return
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def _busy_text(out: Path, what: str, holder: str) -> str:
+    return (
+        f"{out}: another balance process is writing this {what} ({holder}); wait for it to "
+        "finish, or stop it (Ctrl-C) and then --resume"
+    )
+
+
 def _take_lock(path: Path, out: Path, what: str, fcntl: Any) -> int:
     for _ in range(100):  # the holder may remove the file between our open and our flock
         try:
@@ -466,10 +496,7 @@ def _take_lock(path: Path, out: Path, what: str, fcntl: Any) -> int:
         except BlockingIOError:
             holder = _lock_holder(fd)
             os.close(fd)
-            raise Busy(
-                f"{out}: another balance process is writing this {what} ({holder}); wait for it "
-                "to finish, or stop it (Ctrl-C) and then --resume"
-            ) from None
+            raise Busy(_busy_text(out, what, holder)) from None
         except OSError:  # a filesystem without locks (some network mounts): unlocked, as before
             return fd
         try:

@@ -370,6 +370,7 @@ def run(
     check_options(
         games=games, seed=seed, chunk_size=chunk_size, threads=threads, players=len(config.seats)
     )
+    results.check_not_busy(out)  # a live run there: said as such, not as "not empty"
     _check_out(out, force=force)
     # One writer per directory: a second run, --force over a live run or a --resume of it
     # fails here at once, naming the live process, before anything is compiled or written.

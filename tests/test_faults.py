@@ -459,7 +459,7 @@ WRITERS = [
 ]
 
 
-# The cases that found bugs: strict xfails, always sampled.
+# The cases that found bugs (fixed): always sampled, so that they stay fixed.
 NOT_BUSY = (
     "a plain second simulate into a live run's directory is refused with `error: DIR: output "
     "directory exists and is not empty; choose another --out or pass --force to replace it` "
@@ -479,9 +479,6 @@ KNOWN_WRITERS: dict[tuple[str, str], str] = {
         pytest.param(
             *case,
             id=f"{case[0]} at {case[1]}",
-            marks=[pytest.mark.xfail(strict=True, reason=KNOWN_WRITERS[case])]
-            if case in KNOWN_WRITERS
-            else [],
         )
         for case in sample(WRITERS, 3, seed=2, always=tuple(KNOWN_WRITERS))
     ],
@@ -622,15 +619,11 @@ def test_after_a_full_disk_is_freed_resume_ends_byte_identical(small_disk, refs)
     same_run(small_disk.out, refs.simulate())
 
 
-DISK_FULL_MESSAGE = pytest.mark.xfail(
-    strict=True,
-    reason="disk full prints only `error: [Errno 28] No space left on device`: neither the "
-    "path nor the games kept",
-)
+# Found by this suite: disk full printed only `error: [Errno 28] No space left on device`,
+# neither the path nor the games kept.
 
 
 @pytest.mark.slow
-@DISK_FULL_MESSAGE
 def test_a_full_disk_is_named_with_what_was_kept(small_disk):
     (line,) = said(small_disk.stderr)
     assert str(small_disk.out) in line
@@ -692,7 +685,6 @@ def test_an_injected_disk_full_keeps_what_fit_and_resumes(
     same_run(out, reference)
 
 
-@DISK_FULL_MESSAGE
 @pytest.mark.parametrize("where", ["the third part", "a manifest, once"])
 def test_an_injected_disk_full_is_named_with_what_was_kept(
     where, fake_config, tmp_path, monkeypatch

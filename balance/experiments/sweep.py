@@ -443,6 +443,7 @@ def run_sweep(
     :class:`SweepInterrupted` once the sweep manifest says ``interrupted``."""
     out = Path(out)
     runner.check_options(games=plan.games, seed=plan.seed, chunk_size=chunk_size, threads=threads)
+    results.check_not_busy(out, what="sweep")
     check_out(out, plan, force=force)  # a file or a foreign directory in the way: said first
     # One writer per sweep: a second sweep into the same directory fails at once, naming the
     # live process (each point's run also takes its own directory's lock).

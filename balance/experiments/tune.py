@@ -113,6 +113,7 @@ FIXED_KEYS = {
 DEFAULT_STEPS = 100  # a real knob's default step: its range over this
 FRESH_SHARE = 5  # a 1/FRESH_SHARE of the budget is kept for the fresh look at the answer
 DEFAULT_TRIALS = 60
+MAX_TRIALS = 100_000  # each trial plays at least MIN_TRIAL_GAMES games
 REFINE_SHARE = 30  # percent of the budget for playing the best trials on more games
 REFINE_LEADERS = 5  # trials refined
 MIN_TRIAL_GAMES = 200  # a trial with fewer games says nothing
@@ -631,8 +632,8 @@ def tune(
     budget = base.games if games is None else games
     seed = base.seed if seed is None else seed
     runner.check_options(games=budget, seed=seed, threads=threads, players=base.players)
-    if trials < 1:
-        raise TuneError(f"--trials must be at least 1, got {trials}")
+    if not 1 <= trials <= MAX_TRIALS:
+        raise TuneError(f"--trials must be between 1 and {MAX_TRIALS:,}, got {trials:,}")
     _check_budget(parsed, goals, budget, trials)  # before the kernels load, not after
     space = _Space(config, overrides, parsed, goals, seed)
     for values in ((p.values[0] for p in parsed), (p.values[-1] for p in parsed)):
