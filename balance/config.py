@@ -74,27 +74,10 @@ from pydantic import (
 )
 
 from balance import games as registry
-from balance.errors import BalanceError, KeyConflict
+from balance.errors import ConfigError, KeyConflict  # ConfigError lived here: still importable
 from balance.headline import ReportSettings
 
 KeyPath = tuple  # mapping keys as written in YAML, list indices as int
-
-
-class ConfigError(BalanceError):
-    """A config problem, as one line: ``<file>: <key.path>: <problem>``."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        file: str | None = None,
-        key: str | None = None,
-        problem: str | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.file = file
-        self.key = key
-        self.problem = problem
 
 
 def _printable(text: str) -> str:
