@@ -39,16 +39,17 @@ class Corvids(Game):
         return BIRD_NAMES if tables is None else tuple(tables.bird_names)
 
     def replay_page(self, tables: Any, seed: int, game: int) -> str | None:
-        """The pile after set-up and after every turn, with each turn in words (pictures.py)."""
-        from balance.games.corvids import pictures
+        """The pile after set-up and after every turn, with each turn in words
+        (views/pictures.py)."""
+        from balance.games.corvids.views import pictures
 
         return pictures.replay_page(tables, seed, game)
 
     def report_sections(
         self, manifest: dict[str, Any], rows: Any, *, level: float = 0.95
     ) -> list[ReportSection]:
-        """A starting pile and the pile's events per game (report.py)."""
-        from balance.games.corvids import report
+        """A starting pile and the pile's events per game (views/report.py)."""
+        from balance.games.corvids.views import report
 
         return report.report_sections(manifest, rows, level=level)
 
