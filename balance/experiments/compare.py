@@ -16,7 +16,7 @@ import polars as pl
 
 from balance import games as registry
 from balance import runner, stats
-from balance.config import RunConfig, plugin_deals_teams
+from balance.config import RunConfig
 from balance.experiments.play import Progress, Runs
 from balance.runner import CHUNK, RunnerError
 from balance.stats import across
@@ -96,7 +96,7 @@ def compare(
         if paired:
             acc = stats.PairedAccumulator(*stats.common_groups(*runs.lineups))
         else:
-            dealt = plugin_deals_teams(registry.get(a.game))  # no fair 1/n (stats.across)
+            dealt = registry.get(a.game).deals_teams  # no fair 1/n (stats.across)
             acc = across.AcrossAccumulator(a.players, b.players, dealt=dealt)
         seated = [Seated(line) for line in runs.lineups]
         report(0, games)  # the kernels are loaded: the games start
