@@ -54,15 +54,6 @@ class BenchError(BalanceError):
 
 
 @dataclass(frozen=True)
-class TargetSpec:
-    key: str  # "games_per_s", "python_ratio" or "warm_start_s" (see BenchResult.figure)
-    label: str
-    threshold: float
-    at_least: bool  # True: measured >= threshold; False: measured <= threshold
-    unit: str
-
-
-@dataclass(frozen=True)
 class Lineup:
     label: str  # e.g. "4 greedy", or "economy vs rush" for a mixed line-up
     players: int
@@ -176,15 +167,13 @@ def default_config(game: str) -> Path:
 
 def lineups(plugin: Any, base: Any) -> tuple[list[Lineup], Lineup]:
     """Every seat the same policy, for each of the game's ready-made policies, at its minimum and
-    maximum player counts (or the game's ``bench_players``); and the headline line-up (maximum
-    players or ``bench_headline_players``, the base config's policy).
+    maximum player counts (or the game's ``bench.players``); and the headline line-up (maximum
+    players or ``bench.headline_players``, the base config's policy).
     When the base config's seats play different policies (The Raven Order: economy vs rush), its
     own line-up is measured too and is the headline."""
     names = list(plugin.default_policies)
-    counts = list(
-        getattr(plugin, "bench_players", None) or sorted({plugin.min_players, plugin.max_players})
-    )
-    top = getattr(plugin, "bench_headline_players", None) or plugin.max_players
+    counts = list(plugin.bench.players or sorted({plugin.min_players, plugin.max_players}))
+    top = plugin.bench.headline_players or plugin.max_players
     if len(set(base.seats)) > 1 and base.players == top:
         same = [Lineup(f"{p} {name}", p, name) for p in counts for name in names]
         mixed = Lineup(
@@ -384,7 +373,7 @@ def run(
             if figures[s.key] is None
             else (figures[s.key] >= s.threshold if s.at_least else figures[s.key] <= s.threshold),
         )
-        for s in (TargetSpec(**t) for t in getattr(plugin, "bench_targets", ()))
+        for s in plugin.bench.targets()
     ]
     return BenchResult(
         game=game,

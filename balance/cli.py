@@ -1069,7 +1069,7 @@ def compare(
         f"(seed {result.seed}{players}) in {result.wall_time_s:.1f} s"
     )
     terminal.print_table(terminal.compare_table(result))
-    from balance.experiments.compare import left_out_words
+    from balance.report.sentences import left_out_words
 
     for words in left_out_words(result.left_out):  # teams and roles no game dealt, e.g.
         typer.echo(words)
@@ -1348,8 +1348,8 @@ def report(
     the trend across them. The page opens with a verdict on every axis of balance (each place
     in the turn order, chair, side, role and policy at each place) against the config's
     report.tolerance and report.targets."""
-    from balance.experiments.sweep import is_sweep
     from balance.report import check_output
+    from balance.sweep_file import is_sweep
 
     option = "--out" if out is not None else ""
     if any(is_sweep(r) for r in results):

@@ -74,27 +74,10 @@ from pydantic import (
 )
 
 from balance import games as registry
-from balance.errors import BalanceError, KeyConflict
+from balance.errors import ConfigError, KeyConflict  # ConfigError lived here: still importable
 from balance.headline import ReportSettings
 
 KeyPath = tuple  # mapping keys as written in YAML, list indices as int
-
-
-class ConfigError(BalanceError):
-    """A config problem, as one line: ``<file>: <key.path>: <problem>``."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        file: str | None = None,
-        key: str | None = None,
-        problem: str | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.file = file
-        self.key = key
-        self.problem = problem
 
 
 def _printable(text: str) -> str:
@@ -816,9 +799,7 @@ class RunConfig(BaseModel):
         # a character for every player, a deck large enough to deal). It raises KeyConflict or
         # ValueError("<key.path>: <problem>") with paths from the top (``rules.deck``), as the
         # schema validators do, so the error is one line naming the file and the key.
-        hook = getattr(plugin, "check_config", None)
-        if hook is not None:
-            hook(self)
+        plugin.check_config(self)
         return self
 
     def _check_headline(self, plugin: Any) -> None:
@@ -843,7 +824,7 @@ class RunConfig(BaseModel):
                     "seats": f"no seat plays the headline policy {_show(h.policy)}",
                 }
             )
-        if h.team is not None and not plugin_deals_teams(plugin) and h.team not in self.teams:
+        if h.team is not None and not plugin.deals_teams and h.team not in self.teams:
             raise KeyConflict(
                 {
                     "report.headline.team": f"no team named {_show(h.team)} "
@@ -855,14 +836,6 @@ class RunConfig(BaseModel):
     def resolved_dict(self) -> dict[str, Any]:
         """The whole resolved config as plain JSON-able data (for the manifest)."""
         return self.model_dump(mode="json")
-
-
-def plugin_deals_teams(plugin: Any) -> bool:
-    """Whether a game names its own teams (``team_names`` of its tables), not the config's."""
-    from balance.games.base import Game
-
-    own = getattr(type(plugin), "team_names", None)
-    return own is not None and own is not Game.team_names
 
 
 def config_hash(cfg: RunConfig) -> str:

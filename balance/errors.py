@@ -18,6 +18,24 @@ class BalanceError(Exception):
     """A problem the user can fix; the message is one line."""
 
 
+class ConfigError(BalanceError):
+    """A config problem, as one line: ``<file>: <key.path>: <problem>`` (balance/config.py adds
+    the file; a game's ``compile_tables`` raises it with ``<key.path>: <problem>`` alone)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        key: str | None = None,
+        problem: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.file = file
+        self.key = key
+        self.problem = problem
+
+
 class KeyConflict(ValueError):
     """Raised by a config model's validator when keys that are each fine disagree (``players: 3``
     against four ``seats``), so that the one-line error can name the file of each key: a child

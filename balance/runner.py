@@ -141,8 +141,8 @@ def prepare(config: Any, *, seed: int = 0, load: bool = True) -> Prepared:
         plugin=plugin,
         tables=tables,
         telemetry=tuple(plugin.telemetry_columns(tables)),
-        team_names=_names(plugin, "team_names", tables),
-        role_names=_names(plugin, "role_names", tables),
+        team_names=tuple(plugin.team_names(tables)),
+        role_names=tuple(plugin.role_names(tables)),
         compile_time_s=time.perf_counter() - t0,
     )
 
@@ -411,7 +411,7 @@ def run(
                 "end_reasons": list(plugin.end_reasons),
                 "telemetry_columns": list(prepared.telemetry),
                 # events that are outcomes of play, not cards (the report labels them so)
-                "outcome_events": list(getattr(plugin, "outcome_events", ())),
+                "outcome_events": list(plugin.outcome_events),
                 "telemetry_saturated": {},  # column -> cells clipped at 255 (uint8), when any
                 "compile_time_s": round(compile_time, 6),
                 "versions": {
@@ -953,12 +953,6 @@ def _deferred_sigint() -> Iterator[_Stop]:
             signal.signal(sig, was)
 
 
-def _names(plugin: Any, hook: str, tables: Any) -> tuple[str, ...]:
-    """A plugin's team or role names; () for a game without them (or an older plugin)."""
-    fn = getattr(plugin, hook, None)
-    return tuple(fn(tables)) if fn is not None else ()
-
-
 def check_game(game: int, players: int) -> None:
     """``--game`` of a replay: an index a run of ``players`` could have (simulate's bound)."""
     if game < 0:
@@ -980,15 +974,8 @@ def narrate(config: Any, *, game: int, seed: int | None = None) -> list[str]:
 
 
 def pictured_games() -> list[str]:
-    """The games that draw replay pictures (their plugin overrides ``Game.replay_page``)."""
-    from balance.games.base import Game
-
-    return [
-        name
-        for name in registry.names()
-        if getattr(type(registry.get(name)), "replay_page", Game.replay_page)
-        is not Game.replay_page
-    ]
+    """The games that draw replay pictures (``Game.draws_pictures``)."""
+    return [name for name in registry.names() if registry.get(name).draws_pictures]
 
 
 def replay_page(config: Any, *, game: int, seed: int | None = None) -> str:
@@ -999,12 +986,11 @@ def replay_page(config: Any, *, game: int, seed: int | None = None) -> str:
     seed = config.seed if seed is None else seed
     _check_seed(seed)
     plugin = registry.get(config.game)
-    hook = getattr(plugin, "replay_page", None)
-    pictured = pictured_games()
     page = None
-    if hook is not None and config.game in pictured:
-        page = hook(plugin.compile(config), seed, game)
+    if plugin.draws_pictures:
+        page = plugin.replay_page(plugin.compile(config), seed, game)
     if page is None:
+        pictured = pictured_games()
         raise RunnerError(
             f"{config.game} has no replay pictures; --html is for "
             + (", ".join(pictured) or "no game yet")
@@ -1053,12 +1039,12 @@ def run_costs(
 ) -> list[str]:
     """Why a run of ``games`` games of ``config`` into ``out`` deserves a confirmation, as
     one-line reasons: expected to take more than an hour (at the game's benchmark speed,
-    ``speed_target``, scaled to ``threads``), or to write more than the free disk space of
+    ``bench.speed``, scaled to ``threads``), or to write more than the free disk space of
     ``out``'s nearest existing parent. ``[]`` when neither (or when nothing is known)."""
     games = config.games if games is None else games
     plugin = registry.get(config.game)
     reasons = []
-    target = getattr(plugin, "speed_target", None)
+    target = plugin.bench.speed
     if target:
         cores = _cores()
         speed = float(target[1]) * min(threads or cores, cores) / cores

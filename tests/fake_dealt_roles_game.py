@@ -23,7 +23,7 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from balance.games.base import Chunk
+from balance.games.base import Chunk, Game
 
 PLAYERS = 4
 ROLES = ("r0", "r1", "r2", "r3", "r4", "r5")
@@ -79,7 +79,7 @@ def deal(seed: int, first_game: int, n_games: int, edge: float, late_role: int =
     return roles, winner, start
 
 
-class _FakeDealtRolesGame:
+class _FakeDealtRolesGame(Game):
     name = "fake_dealt_roles"
     title = "Fake Dealt Roles Game"
     min_players = PLAYERS
@@ -88,6 +88,9 @@ class _FakeDealtRolesGame:
     policy_kinds: ClassVar = {"plain": PlainPolicy}
     default_policies: ClassVar = {"plain": {"kind": "plain"}}
     end_reasons = ("victory",)
+
+    def layout_problems(self) -> list[str]:
+        return []  # one module, not a game package: it defines every hook the modules would
 
     def compile(self, config: Any) -> Tables:
         return Tables(edge=float(config.rules.edge), late_role=int(config.rules.late_role))
@@ -114,6 +117,12 @@ class _FakeDealtRolesGame:
             role=roles,
             saturated=np.zeros(0, np.int64),
         )
+
+    def impact_variants(self, config: Any) -> list[dict[str, Any]]:
+        return []
+
+    def report_variants(self, config: Any) -> list[dict[str, Any]]:
+        return []
 
     def narrate(self, tables: Tables, seed: int, game: int) -> list[str]:
         roles, winner, _ = deal(seed, game, 1, tables.edge, tables.late_role)

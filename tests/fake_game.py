@@ -12,7 +12,7 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from balance.games.base import Chunk
+from balance.games.base import Chunk, Game
 
 CARDS = ("ace", "king")
 EVENTS = ("drawn", "played")
@@ -54,7 +54,7 @@ def _mix(x: np.ndarray) -> np.ndarray:
     return x ^ (x >> np.uint64(31))
 
 
-class _FakeGame:
+class _FakeGame(Game):
     name = "fake"
     title = "Fake Game"
     min_players = 2
@@ -68,7 +68,11 @@ class _FakeGame:
     end_reasons = ("points", "timeout")
 
     def __init__(self) -> None:
+        super().__init__()
         self.reset()
+
+    def layout_problems(self) -> list[str]:
+        return []  # one module, not a game package: it defines every hook the modules would
 
     def reset(self) -> None:
         self.calls = 0  # play() calls so far
@@ -110,6 +114,12 @@ class _FakeGame:
             telemetry=telemetry,
             extra={"hand_left": ((h >> np.uint64(48)) % np.uint64(5)).astype(np.int32)},
         )
+
+    def impact_variants(self, config: Any) -> list[dict[str, Any]]:
+        return []
+
+    def report_variants(self, config: Any) -> list[dict[str, Any]]:
+        return []
 
     def narrate(self, tables: Tables, seed: int, game: int) -> list[str]:
         chunk = self.play(tables, seed, game, 1)

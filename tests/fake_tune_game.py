@@ -20,7 +20,7 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from balance.games.base import Chunk
+from balance.games.base import Chunk, Game
 
 
 class Rules(BaseModel):
@@ -54,7 +54,7 @@ def _uniform(h: np.ndarray) -> np.ndarray:
     return (h >> np.uint64(11)).astype(np.float64) / 2.0**53
 
 
-class _FakeTuneGame:
+class _FakeTuneGame(Game):
     name = "fake_tune"
     title = "Fake Tune Game"
     min_players = 2
@@ -63,6 +63,9 @@ class _FakeTuneGame:
     policy_kinds: ClassVar = {"plain": PlainPolicy}
     default_policies: ClassVar = {"plain": {"kind": "plain"}}
     end_reasons = ("win", "draw")
+
+    def layout_problems(self) -> list[str]:
+        return []  # one module, not a game package: it defines every hook the modules would
 
     def compile(self, config: Any) -> Tables:
         r = config.rules
@@ -97,6 +100,12 @@ class _FakeTuneGame:
             telemetry=np.zeros((n_games, 2, 0), dtype=np.uint8),
             extra={},
         )
+
+    def impact_variants(self, config: Any) -> list[dict[str, Any]]:
+        return []
+
+    def report_variants(self, config: Any) -> list[dict[str, Any]]:
+        return []
 
     def narrate(self, tables: Tables, seed: int, game: int) -> list[str]:
         chunk = self.play(tables, seed, game, 1)

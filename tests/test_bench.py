@@ -149,6 +149,6 @@ def test_raven_order_headline_is_the_base_configs_mixed_lineup():
     assert headline is found[0] and headline.seats == ["economy", "rush"]
     cfg = bench.lineup_config(base, headline)
     assert (cfg.players, cfg.seats) == (2, ["economy", "rush"])
-    targets = games.get("raven_order").bench_targets  # the plugin's, since TARGETS moved there
-    assert [t["key"] for t in targets] == ["games_per_s", "python_ratio", "warm_start_s"]
-    assert targets[0]["threshold"] == 20_000
+    targets = games.get("raven_order").bench.targets()  # the plugin's, since TARGETS moved there
+    assert [t.key for t in targets] == ["games_per_s", "python_ratio", "warm_start_s"]
+    assert targets[0].threshold == 20_000

@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from balance import cli as cli_module
 from balance import results, runner
 from balance.cli import EXAMPLES, app
+from balance.games.base import BenchSpec
 
 ROOT = Path(__file__).parent.parent
 GROUP = typer.main.get_command(app)
@@ -187,7 +188,7 @@ def test_max_games_follows_the_row_index():
 @pytest.fixture
 def slow_game(fake_game, monkeypatch):
     """The fake game at 1 game/s: 4,000 games take 1.1 h."""
-    monkeypatch.setattr(type(fake_game), "speed_target", ("test", 1.0), raising=False)
+    monkeypatch.setattr(type(fake_game), "bench", BenchSpec(speed=("test", 1.0)))
     return fake_game
 
 

@@ -20,7 +20,8 @@ from balance import games, stats
 from balance.cli import app
 from balance.config import load_config
 from balance.experiments import compare
-from balance.experiments.compare import Seated, leave_out, left_out_words
+from balance.experiments.compare import Seated, leave_out
+from balance.report.sentences import left_out_words
 
 # ======================================================= --help: brackets are text, not markup
 

@@ -83,13 +83,10 @@ def test_variants_file_errors_are_one_line(tmp_path):
         ex.load_variants(tmp_path / "nope.yaml")
 
 
-def test_default_variants_come_from_the_plugin_hook(fake_config):
+def test_default_variants_come_from_the_plugin_hook(fake_game, fake_config):
     cfg = load_config(fake_config)
 
-    class Plain:
-        name = "plain"
-
-    class Hooked:
+    class Hooked(type(fake_game)):
         name = "hooked"
 
         def impact_variants(self, config):
@@ -101,7 +98,7 @@ def test_default_variants_come_from_the_plugin_hook(fake_config):
                 }
             ]
 
-    assert ex.default_variants(Plain(), cfg) == []
+    assert ex.default_variants(fake_game, cfg) == []  # a game that proposes none
     assert ex.default_variants(Hooked(), cfg) == [
         ex.Variant("bonus", "first player +1", {"rules": {"bonus": 1}})
     ]

@@ -9,7 +9,6 @@ game length)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -17,7 +16,7 @@ import polars as pl
 
 from balance import games as registry
 from balance import runner, stats
-from balance.config import RunConfig, plugin_deals_teams
+from balance.config import RunConfig
 from balance.experiments.play import Progress, Runs
 from balance.runner import CHUNK, RunnerError
 from balance.stats import across
@@ -97,7 +96,7 @@ def compare(
         if paired:
             acc = stats.PairedAccumulator(*stats.common_groups(*runs.lineups))
         else:
-            dealt = plugin_deals_teams(registry.get(a.game))  # no fair 1/n (stats.across)
+            dealt = registry.get(a.game).deals_teams  # no fair 1/n (stats.across)
             acc = across.AcrossAccumulator(a.players, b.players, dealt=dealt)
         seated = [Seated(line) for line in runs.lineups]
         report(0, games)  # the kernels are loaded: the games start
@@ -185,42 +184,3 @@ def leave_out(
         for k, g, n in table.select("kind", "group", "games").iter_rows()
     ]
     return table.filter(~pl.Series(gone, dtype=pl.Boolean)), tuple(out)
-
-
-def left_out_words(left_out: Sequence[tuple[str, str, str]]) -> list[str]:
-    """Sentences on the groups ``leave_out`` took out of a comparison's table: '2 teams and 19
-    roles never dealt in these games are not shown.'"""
-
-    def counted(items: list[tuple[str, str, str]]) -> str:
-        parts = []
-        for kind in KINDS_DEALT:
-            n = sum(1 for k, _, _ in items if k == kind)
-            if n:
-                parts.append(f"{n} {kind}{'s' * (n != 1)}")
-        return " and ".join(parts)
-
-    def named(items: list[tuple[str, str, str]]) -> str:
-        return ", ".join(f"{k} {g} (dealt {why})" for k, g, why in items)
-
-    never = [x for x in left_out if x[2] == "never dealt"]
-    roles = [x for x in left_out if x[2] != "never dealt" and x[0] == "role"]
-    teams = [x for x in left_out if x[2] != "never dealt" and x[0] == "team"]
-    out = []
-    if never:
-        verb = "is" if len(never) == 1 else "are"
-        out.append(f"{counted(never)} never dealt in these games {verb} not shown.")
-    if roles:
-        one = len(roles) == 1
-        out.append(
-            f"{named(roles)[:1].upper()}{named(roles)[1:]} {'is' if one else 'are'} not shown: "
-            f"no game deals {'it' if one else 'them'} in both A and B, so nothing pairs "
-            f"{'it' if one else 'them'}."
-        )
-    if teams:
-        one = len(teams) == 1
-        out.append(
-            f"{named(teams)[:1].upper()}{named(teams)[1:]}: win share only (0 in a game "
-            f"without {'it' if one else 'them'}); no game seats {'it' if one else 'them'} in "
-            f"both A and B, so {'its' if one else 'their'} mean score has no paired difference."
-        )
-    return out

@@ -59,20 +59,20 @@ def apply_patch(config: RunConfig, variant: Variant, *, source: str = "variants"
 
 def default_variants(plugin: Any, config: RunConfig) -> list[Variant]:
     """The variants a game proposes for ``config`` (its ``impact_variants(config)`` hook, a list
-    of ``{name, description, patch}``); [] if the game has none."""
-    hook = getattr(plugin, "impact_variants", None)
-    if hook is None:
-        return []
-    return [_variant(v, f"{plugin.name}.impact_variants", i) for i, v in enumerate(hook(config))]
+    of ``{name, description, patch}``; [] for none)."""
+    return [
+        _variant(v, f"{plugin.name}.impact_variants", i)
+        for i, v in enumerate(plugin.impact_variants(config))
+    ]
 
 
 def report_variants(plugin: Any, config: RunConfig) -> list[Variant]:
     """The variants a report of ``config`` always sets beside it (the game's
-    ``report_variants(config)`` hook); [] if the game has none."""
-    hook = getattr(plugin, "report_variants", None)
-    if hook is None:
-        return []
-    return [_variant(v, f"{plugin.name}.report_variants", i) for i, v in enumerate(hook(config))]
+    ``report_variants(config)`` hook; [] for none)."""
+    return [
+        _variant(v, f"{plugin.name}.report_variants", i)
+        for i, v in enumerate(plugin.report_variants(config))
+    ]
 
 
 REPORT_VARIANTS_FILE = "variants.json"  # in a results directory, beside manifest.json

@@ -68,8 +68,53 @@ class ReportSection(NamedTuple):
     parts: tuple[Any, ...]  # in page order: HTML strings (data already escaped), plotly figures
 
 
+@dataclass(frozen=True)
+class TargetSpec:
+    """A figure `balance bench` measures against a threshold (balance/bench.py)."""
+
+    key: str  # "games_per_s", "python_ratio" or "warm_start_s" (see BenchResult.figure)
+    label: str
+    threshold: float
+    at_least: bool  # True: measured >= threshold; False: measured <= threshold
+    unit: str
+
+
+class BenchSpec(NamedTuple):
+    """What `balance bench` plays of a game and the targets it must meet (``Game.bench``)."""
+
+    # (label, games/s) the headline line-up must reach on all threads; None: no speed target
+    # (and no "longer than an hour" estimate before a long run)
+    speed: tuple[str, float] | None = None
+    # the player counts its line-ups play (None: min_players and max_players) and the headline's
+    # (None: max_players); a game whose base config cannot seat its maximum (Raven Manor: ten
+    # starter characters for at most ten players) names its own
+    players: tuple[int, ...] | None = None
+    headline_players: int | None = None
+    # targets every game's kernels must meet (the performance issue's)
+    python_ratio: float = 80  # compiled (1 thread) vs plain Python, at least this many times
+    warm_start_s: float = 3.0  # `balance simulate` to its first game, at most
+
+    def targets(self) -> tuple[TargetSpec, ...]:
+        speed = ()
+        if self.speed is not None:
+            label, threshold = self.speed
+            speed = (TargetSpec("games_per_s", label, threshold, True, "games/s"),)
+        return (
+            *speed,
+            TargetSpec(
+                "python_ratio", "compiled (1 thread) vs plain Python", self.python_ratio, True, "x"
+            ),
+            TargetSpec(
+                "warm_start_s", "warm start to first simulated game", self.warm_start_s, False, "s"
+            ),
+        )
+
+
 class GamePlugin(Protocol):
-    """What every game module exposes (see balance/games/five_ravens/__init__.py)."""
+    """What a game gives the rest of the tool: exactly what :class:`Game` declares (a test checks
+    that the two list the same names). The runner, config, report and bench call these and
+    nothing else, directly: an optional hook has its default on ``Game``, so no caller asks
+    whether a plugin has it."""
 
     name: str  # registry key and config ``game:`` value, e.g. "five_ravens"
     title: str  # human name, e.g. "Five Ravens"
@@ -79,6 +124,14 @@ class GamePlugin(Protocol):
     policy_kinds: dict[str, type[BaseModel]]  # policy kind -> pydantic model of its settings
     default_policies: dict[str, dict[str, Any]]  # ready-made policy names -> settings
     end_reasons: tuple[str, ...]
+    outcome_events: tuple[str, ...]  # telemetry events that are outcomes of play, not cards
+    bench: BenchSpec  # `balance bench`'s line-ups and targets
+    deals_teams: bool  # the game returns each seat's team (Chunk.team), not the config's
+    draws_pictures: bool  # replay_page draws this game (``balance replay --html``)
+
+    def check_config(self, config: Any) -> None:
+        """The game's checks of a validated RunConfig that need both the line-up and the rules;
+        raises KeyConflict or ValueError("<key.path>: <problem>") (balance/config.py)."""
 
     def compile(self, config: Any) -> Any:
         """Validated RunConfig -> tables (NamedTuple of numpy arrays)."""
@@ -92,6 +145,12 @@ class GamePlugin(Protocol):
 
     def role_names(self, tables: Any) -> tuple[str, ...]:
         """Names of the values of ``Chunk.role``; ``()`` when seats are dealt no roles."""
+
+    def role_sides(self) -> dict[str, str]:
+        """The side each role starts the game on; {} when every role is on one footing."""
+
+    def describe_policy(self, kind: str) -> str:
+        """What a policy of ``kind`` does, in one paragraph; '' for a kind the game lacks."""
 
     def play(self, tables: Any, seed: int, first_game: int, n_games: int) -> Chunk:
         """Play games [first_game, first_game + n_games) of the run seeded with ``seed``.
@@ -107,6 +166,10 @@ class GamePlugin(Protocol):
         """Game ``game`` of the run seeded with ``seed`` in words, with its outcome: the same
         game as row ``game`` of a dataset of that seed (the contract test checks it)."""
 
+    def replay_page(self, tables: Any, seed: int, game: int) -> str | None:
+        """Game ``game`` of the run seeded with ``seed`` as one HTML page of pictures; None:
+        the game draws none."""
+
     def impact_variants(self, config: Any) -> list[dict[str, Any]]:
         """Default variants for ``balance impact``: ``[{name, description, patch}]``, one small
         change per card (a patch merges into the resolved config; balance/experiments.py)."""
@@ -115,6 +178,11 @@ class GamePlugin(Protocol):
         """Variants a report of this config always sets beside it, as ``impact_variants``: a rule
         whose worth every reader asks about (The Raven Order: the second player's compensation).
         ``simulate --report`` plays them on the same seeds and games; ``[]`` for none."""
+
+    def report_sections(
+        self, manifest: dict[str, Any], rows: Any, *, level: float = 0.95
+    ) -> list[ReportSection]:
+        """The game's own sections of the report of a dataset; [] for none."""
 
 
 # The standard modules of a game package, and what each must define (DESIGN.md, Layout). The plugin
@@ -143,6 +211,13 @@ class Game:
 
     Creating the plugin checks that the package has every standard module (without importing
     them); loading one checks that it defines its standard names (STANDARD_MODULES).
+
+    Every hook the rest of the tool calls is declared here (GamePlugin lists the same): the
+    required ones come from the standard modules, the optional ones (``check_config``,
+    ``team_names``, ``role_names``, ``role_sides``, ``replay_page``, ``report_sections``,
+    ``outcome_events``, ``bench``) have their defaults, which a game overrides. A game that is
+    one module rather than a package (the tests' fakes) defines the required hooks itself and
+    overrides ``layout_problems``.
     """
 
     name: ClassVar[str]  # registry key and config ``game:`` value, e.g. "five_ravens"
@@ -151,49 +226,11 @@ class Game:
     max_players: ClassVar[int]
     end_reasons: ClassVar[tuple[str, ...]]
     policy_kinds: ClassVar[dict[str, type[BaseModel]]]  # kind -> schema model of its settings
-    # `balance bench`: (label, games/s) the headline line-up must reach on all threads, or None
-    speed_target: ClassVar[tuple[str, float] | None] = None
-    # `balance bench`: the player counts its line-ups play (None: min_players and max_players)
-    # and the headline's (None: max_players); a game whose base config cannot seat its maximum
-    # (Raven Manor: ten starter characters for at most ten players) names its own.
-    bench_players: ClassVar[tuple[int, ...] | None] = None
-    bench_headline_players: ClassVar[int | None] = None
     # Telemetry events that describe an outcome of play (a building lost, a unit killed), not a
     # card a seat holds or plays: the report labels them as outcomes, never as card effects.
     outcome_events: ClassVar[tuple[str, ...]] = ()
-    # Targets every game's kernels must meet (the performance issue's).
-    COMMON_BENCH_TARGETS: ClassVar[tuple[dict[str, Any], ...]] = (
-        dict(
-            key="python_ratio",
-            label="compiled (1 thread) vs plain Python",
-            threshold=80,
-            at_least=True,
-            unit="x",
-        ),
-        dict(
-            key="warm_start_s",
-            label="warm start to first simulated game",
-            threshold=3.0,
-            at_least=False,
-            unit="s",
-        ),
-    )
-
-    @property
-    def bench_targets(self) -> tuple[dict[str, Any], ...]:
-        """`balance bench` targets: dicts of key ("games_per_s", "python_ratio",
-        "warm_start_s"), label, threshold, at_least (True: measured >= threshold) and unit (the
-        fields of balance.bench.TargetSpec)."""
-        speed = ()
-        if self.speed_target is not None:
-            label, threshold = self.speed_target
-            speed = (
-                dict(
-                    key="games_per_s", label=label, threshold=threshold, at_least=True,
-                    unit="games/s",
-                ),
-            )  # fmt: skip
-        return (*speed, *self.COMMON_BENCH_TARGETS)
+    # `balance bench`: its line-ups and targets (the defaults: every game's common targets)
+    bench: ClassVar[BenchSpec] = BenchSpec()
 
     def __init__(self) -> None:
         self.package = type(self).__module__
@@ -254,6 +291,24 @@ class Game:
     def team_names(self, tables: Any) -> tuple[str, ...]:
         return ()
 
+    @property
+    def deals_teams(self) -> bool:
+        """Whether the game names its own teams (it overrides ``team_names``: Raven Manor's
+        possession), rather than taking each seat's from the config's ``teams:``."""
+        return type(self).team_names is not Game.team_names
+
+    @property
+    def draws_pictures(self) -> bool:
+        """Whether the game draws replay pictures (it overrides ``replay_page``)."""
+        return type(self).replay_page is not Game.replay_page
+
+    def check_config(self, config: Any) -> None:
+        """The game's own checks of keys that need both the line-up and the rules (Raven Manor: a
+        character for every player), called with the validated RunConfig: raise KeyConflict or
+        ValueError("<key.path>: <problem>") with paths from the top (``rules.deck``). None (the
+        default): the schema's checks are all."""
+        return None
+
     def role_sides(self) -> dict[str, str]:
         """The side each role starts the game on, for a game whose roles belong to sides (Raven
         Manor: the Raven's side and the Family's); the verdict compares a role with the other
@@ -263,7 +318,7 @@ class Game:
     def describe_policy(self, kind: str) -> str:
         """What a policy of ``kind`` does, in one paragraph: its settings model's docstring (the
         report says which players produced its numbers); '' for a kind the game does not have."""
-        model = (getattr(self, "policy_kinds", None) or {}).get(kind)
+        model = self.policy_kinds.get(kind)
         doc = inspect.getdoc(model) if model is not None else None
         words = " ".join((doc or "").split("\n\n")[0].split())
         # sentences that name the code (``tables.BASIC_WEIGHTS``) are for developers
@@ -284,8 +339,7 @@ class Game:
     def impact_variants(self, config: Any) -> list[dict[str, Any]]:
         return self.module("variants").impact_variants(config)
 
-    # Optional hooks: a game draws what only it can by overriding them (the runner and the report
-    # call them through getattr, so a plugin that is no ``Game`` simply has none).
+    # A game draws what only it can by overriding these (the defaults: nothing to draw).
 
     def replay_page(self, tables: Any, seed: int, game: int) -> str | None:
         """Game ``game`` of the run seeded with ``seed`` as one self-contained HTML page of

@@ -18,7 +18,6 @@ import polars as pl
 
 import balance
 from balance import stats
-from balance.experiments.compare import left_out_words
 from balance.report import figures
 from balance.report.numbers import comparison_rows, config_diff
 from balance.report.sections import (
@@ -33,7 +32,13 @@ from balance.report.sections import (
     significant,
     table_html,
 )
-from balance.report.sentences import comparison_sentences, fair_pct, ordinal, signed
+from balance.report.sentences import (
+    comparison_sentences,
+    fair_pct,
+    left_out_words,
+    ordinal,
+    signed,
+)
 from balance.report.template import fill_sections
 from balance.stats import KINDS, across
 

@@ -83,6 +83,7 @@ def analyse_rows(
             .collect()
         )
     own = tuple(game_report_sections(manifest, lf, level=level)) if game_sections else ()
+    plugin = game_plugin(manifest)
     settings = report_settings(manifest)
     targets = settings.targets.model_dump()
     axes = stats.balance_axes(
@@ -90,7 +91,7 @@ def analyse_rows(
         tolerance=settings.tolerance.axes(),
         targets=targets,
         level=level,
-        role_sides=_plugin_hook(manifest, "role_sides"),
+        role_sides=None if plugin is None else plugin.role_sides(),
     )
     return DatasetStats(
         label=label,
@@ -120,17 +121,15 @@ def report_settings(manifest: dict[str, Any]) -> Any:
         return ReportSettings()
 
 
-def _plugin_hook(manifest: dict[str, Any], hook: str, *args: Any, **kwargs: Any) -> Any:
-    """A hook of the dataset's game plugin called with ``args``; None when the registry no
-    longer knows the game (or the plugin lacks the hook)."""
+def game_plugin(manifest: dict[str, Any]) -> Any:
+    """The dataset's game plugin (balance.games.base.Game); None when the registry no longer
+    knows the game."""
     from balance import games as registry
 
     try:
-        plugin = registry.get(str(manifest.get("game")))
+        return registry.get(str(manifest.get("game")))
     except KeyError:
         return None
-    fn = getattr(plugin, hook, None)
-    return fn(*args, **kwargs) if fn is not None else None
 
 
 def players_of(manifest: dict[str, Any]) -> list[tuple[str, str, str]]:
@@ -139,10 +138,11 @@ def players_of(manifest: dict[str, Any]) -> list[tuple[str, str, str]]:
     longer knows says nothing more than the kind."""
     config = manifest.get("config") or {}
     policies = config.get("policies") or {}
+    plugin = game_plugin(manifest)
     out = []
     for name in dict.fromkeys(str(p) for p in manifest.get("seats") or ()):
         kind = str((policies.get(name) or {}).get("kind", name))
-        out.append((name, kind, _plugin_hook(manifest, "describe_policy", kind) or ""))
+        out.append((name, kind, "" if plugin is None else plugin.describe_policy(kind)))
     return out
 
 
@@ -150,8 +150,9 @@ def game_report_sections(
     manifest: dict[str, Any], rows: pl.LazyFrame, *, level: float = 0.95
 ) -> list[ReportSection]:
     """The sections the dataset's game adds to its report (``Game.report_sections``; a game
-    without the hook, or one the registry no longer knows, adds none)."""
-    return list(_plugin_hook(manifest, "report_sections", manifest, rows, level=level) or ())
+    the registry no longer knows adds none)."""
+    plugin = game_plugin(manifest)
+    return [] if plugin is None else list(plugin.report_sections(manifest, rows, level=level))
 
 
 def analyse(path: str | os.PathLike[str], *, level: float = 0.95) -> DatasetStats:

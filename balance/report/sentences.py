@@ -661,6 +661,46 @@ def difference_sentences(diff: Differences) -> list[str]:
 # ================================================================================ compare A B
 
 
+def left_out_words(left_out: Sequence[tuple[str, str, str]]) -> list[str]:
+    """Sentences on the groups a comparison's table leaves out (``Comparison.left_out``, from
+    balance/experiments/compare.py's ``leave_out``): '2 teams and 19 roles never dealt in these
+    games are not shown.'"""
+
+    def counted(items: list[tuple[str, str, str]]) -> str:
+        parts = []
+        for kind in ("team", "role"):  # the groups a game can deal anew every game
+            n = sum(1 for k, _, _ in items if k == kind)
+            if n:
+                parts.append(f"{n} {kind}{'s' * (n != 1)}")
+        return " and ".join(parts)
+
+    def named(items: list[tuple[str, str, str]]) -> str:
+        return ", ".join(f"{k} {g} (dealt {why})" for k, g, why in items)
+
+    never = [x for x in left_out if x[2] == "never dealt"]
+    roles = [x for x in left_out if x[2] != "never dealt" and x[0] == "role"]
+    teams = [x for x in left_out if x[2] != "never dealt" and x[0] == "team"]
+    out = []
+    if never:
+        verb = "is" if len(never) == 1 else "are"
+        out.append(f"{counted(never)} never dealt in these games {verb} not shown.")
+    if roles:
+        one = len(roles) == 1
+        out.append(
+            f"{named(roles)[:1].upper()}{named(roles)[1:]} {'is' if one else 'are'} not shown: "
+            f"no game deals {'it' if one else 'them'} in both A and B, so nothing pairs "
+            f"{'it' if one else 'them'}."
+        )
+    if teams:
+        one = len(teams) == 1
+        out.append(
+            f"{named(teams)[:1].upper()}{named(teams)[1:]}: win share only (0 in a game "
+            f"without {'it' if one else 'them'}); no game seats {'it' if one else 'them'} in "
+            f"both A and B, so {'its' if one else 'their'} mean score has no paired difference."
+        )
+    return out
+
+
 def _by(d: float, lo: float, hi: float, scale: float, unit: str) -> str:
     """'3.8 turns [3.7, 3.9]': the size of a change and its interval, signs dropped (the verb
     says the direction)."""

@@ -3,7 +3,7 @@ curve moves significantly between neighbouring points, and its trend across all 
 
 In the report's layers (numbers, then sentences, then figures and sections, then the page):
 
-- ``analyse_sweep(path)`` reads a sweep directory (balance/experiments/sweep.py) into a
+- ``analyse_sweep(path)`` reads a sweep directory (balance/sweep_file.py) into a
   ``SweepStats``: the curve rows of every finished point, the table of neighbouring steps
   (balance/stats/curves.py) and the table of trends, the least-squares slope of every metric on
   a numeric knob across all the points of a curve (balance/stats/trend.py), with q-values for
@@ -37,7 +37,6 @@ import plotly.graph_objects as go
 import polars as pl
 from plotly.subplots import make_subplots
 
-from balance.experiments.sweep import Axis, SweepRun, open_sweep
 from balance.report import figures
 from balance.report.numbers import ReportError, config_diff
 from balance.report.sections import (
@@ -58,6 +57,7 @@ from balance.report.template import fill_sections
 from balance.report.write import ReportInfo, _write_html, check_output
 from balance.results import open_results, status_text
 from balance.stats import RULE, curves, trend
+from balance.sweep_file import Axis, SweepRun, open_sweep
 
 # The q-value column of the steps' and the trends' tables: one family per metric over both.
 Q_COLUMN = Column(

@@ -1,9 +1,10 @@
 """The page shell of a report: one ``string.Template``, its CSS and its script (no jinja).
 
 A Python module rather than a ``.html`` file so that it ships with the package without
-package-data settings. ``fill`` puts a page's title, navigation and body (page.py, compare.py)
-in it with plotly.js, inlined or as the CDN's tag (CSS and SCRIPT go in as values, so they need
-no escaping).
+package-data settings. ``fill`` puts a page's title, navigation and body (page.py, compare.py,
+sweep.py, and a game's own pages: Corvids' replay pictures, games/corvids/views/pictures.py) in
+it with plotly.js, inlined or as the CDN's tag (CSS and SCRIPT go in as values, so they need no
+escaping).
 
 Figures are ``<div class="figure" data-figure>`` followed by their plotly JSON in a
 ``<script type="application/json">``; the script draws each one and marks the div
@@ -166,11 +167,11 @@ $plotly
 <h1>$title</h1>
 <p>$subtitle</p>
 </header>
-<nav>$nav</nav>
+$nav
 <main>
 $body
 </main>
-<footer>Made by balance $version on $generated. $plotly_note</footer>
+<footer>Made by balance $version$generated. $plotly_note</footer>
 <script>$script</script>
 </body>
 </html>
@@ -202,22 +203,34 @@ def plotly_script(cdn: bool) -> tuple[str, str]:
 
 
 def fill(
-    *, title: str, subtitle: str, nav: str, body: str, cdn: bool, generated: str | None
+    *,
+    title: str,
+    subtitle: str,
+    nav: str,
+    body: str,
+    cdn: bool,
+    generated: str | None,
+    dated: bool = True,
+    css: str = "",
+    script: str = "",
 ) -> str:
-    """The page: ``title`` and ``subtitle`` are text (escaped here), ``nav`` and ``body`` HTML;
-    ``generated`` defaults to now."""
+    """The page: ``title`` and ``subtitle`` are text (escaped here), ``nav`` and ``body`` HTML
+    (no navigation bar when ``nav`` is empty); ``generated`` defaults to now, and ``dated=False``
+    leaves the date out (a page that must be the same whenever it is made: a game's replay
+    pictures). ``css`` and ``script`` are a page's own, added after the shell's."""
     tag, note = plotly_script(cdn)
+    when = generated or datetime.now(UTC).isoformat(timespec="seconds")
     return PAGE.substitute(
         title=escape(title),
         subtitle=escape(subtitle),
         version=escape(balance.__version__),
-        css=CSS,
+        css=CSS + css,
         plotly=tag,
         plotly_note=escape(note),
-        nav=nav,
+        nav=f"<nav>{nav}</nav>" if nav else "",
         body=body,
-        generated=escape(generated or datetime.now(UTC).isoformat(timespec="seconds")),
-        script=SCRIPT,
+        generated=f" on {escape(when)}" if dated else "",
+        script=SCRIPT + script,
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from balance.games.base import Game
+from balance.games.base import BenchSpec, Game
 from balance.games.five_ravens import schema
 
 
@@ -17,8 +17,8 @@ class FiveRavens(Game):
     policy_kinds: ClassVar = {"random": schema.RandomPolicy, "greedy": schema.GreedyPolicy}
     check_config = staticmethod(schema.check_config)  # rules.handicap against players
     # `balance bench`: the headline line-up's games/s on all threads (the performance issue's
-    # target); every game also has the targets of Game.COMMON_BENCH_TARGETS.
-    speed_target = ("4 greedy players, all threads", 150_000)
+    # target); every game also has BenchSpec's common targets.
+    bench = BenchSpec(speed=("4 greedy players, all threads", 150_000))
 
 
 PLUGIN = FiveRavens()

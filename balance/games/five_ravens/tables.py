@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from balance.config import ConfigError
+from balance.errors import ConfigError
 from balance.games._kit import Offsets
 from balance.games.five_ravens.schema import (
     MAX_POINTS,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from balance.games.base import Game
+from balance.games.base import BenchSpec, Game
 from balance.games.raven_order import schema
 
 
@@ -17,8 +17,8 @@ class RavenOrder(Game):
     end_reasons = ("destruction", "draw")
     policy_kinds: ClassVar = {"random": schema.RandomPolicy, "heuristic": schema.HeuristicPolicy}
     # `balance bench`: the headline line-up's games/s on all threads (the performance issue's
-    # target); every game also has the targets of Game.COMMON_BENCH_TARGETS.
-    speed_target = ("heuristic vs heuristic, all threads", 20_000)
+    # target); every game also has BenchSpec's common targets.
+    bench = BenchSpec(speed=("heuristic vs heuristic, all threads", 20_000))
     # `lost__<building or unit>`: what a seat lost to attacks, a result of the war, not a card
     outcome_events = ("lost",)
 

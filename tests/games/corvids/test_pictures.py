@@ -1,4 +1,4 @@
-"""Corvids replay pictures (balance/games/corvids/pictures.py) and ``balance replay --html``: the
+"""Corvids replay pictures (balance/games/corvids/views/pictures.py) and ``balance replay --html``: the
 page holds the pile after set-up and after every turn on a slider, each step draws exactly the
 pieces of that snapshot (height order, labelled and coloured by the item face up), the nests of
 revealed birds are labelled from the turn their nest was uncovered, each step has that turn's
@@ -19,10 +19,11 @@ from typer.testing import CliRunner
 from balance import runner
 from balance.cli import app
 from balance.config import load_config
-from balance.games.corvids import PLUGIN, narrate, pictures
+from balance.games.corvids import PLUGIN, narrate
 from balance.games.corvids import state as S
 from balance.games.corvids.schema import ITEM_NAMES
 from balance.games.corvids.tables import BLANK
+from balance.games.corvids.views import pictures
 
 ROOT = Path(__file__).resolve().parents[3]
 CONFIG = ROOT / "configs" / "corvids" / "base.yaml"

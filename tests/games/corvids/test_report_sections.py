@@ -1,4 +1,4 @@
-"""Corvids' own report sections (balance/games/corvids/report.py through ``Game.report_sections``):
+"""Corvids' own report sections (balance/games/corvids/views/report.py through ``Game.report_sections``):
 a small run's report holds the starting pile of its first game and the pile events per game, each
 number with its interval, computed over games (one row per game, not per seat-row), the set-up
 failures left out; other games' reports hold neither."""
@@ -17,7 +17,8 @@ from typer.testing import CliRunner
 
 from balance import stats
 from balance.cli import app
-from balance.games.corvids import PLUGIN, narrate, report
+from balance.games.corvids import PLUGIN, narrate
+from balance.games.corvids.views import report
 from balance.report.numbers import game_report_sections
 from balance.results import open_results
 

@@ -25,6 +25,7 @@ from balance import games
 from balance.cli import app
 from balance.config import ConfigError, load_config, validation_error
 from balance.errors import KeyConflict
+from balance.games.base import Game
 from balance.games.corvids import schema
 from balance.games.corvids.schema import (
     BIRD_NAMES,
@@ -44,7 +45,7 @@ SHIPPED = sorted(CONFIGS.glob("*.yaml"))
 BASE = CONFIGS / "base.yaml"
 
 
-class FakeCorvids:
+class FakeCorvids(Game):
     """The Corvids plugin as far as config loading goes: the schema's models and hook and the
     player range of CV-1."""
 
@@ -57,6 +58,9 @@ class FakeCorvids:
     default_policies = schema.DEFAULT_POLICIES
     end_reasons = ("pile_empty",)
     check_config = staticmethod(check_config)
+
+    def layout_problems(self) -> list[str]:
+        return []  # one module, not a game package: it defines every hook the modules would
 
 
 PLUGIN = FakeCorvids()

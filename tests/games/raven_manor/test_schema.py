@@ -24,6 +24,7 @@ from balance import games
 from balance.cli import app
 from balance.config import ConfigError, load_config, load_yaml, validation_error
 from balance.errors import KeyConflict
+from balance.games.base import Game
 from balance.games.raven_manor import schema, tables
 from balance.games.raven_manor.schema import (
     ADDITIONAL_CARDS,
@@ -43,7 +44,7 @@ SHIPPED = sorted(CONFIGS.glob("*.yaml"))
 BASE = CONFIGS / "base.yaml"
 
 
-class FakeManor:
+class FakeManor(Game):
     """The Raven Manor plugin as far as config loading goes: the schema's models and hook, the
     player range of RM-30, and teams of its own (so the headline's team is not the config's)."""
 
@@ -60,6 +61,9 @@ class FakeManor:
     default_policies = schema.DEFAULT_POLICIES
     end_reasons = tables.END_REASONS
     check_config = staticmethod(check_config)
+
+    def layout_problems(self) -> list[str]:
+        return []  # one module, not a game package: it defines every hook the modules would
 
     def team_names(self, tables_: Any) -> tuple[str, ...]:
         return tables.TEAM_NAMES

@@ -2,10 +2,11 @@
 
 ``replay_page(compiled, seed, game)`` plays game ``game`` of the run seeded with ``seed`` as
 ``balance replay`` does (``narrate.play_logged``: the dataset's own game) and returns one
-self-contained HTML page (plotly.js inlined by the report's helper, so it opens offline from a
-``file://`` URL): a figure of the pile with a slider over the pile after set-up (step 0) and after
-every turn (step t), and beside it what happened in that turn in words (``narrate.tell``, split at
-its ``Turn N:`` lines; step 0 tells the set-up and the birds, the last step ends with the scores).
+self-contained HTML page (the report's page shell, balance/report/template.py, with plotly.js
+inlined, so it opens offline from a ``file://`` URL): a figure of the pile with a slider over
+the pile after set-up (step 0) and after every turn (step t), and beside it what happened in
+that turn in words (``narrate.tell``, split at its ``Turn N:`` lines; step 0 tells the set-up
+and the birds, the last step ends with the scores).
 
 A picture is drawn in millimetres on equal axes, with the mat's centre at the origin
 (physics.py): the mat, its eight nest circles (numbered; a nest whose seat's bird has been
@@ -40,6 +41,7 @@ from balance.games.corvids import narrate, physics
 from balance.games.corvids import state as S
 from balance.games.corvids.schema import ITEM_NAMES
 from balance.games.corvids.tables import BLANK, Compiled
+from balance.report import template
 
 # A fixed colour per item (ColorBrewer Set3: light enough for black labels), the blank back of a
 # single-sided card, and the feathers.
@@ -475,26 +477,10 @@ SCRIPT = """
 })();
 """
 
-PAGE = Template(
-    """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="balance $version">
-<title>$title</title>
-<link rel="icon" href="data:,">
-<style>$css</style>
-<script>window.PlotlyConfig = {MathJaxConfig: "local"};</script>
-$plotly
-</head>
-<body>
-<header>
-<h1>$title</h1>
-<p>$subtitle</p>
-</header>
-<main>
-<div class="replay">
+# The page's body, in the report's shell (balance/report/template.py); the words beside the
+# figure are filled in by SCRIPT from the JSON below.
+BODY = Template(
+    """<div class="replay">
 <div class="figure" id="pile"></div>
 <aside>
 <p class="steps"><button id="prev" type="button">&#9664; previous</button><button id="next"
@@ -505,13 +491,7 @@ type="button">next &#9654;</button> <span class="note">(or the slider, or the ar
 </aside>
 </div>
 <script type="application/json" id="pile-data">$figure</script>
-<script type="application/json" id="pile-words">$words</script>
-</main>
-<footer>Made by balance $version. $plotly_note</footer>
-<script>$script</script>
-</body>
-</html>
-"""
+<script type="application/json" id="pile-words">$words</script>"""
 )
 
 
@@ -523,10 +503,6 @@ def _json(value: Any) -> str:
 def replay_page(compiled: Compiled, seed: int, game: int) -> str:
     """Game ``game`` of the run seeded with ``seed`` as one self-contained HTML page: the pile
     after set-up and after every turn on a slider, and each turn's events in words beside it."""
-    import balance
-    from balance.report.template import CSS as REPORT_CSS
-    from balance.report.template import plotly_script
-
     logged = narrate.play_logged(compiled, seed, game)
     lines = narrate.tell(compiled, logged, seed, game)
     fig, counts = replay_figure(compiled, logged, seed, game)
@@ -546,20 +522,20 @@ def replay_page(compiled: Compiled, seed: int, game: int) -> str:
                 "lines": step,
             }
         )
-    tag, note = plotly_script(False)
     title = f"Corvids replay: game {game} of seed {seed}"
     subtitle = (
         f"{compiled.players} players ({', '.join(compiled.seat_policies)}), {turns} turns. "
         "A designer's view: every seat's bird and every card's two sides are shown."
     )
-    return PAGE.substitute(
-        title=escape(title),
-        subtitle=escape(subtitle),
-        version=escape(balance.__version__),
-        css=REPORT_CSS + CSS,
-        plotly=tag,
-        plotly_note=escape(note),
-        figure=fig.to_json().replace("</", "<\\/"),
-        words=_json(words),
+    body = BODY.substitute(figure=fig.to_json().replace("</", "<\\/"), words=_json(words))
+    return template.fill(
+        title=title,
+        subtitle=subtitle,
+        nav="",
+        body=body,
+        cdn=False,
+        generated=None,
+        dated=False,
+        css=CSS,
         script=SCRIPT,
     )

@@ -16,7 +16,7 @@ whose set-up failed (ENGINE-8: no pile, no turn) are left out of every figure an
 
 ``report_sections`` lays them out (tables from balance/report/sections.py, the histograms from
 balance/report/figures.py) with the pile after set-up of the run's first game
-(``pictures.pile_figure``).
+(``pictures.pile_figure``), compiled by the game's own ``tables.compile_tables``.
 """
 
 from __future__ import annotations
@@ -28,8 +28,14 @@ import numpy as np
 import polars as pl
 
 from balance import stats
+from balance.config import config_from_dict
 from balance.errors import BalanceError
 from balance.games.base import ReportSection
+from balance.games.corvids import narrate
+from balance.games.corvids.tables import compile_tables
+from balance.games.corvids.views import pictures
+from balance.report import figures
+from balance.report.sections import Column, fmt, table_html
 from balance.report.sentences import digits, pct
 
 GAME_COLUMNS = (
@@ -300,9 +306,6 @@ def _seat_rows(ev: PileEvents) -> list[dict[str, Any]]:
 
 
 def events_section(ev: PileEvents) -> ReportSection:
-    from balance.report import figures
-    from balance.report.sections import Column, fmt, table_html
-
     level = _level(ev.level)
     note = (
         f"<p class=\"note\">One value per game (a game's counts repeat on every seat's row of the "
@@ -384,17 +387,13 @@ def events_section(ev: PileEvents) -> ReportSection:
 def starting_pile_section(manifest: dict[str, Any]) -> ReportSection | None:
     """The pile after set-up of the run's first game, drawn as ``balance replay --html`` draws
     it; None if the manifest records no config."""
-    from balance import games as registry
-    from balance.config import config_from_dict
-    from balance.games.corvids import narrate, pictures
-
     recorded = manifest.get("config")
     if not isinstance(recorded, dict):
         return None
     seed = int(manifest.get("seed", recorded.get("seed", 0)))
     try:
         cfg = config_from_dict(recorded, "manifest.json")
-        compiled = registry.get("corvids").compile(cfg)
+        compiled = compile_tables(cfg)
         logged = narrate.play_logged(compiled, seed, 0)
     except BalanceError as e:
         return ReportSection(
