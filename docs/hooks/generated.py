@@ -5,7 +5,8 @@
   the typer app's click command. The CLI's help is written once, in the code; the page only
   adds the narrative above it. Every command must have a page (else the build fails), so a new
   command cannot ship undocumented.
-- ``<!-- balance-cli-table -->`` becomes a table of every command and the first sentence of its help.
+- ``<!-- balance-cli-table -->`` becomes a table of every command and the first paragraph of its
+  help.
 - ``<!-- balance-tree -->`` becomes the tree of the ``balance`` package, each module with the first
   sentence of its docstring, so the Architecture page lists the files that exist.
 """
@@ -56,7 +57,8 @@ def on_post_build(config: Any) -> None:
         raise PluginError(
             "no docs page holds the reference of "
             + ", ".join(f"balance {name}" for name in missing)
-            + ": add docs/commands/NAME.md with <!-- balance-cli: NAME --> and list it in mkdocs.yml"
+            + ": add docs/commands/NAME.md with <!-- balance-cli: NAME -->"
+            + " and list it in mkdocs.yml"
         )
 
 
@@ -111,7 +113,8 @@ def command_reference(name: str) -> str:
     lines = [
         f"## Reference: `balance {name}`",
         "",
-        f"Generated from the code when this site is built; `balance {name} --help` prints the same.",
+        "Generated from the code when this site is built; "
+        f"`balance {name} --help` prints the same.",
         "",
         "```text",
         cmd.get_usage(ctx),
