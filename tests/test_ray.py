@@ -1,6 +1,6 @@
 """`--backend ray` on real local Ray clusters: the same datasets, byte for byte, as local runs.
 
-Every cluster here is started as the README types it, ``ray start --head --num-cpus 2`` (plus
+Every cluster here is started as docs/ray.md types it, ``ray start --head --num-cpus 2`` (plus
 ``ray start --address HEAD`` for a second node), with Ray's defaults: nothing about
 authentication is passed. What the tests set is where Ray looks on this machine, so that
 neither the user's files nor ours are shared: each cluster has its own free ports, its own
@@ -120,7 +120,7 @@ def _env(home: Path, ray_tmp: Path, **extra: str | None) -> dict[str, str]:
 
 @dataclass
 class Cluster:
-    address: str  # as the README types it: 127.0.0.1:PORT
+    address: str  # as docs/ray.md types it: 127.0.0.1:PORT
     env: dict[str, str]  # of its nodes and of the commands run against it
     folder: Path
     nodes: list[subprocess.Popen[bytes]]
@@ -246,7 +246,7 @@ def balance_cli(
 @pytest.mark.slow
 @pytest.mark.parametrize(("game", "how"), [("five_ravens", "HOST:PORT"), ("raven_order", "auto")])
 def test_simulate_on_ray_writes_the_local_dataset(ray_cluster, tmp_path, game, how):
-    # The README's example on a cluster that asks for a token (the session's HOME has one):
+    # docs/ray.md's example on a cluster that asks for a token (the session's HOME has one):
     # the address as printed by `ray start`, or `auto`, and the token found as Ray finds it.
     common = [CONFIGS[game], "--games", 24_000, "--chunk-size", 3000, "--seed", 11]
     balance_cli("simulate", *common, "--out", tmp_path / "local")

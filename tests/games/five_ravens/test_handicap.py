@@ -246,9 +246,9 @@ def tune_cli(*args: object):
 
 
 def test_tune_answers_the_first_players_edge_in_points(tmp_path):
-    """The README's example on a smaller budget: the handicap on the first player that brings
-    its win share to a fair 1/4 lies between -1 and 0 points (the edge is worth less than one
-    point), and the tuned config sets it."""
+    """docs/commands/tune.md's example on a smaller budget: the handicap on the first player that
+    brings its win share to a fair 1/4 lies between -1 and 0 points (the edge is worth less than
+    one point), and the tuned config sets it."""
     out = tmp_path / "fair.yaml"
     result = tune_cli(
         "--set", "rules.handicap=[0]", "--param", "rules.handicap[0]=-10..10",
