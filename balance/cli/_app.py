@@ -100,7 +100,7 @@ class _Command(TyperCommand):
     def invoke(self, ctx: Any) -> Any:
         forget_stops()
         try:
-            # Ctrl-C stays a KeyboardInterrupt; stopped, SIGTERM or SIGHUP too: 130, 143 or 129
+            # Ctrl-C, SIGTERM or SIGHUP: 130, 143 or 129 (a KeyboardInterrupt even in callbacks)
             with stopping(), interruptible():
                 return super().invoke(ctx)
         except BrokenPipeError:  # `balance ... | head`: the reader has gone; nothing to say

@@ -11,13 +11,10 @@ import typer
 from rich.console import Console
 
 from balance import terminal
-from balance.cli._app import (
-    _Command,
-    command,
-)
+from balance.cli._app import command
 
 
-@command(cls=_Command)
+@command()
 def bench(
     game: Annotated[
         str, typer.Argument(help="Game to measure (see `balance games`).", metavar="GAME")

@@ -8,14 +8,7 @@ from typing import Annotated
 import typer
 
 from balance import terminal
-from balance.cli._app import (
-    AddressOpt,
-    BackendOpt,
-    ThreadsOpt,
-    _backend,
-    _GateCommand,
-    command,
-)
+from balance.cli._app import AddressOpt, BackendOpt, ThreadsOpt, _backend, _GateCommand, command
 
 
 @command(cls=_GateCommand)

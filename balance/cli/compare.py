@@ -14,7 +14,6 @@ from balance.cli._app import (
     GamesOpt,
     ThreadsOpt,
     _backend,
-    _Command,
     _error,
     _load,
     _shown,
@@ -23,7 +22,7 @@ from balance.cli._app import (
 )
 
 
-@command(cls=_Command)
+@command()
 def compare(
     a: Annotated[
         Path, typer.Argument(help="Config A (the reference).", show_default=False, metavar="A")

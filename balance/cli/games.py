@@ -7,14 +7,10 @@ from typing import Annotated
 import typer
 
 from balance import knobs
-from balance.cli._app import (
-    _Command,
-    _error,
-    command,
-)
+from balance.cli._app import _error, command
 
 
-@command("games", cls=_Command)
+@command("games")
 def list_games(
     name: Annotated[str | None, typer.Argument(help="Show only this game.", metavar="GAME")] = None,
 ) -> None:

@@ -18,7 +18,6 @@ from balance.cli._app import (
     SetOpt,
     ThreadsOpt,
     _backend,
-    _Command,
     _load,
     _shown,
     _with_sets,
@@ -26,7 +25,7 @@ from balance.cli._app import (
 )
 
 
-@command(cls=_Command)
+@command()
 def impact(
     config: ConfigArg,
     sets: SetOpt = None,

@@ -7,16 +7,11 @@ from typing import Annotated
 
 import typer
 
-from balance.cli._app import (
-    SetOpt,
-    _Command,
-    _load,
-    command,
-)
+from balance.cli._app import SetOpt, _load, command
 from balance.errors import BalanceError
 
 
-@command(cls=_Command)
+@command()
 def replay(
     source: Annotated[
         Path,

@@ -7,17 +7,10 @@ from typing import Annotated
 
 import typer
 
-from balance.cli._app import (
-    _Command,
-    _error,
-    _play_card_impact,
-    _write_report,
-    _write_sweep_report,
-    command,
-)
+from balance.cli._app import _error, _play_card_impact, _write_report, _write_sweep_report, command
 
 
-@command(cls=_Command)
+@command()
 def report(
     results: Annotated[
         list[Path],

@@ -16,7 +16,6 @@ from balance.cli._app import (
     SetOpt,
     ThreadsOpt,
     _backend,
-    _Command,
     _confirm_costs,
     _play_card_impact,
     _say_backend,
@@ -27,7 +26,7 @@ from balance.cli._app import (
 )
 
 
-@command(cls=_Command)
+@command()
 def simulate(
     config: Annotated[
         Path | None,

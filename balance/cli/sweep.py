@@ -17,7 +17,6 @@ from balance.cli._app import (
     SetOpt,
     ThreadsOpt,
     _backend,
-    _Command,
     _confirm_costs,
     _shown,
     _with_sets,
@@ -27,7 +26,7 @@ from balance.cli._app import (
 )
 
 
-@command(cls=_Command)
+@command()
 def sweep(
     config: ConfigArg,
     over: Annotated[

@@ -17,7 +17,6 @@ from balance.cli._app import (
     SetOpt,
     ThreadsOpt,
     _backend,
-    _Command,
     _shown,
     _with_sets,
     command,
@@ -25,7 +24,7 @@ from balance.cli._app import (
 )
 
 
-@command(cls=_Command)
+@command()
 def tune(
     config: ConfigArg,
     param: Annotated[

@@ -7,18 +7,11 @@ from typing import Annotated
 
 import typer
 
-from balance.cli._app import (
-    SetOpt,
-    _Command,
-    _error,
-    _load,
-    _one_line,
-    command,
-)
+from balance.cli._app import SetOpt, _error, _load, _one_line, command
 from balance.errors import BalanceError
 
 
-@command(cls=_Command)
+@command()
 def validate(
     configs: Annotated[
         list[Path], typer.Argument(help="YAML config files.", show_default=False, metavar="CONFIG")

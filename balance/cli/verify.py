@@ -7,16 +7,11 @@ from typing import Annotated
 
 import typer
 
-from balance.cli._app import (
-    _Command,
-    _error,
-    _one_line,
-    command,
-)
+from balance.cli._app import _error, _one_line, command
 from balance.errors import BalanceError
 
 
-@command(cls=_Command)
+@command()
 def verify(
     dirs: Annotated[
         list[Path],
