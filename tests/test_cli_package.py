@@ -4,13 +4,15 @@ and the one interrupt context (``_app.stopping``) that words every stop."""
 from __future__ import annotations
 
 import ast
+import json
 import signal
 from pathlib import Path
 
 import pytest
 import typer
+from typer.testing import CliRunner
 
-from balance import errors, runner
+from balance import errors, results, runner
 from balance.cli import _app, app
 from balance.experiments.sweep import SweepInterrupted
 
@@ -93,3 +95,33 @@ def test_other_errors_pass_through(capsys):
     with pytest.raises(ValueError), _app.stopping(nothing=": nothing"):
         raise ValueError("not a stop")
     assert capsys.readouterr().err == ""
+
+
+def test_a_resume_stopped_while_the_kernels_load_leaves_the_run_as_it_was(
+    fake_game, fake_config, tmp_path
+):
+    cli = CliRunner()
+    out = tmp_path / "run"
+    args = ["simulate", str(fake_config), "--games", "50", "--chunk-size", "8", "--out", str(out)]
+    assert cli.invoke(app, args).exit_code == 0
+    m = json.loads((out / "manifest.json").read_text())
+    m.update(status="interrupted", games_done=8, parts=m["parts"][:1])
+    (out / "manifest.json").write_text(json.dumps(results.seal(m)))
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    play = type(fake_game).play
+
+    def interrupted_load(tables, seed, first_game, n_games):
+        if n_games == 0:  # the warm-up, before the run's directory is touched
+            raise KeyboardInterrupt
+        return play(fake_game, tables, seed, first_game, n_games)
+
+    fake_game.play = interrupted_load
+    try:
+        result = cli.invoke(app, ["simulate", "--resume", str(out)])
+    finally:
+        del fake_game.play
+    assert (result.exit_code, result.stdout) == (130, "")
+    assert result.stderr.splitlines()[-1] == (
+        f"interrupted before the first game of this session: {out} as it was"
+    )
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
