@@ -9,7 +9,7 @@ of ``n`` waits a random time in the ``i``-th ``n``-th of it, so the interrupts c
 run finished).
 
 The clock starts when the CLI's own imports are under way (the process has loaded pydantic_core,
-which balance/cli.py imports after it set its start-up SIGINT handler): before that, the
+which balance/cli/__init__.py imports after it set its start-up SIGINT handler): before that, the
 interpreter starts and ``import balance`` runs (``balance/__init__.py``: hashing the kernel
 sources and loading llvmlite, 0.05-0.25 s), where no code of the CLI runs yet and a Ctrl-C gets
 Python's own KeyboardInterrupt traceback. ``--from-exec`` counts from the start of the process
@@ -55,7 +55,7 @@ CONFIG = ROOT / "configs/five_ravens/base.yaml"
 GAMES = 200_000
 CHUNK = 4_000  # 50 parts: an interrupt often lands while a part or the manifest is written
 BAD_STDERR = re.compile(r"Traceback|panicked|PanicException|Exception ignored|Error", re.I)
-MARKER = "pydantic_core"  # a shared library balance/cli.py loads inside its guarded imports
+MARKER = "pydantic_core"  # a shared library balance/cli/ loads inside its guarded imports
 
 
 class Trial(NamedTuple):

@@ -15,9 +15,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from balance import cli as cli_module
 from balance import results, runner
-from balance.cli import EXAMPLES, app
+from balance.cli import EXAMPLES, _app, app
 from balance.games.base import BenchSpec
 
 ROOT = Path(__file__).parent.parent
@@ -206,7 +205,7 @@ def test_a_run_longer_than_an_hour_is_refused_off_a_terminal(cli, slow_game, fak
 def test_a_run_longer_than_an_hour_asks_on_a_terminal(
     cli, slow_game, fake_config, tmp_path, monkeypatch
 ):
-    monkeypatch.setattr(cli_module, "_interactive", lambda: True)
+    monkeypatch.setattr(_app, "_interactive", lambda: True)
     out = tmp_path / "r"
     declined = cli("simulate", fake_config, "--games", 4000, "--out", out, input="n\n")
     assert declined.exit_code == 1 and "Run anyway?" in declined.stdout

@@ -150,7 +150,7 @@ def test_ctrl_c_while_the_kernels_load_writes_nothing(fake_game, fake_config, tm
 
 
 def test_ctrl_c_during_the_clis_imports_is_quiet():
-    """SIGINT while balance/cli.py imports typer, rich, pydantic...: exit 130, no traceback."""
+    """SIGINT while balance/cli/ imports typer, rich, pydantic...: exit 130, no traceback."""
     script = (
         "import os, signal, sys\n"
         "import balance\n"

@@ -108,6 +108,22 @@ def load_variants(path: str | os.PathLike[str]) -> list[Variant]:
     return variants
 
 
+def chosen_variants(
+    plugin: Any, config: RunConfig, path: str | os.PathLike[str] | None = None
+) -> tuple[list[Variant], str]:
+    """The variants ``balance impact`` measures and where they come from: the YAML file
+    ``path`` (:func:`load_variants`), else the game's default variants; a game without any is
+    an error that names ``--variants``."""
+    if path is not None:
+        return load_variants(path), os.fspath(path)
+    chosen = default_variants(plugin, config)
+    if not chosen:
+        from balance.runner import RunnerError
+
+        raise RunnerError(f"{config.game} proposes no default variants; pass --variants FILE.yaml")
+    return chosen, f"{config.game} default variants"
+
+
 def _read_yaml_list(shown: str) -> list[Any]:
     data = read_yaml(shown)
     if isinstance(data, dict) and set(data) == {"variants"}:

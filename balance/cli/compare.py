@@ -1,0 +1,119 @@
+"""``balance compare``: two configs on the same seeds, B - A (balance/experiments/compare.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from balance import terminal
+from balance.cli._app import (
+    AddressOpt,
+    BackendOpt,
+    GamesOpt,
+    ThreadsOpt,
+    _backend,
+    _error,
+    _load,
+    _shown,
+    _with_sets,
+    command,
+)
+
+
+@command()
+def compare(
+    a: Annotated[
+        Path, typer.Argument(help="Config A (the reference).", show_default=False, metavar="A")
+    ],
+    b: Annotated[
+        Path, typer.Argument(help="Config B (the change).", show_default=False, metavar="B")
+    ],
+    sets: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            metavar="KEY=VALUE",
+            show_default=False,
+            help="Change one value of both A and B as if their files said it (repeatable), e.g. "
+            "players=3 to compare the change at three players; validated like the files.",
+        ),
+    ] = None,
+    games: GamesOpt = None,
+    seed: Annotated[int | None, typer.Option(help="Run seed (default: A's).")] = None,
+    threads: ThreadsOpt = None,
+    report_file: Annotated[
+        Path | None,
+        typer.Option("--report", help="Also write the comparison as an HTML page to this file."),
+    ] = None,
+    cdn: Annotated[
+        bool,
+        typer.Option(
+            "--cdn",
+            help="With --report: load plotly.js from its CDN (small file, needs the network) "
+            "instead of inlining it.",
+        ),
+    ] = False,
+    backend: BackendOpt = "local",
+    address: AddressOpt = None,
+) -> None:
+    """Run A and B on the same seeds and show what changed: B - A per seat, place, policy, team."""
+    from balance import experiments
+
+    if cdn and report_file is None:
+        _error("--cdn needs --report FILE")
+        raise typer.Exit(1)
+    cfg_a, cfg_b = _load(a, sets), _load(b, sets)
+    if report_file is not None:
+        from balance.report import check_output
+
+        check_output(  # before the games, not after them
+            report_file, "--report", inputs={a: "config A", b: "config B"}
+        )
+    with _backend(backend, address, threads), terminal.progress_bar("compare") as progress:
+        result = experiments.compare(
+            cfg_a,
+            cfg_b,
+            a_path=_shown(a),
+            b_path=_shown(b),
+            games=games,
+            seed=seed,
+            threads=threads,
+            progress=progress,
+        )
+    how = "paired games" if result.paired else "games of each, independent samples"
+    players = "" if result.paired else f", {cfg_a.players} and {cfg_b.players} players"
+    typer.echo(
+        f"compare A = {result.a_path}, B = {result.b_path}{_with_sets(sets, 'both')}: "
+        f"{result.games:,} {how} "
+        f"(seed {result.seed}{players}) in {result.wall_time_s:.1f} s"
+    )
+    terminal.print_table(terminal.compare_table(result))
+    from balance.report.sentences import left_out_words
+
+    for words in left_out_words(result.left_out):  # teams and roles no game dealt, e.g.
+        typer.echo(words)
+    typer.echo(_how_to_read(result))
+    if report_file is not None:
+        from balance.report import write_comparison
+
+        info = write_comparison(result, out=report_file, cdn=cdn)
+        typer.echo(f"report -> {info.path} ({info.bytes / 1e6:.1f} MB, {info.seconds:.1f} s)")
+
+
+def _how_to_read(result: Any) -> str:
+    """The line under the comparison's table: its intervals and tests."""
+    if result.paired:
+        return (
+            f"B - A with its {result.level * 100:g} % t-interval over games (paired: same "
+            "seeds); q: Benjamini-Hochberg within each metric (win share, mean score, game "
+            "length), times the number of metrics; * q < 0.05."
+        )
+    return (
+        f"B - A with its {result.level * 100:g} % Welch interval, independent samples "
+        "(different player counts: the same seeds deal different games); share / fair = "
+        "share x players per place in the turn order, edge = share - 1/players; no "
+        "per-seat rows; q: Benjamini-Hochberg within each metric (share / fair, edge, mean "
+        "score, game length), times the number of metrics; * q < 0.05."
+    )
