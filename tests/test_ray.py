@@ -62,14 +62,25 @@ HAVE_RAY = importlib.util.find_spec("ray") is not None
 RAY_VARS = ("RAY_ADDRESS", "RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "RAY_TMPDIR")
 
 
+_GIVEN: set[int] = set()  # every port handed out in this session: Ray binds some only later
+
+
 def _free_ports(n: int) -> list[int]:
+    """``n`` free loopback ports, none handed out before in this session (a node's worker ports
+    are bound only when its workers start, so a later probe could return one of them: once, the
+    second node's node-manager port was the first's worker port and `ray start` refused)."""
     socks = []
+    ports: list[int] = []
     try:
-        for _ in range(n):
+        while len(ports) < n:
             s = socket.socket()
             s.bind(("127.0.0.1", 0))
             socks.append(s)
-        return [s.getsockname()[1] for s in socks]
+            port = s.getsockname()[1]
+            if port not in _GIVEN:
+                ports.append(port)
+                _GIVEN.add(port)
+        return ports
     finally:
         for s in socks:
             s.close()
@@ -130,7 +141,8 @@ class Cluster:
         ports, blocking in its own process group; returns once the node is up."""
         ray_bin = Path(sys.executable).with_name("ray")
         ray = [str(ray_bin)] if ray_bin.exists() else [sys.executable, "-m", "ray.scripts.scripts"]
-        node, objects, agent, agent_grpc, metrics, env_agent = _free_ports(6)
+        ports = _free_ports(6 + 48)  # one call: distinct from each other and from every earlier
+        node, objects, agent, agent_grpc, metrics, env_agent = ports[:6]
         cmd = [*ray, "start", "--block", "--num-cpus", str(cpus),
                "--node-ip-address", "127.0.0.1",
                "--node-manager-port", str(node), "--object-manager-port", str(objects),
@@ -139,7 +151,7 @@ class Cluster:
                "--metrics-export-port", str(metrics), "--runtime-env-agent-port", str(env_agent),
                # every driver (each balance command a test runs) and worker holds one of these
                # ports, and Ray frees a port some time after its process ends: room for a session
-               "--worker-port-list", ",".join(str(p) for p in _free_ports(48)),
+               "--worker-port-list", ",".join(str(p) for p in ports[6:]),
                "--disable-usage-stats", "--object-store-memory", str(300 * 2**20)]  # fmt: skip
         if head:
             cmd += ["--head", "--port", self.address.rpartition(":")[2],
