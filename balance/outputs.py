@@ -191,7 +191,7 @@ def write_atomic(
         if tmp is not None:
             with contextlib.suppress(OSError):
                 tmp.unlink()
-    _fsync_dir(target.parent)
+    fsync_dir(target.parent)
     return p
 
 
@@ -266,7 +266,7 @@ def _write_error(p: Path, e: OSError, *, kept: bool) -> OutputError:
     return OutputError(f"{p}: {head}{where} while writing; nothing was written{old}")
 
 
-def _fsync_dir(d: Path) -> None:
+def fsync_dir(d: Path) -> None:
     """Make the rename in ``d`` durable (a no-op where directories cannot be opened)."""
     try:
         fd = os.open(d, os.O_RDONLY)

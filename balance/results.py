@@ -36,6 +36,7 @@ from balance import manifest as manifest_schema
 from balance import parquet
 from balance.errors import BalanceError
 from balance.games.base import Chunk
+from balance.outputs import fsync_dir
 
 FORMAT = manifest_schema.FORMAT  # bump when the layout or a column's meaning changes
 MANIFEST = "manifest.json"
@@ -260,27 +261,13 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
 
 
 def _fsync(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _fsync_dir(path: Path) -> None:
-    """Make a rename in ``path`` durable (a no-op where directories cannot be opened)."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
     finally:
         os.close(fd)
 
