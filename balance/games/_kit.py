@@ -18,11 +18,21 @@ Inside the kernels (``@njit``):
 In Python:
 
 - ``check_play``: the argument checks of a game's ``engine.play`` (and ``check_replay`` of its
-  ``narrate.replay``); errors are raised here, never inside a kernel.
+  ``narrate.play_logged``); errors are raised here, never inside a kernel.
 - ``saturation_rows`` / ``saturated``: the per-block clip counts a batch kernel fills (one row per
   block of its ``prange``, so that threads never write the same cell) and their column sums.
+- ``Outputs``, ``alloc_outputs`` and ``play_chunk``: the Python side of every game's
+  ``engine.play``: the batch kernel's output arrays, allocated once here, and the ``Chunk`` made
+  of them, so that a game's ``play`` is one call.
 - ``Logged`` and ``play_logged``: the replay loop that plays one game with an event log again with
   four times the room until its log fits.
+
+The names every game's ``state.py`` gives the same things (the dialect; DESIGN.md, Layout):
+``BLOCK_GAMES`` (games per block of the batch kernel), ``State`` with ``pl`` (seat rows,
+``PL_*`` offsets, ``N_PL`` wide) and ``board`` (the game's scalars ``G_*`` then its public pieces
+``B_*``, ``N_BOARD`` wide), ``rng`` and the event log; ``Work`` and ``alloc_work(tb)``, the
+scratch of ``engine.play_game(tb, st, seed, game, work)``; ``END_REASONS`` and
+``EXTRA_COLUMNS``.
 """
 
 from __future__ import annotations
@@ -33,6 +43,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
+from balance.games.base import Chunk
 from balance.rng import below
 
 LOG_WIDTH = 8  # a log row: the event code, then seven integers
@@ -121,7 +132,7 @@ def check_play(seed: int, first_game: int, n_games: int) -> None:
 
 
 def check_replay(seed: int, game: int) -> None:
-    """The arguments of a game's ``narrate.replay``."""
+    """The arguments of a game's ``narrate.play_logged``."""
     if game < 0:
         raise ValueError(f"game must be >= 0, got {game}")
     check_seed(seed)
@@ -167,3 +178,100 @@ def play_logged(play: Callable[[int], Logged], seed: int, game: int, cap: int = 
 def copy_log(aux: np.ndarray, row0: int, n: int) -> np.ndarray:
     """A copy of the ``n`` log rows of ``aux`` from row ``row0`` (as ``log_event`` wrote them)."""
     return aux[row0 : row0 + n, :LOG_WIDTH].copy()
+
+
+class Outputs(NamedTuple):
+    """The output arrays of a game's batch kernel for ``n`` games of ``P`` seats
+    (``engine.play_batch(tb, seed, first_game, n_games, out)``); ``alloc_outputs`` makes them.
+
+    A batch kernel unpacks the tuple *before* its ``prange`` loop
+    (``score, rank, turns, end, order, team, role, extra, tele, clipped = out``): numba 0.68
+    drops, without a word, what a parallel loop writes into an array it reaches through a tuple
+    argument (checked with a four-field tuple: every cell stayed 0).
+    """
+
+    score: np.ndarray  # int32[n, P]
+    rank: np.ndarray  # int32[n, P]
+    turns: np.ndarray  # int32[n]
+    end: np.ndarray  # int32[n]: index into state.END_REASONS
+    order: np.ndarray  # int32[n, P]
+    team: np.ndarray  # int32[n, P], or int32[0, P] for a game that deals no teams
+    role: np.ndarray  # int32[n, P], or int32[0, P] for a game that deals no roles
+    extra: np.ndarray  # int32[n, P, X]: state.EXTRA_COLUMNS
+    tele: np.ndarray  # uint8[n, P, C]
+    clipped: np.ndarray  # int64[blocks, C]: saturation_rows
+
+
+def alloc_outputs(
+    n_games: int,
+    players: int,
+    n_tele: int,
+    block: int,
+    n_extra: int = 0,
+    *,
+    team: bool = False,
+    role: bool = False,
+) -> Outputs:
+    """Zeroed output arrays (large ones come from fresh pages, so zeroing is not a pass)."""
+    rows = (n_games, players)
+    return Outputs(
+        score=np.zeros(rows, np.int32),
+        rank=np.zeros(rows, np.int32),
+        turns=np.zeros(n_games, np.int32),
+        end=np.zeros(n_games, np.int32),
+        order=np.zeros(rows, np.int32),
+        team=np.zeros(rows if team else (0, players), np.int32),
+        role=np.zeros(rows if role else (0, players), np.int32),
+        extra=np.zeros((*rows, n_extra), np.int32),
+        tele=np.zeros((*rows, n_tele), np.uint8),
+        clipped=saturation_rows(n_games, block, n_tele),
+    )
+
+
+def to_chunk(
+    out: Outputs,
+    first_game: int,
+    extra_names: tuple[str, ...],
+    *,
+    team: bool = False,
+    role: bool = False,
+) -> Chunk:
+    """The ``Chunk`` of a batch kernel's outputs (``team``/``role``: the game deals them;
+    otherwise the Chunk's are None)."""
+    return Chunk(
+        first_game=first_game,
+        score=out.score,
+        rank=out.rank,
+        turns=out.turns,
+        end_reason=out.end,
+        order=out.order,
+        telemetry=out.tele,
+        extra={
+            name: np.ascontiguousarray(out.extra[:, :, k]) for k, name in enumerate(extra_names)
+        },
+        team=out.team if team else None,
+        role=out.role if role else None,
+        saturated=saturated(out.clipped),
+    )
+
+
+def play_chunk(
+    batch: Callable[..., None],
+    kernel_tables: Any,
+    seed: int,
+    first_game: int,
+    n_games: int,
+    *,
+    players: int,
+    n_tele: int,
+    block: int,
+    extra_names: tuple[str, ...] = (),
+    team: bool = False,
+    role: bool = False,
+) -> Chunk:
+    """A game's ``engine.play``: checks the arguments, allocates the outputs, runs the batch
+    kernel ``batch(kernel_tables, seed, first_game, n_games, out)`` and returns the Chunk."""
+    check_play(seed, first_game, n_games)
+    out = alloc_outputs(n_games, players, n_tele, block, len(extra_names), team=team, role=role)
+    batch(kernel_tables, np.int64(seed), np.int64(first_game), np.int64(n_games), out)
+    return to_chunk(out, first_game, extra_names, team=team, role=role)

@@ -194,7 +194,7 @@ STANDARD_MODULES: dict[str, tuple[str, ...]] = {
     "state": ("alloc_state", "alloc_scratch", "emit"),  # layout, event codes, pile helpers
     "engine": ("play", "play_batch", "play_game"),  # rules and the batch kernel
     "policies": (),  # the decision functions (only the engine calls them)
-    "narrate": ("replay", "play_logged"),  # one game in words
+    "narrate": ("play_logged", "tell"),  # one game played with its log, and told (_tell.py)
     "variants": ("impact_variants", "report_variants"),
 }
 
@@ -331,7 +331,21 @@ class Game:
         return self.module("engine").play(tables, seed, first_game, n_games)
 
     def replay(self, tables: Any, seed: int, game: int) -> Replay:
-        return self.module("narrate").replay(tables, seed, game)
+        """The game played again with its event log (``narrate.play_logged``) and told
+        (``narrate.tell``), with a warning under the lines for each place where the narration
+        disagrees with the engine (balance/games/_tell.py)."""
+        from balance.games._tell import warnings
+
+        narrate = self.module("narrate")
+        logged = narrate.play_logged(tables, seed, game)
+        told = narrate.tell(tables, logged, seed, game)
+        return Replay(
+            [*told.lines, *warnings(told.problems)],
+            logged.score,
+            logged.rank,
+            logged.turns,
+            logged.end_reason,
+        )
 
     def narrate(self, tables: Any, seed: int, game: int) -> list[str]:
         return self.replay(tables, seed, game).lines

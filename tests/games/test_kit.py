@@ -278,3 +278,19 @@ def test_a_standard_module_without_its_standard_names_fails_when_loaded(tmp_path
         plugin.play(None, 1, 0, 0)
     with pytest.raises(KeyError, match="not a standard game module"):
         plugin.module("physics")
+
+
+def test_outputs_make_the_chunk_a_game_returns():
+    """play_chunk's outputs: teams and roles only for a game that deals them, extra columns by
+    name and contiguous, one saturation row per block."""
+    from balance.games._kit import alloc_outputs, to_chunk
+
+    out = alloc_outputs(5, 3, 4, 2, 2, role=True)
+    out.extra[:, :, 1] = 7
+    out.clipped[2, 3] = 1
+    chunk = to_chunk(out, 10, ("a", "b"), role=True)
+    assert chunk.first_game == 10 and chunk.n_games == 5
+    assert chunk.team is None and chunk.role.shape == (5, 3)
+    assert chunk.extra["b"].flags.c_contiguous and (chunk.extra["b"] == 7).all()
+    assert out.clipped.shape == (3, 4) and chunk.saturated.tolist() == [0, 0, 0, 1]
+    assert chunk.telemetry.shape == (5, 3, 4) and chunk.telemetry.dtype == np.uint8

@@ -21,7 +21,7 @@ import numpy as np
 
 from balance.games import _kit as kit
 from balance.games._kit import Logged
-from balance.games.base import Replay
+from balance.games._tell import Told
 from balance.games.corvids import engine
 from balance.games.corvids import physics as ph
 from balance.games.corvids import state as S
@@ -29,18 +29,6 @@ from balance.games.corvids.schema import ITEM_NAMES
 from balance.games.corvids.tables import BLANK, COIN, MAXP, P_HANDICAP, Compiled
 
 LOG_CAP = kit.LOG_CAP
-
-
-def replay(compiled: Compiled, seed: int, game: int) -> Replay:
-    """Game ``game`` of run ``seed`` in lines, with its outcome (row ``game`` of a dataset)."""
-    logged = play_logged(compiled, seed, game)
-    return Replay(
-        tell(compiled, logged, seed, game),
-        logged.score,
-        logged.rank,
-        logged.turns,
-        logged.end_reason,
-    )
 
 
 def play_logged(compiled: Compiled, seed: int, game: int) -> Logged:
@@ -88,7 +76,7 @@ def card_words(st: S.State, c: int) -> str:
     return f"#{c} {ITEM_NAMES[front]}" + ("" if back == BLANK else f"/{ITEM_NAMES[back]}")
 
 
-def tell(compiled: Compiled, logged: Logged, seed: int, game: int) -> list[str]:
+def tell(compiled: Compiled, logged: Logged, seed: int, game: int) -> Told:
     """The lines of a logged game: a header, the birds, every turn, the end and each seat's score
     with its breakdown; raises ValueError on an event code it does not know."""
     st = logged.state
@@ -221,10 +209,7 @@ def tell(compiled: Compiled, logged: Logged, seed: int, game: int) -> list[str]:
                 )
         else:
             raise ValueError(f"unknown Corvids event code {code}")
-    warnings = [f"WARNING: {p}" for p in problems[:5]]
-    if len(problems) > 5:
-        warnings.append(f"WARNING: {len(problems) - 5} more disagreements")
-    return lines + warnings
+    return Told(lines, problems)
 
 
 def handicap(compiled: Compiled, st: S.State, p: int) -> int:

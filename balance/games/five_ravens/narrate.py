@@ -20,13 +20,13 @@ printed as a WARNING line (the tests assert there is none), and an unknown event
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from balance.games import _kit as kit
 from balance.games._kit import Logged
-from balance.games.base import Replay
+from balance.games._tell import Told
 from balance.games.five_ravens import engine
 from balance.games.five_ravens.state import (
     E_ACTION,
@@ -121,15 +121,6 @@ _NO_EFFECT = {
 }
 
 
-def replay(compiled: Compiled, seed: int, game: int) -> Replay:
-    """Game ``game`` of run ``seed`` in lines, with its outcome (row ``game`` of a dataset)."""
-    logged = play_logged(compiled, seed, game)
-    told = tell(compiled, logged, seed, game)
-    lines = list(told.lines)
-    lines += [f"WARNING: narration out of step with the engine: {p}" for p in told.problems]
-    return Replay(lines, logged.score, logged.rank, logged.turns, logged.end_reason)
-
-
 def play_logged(compiled: Compiled, seed: int, game: int) -> Logged:
     """Play game ``game`` of run ``seed`` exactly as ``engine.play_batch`` does, keeping the log."""
     tb = compiled.k
@@ -143,11 +134,6 @@ def play_logged(compiled: Compiled, seed: int, game: int) -> Logged:
         return Logged(log_rows(st), st, score, rank, int(st.board[G_TURNS]), 0)
 
     return kit.play_logged(play, seed, game, LOG_CAP)
-
-
-class Told(NamedTuple):
-    lines: list[str]
-    problems: list[str]  # where the events disagree with themselves or the final state
 
 
 def tell(compiled: Compiled, logged: Logged, seed: int, game: int) -> Told:

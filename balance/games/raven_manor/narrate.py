@@ -26,7 +26,7 @@ import numpy as np
 
 from balance.games import _kit as kit
 from balance.games._kit import Logged
-from balance.games.base import Replay
+from balance.games._tell import Told
 from balance.games.raven_manor import engine
 from balance.games.raven_manor import state as S
 from balance.games.raven_manor.policies import K_BREAK, K_CYCLE, K_EAGLE, K_PASS, K_PLAY, K_USE
@@ -126,13 +126,6 @@ from balance.games.raven_manor.tables import (
 LOG_CAP = kit.LOG_CAP
 
 
-def replay(compiled: Compiled, seed: int, game: int) -> Replay:
-    """Game ``game`` of run ``seed`` in lines, with its outcome (row ``game`` of a dataset)."""
-    logged = play_logged(compiled, seed, game)
-    lines = tell(compiled, logged, seed, game)
-    return Replay(lines, logged.score, logged.rank, logged.turns, logged.end_reason)
-
-
 def play_logged(compiled: Compiled, seed: int, game: int) -> Logged:
     """Play game ``game`` of run ``seed`` exactly as ``engine.play_batch`` does, keeping the log."""
     tb = compiled.k
@@ -161,15 +154,12 @@ def opening_hands(compiled: Compiled, seed: int, game: int) -> np.ndarray:
     return np.asarray(st.pl[:n, S.PL_HAND : S.PL_HAND + NC], np.int64).copy()
 
 
-def tell(compiled: Compiled, logged: Logged, seed: int, game: int) -> list[str]:
+def tell(compiled: Compiled, logged: Logged, seed: int, game: int) -> Told:
     """The lines of a logged game: a header, the characters, the opening, every turn, the end and
     each seat's final standing; raises ValueError on an event code it does not know."""
     n = _Narrator(compiled, logged, seed, game, opening_hands(compiled, seed, game))
     n.run()
-    warnings = [f"WARNING: {p}" for p in n.problems[:5]]
-    if len(n.problems) > 5:
-        warnings.append(f"WARNING: {len(n.problems) - 5} more disagreements")
-    return n.lines + _final(compiled, logged) + warnings
+    return Told(n.lines + _final(compiled, logged), n.problems)
 
 
 # ---------------------------------------------------------------- names

@@ -14,7 +14,7 @@ import numpy as np
 
 from balance.games import _kit as kit
 from balance.games._kit import Logged
-from balance.games.base import Replay
+from balance.games._tell import Told
 from balance.games.raven_order import engine, state
 from balance.games.raven_order.schema import BUILDING_NAMES, RUNE_NAMES, UNIT_NAMES
 from balance.games.raven_order.state import (
@@ -36,13 +36,6 @@ from balance.games.raven_order.tables import DRUID, RIDER, SENTRY, STATUE_CHOICE
 LOG_CAP = kit.LOG_CAP  # log rows of a first try; a game that fills them is replayed with more
 
 
-def replay(compiled: Compiled, seed: int, game: int) -> Replay:
-    """Game ``game`` of run ``seed`` in lines, with its outcome (row ``game`` of a dataset)."""
-    logged = play_logged(compiled, seed, game)
-    lines = tell(compiled, logged, seed, game)
-    return Replay(lines, logged.score, logged.rank, logged.turns, logged.end_reason)
-
-
 def play_logged(compiled: Compiled, seed: int, game: int) -> Logged:
     """Play game ``game`` of run ``seed`` exactly as ``engine.play_batch`` does, keeping the log."""
     tb = compiled.k
@@ -62,11 +55,11 @@ def play_logged(compiled: Compiled, seed: int, game: int) -> Logged:
     return kit.play_logged(play, seed, game, LOG_CAP)
 
 
-def tell(compiled: Compiled, logged: Logged, seed: int, game: int) -> list[str]:
+def tell(compiled: Compiled, logged: Logged, seed: int, game: int) -> Told:
     """The lines of a logged game: its events, then each seat's final position; raises
     ValueError on an event code it does not know."""
     lines = _tell(compiled, logged.log, seed, game)
-    return lines + _final(compiled, logged.state, logged.score, logged.rank)
+    return Told(lines + _final(compiled, logged.state, logged.score, logged.rank), [])
 
 
 def _rune(r: int) -> str:

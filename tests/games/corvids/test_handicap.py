@@ -15,7 +15,8 @@ from numba.core.registry import CPUDispatcher
 from balance import games, rng
 from balance.config import ConfigError, load_config
 from balance.games import _kit
-from balance.games.corvids import engine, narrate, physics, policies, state
+from balance.games import get as get_game
+from balance.games.corvids import engine, physics, policies, state
 from balance.games.corvids.state import G_END, G_FIRST, G_N
 from balance.games.corvids.tables import BUTTON, KEY, MAXP, NUT, P_HANDICAP
 
@@ -109,7 +110,7 @@ def test_a_failed_set_up_of_a_real_game_is_told_with_no_handicap():
         "handicap": [4],
     }
     c = compiled(4, rules, seats="greedy")
-    rep = narrate.replay(c, 1, 0)
+    rep = get_game("corvids").replay(c, 1, 0)
     assert rep.end_reason == 1 and (rep.rank == 1).all() and (rep.score == 0).all()
     assert not [line for line in rep.lines if "handicap" in line or "WARNING" in line]
 
@@ -145,7 +146,7 @@ def test_the_replay_shows_the_handicap_and_is_the_dataset_game():
     c = compiled(3, {"handicap": [2, 0, -1]}, seats="greedy")
     chunk = PLUGIN.play(c, 3, 0, 4)
     for game in range(4):
-        rep = narrate.replay(c, 3, game)
+        rep = get_game("corvids").replay(c, 3, game)
         assert not [line for line in rep.lines if "WARNING" in line]
         assert list(rep.score) == list(chunk.score[game])
         assert list(rep.rank) == list(chunk.rank[game])
@@ -233,11 +234,11 @@ def test_a_handicap_change_compiles_nothing():
 
     c = compiled(3, seats="greedy")
     PLUGIN.play(c, 1, 0, 5)
-    narrate.replay(c, 1, 0)
+    get_game("corvids").replay(c, 1, 0)
     before = signatures()
     assert before > 0
     for handicap in ([1], [0, -4, 9], [100, -100]):
         c = compiled(3, {"handicap": handicap}, seats="greedy")
         PLUGIN.play(c, 1, 0, 5)
-        narrate.replay(c, 1, 0)
+        get_game("corvids").replay(c, 1, 0)
     assert signatures() == before

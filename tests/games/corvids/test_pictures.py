@@ -192,7 +192,7 @@ def test_a_nest_is_labelled_from_the_turn_its_bird_is_revealed(compiled, logged,
 
 
 def test_each_step_tells_its_turn_and_the_last_the_scores(compiled, logged, words):
-    lines = narrate.tell(compiled, logged, SEED, GAME)
+    lines = narrate.tell(compiled, logged, SEED, GAME).lines
     assert len(words) == logged.turns + 1
     assert [line for w in words for line in w["lines"]] == lines  # every line, once, in order
     assert words[0]["title"] == "Set-up and birds"

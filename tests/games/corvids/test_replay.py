@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from balance import games
 from balance.cli import app
 from balance.config import load_config
+from balance.games import get as get_game
 from balance.games._kit import Logged
 from balance.games.corvids import narrate, state, tables
 from balance.games.corvids.schema import ITEM_NAMES
@@ -63,7 +64,7 @@ def test_cli_replay_tells_the_datasets_game(base, printed):
     assert printed[0].startswith(f"Corvids, game {GAME} of seed {cfg.seed}: 4 players")
     assert any(line.startswith("The pile holds no card after ") for line in printed)
     # and the replay's own outcome is the row's
-    rep = narrate.replay(c, cfg.seed, GAME)
+    rep = get_game("corvids").replay(c, cfg.seed, GAME)
     assert rep.lines == printed
     assert rep.score.tolist() == chunk.score[0].tolist()
     assert rep.rank.tolist() == chunk.rank[0].tolist()
@@ -89,7 +90,7 @@ def test_replays_of_other_games_agree_with_the_batch_kernel(base):
     cfg, c = base
     chunk = games.get("corvids").play(c, cfg.seed, 5, 6)
     for game in (5, 7, 10):
-        rep = narrate.replay(c, cfg.seed, game)
+        rep = get_game("corvids").replay(c, cfg.seed, game)
         row = game - chunk.first_game
         assert rep.score.tolist() == chunk.score[row].tolist()
         assert rep.rank.tolist() == chunk.rank[row].tolist()
@@ -120,7 +121,7 @@ def test_a_failed_set_up_is_told(base):
         }
     }
     c = compiled(4, rules, seats="greedy")
-    rep = narrate.replay(c, 1, 0)
+    rep = get_game("corvids").replay(c, 1, 0)
     assert any(line.startswith("Set-up failed") for line in rep.lines)
     assert not [line for line in rep.lines if TURN_LINE.match(line)]
     assert rep.lines[-1] == "The game ends before its first turn; every seat shares the win."
@@ -144,7 +145,7 @@ def test_the_set_up_line_says_how_the_nests_were_covered(base, printed):
     assert f" and {pushed} {word} pushed over the nests it left bare until every nest was " in line
     assert "completely covered (CV-8, PHYS-4)" in line
     loose = compiled(4, {"physics": {"nest_cover": "overlap"}}, seats="greedy")
-    lines = narrate.replay(loose, cfg.seed, GAME).lines
+    lines = get_game("corvids").replay(loose, cfg.seed, GAME).lines
     line = next(x for x in lines if x.startswith("Set-up: "))
     assert "until a card overlapped every nest" in line and "pushed" not in line
 
@@ -164,6 +165,6 @@ def test_a_replay_never_says_a_before_a_vowel(base):
     cfg, c = base
     told = []
     for game in range(8):
-        told += narrate.replay(c, cfg.seed, game).lines
+        told += get_game("corvids").replay(c, cfg.seed, game).lines
     assert not [x for x in told if re.search(r"\ba (acorn|earring)\b", x)]
     assert [x for x in told if re.search(r"\ban (acorn|earring)\b", x)]

@@ -17,7 +17,8 @@ from typer.testing import CliRunner
 
 from balance import stats
 from balance.cli import app
-from balance.games.corvids import PLUGIN, narrate
+from balance.games import get as get_game
+from balance.games.corvids import PLUGIN
 from balance.games.corvids.views import report
 from balance.report.numbers import game_report_sections
 from balance.results import open_results
@@ -142,7 +143,7 @@ def test_the_first_nest_turn_is_the_replays_turn(rows):
     """game_first_nest + 1 is the number of the replay's turn that uncovered the first nest."""
     compiled = PLUGIN.compile(__import__("balance.config").config.load_config(CONFIG))
     for game in range(3):
-        lines = narrate.replay(compiled, 1, game).lines
+        lines = get_game("corvids").replay(compiled, 1, game).lines
         turn, first = 0, None
         for line in lines:
             if line.startswith("Turn "):

@@ -15,7 +15,8 @@ from numba.core.registry import CPUDispatcher
 from balance import rng
 from balance.config import ConfigError, load_config
 from balance.games import _kit
-from balance.games.five_ravens import PLUGIN, engine, narrate, policies, state
+from balance.games import get as get_game
+from balance.games.five_ravens import PLUGIN, engine, policies, state
 from balance.games.five_ravens.state import G_START, S_CAPT_N, alloc_scratch
 from balance.games.five_ravens.tables import P_HANDICAP, compile_tables
 
@@ -117,7 +118,7 @@ def test_the_replay_shows_the_handicap_and_is_the_dataset_game():
     c = compile_tables(cfg)
     chunk = PLUGIN.play(c, 3, 0, 6)
     for game in range(6):
-        rep = narrate.replay(c, 3, game)
+        rep = get_game("five_ravens").replay(c, 3, game)
         assert not [line for line in rep.lines if "WARNING" in line]
         assert list(rep.score) == list(chunk.score[game])
         assert list(rep.rank) == list(chunk.rank[game])
@@ -224,13 +225,13 @@ def test_a_handicap_change_compiles_nothing():
         )
 
     PLUGIN.play(compile_tables(config(3)), 1, 0, 20)
-    narrate.replay(compile_tables(config(3)), 1, 0)
+    get_game("five_ravens").replay(compile_tables(config(3)), 1, 0)
     before = signatures()
     assert before > 0
     for handicap in ([1], [0, -4, 9], [10_000, -10_000]):
         c = compile_tables(config(3, rules={"handicap": handicap}))
         PLUGIN.play(c, 1, 0, 20)
-        narrate.replay(c, 1, 0)
+        get_game("five_ravens").replay(c, 1, 0)
     assert signatures() == before
 
 

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from balance import results, runner
 from balance.cli import app
 from balance.config import config_from_dict, load_config, load_yaml
+from balance.games import get as get_game
 from balance.games.five_ravens import PLUGIN, narrate, state, tables
 from balance.games.five_ravens.state import E_DRAW, E_SHUFFLE_CENTRE, G_START, G_TURNS
 
@@ -57,7 +58,7 @@ def test_replay_is_the_dataset_game(base, tmp_path):
     rows = frame.collect()
     for game in (0, 1, 17, 33, 49):
         got = rows.filter(pl.col("game") == game).sort("seat")
-        rep = narrate.replay(comp, seed, game)
+        rep = get_game("five_ravens").replay(comp, seed, game)
         assert rep.score.tolist() == got["score"].to_list()
         assert rep.rank.tolist() == got["rank"].to_list()
         printed = final_lines(rep.lines)
@@ -149,7 +150,7 @@ def test_a_log_out_of_step_with_the_engine_is_flagged(base):
     cut = np.delete(logged.log, draws[5], axis=0)  # one card never reaches the hand
     told = narrate.tell(comp, logged._replace(log=cut), 1, 0)
     assert told.problems
-    assert narrate.replay(comp, 1, 0).lines == PLUGIN.narrate(comp, 1, 0)
+    assert get_game("five_ravens").replay(comp, 1, 0).lines == PLUGIN.narrate(comp, 1, 0)
 
 
 def test_a_full_log_is_replayed_with_more_room(base, monkeypatch):

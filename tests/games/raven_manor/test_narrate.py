@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from balance.cli import app
 from balance.config import config_from_dict, load_config, load_yaml
+from balance.games import get as get_game
 from balance.games.raven_manor import PLUGIN, narrate, state
 from balance.games.raven_manor.narrate import card, char
 from balance.games.raven_manor.policies import K_PLAY
@@ -93,7 +94,7 @@ def test_replay_is_the_dataset_game(base, every):
     for compiled, games in ((base, (5, 6, 9, 12)), (every, (5, 8, 12))):
         chunk = PLUGIN.play(compiled, SEED, 5, 8)
         for game in games:
-            rep = narrate.replay(compiled, SEED, game)
+            rep = get_game("raven_manor").replay(compiled, SEED, game)
             row = game - chunk.first_game
             assert rep.score.tolist() == chunk.score[row].tolist(), game
             assert rep.rank.tolist() == chunk.rank[row].tolist(), game
@@ -112,7 +113,7 @@ def test_every_event_code_is_told_and_the_shadow_holds(every, every_random):
         for game in range(n):
             logged = narrate.play_logged(compiled, SEED, game)
             seen |= {int(code) for code in logged.log[:, 0]}
-            lines = narrate.tell(compiled, logged, SEED, game)
+            lines = narrate.tell(compiled, logged, SEED, game).lines
             assert not warnings_of(lines), (game, warnings_of(lines))
             # every card of every hand is named (E_PICK names a Candle's, Torch's or Mine's)
             assert not [line for line in lines if "?" in line and "hand" in line], game
@@ -144,7 +145,7 @@ def test_lines_name_the_characters_the_turns_and_the_end(base, every):
     for compiled, games in ((base, range(12)), (every, range(6))):
         for game in games:
             logged = narrate.play_logged(compiled, SEED, game)
-            lines = narrate.tell(compiled, logged, SEED, game)
+            lines = narrate.tell(compiled, logged, SEED, game).lines
             st = logged.state
             n = compiled.players
             i = lines.index("Characters:")
@@ -186,7 +187,7 @@ def test_windows_possessions_and_exchanges_in_words(base):
     texts = []
     for game in range(25):
         logged = narrate.play_logged(base, SEED, game)
-        lines = narrate.tell(base, logged, SEED, game)
+        lines = narrate.tell(base, logged, SEED, game).lines
         raven = int(np.flatnonzero(logged.state.pl[: base.players, state.PL_DEALT] == RAVEN)[0])
         for k, line in enumerate(lines):
             if line.endswith("answers with Evade.") and "Mountains" not in lines[k - 1]:

@@ -13,7 +13,7 @@ from balance import results, runner
 from balance.cli import app
 from balance.config import load_config
 from balance.games import get
-from balance.games.raven_order import narrate
+from balance.games import get as get_game
 
 from .helpers import BASE
 
@@ -37,7 +37,7 @@ def test_replay_is_the_dataset_game(base, run):
     reasons = get("raven_order").end_reasons
     for game in (0, 1, 17, 33, 39):
         got = run.filter(pl.col("game") == game).sort("seat")
-        rep = narrate.replay(base, 11, game)
+        rep = get_game("raven_order").replay(base, 11, game)
         assert rep.score.tolist() == got["score"].to_list()
         assert rep.rank.tolist() == got["rank"].to_list()
         assert rep.turns == got["turns"][0]
@@ -49,7 +49,7 @@ def test_replay_is_the_dataset_game(base, run):
 def test_lines_tell_builds_battles_and_the_winner(base):
     found = 0
     for game in range(30):
-        rep = narrate.replay(base, 11, game)
+        rep = get_game("raven_order").replay(base, 11, game)
         text = "\n".join(rep.lines)
         assert rep.lines[0].startswith(
             f"Game {game} of seed 11: seat 0 plays economy, seat 1 plays rush;"

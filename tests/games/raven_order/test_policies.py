@@ -202,10 +202,10 @@ def test_decisions_do_not_read_the_opponents_hand(kind):
 
 def test_heuristic_construction_follows_its_build_order(base):
     """The economy seat's first builds are its build order's head: Armory, then Town."""
-    from balance.games.raven_order.narrate import replay
+    from balance.games import get
 
     seat_of = {"economy": 0}
-    lines = replay(base, 1, 0).lines
+    lines = get("raven_order").replay(base, 1, 0).lines
     mine = []
     turn_seat = None
     for line in lines:

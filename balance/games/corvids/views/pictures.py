@@ -504,7 +504,7 @@ def replay_page(compiled: Compiled, seed: int, game: int) -> str:
     """Game ``game`` of the run seeded with ``seed`` as one self-contained HTML page: the pile
     after set-up and after every turn on a slider, and each turn's events in words beside it."""
     logged = narrate.play_logged(compiled, seed, game)
-    lines = narrate.tell(compiled, logged, seed, game)
+    lines = narrate.tell(compiled, logged, seed, game).lines
     fig, counts = replay_figure(compiled, logged, seed, game)
     turns = logged.turns
     steps = turn_words(lines, turns)
