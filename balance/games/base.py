@@ -224,7 +224,6 @@ class Game:
     title: ClassVar[str]  # human name, e.g. "Five Ravens"
     min_players: ClassVar[int]
     max_players: ClassVar[int]
-    end_reasons: ClassVar[tuple[str, ...]]
     policy_kinds: ClassVar[dict[str, type[BaseModel]]]  # kind -> schema model of its settings
     # Telemetry events that describe an outcome of play (a building lost, a unit killed), not a
     # card a seat holds or plays: the report labels them as outcomes, never as card effects.
@@ -273,6 +272,12 @@ class Game:
             )
         self._modules[name] = mod
         return mod
+
+    @property
+    def end_reasons(self) -> tuple[str, ...]:
+        """Names of the values of ``Chunk.end_reason``: the game's ``state.END_REASONS``, where
+        its kernels' ``END_*`` codes are (a one-module game, the tests' fakes, sets its own)."""
+        return tuple(self.module("state").END_REASONS)
 
     @property
     def rules_model(self) -> type[BaseModel]:
