@@ -33,9 +33,9 @@ from balance import stats
 from balance.cli import app
 from balance.config import ConfigError, load_config
 from balance.experiments import sweep
+from balance.fmt import q_text
 from balance.overrides import parse_override
 from balance.report import sweep as sweep_page
-from balance.report.sentences import q_text
 from balance.results import open_results, read_manifest
 from balance.stats import across, curves
 

@@ -56,7 +56,7 @@ from pydantic import (
     model_validator,
 )
 
-from balance import runner, stats
+from balance import fmt, runner, stats
 from balance.config import ConfigError, load_config, load_yaml, validation_error
 from balance.experiments.play import Runs
 from balance.overrides import Override
@@ -176,16 +176,12 @@ class AssertionSpec(BaseModel):
         group = self.group()
         text = self.metric + (f" {group[0]} {group[1]}" if group else "")
         if self.within is not None:
-            text += f" within {_num(self.within[0])} ± {_num(self.within[1])}"
+            text += f" within {fmt.num(self.within[0])} ± {fmt.num(self.within[1])}"
         elif self.above is not None:
-            text += f" above {_num(self.above)}"
+            text += f" above {fmt.num(self.above)}"
         else:
-            text += f" below {_num(self.below)}"
+            text += f" below {fmt.num(self.below)}"
         return text
-
-
-def _num(x: float) -> str:
-    return f"{x:g}"
 
 
 _WHOLE_GAME = {
@@ -225,9 +221,9 @@ def _check_shares(a: AssertionSpec) -> None:
     for key, x, lo, hi, kind in values:
         if lo <= x <= hi:
             continue
-        problem = f"{_num(x)} is outside [{_num(lo)}, {_num(hi)}], the range of {kind}"
+        problem = f"{fmt.num(x)} is outside [{fmt.num(lo)}, {fmt.num(hi)}], the range of {kind}"
         if 1 < abs(x) <= 100:
-            problem += f": {_num(x)} looks like a percentage: write {_num(x / 100)}"
+            problem += f": {fmt.num(x)} looks like a percentage: write {fmt.num(x / 100)}"
         raise ValueError(f"{key}: {problem}")
 
 
@@ -674,7 +670,7 @@ def _bernoulli(a: AssertionSpec, grp: list[stats.Group] | None, line: stats.Line
 
 def _claim_text(b: _Bound, c: stats.Claim) -> str:
     what = f"{b.labels[c.column]} " if b.labels[c.column] else ""
-    return f"{what}{c.side} {_num(c.bound)}"
+    return f"{what}{c.side} {fmt.num(c.bound)}"
 
 
 def cap_warning(test: stats.SequentialAssertion, spec: Spec, played: int | None = None) -> str:
@@ -690,9 +686,9 @@ def cap_warning(test: stats.SequentialAssertion, spec: Spec, played: int | None 
         return ""
     delta = test.claims[0].delta
     return (
-        f"max_games {spec.max_games:,} is below the {need:,} games that delta {_num(delta)} needs "
+        f"max_games {spec.max_games:,} is below the {need:,} games that delta {fmt.num(delta)} needs "
         f"(at least {seq.CAP_FACTOR:g} × the fixed-sample size): a claim that holds may end "
-        f"INCONCLUSIVE (a failure) more often than beta {_num(spec.beta)}; raise max_games "
+        f"INCONCLUSIVE (a failure) more often than beta {fmt.num(spec.beta)}; raise max_games "
         "(or delete it: each assertion then gets its own) or widen delta"
     )
 
@@ -740,10 +736,10 @@ def _result(
         detail = f"largest shift: {b.labels[j]}; " + detail
     k = len(test.claims)
     detail += (
-        f"\nerror rates: alpha {_num(spec.alpha)} per claim, beta {_num(spec.beta)}/{k} = "
-        f"{_num(test.claim_beta)} per claim ({k} claim{'s' if k > 1 else ''}); "
+        f"\nerror rates: alpha {fmt.num(spec.alpha)} per claim, beta {fmt.num(spec.beta)}/{k} = "
+        f"{fmt.num(test.claim_beta)} per claim ({k} claim{'s' if k > 1 else ''}); "
         f"cap {cap_text} ({'max_games' if spec.max_games is not None else 'sized to keep beta'})"
-        f"\ninterval: {_pct(spec.level)} confidence sequence ("
+        f"\ninterval: {fmt.level(spec.level)} confidence sequence ("
         + (
             "beta-binomial mixture: valid at any stopping time)"
             if test.model == "bernoulli"
@@ -799,17 +795,9 @@ def _zone(b: _Bound) -> str:
         c = test.claims[i]
         lo, hi = sorted(c.hypotheses)
         parts.append(
-            f"{_claim_text(b, c)}: {_fmt(float(mean[c.column]))} in [{_fmt(lo)}, {_fmt(hi)}]"
+            f"{_claim_text(b, c)}: {fmt.fixed(float(mean[c.column]))} in [{fmt.fixed(lo)}, {fmt.fixed(hi)}]"
         )
     return "; ".join(parts)
-
-
-def _fmt(x: float) -> str:
-    return f"{x:.4f}" if abs(x) < 10 else f"{x:.2f}"
-
-
-def _pct(level: float) -> str:
-    return f"{level * 100:g} %"
 
 
 def _llrs(llr: np.ndarray) -> str:

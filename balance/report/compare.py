@@ -18,6 +18,7 @@ import polars as pl
 
 import balance
 from balance import stats
+from balance.fmt import fair_pct, signed
 from balance.report import figures
 from balance.report.numbers import comparison_rows, config_diff
 from balance.report.sections import (
@@ -32,13 +33,7 @@ from balance.report.sections import (
     significant,
     table_html,
 )
-from balance.report.sentences import (
-    comparison_sentences,
-    fair_pct,
-    left_out_words,
-    ordinal,
-    signed,
-)
+from balance.report.sentences import comparison_sentences, left_out_words, ordinal
 from balance.report.template import fill_sections
 from balance.stats import KINDS, across
 

@@ -25,7 +25,8 @@ import plotly.graph_objects as go
 import polars as pl
 from plotly.subplots import make_subplots
 
-from balance.report.sentences import difference_label, ordinal, q_text
+from balance.fmt import fair_pct, pct, points, q_text
+from balance.report.sentences import difference_label, ordinal
 from balance.stats import (
     KINDS,
     CardImpact,
@@ -98,18 +99,6 @@ def _errors(frame: pl.DataFrame, value: str = "share", scale: float = 1.0) -> di
     }
 
 
-def _pts(x: float, k: int = 2) -> str:
-    return f"{x * POINTS:+.{k}f}"
-
-
-def _pct(x: float, k: int = 1) -> str:
-    return f"{x * 100:.{k}f} %"
-
-
-def _fair_text(fair: float) -> str:
-    return f"{fair * 100:.3g} %"
-
-
 def _empty(fig: go.Figure, text: str) -> go.Figure:
     """A figure with nothing to draw says so instead of showing an empty panel."""
     fig.add_annotation(
@@ -152,7 +141,7 @@ def _share_bars(
         fig.add_hline(
             y=float(known[0]),
             line={"dash": "dash", "color": RED},
-            annotation_text=f"fair {_fair_text(float(known[0]))}",
+            annotation_text=f"fair {fair_pct(float(known[0]))}",
             annotation_position="top right",
             annotation_font={"color": RED},
         )
@@ -192,9 +181,9 @@ def _furthest(frame: pl.DataFrame, labels: Sequence[str]) -> str:
     has_fair = np.isfinite(fair)
     if has_fair.any():
         i = int(np.nanargmax(np.where(has_fair, np.abs(share - fair), -1.0)))
-        return f"{_cap(labels[i])} wins {_pct(share[i])} (fair {_fair_text(fair[i])})"
+        return f"{_cap(labels[i])} wins {pct(share[i])} (fair {fair_pct(fair[i])})"
     i = int(np.nanargmax(share))
-    return f"{_cap(labels[i])} wins most: {_pct(share[i])}"
+    return f"{_cap(labels[i])} wins most: {pct(share[i])}"
 
 
 def _cap(text: str) -> str:
@@ -213,7 +202,7 @@ def _seat_deviations(shares: WinShares, level: float = 0.95) -> go.Figure:
     off = (lo > 0) | (hi < 0)  # a simultaneous interval that excludes fair
     k = 2 if bound < 1 else 1
     pol = f["policy"][0]
-    fair_t = _fair_text(float(fair[0]))
+    fair_t = fair_pct(float(fair[0]))
     if off.any():
         i = int(np.argmax(np.where(off, np.abs(dev), -1.0)))
         title = (
@@ -285,11 +274,9 @@ def plot_win_shares(shares: WinShares, by: str = "seat") -> go.Figure:
             f"{p} ({k} seat{'s' * (k > 1)})" for p, k in zip(f["policy"], f["seats"], strict=True)
         ]
         order = np.argsort(-f["share"].to_numpy())
-        words = ", ".join(f"{f['policy'][int(i)]} {_pct(f['share'][int(i)])}" for i in order)
+        words = ", ".join(f"{f['policy'][int(i)]} {pct(f['share'][int(i)])}" for i in order)
         fair = f["fair"].to_numpy()
-        fair_t = (
-            f" (fair {_fair_text(float(fair[0]))})" if len(set(np.round(fair, 12))) == 1 else ""
-        )
+        fair_t = f" (fair {fair_pct(float(fair[0]))})" if len(set(np.round(fair, 12))) == 1 else ""
         return _share_bars(
             f,
             labels,
@@ -335,11 +322,7 @@ def plot_seat_advantage(adv: SeatAdvantage) -> go.Figure:
     interval) in the title."""
     f = adv.by_order
     labels = [f"{ordinal(int(k))} player" for k in f["order"]]
-    k = 2
-    edge = (
-        f"edge {_pts(adv.first_player_edge, k)} points "
-        f"[{_pts(adv.edge_lo, k)}, {_pts(adv.edge_hi, k)}]"
-    )
+    edge = f"edge {points(adv.first_player_edge, adv.edge_lo, adv.edge_hi)}"
     if not (adv.edge_lo > 0 or adv.edge_hi < 0):
         edge += ", not distinguishable from 0"
     # The edge's zero, which the dashed line draws too (the same by_order["fair"]): 1/players, or
@@ -348,7 +331,7 @@ def plot_seat_advantage(adv: SeatAdvantage) -> go.Figure:
     one_in_n = 1 / max(adv.players, 1)
     fair = float(f["fair"][0]) if f.height and np.isfinite(f["fair"][0]) else one_in_n
     together = abs(fair - one_in_n) > 1e-12
-    title = f"First player wins {_pct(adv.first_player_share, 2)} (fair {_fair_text(fair)}): {edge}"
+    title = f"First player wins {pct(adv.first_player_share, 2)} (fair {fair_pct(fair)}): {edge}"
     fair_words = "fair share = mean seat win (seats win together)" if together else "fair share"
     return _share_bars(
         f,
@@ -670,7 +653,7 @@ def plot_card_impact(
         i = cards[_largest(diff[cards])]
         n_sig = sum(bool(rows[j]["significant"]) for j in cards)
         title = (
-            f"“{labels[i]}” goes with the largest difference: {_pts(diff[i], 1)} points "
+            f"“{labels[i]}” goes with the largest difference: {points(diff[i])} "
             f"({n_sig} of {len(cards)} {'cards ' * bool(n_out)}differ significantly{below}; "
             "diagnostic, not an effect)"
         )
@@ -1008,14 +991,14 @@ def plot_overview(labels: Sequence[str], shares: Sequence[WinShares]) -> go.Figu
             if abs(sh - fa) > best[0]:
                 best = (
                     abs(sh - fa),
-                    f"{label}: seat {s} ({p}) wins {_pct(sh)} (fair {_fair_text(fa)})",
+                    f"{label}: seat {s} ({p}) wins {pct(sh)} (fair {fair_pct(fa)})",
                 )
     if len(fairs) == 1:
         fair = fairs.pop()
         fig.add_hline(
             y=fair,
             line={"dash": "dash", "color": RED},
-            annotation_text=f"fair {_fair_text(fair)}",
+            annotation_text=f"fair {fair_pct(fair)}",
             annotation_position="top right",
             annotation_font={"color": RED},
         )

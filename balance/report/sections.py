@@ -1,8 +1,8 @@
 """The HTML pieces of a report: tables, figure slots and the sections of one dataset.
 
 Each section function takes numbers (numbers.py) and returns an HTML string; figures come from
-figures.py through a ``Page``, which numbers them; words and number formats from sentences.py.
-page.py and compare.py put the sections in the page shell (template.py). Every text that comes
+figures.py through a ``Page``, which numbers them; words from sentences.py; numbers written by
+balance/fmt.py. page.py and compare.py put the sections in the page shell (template.py). Every text that comes
 from data is escaped here.
 """
 
@@ -19,6 +19,7 @@ import polars as pl
 import yaml
 
 from balance import stats
+from balance.fmt import fair_pct, finite, p_text, pct, points
 from balance.games.base import ReportSection
 from balance.impact_file import ImpactFile
 from balance.report import figures
@@ -27,15 +28,7 @@ from balance.report.numbers import (
     Differences,
     first_player_rows,
 )
-from balance.report.sentences import (
-    difference_label,
-    fair_pct,
-    finite,
-    ordinal,
-    p_text,
-    pct,
-    points,
-)
+from balance.report.sentences import difference_label, ordinal
 
 SAME_CONFIGS = "<p>The two resolved configs are identical (apart from games and seed).</p>"
 

@@ -1,10 +1,11 @@
-"""The report's words: labels, number formats and the summary sentences, from numbers.py's
+"""The report's words: labels and the summary sentences, from numbers.py's
 NamedTuples (nothing here reads a dataset or draws).
 
 ``summary_sentences`` says what matters most about one dataset (with its baseline differences and
 interventional impact, if any); ``comparison_sentences`` what B changed against A in a
-``balance compare``. The formats (``pct``, ``share_pm``, ``points``) show one significant digit of
-an interval's half-width, so a share is never written more precisely than it is known.
+``balance compare``. Numbers are written by balance/fmt.py (``pct``, ``share_pm``, ``points``:
+one significant digit of an interval's half-width, so a share is never written more precisely
+than it is known).
 """
 
 from __future__ import annotations
@@ -17,6 +18,19 @@ import numpy as np
 import polars as pl
 from scipy import stats as sps
 
+from balance.fmt import (  # digits: balance/games/corvids/views/report.py imports it from here
+    digits,  # noqa: F401
+    estimate,
+    fair_pct,
+    finite,
+    p_text,
+    pct,
+    pct_digits,
+    points,
+    q_text,
+    share_pm,
+    signed,
+)
 from balance.impact_file import ImpactFile
 from balance.report.numbers import (
     DatasetStats,
@@ -44,76 +58,6 @@ def difference_label(kind: str, group: str) -> str:
     if kind == "game":
         return "game length"
     return f"{kind} {group}"
-
-
-# ==================================================================================== formats
-
-
-def finite(x: Any) -> bool:
-    """A real number (not None, which polars uses for "no value", nor NaN or inf)."""
-    return x is not None and math.isfinite(x)
-
-
-def pct(x: float, decimals: int = 1) -> str:
-    return "n/a" if not finite(x) else f"{x * 100:.{decimals}f} %"
-
-
-def digits(half: float, *, none: int = 1) -> int:
-    """Decimals that show one significant digit of an interval's half-width (1..3); ``none``
-    for an interval without a width."""
-    if not finite(half) or half <= 0:
-        return none
-    return int(min(3, max(1, math.ceil(-math.log10(half)))))
-
-
-def _pct_digits(half: float) -> int:
-    """Decimals of a percentage whose interval is ± ``half`` (a fraction)."""
-    return digits(abs(half) * 100) if finite(half) else 1
-
-
-def share_pm(share: float, lo: float, hi: float) -> str:
-    """'28.1 % ± 0.2 %' (half the width of the interval)."""
-    half = (hi - lo) / 2
-    d = _pct_digits(half)
-    return f"{share * 100:.{d}f} % ± {half * 100:.{d}f} %"
-
-
-def _with_interval(d: float, lo: float, hi: float, k: int, scale: float, unit: str) -> str:
-    return f"{d * scale:+.{k}f}{unit} [{lo * scale:+.{k}f}, {hi * scale:+.{k}f}]".replace("-", "−")
-
-
-def points(d: float, lo: float | None = None, hi: float | None = None) -> str:
-    """'+3.0 points' or '+3.0 points [+2.9, +3.1]' for a difference of shares."""
-    if not finite(d):
-        return "n/a"
-    if lo is None or hi is None:
-        return f"{d * 100:+.1f} points".replace("-", "−")
-    return _with_interval(d, lo, hi, _pct_digits((hi - lo) / 2), 100, " points")
-
-
-def signed(d: float, lo: float, hi: float, scale: float = 1.0, unit: str = "") -> str:
-    """'+2.00 [+1.98, +2.02]': a change and its interval (two decimals when it has no width)."""
-    return _with_interval(d, lo, hi, digits((hi - lo) * scale / 2, none=2), scale, unit)
-
-
-def fair_pct(x: float) -> str:
-    """A fair share: '25 %', '33.3 %'."""
-    return f"{x * 100:.3g} %"
-
-
-def p_text(p: float | None, name: str = "p") -> str:
-    """'p = 0.012', 'p < 0.001'; 'p < 1e-300' for a p-value that underflowed to 0 (a double
-    holds nothing smaller), never 'p = 0'."""
-    if not finite(p):
-        return "n/a"
-    if p == 0:
-        return f"{name} < 1e-300"
-    return f"{name} < 0.001" if p < 0.001 else f"{name} = {p:.2g}"
-
-
-def q_text(q: float | None) -> str:
-    """A Benjamini-Hochberg q-value as ``p_text`` writes a p-value."""
-    return p_text(q, "q")
 
 
 def _excludes(lo: float, hi: float, x: float = 0.0) -> bool:
@@ -474,7 +418,7 @@ def summary_sentences(
         bound, level = (
             (seat_axis.bound, seat_axis.level) if seat_axis is not None else seat_bound(ws)
         )
-        k = _pct_digits(bound / 2)
+        k = pct_digits(bound / 2)
         out.append(
             f"No seat wins more or less often than a fair {fair_pct(fair)} beyond chance "
             f"(χ² = {adv.chi2:.2f}, {p_text(adv.p_value)} over {n_games}); with simultaneous "
@@ -532,7 +476,7 @@ def summary_sentences(
             )
         else:
             half = max(abs(adv.edge_lo), abs(adv.edge_hi))
-            bound_pts = f"{half * 100:.{_pct_digits(half / 2)}f}"
+            bound_pts = f"{half * 100:.{pct_digits(half / 2)}f}"
             out.append(
                 f"The first player wins {share_pm(share, order0['lo'], order0['hi'])} of games "
                 f"against {fair_words}: an edge of "
@@ -706,9 +650,7 @@ def _by(d: float, lo: float, hi: float, scale: float, unit: str) -> str:
     says the direction)."""
     if d < 0:
         d, lo, hi = -d, -hi, -lo
-    d, lo, hi = d * scale, lo * scale, hi * scale
-    k = digits((hi - lo) / 2, none=2)
-    return f"{d:.{k}f}{unit} [{lo:.{k}f}, {hi:.{k}f}]".replace("-", "−")
+    return estimate(d, lo, hi, scale, unit)
 
 
 def listing(items: Sequence[str], most: int = 4) -> str:

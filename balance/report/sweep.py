@@ -37,6 +37,7 @@ import plotly.graph_objects as go
 import polars as pl
 from plotly.subplots import make_subplots
 
+from balance.fmt import digits, q_text
 from balance.report import figures
 from balance.report.numbers import ReportError, config_diff
 from balance.report.sections import (
@@ -52,7 +53,7 @@ from balance.report.sections import (
     significant,
     table_html,
 )
-from balance.report.sentences import difference_label, digits, listing, ordinal, q_text
+from balance.report.sentences import difference_label, listing, ordinal
 from balance.report.template import fill_sections
 from balance.report.write import ReportInfo, _write_html, check_output
 from balance.results import open_results, status_text

@@ -186,7 +186,7 @@ def test_seat_advantage_plots_turn_order_and_states_the_edge(rows, shares):
     adv = stats.seat_advantage(rows, shares=shares)
     fig = figures.plot_seat_advantage(adv)
     np.testing.assert_allclose(fig.data[0].y[0], 0.30)
-    assert_readable(fig, "First player wins 30.00 % (fair 25 %): edge +5.00 points")
+    assert_readable(fig, "First player wins 30.00 % (fair 25 %): edge +5.0 points [+4.1, +5.9]")
     assert "not distinguishable" not in fig.layout.title.text
 
 
