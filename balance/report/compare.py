@@ -19,7 +19,7 @@ import polars as pl
 import balance
 from balance import stats
 from balance.fmt import fair_pct, signed
-from balance.report import figures
+from balance.report import forest
 from balance.report.numbers import comparison_rows, config_diff
 from balance.report.sections import (
     SAME_CONFIGS,
@@ -60,7 +60,7 @@ def render_comparison(comparison: Any, *, cdn: bool = False, generated: str | No
     kinds = [k for k in KINDS if t.filter(pl.col("kind") == k).height]
     figs = [
         page.figure(
-            figures.plot_differences(
+            forest.plot_differences(
                 t, metric=metric, kinds=kinds_, title=title, a_name="A", b_name="B"
             )
         )
@@ -285,7 +285,7 @@ def _render_across(c: Any, *, cdn: bool, generated: str | None) -> str:
     edge = t.filter(pl.col("metric") == "first_edge").with_columns(metric=pl.lit("win_share"))
     figs = [
         page.figure(
-            figures.plot_differences(
+            forest.plot_differences(
                 tab, metric=metric, kinds=kinds, title=title, a_name="A", b_name="B"
             )
         )

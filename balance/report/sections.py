@@ -22,7 +22,7 @@ from balance import stats
 from balance.fmt import fair_pct, finite, p_text, pct, points
 from balance.games.base import ReportSection
 from balance.impact_file import ImpactFile
-from balance.report import figures
+from balance.report import figures, forest
 from balance.report.numbers import (
     DatasetStats,
     Differences,
@@ -495,7 +495,7 @@ def impact_section(page: Page, ds: DatasetStats) -> str:
     return (
         caveat
         + page.figure(
-            figures.plot_card_impact(
+            forest.plot_card_impact(
                 imp, by, outcomes, figures.lineup_words(ds.manifest.get("seats") or ())
             )
         )
@@ -531,14 +531,14 @@ def differences_section(page: Page, diff: Differences, base: DatasetStats) -> st
     shares = t.filter(pl.col("metric") == "win_share")
     kinds = [k for k in stats.KINDS if shares.filter(pl.col("kind") == k).height]
     figs = page.figure(
-        figures.plot_differences(
+        forest.plot_differences(
             t,
             metric="win_share",
             kinds=kinds,
             title=f"Win share: {diff.label} minus {diff.baseline}",
         )
     ) + page.figure(
-        figures.plot_differences(
+        forest.plot_differences(
             t,
             metric="mean_score",
             kinds=[k for k in kinds if k != "team"],
@@ -760,7 +760,7 @@ def variants_section(page: Page, impact: ImpactFile) -> str:
         )
     return (
         intro
-        + page.figure(figures.plot_impact_variants(s, impact.table))
+        + page.figure(forest.plot_impact_variants(s, impact.table))
         + table_html(s.to_dicts(), cols, sortable=True, mark=significant)
         + edges
         + detail

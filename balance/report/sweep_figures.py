@@ -206,7 +206,7 @@ def plot_metric(ss: SweepStats, m: Metric) -> go.Figure:
             fig.add_trace(trace)
         else:
             fig.add_trace(trace, row=panel + 1, col=1)
-    figures._layout(
+    figures.layout(
         fig,
         title=finding,
         context=context,

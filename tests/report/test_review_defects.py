@@ -14,7 +14,7 @@ import pytest
 
 from balance import stats
 from balance.impact_file import read_impact
-from balance.report import figures, sections
+from balance.report import figures, forest, sections
 from balance.report.numbers import analyse_rows
 from balance.report.template import fill_sections
 from balance.results import BASE_SCHEMA
@@ -135,7 +135,7 @@ def test_differences_legend_says_the_rule_not_whether_the_interval_holds_zero():
             "significant": [True, False, False],
         }
     )
-    fig = figures.plot_differences(t)
+    fig = forest.plot_differences(t)
     names = {tr.name: list(tr.y) for tr in fig.data}
     assert names == {
         "significant (q < 0.05)": ["seat 0"],
@@ -300,7 +300,7 @@ def test_outcome_rows_come_after_the_cards_in_table_and_figure():
     assert kinds == ["card", "outcome", "card"]  # drawn gem: no contrast, last
     assert "Card impact, every seat greedy, observational" in html  # who played
     assert body[0][header.index("event")] == "played"
-    fig = figures.plot_card_impact(ds.impact, None, {"stolen"})
+    fig = forest.plot_card_impact(ds.impact, None, {"stolen"})
     title = fig.layout.title.text
     assert title.startswith("“played seven” goes with the largest difference")
     assert "(0 of 1 cards differ significantly; 1 outcome below; diagnostic" in title
@@ -313,7 +313,7 @@ def test_outcome_rows_come_after_the_cards_in_table_and_figure():
 def test_only_outcomes_to_compare_say_so():
     rows = planted_rows().with_columns(played__seven=pl.lit(1, pl.UInt8))
     ds = planted_stats(rows, outcome_events=["stolen"])
-    fig = figures.plot_card_impact(ds.impact, None, {"stolen"})
+    fig = forest.plot_card_impact(ds.impact, None, {"stolen"})
     assert fig.layout.title.text.startswith("No card event to compare, only 1 outcome of play")
 
 
