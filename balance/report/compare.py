@@ -6,7 +6,7 @@ page, which says so at the top.
 
 ``render_comparison`` takes an ``experiments.Comparison`` (its table of paired differences and
 both configs); the rows shown come from numbers.py (``comparison_rows``), the words from
-sentences.py (``comparison_sentences``), tables and figure slots from sections.py.
+sentences.py (``comparison_sentences``), tables and figure slots from blocks.py.
 """
 
 from __future__ import annotations
@@ -20,8 +20,7 @@ import balance
 from balance import stats
 from balance.fmt import fair_pct, signed
 from balance.report import forest
-from balance.report.numbers import comparison_rows, config_diff
-from balance.report.sections import (
+from balance.report.blocks import (
     SAME_CONFIGS,
     Column,
     Page,
@@ -33,6 +32,7 @@ from balance.report.sections import (
     significant,
     table_html,
 )
+from balance.report.numbers import comparison_rows, config_diff
 from balance.report.sentences import comparison_sentences, left_out_words, ordinal
 from balance.report.template import fill_sections
 from balance.stats import KINDS, across

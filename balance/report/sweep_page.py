@@ -19,16 +19,7 @@ from typing import Any
 import polars as pl
 
 from balance.fmt import digits
-from balance.report.numbers import (
-    HEADLINE_SCORE,
-    HEADLINE_SHARE,
-    METRICS,
-    Metric,
-    SweepStats,
-    config_diff,
-    metric_rows,
-)
-from balance.report.sections import (
+from balance.report.blocks import (
     Column,
     Page,
     config_yaml,
@@ -40,6 +31,15 @@ from balance.report.sections import (
     pvalue,
     significant,
     table_html,
+)
+from balance.report.numbers import (
+    HEADLINE_SCORE,
+    HEADLINE_SHARE,
+    METRICS,
+    Metric,
+    SweepStats,
+    config_diff,
+    metric_rows,
 )
 from balance.report.sentences import difference_label, listing
 from balance.report.sweep_figures import plot_metric
