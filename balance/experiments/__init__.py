@@ -23,15 +23,12 @@ raised (``ConfigError`` for a bad variant, spec or config, ``RunnerError`` for b
 
 from __future__ import annotations
 
-from balance.experiments.check import (
+from balance.experiments.check import AssertionResult, CheckResult, Verdict, check
+from balance.experiments.check_spec import (
     DEFAULT_DELTA,
-    AssertionResult,
     AssertionSpec,
-    CheckResult,
     CheckSpec,
     Spec,
-    Verdict,
-    check,
     load_spec,
 )
 from balance.experiments.compare import Comparison, check_pairable, compare

@@ -7,7 +7,8 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from balance import fmt
-from balance.experiments.check import AssertionResult, CheckResult, Spec
+from balance.experiments.check import AssertionResult, CheckResult
+from balance.experiments.check_spec import Spec
 from balance.outputs import check_output_file, write_atomic
 
 

@@ -71,6 +71,9 @@ def group_words(kind: str, group: str) -> str:
     return difference_label(kind, group)
 
 
+# ========================================================================= the page's sentences
+
+
 def level_text(ss: SweepStats) -> str:
     return f"{ss.level * 100:g} %"
 
