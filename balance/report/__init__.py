@@ -4,7 +4,8 @@
   against a baseline, ``comparison_rows``, a sweep's ``analyse_sweep`` → ``SweepStats``); no
   HTML. Impact files are balance/impact_file.py's (``read_impact``, re-exported here).
 - ``sentences.py``: labels and the summary sentences from those numbers (numbers are written by
-  balance/fmt.py); ``sweep_sentences.py``: a sweep's.
+  balance/fmt.py); ``verdict.py``: the verdict a page opens with; ``sweep_sentences.py``: a
+  sweep's words.
 - ``blocks.py``: tables, cell formats and figure slots every page builds with;
   ``sections.py``: the sections of one dataset's page.
 - ``page.py``: the page of one or more datasets (``render``); ``compare.py``: the page of a

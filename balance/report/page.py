@@ -1,7 +1,7 @@
 """The report page of one or more datasets: its sections in order, put in the page shell.
 
 ``render`` takes numbers only (numbers.py's ``DatasetStats`` and ``Differences``, an
-``ImpactFile``); the sentences come from sentences.py, the sections from sections.py (built
+``ImpactFile``); the sentences come from sentences.py and verdict.py, the sections from sections.py (built
 from blocks.py), the shell from template.py.
 """
 
@@ -13,8 +13,9 @@ from html import escape
 from balance.impact_file import ImpactFile
 from balance.report import blocks, sections
 from balance.report.numbers import DatasetStats, Differences
-from balance.report.sentences import summary_sentences, verdict_sentences
+from balance.report.sentences import summary_sentences
 from balance.report.template import fill
+from balance.report.verdict import verdict_sentences
 
 
 def render(

@@ -44,6 +44,7 @@ from balance.report.numbers import (
     first_player_rows,
 )
 from balance.report.sentences import difference_label, ordinal
+from balance.report.verdict import about_games, axis_group_label
 
 # ========================================================================= one dataset's page
 
@@ -623,8 +624,6 @@ _AXIS_NAMES = {
 def verdict_table(ds: DatasetStats) -> str:
     """The numbers behind the verdict: every group of every axis, its share, its reference, its
     deviation with the simultaneous interval of its axis, the tolerance and the verdict."""
-    from balance.report.sentences import about_games, axis_group_label
-
     rows = []
     for axis in ds.axes:
         for r in axis.rows.to_dicts():

@@ -13,7 +13,8 @@ from balance.config import load_config
 from balance.experiments import plan_report_impact
 from balance.games import get
 from balance.impact_file import read_impact
-from balance.report.sentences import summary_sentences, verdict_sentences
+from balance.report.sentences import summary_sentences
+from balance.report.verdict import verdict_sentences
 
 from .planted import planted_impact_table, planted_rows, planted_stats
 
