@@ -94,9 +94,8 @@ def share_pm(share: float, lo: float, hi: float) -> str:
 def _with_interval(
     d: float, lo: float, hi: float, k: int, scale: float, unit: str, sign: str = "+"
 ) -> str:
-    return f"{d * scale:{sign}.{k}f}{unit} [{lo * scale:{sign}.{k}f}, {hi * scale:{sign}.{k}f}]".replace(
-        "-", "−"
-    )
+    x, a, b = (f"{v * scale:{sign}.{k}f}" for v in (d, lo, hi))
+    return f"{x}{unit} [{a}, {b}]".replace("-", "−")
 
 
 def points(d: float, lo: float | None = None, hi: float | None = None) -> str:

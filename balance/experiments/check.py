@@ -433,7 +433,8 @@ def cap_warning(test: stats.SequentialAssertion, spec: Spec, played: int | None 
         return ""
     delta = test.claims[0].delta
     return (
-        f"max_games {spec.max_games:,} is below the {need:,} games that delta {fmt.num(delta)} needs "
+        f"max_games {spec.max_games:,} is below the {need:,} games that delta {fmt.num(delta)} "
+        "needs "
         f"(at least {seq.CAP_FACTOR:g} × the fixed-sample size): a claim that holds may end "
         f"INCONCLUSIVE (a failure) more often than beta {fmt.num(spec.beta)}; raise max_games "
         "(or delete it: each assertion then gets its own) or widen delta"
@@ -541,9 +542,8 @@ def _zone(b: _Bound) -> str:
     for i in inside:
         c = test.claims[i]
         lo, hi = sorted(c.hypotheses)
-        parts.append(
-            f"{_claim_text(b, c)}: {fmt.fixed(float(mean[c.column]))} in [{fmt.fixed(lo)}, {fmt.fixed(hi)}]"
-        )
+        m = fmt.fixed(float(mean[c.column]))
+        parts.append(f"{_claim_text(b, c)}: {m} in [{fmt.fixed(lo)}, {fmt.fixed(hi)}]")
     return "; ".join(parts)
 
 

@@ -1,13 +1,13 @@
 """Plotly figures of the statistics in balance/stats: every function takes numbers and only draws.
 
-Here: the style every figure shares (``layout``, the palette, ``error_bars``, ``empty``) and
-the figures of one dataset's shares, turn order, distributions and the overview of several
-datasets, from the stats NamedTuples (``WinShares``, ``SeatAdvantage``, ``Distributions``).
-The forest plots of differences (card impact, a baseline, a compare, variants) are in forest.py,
-a sweep's curves in sweep_figures.py, both in this style. Shares are plotted as fractions with
-percent axes; differences of shares in percentage points (the fraction times 100, so a tick
-reads "+2" points, never "+2%"). Nothing here reads a dataset or computes a statistic (STYLE.md, "Numbers apart from drawing"); the only
-arithmetic is turning counts into bins and intervals into error bars.
+Here: the style every figure shares (``layout``, the palette, ``error_bars``, ``empty``) and the
+figures of one dataset's shares, turn order, distributions and the overview of several datasets,
+from the stats NamedTuples (``WinShares``, ``SeatAdvantage``, ``Distributions``). The forest plots
+of differences (card impact, a baseline, a compare, variants) are in forest.py, a sweep's curves in
+sweep_figures.py, both in this style. Shares are plotted as fractions with percent axes; differences
+of shares in percentage points (the fraction times 100, so a tick reads "+2" points, never "+2%").
+Nothing here reads a dataset or computes a statistic (STYLE.md, "Numbers apart from drawing"); the
+only arithmetic is turning counts into bins and intervals into error bars.
 
 Every figure reads at a glance: its title states the finding in the numbers it was given (the
 largest difference, how many are significant by the ``significant`` column, which is already

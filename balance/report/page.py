@@ -1,8 +1,8 @@
 """The report page of one or more datasets: its sections in order, put in the page shell.
 
 ``render`` takes numbers only (numbers.py's ``DatasetStats`` and ``Differences``, an
-``ImpactFile``); the sentences come from sentences.py and verdict.py, the sections from sections.py (built
-from blocks.py), the shell from template.py.
+``ImpactFile``); the sentences come from sentences.py and verdict.py, the sections from
+sections.py (built from blocks.py), the shell from template.py.
 """
 
 from __future__ import annotations

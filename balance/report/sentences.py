@@ -350,7 +350,8 @@ def _by(d: float, lo: float, hi: float, scale: float, unit: str) -> str:
     says the direction)."""
     if d < 0:
         d, lo, hi = -d, -hi, -lo
-    return estimate(d, lo, hi, scale, unit)
+    # scaled before the digits are chosen, as this page always has
+    return estimate(d * scale, lo * scale, hi * scale, 1.0, unit)
 
 
 def listing(items: Sequence[str], most: int = 4) -> str:
