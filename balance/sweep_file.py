@@ -2,7 +2,7 @@
 
 One module owns the format, as balance/impact_file.py owns the impact file, so that the sweep
 that writes it (balance/experiments/sweep.py) and the report that reads it
-(balance/report/sweep.py) agree without the report importing the experiments. Layout of
+(balance/report/numbers.py) agree without the report importing the experiments. Layout of
 ``results/<sweep>/``::
 
     sweep.json                      the sweep manifest (below); rewritten after every point

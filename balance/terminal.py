@@ -25,6 +25,8 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from balance.fmt import grouped
+
 
 class _RateColumn(ProgressColumn):
     def render(self, task: Any) -> Text:
@@ -303,9 +305,6 @@ def bench_table(result: Any) -> Any:
 
     from balance import bench as bench_lib
 
-    def num(value: float | None, digits: int = 0) -> str:
-        return "-" if value is None else f"{value:,.{digits}f}"
-
     table = Table(title=f"balance bench {result.game} ({result.title}, {result.config})")
     for name in ("measurement", "games", "seconds", "games/s", "ns/game", "ratio"):
         table.add_column(name, justify="left" if name in ("measurement", "ratio") else "right")
@@ -315,12 +314,12 @@ def bench_table(result: Any) -> Any:
         f"of play) - imports ({s.imports_s:.2f} s)"
     )
     cold = "skipped (--no-cold)" if s.cold_s is None else first
-    table.add_row("compile, cold (empty cache)", "", num(s.cold_s, 2), "", "", cold)
-    table.add_row("compile, warm (cache)", "", num(s.warm_s, 2), "", "", first)
+    table.add_row("compile, cold (empty cache)", "", grouped(s.cold_s, 2), "", "", cold)
+    table.add_row("compile, warm (cache)", "", grouped(s.warm_s, 2), "", "", first)
     table.add_row(
         "warm start: balance simulate",
         f"{bench_lib.CLI_GAMES:,}",
-        num(s.cli_warm_start_s, 2),
+        grouped(s.cli_warm_start_s, 2),
         "",
         "",
         f"wall time of `simulate <config> --games {bench_lib.CLI_GAMES}`",
@@ -330,9 +329,9 @@ def bench_table(result: Any) -> Any:
         table.add_row(
             f"{r.lineup}, {r.threads} thread{'s' if r.threads > 1 else ''}",
             f"{r.games:,}",
-            num(r.seconds, 2),
-            num(r.games_per_s),
-            num(r.ns_per_game),
+            grouped(r.seconds, 2),
+            grouped(r.games_per_s),
+            grouped(r.ns_per_game),
             ratio,
         )
     e = getattr(result, "end_to_end", None)
@@ -342,9 +341,9 @@ def bench_table(result: Any) -> Any:
         table.add_row(
             f"{e.lineup}, {e.threads} thread{'s' if e.threads > 1 else ''}, end to end",
             f"{e.games:,}",
-            num(e.seconds, 2),
-            num(e.games_per_s),
-            num(1e9 / e.games_per_s if e.games_per_s else None),
+            grouped(e.seconds, 2),
+            grouped(e.games_per_s),
+            grouped(1e9 / e.games_per_s if e.games_per_s else None),
             f"{e.ratio:.0%} of the kernels ({e.kernel_games_per_s:,.0f} games/s): simulate "
             "writing parquet",
         )
@@ -355,9 +354,9 @@ def bench_table(result: Any) -> Any:
         table.add_row(
             f"{p.lineup}, plain Python, 1 thread",
             f"{p.games:,}",
-            num(p.seconds, 2),
-            num(p.games_per_s),
-            num(p.ns_per_game),
+            grouped(p.seconds, 2),
+            grouped(p.games_per_s),
+            grouped(p.ns_per_game),
             f"compiled 1 thread = {p.ratio:,.0f}x plain Python",
         )
     return table

@@ -33,7 +33,7 @@ from typer.testing import CliRunner
 from balance.cli import app
 from balance.config import load_config, read_yaml
 from balance.errors import BalanceError
-from balance.experiments.check import load_spec
+from balance.experiments.check_spec import load_spec
 
 ROOT = Path(__file__).parent.parent
 SECONDS = 5.0  # the most any one load may take ("never a hang"); typical: milliseconds

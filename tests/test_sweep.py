@@ -33,9 +33,10 @@ from balance import stats
 from balance.cli import app
 from balance.config import ConfigError, load_config
 from balance.experiments import sweep
+from balance.fmt import q_text
 from balance.overrides import parse_override
-from balance.report import sweep as sweep_page
-from balance.report.sentences import q_text
+from balance.report import numbers, sweep_figures, sweep_page
+from balance.report import sweep_sentences as sweep_words
 from balance.results import open_results, read_manifest
 from balance.stats import across, curves
 
@@ -249,7 +250,7 @@ def test_every_point_is_the_run_simulate_would_play_with_that_value(bonus_sweep,
 
 def test_points_of_one_player_count_are_paired_game_by_game(bonus_sweep):
     out, _ = bonus_sweep
-    ss = sweep_page.analyse_sweep(out)
+    ss = numbers.analyse_sweep(out)
     for step in range(3):
         a, b = (open_results(out / f"0{k}-rules.bonus={k}") for k in (step, step + 1))
         p = stats.paired_differences(a[1], b[1], a_manifest=a[0], b_manifest=b[0]).table
@@ -275,7 +276,7 @@ def test_the_planted_first_player_bonus_raises_the_edge_at_every_step(bonus_swee
     """The fake game adds rules.bonus points to the first player's score: the edge must rise
     with it, significantly at every step (300 paired games suffice: a point of 0..3 per seat)."""
     out, _ = bonus_sweep
-    ss = sweep_page.analyse_sweep(out)
+    ss = numbers.analyse_sweep(out)
     edge = ss.curve.filter(pl.col("metric") == "first_edge").sort("x_pos")
     assert (edge["value"].diff().drop_nulls() > 0).all()
     assert edge["value"][0] == pytest.approx(edge.row(0, named=True)["value"])
@@ -287,7 +288,7 @@ def test_the_planted_first_player_bonus_raises_the_edge_at_every_step(bonus_swee
     ).sort("step")
     assert steps["q_value"].to_list() == order0["q_value"].to_list()
     assert steps["repeat_metric"].to_list() == ["win_share"] * 3
-    words = sweep_page.sweep_sentences(ss)
+    words = sweep_words.sweep_sentences(ss)
     assert any(
         s.startswith("The first player's edge over a fair share is")
         and "It changes significantly at 3 of 3 steps" in s
@@ -297,7 +298,7 @@ def test_the_planted_first_player_bonus_raises_the_edge_at_every_step(bonus_swee
 
 def test_curves_are_the_project_estimators_on_each_point(bonus_sweep):
     out, _ = bonus_sweep
-    ss = sweep_page.analyse_sweep(out)
+    ss = numbers.analyse_sweep(out)
     for k in range(4):
         _, rows = open_results(out / f"0{k}-rules.bonus={k}")
         ws = stats.win_shares(rows)
@@ -346,7 +347,7 @@ def test_different_player_counts_are_independent_samples(fake_config, tmp_path):
         ["plain", "skilled"],
         ["plain", "skilled", "plain", "skilled"],
     ]
-    ss = sweep_page.analyse_sweep(out)
+    ss = numbers.analyse_sweep(out)
     assert ss.players_vary and not ss.steps["paired"].any()
     assert set(ss.steps["metric"]) == {
         "normalised_share", "first_edge", "mean_score", "mean_turns", "end_reason",
@@ -364,8 +365,8 @@ def test_different_player_counts_are_independent_samples(fake_config, tmp_path):
         )
         assert (got["diff"], got["lo"], got["hi"]) == pytest.approx((r["diff"], r["lo"], r["hi"]))
     # the seats and places are drawn as share / fair, comparable across player counts
-    seats = next(m for m in sweep_page.METRICS if m.key == "seats")
-    fig = sweep_page.plot_metric(ss, seats)
+    seats = next(m for m in numbers.METRICS if m.key == "seats")
+    fig = sweep_figures.plot_metric(ss, seats)
     assert fig.layout.yaxis.title.text == "share / fair (1 = fair)"
     assert "not compared across player counts" in fig.layout.title.text
 
@@ -416,7 +417,7 @@ def test_a_grid_pairs_neighbours_along_the_first_knob_within_each_value_of_the_o
     result = cli("sweep", fake_config, "--over", "rules.bonus=0,2,4", "--over", "players=2,3",
                  "--set", CYCLE, "--games", 200, "--out", out)  # fmt: skip
     assert result.exit_code == 0, result.output
-    ss = sweep_page.analyse_sweep(out)
+    ss = numbers.analyse_sweep(out)
     assert ss.series == ["players=2", "players=3"]
     labels = ss.steps.select("step", "step_label").unique().sort("step")["step_label"].to_list()
     assert labels == [
@@ -426,11 +427,11 @@ def test_a_grid_pairs_neighbours_along_the_first_knob_within_each_value_of_the_o
         "rules.bonus=2 → 4 (players=3)",
     ]
     assert ss.steps["paired"].all()  # each curve keeps its player count
-    seats = next(m for m in sweep_page.METRICS if m.key == "seats")
-    fig = sweep_page.plot_metric(ss, seats)  # several groups: a panel per players value
+    seats = next(m for m in numbers.METRICS if m.key == "seats")
+    fig = sweep_figures.plot_metric(ss, seats)  # several groups: a panel per players value
     assert [a.text for a in fig.layout.annotations] == ["players=2", "players=3"]
-    edge = next(m for m in sweep_page.METRICS if m.key == "edge")
-    fig = sweep_page.plot_metric(ss, edge)  # one group: a curve per players value
+    edge = next(m for m in numbers.METRICS if m.key == "edge")
+    fig = sweep_figures.plot_metric(ss, edge)  # one group: a curve per players value
     assert [t.name for t in fig.data] == ["players=2", "players=3"]
     assert list(fig.layout.xaxis.tickvals) == [0, 2, 4]
     assert list(fig.data[0].x) == pytest.approx([0, 2, 4], abs=0.1)  # side by side at each x
@@ -490,7 +491,7 @@ def test_ctrl_c_keeps_finished_points_and_the_same_command_resumes(fake_config, 
     assert [p.status for p in run.points] == ["complete", "interrupted", "pending", "pending"]
     first = (out / "00-rules.bonus=0" / "manifest.json").read_text()
     # the page of an unfinished sweep shows the finished point and says what is missing
-    page = sweep_page.render_sweep(sweep_page.analyse_sweep(out))
+    page = sweep_page.render_sweep(numbers.analyse_sweep(out))
     assert "3 of 4 points are not finished" in page
     fake.PLUGIN.reset()
     again = cli(*args)
@@ -624,7 +625,7 @@ def test_a_step_across_player_counts_is_the_difference_of_the_curve(
     out = tmp_path / "s"
     result = cli("sweep", config or fake_config, *args, "--out", out)
     assert result.exit_code == 0, result.output
-    ss = sweep_page.analyse_sweep(out)
+    ss = numbers.analyse_sweep(out)
     assert not ss.steps["paired"].any()
     for r in ss.steps.filter(pl.col("metric").is_in(["first_edge", "normalised_share"])).iter_rows(
         named=True
@@ -662,7 +663,7 @@ def test_every_registered_game_sweeps_and_reports(game, tmp_path):
     assert result.exit_code == 0, result.output
     run = sweep.open_sweep(out)
     assert [p.status for p in run.points] == ["complete"] * len(run.points)
-    ss = sweep_page.analyse_sweep(out)
+    ss = numbers.analyse_sweep(out)
     assert ss.steps.height and ss.steps["q_value"].is_not_nan().any()
     assert (tmp_path / f"{game}.html").stat().st_size > 1e5
 
@@ -699,7 +700,7 @@ def test_the_planted_bonus_is_a_significant_trend_the_least_squares_slope_of_the
     along 0..3, a trend whose slope is the least-squares line through the curve's points, with
     the per-game contrast's t-interval, and the page says it with numbers of its tables."""
     out, _ = bonus_sweep
-    ss = sweep_page.analyse_sweep(out)
+    ss = numbers.analyse_sweep(out)
     edge = ss.trends.filter(pl.col("metric") == "first_edge").row(0, named=True)
     curve = ss.curve.filter(pl.col("metric") == "first_edge").sort("x_pos")
     assert edge["points"] == 4 and edge["paired"] and edge["games"] == 300
@@ -716,7 +717,7 @@ def test_the_planted_bonus_is_a_significant_trend_the_least_squares_slope_of_the
     y = sum(ci * w for ci, w in zip(c, wins, strict=True))
     half = 1.967824 * y.std(ddof=1) / math.sqrt(300)  # t(299), 95 %
     assert edge["hi"] - edge["slope"] == pytest.approx(half, rel=1e-4)
-    words = sweep_page.sweep_sentences(ss)
+    words = sweep_words.sweep_sentences(ss)
     said = next(s for s in words if s.startswith("The first player's edge over a fair share"))
     assert (
         "Across the 4 points, the first player's edge grows from −2.5 points at rules.bonus=0"
@@ -725,7 +726,7 @@ def test_the_planted_bonus_is_a_significant_trend_the_least_squares_slope_of_the
     assert "per unit of rules.bonus [" in said
     assert not ss.identical  # the bonus changes the games
     # the edge's figure (one curve) gives the trend under its title, as the summary says it
-    fig = sweep_page.plot_metric(ss, next(m for m in sweep_page.METRICS if m.key == "edge"))
+    fig = sweep_figures.plot_metric(ss, next(m for m in numbers.METRICS if m.key == "edge"))
     assert "; trend +" in fig.layout.title.text and " per unit [" in fig.layout.title.text
     # every number of the trend clause is on the page outside the summary (the trends table)
     _, rest = _summary_and_rest(sweep_page.render_sweep(ss))
@@ -743,9 +744,9 @@ def test_the_headline_is_said_at_each_point_with_its_trend(fake_config, tmp_path
     out = tmp_path / "h"
     result = cli("sweep", config, "--over", "rules.bonus=0..3", "--games", 300, "--out", out)
     assert result.exit_code == 0, result.output
-    ss = sweep_page.analyse_sweep(out)
+    ss = numbers.analyse_sweep(out)
     assert ss.headline == ("win_share", "seat", "1")
-    said = next(s for s in sweep_page.sweep_sentences(ss) if s.startswith("Seat 1 wins "))
+    said = next(s for s in sweep_words.sweep_sentences(ss) if s.startswith("Seat 1 wins "))
     curve = ss.curve.filter(
         (pl.col("metric") == "win_share") & (pl.col("kind") == "seat") & (pl.col("group") == "1")
     ).sort("x_pos")
@@ -771,9 +772,9 @@ def test_a_knob_that_changes_nothing_says_the_points_played_identical_games(fake
     result = cli("sweep", fake_config, "--over", "rules.deck.aces=1..4", "--games", 200,
                  "--out", out)  # fmt: skip
     assert result.exit_code == 0, result.output
-    ss = sweep_page.analyse_sweep(out)
+    ss = numbers.analyse_sweep(out)
     assert ss.identical
-    words = sweep_page.sweep_sentences(ss)
+    words = sweep_words.sweep_sentences(ss)
     assert words[1] == "The points played identical games: the knob changes nothing in these games."
     assert not ss.trends["significant"].any() and not ss.steps["significant"].any()
     tested = ss.trends.filter(pl.col("p_value").is_not_nan())
@@ -785,9 +786,9 @@ def test_a_categorical_knob_has_steps_but_no_trend(fake_config, tmp_path):
     result = cli("sweep", fake_config, "--over", "rules.variant=classic,modern,other",
                  "--games", 100, "--out", out)  # fmt: skip
     assert result.exit_code == 0, result.output
-    ss = sweep_page.analyse_sweep(out)
+    ss = numbers.analyse_sweep(out)
     assert ss.steps.height and ss.trends.height == 0
-    words = sweep_page.sweep_sentences(ss)
+    words = sweep_words.sweep_sentences(ss)
     assert (
         "The values of rules.variant are not numbers: no trend across the points is tested, only "
         "neighbouring steps." in words
@@ -803,7 +804,7 @@ def test_trends_across_player_counts_are_independent_samples(fake_config, tmp_pa
     result = cli("sweep", fake_config, "--over", "players=2..4", "--set", CYCLE, "--games", 400,
                  "--out", out)  # fmt: skip
     assert result.exit_code == 0, result.output
-    ss = sweep_page.analyse_sweep(out)
+    ss = numbers.analyse_sweep(out)
     assert not ss.trends["paired"].any()
     assert set(ss.trends["metric"]) == {
         "normalised_share", "first_edge", "mean_score", "mean_turns", "end_reason",
@@ -826,7 +827,7 @@ def test_trends_across_player_counts_are_independent_samples(fake_config, tmp_pa
     edge = ss.trends.filter(pl.col("metric") == "first_edge").row(0, named=True)
     curve = ss.curve.filter(pl.col("metric") == "first_edge").sort("x_pos")["value"]
     assert edge["slope"] == pytest.approx(np.polyfit([2, 3, 4], curve, 1)[0])
-    words = " ".join(sweep_page.sweep_sentences(ss))
+    words = " ".join(sweep_words.sweep_sentences(ss))
     assert "from independent samples" in words
     # the fair share is 1/players: the first player's share has no trend the edge would repeat
     assert "The 1st player wins " in words and "the fair share is the same" not in words
@@ -837,7 +838,7 @@ def test_a_grid_has_a_trend_per_curve_along_the_first_knob(fake_config, tmp_path
     result = cli("sweep", fake_config, "--over", "rules.bonus=0,2,4", "--over", "players=2,3",
                  "--set", CYCLE, "--games", 200, "--out", out)  # fmt: skip
     assert result.exit_code == 0, result.output
-    ss = sweep_page.analyse_sweep(out)
+    ss = numbers.analyse_sweep(out)
     assert ss.trends["series"].unique().sort().to_list() == ["players=2", "players=3"]
     assert ss.trends["paired"].all() and (ss.trends["points"] == 3).all()
     for series in ("players=2", "players=3"):
@@ -847,7 +848,7 @@ def test_a_grid_has_a_trend_per_curve_along_the_first_knob(fake_config, tmp_path
         ).sort("x_pos")["value"]
         assert edge["slope"][0] == pytest.approx(np.polyfit([0, 2, 4], curve, 1)[0])
     said = next(
-        s for s in sweep_page.sweep_sentences(ss) if s.startswith("The first player's edge")
+        s for s in sweep_words.sweep_sentences(ss) if s.startswith("The first player's edge")
     )
     assert (
         "Across the points of each curve, the slope of the first player's edge on rules.bonus"
@@ -860,8 +861,8 @@ def test_every_sentence_of_several_rows_agrees_with_its_subject(bonus_sweep):
     """'It change significantly' was the end reasons' sentence: each such sentence has a plural
     subject whatever the count, and a count of one takes the singular."""
     out, _ = bonus_sweep
-    ss = sweep_page.analyse_sweep(out)
-    ends = next(m for m in sweep_page.METRICS if m.key == "ends")
+    ss = numbers.analyse_sweep(out)
+    ends = next(m for m in numbers.METRICS if m.key == "ends")
     one = (pl.col("metric") == "end_reason") & (pl.col("step") == 0) & (pl.col("group") == "points")
     marked = ss._replace(
         steps=ss.steps.with_columns(
@@ -869,12 +870,12 @@ def test_every_sentence_of_several_rows_agrees_with_its_subject(bonus_sweep):
             q_value=pl.when(one).then(0.001).otherwise(pl.col("q_value")),
         )
     )
-    said = sweep_page._shares_sentence(marked, ends)
+    said = sweep_words._shares_sentence(marked, ends)
     assert said.startswith("The end reasons' shares change significantly at 1 of "), said
-    assert not re.search(r"\bIt change\b", " ".join(sweep_page.sweep_sentences(marked)))
+    assert not re.search(r"\bIt change\b", " ".join(sweep_words.sweep_sentences(marked)))
     html = sweep_page.render_sweep(marked)
     assert " 1 of " in html and "1 of 1 rows" not in html
-    for text in sweep_page.sweep_sentences(marked):
+    for text in sweep_words.sweep_sentences(marked):
         assert " change significantly" not in text or text.startswith(
             ("Win shares", "The end reasons")
         ), text
@@ -889,10 +890,10 @@ def test_five_ravens_hand_size_2_to_6_is_a_significant_trend_in_the_first_player
     result = cli("sweep", FIRST_PLAYER_EDGE, "--over", "rules.hand_size=2..6", "--games",
                  10_000, "--out", out, "--report", tmp_path / "hand.html")  # fmt: skip
     assert result.exit_code == 0, result.output
-    ss = sweep_page.analyse_sweep(out)
+    ss = numbers.analyse_sweep(out)
     edge = ss.trends.filter(pl.col("metric") == "first_edge").row(0, named=True)
     assert edge["significant"] and edge["lo"] > 0 and edge["paired"] and edge["points"] == 5
-    said = next(s for s in sweep_page.sweep_sentences(ss) if s.startswith("The first player's"))
+    said = next(s for s in sweep_words.sweep_sentences(ss) if s.startswith("The first player's"))
     assert "Across the 5 points, the first player's edge grows from +" in said
 
 

@@ -469,7 +469,7 @@ def _write_report(results: list[Path], *, out: Path, **options: Any) -> None:
 
 def _write_sweep_report(sweep_dir: Path, *, out: Path, cdn: bool) -> None:
     """Write the report of a sweep directory and say where."""
-    from balance.report.sweep import write_sweep_report
+    from balance.report.write import write_sweep_report
 
     _say_report(write_sweep_report(_shown(sweep_dir), out=out, cdn=cdn))
 

@@ -15,7 +15,8 @@ to disk and memory stays flat however many games run.
 - compare.py: ``compare(a, b)``, the paired differences B - A;
 - impact.py: ``impact(config, variants)``, each variant's paired change (the file format and its
   significance rule are balance/impact_file.py's);
-- check.py: ``check(spec)``, the SPRT balance gate; junit.py: its verdicts as lines and JUnit.
+- check.py: ``check(spec)``, the SPRT balance gate (its spec's grammar and ``load_spec``:
+  check_spec.py); junit.py: its verdicts as lines and JUnit.
 
 Nothing here prints: progress goes through a ``progress(done, total)`` callback and errors are
 raised (``ConfigError`` for a bad variant, spec or config, ``RunnerError`` for bad options).
@@ -23,15 +24,12 @@ raised (``ConfigError`` for a bad variant, spec or config, ``RunnerError`` for b
 
 from __future__ import annotations
 
-from balance.experiments.check import (
+from balance.experiments.check import AssertionResult, CheckResult, Verdict, check
+from balance.experiments.check_spec import (
     DEFAULT_DELTA,
-    AssertionResult,
     AssertionSpec,
-    CheckResult,
     CheckSpec,
     Spec,
-    Verdict,
-    check,
     load_spec,
 )
 from balance.experiments.compare import Comparison, check_pairable, compare

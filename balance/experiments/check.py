@@ -1,5 +1,6 @@
-"""``balance check``: the CI balance gate. A spec lists configs and claims about them; games run
-in batches and every claim's sequential probability ratio test decides as soon as it can.
+"""``balance check``: the CI balance gate. A spec lists configs and claims about them (its grammar
+and loading: check_spec.py); games run in batches and every claim's sequential probability ratio
+test decides as soon as it can.
 
 What each assertion promises, and how (balance/stats/sequential.py): P(pass | off by delta/2)
 <= alpha and P(fail | holds with delta/2 to spare) <= beta, per assertion. Its k one-sided claims
@@ -47,260 +48,21 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
 
-from balance import runner, stats
-from balance.config import ConfigError, load_config, load_yaml, validation_error
+from balance import fmt, runner, stats
+from balance.config import ConfigError, load_config
+from balance.experiments.check_spec import (  # DEFAULT_DELTA: tune.py imports it from here
+    DEFAULT_DELTA,  # noqa: F401
+    MAX_GAMES,
+    MAX_METRICS,
+    AssertionSpec,
+    Spec,
+    assertion_claims,
+)
 from balance.experiments.play import Runs
 from balance.overrides import Override
 from balance.runner import CHUNK
 from balance.stats import sequential as seq
-
-Metric = Literal[
-    "win_share",
-    "mean_score",
-    "mean_turns",
-    "win_share_shift",
-    "mean_score_shift",
-    "mean_turns_shift",
-    "max_seat_shift",
-    "first_player_edge",
-    "max_role_shift",
-]
-# Metrics that compare the config with a baseline, game by game (max_role_shift does not: its
-# "shift" is a role's deviation from the average seat of the same games).
-PAIRED = ("win_share_shift", "mean_score_shift", "mean_turns_shift", "max_seat_shift")
-# Metrics whose values are shares (of the games won, in [0, 1]) or differences of shares (in
-# [-1, 1]): a bound, a centre, a tolerance or a delta beyond those is a mistake, usually a
-# percentage ("within: [50, 10]" for 0.5 ± 0.1).
-SHARES = ("win_share",)
-SHARE_DIFFERENCES = ("win_share_shift", "max_seat_shift", "first_player_edge", "max_role_shift")
-_GROUP_KEYS = stats.KINDS
-# Default indifference width delta of the SPRT, by the quantity a metric measures.
-DEFAULT_DELTA = {"win_share": 0.01, "mean_score": 0.5, "mean_turns": 1.0}
-# Metrics measured on the shares' scale (their default delta is a share's).
-_ON_SHARE_SCALE = ("max_seat_shift", "first_player_edge", "max_role_shift")
-_STRICT = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
-MAX_BATCH = 1_000_000  # games per batch: more only delays the first look
-MAX_GAMES = 10**12  # a cap beyond any run (10^12 games is days of CPU)
-_NO_INCONCLUSIVE_PASS = (
-    "'pass' is not allowed: an assertion left undecided at the cap would pass unseen; delete the "
-    "key (INCONCLUSIVE always fails) and give the claim more games (max_games) or a wider delta"
-)
-
-
-class AssertionSpec(BaseModel):
-    """One balance claim, e.g. ``{metric: win_share, seat: 0, within: [0.25, 0.02]}``."""
-
-    model_config = _STRICT
-
-    metric: Metric = Field(description="what is measured")
-    seat: int | None = Field(None, ge=0, description="the seat (win_share, mean_score)")
-    order: int | None = Field(None, ge=0, description="place in the turn order, 0 = first player")
-    policy: str | None = Field(None, description="the seats playing this policy")
-    team: str | None = Field(None, description="the seats of this team (per game)")
-    role: str | None = Field(None, description="the seats dealt this role (per game)")
-    above: float | None = Field(None, description="claim: the value is above this")
-    below: float | None = Field(None, description="claim: the value is below this")
-    within: list[float] | None = Field(
-        None, min_length=2, max_length=2, description="claim: [centre, tolerance]"
-    )
-    delta: float | None = Field(
-        None, gt=0, description="SPRT indifference width around each bound (default by metric)"
-    )
-    baseline: str | None = Field(
-        None, description="config the *_shift metrics (but max_role_shift) compare against"
-    )
-    name: str | None = Field(None, description="label shown instead of the generated one")
-
-    @model_validator(mode="after")
-    def _consistent(self) -> AssertionSpec:
-        bounds = [k for k in ("above", "below", "within") if getattr(self, k) is not None]
-        if len(bounds) != 1:
-            raise ValueError("give exactly one of above, below, within")
-        if self.within is not None and not self.within[1] > 0:
-            raise ValueError(f"within: the tolerance must be > 0, got {self.within[1]}")
-        given = [k for k in _GROUP_KEYS if getattr(self, k) is not None]
-        if len(given) > 1:
-            raise ValueError(
-                f"give at most one of seat, order, policy, team, role, got {', '.join(given)}"
-            )
-        base = self.metric.removesuffix("_shift")
-        if base == "win_share" and not given:
-            raise ValueError(f"{self.metric} needs one of seat, order, policy, team, role")
-        if self.metric in _WHOLE_GAME and given:
-            raise ValueError(
-                f"{given[0]}: {self.metric} {_WHOLE_GAME[self.metric].format(given[0])}"
-            )
-        if self.metric in ("max_seat_shift", "max_role_shift"):
-            what = "seat" if self.metric == "max_seat_shift" else "role"
-            if self.below is None or self.below <= 0:
-                raise ValueError(f"{self.metric} takes below: a bound > 0 on every {what}'s shift")
-        if self.metric not in PAIRED and self.baseline is not None:
-            raise ValueError(
-                f"baseline: {self.metric} uses no baseline (only {', '.join(PAIRED)} do)"
-            )
-        _check_shares(self)
-        delta = self.delta if self.delta is not None else _default_delta(self.metric)
-        for c in _claims(self, 1):
-            mu0, mu1 = c.hypotheses
-            if not (np.isfinite(mu0) and np.isfinite(mu1)) or mu0 == mu1:
-                raise ValueError(
-                    f"delta: {delta:g} around the bound {c.bound:g} leaves nothing to test "
-                    "(bound - delta/2 and bound + delta/2 must be two different finite numbers)"
-                )
-        return self
-
-    @property
-    def paired(self) -> bool:
-        """Whether the metric compares the config with a baseline, game by game."""
-        return self.metric in PAIRED
-
-    def group(self) -> tuple[str, str] | None:
-        for k in _GROUP_KEYS:
-            value = getattr(self, k)
-            if value is not None:
-                return k, str(value)
-        return None
-
-    def label(self) -> str:
-        if self.name:
-            return self.name
-        group = self.group()
-        text = self.metric + (f" {group[0]} {group[1]}" if group else "")
-        if self.within is not None:
-            text += f" within {_num(self.within[0])} ± {_num(self.within[1])}"
-        elif self.above is not None:
-            text += f" above {_num(self.above)}"
-        else:
-            text += f" below {_num(self.below)}"
-        return text
-
-
-def _num(x: float) -> str:
-    return f"{x:g}"
-
-
-_WHOLE_GAME = {
-    "mean_turns": "is about whole games, not a {}",
-    "mean_turns_shift": "is about whole games, not a {}",
-    "max_seat_shift": "is about whole games, not a {}",
-    "first_player_edge": "is the first player's (order 0) against the game's average seat: "
-    "it takes no {}",
-    "max_role_shift": "is about every role the game deals: it takes no {}",
-}
-
-
-def _check_shares(a: AssertionSpec) -> None:
-    """Refuse a share-valued number outside the shares' range: [0, 1] for a share's bound or
-    centre, [-1, 1] for a difference of shares, (0, 1] for a tolerance, a delta or the
-    ``below`` of a max shift. A number in (1, 100] is most likely a percentage: the message
-    says so."""
-    if a.metric not in SHARES and a.metric not in SHARE_DIFFERENCES:
-        return
-    low = 0.0 if a.metric in SHARES else -1.0
-    what = "a share" if a.metric in SHARES else "a difference of shares"
-    # (key, value, lowest and highest allowed, what the value is)
-    values: list[tuple[str, float, float, float, str]] = []
-    for side in ("above", "below"):
-        x = getattr(a, side)
-        if x is None:
-            continue
-        if a.metric.startswith("max_"):
-            values.append((side, x, 0.0, 1.0, f"a bound on {what}"))
-        else:
-            values.append((side, x, low, 1.0, what))
-    if a.within is not None:
-        values.append(("within", a.within[0], low, 1.0, what))
-        values.append(("within", a.within[1], 0.0, 1.0, f"the tolerance of {what}"))
-    if a.delta is not None:
-        values.append(("delta", a.delta, 0.0, 1.0, f"the indifference width of {what}"))
-    for key, x, lo, hi, kind in values:
-        if lo <= x <= hi:
-            continue
-        problem = f"{_num(x)} is outside [{_num(lo)}, {_num(hi)}], the range of {kind}"
-        if 1 < abs(x) <= 100:
-            problem += f": {_num(x)} looks like a percentage: write {_num(x / 100)}"
-        raise ValueError(f"{key}: {problem}")
-
-
-class CheckSpec(BaseModel):
-    """One config and the claims about it."""
-
-    model_config = _STRICT
-
-    name: str | None = Field(None, description="label (default: the config's file name)")
-    config: str = Field(description="config file, relative to the spec")
-    baseline: str | None = Field(
-        None, description="config the *_shift metrics compare against, relative to the spec"
-    )
-    assertions: list[AssertionSpec] = Field(min_length=1)
-
-    @model_validator(mode="after")
-    def _baselines(self) -> CheckSpec:
-        for i, a in enumerate(self.assertions):
-            if a.paired and not (a.baseline or self.baseline):
-                raise ValueError(
-                    f"assertions[{i}].baseline: {a.metric} compares against a baseline; "
-                    "give baseline: on the assertion or the check"
-                )
-        return self
-
-
-class Spec(BaseModel):
-    """A ``balance check`` spec: SPRT settings and checks."""
-
-    model_config = _STRICT
-
-    alpha: float = Field(0.05, gt=0, lt=0.5, description="chance of passing a claim delta/2 wrong")
-    beta: float = Field(0.05, gt=0, lt=0.5, description="chance of failing a claim that holds")
-    batch: int = Field(
-        2000, ge=100, le=MAX_BATCH, description="games per batch; SPRTs look after each"
-    )
-    max_games: int | None = Field(
-        None,
-        ge=1,
-        le=MAX_GAMES,
-        description="cap on games per check (default: each assertion's own, sized to keep beta)",
-    )
-    inconclusive: Literal["fail"] | None = Field(
-        None, description="only 'fail' (the default and the only behaviour): kept for old specs"
-    )
-    seed: int | None = Field(None, ge=0, lt=2**63, description="default: each config's seed")
-    level: float = Field(0.95, gt=0, lt=1, description="level of the printed intervals")
-    description: str = ""
-    checks: list[CheckSpec] = Field(min_length=1)
-
-    @field_validator("inconclusive", mode="before")
-    @classmethod
-    def _no_silent_pass(cls, value: Any) -> Any:
-        if value == "pass":
-            raise ValueError(_NO_INCONCLUSIVE_PASS)
-        return value
-
-    @model_validator(mode="after")
-    def _cap(self) -> Spec:
-        if self.max_games is not None and self.max_games < self.batch:
-            raise ValueError(f"max_games: must be >= batch ({self.batch}), got {self.max_games}")
-        return self
-
-
-def load_spec(path: str | os.PathLike[str]) -> Spec:
-    """Read and validate a check spec; problems raise a one-line ConfigError."""
-    shown = os.fspath(path)
-    data, provenance = load_yaml(shown)
-    try:
-        return Spec.model_validate(data)
-    except ValidationError as e:  # a key an `extends` parent spec wrote names that parent
-        raise validation_error(e, data, shown, Spec, provenance=provenance) from None
-
 
 Verdict = Literal["PASS", "FAIL", "INCONCLUSIVE"]
 
@@ -386,25 +148,6 @@ def _raise(file: str, key: str, problem: str) -> Any:
     raise ConfigError(f"{file}: {key}: {problem}", file=file, key=key, problem=problem)
 
 
-def _default_delta(metric: str) -> float:
-    return DEFAULT_DELTA[
-        "win_share" if metric in _ON_SHARE_SCALE else metric.removesuffix("_shift")
-    ]
-
-
-def _claims(a: AssertionSpec, columns: int) -> list[stats.Claim]:
-    delta = a.delta if a.delta is not None else _default_delta(a.metric)
-    if a.metric in _MAX_METRICS:
-        return [c for j in range(columns) for c in stats.within(j, 0.0, a.below, delta)]
-    if a.within is not None:
-        return stats.within(0, a.within[0], a.within[1], delta)
-    side = "above" if a.above is not None else "below"
-    return [stats.Claim(0, side, a.above if a.above is not None else a.below, delta)]
-
-
-_MAX_METRICS = ("max_seat_shift", "max_role_shift")
-
-
 def first_player_edge(arr: stats.GameArrays) -> np.ndarray:
     """Per game, the first player's (order 0) win minus the game's mean seat win: its mean over
     games is the report's first player's edge (balance/stats/winrates.py ``seat_advantage``)."""
@@ -456,7 +199,7 @@ def assertion_test(
     """The sequential test of one assertion, with the spec's error rates, cap and level
     (``reps`` independent copies at once: to check its promises by simulation)."""
     return stats.SequentialAssertion(
-        _claims(a, columns),
+        assertion_claims(a, columns),
         alpha=spec.alpha,
         beta=spec.beta,
         model=model,
@@ -674,7 +417,7 @@ def _bernoulli(a: AssertionSpec, grp: list[stats.Group] | None, line: stats.Line
 
 def _claim_text(b: _Bound, c: stats.Claim) -> str:
     what = f"{b.labels[c.column]} " if b.labels[c.column] else ""
-    return f"{what}{c.side} {_num(c.bound)}"
+    return f"{what}{c.side} {fmt.num(c.bound)}"
 
 
 def cap_warning(test: stats.SequentialAssertion, spec: Spec, played: int | None = None) -> str:
@@ -690,9 +433,10 @@ def cap_warning(test: stats.SequentialAssertion, spec: Spec, played: int | None 
         return ""
     delta = test.claims[0].delta
     return (
-        f"max_games {spec.max_games:,} is below the {need:,} games that delta {_num(delta)} needs "
+        f"max_games {spec.max_games:,} is below the {need:,} games that delta {fmt.num(delta)} "
+        "needs "
         f"(at least {seq.CAP_FACTOR:g} × the fixed-sample size): a claim that holds may end "
-        f"INCONCLUSIVE (a failure) more often than beta {_num(spec.beta)}; raise max_games "
+        f"INCONCLUSIVE (a failure) more often than beta {fmt.num(spec.beta)}; raise max_games "
         "(or delete it: each assertion then gets its own) or widen delta"
     )
 
@@ -710,7 +454,7 @@ def _result(
 ) -> AssertionResult:
     test = _test(b)
     ci = test.estimate(spec.level)
-    j = int(np.nanargmax(np.abs(ci.mean))) if b.spec.metric in _MAX_METRICS else 0
+    j = int(np.nanargmax(np.abs(ci.mean))) if b.spec.metric in MAX_METRICS else 0
     estimate, lo, hi = float(ci.mean[j]), float(ci.lo[j]), float(ci.hi[j])
     lower, upper = test.tests[0].bounds
     llr = test.llr()
@@ -736,14 +480,14 @@ def _result(
     else:
         verdict = "PASS"
         detail = f"SPRT: every bound accepted (LLR {_llrs(llr)} >= {upper:.2f})"
-    if b.spec.metric in _MAX_METRICS:
+    if b.spec.metric in MAX_METRICS:
         detail = f"largest shift: {b.labels[j]}; " + detail
     k = len(test.claims)
     detail += (
-        f"\nerror rates: alpha {_num(spec.alpha)} per claim, beta {_num(spec.beta)}/{k} = "
-        f"{_num(test.claim_beta)} per claim ({k} claim{'s' if k > 1 else ''}); "
+        f"\nerror rates: alpha {fmt.num(spec.alpha)} per claim, beta {fmt.num(spec.beta)}/{k} = "
+        f"{fmt.num(test.claim_beta)} per claim ({k} claim{'s' if k > 1 else ''}); "
         f"cap {cap_text} ({'max_games' if spec.max_games is not None else 'sized to keep beta'})"
-        f"\ninterval: {_pct(spec.level)} confidence sequence ("
+        f"\ninterval: {fmt.level(spec.level)} confidence sequence ("
         + (
             "beta-binomial mixture: valid at any stopping time)"
             if test.model == "bernoulli"
@@ -798,18 +542,9 @@ def _zone(b: _Bound) -> str:
     for i in inside:
         c = test.claims[i]
         lo, hi = sorted(c.hypotheses)
-        parts.append(
-            f"{_claim_text(b, c)}: {_fmt(float(mean[c.column]))} in [{_fmt(lo)}, {_fmt(hi)}]"
-        )
+        m = fmt.fixed(float(mean[c.column]))
+        parts.append(f"{_claim_text(b, c)}: {m} in [{fmt.fixed(lo)}, {fmt.fixed(hi)}]")
     return "; ".join(parts)
-
-
-def _fmt(x: float) -> str:
-    return f"{x:.4f}" if abs(x) < 10 else f"{x:.2f}"
-
-
-def _pct(level: float) -> str:
-    return f"{level * 100:g} %"
 
 
 def _llrs(llr: np.ndarray) -> str:

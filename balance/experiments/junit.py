@@ -6,17 +6,17 @@ import os
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
-import numpy as np
-
-from balance.experiments.check import AssertionResult, CheckResult, Spec
+from balance import fmt
+from balance.experiments.check import AssertionResult, CheckResult
+from balance.experiments.check_spec import Spec
 from balance.outputs import check_output_file, write_atomic
 
 
 def guarantee(result: CheckResult) -> str:
     """What the gate promises, honestly: per assertion, not for the gate as a whole."""
     text = (
-        f"each assertion: P(pass | off by delta/2) <= {_rate(result.alpha)}, "
-        f"P(fail | holds with delta/2 to spare) <= {_rate(result.beta)} "
+        f"each assertion: P(pass | off by delta/2) <= {fmt.level(result.alpha)}, "
+        f"P(fail | holds with delta/2 to spare) <= {fmt.level(result.beta)} "
         "(per assertion, not for the whole gate)"
     )
     short = len(result.warnings())
@@ -99,10 +99,9 @@ def write_junit(result: CheckResult, path: str | os.PathLike[str]) -> Path:
 def format_line(a: AssertionResult, level: float = 0.95) -> str:
     """One line per assertion: verdict, what, estimate, confidence sequence, games, and whether
     the estimate stopped inside a claim's indifference zone."""
-    pct = f"{level * 100:g} %"
     line = (
-        f"{a.verdict:<12} {a.check}: {a.label}: {_fmt(a.estimate)} "
-        f"[{_fmt(a.lo)}, {_fmt(a.hi)}] ({pct} CS), {a.games:,} games"
+        f"{a.verdict:<12} {a.check}: {a.label}: {fmt.fixed(a.estimate)} "
+        f"[{fmt.fixed(a.lo)}, {fmt.fixed(a.hi)}] ({fmt.level(level)} CS), {a.games:,} games"
     )
     if a.zone:
         line += f"; in the indifference zone ({a.zone})"
@@ -117,13 +116,3 @@ def format_summary(result: CheckResult) -> str:
         f"{result.games:,} games in {result.wall_time_s:.1f} s -> "
         f"{'ok' if result.passed else 'FAILED'}; {guarantee(result)}"
     )
-
-
-def _rate(x: float) -> str:
-    return f"{x * 100:g} %"
-
-
-def _fmt(x: float) -> str:
-    if not np.isfinite(x):
-        return "nan"
-    return f"{x:.4f}" if abs(x) < 10 else f"{x:.2f}"

@@ -6,7 +6,7 @@ page, which says so at the top.
 
 ``render_comparison`` takes an ``experiments.Comparison`` (its table of paired differences and
 both configs); the rows shown come from numbers.py (``comparison_rows``), the words from
-sentences.py (``comparison_sentences``), tables and figure slots from sections.py.
+sentences.py (``comparison_sentences``), tables and figure slots from blocks.py.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ import polars as pl
 
 import balance
 from balance import stats
-from balance.report import figures
-from balance.report.numbers import comparison_rows, config_diff
-from balance.report.sections import (
+from balance.fmt import fair_pct, signed
+from balance.report import forest
+from balance.report.blocks import (
     SAME_CONFIGS,
     Column,
     Page,
@@ -32,13 +32,8 @@ from balance.report.sections import (
     significant,
     table_html,
 )
-from balance.report.sentences import (
-    comparison_sentences,
-    fair_pct,
-    left_out_words,
-    ordinal,
-    signed,
-)
+from balance.report.numbers import comparison_rows, config_diff
+from balance.report.sentences import comparison_sentences, left_out_words, ordinal
 from balance.report.template import fill_sections
 from balance.stats import KINDS, across
 
@@ -65,7 +60,7 @@ def render_comparison(comparison: Any, *, cdn: bool = False, generated: str | No
     kinds = [k for k in KINDS if t.filter(pl.col("kind") == k).height]
     figs = [
         page.figure(
-            figures.plot_differences(
+            forest.plot_differences(
                 t, metric=metric, kinds=kinds_, title=title, a_name="A", b_name="B"
             )
         )
@@ -290,7 +285,7 @@ def _render_across(c: Any, *, cdn: bool, generated: str | None) -> str:
     edge = t.filter(pl.col("metric") == "first_edge").with_columns(metric=pl.lit("win_share"))
     figs = [
         page.figure(
-            figures.plot_differences(
+            forest.plot_differences(
                 tab, metric=metric, kinds=kinds, title=title, a_name="A", b_name="B"
             )
         )

@@ -1,12 +1,13 @@
 """Plotly figures of the statistics in balance/stats: every function takes numbers and only draws.
 
-Inputs are the stats NamedTuples (``WinShares``, ``SeatAdvantage``, ``Distributions``,
-``CardImpact``) or, for differences between runs, the long tables of balance/stats/paired.py
-(``metric, kind, group, a, b, diff, lo, hi, ...``), which ``Paired``, ``Comparison`` and
-``Impact`` all share. Shares are plotted as fractions with percent axes; differences of shares in
-percentage points (the fraction times 100, so a tick reads "+2" points, never "+2%"). Nothing
-here reads a dataset or computes a statistic (STYLE.md, "Numbers apart from drawing"); the only
-arithmetic is turning counts into bins and intervals into error bars.
+Here: the style every figure shares (``layout``, the palette, ``error_bars``, ``empty``) and the
+figures of one dataset's shares, turn order, distributions and the overview of several datasets,
+from the stats NamedTuples (``WinShares``, ``SeatAdvantage``, ``Distributions``). The forest plots
+of differences (card impact, a baseline, a compare, variants) are in forest.py, a sweep's curves in
+sweep_figures.py, both in this style. Shares are plotted as fractions with percent axes; differences
+of shares in percentage points (the fraction times 100, so a tick reads "+2" points, never "+2%").
+Nothing here reads a dataset or computes a statistic (STYLE.md, "Numbers apart from drawing"); the
+only arithmetic is turning counts into bins and intervals into error bars.
 
 Every figure reads at a glance: its title states the finding in the numbers it was given (the
 largest difference, how many are significant by the ``significant`` column, which is already
@@ -18,17 +19,16 @@ are drawn as deviations from fair with simultaneous intervals, not as identical 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 import polars as pl
 from plotly.subplots import make_subplots
 
-from balance.report.sentences import difference_label, ordinal, q_text
+from balance.fmt import fair_pct, pct, points
+from balance.report.sentences import ordinal
 from balance.stats import (
-    KINDS,
-    CardImpact,
     Distributions,
     SeatAdvantage,
     WinShares,
@@ -56,11 +56,11 @@ BOTTOM_PX = 70
 SUB = '<br><span style="font-size:12px;color:#555">{}</span>'
 
 
-def _title(finding: str, context: str = "") -> str:
+def title_text(finding: str, context: str = "") -> str:
     return finding + (SUB.format(context) if context else "")
 
 
-def _layout(
+def layout(
     fig: go.Figure,
     *,
     title: str,
@@ -73,7 +73,7 @@ def _layout(
     margin["b"] = BOTTOM_LEGEND_PX if showlegend else BOTTOM_PX
     margin.update(kw.pop("margin", {}))  # type: ignore[arg-type]
     fig.update_layout(
-        title={"text": _title(title, context), "x": 0, "xanchor": "left"},
+        title={"text": title_text(title, context), "x": 0, "xanchor": "left"},
         template=TEMPLATE,
         height=height,
         margin=margin,
@@ -86,7 +86,7 @@ def _layout(
     return fig
 
 
-def _errors(frame: pl.DataFrame, value: str = "share", scale: float = 1.0) -> dict[str, object]:
+def error_bars(frame: pl.DataFrame, value: str = "share", scale: float = 1.0) -> dict[str, object]:
     v = frame[value].to_numpy().astype(np.float64)
     return {
         "type": "data",
@@ -98,19 +98,7 @@ def _errors(frame: pl.DataFrame, value: str = "share", scale: float = 1.0) -> di
     }
 
 
-def _pts(x: float, k: int = 2) -> str:
-    return f"{x * POINTS:+.{k}f}"
-
-
-def _pct(x: float, k: int = 1) -> str:
-    return f"{x * 100:.{k}f} %"
-
-
-def _fair_text(fair: float) -> str:
-    return f"{fair * 100:.3g} %"
-
-
-def _empty(fig: go.Figure, text: str) -> go.Figure:
+def empty(fig: go.Figure, text: str) -> go.Figure:
     """A figure with nothing to draw says so instead of showing an empty panel."""
     fig.add_annotation(
         text=text, showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5, font={"size": 14}
@@ -139,7 +127,7 @@ def _share_bars(
         go.Bar(
             x=labels,
             y=share,
-            error_y=_errors(frame),
+            error_y=error_bars(frame),
             marker_color=BLUE,
             name="win share (95 % interval)",
             customdata=np.column_stack([lo, hi, frame["n"].to_numpy()]),
@@ -152,7 +140,7 @@ def _share_bars(
         fig.add_hline(
             y=float(known[0]),
             line={"dash": "dash", "color": RED},
-            annotation_text=f"fair {_fair_text(float(known[0]))}",
+            annotation_text=f"fair {fair_pct(float(known[0]))}",
             annotation_position="top right",
             annotation_font={"color": RED},
         )
@@ -170,7 +158,7 @@ def _share_bars(
     top = np.concatenate([hi, fair])
     top = top[np.isfinite(top)]
     peak = float(top.max()) if len(top) else 1.0
-    _layout(
+    layout(
         fig,
         title=title,
         context=context,
@@ -192,12 +180,12 @@ def _furthest(frame: pl.DataFrame, labels: Sequence[str]) -> str:
     has_fair = np.isfinite(fair)
     if has_fair.any():
         i = int(np.nanargmax(np.where(has_fair, np.abs(share - fair), -1.0)))
-        return f"{_cap(labels[i])} wins {_pct(share[i])} (fair {_fair_text(fair[i])})"
+        return f"{capitalised(labels[i])} wins {pct(share[i])} (fair {fair_pct(fair[i])})"
     i = int(np.nanargmax(share))
-    return f"{_cap(labels[i])} wins most: {_pct(share[i])}"
+    return f"{capitalised(labels[i])} wins most: {pct(share[i])}"
 
 
-def _cap(text: str) -> str:
+def capitalised(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
@@ -213,11 +201,11 @@ def _seat_deviations(shares: WinShares, level: float = 0.95) -> go.Figure:
     off = (lo > 0) | (hi < 0)  # a simultaneous interval that excludes fair
     k = 2 if bound < 1 else 1
     pol = f["policy"][0]
-    fair_t = _fair_text(float(fair[0]))
+    fair_t = fair_pct(float(fair[0]))
     if off.any():
         i = int(np.argmax(np.where(off, np.abs(dev), -1.0)))
         title = (
-            f"{_cap(labels[i])} is off fair ({fair_t}) by {dev[i]:+.{k}f} points "
+            f"{capitalised(labels[i])} is off fair ({fair_t}) by {dev[i]:+.{k}f} points "
             f"[{lo[i]:+.{k}f}, {hi[i]:+.{k}f}]; {int(off.sum())} of {len(dev)} seats differ"
         )
     else:
@@ -247,7 +235,7 @@ def _seat_deviations(shares: WinShares, level: float = 0.95) -> go.Figure:
     )
     fig.add_vline(x=0, line={"color": "black", "width": 1})
     span = max(bound, float(np.nanmax(np.abs(np.concatenate([lo, hi]))))) * 1.25
-    _layout(
+    layout(
         fig,
         title=title,
         context=(
@@ -259,7 +247,7 @@ def _seat_deviations(shares: WinShares, level: float = 0.95) -> go.Figure:
         yaxis_title="seat",
     )
     fig.update_xaxes(tickformat="+.2~f", range=[-span, span], zeroline=False)
-    fig.update_yaxes(categoryorder="array", categoryarray=labels[::-1], range=_rows_range(labels))
+    fig.update_yaxes(categoryorder="array", categoryarray=labels[::-1], range=rows_range(labels))
     return fig
 
 
@@ -285,11 +273,9 @@ def plot_win_shares(shares: WinShares, by: str = "seat") -> go.Figure:
             f"{p} ({k} seat{'s' * (k > 1)})" for p, k in zip(f["policy"], f["seats"], strict=True)
         ]
         order = np.argsort(-f["share"].to_numpy())
-        words = ", ".join(f"{f['policy'][int(i)]} {_pct(f['share'][int(i)])}" for i in order)
+        words = ", ".join(f"{f['policy'][int(i)]} {pct(f['share'][int(i)])}" for i in order)
         fair = f["fair"].to_numpy()
-        fair_t = (
-            f" (fair {_fair_text(float(fair[0]))})" if len(set(np.round(fair, 12))) == 1 else ""
-        )
+        fair_t = f" (fair {fair_pct(float(fair[0]))})" if len(set(np.round(fair, 12))) == 1 else ""
         return _share_bars(
             f,
             labels,
@@ -335,11 +321,7 @@ def plot_seat_advantage(adv: SeatAdvantage) -> go.Figure:
     interval) in the title."""
     f = adv.by_order
     labels = [f"{ordinal(int(k))} player" for k in f["order"]]
-    k = 2
-    edge = (
-        f"edge {_pts(adv.first_player_edge, k)} points "
-        f"[{_pts(adv.edge_lo, k)}, {_pts(adv.edge_hi, k)}]"
-    )
+    edge = f"edge {points(adv.first_player_edge, adv.edge_lo, adv.edge_hi)}"
     if not (adv.edge_lo > 0 or adv.edge_hi < 0):
         edge += ", not distinguishable from 0"
     # The edge's zero, which the dashed line draws too (the same by_order["fair"]): 1/players, or
@@ -348,7 +330,7 @@ def plot_seat_advantage(adv: SeatAdvantage) -> go.Figure:
     one_in_n = 1 / max(adv.players, 1)
     fair = float(f["fair"][0]) if f.height and np.isfinite(f["fair"][0]) else one_in_n
     together = abs(fair - one_in_n) > 1e-12
-    title = f"First player wins {_pct(adv.first_player_share, 2)} (fair {_fair_text(fair)}): {edge}"
+    title = f"First player wins {pct(adv.first_player_share, 2)} (fair {fair_pct(fair)}): {edge}"
     fair_words = "fair share = mean seat win (seats win together)" if together else "fair share"
     return _share_bars(
         f,
@@ -440,7 +422,7 @@ def _histogram(
                 + " (%{customdata[1]:,.0f})<extra></extra>",
             )
         )
-    _layout(
+    layout(
         fig,
         title=title,
         context=context,
@@ -451,7 +433,7 @@ def _histogram(
         bargap=0,
     )
     if not fig.data:
-        return _empty(fig, "no values to draw")
+        return empty(fig, "no values to draw")
     fig.update_xaxes(tickformat="d", **_integer_ticks([v for _, v, _ in traces]))
     fig.update_yaxes(tickformat=".0%" if normalise else ",")
     return fig
@@ -565,420 +547,17 @@ def plot_count_panels(
             title_text=x_title, tickformat="d", **_integer_ticks([values]), row=r, col=c
         )
         fig.update_yaxes(title_text=y_title, tickformat=",", rangemode="tozero", row=r, col=c)
-    _layout(
+    layout(
         fig, title=title, context=context, height=300 * rows + 90, bargap=0.05, margin={"t": 120}
     )
     fig.update_annotations(font_size=12)
     return fig
 
 
-# ================================================================================ forest plots
-
-
-def impact_label(row: dict[str, object], by: str | None = None) -> str:
-    """'stolen skull' or 'greedy: stolen skull' for a row of CardImpact.table."""
-    text = f"{row['event']} {row['card']}".strip()
-    return f"{row[by]}: {text}" if by else text
-
-
-def _rows_range(labels: Sequence[str] | set[str]) -> list[float]:
+def rows_range(labels: Sequence[str] | set[str]) -> list[float]:
     """The y range of a forest plot: its rows and half a row either side (plotly's autorange
     pads markers by 5 % of the range, which in a tall plot is a screenful of empty rows)."""
     return [-0.6, len(labels) - 0.4]
-
-
-def _largest(diff: np.ndarray) -> int:
-    return int(np.nanargmax(np.abs(diff)))
-
-
-def plot_card_impact(
-    impact: CardImpact,
-    by: str | None = None,
-    outcomes: Collection[str] = (),
-    players: str = "",
-) -> go.Figure:
-    """Forest plot of the observational card impact: win share with the event minus without
-    (percentage points), game-clustered Newcombe intervals, significant rows (``significant``:
-    BH q < 0.05) in red. Rows without a contrast (every or no seat-game had the event) are left
-    out. Rows of an ``outcomes`` event (the game's ``outcome_events``: what play did to a seat,
-    such as a building lost) are not cards: they are drawn below the cards, marked as outcomes,
-    and never name the title's largest difference. ``players`` (``lineup_words``) says who
-    played, in the second line."""
-    t = impact.table.filter(pl.col("diff").is_not_nan() & pl.col("diff").is_not_null())
-    outcome = pl.col("event").is_in(list(outcomes))
-    # Bottom to top: the outcomes, then the cards, each by its difference.
-    t = pl.concat([t.filter(outcome).sort("diff"), t.filter(~outcome).sort("diff")])
-    rows = t.to_dicts()
-    is_outcome = [r["event"] in outcomes for r in rows]
-    labels = [
-        impact_label(r, by) + (" (outcome)" if o else "")
-        for r, o in zip(rows, is_outcome, strict=True)
-    ]
-    fig = go.Figure()
-    context = (
-        f"Card impact{', ' + players if players else ''}, observational (a diagnostic, not "
-        "causal): win share of seat-games with the event minus without, "
-        f"{impact.level * 100:g} % intervals; red: BH q < 0.05"
-    )
-    if any(is_outcome):
-        context += "; ✕ below: outcomes of play, not cards"
-    if not rows:
-        _layout(fig, title="No card event to compare", context=context)
-        return _empty(fig, "every seat-game had each event, or none did")
-    for sig, colour, name in ((False, GREY, "q ≥ 0.05"), (True, RED, "q < 0.05 (BH)")):
-        for out in (False, True):
-            part = [
-                i
-                for i, r in enumerate(rows)
-                if bool(r["significant"]) is sig and is_outcome[i] is out
-            ]
-            if not part:
-                continue
-            sub = t[part]
-            fig.add_trace(
-                go.Scatter(
-                    x=sub["diff"].to_numpy() * POINTS,
-                    y=[labels[i] for i in part],
-                    mode="markers",
-                    name=f"outcome of play, {name}" if out else name,
-                    marker={"color": colour, "size": 7, "symbol": "x" if out else "circle"},
-                    error_x=_errors(sub, "diff", POINTS) | {"width": 3},
-                    customdata=[  # q as words: 'q < 1e-300' for one that underflowed, never 0
-                        [
-                            r["share_with"],
-                            r["share_without"],
-                            r["n_with"],
-                            r["n_without"],
-                            q_text(r["q_value"]),
-                            r["lo"] * POINTS,
-                            r["hi"] * POINTS,
-                        ]
-                        for r in sub.iter_rows(named=True)
-                    ],
-                    hovertemplate="%{y}: %{x:+.2f} points [%{customdata[5]:+.2f}, "
-                    "%{customdata[6]:+.2f}]<br>with %{customdata[0]:.2%} (n %{customdata[2]:,}), "
-                    "without %{customdata[1]:.2%} (n %{customdata[3]:,})"
-                    "<br>%{customdata[4]} (BH)<extra></extra>",
-                )
-            )
-    fig.add_vline(x=0, line={"color": "black", "width": 1})
-    diff = t["diff"].to_numpy()
-    cards = [i for i, o in enumerate(is_outcome) if not o]
-    n_out = len(rows) - len(cards)
-    below = f"; {n_out} outcome{'s' * (n_out > 1)} below" if n_out else ""
-    if cards:
-        i = cards[_largest(diff[cards])]
-        n_sig = sum(bool(rows[j]["significant"]) for j in cards)
-        title = (
-            f"“{labels[i]}” goes with the largest difference: {_pts(diff[i], 1)} points "
-            f"({n_sig} of {len(cards)} {'cards ' * bool(n_out)}differ significantly{below}; "
-            "diagnostic, not an effect)"
-        )
-    else:
-        title = (
-            f"No card event to compare, only {n_out} outcome{'s' * (n_out > 1)} of play "
-            "(how losing looks, not what a card is worth)"
-        )
-    tall = len(rows) > 25
-    _layout(
-        fig,
-        title=title,
-        context=context,
-        height=max(320, 170 + ROW_PX * len(rows)),
-        showlegend=True,
-        xaxis_title="win share with the event − without (percentage points)",
-        yaxis_title=f"{by}: event and card" if by else "event and card",
-        margin={"t": 125} if tall else {},
-    )
-    fig.update_xaxes(tickformat="+.0f", tick0=0)
-    fig.update_yaxes(categoryorder="array", categoryarray=labels, range=_rows_range(labels))
-    if tall:  # a tall plot repeats its axis on top, where the reader starts
-        _top_axis(fig, t, labels[-1])
-    return fig
-
-
-def _top_axis(fig: go.Figure, t: pl.DataFrame, label: str) -> None:
-    lo, hi = float(np.nanmin(t["lo"].to_numpy())), float(np.nanmax(t["hi"].to_numpy()))
-    fig.add_trace(
-        go.Scatter(
-            x=[lo * POINTS, hi * POINTS],
-            y=[label, label],
-            xaxis="x2",
-            mode="markers",
-            marker={"opacity": 0},
-            hoverinfo="skip",
-            showlegend=False,
-        )
-    )
-    fig.update_layout(
-        xaxis2={
-            "overlaying": "x",
-            "side": "top",
-            "matches": "x",
-            "tickformat": "+.0f",
-            "tick0": 0,
-            "ticks": "outside",
-            "automargin": True,
-        },
-    )
-
-
-def _unit(metric: str) -> tuple[float, str, str]:
-    """(scale, unit words, tick format) of a metric's differences."""
-    if metric == "win_share":
-        return POINTS, "points", "+.2~f"
-    if metric == "mean_turns":
-        return 1.0, "turns", "+.3~f"
-    return 1.0, metric.replace("mean_", "").replace("_", " "), "+.3~f"
-
-
-def _change_words(label: str, d: float, lo: float, hi: float, unit: str) -> str:
-    """'seat 0 +5.0 points [+4.0, +6.0]': one more decimal than the half-width's first digit
-    needs, so the title is never more precise than the interval."""
-    half = round(abs(hi - lo) / 2, 9)
-    k = 1 if not np.isfinite(half) or half >= 1 else 2 if half >= 0.1 else 3
-    return f"{label} {d:+.{k}f} {unit} [{lo:+.{k}f}, {hi:+.{k}f}]"
-
-
-def plot_differences(
-    table: pl.DataFrame,
-    *,
-    metric: str = "win_share",
-    kinds: Sequence[str] = KINDS,
-    title: str = "Differences against the baseline",
-    a_name: str = "baseline",
-    b_name: str = "this",
-) -> go.Figure:
-    """Forest plot of the rows of one ``metric`` of a paired/unpaired differences table
-    (diff = this run - baseline, with lo, hi); significant rows (``significant``) in red.
-    ``title`` (what is compared) is the figure's second line, under the finding. ``a_name`` and
-    ``b_name`` name the two sides in the hover text (``A``, ``B`` for compare)."""
-    t = table.filter((pl.col("metric") == metric) & pl.col("kind").is_in(list(kinds)))
-    labels = [difference_label(k, g) for k, g in zip(t["kind"], t["group"], strict=True)]
-    share = metric == "win_share"
-    scale, unit, tickformat = _unit(metric)
-    fig = go.Figure()
-    what = "win share" if share else metric.replace("_", " ")
-    if t.height == 0:
-        _layout(fig, title=f"No {what} rows to compare", context=title)
-        return _empty(fig, "no rows")
-    sig = t["significant"].fill_null(False).to_numpy()
-    # The colour is the multiplicity rule's verdict (``significant``: BH q < 0.05), not whether
-    # the row's own unadjusted interval holds 0: a 95 % interval may exclude 0 with q >= 0.05.
-    for flag, colour, name in (
-        (False, GREY, "not significant (q ≥ 0.05)"),
-        (True, RED, "significant (q < 0.05)"),
-    ):
-        idx = np.flatnonzero(sig == flag)
-        if not len(idx):
-            continue
-        sub = t[idx.tolist()]
-        fig.add_trace(
-            go.Scatter(
-                x=sub["diff"].to_numpy() * scale,
-                y=[labels[i] for i in idx],
-                mode="markers",
-                name=name,
-                marker={"color": colour, "size": 8},
-                error_x=_errors(sub, "diff", scale) | {"width": 3},
-                customdata=np.column_stack([sub["a"].to_numpy(), sub["b"].to_numpy()]),
-                hovertemplate=(
-                    f"%{{y}}: %{{x:+.2f}} points<br>{a_name} %{{customdata[0]:.2%}}, "
-                    f"{b_name} %{{customdata[1]:.2%}}<extra></extra>"
-                    if share
-                    else f"%{{y}}: %{{x:+.3f}} {unit}<br>{a_name} %{{customdata[0]:.3f}}, "
-                    f"{b_name} %{{customdata[1]:.3f}}<extra></extra>"
-                ),
-            )
-        )
-    fig.add_vline(x=0, line={"color": "black", "width": 1})
-    d, lo, hi = (t[c].to_numpy().astype(np.float64) * scale for c in ("diff", "lo", "hi"))
-    n_sig = int(sig.sum())
-    if n_sig:
-        i = int(np.argmax(np.where(sig, np.abs(d), -1.0)))
-        finding = (
-            f"{_cap(_change_words(labels[i], d[i], lo[i], hi[i], unit))} changes most; "
-            f"{n_sig} of {len(d)} differ significantly"
-        )
-    else:
-        i = _largest(d)
-        finding = (
-            f"No {what} difference is significant (largest: "
-            f"{_change_words(labels[i], d[i], lo[i], hi[i], unit)})"
-        )
-    x_title = {
-        "win_share": "difference in win share (percentage points)",
-        "mean_turns": "difference in game length (turns)",
-    }.get(metric, f"difference in {what}")
-    _layout(
-        fig,
-        title=finding,
-        context=title,
-        height=max(280, 170 + ROW_PX * len(labels)),
-        showlegend=True,
-        xaxis_title=x_title,
-        yaxis_title="compared group",
-    )
-    fig.update_xaxes(tickformat=tickformat, tick0=0)
-    fig.update_yaxes(
-        categoryorder="array", categoryarray=labels[::-1], range=_rows_range(set(labels))
-    )
-    return fig
-
-
-def _headline(summary: pl.DataFrame) -> tuple[str, str]:
-    """('1st player', 'win_share'): what the summary's headline rows measure."""
-    rows = summary.filter(pl.col("kind").is_not_null())
-    if rows.height == 0:
-        return "headline", "win_share"
-    r = rows.row(0, named=True)
-    return difference_label(r["kind"], r["group"]), str(r.get("metric") or "win_share")
-
-
-def plot_impact_variants(summary: pl.DataFrame, table: pl.DataFrame) -> go.Figure:
-    """Interventional impact, one row per variant (``summary`` of balance/impact_file.py:
-    variant, kind, group, diff, lo, hi, ``significant`` (BH q < 0.05), sorted by the size of the
-    headline change), in up to three panels, each with its own x-axis: the change of the
-    headline metric (declared in advance, the same for every variant); the mean-score change per
-    policy; the game-length change. A panel without rows is left out. ``table`` is the long
-    table (variant, metric, kind, group, diff, lo, hi, ...)."""
-    variants = summary["variant"].to_list()
-    who, metric = _headline(summary)
-    scale, unit, tickformat = _unit(metric)
-    what = metric.replace("_", " ")
-    score = table.filter((pl.col("metric") == "mean_score") & (pl.col("kind") == "policy"))
-    score = score.join(summary.select("variant"), on="variant", how="semi")
-    turns = table.filter(pl.col("metric") == "mean_turns").join(
-        summary.select("variant"), on="variant", how="semi"
-    )
-    head = summary.filter(pl.col("diff").is_not_null() & pl.col("diff").is_not_nan())
-    panels = [("head", f"{who} {what}", f"change in {who} {what} ({unit})", 0.42)]
-    if score.height:
-        panels.append(("score", "mean score, by policy", "change in mean score", 0.33))
-    if turns.height:
-        panels.append(("turns", "game length", "change in game length (turns)", 0.25))
-    widths = np.array([p[3] for p in panels])
-    fig = make_subplots(
-        rows=1,
-        cols=len(panels),
-        shared_yaxes=True,
-        horizontal_spacing=0.06,
-        column_widths=(widths / widths.sum()).tolist(),
-        subplot_titles=[p[1] for p in panels],
-    )
-    col = {p[0]: i + 1 for i, p in enumerate(panels)}
-    sig = head["significant"].fill_null(False).to_numpy() if head.height else np.array([])
-    for flag, colour, name in ((False, GREY, "not significant"), (True, RED, "significant (BH)")):
-        idx = np.flatnonzero(sig == flag)
-        if not len(idx):
-            continue
-        sub = head[idx.tolist()]
-        fig.add_trace(
-            go.Scatter(
-                x=sub["diff"].to_numpy() * scale,
-                y=sub["variant"].to_list(),
-                mode="markers",
-                name=f"{who}: {name}",
-                legendgroup=name,
-                marker={"color": colour, "size": 8},
-                error_x=_errors(sub, "diff", scale) | {"width": 3},
-                hovertemplate=f"%{{y}}: {who} %{{x:+.2f}} {unit}<extra></extra>",
-            ),
-            row=1,
-            col=1,
-        )
-    if not head.height:  # no variant has the headline's row: say so in its panel
-        fig.add_trace(
-            go.Scatter(
-                x=[0],
-                y=variants[:1],
-                mode="markers",
-                marker={"opacity": 0},
-                showlegend=False,
-                hoverinfo="skip",
-            ),
-            row=1,
-            col=1,
-        )
-        fig.add_annotation(
-            text="no variant has this row",
-            showarrow=False,
-            xref="x domain",
-            yref="y domain",
-            x=0.5,
-            y=0.5,
-        )
-    for i, ((policy,), g) in enumerate(score.group_by("group", maintain_order=True)):
-        fig.add_trace(
-            go.Scatter(
-                x=g["diff"].to_numpy(),
-                y=g["variant"].to_list(),
-                mode="markers",
-                name=f"mean score: {policy}",
-                marker={"color": PALETTE[(i + 4) % len(PALETTE)], "size": 7, "symbol": "diamond"},
-                error_x=_errors(g, "diff") | {"width": 3},
-                hovertemplate=f"%{{y}}: {policy} score %{{x:+.3f}}<extra></extra>",
-            ),
-            row=1,
-            col=col["score"],
-        )
-    if turns.height:
-        fig.add_trace(
-            go.Scatter(
-                x=turns["diff"].to_numpy(),
-                y=turns["variant"].to_list(),
-                mode="markers",
-                name="game length",
-                marker={"color": BLUE, "size": 7, "symbol": "square"},
-                error_x=_errors(turns, "diff") | {"width": 3},
-                hovertemplate="%{y}: %{x:+.3f} turns<extra></extra>",
-            ),
-            row=1,
-            col=col["turns"],
-        )
-    for c in range(1, len(panels) + 1):
-        fig.add_vline(x=0, line={"color": "black", "width": 1}, row=1, col=c)
-    # The finding: the variant that moves the headline most, and how many do significantly.
-    if head.height:
-        d, lo, hi = (head[c].to_numpy().astype(np.float64) * scale for c in ("diff", "lo", "hi"))
-        i = _largest(d)
-        n_sig = int(sig.sum())
-        change = f"{d[i]:+.2f} {unit} [{lo[i]:+.2f}, {hi[i]:+.2f}]"
-        name = head["variant"][i]
-        if n_sig:
-            title = (
-                f"“{name}” moves the {who}'s {what} most: {change}; "
-                f"{n_sig} of {len(variants)} variants change it significantly"
-            )
-        else:
-            title = (
-                f"No variant changes the {who}'s {what} significantly (largest: “{name}” {change})"
-            )
-    else:
-        title = f"No variant has the headline row ({who} {what})"
-    _layout(
-        fig,
-        title=title,
-        context="Card impact, interventional: each variant minus the base config, same seeds "
-        "(causal); red: BH q < 0.05",
-        height=max(340, 200 + ROW_PX * len(variants)),
-        showlegend=True,
-    )
-    for (key, _, x_title, _), c in zip(panels, range(1, len(panels) + 1), strict=True):
-        fig.update_xaxes(
-            title_text=x_title,
-            tickformat=tickformat if key == "head" else "+.3~f",
-            nticks=6,
-            row=1,
-            col=c,
-        )
-    fig.update_yaxes(
-        categoryorder="array", categoryarray=variants[::-1], range=_rows_range(variants)
-    )
-    for c in range(2, len(panels) + 1):  # shared rows: the variant names once, on the left
-        fig.update_yaxes(showticklabels=False, row=1, col=c)
-    fig.update_yaxes(title_text="variant", row=1, col=1)
-    return fig
 
 
 # ================================================================================== overview
@@ -996,7 +575,7 @@ def plot_overview(labels: Sequence[str], shares: Sequence[WinShares]) -> go.Figu
             go.Bar(
                 x=[f"seat {s}" for s in f["seat"]],
                 y=f["share"].to_numpy(),
-                error_y=_errors(f),
+                error_y=error_bars(f),
                 name=label,
                 marker_color=PALETTE[i % len(PALETTE)],
                 customdata=f["policy"].to_list(),
@@ -1008,18 +587,18 @@ def plot_overview(labels: Sequence[str], shares: Sequence[WinShares]) -> go.Figu
             if abs(sh - fa) > best[0]:
                 best = (
                     abs(sh - fa),
-                    f"{label}: seat {s} ({p}) wins {_pct(sh)} (fair {_fair_text(fa)})",
+                    f"{label}: seat {s} ({p}) wins {pct(sh)} (fair {fair_pct(fa)})",
                 )
     if len(fairs) == 1:
         fair = fairs.pop()
         fig.add_hline(
             y=fair,
             line={"dash": "dash", "color": RED},
-            annotation_text=f"fair {_fair_text(fair)}",
+            annotation_text=f"fair {fair_pct(fair)}",
             annotation_position="top right",
             annotation_font={"color": RED},
         )
-    _layout(
+    layout(
         fig,
         title=f"Furthest from fair: {best[1]}",
         context="Win share per seat, every dataset, 95 % intervals over games",

@@ -7,6 +7,15 @@ the first player's edge out of an impact file (balance/impact_file.py owns that 
 significance rule, ``significant``, is balance/stats/multiple.py's); ``comparison_rows`` picks the rows of a ``balance compare`` worth
 showing. sentences.py says these numbers in words, sections.py lays them out.
 
+The numbers of a ``balance sweep``'s page are here too: ``analyse_sweep(path)`` reads a sweep
+directory (balance/sweep_file.py) into a ``SweepStats``: the curve rows of every finished
+point, the table of neighbouring steps (balance/stats/curves.py) and the table of trends, the
+least-squares slope of every metric on a numeric knob across all the points of a curve
+(balance/stats/trend.py), with q-values for the steps and trends of the whole sweep as one
+table; ``METRICS`` says which rows each figure of that page draws (``metric_rows``) and which
+steps test them (``step_rows``). sweep_sentences.py says them in words, sweep_figures.py draws
+them, sweep_page.py lays out the page.
+
 Nothing here prints or exits: problems raise ``ReportError`` (one line naming the path and fix)
 or the ``ResultsError`` of balance/results.py.
 """
@@ -27,6 +36,8 @@ from balance.errors import BalanceError
 from balance.games.base import ReportSection
 from balance.impact_file import ImpactFile
 from balance.results import open_results
+from balance.stats import curves, trend
+from balance.sweep_file import Axis, SweepRun, open_sweep
 
 
 class ReportError(BalanceError):
@@ -295,3 +306,228 @@ def comparison_rows(comparison: Any) -> pl.DataFrame:
     if t.filter(pl.col("kind") == "policy")["group"].n_unique() <= 1:
         t = t.filter(pl.col("kind") != "policy")
     return t
+
+
+# ====================================================================================== sweeps
+
+
+class SweepStats(NamedTuple):
+    """Everything the sweep page shows."""
+
+    path: str
+    run: SweepRun
+    axes: tuple[Axis, ...]
+    # the curve rows of every finished point (stats.curves.CURVE_COLUMNS) with: point (index),
+    # x (the first knob's label), x_value, x_pos (its position among the knob's values),
+    # series (the other knobs' labels, "" with one knob), players
+    curve: pl.DataFrame
+    # neighbouring steps (stats.curves.STEP_COLUMNS, q_value, significant) with step_label
+    steps: pl.DataFrame
+    # trends along the first knob, one per curve (stats.trend.TREND_COLUMNS, q_value,
+    # significant) with first_label, last_label (the knob's first and last values as written);
+    # empty for a knob whose values are not numbers or a curve of fewer than 3 points
+    trends: pl.DataFrame
+    identical: bool  # along the first knob, every curve's points played identical games
+    headline: tuple[str, str, str]  # the config's report.headline (metric, kind, group)
+    players: dict[int, int]  # point index -> players
+    teams_are_seats: bool  # at every point: team rows would repeat the seats
+    missing: list[str]  # points not finished, with their status
+    manifests: dict[int, dict[str, Any]]  # point index -> its results manifest
+    level: float
+    seconds: float
+
+    @property
+    def players_vary(self) -> bool:
+        return len(set(self.players.values())) > 1
+
+    @property
+    def series(self) -> list[str]:
+        return list(dict.fromkeys(self.curve["series"].to_list()))
+
+
+def _series_label(axes: Sequence[Axis], labels: Sequence[str]) -> str:
+    return ", ".join(f"{a.key}={v}" for a, v in zip(axes[1:], labels[1:], strict=True))
+
+
+def analyse_sweep(path: str | os.PathLike[str], *, level: float = 0.95) -> SweepStats:
+    """The numbers of the sweep page: every finished point's curve rows, and each pair of
+    neighbouring finished points (along the first knob, within each value of the others)
+    compared, with the one significance rule over the whole sweep."""
+    t0 = time.perf_counter()
+    run = open_sweep(path)
+    done = run.complete
+    if not done:
+        states = ", ".join(f"{p.name} {p.status}" for p in run.points)
+        raise ReportError(f"{path}: no point of the sweep is finished yet ({states})")
+    axes = run.axes
+    first = axes[0]
+    by_series: dict[str, list[Any]] = {}
+    for p in done:
+        by_series.setdefault(_series_label(axes, p.labels), []).append(p)
+    curve_parts, step_parts, trend_parts, players, manifests = [], [], [], {}, {}
+    teams_are_seats = True
+    identical = True
+    step = 0
+    for series, pts in by_series.items():
+        pts.sort(key=lambda p: first.labels.index(p.labels[0]))
+        previous = None
+        # A trend needs every point of its curve at once (its per-game contrast): about 80
+        # bytes a game per point at four players.
+        curve_points: list[curves.PointData] = []
+        for p in pts:
+            manifest, rows = open_results(p.path)
+            data = curves.point_data(rows, manifest, level=level)
+            manifests[p.index] = manifest
+            players[p.index] = data.players
+            teams_are_seats &= data.lineup.teams_are_seats
+            x_pos = first.labels.index(p.labels[0])
+            curve_parts.append(
+                data.curve.with_columns(
+                    point=pl.lit(p.index, dtype=pl.Int64),
+                    x=pl.lit(p.labels[0]),
+                    x_value=pl.lit(float(p.values[0]) if first.numeric else float(x_pos)),
+                    x_pos=pl.lit(x_pos, dtype=pl.Int64),
+                    series=pl.lit(series),
+                    players=pl.lit(data.players, dtype=pl.Int64),
+                )
+            )
+            if previous is not None:
+                q, dq = previous
+                rows_ = curves.neighbour_rows(
+                    dq, data, step=step, a_point=q.index, b_point=p.index, level=level
+                )
+                label = f"{first.key}={q.labels[0]} → {p.labels[0]}"
+                step_parts.append(
+                    rows_.with_columns(
+                        step_label=pl.lit(label + (f" ({series})" if series else "")),
+                        series=pl.lit(series),
+                    )
+                )
+                step += 1
+            previous = (p, data)
+            curve_points.append(data)
+        identical &= trend.identical_points(curve_points)
+        if first.numeric and len(pts) >= trend.MIN_POINTS:
+            rows_ = trend.trend_rows(
+                [float(p.values[0]) for p in pts], curve_points, series=series, level=level
+            )
+            trend_parts.append(
+                rows_.with_columns(
+                    first_label=pl.lit(pts[0].labels[0]), last_label=pl.lit(pts[-1].labels[0])
+                )
+            )
+        del curve_points
+    curve = pl.concat(curve_parts)
+    trends = (
+        pl.concat(trend_parts)
+        if trend_parts
+        else trend.empty_trends().with_columns(
+            first_label=pl.lit(None, dtype=pl.String), last_label=pl.lit(None, dtype=pl.String)
+        )
+    )
+    if step_parts:
+        steps, trends = trend.adjust_sweep(pl.concat(step_parts, how="diagonal_relaxed"), trends)
+    else:
+        steps = pl.DataFrame(
+            schema={
+                **dict.fromkeys(curves.STEP_COLUMNS, pl.String),
+                "step": pl.Int64,
+                "diff": pl.Float64,
+                "lo": pl.Float64,
+                "hi": pl.Float64,
+                "a": pl.Float64,
+                "b": pl.Float64,
+                "p_value": pl.Float64,
+                "q_value": pl.Float64,
+                "significant": pl.Boolean,
+                "step_label": pl.String,
+                "series": pl.String,
+            }
+        )
+        trends = trends.with_columns(
+            q_value=pl.lit(None, dtype=pl.Float64), significant=pl.lit(False)
+        )  # a trend has at least 3 points, so steps too
+    missing = [
+        f"{p.name} ({p.status}{f', {p.games_done:,} games' if p.games_done else ''})"
+        for p in run.points
+        if p.status != "complete"
+    ]
+    return SweepStats(
+        path=os.fspath(path),
+        run=run,
+        axes=axes,
+        curve=curve,
+        steps=steps,
+        trends=trends,
+        identical=identical,
+        headline=report_settings(manifests[min(manifests)]).headline.key(),
+        players=players,
+        teams_are_seats=teams_are_seats,
+        missing=missing,
+        manifests=manifests,
+        level=level,
+        seconds=time.perf_counter() - t0,
+    )
+
+
+# ----------------------------------------------------------------- what each sweep figure shows
+
+
+class Metric(NamedTuple):
+    """One figure of the page: which curve rows, which step rows test them, how to say them."""
+
+    key: str  # section id
+    heading: str
+    metric: str  # curve metric
+    kinds: tuple[str, ...]  # curve kinds drawn (a trace per group)
+    what: str  # "the first player's edge", in sentences
+    unit: str  # unit of a value or a change in words: " points", " turns", ""
+    scale: float  # value -> shown (100 for shares in points)
+
+
+METRICS = (
+    Metric("edge", "First player's edge", "first_edge", ("order",), "the first player's edge",
+           " points", 100.0),
+    Metric("seats", "Win share per seat", "win_share", ("seat",), "a seat's win share",
+           " points", 100.0),
+    Metric("order", "Win share per place in the turn order", "win_share", ("order",),
+           "a place's win share", " points", 100.0),
+    Metric("policy", "Win share per policy", "win_share", ("policy",), "a policy's win share",
+           " points", 100.0),
+    Metric("team", "Win share per team", "win_share", ("team",), "a team's win share",
+           " points", 100.0),
+    Metric("role", "Win share per role", "win_share", ("role",), "a role's win share",
+           " points", 100.0),
+    Metric("score", "Mean score", "mean_score", ("all", "policy"), "the mean score", "", 1.0),
+    Metric("length", "Game length", "mean_turns", ("game",), "game length", " turns", 1.0),
+    Metric("ends", "End reasons", "end_reason", ("reason",), "an end reason's share of games",
+           " points", 100.0),
+)  # fmt: skip
+
+
+def metric_rows(ss: SweepStats, m: Metric) -> pl.DataFrame:
+    """The curve rows a figure draws ([] when the metric says nothing here: one policy holding
+    every seat, teams that are the seats, a single end reason)."""
+    t = ss.curve.filter((pl.col("metric") == m.metric) & pl.col("kind").is_in(list(m.kinds)))
+    if m.key == "policy" and t.filter(~pl.col("exact")).height == 0:
+        return t.clear()
+    if m.key == "team" and ss.teams_are_seats:
+        return t.clear()
+    if m.key == "ends" and t["group"].n_unique() <= 1:
+        return t.clear()
+    return t
+
+
+def step_rows(ss: SweepStats, m: Metric, kind: str | None = None) -> pl.DataFrame:
+    """The step rows that test a figure's curves (a place's share: the paired win share, or
+    share / fair across player counts)."""
+    s = ss.steps
+    kinds = [kind] if kind is not None else list(m.kinds)
+    metrics = [m.metric]
+    if m.metric == "win_share" and "order" in kinds:
+        metrics.append("normalised_share")
+    return s.filter(pl.col("metric").is_in(metrics) & pl.col("kind").is_in(kinds))
+
+
+HEADLINE_SHARE = Metric("headline", "", "win_share", (), "", " points", 100.0)
+HEADLINE_SCORE = Metric("headline", "", "mean_score", (), "", "", 1.0)

@@ -1,8 +1,8 @@
 """The report page of one or more datasets: its sections in order, put in the page shell.
 
 ``render`` takes numbers only (numbers.py's ``DatasetStats`` and ``Differences``, an
-``ImpactFile``); the sentences come from sentences.py, the sections from sections.py, the shell
-from template.py.
+``ImpactFile``); the sentences come from sentences.py and verdict.py, the sections from
+sections.py (built from blocks.py), the shell from template.py.
 """
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ from collections.abc import Sequence
 from html import escape
 
 from balance.impact_file import ImpactFile
-from balance.report import sections
+from balance.report import blocks, sections
 from balance.report.numbers import DatasetStats, Differences
-from balance.report.sentences import summary_sentences, verdict_sentences
+from balance.report.sentences import summary_sentences
 from balance.report.template import fill
+from balance.report.verdict import verdict_sentences
 
 
 def render(
@@ -28,7 +29,7 @@ def render(
 ) -> str:
     """The report page of ``datasets`` (with their ``diffs`` against ``baseline`` and the
     interventional ``impact``, if any) as one HTML string."""
-    page = sections.Page()
+    page = blocks.Page()
     diffs = list(diffs) or [None] * len(datasets)
     many = len(datasets) > 1
     games = sorted({str(d.manifest.get("game", "?")) for d in datasets})
@@ -44,7 +45,7 @@ def render(
         head = f"<h3>{escape(ds.label)}</h3>" if many else ""
         verdicts.append(
             head
-            + sections.headline(verdict_sentences(ds, impact if i == 0 else None))
+            + blocks.headline(verdict_sentences(ds, impact if i == 0 else None))
             + sections.players_note(ds)
             + sections.verdict_table(ds)
         )
@@ -60,7 +61,7 @@ def render(
     for i, (ds, diff) in enumerate(zip(datasets, diffs, strict=True)):
         sentences = summary_sentences(ds, diff=diff, impact=impact if i == 0 else None)
         head = f"<h3>{escape(ds.label)}</h3>" if many else ""
-        headline.append(head + sections.headline(sentences))
+        headline.append(head + blocks.headline(sentences))
     body.append(f'<section id="summary"><h2>What matters most</h2>{"".join(headline)}</section>')
 
     if impact is not None:  # causal card impact before the datasets' observational diagnostics

@@ -2,7 +2,7 @@
 
 A Python module rather than a ``.html`` file so that it ships with the package without
 package-data settings. ``fill`` puts a page's title, navigation and body (page.py, compare.py,
-sweep.py, and a game's own pages: Corvids' replay pictures, games/corvids/views/pictures.py) in
+sweep_page.py, and a game's own pages: Corvids' replay pictures, games/corvids/views/pictures.py) in
 it with plotly.js, inlined or as the CDN's tag (CSS and SCRIPT go in as values, so they need no
 escaping).
 

@@ -2,7 +2,8 @@
 
 ``write_report(["results/run"], out="reports/run.html")`` analyses each directory (numbers.py),
 renders the page (page.py) and writes it atomically; ``write_comparison`` does the same for the
-page of a ``balance compare`` (compare.py). ``check_output`` fails early, before a long run, when
+page of a ``balance compare`` (compare.py) and ``write_sweep_report`` for the page of a
+``balance sweep`` (sweep_page.py). ``check_output`` fails early, before a long run, when
 the file cannot be written (balance/outputs.py, which also writes it). Nothing here prints or
 exits: problems raise ``ReportError`` and ``OutputError`` (or the ``ResultsError`` and
 ``ImpactFileError`` of the files it reads).
@@ -23,10 +24,12 @@ from balance.report.numbers import (
     Differences,
     ReportError,
     analyse_rows,
+    analyse_sweep,
     differences,
     label,
 )
 from balance.report.page import render
+from balance.report.sweep_page import render_sweep
 from balance.results import open_results
 
 
@@ -138,3 +141,19 @@ def _write_html(out: str | os.PathLike[str], html: str) -> Path:
     """Replace ``out`` with the page atomically (balance/outputs.py): a failed write leaves no
     partial page and an earlier one as it was."""
     return write_atomic(out, html)
+
+
+def write_sweep_report(
+    path: str | os.PathLike[str],
+    *,
+    out: str | os.PathLike[str],
+    cdn: bool = False,
+    level: float = 0.95,
+) -> ReportInfo:
+    """Write the page of the sweep at ``path`` to ``out`` (parents created; replaced
+    atomically)."""
+    t0 = time.perf_counter()
+    check_output(out)
+    ss = analyse_sweep(path, level=level)
+    written = _write_html(out, render_sweep(ss, cdn=cdn))
+    return ReportInfo(written, written.stat().st_size, ss.seconds, time.perf_counter() - t0)

@@ -19,7 +19,7 @@ import polars as pl
 import pytest
 
 from balance.config import load_config
-from balance.report.sentences import axis_sentence
+from balance.report.verdict import axis_sentence
 from balance.results import open_results
 from balance.runner import run
 from balance.stats import balance_axes

@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 
 from balance import stats
-from balance.report import figures
+from balance.report import figures, forest
 from balance.report.sentences import seat_bound
 
 from .planted import planted_manifest, planted_rows
@@ -186,7 +186,7 @@ def test_seat_advantage_plots_turn_order_and_states_the_edge(rows, shares):
     adv = stats.seat_advantage(rows, shares=shares)
     fig = figures.plot_seat_advantage(adv)
     np.testing.assert_allclose(fig.data[0].y[0], 0.30)
-    assert_readable(fig, "First player wins 30.00 % (fair 25 %): edge +5.00 points")
+    assert_readable(fig, "First player wins 30.00 % (fair 25 %): edge +5.0 points [+4.1, +5.9]")
     assert "not distinguishable" not in fig.layout.title.text
 
 
@@ -229,7 +229,7 @@ def test_many_distinct_values_are_merged_into_at_most_max_bins():
 
 def test_card_impact_forest_plot_has_one_point_per_contrast(rows):
     impact = stats.card_impact(rows, planted_manifest(rows))
-    fig = figures.plot_card_impact(impact)
+    fig = forest.plot_card_impact(impact)
     # drawn__gem: every seat-game drew it, nothing to compare, left out.
     points = {t.name: list(t.y) for t in fig.data if t.type == "scatter"}
     assert points == {"q ≥ 0.05": ["played seven"], "q < 0.05 (BH)": ["stolen gem"]}
@@ -245,7 +245,7 @@ def test_card_impact_without_any_contrast_says_so_instead_of_an_empty_panel(rows
         rows.with_columns(stolen__gem=pl.lit(1, pl.UInt8), played__seven=pl.lit(0, pl.UInt8)),
         planted_manifest(rows),
     )
-    fig = figures.plot_card_impact(impact)
+    fig = forest.plot_card_impact(impact)
     assert fig.data == ()
     assert (
         "nothing" in fig.layout.title.text.lower()
@@ -257,7 +257,7 @@ def test_card_impact_without_any_contrast_says_so_instead_of_an_empty_panel(rows
 def test_card_impact_by_policy_labels_rows_with_the_policy():
     rows = planted_rows(policies=("greedy", "random", "greedy", "random"))
     impact = stats.card_impact(rows, planted_manifest(rows), by="policy")
-    fig = figures.plot_card_impact(impact, "policy")
+    fig = forest.plot_card_impact(impact, "policy")
     labels = {y for t in fig.data for y in t.y}
     assert labels == {
         "greedy: stolen gem",
@@ -284,28 +284,28 @@ def _diff_table() -> pl.DataFrame:
 
 
 def test_differences_forest_plot_splits_significant_rows():
-    fig = figures.plot_differences(_diff_table())
+    fig = forest.plot_differences(_diff_table())
     by_name = {t.name: (list(t.y), list(t.x)) for t in fig.data}
     assert by_name["significant (q < 0.05)"] == (["seat 0"], [pytest.approx(5.0)])
     assert by_name["not significant (q ≥ 0.05)"] == (["seat 1", "1st player"], [-1.0, 0.0])
     assert_readable(fig, "Seat 0 +5.0 points [+4.0, +6.0] changes most", "1 of 3")
     assert "Differences against the baseline" in fig.layout.title.text  # the second line
-    score = figures.plot_differences(_diff_table(), metric="mean_score", kinds=["seat"])
+    score = forest.plot_differences(_diff_table(), metric="mean_score", kinds=["seat"])
     assert [list(t.y) for t in score.data] == [["seat 0"]]
     assert_readable(score, "Seat 0 +0.50 score [+0.40, +0.60]")
-    turns = figures.plot_differences(_diff_table(), metric="mean_turns", kinds=["game"])
+    turns = forest.plot_differences(_diff_table(), metric="mean_turns", kinds=["game"])
     assert_readable(turns, "Game length +1.00 turns [+0.50, +1.50]")
     assert turns.layout.xaxis.title.text == "difference in game length (turns)"
 
 
 def test_differences_without_a_significant_row_say_so():
     t = _diff_table().with_columns(significant=pl.lit(False))
-    fig = figures.plot_differences(t)
+    fig = forest.plot_differences(t)
     assert_readable(fig, "No win share difference is significant (largest: seat 0 +5.0")
 
 
 def test_differences_without_rows_show_a_note_not_an_empty_panel():
-    fig = figures.plot_differences(_diff_table(), metric="mean_score", kinds=["team"])
+    fig = forest.plot_differences(_diff_table(), metric="mean_score", kinds=["team"])
     assert fig.data == () and fig.layout.annotations[0].text == "no rows"
 
 
@@ -338,7 +338,7 @@ def _variants() -> tuple[pl.DataFrame, pl.DataFrame]:
 
 def test_impact_variants_three_panels_each_with_its_own_x_axis():
     summary, table = _variants()
-    fig = figures.plot_impact_variants(summary, table)
+    fig = forest.plot_impact_variants(summary, table)
     panels = {t.name: t.xaxis for t in fig.data}
     assert panels == {
         "seat 0: not significant": "x",
@@ -368,12 +368,12 @@ def test_impact_variants_three_panels_each_with_its_own_x_axis():
 
 def test_impact_variants_without_score_rows_drop_that_panel():
     summary, table = _variants()
-    fig = figures.plot_impact_variants(summary, table.filter(pl.col("metric") != "mean_score"))
+    fig = forest.plot_impact_variants(summary, table.filter(pl.col("metric") != "mean_score"))
     assert {t.xaxis for t in fig.data} == {"x", "x2"}
     assert fig.layout.xaxis2.title.text == "change in game length (turns)"
     assert "xaxis3" not in fig.layout.to_plotly_json()
     no_sig = summary.with_columns(significant=pl.lit(False))
-    fig = figures.plot_impact_variants(no_sig, table)
+    fig = forest.plot_impact_variants(no_sig, table)
     assert_readable(fig, "No variant changes the seat 0's win share significantly (largest: “v1”")
 
 

@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from balance.outputs import OutputError
-from balance.report import numbers, sections
+from balance.report import blocks, numbers
 from balance.report.page import render
 from balance.report.sentences import summary_sentences
 from balance.report.write import check_output
@@ -47,7 +47,7 @@ def test_a_page_of_two_datasets_has_an_overview(planted):
 
 
 def test_figure_json_cannot_close_its_script_tag():
-    snippet = sections.Page().figure(go.Figure(layout={"title": {"text": "</script><b>x"}}))
+    snippet = blocks.Page().figure(go.Figure(layout={"title": {"text": "</script><b>x"}}))
     assert "</script><b>" not in snippet
     assert (
         json.loads(re.search(r"-data\">(.*)</script>", snippet).group(1))["layout"]["title"]["text"]
@@ -57,11 +57,11 @@ def test_figure_json_cannot_close_its_script_tag():
 
 def test_tables_escape_cells_and_keep_sort_values():
     rows = [{"name": "<b>", "x": 0.5, "sig": True}, {"name": "ok", "x": float("nan"), "sig": False}]
-    html = sections.table_html(
+    html = blocks.table_html(
         rows,
         [
-            sections.Column("name", lambda r: r["name"]),
-            sections.Column("x", lambda r: r["x"], sections.fmt(".1%"), True, "a tip"),
+            blocks.Column("name", lambda r: r["name"]),
+            blocks.Column("x", lambda r: r["x"], blocks.fmt(".1%"), True, "a tip"),
         ],
         sortable=True,
         mark=lambda r: r["sig"],

@@ -14,7 +14,7 @@ import pytest
 
 from balance import stats
 from balance.impact_file import read_impact
-from balance.report import figures, sections
+from balance.report import blocks, figures, forest, sections
 from balance.report.numbers import analyse_rows
 from balance.report.template import fill_sections
 from balance.results import BASE_SCHEMA
@@ -105,7 +105,7 @@ def test_dealt_sides_turn_order_figure_says_the_fair_share_its_line_draws():
     assert fig.layout.annotations[0].text == said
     assert "mean seat win" in title  # the second line says what fair means here
     assert "every seat basic" in title  # which players produced it
-    page = sections.advantage_section(sections.Page(), dealt_stats())
+    page = sections.advantage_section(blocks.Page(), dealt_stats())
     assert f"against a fair {fair * 100:.1f} %" in unescape(page) or said in unescape(page)
 
 
@@ -135,7 +135,7 @@ def test_differences_legend_says_the_rule_not_whether_the_interval_holds_zero():
             "significant": [True, False, False],
         }
     )
-    fig = figures.plot_differences(t)
+    fig = forest.plot_differences(t)
     names = {tr.name: list(tr.y) for tr in fig.data}
     assert names == {
         "significant (q < 0.05)": ["seat 0"],
@@ -149,7 +149,7 @@ def test_differences_legend_says_the_rule_not_whether_the_interval_holds_zero():
 
 def test_team_and_role_tables_print_seats_per_game_formatted():
     ds = dealt_stats()
-    html = sections.win_section(sections.Page(), ds)
+    html = sections.win_section(blocks.Page(), ds)
     by_group = {}
     for table in _tables(html):
         header, *body = table
@@ -244,7 +244,7 @@ def test_a_navigation_link_shows_its_heading_below_the_sticky_bar_in_a_browser(t
 
 def test_card_diagnostics_print_differences_of_shares_in_points():
     ds = planted_stats(planted_rows())
-    html = sections.impact_section(sections.Page(), ds)
+    html = sections.impact_section(blocks.Page(), ds)
     header, *body = _tables(html)[0]
     diff = header.index("diff (points)")
     ci = header.index("95 % interval (points)")
@@ -263,7 +263,7 @@ def test_impact_and_overview_tables_print_edges_and_changes_in_points(tmp_path):
         [t, second.with_columns(lo=pl.col("diff") - 0.01, hi=pl.col("diff") + 0.01)]
     ).write_parquet(tmp_path / "i.parquet")
     imp = read_impact(tmp_path / "i.parquet")
-    html = sections.variants_section(sections.Page(), imp)
+    html = sections.variants_section(blocks.Page(), imp)
     tables = _tables(html)
     header, *body = tables[0]
     head = header.index("headline diff (points)")
@@ -282,7 +282,7 @@ def test_impact_and_overview_tables_print_edges_and_changes_in_points(tmp_path):
             assert not any("%" in r[i] for r in body), name
     assert [r[header.index("change (points)")] for r in body] == ["+3.00", "+0.06"]
     ds = planted_stats(planted_rows())
-    header, *body = _tables(sections.overview_section(sections.Page(), [ds, ds]))[0]
+    header, *body = _tables(sections.overview_section(blocks.Page(), [ds, ds]))[0]
     edge = header.index("first-player edge (points)")
     assert body[0][edge] == "+5.00"  # the first player wins 30 % against a fair 25 %
 
@@ -294,13 +294,13 @@ def test_outcome_rows_come_after_the_cards_in_table_and_figure():
     # "stolen" is an outcome here (Corvids: a card stolen from the seat): its +100 points is the
     # largest difference, yet the table and the figure lead with a card (played seven).
     ds = planted_stats(planted_rows(), outcome_events=["stolen"])
-    html = sections.impact_section(sections.Page(), ds)
+    html = sections.impact_section(blocks.Page(), ds)
     header, *body = _tables(html)[0]
     kinds = [r[header.index("kind")] for r in body]
     assert kinds == ["card", "outcome", "card"]  # drawn gem: no contrast, last
     assert "Card impact, every seat greedy, observational" in html  # who played
     assert body[0][header.index("event")] == "played"
-    fig = figures.plot_card_impact(ds.impact, None, {"stolen"})
+    fig = forest.plot_card_impact(ds.impact, None, {"stolen"})
     title = fig.layout.title.text
     assert title.startswith("“played seven” goes with the largest difference")
     assert "(0 of 1 cards differ significantly; 1 outcome below; diagnostic" in title
@@ -313,7 +313,7 @@ def test_outcome_rows_come_after_the_cards_in_table_and_figure():
 def test_only_outcomes_to_compare_say_so():
     rows = planted_rows().with_columns(played__seven=pl.lit(1, pl.UInt8))
     ds = planted_stats(rows, outcome_events=["stolen"])
-    fig = figures.plot_card_impact(ds.impact, None, {"stolen"})
+    fig = forest.plot_card_impact(ds.impact, None, {"stolen"})
     assert fig.layout.title.text.startswith("No card event to compare, only 1 outcome of play")
 
 
@@ -336,7 +336,7 @@ def test_a_runs_own_report_variants_are_named_without_the_builds_scratch_path(tm
     run.mkdir(parents=True)
     (run / "manifest.json").write_text("{}")
     _impact_json(run / "variants.json")
-    html = sections.variants_section(sections.Page(), read_impact(run / "variants.json"))
+    html = sections.variants_section(blocks.Page(), read_impact(run / "variants.json"))
     intro = unescape(html[: html.index("</p>")])
     assert str(tmp_path) not in intro and ".nox" not in intro
     assert "<code>variants.json</code> in its results directory" in intro
@@ -345,7 +345,7 @@ def test_a_runs_own_report_variants_are_named_without_the_builds_scratch_path(tm
 
 def test_an_impact_file_of_its_own_is_named_by_its_path(tmp_path):
     _impact_json(tmp_path / "impact.json")
-    html = sections.variants_section(sections.Page(), read_impact(tmp_path / "impact.json"))
+    html = sections.variants_section(blocks.Page(), read_impact(tmp_path / "impact.json"))
     assert f"From <code>{tmp_path / 'impact.json'}</code>" in html
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from balance import fmt
 from balance.impact_file import read_impact
 from balance.report import numbers, sentences
 from balance.report.sentences import summary_sentences
@@ -75,15 +76,15 @@ def test_sentence_for_balanced_seats():
 
 
 def test_share_formatting_shows_one_significant_digit_of_the_interval():
-    assert sentences.share_pm(0.281, 0.279, 0.283) == "28.1 % ± 0.2 %"
-    assert sentences.share_pm(0.28006, 0.2791, 0.2809) == "28.01 % ± 0.09 %"
-    assert sentences.points(0.0301, 0.0292, 0.0309) == "+3.01 points [+2.92, +3.09]"
-    assert sentences.points(-0.02) == "−2.0 points"
-    assert sentences.points(float("nan")) == "n/a"
+    assert fmt.share_pm(0.281, 0.279, 0.283) == "28.1 % ± 0.2 %"
+    assert fmt.share_pm(0.28006, 0.2791, 0.2809) == "28.01 % ± 0.09 %"
+    assert fmt.points(0.0301, 0.0292, 0.0309) == "+3.01 points [+2.92, +3.09]"
+    assert fmt.points(-0.02) == "−2.0 points"
+    assert fmt.points(float("nan")) == "n/a"
     # an interval without width: one decimal for shares, two for a compare page's changes
-    assert sentences.points(0.0, 0.0, 0.0) == "+0.0 points [+0.0, +0.0]"
-    assert sentences.signed(0.0, 0.0, 0.0, 100, " points") == "+0.00 points [+0.00, +0.00]"
-    assert sentences.signed(-2.0, -2.02, -1.98) == "−2.00 [−2.02, −1.98]"
+    assert fmt.points(0.0, 0.0, 0.0) == "+0.0 points [+0.0, +0.0]"
+    assert fmt.signed(0.0, 0.0, 0.0, 100, " points") == "+0.00 points [+0.00, +0.00]"
+    assert fmt.signed(-2.0, -2.02, -1.98) == "−2.00 [−2.02, −1.98]"
 
 
 def test_labels():

@@ -13,7 +13,8 @@ from balance.config import load_config
 from balance.experiments import plan_report_impact
 from balance.games import get
 from balance.impact_file import read_impact
-from balance.report.sentences import summary_sentences, verdict_sentences
+from balance.report.sentences import summary_sentences
+from balance.report.verdict import verdict_sentences
 
 from .planted import planted_impact_table, planted_rows, planted_stats
 
@@ -151,7 +152,9 @@ def test_each_policy_is_judged_at_each_place_in_a_mixed_line_up():
         first_player_wins=3_000,
     )
     v = verdict_sentences(planted_stats(rows))
-    po = next(x for x in v if x.startswith("Each policy's turn order is not balanced: greedy wins "))
+    po = next(
+        x for x in v if x.startswith("Each policy's turn order is not balanced: greedy wins ")
+    )
     assert po.startswith(
         "Each policy's turn order is not balanced: greedy wins 55.4 % as 1st player (+6.7 points "
         "[+4.8, +8.5]) and 41.4 % as 3rd player (−7.3 points [−9.1, −5.4]) against its own "
@@ -177,9 +180,7 @@ def test_dealt_sides_without_a_target_are_stated_not_judged_and_with_one_are_jud
         x.startswith("Sides are dealt, and no target is declared for them (report.targets.team)")
         for x in v
     )
-    judged = verdict_sentences(
-        planted_stats(rows, report={"targets": {"team": {"light": 0.3}}})
-    )
+    judged = verdict_sentences(planted_stats(rows, report={"targets": {"team": {"light": 0.3}}}))
     side_line = next(x for x in judged if x.startswith("Sides are dealt, and no target"))
     assert "declared for dark" in side_line
     assert "The sides are not balanced: team light wins 50.0 %" in side_line
