@@ -13,7 +13,6 @@ class FiveRavens(Game):
     title = "Five Ravens"
     min_players = 2
     max_players = 4
-    end_reasons = ("clocks",)
     policy_kinds: ClassVar = {"random": schema.RandomPolicy, "greedy": schema.GreedyPolicy}
     check_config = staticmethod(schema.check_config)  # rules.handicap against players
     # `balance bench`: the headline line-up's games/s on all threads (the performance issue's

@@ -1,20 +1,21 @@
 """Five Ravens replay: one game of a run, told event by event for a designer (``balance replay``).
 
-``replay(compiled, seed, game)`` replays game ``game`` of the run seeded with ``seed`` with the
-batch kernel itself (``engine.play_game`` with the arguments ``engine.play_batch`` gives it, on a
-fresh State that keeps an event log: ``play_logged``), so the replay is the dataset's game, turns
-the log into lines (``tell``) and returns them with the outcome as a ``base.Replay``; the plugin's
-``narrate`` is its lines. It is a designer's view, not a player's: hidden cards (face-down
-relics, hands, thieves, relics looked at) are named, and marked "face down" where they were face
-down.
+``play_logged(compiled, seed, game)`` plays game ``game`` of the run seeded with ``seed`` with the
+batch kernel's own per-game function (``engine.play_game`` with the Work ``engine.play_batch``
+gives it, on a fresh State that keeps an event log), so the replay is the dataset's game;
+``tell`` turns the log into lines (``Game.replay``, balance/games/base.py, puts them together
+with the outcome). It is a designer's view, not a player's: hidden cards (face-down relics,
+hands, thieves, relics looked at) are named, and marked "face down" where they were face down.
 
 Log rows are ``(code, a, b, c, d, e, f, h)`` exactly as ``engine.py`` passes them to ``emit``.
 Besides the lines, the narrator keeps a shadow of every seat's piles, the centre and the relic
 deck count, built from the events alone. It uses it to say where a card came from (hand or
 discard), which unplayed cards the Epilogue discards, and where a 6's shuffle put the face-down
 relics (the log gives only their number; their places are read from the next event that names
-each slot). At the end the shadow is compared with the engine's final state; any disagreement is
-printed as a WARNING line (the tests assert there is none), and an unknown event code raises.
+each slot). The narrator is a ``_tell.Narrator``: one handler per event code, and ``finish``
+comparing the shadow with the engine's final state (piles, doubled chests, the relic deck, the
+Clocks, the first player, the score rows) through ``check``; a replay prints any disagreement as
+a WARNING line (the tests assert there is none), and an unknown event code raises.
 """
 
 from __future__ import annotations
@@ -26,85 +27,27 @@ import numpy as np
 
 from balance.games import _kit as kit
 from balance.games._kit import Logged
-from balance.games._tell import Told
+from balance.games._tell import Narrator, Told
 from balance.games.five_ravens import engine
-from balance.games.five_ravens.state import (
-    E_ACTION,
-    E_CAPT3,
-    E_CAPTURE5,
-    E_CAPTURED,
-    E_DEAL,
-    E_DISCARD,
-    E_DONE,
-    E_DRAW,
-    E_EPILOGUE,
-    E_EXAMINE,
-    E_FLIP,
-    E_LOCK,
-    E_NOTHIEF,
-    E_REMOVED,
-    E_REPLACE,
-    E_RESCUE,
-    E_ROUND,
-    E_SCORE,
-    E_SET_ASIDE,
-    E_SEVEN,
-    E_SHUFFLE,
-    E_SHUFFLE_CENTRE,
-    E_STEAL,
-    E_THIEF,
-    E_TOP,
-    E_UNCLAIMED,
-    G_RD_N,
-    G_START,
-    G_TURNS,
-    PILE_CAPT,
-    PILE_DECK,
-    PILE_DISC,
-    PILE_HAND,
-    S_CAPT_N,
-    S_DECK_N,
-    S_DISC_N,
-    S_DOUBLED,
-    S_HAND_N,
-    alloc_scratch,
-    log_rows,
-    new_state,
-)
-from balance.games.five_ravens.tables import (
-    C_INST,
-    C_KIND,
-    C_VALUE,
-    K_CHEST,
-    K_CURSED,
-    N_RAVENS,
-    P_ACTION,
-    P_CAPTURE,
-    P_HANDICAP,
-    P_N_RELICS,
-    P_PLAYERS,
-    P_ROUNDS,
-    SEVEN,
-    SIX,
-    Compiled,
-)
+from balance.games.five_ravens import state as S
+from balance.games.five_ravens import tables as T
 
 LOG_CAP = kit.LOG_CAP  # log rows of a first try; a game that fills them is replayed with more
 
 # Events that belong to the Raven action being resolved (they continue its line).
 _IN_ACTION = {
-    E_DRAW,
-    E_SHUFFLE,
-    E_DISCARD,
-    E_TOP,
-    E_SEVEN,
-    E_FLIP,
-    E_SHUFFLE_CENTRE,
-    E_CAPTURE5,
-    E_SET_ASIDE,
-    E_EXAMINE,
-    E_REPLACE,
-    E_RESCUE,
+    S.E_DRAW,
+    S.E_SHUFFLE,
+    S.E_DISCARD,
+    S.E_TOP,
+    S.E_SEVEN,
+    S.E_FLIP,
+    S.E_SHUFFLE_CENTRE,
+    S.E_CAPTURE5,
+    S.E_SET_ASIDE,
+    S.E_EXAMINE,
+    S.E_REPLACE,
+    S.E_RESCUE,
 }
 
 # What a played action did when it logged nothing (the rulebook's "as much as you are able").
@@ -121,26 +64,25 @@ _NO_EFFECT = {
 }
 
 
-def play_logged(compiled: Compiled, seed: int, game: int) -> Logged:
+def play_logged(compiled: T.Compiled, seed: int, game: int) -> Logged:
     """Play game ``game`` of run ``seed`` exactly as ``engine.play_batch`` does, keeping the log."""
-    tb = compiled.k
+    tb = compiled.tb
 
     def play(cap: int) -> Logged:
-        st = new_state(tb, log_cap=cap)
-        moves, order, score, rank, sb, cursed = alloc_scratch(tb)
-        engine.play_game(
-            tb, st, np.int64(seed), np.int64(game), moves, order, score, rank, sb, cursed
-        )
-        return Logged(log_rows(st), st, score, rank, int(st.board[G_TURNS]), 0)
+        st = S.new_state(tb, log_cap=cap)
+        work = S.alloc_work(tb)
+        engine.play_game(tb, st, np.int64(seed), np.int64(game), work)
+        turns = int(st.board[S.G_TURNS])
+        return Logged(S.log_rows(st), st, work.score, work.rank, turns, S.END_CLOCKS)
 
     return kit.play_logged(play, seed, game, LOG_CAP)
 
 
-def tell(compiled: Compiled, logged: Logged, seed: int, game: int) -> Told:
+def tell(compiled: T.Compiled, logged: Logged, seed: int, game: int) -> Told:
     """The lines of a logged game; raises ValueError on an event code it does not know."""
     n = _Narrator(compiled, logged, seed, game)
     n.run()
-    return Told(n.render(), n.problems)
+    return n.told()
 
 
 # ---------------------------------------------------------------- narration
@@ -223,20 +165,23 @@ class _Act:
     aside: list[Any] | None = None  # the 4's set-aside clause, filled by its discards
 
 
-class _Narrator:
-    def __init__(self, compiled: Compiled, logged: Logged, seed: int, game: int) -> None:
+class _Narrator(Narrator):
+    """The narration of one logged game (``_tell.Narrator``): a handler per event code, a
+    shadow of the game built from the events, and ``finish`` comparing it with the engine's
+    final state."""
+
+    def __init__(self, compiled: T.Compiled, logged: Logged, seed: int, game: int) -> None:
+        super().__init__(logged)
         self.c = compiled
-        self.tb = compiled.k
-        self.logged = logged
+        self.tb = compiled.tb
         self.seed = seed
         self.game = game
-        self.P = int(self.tb.params[P_PLAYERS])
-        self.rounds = int(self.tb.params[P_ROUNDS])
-        self.problems: list[str] = []
+        self.P = int(self.tb.params[T.P_PLAYERS])
+        self.rounds = int(self.tb.params[T.P_ROUNDS])
         self.out: list[Any] = []
-        self.seats = [_Seat(deck=list(range(N_RAVENS))) for _ in range(self.P)]
+        self.seats = [_Seat(deck=list(range(T.N_RAVENS))) for _ in range(self.P)]
         self.centre: list[_Slot | None] = [None] * self.P
-        self.rd_n = int(self.tb.params[P_N_RELICS])
+        self.rd_n = int(self.tb.params[T.P_N_RELICS])
         self.removed: list[int] = []
         self.round = -1
         self.first = 0
@@ -248,34 +193,51 @@ class _Narrator:
         self.theft: list[int] | None = None  # seats still to steal this round, in order
         self.theft_line: tuple[int, _Line] | None = None
         self.score_rows: dict[int, tuple[int, ...]] = {}
-        self.handlers = {
-            E_ROUND: self.ev_round,
-            E_DEAL: self.ev_deal,
-            E_DRAW: self.ev_draw,
-            E_SHUFFLE: self.ev_shuffle,
-            E_ACTION: self.ev_action,
-            E_DISCARD: self.ev_discard,
-            E_TOP: self.ev_top,
-            E_SEVEN: self.ev_seven,
-            E_FLIP: self.ev_flip,
-            E_SHUFFLE_CENTRE: self.ev_shuffle_centre,
-            E_CAPTURE5: self.ev_capture5,
-            E_SET_ASIDE: self.ev_set_aside,
-            E_EXAMINE: self.ev_examine,
-            E_REPLACE: self.ev_replace,
-            E_CAPT3: self.ev_capt3,
-            E_LOCK: self.ev_lock,
-            E_THIEF: self.ev_thief,
-            E_DONE: self.ev_done,
-            E_STEAL: self.ev_steal,
-            E_CAPTURED: self.ev_captured,
-            E_RESCUE: self.ev_rescue,
-            E_UNCLAIMED: self.ev_unclaimed,
-            E_EPILOGUE: self.ev_epilogue,
-            E_SCORE: self.ev_score,
-            E_REMOVED: self.ev_removed,
-            E_NOTHIEF: self.ev_nothief,
+        self.clocks = 0  # Clocks removed (Epilogues told)
+        self.next_first = -1  # the first player the last Epilogue named
+        handlers = {
+            S.E_ROUND: self.ev_round,
+            S.E_DEAL: self.ev_deal,
+            S.E_DRAW: self.ev_draw,
+            S.E_SHUFFLE: self.ev_shuffle,
+            S.E_ACTION: self.ev_action,
+            S.E_DISCARD: self.ev_discard,
+            S.E_TOP: self.ev_top,
+            S.E_SEVEN: self.ev_seven,
+            S.E_FLIP: self.ev_flip,
+            S.E_SHUFFLE_CENTRE: self.ev_shuffle_centre,
+            S.E_CAPTURE5: self.ev_capture5,
+            S.E_SET_ASIDE: self.ev_set_aside,
+            S.E_EXAMINE: self.ev_examine,
+            S.E_REPLACE: self.ev_replace,
+            S.E_CAPT3: self.ev_capt3,
+            S.E_LOCK: self.ev_lock,
+            S.E_THIEF: self.ev_thief,
+            S.E_DONE: self.ev_done,
+            S.E_STEAL: self.ev_steal,
+            S.E_CAPTURED: self.ev_captured,
+            S.E_RESCUE: self.ev_rescue,
+            S.E_UNCLAIMED: self.ev_unclaimed,
+            S.E_EPILOGUE: self.ev_epilogue,
+            S.E_SCORE: self.ev_score,
+            S.E_REMOVED: self.ev_removed,
+            S.E_NOTHIEF: self.ev_nothief,
         }
+        self.handlers = {code: self.step(code, ev) for code, ev in handlers.items()}
+
+    def step(self, code: int, ev: Any) -> Any:
+        """The handler of ``code``: ends the Prelude's centre line, and the Raven action being
+        told, unless this event continues them; then tells the event (``ev(*row)``)."""
+
+        def handler(row: tuple[int, ...]) -> None:
+            if code != S.E_DEAL and self.centre_line is not None:
+                self.end_centre()
+            in_action = code in _IN_ACTION or (code == S.E_ACTION and row[2] == 1)
+            if self.act is not None and (not in_action or row[0] != self.act.p):
+                self.end_action()
+            ev(*row)
+
+        return handler
 
     # ------------------------------------------------------------ names
 
@@ -283,22 +245,22 @@ class _Narrator:
         """A card in a list: ``7`` for a Raven, ``chest 3`` for a relic."""
         if c < 0:
             return "nothing"
-        if c < N_RAVENS:
+        if c < T.N_RAVENS:
             return str(c + 1)
-        t = int(self.tb.cards[C_INST, c - N_RAVENS])
+        t = int(self.tb.cards[T.C_INST, c - T.N_RAVENS])
         label = self.c.relic_names[t].replace("_", " ")
-        value = int(self.tb.cards[C_VALUE, t])
-        if self.tb.cards[C_KIND, t] == K_CHEST and str(value) not in label.split():
+        value = int(self.tb.cards[T.C_VALUE, t])
+        if self.tb.cards[T.C_KIND, t] == T.K_CHEST and str(value) not in label.split():
             label += f" (chest {value})"
         return label
 
     def the(self, c: int) -> str:
         """A card in a sentence: ``the 7`` for a Raven, ``chest 3`` for a relic."""
-        return f"the {c + 1}" if 0 <= c < N_RAVENS else self.name(c)
+        return f"the {c + 1}" if 0 <= c < T.N_RAVENS else self.name(c)
 
     def thief_card(self, c: int) -> str:
         """A thief in a sentence: ``the 7``, or ``the gem thief`` for a relic (FR-7)."""
-        return f"the {self.name(c)}" + ("" if c < N_RAVENS else " thief")
+        return f"the {self.name(c)}" + ("" if c < T.N_RAVENS else " thief")
 
     def thief_label(self, c: int) -> str:
         return "no thief" if c < 0 else self.name(c)
@@ -307,18 +269,19 @@ class _Narrator:
         return ", ".join(self.name(c) for c in cs) if cs else "none"
 
     def kind(self, c: int) -> int:
-        return int(self.tb.cards[C_KIND, self.tb.cards[C_INST, c - N_RAVENS]])
+        return int(self.tb.cards[T.C_KIND, self.tb.cards[T.C_INST, c - T.N_RAVENS]])
 
     def action_on(self, c: int) -> bool:
-        return bool(self.tb.params[P_ACTION + c])
+        return bool(self.tb.params[T.P_ACTION + c])
 
     def capture_on(self, c: int) -> bool:
-        return bool(self.tb.params[P_CAPTURE + c])
+        return bool(self.tb.params[T.P_CAPTURE + c])
 
     # ------------------------------------------------------------ output
 
     def problem(self, text: str) -> None:
-        self.problems.append(f"game {self.game}, round {self.round + 1}: {text}")
+        """The events disagree with themselves (``check``), told with the game and round."""
+        self.check(False, f"game {self.game}, round {self.round + 1}: {text}")
 
     def say(self, text: str, indent: str = "  ") -> None:
         self.out.append(indent + text)
@@ -364,28 +327,6 @@ class _Narrator:
         if len(hidden) == 1 and len(note.pool) == 1:  # the last one is where the rest are not
             self.slot_is(hidden[0], note.pool[0], what)
         return s
-
-    # ------------------------------------------------------------ the event loop
-
-    def run(self) -> None:
-        for row in self.logged.log:
-            code = int(row[0])
-            args = [int(v) for v in row[1:]]
-            handler = self.handlers.get(code)
-            if handler is None:
-                raise ValueError(
-                    f"unknown Five Ravens event code {code} (row {[code, *args]}): "
-                    "narrate.py does not know how to tell it"
-                )
-            if code != E_DEAL and self.centre_line is not None:
-                self.end_centre()
-            in_action = code in _IN_ACTION or (code == E_ACTION and args[2] == 1)
-            if self.act is not None and (not in_action or args[0] != self.act.p):
-                self.end_action()
-            handler(*args)
-        self.end_action()
-        self.finish_theft()
-        self.check_final()
 
     # ------------------------------------------------------------ setup and prelude
 
@@ -552,7 +493,7 @@ class _Narrator:
             if s.lock:
                 self.problem(f"slot {slot} is flipped while locked")
             s.face = bool(face)
-            if face and x >= N_RAVENS and self.kind(x) == K_CURSED:
+            if face and x >= T.N_RAVENS and self.kind(x) == T.K_CURSED:
                 s.lock = locked = True
         text = f"flips {self.name(x)} in slot {slot} face {'up' if face else 'down'}"
         self.act_line(p, "a flip").add(text + (" (cursed: now locked)" if locked else ""))
@@ -579,7 +520,7 @@ class _Narrator:
             assert s is not None
             s.card, s.note = -1, note
         # Should the engine log the new places (args 3..6 = slots 0..3), they are used directly.
-        if all(arrangement[i] >= N_RAVENS for i in slots if i < len(arrangement)) and slots:
+        if all(arrangement[i] >= T.N_RAVENS for i in slots if i < len(arrangement)) and slots:
             for i in slots:
                 self.slot_is(i, arrangement[i], "6 shuffle")
         self.act_line(p, "a centre shuffle").add(
@@ -600,7 +541,7 @@ class _Narrator:
         s.capt.append(c)
         ln = self.act_line(p, "a 5's capture")
         ln.add(f"captures {self.the(c)} from its {src}")
-        if c == SEVEN and self.capture_on(SEVEN) and len(s.capt) == 1:
+        if c == T.SEVEN and self.capture_on(T.SEVEN) and len(s.capt) == 1:
             ln.extend_last(" (nothing else captured to rescue)")
 
     def ev_set_aside(self, p: int, n: int, *_: int) -> None:
@@ -659,11 +600,11 @@ class _Narrator:
             return
 
         def rank(c: int) -> int:
-            return -1 if c < 0 else (c + 1 if c < N_RAVENS else 0)
+            return -1 if c < 0 else (c + 1 if c < T.N_RAVENS else 0)
 
         order = [
             p
-            for r in range(N_RAVENS, -2, -1)
+            for r in range(T.N_RAVENS, -2, -1)
             for p in ((self.first + k) % self.P for k in range(self.P))
             if rank(self.seats[p].thief) == r
         ]
@@ -745,7 +686,7 @@ class _Narrator:
             self.problem(f"Seat {p} has {self.name(c)} captured; its thief is {self.name(s.thief)}")
         s.capt.append(c)
         text = f"{self.thief_card(c)} is captured"
-        if c == SEVEN and self.capture_on(SEVEN) and len(s.capt) == 1:
+        if c == T.SEVEN and self.capture_on(T.SEVEN) and len(s.capt) == 1:
             text += " (nothing else captured to rescue)"
         ln.add(text)
 
@@ -754,7 +695,7 @@ class _Narrator:
         self.take(s.capt, c, f"Seat {p}'s captured cards")
         s.deck.append(c)
         text = f" and rescues {self.the(c)} to the top of its deck"
-        if s.doubled >= 0 and (c == SIX or c == s.doubled):
+        if s.doubled >= 0 and (c == T.SIX or c == s.doubled):
             text += f" ({self.name(s.doubled)} is no longer doubled)"
             s.doubled = -1
         if self.act is not None and self.act.p == p:
@@ -785,6 +726,7 @@ class _Narrator:
             self.problem("relics left in the centre after the Theft")
         if first != self.last:
             self.problem(f"Seat {first} becomes first player; Seat {self.last} stole last")
+        self.clocks, self.next_first = r, first
         if self.stole:
             head = f"Epilogue: Seat {first} stole last and becomes first player"
         else:
@@ -809,29 +751,53 @@ class _Narrator:
     def ev_score(self, p: int, *fields: int) -> None:
         self.score_rows[p] = fields[:6]
 
-    def check_final(self) -> None:
+    def finish(self) -> None:
+        """After the last event: the shadow against the engine's final state."""
+        self.end_action()
+        self.finish_theft()
         st = self.logged.state
         piles = (
-            ("deck", PILE_DECK, S_DECK_N),
-            ("hand", PILE_HAND, S_HAND_N),
-            ("discard", PILE_DISC, S_DISC_N),
-            ("captured", PILE_CAPT, S_CAPT_N),
+            ("deck", S.PILE_DECK, S.PL_DECK_N),
+            ("hand", S.PILE_HAND, S.PL_HAND_N),
+            ("discard", S.PILE_DISC, S.PL_DISC_N),
+            ("captured", S.PILE_CAPT, S.PL_CAPT_N),
         )
         for p, s in enumerate(self.seats):
             mine = {"deck": s.deck, "hand": s.hand, "discard": s.disc, "captured": s.capt}
             for what, pile, count in piles:
-                real = sorted(int(c) for c in st.pile[p, pile, : st.seat[p, count]])
-                if sorted(mine[what]) != real:
-                    self.problem(
-                        f"Seat {p}'s {what}: narrated {self.cards(sorted(mine[what]))}, "
-                        f"engine {self.cards(real)}"
-                    )
-            if s.doubled != int(st.seat[p, S_DOUBLED]):
-                self.problem(f"Seat {p}'s doubled chest: narrated {self.name(s.doubled)}")
-        if self.rd_n != int(st.board[G_RD_N]):
-            self.problem(f"relic deck: narrated {self.rd_n} left, engine {st.board[G_RD_N]}")
-        if sorted(self.score_rows) != list(range(self.P)):
-            self.problem(f"score rows for seats {sorted(self.score_rows)}")
+                real = sorted(int(c) for c in st.pile[p, pile, : st.pl[p, count]])
+                self.check(
+                    sorted(mine[what]) == real,
+                    f"Seat {p}'s {what}: narrated {self.cards(sorted(mine[what]))}, "
+                    f"engine {self.cards(real)}",
+                )
+            doubled = int(st.pl[p, S.PL_DOUBLED])
+            self.check(
+                s.doubled == doubled,
+                f"Seat {p}'s doubled chest: narrated {self.name(s.doubled)}, "
+                f"engine {self.name(doubled)}",
+            )
+        rd_n = int(st.board[S.G_RD_N])
+        self.check(self.rd_n == rd_n, f"relic deck: narrated {self.rd_n} left, engine {rd_n}")
+        clocks = int(st.board[S.G_ROUND])
+        self.check(
+            self.clocks == clocks, f"Clocks removed: narrated {self.clocks}, engine {clocks}"
+        )
+        first = int(st.board[S.G_FIRST])
+        self.check(
+            self.clocks == 0 or self.next_first == first,
+            f"first player at the end: narrated Seat {self.next_first}, engine Seat {first}",
+        )
+        self.check(
+            sorted(self.score_rows) == list(range(self.P)),
+            f"score rows for seats {sorted(self.score_rows)}",
+        )
+        for p, row in self.score_rows.items():
+            total = sum(row) + self.handicap(p)
+            score = int(self.logged.score[p])
+            self.check(
+                total == score, f"Seat {p}'s score rows sum to {total}, the kernel says {score}"
+            )
 
     # ------------------------------------------------------------ rendering
 
@@ -854,10 +820,7 @@ class _Narrator:
                 continue
             chests, gems, hollows, cursed, four, penalty = row
             hc = self.handicap(p)
-            total = sum(row) + hc
-            if total != scores[p]:
-                self.problem(f"Seat {p}'s score rows sum to {total}, the kernel says {scores[p]}")
-            n_capt = int(st.seat[p, S_CAPT_N])
+            n_capt = int(st.pl[p, S.PL_CAPT_N])
             place = f"rank {ranks[p]}"
             if ranks[p] == 1:
                 place += ", winner" if len(winners) == 1 else ", shared win"
@@ -871,17 +834,17 @@ class _Narrator:
             owned = sorted(
                 int(c)
                 for pile, count in (
-                    (PILE_DECK, S_DECK_N),
-                    (PILE_DISC, S_DISC_N),
-                    (PILE_HAND, S_HAND_N),
+                    (S.PILE_DECK, S.PL_DECK_N),
+                    (S.PILE_DISC, S.PL_DISC_N),
+                    (S.PILE_HAND, S.PL_HAND_N),
                 )
-                for c in st.pile[p, pile, : st.seat[p, count]]
-                if c >= N_RAVENS
+                for c in st.pile[p, pile, : st.pl[p, count]]
+                if c >= T.N_RAVENS
             )
-            doubled = int(st.seat[p, S_DOUBLED])
+            doubled = int(st.pl[p, S.PL_DOUBLED])
             capt = [
                 self.name(int(c)) + (" (doubled)" if c == doubled else "")
-                for c in sorted(st.pile[p, PILE_CAPT, : st.seat[p, S_CAPT_N]])
+                for c in sorted(st.pile[p, S.PILE_CAPT, : st.pl[p, S.PL_CAPT_N]])
             ]
             out.append(f"    relics: {self.cards(owned)}; captured: {', '.join(capt) or 'none'}")
         best = [f"Seat {p}" for p in winners]
@@ -894,8 +857,8 @@ class _Narrator:
     def handicap(self, p: int) -> int:
         """The points ``rules.handicap`` adds to seat ``p``'s score (engine.handicap): the entry
         of its place in round 1's turn order; the score rows leave it out."""
-        place = (p - int(self.logged.state.board[G_START])) % self.P
-        return int(self.tb.params[P_HANDICAP + place])
+        place = (p - int(self.logged.state.board[S.G_START])) % self.P
+        return int(self.tb.params[T.P_HANDICAP + place])
 
     def render(self) -> list[str]:
         body = [str(x) for x in self.out]

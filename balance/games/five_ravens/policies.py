@@ -10,6 +10,11 @@ Every ``choose_*`` function dispatches on the seat's policy kind (``tables.POL_*
 - ``script``: the next number of ``State.script`` (scripted test scenarios); greedy once it runs
   out.
 
+ENGINE-5: a choice of an action's target returns one whenever one is legal (the 5 captures,
+the 6 flips, the 7 buries or swaps, the 1 replaces, the 3 examines); -1 only when there is none.
+ENGINE-3: the choices that take cards out of the hand (the 9's discard, the 4's set-aside, the
+8's stacking, the 5's capture) keep the last Raven in hand.
+
 FR-15 (knowledge): policies read only what their seat knows: their own hand, discard and
 captured cards, the counts of their own deck, public centre relics, centre relics their seat
 knows (``cknown``), and relic-deck ends they looked at (``rd_top``/``rd_bot``). Other seats'
@@ -21,125 +26,33 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from balance.games._kit import shuffle
-from balance.games.five_ravens.state import (
-    AUX_SCRIPT,
-    B_CENTRE,
-    B_FACE,
-    B_LOCK,
-    G_RD_N,
-    G_SCRIPT,
-    G_SCRIPT_N,
-    M_ACTION,
-    M_CAPT1,
-    M_CAPT3,
-    M_NONE,
-    M_THIEF,
-    MAX_ROUND_TURNS,
-    PILE_CAPT,
-    PILE_DISC,
-    PILE_HAND,
-    S_CAPT_MASK,
-    S_CAPT_N,
-    S_CKNOWN,
-    S_DECK_N,
-    S_DISC_N,
-    S_DOUBLED,
-    S_GEMS,
-    S_HAND_N,
-    S_NO_THIEF,
-    S_RD_BOT,
-    S_RD_TOP,
-    S_RESCUE_OK,
-    S_THIEF,
-    S_TURNS,
-    V_ACT,
-    V_RESCUE,
-    V_THIEF,
-    can_capt1,
-    can_capt3,
-    can_thief,
-    captured_relics,
-    ctype_col,
-    has_captured,
-    n_seats,
-    nn,
-    ravens_in_hand,
-    rtype,
-    seat_ix,
-)
-from balance.games.five_ravens.tables import (
-    C_KIND,
-    C_THIEF,
-    C_TYPEOF,
-    C_VALUE,
-    EIGHT,
-    FIVE,
-    FOUR,
-    K_CHEST,
-    K_CURSED,
-    K_GEM,
-    K_HOLLOW,
-    N_RAVENS,
-    NEG,
-    NINE,
-    ONE,
-    P_ACTION,
-    P_ACTION_OFF,
-    P_CAPTURE,
-    P_CURSED_BONUS,
-    P_CURSED_SET,
-    P_EIGHT_PEN,
-    P_FOUR_BONUS,
-    P_FOUR_MIN,
-    P_GEM,
-    P_GEM_N,
-    P_HOLLOW,
-    P_HOLLOW_CAPT,
-    P_MEAN_MILLI,
-    P_N_TYPES,
-    P_NINE_PEN,
-    P_RELIC_THIEVES,
-    P_SEAT,
-    P_SIX_MAX,
-    P_SIX_MULT,
-    POL_GREEDY,
-    POL_RANDOM,
-    SEVEN,
-    SIX,
-    THREE,
-    TWO,
-    W_CAPT_COST,
-    W_CAPTURE,
-    W_CV,
-    W_CV_FOUR,
-    W_DRAW,
-    W_INFO,
-    W_SMALL,
-    W_THRESHOLD,
-    W_TV,
-    W_TV_FOUR,
-)
+from balance.games import _kit as kit
+from balance.games.five_ravens import state as S
+from balance.games.five_ravens import tables as T
 from balance.rng import below
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def _script(st):
     """Next scripted choice; returns (value, True) or (0, False) when the script is used up."""
-    i = st.r.board[G_SCRIPT]
-    if i < st.r.board[G_SCRIPT_N]:
-        st.r.board[G_SCRIPT] = i + 1
+    i = st.r.board[S.G_SCRIPT]
+    if i < st.r.board[S.G_SCRIPT_N]:
+        st.r.board[S.G_SCRIPT] = i + 1
         w = st.aux.shape[1]
-        return st.aux[AUX_SCRIPT + i // w, i % w], True
+        return st.aux[S.AUX_SCRIPT + i // w, i % w], True
     return 0, False
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def _kind(tb, st, p):
     """The seat's policy kind; a script seat whose script is used up plays greedy."""
-    k = tb.r.params[P_SEAT + p]
-    if k != POL_RANDOM and k != POL_GREEDY and st.r.board[G_SCRIPT] >= st.r.board[G_SCRIPT_N]:
-        return POL_GREEDY
+    k = tb.r.params[T.P_SEAT + p]
+    if (
+        k != T.POL_RANDOM
+        and k != T.POL_GREEDY
+        and st.r.board[S.G_SCRIPT] >= st.r.board[S.G_SCRIPT_N]
+    ):
+        return T.POL_GREEDY
     return k
 
 
@@ -150,15 +63,15 @@ FACE_DOWN, FACE_UP, ANY_FACE = 0, 1, 2
 @njit(cache=True, _nrt=False, inline="always")
 def slot_ok(st, s, face):
     """Centre slot ``s`` holds an unlocked relic, face down / face up / either (``face``)."""
-    if st.r.board[B_CENTRE + s] < 0 or st.r.board[B_LOCK + s] != 0:
+    if st.r.board[S.B_CENTRE + s] < 0 or st.r.board[S.B_LOCK + s] != 0:
         return False
-    return face == ANY_FACE or st.r.board[B_FACE + s] == face
+    return face == ANY_FACE or st.r.board[S.B_FACE + s] == face
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def count_slots(tb, st, face):
     n = 0
-    for s in range(n_seats(tb)):
+    for s in range(S.n_seats(tb)):
         if slot_ok(st, s, face):
             n += 1
     return n
@@ -167,7 +80,7 @@ def count_slots(tb, st, face):
 @njit(cache=True, _nrt=False, forceinline=False)
 def nth_slot(tb, st, face, j):
     """The ``j``-th (from 0) slot that is ``slot_ok`` for ``face``, -1 if there are fewer."""
-    for s in range(n_seats(tb)):
+    for s in range(S.n_seats(tb)):
         if slot_ok(st, s, face):
             if j == 0:
                 return s
@@ -181,57 +94,57 @@ def nth_slot(tb, st, face, j):
 @njit(cache=True, _nrt=False, inline="always")
 def known_relic(st, p, slot):
     """The relic card in centre ``slot`` if seat ``p`` knows it, else -1 (FR-15)."""
-    if st.r.board[B_CENTRE + slot] < 0:
+    if st.r.board[S.B_CENTRE + slot] < 0:
         return -1
-    if st.r.board[B_FACE + slot] or st.r.seat[p, S_CKNOWN + slot]:
-        return st.r.board[B_CENTRE + slot]
+    if st.r.board[S.B_FACE + slot] or st.r.pl[p, S.PL_CKNOWN + slot]:
+        return st.r.board[S.B_CENTRE + slot]
     return -1
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def own_gems(tb, st, p):
-    return st.r.seat[p, S_GEMS]
+    return st.r.pl[p, S.PL_GEMS]
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def captured_of_type(tb, st, p, t):
-    return st.r.seat[p, ctype_col(tb, t)]
+    return st.r.pl[p, S.ctype_col(tb, t)]
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
 def capture_gain(tb, st, p, c):
     """Points seat ``p`` gains at scoring by having card ``c`` captured rather than not."""
-    if c < N_RAVENS:
+    if c < T.N_RAVENS:
         if (
-            c == FOUR
-            and tb.r.params[P_CAPTURE + FOUR]
-            and captured_relics(st, p) >= tb.r.params[P_FOUR_MIN]
+            c == T.FOUR
+            and tb.r.params[T.P_CAPTURE + T.FOUR]
+            and S.captured_relics(st, p) >= tb.r.params[T.P_FOUR_MIN]
         ):
-            return float(tb.r.params[P_FOUR_BONUS])
-        if c == EIGHT and tb.r.params[P_CAPTURE + EIGHT]:
-            return -float(tb.r.params[P_EIGHT_PEN])
-        if c == NINE and tb.r.params[P_CAPTURE + NINE]:
-            return -float(tb.r.params[P_NINE_PEN])
+            return float(tb.r.params[T.P_FOUR_BONUS])
+        if c == T.EIGHT and tb.r.params[T.P_CAPTURE + T.EIGHT]:
+            return -float(tb.r.params[T.P_EIGHT_PEN])
+        if c == T.NINE and tb.r.params[T.P_CAPTURE + T.NINE]:
+            return -float(tb.r.params[T.P_NINE_PEN])
         return 0.0
-    g = relic_type_gain(tb, st, p, rtype(tb, c))
+    g = relic_type_gain(tb, st, p, S.rtype(tb, c))
     if completes_four(tb, st, p):
-        g += tb.r.params[P_FOUR_BONUS]
+        g += tb.r.params[T.P_FOUR_BONUS]
     return g
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def relic_type_gain(tb, st, p, t):
     """capture_gain's part for a relic of type ``t`` that depends on its kind (hollow, cursed)."""
-    kind = tb.r.cards[C_KIND, t]
-    if kind == K_HOLLOW:
-        return float(tb.r.params[P_HOLLOW_CAPT] - tb.r.params[P_HOLLOW])
-    if kind == K_CURSED:
+    kind = tb.r.cards[T.C_KIND, t]
+    if kind == T.K_HOLLOW:
+        return float(tb.r.params[T.P_HOLLOW_CAPT] - tb.r.params[T.P_HOLLOW])
+    if kind == T.K_CURSED:
         have = captured_of_type(tb, st, p, t)
-        need = tb.r.params[P_CURSED_SET]
+        need = tb.r.params[T.P_CURSED_SET]
         if have + 1 == need:
-            return float(tb.r.params[P_CURSED_BONUS])
+            return float(tb.r.params[T.P_CURSED_BONUS])
         if have + 1 < need:
-            return float(tb.r.params[P_CURSED_BONUS]) * (have + 1) / (2.0 * need)
+            return float(tb.r.params[T.P_CURSED_BONUS]) * (have + 1) / (2.0 * need)
     return 0.0
 
 
@@ -239,33 +152,33 @@ def relic_type_gain(tb, st, p, t):
 def completes_four(tb, st, p):
     """One more captured relic would complete the captured 4's bonus (capture_gain)."""
     return (
-        tb.r.params[P_CAPTURE + FOUR]
-        and has_captured(st, p, FOUR)
-        and captured_relics(st, p) + 1 == tb.r.params[P_FOUR_MIN]
+        tb.r.params[T.P_CAPTURE + T.FOUR]
+        and S.has_captured(st, p, T.FOUR)
+        and S.captured_relics(st, p) + 1 == tb.r.params[T.P_FOUR_MIN]
     )
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
 def relic_worth(tb, st, p, c, thief):
     """Points seat ``p`` expects from stealing relic card ``c`` with ``thief`` (FR-10, FR-13)."""
-    t = rtype(tb, c)
-    kind = tb.r.cards[C_KIND, t]
-    captured = thief == FIVE and tb.r.params[P_CAPTURE + FIVE] == 1
-    if kind == K_CHEST:
-        v = float(tb.r.cards[C_VALUE, t])
+    t = S.rtype(tb, c)
+    kind = tb.r.cards[T.C_KIND, t]
+    captured = thief == T.FIVE and tb.r.params[T.P_CAPTURE + T.FIVE] == 1
+    if kind == T.K_CHEST:
+        v = float(tb.r.cards[T.C_VALUE, t])
         if (
-            thief == SIX
-            and tb.r.params[P_CAPTURE + SIX] == 1
-            and tb.r.cards[C_VALUE, t] <= tb.r.params[P_SIX_MAX]
+            thief == T.SIX
+            and tb.r.params[T.P_CAPTURE + T.SIX] == 1
+            and tb.r.cards[T.C_VALUE, t] <= tb.r.params[T.P_SIX_MAX]
         ):
-            v *= tb.r.params[P_SIX_MULT]
+            v *= tb.r.params[T.P_SIX_MULT]
         base = v
-    elif kind == K_GEM:
+    elif kind == T.K_GEM:
         k = own_gems(tb, st, p)
-        last = tb.r.params[P_GEM_N] - 1
-        base = float(tb.r.params[P_GEM + min(k + 1, last)] - tb.r.params[P_GEM + min(k, last)])
-    elif kind == K_HOLLOW:
-        base = float(tb.r.params[P_HOLLOW])
+        last = tb.r.params[T.P_GEM_N] - 1
+        base = float(tb.r.params[T.P_GEM + min(k + 1, last)] - tb.r.params[T.P_GEM + min(k, last)])
+    elif kind == T.K_HOLLOW:
+        base = float(tb.r.params[T.P_HOLLOW])
     else:
         base = 0.0
     if captured:
@@ -275,28 +188,28 @@ def relic_worth(tb, st, p, c, thief):
 
 @njit(cache=True, _nrt=False, inline="always")
 def unknown_worth(tb):
-    return tb.r.params[P_MEAN_MILLI] / 1000.0
+    return tb.r.params[T.P_MEAN_MILLI] / 1000.0
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def best_visible_gain(tb, st, p, thief):
     """Extra points the thief's capture effect would add on the best relic the seat can see."""
     best = 0.0
-    for slot in range(n_seats(tb)):
+    for slot in range(S.n_seats(tb)):
         x = known_relic(st, p, slot)
         if x >= 0:
             # relic_worth(x, thief) - relic_worth(x, no thief), without the shared part
-            t = rtype(tb, x)
+            t = S.rtype(tb, x)
             d = 0.0
-            if thief == FIVE and tb.r.params[P_CAPTURE + FIVE] == 1:
+            if thief == T.FIVE and tb.r.params[T.P_CAPTURE + T.FIVE] == 1:
                 d = capture_gain(tb, st, p, x)
             elif (
-                thief == SIX
-                and tb.r.params[P_CAPTURE + SIX] == 1
-                and tb.r.cards[C_KIND, t] == K_CHEST
-                and tb.r.cards[C_VALUE, t] <= tb.r.params[P_SIX_MAX]
+                thief == T.SIX
+                and tb.r.params[T.P_CAPTURE + T.SIX] == 1
+                and tb.r.cards[T.C_KIND, t] == T.K_CHEST
+                and tb.r.cards[T.C_VALUE, t] <= tb.r.params[T.P_SIX_MAX]
             ):
-                d = float(tb.r.cards[C_VALUE, t] * (tb.r.params[P_SIX_MULT] - 1))
+                d = float(tb.r.cards[T.C_VALUE, t] * (tb.r.params[T.P_SIX_MULT] - 1))
             if d > best:
                 best = d
     return best
@@ -305,49 +218,49 @@ def best_visible_gain(tb, st, p, thief):
 @njit(cache=True, _nrt=False, forceinline=True)
 def rescue_gain(tb, st, p, c):
     """Points seat ``p`` gains by rescuing captured card ``c`` (moving it to the deck)."""
-    if c == SIX and st.r.seat[p, S_DOUBLED] >= 0:
-        t = rtype(tb, st.r.seat[p, S_DOUBLED])
-        return -float(tb.r.cards[C_VALUE, t] * (tb.r.params[P_SIX_MULT] - 1))
-    if c >= N_RAVENS and c == st.r.seat[p, S_DOUBLED]:
-        t = rtype(tb, c)
-        return -float(tb.r.cards[C_VALUE, t] * (tb.r.params[P_SIX_MULT] - 1))
-    if c < N_RAVENS:
+    if c == T.SIX and st.r.pl[p, S.PL_DOUBLED] >= 0:
+        t = S.rtype(tb, st.r.pl[p, S.PL_DOUBLED])
+        return -float(tb.r.cards[T.C_VALUE, t] * (tb.r.params[T.P_SIX_MULT] - 1))
+    if c >= T.N_RAVENS and c == st.r.pl[p, S.PL_DOUBLED]:
+        t = S.rtype(tb, c)
+        return -float(tb.r.cards[T.C_VALUE, t] * (tb.r.params[T.P_SIX_MULT] - 1))
+    if c < T.N_RAVENS:
         return -capture_gain(tb, st, p, c) + 0.1  # a Raven back in the deck is worth a little
-    t = rtype(tb, c)
-    kind = tb.r.cards[C_KIND, t]
-    if kind == K_HOLLOW:
-        return -float(tb.r.params[P_HOLLOW_CAPT] - tb.r.params[P_HOLLOW])
-    if kind == K_CURSED:
+    t = S.rtype(tb, c)
+    kind = tb.r.cards[T.C_KIND, t]
+    if kind == T.K_HOLLOW:
+        return -float(tb.r.params[T.P_HOLLOW_CAPT] - tb.r.params[T.P_HOLLOW])
+    if kind == T.K_CURSED:
         have = captured_of_type(tb, st, p, t)
-        if have == tb.r.params[P_CURSED_SET]:
-            return -float(tb.r.params[P_CURSED_BONUS])
+        if have == tb.r.params[T.P_CURSED_SET]:
+            return -float(tb.r.params[T.P_CURSED_BONUS])
         return -0.5
     return -0.2
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
 def best_rescue_gain(tb, st, p, exclude):
-    best = NEG
-    for i in range(st.r.seat[p, S_CAPT_N]):
-        c = st.r.pile[p, PILE_CAPT, i]
+    best = T.NEG
+    for i in range(st.r.pl[p, S.PL_CAPT_N]):
+        c = st.r.pile[p, S.PILE_CAPT, i]
         if c != exclude:
             g = rescue_gain(tb, st, p, c)
             if g > best:
                 best = g
-    return 0.0 if best == NEG else best
+    return 0.0 if best == T.NEG else best
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
 def rescue_value(tb, st, p, fv):
     """best_rescue_gain(tb, st, p, SEVEN): what the 7's rescue would give the seat now, kept in
-    State.fv[V_RESCUE + p] while S_RESCUE_OK says it is current. It depends only on the seat's
-    captured cards and S_DOUBLED, so capt_push/capt_take and the S_DOUBLED writes clear the
+    State.fv[V_RESCUE + p] while PL_RESCUE_OK says it is current. It depends only on the seat's
+    captured cards and PL_DOUBLED, so capt_push/capt_take and the PL_DOUBLED writes clear the
     flag: the greedy turn asks on most turns, the captured cards change a few times a round.
     ``fv`` is State.fv."""
-    i = V_RESCUE + p
-    if st.r.seat[p, S_RESCUE_OK] == 0:
-        fv[i] = best_rescue_gain(tb, st, p, SEVEN)
-        st.r.seat[p, S_RESCUE_OK] = 1
+    i = S.V_RESCUE + p
+    if st.r.pl[p, S.PL_RESCUE_OK] == 0:
+        fv[i] = best_rescue_gain(tb, st, p, T.SEVEN)
+        st.r.pl[p, S.PL_RESCUE_OK] = 1
     return fv[i]
 
 
@@ -356,13 +269,13 @@ def relic_thief_value(tb, st, p, c):
     """Greedy thief value of a relic card ``c`` (FR-7): it steals after every Raven and is
     itself captured, so it is worth only what its capture gives."""
     w = tb.r.weights[p]
-    return w[W_CAPTURE] * capture_gain(tb, st, p, c) - w[W_CAPT_COST]
+    return w[T.W_CAPTURE] * capture_gain(tb, st, p, c) - w[T.W_CAPT_COST]
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def _unknown_facedown(tb, st, p):
-    for slot in range(n_seats(tb)):
-        if slot_ok(st, slot, FACE_DOWN) and st.r.seat[p, S_CKNOWN + slot] == 0:
+    for slot in range(S.n_seats(tb)):
+        if slot_ok(st, slot, FACE_DOWN) and st.r.pl[p, S.PL_CKNOWN + slot] == 0:
             return slot
     return -1
 
@@ -372,9 +285,9 @@ def _worst_faceup(tb, st, p):
     """(slot, worth) of the least valuable unlocked face-up centre relic, slot -1 if none."""
     best = -1
     bv = 1.0e18
-    for slot in range(n_seats(tb)):
+    for slot in range(S.n_seats(tb)):
         if slot_ok(st, slot, FACE_UP):
-            v = relic_worth(tb, st, p, st.r.board[B_CENTRE + slot], -1)
+            v = relic_worth(tb, st, p, st.r.board[S.B_CENTRE + slot], -1)
             if v < bv:
                 bv = v
                 best = slot
@@ -384,9 +297,9 @@ def _worst_faceup(tb, st, p):
 @njit(cache=True, _nrt=False, inline="always")
 def _dead_cards(tb, st, p):
     k = 0
-    for i in range(st.r.seat[p, S_HAND_N]):
-        c = st.r.pile[p, PILE_HAND, i]
-        if c >= N_RAVENS and tb.r.cards[C_THIEF, rtype(tb, c)] == 0:
+    for i in range(st.r.pl[p, S.PL_HAND_N]):
+        c = st.r.pile[p, S.PILE_HAND, i]
+        if c >= T.N_RAVENS and tb.r.cards[T.C_THIEF, S.rtype(tb, c)] == 0:
             k += 1
     return k
 
@@ -399,26 +312,28 @@ def best_capture(tb, st, p):
     greedy turn and the 2's choice need only the gain, best_capture_value."""
     w = tb.r.weights[p]
     best = -1
-    bv = NEG
-    keep_raven = ravens_in_hand(st, p) == 1
+    bv = T.NEG
+    keep_raven = S.ravens_in_hand(st, p) == 1
     # a Raven's value is fixed but for the 4's bonus and the 7's rescue (tables.W_CV*: the same
     # float operations as capture_gain(c) - cost - (cost + rank part), as best_capture_value)
-    four_r = tb.r.params[P_CAPTURE + FOUR] and captured_relics(st, p) >= tb.r.params[P_FOUR_MIN]
-    for i in range(st.r.seat[p, S_HAND_N] + st.r.seat[p, S_DISC_N]):
-        if i < st.r.seat[p, S_HAND_N]:
-            c = st.r.pile[p, PILE_HAND, i]
-            if keep_raven and c < N_RAVENS:
+    four_r = (
+        tb.r.params[T.P_CAPTURE + T.FOUR] and S.captured_relics(st, p) >= tb.r.params[T.P_FOUR_MIN]
+    )
+    for i in range(st.r.pl[p, S.PL_HAND_N] + st.r.pl[p, S.PL_DISC_N]):
+        if i < st.r.pl[p, S.PL_HAND_N]:
+            c = st.r.pile[p, S.PILE_HAND, i]
+            if keep_raven and c < T.N_RAVENS:
                 continue
         else:
-            c = st.r.pile[p, PILE_DISC, i - st.r.seat[p, S_HAND_N]]
-        if c >= N_RAVENS:
-            g = capture_gain(tb, st, p, c) - w[W_CAPT_COST]
-        elif c == FOUR and four_r:
-            g = w[W_CV_FOUR]
+            c = st.r.pile[p, S.PILE_DISC, i - st.r.pl[p, S.PL_HAND_N]]
+        if c >= T.N_RAVENS:
+            g = capture_gain(tb, st, p, c) - w[T.W_CAPT_COST]
+        elif c == T.FOUR and four_r:
+            g = w[T.W_CV_FOUR]
         else:
-            g = w[W_CV + nn(c)]
-            if c == SEVEN and tb.r.params[P_CAPTURE + SEVEN]:
-                g += best_rescue_gain(tb, st, p, SEVEN)
+            g = w[T.W_CV + S.nn(c)]
+            if c == T.SEVEN and tb.r.params[T.P_CAPTURE + T.SEVEN]:
+                g += best_rescue_gain(tb, st, p, T.SEVEN)
         if g > bv:
             bv = g
             best = c
@@ -427,7 +342,7 @@ def best_capture(tb, st, p):
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def _best_capture(tb, st, p):
-    p = seat_ix(p)
+    p = S.seat_ix(p)
     return best_capture(tb, st, p)
 
 
@@ -443,31 +358,34 @@ def best_capture_value(tb, st, p, hand_types, fv):
     of them (best_capture's ``keep_raven``): the hand's types are taken as they are. The 2's
     choice asks after the 2 left the hand, and greedy_action_values leaves a last Raven out.
     """
-    n_types = tb.r.params[P_N_TYPES]
-    if N_RAVENS + n_types > 62:  # more relic types than bits: card by card
+    n_types = tb.r.params[T.P_N_TYPES]
+    if T.N_RAVENS + n_types > 62:  # more relic types than bits: card by card
         card, g = best_capture(tb, st, p)
         return g if card >= 0 else 0.0
     w = tb.r.weights[p]
     types = hand_types
-    typeof = tb.r.cards[C_TYPEOF]
-    for i in range(st.r.seat[p, S_DISC_N]):
-        types |= 1 << typeof[nn(st.r.pile[p, PILE_DISC, i])]
+    typeof = tb.r.cards[T.C_TYPEOF]
+    for i in range(st.r.pl[p, S.PL_DISC_N]):
+        types |= 1 << typeof[S.nn(st.r.pile[p, S.PILE_DISC, i])]
     if types == 0:
         return 0.0
-    best = NEG
+    best = T.NEG
     # Ravens: fixed values (tables.W_CV*), the 4's bonus and the 7's rescue worked out here
     # (a maximum, so selects instead of a branch per rank; the 4 and the 7 after the loop)
     # every rank but the 4 and the 7: the largest W_CV of those present (tables.cvmax)
     best = max(best, tb.r.cvmax[p, cv_index(types)])
-    if (types >> FOUR) & 1:
-        four_r = tb.r.params[P_CAPTURE + FOUR] and captured_relics(st, p) >= tb.r.params[P_FOUR_MIN]
-        best = max(best, w[W_CV_FOUR] if four_r else w[W_CV + FOUR])
-    if (types >> SEVEN) & 1:
-        g = w[W_CV + SEVEN]
-        if tb.r.params[P_CAPTURE + SEVEN]:
+    if (types >> T.FOUR) & 1:
+        four_r = (
+            tb.r.params[T.P_CAPTURE + T.FOUR]
+            and S.captured_relics(st, p) >= tb.r.params[T.P_FOUR_MIN]
+        )
+        best = max(best, w[T.W_CV_FOUR] if four_r else w[T.W_CV + T.FOUR])
+    if (types >> T.SEVEN) & 1:
+        g = w[T.W_CV + T.SEVEN]
+        if tb.r.params[T.P_CAPTURE + T.SEVEN]:
             g += rescue_value(tb, st, p, fv)
         best = max(best, g)
-    relics = types >> N_RAVENS
+    relics = types >> T.N_RAVENS
     if relics:
         # capture_gain of a relic: its kind's part, then the captured 4's bonus it may complete
         four = completes_four(tb, st, p)
@@ -475,8 +393,8 @@ def best_capture_value(tb, st, p, hand_types, fv):
             if (relics >> t) & 1:
                 g = relic_type_gain(tb, st, p, t)
                 if four:
-                    g += tb.r.params[P_FOUR_BONUS]
-                g -= w[W_CAPT_COST]
+                    g += tb.r.params[T.P_FOUR_BONUS]
+                g -= w[T.W_CAPT_COST]
                 if g > best:
                     best = g
     return best
@@ -495,7 +413,7 @@ def cv_index(types):
 @njit(cache=True, _nrt=False, forceinline=False)
 def choose_turn(tb, st, p, moves, n):
     """Index into ``moves[:n]``, the seat's legal moves (legal_moves), of its turn (FR-5)."""
-    if _kind(tb, st, p) != POL_GREEDY:
+    if _kind(tb, st, p) != T.POL_GREEDY:
         return choose_turn_other(tb, st, p, moves, n)
     mv, card = greedy_turn(tb, st, p)
     for i in range(n):
@@ -508,11 +426,11 @@ def choose_turn(tb, st, p, moves, n):
 def choose_turn_other(tb, st, p, moves, n):
     """choose_turn for a random or script seat (the mission plays greedy seats with _greedy_turn)."""
     k = _kind(tb, st, p)
-    if k == POL_RANDOM:
+    if k == T.POL_RANDOM:
         return below(st.r.rng[1 + p], n)
     mv, _ = _script(st)
     card, _ = _script(st)
-    any_card = mv == M_CAPT3 or mv == M_CAPT1  # these moves name no card
+    any_card = mv == S.M_CAPT3 or mv == S.M_CAPT1  # these moves name no card
     for i in range(n):
         if moves[i, 0] == mv and (moves[i, 1] == card or any_card):
             return i
@@ -534,7 +452,7 @@ def hand_best(hand, nh, fv, part, floor):
     best = floor
     best_i = -1
     for i in range(nh):
-        v = fv[part + nn(hand[i])]
+        v = fv[part + S.nn(hand[i])]
         better = v > best
         best = v if better else best
         best_i = i if better else best_i
@@ -561,10 +479,10 @@ def _greedy_turn(tb, st, p, fv):
     hand only read them (one load a card), without branching on which card they meet.
     """
     w = tb.r.weights[p]
-    hand = st.r.pile[p, PILE_HAND]
-    nh = st.r.seat[p, S_HAND_N]
-    capped = st.r.seat[p, S_TURNS] >= MAX_ROUND_TURNS
-    relic_thieves = tb.r.params[P_RELIC_THIEVES] != 0
+    hand = st.r.pile[p, S.PILE_HAND]
+    nh = st.r.pl[p, S.PL_HAND_N]
+    capped = st.r.pl[p, S.PL_TURNS] >= S.MAX_ROUND_TURNS  # ENGINE-9
+    relic_thieves = tb.r.params[T.P_RELIC_THIEVES] != 0
     # one pass: the Ravens in hand (a bit mask)
     rmask = 0
     nrav = 0
@@ -572,7 +490,7 @@ def _greedy_turn(tb, st, p, fv):
     lone_i = -1
     for i in range(nh):
         c = hand[i]
-        r = c < N_RAVENS
+        r = c < T.N_RAVENS
         nrav += r
         rmask |= (1 << c) if r else 0
         lone = c if r else lone
@@ -581,83 +499,90 @@ def _greedy_turn(tb, st, p, fv):
     if relic_thieves:  # configs with relic thieves (FR-7): their values, by card id
         for i in range(nh):
             c = hand[i]
-            if c >= N_RAVENS:
-                fv[V_THIEF + nn(c)] = NEG
-                if can_thief(tb, st, p, c):
+            if c >= T.N_RAVENS:
+                fv[S.V_THIEF + S.nn(c)] = T.NEG
+                if S.can_thief(tb, st, p, c):
                     relic_thief = True
-                    fv[V_THIEF + nn(c)] = relic_thief_value(tb, st, p, c)
+                    fv[S.V_THIEF + S.nn(c)] = relic_thief_value(tb, st, p, c)
     act_ok = not capped and nrav >= 2
-    any_thief = st.r.seat[p, S_NO_THIEF] == 0 and (nrav > 0 or relic_thief)
-    ok3 = not capped and can_capt3(tb, st, p)
-    ok1 = not capped and can_capt1(tb, st, p)
+    any_thief = st.r.pl[p, S.PL_NO_THIEF] == 0 and (nrav > 0 or relic_thief)
+    ok3 = not capped and S.can_capt3(tb, st, p)
+    ok1 = not capped and S.can_capt1(tb, st, p)
     if not (act_ok or any_thief or ok3 or ok1):
-        return M_NONE, -1, -1
+        return S.M_NONE, -1, -1
     # the thief we would keep
     thief_card = -1
     thief_i = -1
-    if any_thief and nrav == 1 and not relic_thief and w[W_SMALL] != 0.0:
+    if any_thief and nrav == 1 and not relic_thief and w[T.W_SMALL] != 0.0:
         # one card may be the thief and its value is finite: no value needed (a seat's last turn
         # of a round, about a quarter of all turns)
         thief_card = lone
         thief_i = lone_i
     elif any_thief:
-        for c in range(N_RAVENS):
-            fv[V_THIEF + c] = w[W_TV + c]
-        if tb.r.params[P_CAPTURE + FOUR] and captured_relics(st, p) >= tb.r.params[P_FOUR_MIN]:
-            fv[V_THIEF + FOUR] = w[W_TV_FOUR]
-        if (rmask >> FIVE) & 1 and tb.r.params[P_CAPTURE + FIVE]:
-            fv[V_THIEF + FIVE] += w[W_CAPTURE] * best_visible_gain(tb, st, p, FIVE)
-        if (rmask >> SIX) & 1 and tb.r.params[P_CAPTURE + SIX]:
-            fv[V_THIEF + SIX] += w[W_CAPTURE] * best_visible_gain(tb, st, p, SIX)
-        if (rmask >> SEVEN) & 1 and tb.r.params[P_CAPTURE + SEVEN]:
-            fv[V_THIEF + SEVEN] += w[W_CAPTURE] * max(0.0, rescue_value(tb, st, p, fv))
-        _, thief_i = hand_best(hand, nh, fv, V_THIEF, NEG)
-        thief_card = hand[nn(thief_i)] if thief_i >= 0 else -1
-    best_mv = M_NONE
+        for c in range(T.N_RAVENS):
+            fv[S.V_THIEF + c] = w[T.W_TV + c]
+        if (
+            tb.r.params[T.P_CAPTURE + T.FOUR]
+            and S.captured_relics(st, p) >= tb.r.params[T.P_FOUR_MIN]
+        ):
+            fv[S.V_THIEF + T.FOUR] = w[T.W_TV_FOUR]
+        if (rmask >> T.FIVE) & 1 and tb.r.params[T.P_CAPTURE + T.FIVE]:
+            fv[S.V_THIEF + T.FIVE] += w[T.W_CAPTURE] * best_visible_gain(tb, st, p, T.FIVE)
+        if (rmask >> T.SIX) & 1 and tb.r.params[T.P_CAPTURE + T.SIX]:
+            fv[S.V_THIEF + T.SIX] += w[T.W_CAPTURE] * best_visible_gain(tb, st, p, T.SIX)
+        if (rmask >> T.SEVEN) & 1 and tb.r.params[T.P_CAPTURE + T.SEVEN]:
+            fv[S.V_THIEF + T.SEVEN] += w[T.W_CAPTURE] * max(0.0, rescue_value(tb, st, p, fv))
+        _, thief_i = hand_best(hand, nh, fv, S.V_THIEF, T.NEG)
+        thief_card = hand[S.nn(thief_i)] if thief_i >= 0 else -1
+    best_mv = S.M_NONE
     best_c = -1
     best_i = -1
-    bv = w[W_THRESHOLD]
+    bv = w[T.W_THRESHOLD]
     if act_ok:
-        if 0 <= thief_card < N_RAVENS:
+        if 0 <= thief_card < T.N_RAVENS:
             need = rmask & ~(1 << thief_card)
         else:
             need = rmask
-        if (need >> TWO) & 1 and tb.r.params[P_ACTION + TWO]:  # the 2 borrows a captured Raven
-            need |= st.r.seat[p, S_CAPT_MASK] & ~(1 << TWO)
+        if (need >> T.TWO) & 1 and tb.r.params[
+            T.P_ACTION + T.TWO
+        ]:  # the 2 borrows a captured Raven
+            need |= st.r.pl[p, S.PL_CAPT_MASK] & ~(1 << T.TWO)
         greedy_action_values(tb, st, p, need, fv)
         # the value of playing card c is fv[V_ACT + c] - 0.05 * (c + 1), the last term keeping
         # high Ravens; worked out by rank once (NEG - 0.05 * (c + 1) == NEG)
-        for r in range(N_RAVENS):
-            fv[V_ACT + r] = fv[V_ACT + r] - 0.05 * (r + 1)
-        if 0 <= thief_card < N_RAVENS:
-            fv[V_ACT + thief_card] = -np.inf
-        bv, best_i = hand_best(hand, nh, fv, V_ACT, bv)
+        for r in range(T.N_RAVENS):
+            fv[S.V_ACT + r] = fv[S.V_ACT + r] - 0.05 * (r + 1)
+        if 0 <= thief_card < T.N_RAVENS:
+            fv[S.V_ACT + thief_card] = -np.inf
+        bv, best_i = hand_best(hand, nh, fv, S.V_ACT, bv)
         if best_i >= 0:
-            best_mv = M_ACTION
-            best_c = hand[nn(best_i)]
+            best_mv = S.M_ACTION
+            best_c = hand[S.nn(best_i)]
     if ok3:
-        v = w[W_INFO] * (0.9 if has_captured(st, p, TWO) and tb.r.params[P_CAPTURE + TWO] else 0.2)
+        v = w[T.W_INFO] * (
+            0.9 if S.has_captured(st, p, T.TWO) and tb.r.params[T.P_CAPTURE + T.TWO] else 0.2
+        )
         if v > bv:
             bv = v
-            best_mv = M_CAPT3
+            best_mv = S.M_CAPT3
             best_c = -1
             best_i = -1
     if ok1 and bv < 0.0:
-        best_mv = M_CAPT1
+        best_mv = S.M_CAPT1
         best_c = -1
         best_i = -1
-    if best_mv != M_NONE:
+    if best_mv != S.M_NONE:
         return best_mv, best_c, best_i
     if thief_card >= 0:
-        return M_THIEF, thief_card, thief_i
+        return S.M_THIEF, thief_card, thief_i
     # nothing chosen: the first legal move
     for i in range(nh):
         c = hand[i]
-        if act_ok and c < N_RAVENS:
-            return M_ACTION, c, i
-        if can_thief(tb, st, p, c):
-            return M_THIEF, c, i
-    return (M_CAPT3, -1, -1) if ok3 else (M_CAPT1, -1, -1)
+        if act_ok and c < T.N_RAVENS:
+            return S.M_ACTION, c, i
+        if S.can_thief(tb, st, p, c):
+            return S.M_THIEF, c, i
+    return (S.M_CAPT3, -1, -1) if ok3 else (S.M_CAPT1, -1, -1)
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -672,83 +597,83 @@ def greedy_action_values(tb, st, p, need, aval, keep_raven=False):
     asks after the 2 left the hand (True)."""
     w = tb.r.weights[p]
     # the 7, 6 and 3 need to know of a face-down relic the seat has not seen
-    if need & ((1 << SEVEN) | (1 << SIX) | (1 << THREE)):
+    if need & ((1 << T.SEVEN) | (1 << T.SIX) | (1 << T.THREE)):
         unknown = False  # (_unknown_facedown(tb, st, p) >= 0, without a branch per slot)
-        for slot in range(n_seats(tb)):
+        for slot in range(S.n_seats(tb)):
             unknown |= (
-                (st.r.board[B_CENTRE + slot] >= 0)
-                & (st.r.board[B_LOCK + slot] == 0)
-                & (st.r.board[B_FACE + slot] == 0)
-                & (st.r.seat[p, S_CKNOWN + slot] == 0)
+                (st.r.board[S.B_CENTRE + slot] >= 0)
+                & (st.r.board[S.B_LOCK + slot] == 0)
+                & (st.r.board[S.B_FACE + slot] == 0)
+                & (st.r.pl[p, S.PL_CKNOWN + slot] == 0)
             )
-        aval[SEVEN] = w[W_INFO] if unknown or st.r.seat[p, S_RD_TOP] >= 0 else 0.0
-        aval[SIX] = w[W_INFO] if unknown else 0.0
-        aval[THREE] = w[W_INFO] * 0.8 if unknown else 0.0
-    aval[NINE] = w[W_DRAW] if st.r.seat[p, S_DECK_N] + st.r.seat[p, S_DISC_N] > 0 else 0.0
-    if (need >> EIGHT) & 1:
+        aval[T.SEVEN] = w[T.W_INFO] if unknown or st.r.pl[p, S.PL_RD_TOP] >= 0 else 0.0
+        aval[T.SIX] = w[T.W_INFO] if unknown else 0.0
+        aval[T.THREE] = w[T.W_INFO] * 0.8 if unknown else 0.0
+    aval[T.NINE] = w[T.W_DRAW] if st.r.pl[p, S.PL_DECK_N] + st.r.pl[p, S.PL_DISC_N] > 0 else 0.0
+    if (need >> T.EIGHT) & 1:
         k = 0
-        for i in range(st.r.seat[p, S_DISC_N]):
-            d = st.r.pile[p, PILE_DISC, i]
-            k += d < N_RAVENS and d >= SIX
-        aval[EIGHT] = w[W_DRAW] * 0.5 * k
-    if (need >> FOUR) & 1:
-        aval[FOUR] = w[W_DRAW] * _dead_cards(tb, st, p)
-    if (need >> ONE) & 1:
+        for i in range(st.r.pl[p, S.PL_DISC_N]):
+            d = st.r.pile[p, S.PILE_DISC, i]
+            k += d < T.N_RAVENS and d >= T.SIX
+        aval[T.EIGHT] = w[T.W_DRAW] * 0.5 * k
+    if (need >> T.FOUR) & 1:
+        aval[T.FOUR] = w[T.W_DRAW] * _dead_cards(tb, st, p)
+    if (need >> T.ONE) & 1:
         slot, v = _worst_faceup(tb, st, p)
-        aval[ONE] = 0.3 * (unknown_worth(tb) - v) if slot >= 0 and v < unknown_worth(tb) else 0.0
-    if (need >> FIVE) & 1:
+        aval[T.ONE] = 0.3 * (unknown_worth(tb) - v) if slot >= 0 and v < unknown_worth(tb) else 0.0
+    if (need >> T.FIVE) & 1:
         # the card types in hand (bits past 62 dropped: best_capture_value does not use them)
         hand_types = 0
-        typeof = tb.r.cards[C_TYPEOF]
-        for i in range(st.r.seat[p, S_HAND_N]):
-            hand_types |= 1 << typeof[nn(st.r.pile[p, PILE_HAND, i])]
-        if keep_raven and ravens_in_hand(st, p) == 1:  # each Raven is in one pile only
-            hand_types &= ~((1 << N_RAVENS) - 1)
-        aval[FIVE] = best_capture_value(tb, st, p, hand_types, aval)
-    off = tb.r.params[P_ACTION_OFF]
-    if (need >> TWO) & 1 and tb.r.params[P_ACTION + TWO]:
-        cm = st.r.seat[p, S_CAPT_MASK]
+        typeof = tb.r.cards[T.C_TYPEOF]
+        for i in range(st.r.pl[p, S.PL_HAND_N]):
+            hand_types |= 1 << typeof[S.nn(st.r.pile[p, S.PILE_HAND, i])]
+        if keep_raven and S.ravens_in_hand(st, p) == 1:  # each Raven is in one pile only
+            hand_types &= ~((1 << T.N_RAVENS) - 1)
+        aval[T.FIVE] = best_capture_value(tb, st, p, hand_types, aval)
+    off = tb.r.params[T.P_ACTION_OFF]
+    if (need >> T.TWO) & 1 and tb.r.params[T.P_ACTION + T.TWO]:
+        cm = st.r.pl[p, S.PL_CAPT_MASK]
         best = 0.0
-        for r in range(N_RAVENS):
-            if r != TWO and (cm >> r) & 1 and tb.r.params[P_ACTION + r] == 1 and aval[r] > best:
+        for r in range(T.N_RAVENS):
+            if r != T.TWO and (cm >> r) & 1 and tb.r.params[T.P_ACTION + r] == 1 and aval[r] > best:
                 best = aval[r]
-        aval[TWO] = best
+        aval[T.TWO] = best
     if off:
-        for r in range(N_RAVENS):
+        for r in range(T.N_RAVENS):
             if (off >> r) & 1:
-                aval[r] = NEG
+                aval[r] = T.NEG
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
 def choose_discard(tb, st, p):
     """9: the card to discard from hand; never the last Raven (FR-6). -1 if none may go."""
-    keep_raven = ravens_in_hand(st, p) == 1
+    keep_raven = S.ravens_in_hand(st, p) == 1
     n_opt = 0
-    for i in range(st.r.seat[p, S_HAND_N]):
-        if not (keep_raven and st.r.pile[p, PILE_HAND, i] < N_RAVENS):
+    for i in range(st.r.pl[p, S.PL_HAND_N]):
+        if not (keep_raven and st.r.pile[p, S.PILE_HAND, i] < T.N_RAVENS):
             n_opt += 1
     if n_opt == 0:
         return -1
     k = _kind(tb, st, p)
-    if k == POL_RANDOM:
+    if k == T.POL_RANDOM:
         j = below(st.r.rng[1 + p], n_opt)
-        for i in range(st.r.seat[p, S_HAND_N]):
-            c = st.r.pile[p, PILE_HAND, i]
-            if not (keep_raven and c < N_RAVENS):
+        for i in range(st.r.pl[p, S.PL_HAND_N]):
+            c = st.r.pile[p, S.PILE_HAND, i]
+            if not (keep_raven and c < T.N_RAVENS):
                 if j == 0:
                     return c
                 j -= 1
-    if k != POL_GREEDY:
+    if k != T.POL_GREEDY:
         v, _ = _script(st)
         return v
     best = -1
     bv = 1.0e18
-    for i in range(st.r.seat[p, S_HAND_N]):
-        c = st.r.pile[p, PILE_HAND, i]
-        if keep_raven and c < N_RAVENS:
+    for i in range(st.r.pl[p, S.PL_HAND_N]):
+        c = st.r.pile[p, S.PILE_HAND, i]
+        if keep_raven and c < T.N_RAVENS:
             continue
-        v = float(c + 1) if c < N_RAVENS else relic_thief_value(tb, st, p, c) - 10.0
-        if c >= N_RAVENS and tb.r.cards[C_THIEF, rtype(tb, c)] == 0:
+        v = float(c + 1) if c < T.N_RAVENS else relic_thief_value(tb, st, p, c) - 10.0
+        if c >= T.N_RAVENS and tb.r.cards[T.C_THIEF, S.rtype(tb, c)] == 0:
             v = -10.0
         if v < bv:
             bv = v
@@ -759,34 +684,34 @@ def choose_discard(tb, st, p):
 @njit(cache=True, _nrt=False, inline="always")
 def choose_stack(tb, st, p, out):
     """8: cards from hand and/or discard to put on top, in ``out`` from first placed to the new
-    top; returns how many. The last Raven in hand stays (FR-6)."""
+    top; returns how many. The last Raven in hand stays (FR-6, ENGINE-3)."""
     k = _kind(tb, st, p)
-    if k == POL_GREEDY:
+    if k == T.POL_GREEDY:
         n = 0
-        for r in range(FIVE, N_RAVENS):  # ranks 5..9 from the discard, highest on top
-            for i in range(st.r.seat[p, S_DISC_N]):
-                if st.r.pile[p, PILE_DISC, i] == r:
+        for r in range(T.FIVE, T.N_RAVENS):  # ranks 5..9 from the discard, highest on top
+            for i in range(st.r.pl[p, S.PL_DISC_N]):
+                if st.r.pile[p, S.PILE_DISC, i] == r:
                     out[n] = r
                     n += 1
         return n
-    if k == POL_RANDOM:
+    if k == T.POL_RANDOM:
         rng = st.r.rng[1 + p]
         n = 0
-        rav = ravens_in_hand(st, p)
-        for i in range(st.r.seat[p, S_HAND_N]):
-            c = st.r.pile[p, PILE_HAND, i]
-            if c < N_RAVENS and rav == 1:
+        rav = S.ravens_in_hand(st, p)
+        for i in range(st.r.pl[p, S.PL_HAND_N]):
+            c = st.r.pile[p, S.PILE_HAND, i]
+            if c < T.N_RAVENS and rav == 1:
                 continue
             if below(rng, 2) == 1:
                 out[n] = c
                 n += 1
-                if c < N_RAVENS:
+                if c < T.N_RAVENS:
                     rav -= 1
-        for i in range(st.r.seat[p, S_DISC_N]):
+        for i in range(st.r.pl[p, S.PL_DISC_N]):
             if below(rng, 2) == 1:
-                out[n] = st.r.pile[p, PILE_DISC, i]
+                out[n] = st.r.pile[p, S.PILE_DISC, i]
                 n += 1
-        shuffle(out, n, rng)
+        kit.shuffle(out, n, rng)
         return n
     n, _ = _script(st)
     for i in range(n):
@@ -797,12 +722,12 @@ def choose_stack(tb, st, p, out):
 @njit(cache=True, _nrt=False, forceinline=True)
 def choose_seven(tb, st, p, x):
     """7: having seen relic ``x``, the unlocked face-down slot to swap it into, or -1 to bury."""
-    P = n_seats(tb)
+    P = S.n_seats(tb)
     k = _kind(tb, st, p)
-    if k == POL_RANDOM:
+    if k == T.POL_RANDOM:
         j = below(st.r.rng[1 + p], 1 + count_slots(tb, st, FACE_DOWN))
         return -1 if j == 0 else nth_slot(tb, st, FACE_DOWN, j - 1)
-    if k != POL_GREEDY:
+    if k != T.POL_GREEDY:
         v, _ = _script(st)
         return v
     vx = relic_worth(tb, st, p, x, -1)
@@ -820,15 +745,15 @@ def choose_seven(tb, st, p, x):
 
 @njit(cache=True, _nrt=False, forceinline=True)
 def choose_flip(tb, st, p):
-    """6: the unlocked centre slot to flip (must flip one if able), -1 if none."""
-    P = n_seats(tb)
+    """6: the unlocked centre slot to flip (must flip one if able, ENGINE-5), -1 if none."""
+    P = S.n_seats(tb)
     n = count_slots(tb, st, ANY_FACE)
     if n == 0:
         return -1
     k = _kind(tb, st, p)
-    if k == POL_RANDOM:
+    if k == T.POL_RANDOM:
         return nth_slot(tb, st, ANY_FACE, below(st.r.rng[1 + p], n))
-    if k != POL_GREEDY:
+    if k != T.POL_GREEDY:
         v, _ = _script(st)
         return v
     s = _unknown_facedown(tb, st, p)
@@ -836,12 +761,12 @@ def choose_flip(tb, st, p):
         return s
     # otherwise hide the most valuable face-up relic
     best = -1
-    bv = NEG
+    bv = T.NEG
     for s in range(P):
         if slot_ok(st, s, ANY_FACE):
             v = (
-                relic_worth(tb, st, p, st.r.board[B_CENTRE + s], -1)
-                if st.r.board[B_FACE + s]
+                relic_worth(tb, st, p, st.r.board[S.B_CENTRE + s], -1)
+                if st.r.board[S.B_FACE + s]
                 else -1.0
             )
             if v > bv:
@@ -854,9 +779,9 @@ def choose_flip(tb, st, p):
 def choose_shuffle(tb, st, p):
     """6: whether to shuffle the face-down centre relics after the flip."""
     k = _kind(tb, st, p)
-    if k == POL_RANDOM:
+    if k == T.POL_RANDOM:
         return below(st.r.rng[1 + p], 2) == 1
-    if k != POL_GREEDY:
+    if k != T.POL_GREEDY:
         v, _ = _script(st)
         return v == 1
     return False
@@ -864,27 +789,28 @@ def choose_shuffle(tb, st, p):
 
 @njit(cache=True, _nrt=False, inline="always")
 def choose_capture(tb, st, p):
-    """5: the card to capture from hand or discard (must if able; FR-6), -1 if none."""
+    """5: the card to capture from hand or discard (must if able, ENGINE-5; never the last Raven in
+    hand, FR-6, ENGINE-3), -1 if none."""
     k = _kind(tb, st, p)
-    if k == POL_GREEDY:
+    if k == T.POL_GREEDY:
         c, _ = _best_capture(tb, st, p)
         return c
-    keep_raven = ravens_in_hand(st, p) == 1
-    n = st.r.seat[p, S_DISC_N]
-    for i in range(st.r.seat[p, S_HAND_N]):
-        if not (keep_raven and st.r.pile[p, PILE_HAND, i] < N_RAVENS):
+    keep_raven = S.ravens_in_hand(st, p) == 1
+    n = st.r.pl[p, S.PL_DISC_N]
+    for i in range(st.r.pl[p, S.PL_HAND_N]):
+        if not (keep_raven and st.r.pile[p, S.PILE_HAND, i] < T.N_RAVENS):
             n += 1
     if n == 0:
         return -1
-    if k == POL_RANDOM:
+    if k == T.POL_RANDOM:
         j = below(st.r.rng[1 + p], n)
-        for i in range(st.r.seat[p, S_HAND_N]):
-            c = st.r.pile[p, PILE_HAND, i]
-            if not (keep_raven and c < N_RAVENS):
+        for i in range(st.r.pl[p, S.PL_HAND_N]):
+            c = st.r.pile[p, S.PILE_HAND, i]
+            if not (keep_raven and c < T.N_RAVENS):
                 if j == 0:
                     return c
                 j -= 1
-        return st.r.pile[p, PILE_DISC, j]
+        return st.r.pile[p, S.PILE_DISC, j]
     v, _ = _script(st)
     return v
 
@@ -894,24 +820,24 @@ def choose_set_aside(tb, st, p, out):
     """4: other cards from hand to set aside, into ``out``; at least one Raven stays (FR-6)."""
     k = _kind(tb, st, p)
     n = 0
-    if k == POL_GREEDY:
-        for i in range(st.r.seat[p, S_HAND_N]):
-            c = st.r.pile[p, PILE_HAND, i]
-            if c >= N_RAVENS and tb.r.cards[C_THIEF, rtype(tb, c)] == 0:
+    if k == T.POL_GREEDY:
+        for i in range(st.r.pl[p, S.PL_HAND_N]):
+            c = st.r.pile[p, S.PILE_HAND, i]
+            if c >= T.N_RAVENS and tb.r.cards[T.C_THIEF, S.rtype(tb, c)] == 0:
                 out[n] = c
                 n += 1
         return n
-    if k == POL_RANDOM:
+    if k == T.POL_RANDOM:
         rng = st.r.rng[1 + p]
-        rav = ravens_in_hand(st, p)
-        for i in range(st.r.seat[p, S_HAND_N]):
-            c = st.r.pile[p, PILE_HAND, i]
-            if c < N_RAVENS and rav == 1:
+        rav = S.ravens_in_hand(st, p)
+        for i in range(st.r.pl[p, S.PL_HAND_N]):
+            c = st.r.pile[p, S.PILE_HAND, i]
+            if c < T.N_RAVENS and rav == 1:
                 continue
             if below(rng, 2) == 1:
                 out[n] = c
                 n += 1
-                if c < N_RAVENS:
+                if c < T.N_RAVENS:
                     rav -= 1
         return n
     n, _ = _script(st)
@@ -927,9 +853,9 @@ def choose_examine(tb, st, p):
     if n == 0:
         return -1
     k = _kind(tb, st, p)
-    if k == POL_RANDOM:
+    if k == T.POL_RANDOM:
         return nth_slot(tb, st, FACE_DOWN, below(st.r.rng[1 + p], n))
-    if k != POL_GREEDY:
+    if k != T.POL_GREEDY:
         v, _ = _script(st)
         return v
     s = _unknown_facedown(tb, st, p)
@@ -939,35 +865,35 @@ def choose_examine(tb, st, p):
 @njit(cache=True, _nrt=False, forceinline=False)
 def choose_borrow(tb, st, p):
     """2: the captured Raven (not a 2) whose action to resolve, -1 if none."""
-    p = seat_ix(p)
+    p = S.seat_ix(p)
     n = 0
-    for i in range(st.r.seat[p, S_CAPT_N]):
-        if st.r.pile[p, PILE_CAPT, i] < N_RAVENS and st.r.pile[p, PILE_CAPT, i] != TWO:
+    for i in range(st.r.pl[p, S.PL_CAPT_N]):
+        if st.r.pile[p, S.PILE_CAPT, i] < T.N_RAVENS and st.r.pile[p, S.PILE_CAPT, i] != T.TWO:
             n += 1
     if n == 0:
         return -1
     k = _kind(tb, st, p)
-    if k == POL_RANDOM:
+    if k == T.POL_RANDOM:
         j = below(st.r.rng[1 + p], n)
-        for i in range(st.r.seat[p, S_CAPT_N]):
-            c = st.r.pile[p, PILE_CAPT, i]
-            if c < N_RAVENS and c != TWO:
+        for i in range(st.r.pl[p, S.PL_CAPT_N]):
+            c = st.r.pile[p, S.PILE_CAPT, i]
+            if c < T.N_RAVENS and c != T.TWO:
                 if j == 0:
                     return c
                 j -= 1
-    if k != POL_GREEDY:
+    if k != T.POL_GREEDY:
         v, _ = _script(st)
         return v
     # the values the greedy turn gives these actions (greedy_action_values); the 2 is out of the
     # hand now, so FR-6 may protect its last Raven from the 5
     fv = st.r.fv
-    greedy_action_values(tb, st, p, st.r.seat[p, S_CAPT_MASK] & ~(1 << TWO), fv, True)
+    greedy_action_values(tb, st, p, st.r.pl[p, S.PL_CAPT_MASK] & ~(1 << T.TWO), fv, True)
     best = -1
-    bv = NEG
-    for i in range(st.r.seat[p, S_CAPT_N]):
-        c = st.r.pile[p, PILE_CAPT, i]
-        if c < N_RAVENS and c != TWO:
-            v = fv[V_ACT + c]  # NEG for an action switched off
+    bv = T.NEG
+    for i in range(st.r.pl[p, S.PL_CAPT_N]):
+        c = st.r.pile[p, S.PILE_CAPT, i]
+        if c < T.N_RAVENS and c != T.TWO:
+            v = fv[S.V_ACT + c]  # NEG for an action switched off
             if v > bv:
                 bv = v
                 best = c
@@ -976,14 +902,14 @@ def choose_borrow(tb, st, p):
 
 @njit(cache=True, _nrt=False, inline="always")
 def choose_replace(tb, st, p):
-    """1: the unlocked face-up centre slot to replace, -1 if none."""
+    """1: the unlocked face-up centre slot to replace (must if able, ENGINE-5), -1 if none."""
     n = count_slots(tb, st, FACE_UP)
     if n == 0:
         return -1
     k = _kind(tb, st, p)
-    if k == POL_RANDOM:
+    if k == T.POL_RANDOM:
         return nth_slot(tb, st, FACE_UP, below(st.r.rng[1 + p], n))
-    if k != POL_GREEDY:
+    if k != T.POL_GREEDY:
         v, _ = _script(st)
         return v
     s, _ = _worst_faceup(tb, st, p)
@@ -994,29 +920,29 @@ def choose_replace(tb, st, p):
 def choose_peek_end(tb, st, p):
     """Captured 3: 1 to look at the bottom relic, 0 for the top."""
     k = _kind(tb, st, p)
-    if k == POL_RANDOM:
+    if k == T.POL_RANDOM:
         return below(st.r.rng[1 + p], 2)
-    if k != POL_GREEDY:
+    if k != T.POL_GREEDY:
         v, _ = _script(st)
         return v
-    return 1 if has_captured(st, p, TWO) and tb.r.params[P_CAPTURE + TWO] else 0
+    return 1 if S.has_captured(st, p, T.TWO) and tb.r.params[T.P_CAPTURE + T.TWO] else 0
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
 def choose_lock(tb, st, p):
     """Captured 1: the centre slot to lock, -1 if none."""
-    P = n_seats(tb)
+    P = S.n_seats(tb)
     n = count_slots(tb, st, ANY_FACE)
     if n == 0:
         return -1
     k = _kind(tb, st, p)
-    if k == POL_RANDOM:
+    if k == T.POL_RANDOM:
         return nth_slot(tb, st, ANY_FACE, below(st.r.rng[1 + p], n))
-    if k != POL_GREEDY:
+    if k != T.POL_GREEDY:
         v, _ = _script(st)
         return v
     best = -1
-    bv = NEG
+    bv = T.NEG
     for s in range(P):
         if slot_ok(st, s, ANY_FACE):
             x = known_relic(st, p, s)
@@ -1031,40 +957,42 @@ def choose_lock(tb, st, p):
 def choose_steal(tb, st, p):
     """FR-9: the centre slot to steal from, -1 for the relic deck's bottom (captured 2), or -2
     when there is nothing to take."""
-    P = n_seats(tb)
+    P = S.n_seats(tb)
     bottom_ok = (
-        tb.r.params[P_CAPTURE + TWO] == 1 and has_captured(st, p, TWO) and st.r.board[G_RD_N] > 0
+        tb.r.params[T.P_CAPTURE + T.TWO] == 1
+        and S.has_captured(st, p, T.TWO)
+        and st.r.board[S.G_RD_N] > 0
     )
     n = 1 if bottom_ok else 0
     for s in range(P):
-        if st.r.board[B_CENTRE + s] >= 0:
+        if st.r.board[S.B_CENTRE + s] >= 0:
             n += 1
     if n == 0:
         return -2
     k = _kind(tb, st, p)
-    if k == POL_RANDOM:
+    if k == T.POL_RANDOM:
         j = below(st.r.rng[1 + p], n)
         for s in range(P):
-            if st.r.board[B_CENTRE + s] >= 0:
+            if st.r.board[S.B_CENTRE + s] >= 0:
                 if j == 0:
                     return s
                 j -= 1
         return -1
-    if k != POL_GREEDY:
+    if k != T.POL_GREEDY:
         v, _ = _script(st)
         return v
-    thief = st.r.seat[p, S_THIEF]
+    thief = st.r.pl[p, S.PL_THIEF]
     best = -2
-    bv = NEG
+    bv = T.NEG
     for s in range(P):
-        if st.r.board[B_CENTRE + s] >= 0:
+        if st.r.board[S.B_CENTRE + s] >= 0:
             x = known_relic(st, p, s)
             v = unknown_worth(tb) if x < 0 else relic_worth(tb, st, p, x, thief)
             if v > bv:
                 bv = v
                 best = s
     if bottom_ok:
-        x = st.r.seat[p, S_RD_BOT]
+        x = st.r.pl[p, S.PL_RD_BOT]
         v = unknown_worth(tb) - 0.01 if x < 0 else relic_worth(tb, st, p, x, thief)
         if v > bv:
             best = -1
@@ -1074,29 +1002,29 @@ def choose_steal(tb, st, p):
 @njit(cache=True, _nrt=False, forceinline=False)
 def choose_rescue(tb, st, p, exclude):
     """FR-11: the captured card other than ``exclude`` to put on top of the deck, -1 if none."""
-    p = seat_ix(p)
+    p = S.seat_ix(p)
     n = 0
-    for i in range(st.r.seat[p, S_CAPT_N]):
-        if st.r.pile[p, PILE_CAPT, i] != exclude:
+    for i in range(st.r.pl[p, S.PL_CAPT_N]):
+        if st.r.pile[p, S.PILE_CAPT, i] != exclude:
             n += 1
     if n == 0:
         return -1
     k = _kind(tb, st, p)
-    if k == POL_RANDOM:
+    if k == T.POL_RANDOM:
         j = below(st.r.rng[1 + p], n)
-        for i in range(st.r.seat[p, S_CAPT_N]):
-            c = st.r.pile[p, PILE_CAPT, i]
+        for i in range(st.r.pl[p, S.PL_CAPT_N]):
+            c = st.r.pile[p, S.PILE_CAPT, i]
             if c != exclude:
                 if j == 0:
                     return c
                 j -= 1
-    if k != POL_GREEDY:
+    if k != T.POL_GREEDY:
         v, _ = _script(st)
         return v
     best = -1
-    bv = NEG
-    for i in range(st.r.seat[p, S_CAPT_N]):
-        c = st.r.pile[p, PILE_CAPT, i]
+    bv = T.NEG
+    for i in range(st.r.pl[p, S.PL_CAPT_N]):
+        c = st.r.pile[p, S.PILE_CAPT, i]
         if c != exclude:
             v = rescue_gain(tb, st, p, c)
             if v > bv:

@@ -11,6 +11,19 @@ not cost a call is ``forceinline=True`` (LLVM inlines it): numba's inliner deep-
 IR at every call site at a cost that grows with the square of its size (the greedy turn into the
 mission took 21 s of a cold compile); every other kernel says ``forceinline=False``, since a
 function first compiled under a forceinline caller would inherit the flag.
+
+The names every game gives the same things (balance/games/_kit.py): ``BLOCK_GAMES``; ``State``,
+whose record holds the seat rows ``pl`` (``PL_*`` offsets, ``N_PL`` wide), the game row ``board``
+(scalars ``G_*``, then the centre ``B_*`` and the relic deck, ``N_BOARD`` wide) and the random
+streams ``rng``, beside the piles ``pile`` and the greedy turn's values ``fv``, with the script
+and the event log in ``aux``; ``Work`` and ``alloc_work(tb)``, the scratch of
+``engine.play_game(tb, st, seed, game, work)``; ``END_REASONS`` and ``EXTRA_COLUMNS``.
+
+Widths: the State is one numpy record, not a NamedTuple of arrays, because a call then passes it
+as one pointer with every stride a constant (measured to pay: this is the speed benchmark's
+game; see State). Its integers are int32, like the Tables' (tables.py: every config compiles to
+one numba signature): every count, card id, score and telemetry count fits (schema.py bounds
+them), and the layout that was measured is kept (a wider record was not measured).
 """
 
 from __future__ import annotations
@@ -20,37 +33,25 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from balance.games._kit import LOG_WIDTH, Offsets, copy_log, log_event
-from balance.games.five_ravens.tables import (
-    C_INST,
-    C_KIND,
-    C_THIEF,
-    C_TYPEOF,
-    EVENTS,
-    K_GEM,
-    MAX_CAP,
-    MAX_SEATS,
-    MAX_TYPES,
-    N_RAVENS,
-    NEG,
-    ONE,
-    P_CAPTURE,
-    P_N_RELICS,
-    P_N_TYPES,
-    P_PLAYERS,
-    THREE,
-    Tables,
-)
+from balance.games import _kit as kit
+from balance.games.five_ravens import tables as T
 
-MAX_ROUND_TURNS = 40
-BLOCK = 256  # games per block of the batch kernel (state is allocated once per block)
+MAX_ROUND_TURNS = 40  # mission turns a seat may take in one round (ENGINE-9)
+BLOCK_GAMES = 256  # games per block of the batch kernel (state is allocated once per block)
 MAX_SLOTS = 4  # centre slots (one per player, FR-4)
+
+# Chunk.end_reason: every game ends when the last Clock is removed (FR-12).
+END_REASONS: tuple[str, ...] = ("clocks",)
+(END_CLOCKS,) = range(len(END_REASONS))
+# Chunk.extra: int32 per-seat columns, out.extra[i, p, k] for EXTRA_COLUMNS[k]
+EXTRA_COLUMNS: tuple[str, ...] = ("captured",)  # cards in the seat's captured pile (FR-14)
+(X_CAPTURED,) = range(len(EXTRA_COLUMNS))
 
 # Seat status during the Mission (FR-5).
 ST_ACTIVE, ST_THIEF, ST_DONE = range(3)
 
 # State.board: game scalars (G_*), then the centre slots (B_*), then the relic deck.
-_b = Offsets()
+_b = kit.Offsets()
 G_FIRST = _b(1)  # first player this round
 G_ROUND = _b(1)
 G_TURNS = _b(1)  # mission turns of all seats (the dataset's ``turns``)
@@ -61,69 +62,77 @@ G_LOG_N = _b(1)  # log rows written
 G_START = _b(1)  # first player of the game
 G_SCRIPT = _b(1)  # script entries used
 N_G_RESET = _b.end  # board[:N_G_RESET] is cleared for every game
-# set at allocation and kept across games; G_NSEAT, G_SEAT_W, G_CAP: the part of the State
+# set at allocation and kept across games; G_NSEAT, G_PL_W, G_CAP: the part of the State
 # record's fixed-size arrays this config uses (seats, seat columns, cards per pile)
 G_SCRIPT_N = _b(1)
 G_LOG_CAP = _b(1)
 G_LOG0 = _b(1)  # aux row of the first log row
 G_RMASK = _b(1)  # the relic deck's circular buffer holds board[G_RMASK] + 1 cards
 G_NSEAT = _b(1)
-G_SEAT_W = _b(1)
+G_PL_W = _b(1)
 G_CAP = _b(1)
 B_CENTRE = _b(MAX_SLOTS)  # + slot: relic card id (-1 empty)
 B_FACE = _b(MAX_SLOTS)  # + slot: face up
 B_LOCK = _b(MAX_SLOTS)  # + slot: locked
 _b(MAX_SLOTS)  # unused
-B_RDECK = _b(MAX_CAP)  # + i: the relic deck as a circular buffer (at most MAX_CAP cards)
-BOARD_W = _b.end
+B_RDECK = _b(T.MAX_CAP)  # + i: the relic deck as a circular buffer (at most MAX_CAP cards)
+N_BOARD = _b.end
 
 # State.pile[p, PILE_*, i]: the four piles of a seat; top of the deck = last card.
-PILE_DECK, PILE_HAND, PILE_DISC, PILE_CAPT = range(4)
+_k = kit.Offsets()
+PILE_DECK = _k(1)
+PILE_HAND = _k(1)
+PILE_DISC = _k(1)
+PILE_CAPT = _k(1)
+N_PILES = _k.end
 
-# State.seat[p, S_*]: per-seat scalars, then what the seat knows, then telemetry.
-_s = Offsets()
-S_DECK_N = _s(1)  # S_DECK_N + PILE_* is the card count of that pile
-S_HAND_N = _s(1)
-S_DISC_N = _s(1)
-S_CAPT_N = _s(1)
-S_DECK_KNOWN = _s(1)  # top cards of own deck the owner knows (8, 7-rescue; FR-15)
-S_THIEF = _s(1)  # card played as thief this round, -1 none
-S_STATUS = _s(1)  # ST_*
-S_NO_THIEF = _s(1)  # FR-7: no Raven in hand when the Prelude ended
-S_USED3 = _s(1)  # captured 3 used this round
-S_USED1 = _s(1)  # captured 1 used this round
-S_TURNS = _s(1)  # mission turns taken this round
-S_DOUBLED = _s(1)  # relic card captured with the 6 (FR-10), -1 none
-S_RD_TOP = _s(1)  # relic card the seat knows is on top of the relic deck, -1 unknown
-S_RD_BOT = _s(1)  # same for the bottom
-S_GEMS = _s(1)  # gems the seat owns
-S_CAPT_MASK = _s(1)  # bit r: Raven r is captured
-S_CAPT_RELICS = _s(1)  # number of captured relics
-S_RESCUE_OK = _s(1)  # 1: the seat's best rescue gain in State.fv[V_RESCUE + p] is current
-# S_GEMS, S_CAPT_MASK, S_CAPT_RELICS and the per-type captured counts (ctype_col) are caches of
+# State.pl[p, PL_*]: per-seat scalars, then what the seat knows, then telemetry.
+_s = kit.Offsets()
+PL_DECK_N = _s(1)  # PL_DECK_N + PILE_* is the card count of that pile
+PL_HAND_N = _s(1)
+PL_DISC_N = _s(1)
+PL_CAPT_N = _s(1)
+PL_DECK_KNOWN = _s(1)  # top cards of own deck the owner knows (8, 7-rescue; FR-15)
+PL_THIEF = _s(1)  # card played as thief this round, -1 none
+PL_STATUS = _s(1)  # ST_*
+PL_NO_THIEF = _s(1)  # FR-7: no Raven in hand when the Prelude ended
+PL_USED3 = _s(1)  # captured 3 used this round
+PL_USED1 = _s(1)  # captured 1 used this round
+PL_TURNS = _s(1)  # mission turns taken this round
+PL_DOUBLED = _s(1)  # relic card captured with the 6 (FR-10), -1 none
+PL_RD_TOP = _s(1)  # relic card the seat knows is on top of the relic deck, -1 unknown
+PL_RD_BOT = _s(1)  # same for the bottom
+PL_GEMS = _s(1)  # gems the seat owns
+PL_CAPT_MASK = _s(1)  # bit r: Raven r is captured
+PL_CAPT_RELICS = _s(1)  # number of captured relics
+PL_RESCUE_OK = _s(1)  # 1: the seat's best rescue gain in State.fv[V_RESCUE + p] is current
+# PL_GEMS, PL_CAPT_MASK, PL_CAPT_RELICS and the per-type captured counts (ctype_col) are caches of
 # the piles kept up to date by capt_push/capt_take and the theft, so that rules and policies need
 # not scan the piles; scoring recounts from the piles; recount() rebuilds them (tests).
-# S_RESCUE_OK caches policies.rescue_value the same way: it depends only on the captured cards.
-S_CKNOWN = _s(MAX_SLOTS)  # + slot: the seat knows the relic in that centre slot (FR-15)
+# PL_RESCUE_OK caches policies.rescue_value the same way: it depends only on the captured cards.
+PL_CKNOWN = _s(MAX_SLOTS)  # + slot: the seat knows the relic in that centre slot (FR-15)
 # + event * n_card_types + card type: telemetry counts; then, at ctype_col(t), the seat's captured
 # relics of type t (both parts sized by the config's card types, within the fixed width)
-S_TELE = _s(len(EVENTS) * (N_RAVENS + MAX_TYPES))
-_s(MAX_TYPES)
-SEAT_W = _s.end
+PL_TELE = _s(len(T.EVENTS) * (T.N_RAVENS + T.MAX_TYPES))
+_s(T.MAX_TYPES)
+N_PL = _s.end
 
 # State.fv: the greedy turn's float64 scratch values (policies._greedy_turn), both parts indexed
 # by card id, so that a pass over the hand reads a card's value with one load: action values
 # (Ravens: worked out each turn; relics: -inf, set once), then thief values (Ravens: each turn;
 # relics: NEG, set once, or each turn in configs with relic thieves), then each seat's cached
 # rescue_value.
-_v = Offsets()
-V_ACT = _v(MAX_CAP)  # + card id
-V_THIEF = _v(MAX_CAP)  # + card id
-V_RESCUE = _v(MAX_SEATS)  # + seat
+_v = kit.Offsets()
+V_ACT = _v(T.MAX_CAP)  # + card id
+V_THIEF = _v(T.MAX_CAP)  # + card id
+V_RESCUE = _v(T.MAX_SEATS)  # + seat
 FV_W = _v.end
 
 # State.aux rows: two scratch rows, the script (tests), then the event log.
-AUX_TMP, AUX_TMP2, AUX_SCRIPT = range(3)
+_a = kit.Offsets()
+AUX_TMP = _a(1)
+AUX_TMP2 = _a(1)
+AUX_SCRIPT = _a.end  # the script's rows start here (as many as it needs), then the log's
 
 # Turn moves (FR-5): play a Raven for its action, captured 3 / captured 1 turn action, thief.
 M_ACTION, M_CAPT3, M_CAPT1, M_THIEF, M_NONE = range(5)
@@ -158,10 +167,17 @@ M_ACTION, M_CAPT3, M_CAPT1, M_THIEF, M_NONE = range(5)
     E_NOTHIEF,
 ) = range(26)
 
-# Score breakdown fields (score_breakdown).
-SB_CHESTS, SB_GEMS, SB_HOLLOWS, SB_CURSED, SB_FOUR, SB_PENALTY, SB_TOTAL, SB_N_GEMS = range(
-    N_SB := 8
-)
+# Work.sb[SB_*]: the score breakdown of one seat (engine.score_breakdown).
+_sb = kit.Offsets()
+SB_CHESTS = _sb(1)
+SB_GEMS = _sb(1)
+SB_HOLLOWS = _sb(1)
+SB_CURSED = _sb(1)
+SB_FOUR = _sb(1)
+SB_PENALTY = _sb(1)
+SB_TOTAL = _sb(1)
+SB_N_GEMS = _sb(1)
+N_SB = _sb.end
 
 
 # The fixed sizes of the State record (its layout must not depend on the config, or a config change
@@ -173,10 +189,10 @@ STATE_DTYPE = np.dtype(
         np.record,
         np.dtype(
             [
-                ("pile", np.int32, (MAX_SEATS, 4, MAX_CAP)),
-                ("seat", np.int32, (MAX_SEATS, SEAT_W)),
-                ("board", np.int32, (BOARD_W,)),
-                ("rng", np.uint64, (1 + MAX_SEATS, 1)),
+                ("pile", np.int32, (T.MAX_SEATS, N_PILES, T.MAX_CAP)),
+                ("pl", np.int32, (T.MAX_SEATS, N_PL)),
+                ("board", np.int32, (N_BOARD,)),
+                ("rng", np.uint64, (1 + T.MAX_SEATS, 1)),
                 ("fv", np.float64, (FV_W,)),
             ],
             align=True,
@@ -189,21 +205,21 @@ class State(NamedTuple):
     """One game's state: a record of fixed-size arrays, and the script and log rows.
 
     ``r`` is a STATE_DTYPE record (of a one-element array that whoever made the State keeps
-    alive); the kernels read ``st.r.seat[p, S_...]``.
+    alive); the kernels read ``st.r.pl[p, PL_...]``.
     The arrays have the fixed sizes above; a config uses the first seats, columns and cards
-    of them (G_NSEAT, G_SEAT_W, G_CAP), which is what the Python views below show.
+    of them (G_NSEAT, G_PL_W, G_CAP), which is what the Python views below show.
     The record's arrays have their shapes in their type, so numba compiles every access with
     constant strides and a call passes the state as one pointer instead of every field of five
     (a NamedTuple of arrays passes data pointer, shape and strides of each: 45 values a call,
     and the mission kept most of them in stack slots). Python code reads the same arrays as
-    ``st.pile``, ``st.seat``, ``st.board`` and ``st.rng`` (views of the part a config uses).
+    ``st.pile``, ``st.pl``, ``st.board`` and ``st.rng`` (views of the part a config uses).
 
     The small hot helpers (pile helpers here, the greedy valuations in policies.py, legality
     in engine.py) are ``inline="always"`` (numba IR inlining); the choose_* and act_* functions
     stay calls, which keeps the cold compile time down.
     """
 
-    r: np.record  # a STATE_DTYPE record: pile, seat, board, rng (below)
+    r: np.record  # a STATE_DTYPE record: pile, pl, board, rng (below)
     aux: np.ndarray  # int32[rows, W]; AUX_TMP, AUX_TMP2, script rows, then log rows
 
     @property
@@ -213,11 +229,11 @@ class State(NamedTuple):
         return self.r["pile"][:n, :, :cap]
 
     @property
-    def seat(self) -> np.ndarray:
-        """int32[P, S_TELE + 5 * n_card_types + n_types]; S_* scalars, knowledge, telemetry,
+    def pl(self) -> np.ndarray:
+        """int32[P, PL_TELE + 5 * n_card_types + n_types]; PL_* scalars, knowledge, telemetry,
         captured relics per type (ctype_col)."""
         n, width, _ = self._used()
-        return self.r["seat"][:n, :width]
+        return self.r["pl"][:n, :width]
 
     @property
     def board(self) -> np.ndarray:
@@ -232,16 +248,16 @@ class State(NamedTuple):
 
     def _used(self) -> tuple[int, int, int]:
         board = self.r["board"]
-        return int(board[G_NSEAT]), int(board[G_SEAT_W]), int(board[G_CAP])
+        return int(board[G_NSEAT]), int(board[G_PL_W]), int(board[G_CAP])
 
 
-def new_state(tb: Tables, log_cap: int = 0, script: np.ndarray | None = None) -> State:
+def new_state(tb: T.Tables, log_cap: int = 0, script: np.ndarray | None = None) -> State:
     """Allocate a State for the config (Python entry; the kernels use alloc_state)."""
     if script is None:
         script = np.zeros(0, np.int32)
     s, aux = alloc_state(tb, log_cap, np.ascontiguousarray(script, dtype=np.int32))
     # an array made by numba comes back as plain structured: view it as records again, so
-    # that the kernels' ``st.r.seat`` also works when they run as Python (tests); the record
+    # that the kernels' ``st.r.pl`` also works when they run as Python (tests); the record
     # keeps its array alive
     return State(s.view(STATE_DTYPE)[0], aux)
 
@@ -262,32 +278,32 @@ def nn(x):
 @njit(cache=True, _nrt=False, inline="always")
 def rtype(tb, c):
     """The relic type of relic card ``c`` (c >= N_RAVENS), as a non-negative index."""
-    return nn(tb.r.cards[C_INST, nn(c - N_RAVENS)])
+    return nn(tb.r.cards[T.C_INST, nn(c - T.N_RAVENS)])
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def seat_width(tb):
-    """Columns of State.seat this config uses (S_* scalars, telemetry, captured per type)."""
-    return ctype_col(tb, tb.r.params[P_N_TYPES])
+    """Columns of State.pl this config uses (PL_* scalars, telemetry, captured per type)."""
+    return ctype_col(tb, tb.r.params[T.P_N_TYPES])
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def n_seats(tb):
     """The number of seats, with its bound MAX_SEATS in sight of LLVM: the loops over seats and
     centre slots are then known to be at most 4 long (no unrolled body for longer ones)."""
-    return min(tb.r.params[P_PLAYERS], MAX_SEATS)
+    return min(tb.r.params[T.P_PLAYERS], T.MAX_SEATS)
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def state_seats(st):
     """n_seats for the helpers that have the state only (its G_NSEAT)."""
-    return min(st.r.board[G_NSEAT], MAX_SEATS)
+    return min(st.r.board[G_NSEAT], T.MAX_SEATS)
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def seat_ix(p):
     """Seat ``p`` (0 <= p < 4) as an index LLVM knows is not negative: the mask changes no
-    seat, and it spares every ``st.r.seat[p, ...]`` numba's negative-index wraparound code."""
+    seat, and it spares every ``st.r.pl[p, ...]`` numba's negative-index wraparound code."""
     return p & 3
 
 
@@ -305,43 +321,60 @@ def alloc_state(tb, log_cap, script):
     """The arrays of a new State: a one-element STATE_DTYPE array and the aux rows. The State
     holds the record ``s[0]``, which does not keep ``s`` alive: the caller does (new_state, or
     play_batch for the block's games)."""
-    cap = N_RAVENS + tb.r.params[P_N_RELICS]
+    cap = T.N_RAVENS + tb.r.params[T.P_N_RELICS]
     rcap = 1
-    while rcap < tb.r.params[P_N_RELICS] + 1:
+    while rcap < tb.r.params[T.P_N_RELICS] + 1:
         rcap *= 2
-    width = max(LOG_WIDTH, cap)
+    width = max(kit.LOG_WIDTH, cap)
     script_rows = (script.shape[0] + width - 1) // width
     aux = np.zeros((AUX_SCRIPT + script_rows + log_cap, width), np.int32)
     for i in range(script.shape[0]):
         aux[AUX_SCRIPT + i // width, i % width] = script[i]
     s = np.zeros(1, STATE_DTYPE)
     fv = s[0].fv  # the relics' fixed values in it (V_ACT, V_THIEF)
-    fv[V_ACT + N_RAVENS : V_ACT + MAX_CAP] = -np.inf
-    fv[V_THIEF + N_RAVENS : V_THIEF + MAX_CAP] = NEG
+    fv[V_ACT + T.N_RAVENS : V_ACT + T.MAX_CAP] = -np.inf
+    fv[V_THIEF + T.N_RAVENS : V_THIEF + T.MAX_CAP] = T.NEG
     board = s[0].board
     board[G_SCRIPT_N] = script.shape[0]
     board[G_LOG_CAP] = log_cap
     board[G_LOG0] = AUX_SCRIPT + script_rows
     board[G_RMASK] = rcap - 1
-    board[G_NSEAT] = tb.r.params[P_PLAYERS]
-    board[G_SEAT_W] = seat_width(tb)
+    board[G_NSEAT] = tb.r.params[T.P_PLAYERS]
+    board[G_PL_W] = seat_width(tb)
     board[G_CAP] = cap
     return s, aux
 
 
+class Work(NamedTuple):
+    """The per-game scratch arrays of ``engine.play_game`` (``alloc_work``): allocated once per
+    block of games by the batch kernel, and once by narrate's replay."""
+
+    moves: np.ndarray  # int32[2 * CAP + 2, 2]: legal_moves, an action and a thief per card
+    order: np.ndarray  # int32[P]: steal_order
+    score: np.ndarray  # int32[P]: final scores (with the handicap)
+    rank: np.ndarray  # int32[P]: FR-14 ranks
+    sb: np.ndarray  # int32[N_SB]: score_breakdown's SB_*
+    cursed: np.ndarray  # int32[n_types]: captured cursed relics per type
+
+
 @njit(cache=True, forceinline=False)
-def alloc_scratch(tb):
-    """The per-game working arrays of engine.play_game, for the batch kernel (once per block)
-    and for narrate: (moves, order, score, rank, sb, cursed)."""
+def alloc_work(tb):
+    """The Work of engine.play_game for the config of ``tb``."""
     P = n_seats(tb)
-    cap = N_RAVENS + tb.r.params[P_N_RELICS]
-    moves = np.zeros((2 * cap + 2, 2), np.int32)  # legal_moves: an action and a thief per card
-    order = np.zeros(P, np.int32)  # steal_order
-    score = np.zeros(P, np.int32)
-    rank = np.zeros(P, np.int32)
-    sb = np.zeros(N_SB, np.int32)  # score_breakdown: SB_*
-    cursed = np.zeros(tb.r.params[P_N_TYPES], np.int32)  # captured cursed relics per type
-    return moves, order, score, rank, sb, cursed
+    cap = T.N_RAVENS + tb.r.params[T.P_N_RELICS]
+    return Work(
+        np.zeros((2 * cap + 2, 2), np.int32),
+        np.zeros(P, np.int32),
+        np.zeros(P, np.int32),
+        np.zeros(P, np.int32),
+        np.zeros(N_SB, np.int32),
+        np.zeros(tb.r.params[T.P_N_TYPES], np.int32),
+    )
+
+
+# The name base.STANDARD_MODULES still asks every game's state.py for (until it asks for
+# alloc_work): the same function, not a second allocator.
+alloc_scratch = alloc_work
 
 
 # ---------------------------------------------------------------- small helpers
@@ -350,24 +383,24 @@ def alloc_scratch(tb):
 @njit(cache=True, _nrt=False, forceinline=False)
 def emit(st, code, a, b, c, d, e, f, h):
     """Log event ``code`` (E_*) with seven integers (the kit's log, kept in State.aux)."""
-    log_event(st.r.board, st.aux, G_LOG_N, G_LOG_CAP, G_LOG0, code, a, b, c, d, e, f, h)
+    kit.log_event(st.r.board, st.aux, G_LOG_N, G_LOG_CAP, G_LOG0, code, a, b, c, d, e, f, h)
 
 
 def log_rows(st: State) -> np.ndarray:
     """A copy of the event log of ``st`` (int32[n, LOG_WIDTH])."""
-    return copy_log(st.aux, int(st.board[G_LOG0]), int(st.board[G_LOG_N]))
+    return kit.copy_log(st.aux, int(st.board[G_LOG0]), int(st.board[G_LOG_N]))
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def card_type(tb, c):
     """Telemetry card type of card id ``c``: its rank index, or 9 + its relic type (one load of
     tables.C_TYPEOF, not a branch on Raven or relic: 200 counts a game)."""
-    return nn(tb.r.cards[C_TYPEOF, nn(c)])
+    return nn(tb.r.cards[T.C_TYPEOF, nn(c)])
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def count(tb, st, p, ev, c):
-    st.r.seat[p, nn(S_TELE + ev * (N_RAVENS + tb.r.params[P_N_TYPES]) + card_type(tb, c))] += 1
+    st.r.pl[p, nn(PL_TELE + ev * (T.N_RAVENS + tb.r.params[T.P_N_TYPES]) + card_type(tb, c))] += 1
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -387,81 +420,81 @@ def remove_at(pile, n, i):
 
 @njit(cache=True, _nrt=False, inline="always")
 def hand_remove(st, p, c):
-    i = find(st.r.pile[p, PILE_HAND], st.r.seat[p, S_HAND_N], c)
-    st.r.seat[p, S_HAND_N] = remove_at(st.r.pile[p, PILE_HAND], st.r.seat[p, S_HAND_N], i)
+    i = find(st.r.pile[p, PILE_HAND], st.r.pl[p, PL_HAND_N], c)
+    st.r.pl[p, PL_HAND_N] = remove_at(st.r.pile[p, PILE_HAND], st.r.pl[p, PL_HAND_N], i)
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def disc_push(st, p, c):
-    st.r.pile[p, PILE_DISC, nn(st.r.seat[p, S_DISC_N])] = c
-    st.r.seat[p, S_DISC_N] += 1
+    st.r.pile[p, PILE_DISC, nn(st.r.pl[p, PL_DISC_N])] = c
+    st.r.pl[p, PL_DISC_N] += 1
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def ctype_col(tb, t):
-    """Column of State.seat counting the seat's captured relics of type ``t``."""
-    return nn(S_TELE + 5 * (N_RAVENS + tb.r.params[P_N_TYPES]) + t)
+    """Column of State.pl counting the seat's captured relics of type ``t``."""
+    return nn(PL_TELE + 5 * (T.N_RAVENS + tb.r.params[T.P_N_TYPES]) + t)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def _captured_changed(tb, st, p, c, d):
-    st.r.seat[p, S_RESCUE_OK] = 0
-    if c < N_RAVENS:
+    st.r.pl[p, PL_RESCUE_OK] = 0
+    if c < T.N_RAVENS:
         if d > 0:
-            st.r.seat[p, S_CAPT_MASK] |= 1 << c
+            st.r.pl[p, PL_CAPT_MASK] |= 1 << c
         else:
-            st.r.seat[p, S_CAPT_MASK] &= ~(1 << c)
+            st.r.pl[p, PL_CAPT_MASK] &= ~(1 << c)
     else:
-        st.r.seat[p, S_CAPT_RELICS] += d
-        st.r.seat[p, ctype_col(tb, rtype(tb, c))] += d
+        st.r.pl[p, PL_CAPT_RELICS] += d
+        st.r.pl[p, ctype_col(tb, rtype(tb, c))] += d
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def capt_push(tb, st, p, c):
-    st.r.pile[p, PILE_CAPT, nn(st.r.seat[p, S_CAPT_N])] = c
-    st.r.seat[p, S_CAPT_N] += 1
+    st.r.pile[p, PILE_CAPT, nn(st.r.pl[p, PL_CAPT_N])] = c
+    st.r.pl[p, PL_CAPT_N] += 1
     _captured_changed(tb, st, p, c, 1)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def capt_take(tb, st, p, c):
     """Remove card ``c`` from the seat's captured cards."""
-    j = find(st.r.pile[p, PILE_CAPT], st.r.seat[p, S_CAPT_N], c)
-    st.r.seat[p, S_CAPT_N] = remove_at(st.r.pile[p, PILE_CAPT], st.r.seat[p, S_CAPT_N], j)
+    j = find(st.r.pile[p, PILE_CAPT], st.r.pl[p, PL_CAPT_N], c)
+    st.r.pl[p, PL_CAPT_N] = remove_at(st.r.pile[p, PILE_CAPT], st.r.pl[p, PL_CAPT_N], j)
     _captured_changed(tb, st, p, c, -1)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def recount(tb, st):
-    """Rebuild the cached counts of State.seat from the piles (after editing piles by hand)."""
+    """Rebuild the cached counts of State.pl from the piles (after editing piles by hand)."""
     for p in range(n_seats(tb)):
-        st.r.seat[p, S_RESCUE_OK] = 0
-        st.r.seat[p, S_GEMS] = 0
-        st.r.seat[p, S_CAPT_MASK] = 0
-        st.r.seat[p, S_CAPT_RELICS] = 0
-        for t in range(tb.r.params[P_N_TYPES]):
-            st.r.seat[p, ctype_col(tb, t)] = 0
+        st.r.pl[p, PL_RESCUE_OK] = 0
+        st.r.pl[p, PL_GEMS] = 0
+        st.r.pl[p, PL_CAPT_MASK] = 0
+        st.r.pl[p, PL_CAPT_RELICS] = 0
+        for t in range(tb.r.params[T.P_N_TYPES]):
+            st.r.pl[p, ctype_col(tb, t)] = 0
         for k in range(4):
-            for i in range(st.r.seat[p, S_DECK_N + k]):
+            for i in range(st.r.pl[p, PL_DECK_N + k]):
                 c = st.r.pile[p, k, i]
-                if c >= N_RAVENS and tb.r.cards[C_KIND, rtype(tb, c)] == K_GEM:
-                    st.r.seat[p, S_GEMS] += 1
+                if c >= T.N_RAVENS and tb.r.cards[T.C_KIND, rtype(tb, c)] == T.K_GEM:
+                    st.r.pl[p, PL_GEMS] += 1
                 if k == PILE_CAPT:
                     _captured_changed(tb, st, p, c, 1)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def deck_push_top(st, p, c):
-    st.r.pile[p, PILE_DECK, nn(st.r.seat[p, S_DECK_N])] = c
-    st.r.seat[p, S_DECK_N] += 1
-    st.r.seat[p, S_DECK_KNOWN] += 1  # FR-15: the owner knows what they put on top
+    st.r.pile[p, PILE_DECK, nn(st.r.pl[p, PL_DECK_N])] = c
+    st.r.pl[p, PL_DECK_N] += 1
+    st.r.pl[p, PL_DECK_KNOWN] += 1  # FR-15: the owner knows what they put on top
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def ravens_in_hand(st, p):
     k = 0
-    for i in range(st.r.seat[p, S_HAND_N]):
-        if st.r.pile[p, PILE_HAND, i] < N_RAVENS:
+    for i in range(st.r.pl[p, PL_HAND_N]):
+        if st.r.pile[p, PILE_HAND, i] < T.N_RAVENS:
             k += 1
     return k
 
@@ -469,12 +502,12 @@ def ravens_in_hand(st, p):
 @njit(cache=True, _nrt=False, inline="always")
 def has_captured(st, p, r):
     """Raven ``r`` (0..8) is among the seat's captured cards."""
-    return (st.r.seat[p, S_CAPT_MASK] >> r) & 1 == 1
+    return (st.r.pl[p, PL_CAPT_MASK] >> r) & 1 == 1
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def captured_relics(st, p):
-    return st.r.seat[p, S_CAPT_RELICS]
+    return st.r.pl[p, PL_CAPT_RELICS]
 
 
 # ---------------------------------------------------------------- legality (FR-5, FR-7)
@@ -485,18 +518,18 @@ def captured_relics(st, p):
 @njit(cache=True, _nrt=False, inline="always")
 def can_capt3(tb, st, p):
     return (
-        st.r.seat[p, S_USED3] == 0
-        and tb.r.params[P_CAPTURE + THREE] == 1
-        and has_captured(st, p, THREE)
+        st.r.pl[p, PL_USED3] == 0
+        and tb.r.params[T.P_CAPTURE + T.THREE] == 1
+        and has_captured(st, p, T.THREE)
     )
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def can_capt1(tb, st, p):
     if (
-        st.r.seat[p, S_USED1] != 0
-        or tb.r.params[P_CAPTURE + ONE] == 0
-        or not has_captured(st, p, ONE)
+        st.r.pl[p, PL_USED1] != 0
+        or tb.r.params[T.P_CAPTURE + T.ONE] == 0
+        or not has_captured(st, p, T.ONE)
     ):
         return False
     for slot in range(n_seats(tb)):
@@ -508,11 +541,11 @@ def can_capt1(tb, st, p):
 @njit(cache=True, _nrt=False, inline="always")
 def can_thief(tb, st, p, c):
     """FR-7: a Raven, or a relic listed in thief_relics, unless the seat drew no Raven."""
-    if st.r.seat[p, S_NO_THIEF]:
+    if st.r.pl[p, PL_NO_THIEF]:
         return False
-    if c < N_RAVENS:
+    if c < T.N_RAVENS:
         return True
-    return tb.r.cards[C_THIEF, rtype(tb, c)] == 1
+    return tb.r.cards[T.C_THIEF, rtype(tb, c)] == 1
 
 
 # ---------------------------------------------------------------- relic deck (circular)
@@ -547,9 +580,9 @@ def rd_pop_top(st):
     x = st.r.board[B_RDECK + rd_index(st, n - 1)]
     st.r.board[G_RD_N] = n - 1
     for s in range(state_seats(st)):
-        st.r.seat[s, S_RD_TOP] = -1
+        st.r.pl[s, PL_RD_TOP] = -1
         if n == 1:
-            st.r.seat[s, S_RD_BOT] = -1
+            st.r.pl[s, PL_RD_BOT] = -1
     return x
 
 
@@ -562,29 +595,30 @@ def rd_pop_bottom(st):
     st.r.board[G_RD_BOT] = rd_index(st, 1)
     st.r.board[G_RD_N] = n - 1
     for s in range(state_seats(st)):
-        st.r.seat[s, S_RD_BOT] = -1
+        st.r.pl[s, PL_RD_BOT] = -1
         if n == 1:
-            st.r.seat[s, S_RD_TOP] = -1
+            st.r.pl[s, PL_RD_TOP] = -1
     return x
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def rd_push_bottom(st, x, knowers):
-    """Put relic ``x`` at the bottom; seats whose bit is set in ``knowers`` know it is there."""
+    """Put relic ``x`` at the bottom; seats whose bit is set in ``knowers`` know it is there
+    (ENGINE-13)."""
     b = (st.r.board[G_RD_BOT] - 1) & (st.r.board[G_RMASK])
     st.r.board[B_RDECK + b] = x
     st.r.board[G_RD_BOT] = b
     st.r.board[G_RD_N] += 1
     for s in range(state_seats(st)):
-        st.r.seat[s, S_RD_BOT] = x if (knowers >> s) & 1 else -1
+        st.r.pl[s, PL_RD_BOT] = x if (knowers >> s) & 1 else -1
         if st.r.board[G_RD_N] == 1:
-            st.r.seat[s, S_RD_TOP] = st.r.seat[s, S_RD_BOT]
+            st.r.pl[s, PL_RD_TOP] = st.r.pl[s, PL_RD_BOT]
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def slot_knowers(st, slot):
     m = 0
     for s in range(state_seats(st)):
-        if st.r.seat[s, S_CKNOWN + slot]:
+        if st.r.pl[s, PL_CKNOWN + slot]:
             m |= 1 << s
     return m

@@ -208,10 +208,11 @@ class Tables(NamedTuple):
 class Compiled:
     """Kernel tables plus the names needed to label their output."""
 
-    k: Tables
+    tb: Tables  # the kernels' tables
     relic_names: tuple[str, ...]
-    seat_policies: tuple[str, ...]
-    columns: tuple[str, ...]
+    seat_policies: tuple[str, ...]  # the policy kind of each seat
+    columns: tuple[str, ...]  # telemetry column names
+    players: int
 
     def card_type_name(self, t: int) -> str:
         return RAVEN_NAMES[t] if t < N_RAVENS else self.relic_names[t - N_RAVENS]
@@ -387,8 +388,13 @@ def compile_tables(
     t["cards"][0] = cards
     t["weights"][0, : weights.shape[0]] = weights
     t["cvmax"][0, : weights.shape[0]] = _cv_max(weights)
-    k = Tables(t[0])
-    return Compiled(k=k, relic_names=names, seat_policies=tuple(config.seats), columns=tuple(cols))
+    return Compiled(
+        tb=Tables(t[0]),
+        relic_names=names,
+        seat_policies=tuple(config.seats),
+        columns=tuple(cols),
+        players=int(players),
+    )
 
 
 def _with_derived_values(weights: np.ndarray, params: np.ndarray) -> np.ndarray:
@@ -396,7 +402,7 @@ def _with_derived_values(weights: np.ndarray, params: np.ndarray) -> np.ndarray:
     capturing it, as far as they do not depend on the game state (policies._greedy_turn,
     policies.best_capture_value), with the float operations in the kernel's order so that the
     kernel's choices are the same as working them out there (tests/games/five_ravens/
-    test_greedy_reference.py). Only the first N_WEIGHTS columns of ``weights`` are read."""
+    test_policies.py). Only the first N_WEIGHTS columns of ``weights`` are read."""
     out = np.zeros((weights.shape[0], N_WEIGHT_COLS), np.float64)
     out[:, :N_WEIGHTS] = weights[:, :N_WEIGHTS]
     for p in range(weights.shape[0]):

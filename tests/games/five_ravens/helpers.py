@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from balance.config import RunConfig, config_from_dict, load_yaml
+from balance.games._kit import LOG_WIDTH
 from balance.games.five_ravens import engine
 from balance.games.five_ravens.state import (
     B_CENTRE,
@@ -54,25 +55,24 @@ from balance.games.five_ravens.state import (
     G_RD_BOT,
     G_RD_N,
     G_RMASK,
-    LOG_WIDTH,
     MAX_SLOTS,
     N_SB,
     PILE_CAPT,
     PILE_DECK,
     PILE_DISC,
     PILE_HAND,
-    S_CKNOWN,
-    S_DECK_KNOWN,
-    S_DECK_N,
-    S_DOUBLED,
-    S_NO_THIEF,
-    S_RD_BOT,
-    S_RD_TOP,
-    S_STATUS,
-    S_THIEF,
-    S_TURNS,
-    S_USED1,
-    S_USED3,
+    PL_CKNOWN,
+    PL_DECK_KNOWN,
+    PL_DECK_N,
+    PL_DOUBLED,
+    PL_NO_THIEF,
+    PL_RD_BOT,
+    PL_RD_TOP,
+    PL_STATUS,
+    PL_THIEF,
+    PL_TURNS,
+    PL_USED1,
+    PL_USED3,
     SB_CHESTS,
     SB_CURSED,
     SB_FOUR,
@@ -83,7 +83,7 @@ from balance.games.five_ravens.state import (
     SB_TOTAL,
     ST_ACTIVE,
     State,
-    alloc_scratch,
+    alloc_work,
     new_state,
     recount,
 )
@@ -131,12 +131,12 @@ def config(
 
 def scripted(cfg: RunConfig) -> Compiled:
     """Tables whose every seat reads its choices from the script (greedy once it runs out)."""
-    greedy = compile_tables(cfg).k.weights  # the config's weights, used once the script ends
+    greedy = compile_tables(cfg).tb.weights  # the config's weights, used once the script ends
     return compile_tables(cfg, seat_kinds=[POL_SCRIPT] * cfg.players, weights=greedy)
 
 
 def players(compiled: Compiled) -> int:
-    return int(compiled.k.params[P_PLAYERS])
+    return int(compiled.tb.params[P_PLAYERS])
 
 
 # ---------------------------------------------------------------- card ids
@@ -152,17 +152,17 @@ def relic_id(compiled: Compiled, name: str, k: int = 0) -> int:
     """Card id of the k-th instance of relic type ``name``."""
     t = compiled.relic_names.index(name)
     inst = [
-        i for i in range(int(compiled.k.params[P_N_RELICS])) if compiled.k.cards[C_INST, i] == t
+        i for i in range(int(compiled.tb.params[P_N_RELICS])) if compiled.tb.cards[C_INST, i] == t
     ]
     return N_RAVENS + inst[k]
 
 
 def relic_name(compiled: Compiled, card: int) -> str:
-    return compiled.relic_names[int(compiled.k.cards[C_INST, card - N_RAVENS])]
+    return compiled.relic_names[int(compiled.tb.cards[C_INST, card - N_RAVENS])]
 
 
 def all_relics(compiled: Compiled) -> list[int]:
-    return [N_RAVENS + i for i in range(int(compiled.k.params[P_N_RELICS]))]
+    return [N_RAVENS + i for i in range(int(compiled.tb.params[P_N_RELICS]))]
 
 
 # ---------------------------------------------------------------- building a position
@@ -177,24 +177,24 @@ def blank(
 ) -> State:
     """A game set up by ``engine.setup`` and then emptied: no cards anywhere, seats active with no
     thief, ``first`` as first player, the log cleared. Tests then place only the cards they need."""
-    tb = compiled.k
+    tb = compiled.tb
     st = new_state(tb, log_cap=log_cap, script=np.asarray(script, np.int32))
     engine.setup(tb, st, seed, 0)
     st.pile[:] = 0
     for p in range(players(compiled)):
         for pile in PILES.values():
-            st.seat[p, S_DECK_N + pile] = 0
-        st.seat[p, S_DECK_KNOWN] = 0
-        st.seat[p, S_THIEF] = -1
-        st.seat[p, S_STATUS] = ST_ACTIVE
-        st.seat[p, S_NO_THIEF] = 0
-        st.seat[p, S_USED1] = 0
-        st.seat[p, S_USED3] = 0
-        st.seat[p, S_TURNS] = 0
-        st.seat[p, S_DOUBLED] = -1
-        st.seat[p, S_RD_TOP] = -1
-        st.seat[p, S_RD_BOT] = -1
-        st.seat[p, S_CKNOWN : S_CKNOWN + MAX_SLOTS] = 0
+            st.pl[p, PL_DECK_N + pile] = 0
+        st.pl[p, PL_DECK_KNOWN] = 0
+        st.pl[p, PL_THIEF] = -1
+        st.pl[p, PL_STATUS] = ST_ACTIVE
+        st.pl[p, PL_NO_THIEF] = 0
+        st.pl[p, PL_USED1] = 0
+        st.pl[p, PL_USED3] = 0
+        st.pl[p, PL_TURNS] = 0
+        st.pl[p, PL_DOUBLED] = -1
+        st.pl[p, PL_RD_TOP] = -1
+        st.pl[p, PL_RD_BOT] = -1
+        st.pl[p, PL_CKNOWN : PL_CKNOWN + MAX_SLOTS] = 0
     st.board[B_CENTRE : B_CENTRE + MAX_SLOTS] = -1
     st.board[B_FACE : B_FACE + MAX_SLOTS] = 0
     st.board[B_LOCK : B_LOCK + MAX_SLOTS] = 0
@@ -211,8 +211,8 @@ def set_pile(compiled: Compiled, st: State, p: int, pile: int | str, cards: list
     pile = PILES[pile] if isinstance(pile, str) else pile
     st.pile[p, pile, :] = 0
     st.pile[p, pile, : len(cards)] = cards
-    st.seat[p, S_DECK_N + pile] = len(cards)
-    recount(compiled.k, st)  # the seat's cached counts (gems, captured cards) follow the piles
+    st.pl[p, PL_DECK_N + pile] = len(cards)
+    recount(compiled.tb, st)  # the seat's cached counts (gems, captured cards) follow the piles
 
 
 def set_seat(compiled: Compiled, st: State, p: int, **piles: list[int]) -> None:
@@ -223,14 +223,14 @@ def set_seat(compiled: Compiled, st: State, p: int, **piles: list[int]) -> None:
 
 def pile_cards(st: State, p: int, pile: int | str) -> list[int]:
     pile = PILES[pile] if isinstance(pile, str) else pile
-    return [int(c) for c in st.pile[p, pile, : st.seat[p, S_DECK_N + pile]]]
+    return [int(c) for c in st.pile[p, pile, : st.pl[p, PL_DECK_N + pile]]]
 
 
 def set_centre(st: State, slots: list[Any]) -> None:
     """Centre slots from a list of ``None`` (empty), ``card`` (face down) or ``(card, face_up)``
     or ``(card, face_up, locked)``. Face-up relics are known to every seat (FR-15). Cursed relics
     are not locked automatically: pass ``locked`` to model FR-4."""
-    P = st.seat.shape[0]
+    P = st.pl.shape[0]
     for slot in range(MAX_SLOTS):
         spec = slots[slot] if slot < len(slots) else None
         if spec is None:
@@ -243,12 +243,12 @@ def set_centre(st: State, slots: list[Any]) -> None:
         st.board[B_FACE + slot] = int(face)
         st.board[B_LOCK + slot] = int(lock)
         for s in range(P):
-            st.seat[s, S_CKNOWN + slot] = int(bool(face))
+            st.pl[s, PL_CKNOWN + slot] = int(bool(face))
 
 
 def centre(st: State) -> list[tuple[int, int, int]]:
     """(card, face up, locked) of every centre slot of the game (card -1 for an empty slot)."""
-    P = st.seat.shape[0]
+    P = st.pl.shape[0]
     return [
         (int(st.board[B_CENTRE + s]), int(st.board[B_FACE + s]), int(st.board[B_LOCK + s]))
         for s in range(P)
@@ -324,32 +324,32 @@ def events(st: State, code: int) -> list[tuple[int, ...]]:
 
 
 def moves_buffer(compiled: Compiled) -> np.ndarray:
-    cap = N_RAVENS + int(compiled.k.params[P_N_RELICS])
+    cap = N_RAVENS + int(compiled.tb.params[P_N_RELICS])
     return np.zeros((2 * cap + 2, 2), np.int32)
 
 
 def legal(compiled: Compiled, st: State, p: int) -> set[tuple[int, int]]:
     """The seat's legal turns as a set of (move, card)."""
     moves = moves_buffer(compiled)
-    n = engine.legal_moves(compiled.k, st, p, moves)
+    n = engine.legal_moves(compiled.tb, st, p, moves)
     return {(int(m), int(c)) for m, c in moves[:n]}
 
 
 def order_of(compiled: Compiled, st: State) -> list[int]:
     order = np.zeros(players(compiled), np.int32)
-    n = engine.steal_order(compiled.k, st, order)
+    n = engine.steal_order(compiled.tb, st, order)
     return [int(s) for s in order[:n]]
 
 
 def theft(compiled: Compiled, st: State) -> None:
-    engine.theft(compiled.k, st, np.zeros(players(compiled), np.int32))
+    engine.theft(compiled.tb, st, np.zeros(players(compiled), np.int32))
 
 
 def breakdown(compiled: Compiled, st: State, p: int) -> dict[str, int]:
     """The engine's FR-13 score breakdown of seat ``p``, by field name."""
     sb = np.zeros(N_SB, np.int32)
-    cursed = np.zeros(int(compiled.k.params[P_N_TYPES]), np.int32)
-    engine.score_breakdown(compiled.k, st, p, sb, cursed)
+    cursed = np.zeros(int(compiled.tb.params[P_N_TYPES]), np.int32)
+    engine.score_breakdown(compiled.tb, st, p, sb, cursed)
     names = {
         "chests": SB_CHESTS,
         "gems": SB_GEMS,
@@ -375,9 +375,9 @@ def ranks(score: list[int], captured: list[int]) -> list[int]:
 
 def play_one(compiled: Compiled, seed: int, game: int, log_cap: int = 5000):
     """Play one whole game with ``engine.play_game``; returns (state, scores, ranks)."""
-    tb = compiled.k
+    tb = compiled.tb
     st = new_state(tb, log_cap=log_cap)
-    moves, order, score, rank, sb, cursed = alloc_scratch(tb)
-    engine.play_game(tb, st, seed, game, moves, order, score, rank, sb, cursed)
+    work = alloc_work(tb)
+    engine.play_game(tb, st, seed, game, work)
     assert st.board[G_LOG_N] < log_cap, "log full: raise log_cap"
-    return st, [int(s) for s in score], [int(r) for r in rank]
+    return st, [int(s) for s in work.score], [int(r) for r in work.rank]

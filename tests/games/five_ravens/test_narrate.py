@@ -139,7 +139,7 @@ def test_unknown_event_code_raises(base):
     _, comp = base
     logged = narrate.play_logged(comp, 1, 0)
     bad = np.vstack([logged.log, np.array([[99, 0, 0, 0, 0, 0, 0, 0]], np.int32)])
-    with pytest.raises(ValueError, match="unknown Five Ravens event code 99"):
+    with pytest.raises(ValueError, match="unknown event code 99"):
         narrate.tell(comp, logged._replace(log=bad), 1, 0)
 
 

@@ -1,5 +1,7 @@
 """Scripted Five Ravens scenarios with known outcomes, one or more per ruling FR-1..FR-12 and FR-15
-(scoring, FR-10/FR-11 doubling and FR-13/FR-14 are in test_scoring.py).
+(scoring, FR-10/FR-11 doubling and FR-13/FR-14 are in test_rules_scoring.py, the handicap in
+test_rules_handicap.py; the numbered engine readings ENGINE-n of docs/rules/five_ravens.md are
+cited where a test checks one).
 
 Each test builds a position card by card (helpers.blank / set_seat / set_centre / set_relic_deck),
 calls one rule of the engine and asserts the piles, the centre, the relic deck and the event log.
@@ -53,17 +55,17 @@ from balance.games.five_ravens.state import (
     M_CAPT3,
     M_THIEF,
     MAX_ROUND_TURNS,
-    S_CKNOWN,
-    S_DECK_KNOWN,
-    S_DOUBLED,
-    S_NO_THIEF,
-    S_RD_BOT,
-    S_RD_TOP,
-    S_STATUS,
-    S_THIEF,
-    S_TURNS,
-    S_USED1,
-    S_USED3,
+    PL_CKNOWN,
+    PL_DECK_KNOWN,
+    PL_DOUBLED,
+    PL_NO_THIEF,
+    PL_RD_BOT,
+    PL_RD_TOP,
+    PL_STATUS,
+    PL_THIEF,
+    PL_TURNS,
+    PL_USED1,
+    PL_USED3,
     ST_ACTIVE,
     ST_DONE,
     ST_THIEF,
@@ -100,12 +102,12 @@ RAVENS = list(range(9))
 
 
 def turn(c, st, p, move, card=-1):
-    engine.play_turn(c.k, st, p, move, card)
+    engine.play_turn(c.tb, st, p, move, card)
 
 
 def act(c, st, p, rank):
     """Seat ``p`` plays its Raven of ``rank`` from hand for its action."""
-    engine.play_turn(c.k, st, p, M_ACTION, raven(rank))
+    engine.play_turn(c.tb, st, p, M_ACTION, raven(rank))
 
 
 def script_used(st) -> int:
@@ -116,8 +118,8 @@ def thieves(st, **by_seat):
     """Reveal thieves as the Mission would leave them: ``thieves(st, s0=raven(3), s2=-1)``."""
     for key, card in by_seat.items():
         p = int(key[1:])
-        st.seat[p, S_THIEF] = card
-        st.seat[p, S_STATUS] = ST_THIEF if card >= 0 else ST_DONE
+        st.pl[p, PL_THIEF] = card
+        st.pl[p, PL_STATUS] = ST_THIEF if card >= 0 else ST_DONE
 
 
 # ================================================================ FR-1 players and rounds
@@ -126,8 +128,8 @@ def thieves(st, **by_seat):
 def test_fr1_every_seat_starts_with_its_nine_ravens_shuffled(fr4):
     orders = set()
     for game in range(8):
-        st = new_state(fr4.k, 100)
-        engine.setup(fr4.k, st, 3, game)
+        st = new_state(fr4.tb, 100)
+        engine.setup(fr4.tb, st, 3, game)
         for p in range(4):
             deck = pile_cards(st, p, "deck")
             assert sorted(deck) == RAVENS
@@ -151,8 +153,8 @@ def test_fr1_a_game_has_one_round_per_clock(rounds):
 
 
 def test_fr2_the_relic_deck_holds_the_22_relics(fr4):
-    st = new_state(fr4.k, 100)
-    engine.setup(fr4.k, st, 1, 0)
+    st = new_state(fr4.tb, 100)
+    engine.setup(fr4.tb, st, 1, 0)
     deck = relic_deck(st)
     assert sorted(deck) == all_relics(fr4)
     assert Counter(relic_name(fr4, x) for x in deck) == {
@@ -165,8 +167,8 @@ def test_fr2_the_relic_deck_holds_the_22_relics(fr4):
 
 
 def test_fr3_two_players_remove_eight_relics_unseen(fr2):
-    st = new_state(fr2.k, 100)
-    engine.setup(fr2.k, st, 9, 4)
+    st = new_state(fr2.tb, 100)
+    engine.setup(fr2.tb, st, 9, 4)
     removed = [x for (x,) in events(st, E_REMOVED)]
     assert len(removed) == len(set(removed)) == 8
     assert len(relic_deck(st)) == 14
@@ -176,8 +178,8 @@ def test_fr3_two_players_remove_eight_relics_unseen(fr2):
 @pytest.mark.parametrize("players", [3, 4])
 def test_fr3_three_and_four_players_remove_none(players):
     c = scripted(config(players))
-    st = new_state(c.k, 100)
-    engine.setup(c.k, st, 9, 4)
+    st = new_state(c.tb, 100)
+    engine.setup(c.tb, st, 9, 4)
     assert events(st, E_REMOVED) == []
     assert len(relic_deck(st)) == 22
 
@@ -201,8 +203,8 @@ def test_fr3_removed_relics_never_come_back():
 
 def test_fr3_removed_count_is_config():
     c = scripted(config(3, rules={"removed_relics": {2: 8, 3: 2}}))
-    st = new_state(c.k, 100)
-    engine.setup(c.k, st, 9, 4)
+    st = new_state(c.tb, 100)
+    engine.setup(c.tb, st, 9, 4)
     assert len(events(st, E_REMOVED)) == 2
     assert len(relic_deck(st)) == 20
 
@@ -217,7 +219,7 @@ def test_fr4_prelude_deals_one_relic_per_player_the_last_face_down(fr3):
     set_relic_deck(st, [R("hollow"), R("gem"), R("chest_5"), R("chest_1")])  # chest_1 on top
     for p in range(3):
         set_seat(c, st, p, deck=RAVENS)  # the 9 on top
-    engine.prelude(c.k, st)
+    engine.prelude(c.tb, st)
     assert centre(st) == [(R("chest_1"), 1, 0), (R("chest_5"), 1, 0), (R("gem"), 0, 0)]
     assert relic_deck(st) == [R("hollow")]
     assert events(st, E_ROUND) == [(0, 1)]
@@ -227,11 +229,11 @@ def test_fr4_prelude_deals_one_relic_per_player_the_last_face_down(fr3):
     for p in range(3):
         assert pile_cards(st, p, "hand") == [raven(9), raven(8), raven(7), raven(6)]
         assert pile_cards(st, p, "deck") == RAVENS[:5]
-        assert st.seat[p, S_STATUS] == ST_ACTIVE
-        assert st.seat[p, S_THIEF] == -1
+        assert st.pl[p, PL_STATUS] == ST_ACTIVE
+        assert st.pl[p, PL_THIEF] == -1
     # FR-15: face-up relics are public, the face-down one is unknown to everyone
-    assert st.seat[:, S_CKNOWN].tolist() == [1, 1, 1]
-    assert st.seat[:, S_CKNOWN + 2].tolist() == [0, 0, 0]
+    assert st.pl[:, PL_CKNOWN].tolist() == [1, 1, 1]
+    assert st.pl[:, PL_CKNOWN + 2].tolist() == [0, 0, 0]
 
 
 def test_fr4_a_cursed_relic_dealt_face_up_is_locked_face_down_is_not(fr3):
@@ -239,17 +241,18 @@ def test_fr4_a_cursed_relic_dealt_face_up_is_locked_face_down_is_not(fr3):
     R = partial(relic_id, c)
     st = blank(c)
     set_relic_deck(st, [R("mask"), R("skull"), R("gem")])  # gem on top, mask dealt last
-    engine.prelude(c.k, st)
+    engine.prelude(c.tb, st)
     assert centre(st) == [(R("gem"), 1, 0), (R("skull"), 1, 1), (R("mask"), 0, 0)]
     assert events(st, E_DEAL) == [(0, R("gem"), 1, 0), (1, R("skull"), 1, 1), (2, R("mask"), 0, 0)]
 
 
 def test_fr4_dealing_stops_when_the_relic_deck_runs_out(fr4):
+    """ENGINE-1: dealing stops with the relic deck; the last relic dealt is the face-down one."""
     c = fr4
     R = partial(relic_id, c)
     st = blank(c)
     set_relic_deck(st, [R("gem"), R("hollow")])
-    engine.prelude(c.k, st)
+    engine.prelude(c.tb, st)
     assert centre(st) == [(R("hollow"), 1, 0), (R("gem"), 0, 0), (-1, 0, 0), (-1, 0, 0)]
 
 
@@ -260,7 +263,7 @@ def test_fr4_an_empty_deck_is_rebuilt_from_the_shuffled_discard(fr2):
     set_relic_deck(st, [R("gem", 0), R("gem", 1)])
     set_seat(c, st, 0, deck=[raven(1), raven(2)], discard=[raven(3), raven(4), raven(5)])
     set_seat(c, st, 1, deck=[R("hollow")])  # deck and then discard run out: draws do nothing
-    engine.prelude(c.k, st)
+    engine.prelude(c.tb, st)
     hand = pile_cards(st, 0, "hand")
     assert hand[:2] == [raven(2), raven(1)]
     assert set(hand[2:]) <= {raven(3), raven(4), raven(5)} and len(hand) == 4
@@ -276,7 +279,7 @@ def test_fr4_hand_size_is_config():
     set_relic_deck(st, all_relics(c)[:4])
     for p in range(2):
         set_seat(c, st, p, deck=RAVENS)
-    engine.prelude(c.k, st)
+    engine.prelude(c.tb, st)
     assert [len(pile_cards(st, p, "hand")) for p in range(2)] == [6, 6]
 
 
@@ -296,7 +299,7 @@ def test_fr5_turns_go_clockwise_from_the_first_player_and_skip_thieves(fr3):
     set_seat(c, st, 0, hand=[raven(1), raven(2)])
     set_seat(c, st, 1, hand=[raven(3), raven(4)])
     set_seat(c, st, 2, hand=[raven(5), raven(6)])
-    engine.mission(c.k, st, moves_buffer(c))
+    engine.mission(c.tb, st, moves_buffer(c))
     turns = [e for e in log(st) if e[0] in (E_ACTION, E_THIEF)]
     assert turns == [
         (E_ACTION, 1, raven(3), 0),
@@ -306,9 +309,9 @@ def test_fr5_turns_go_clockwise_from_the_first_player_and_skip_thieves(fr3):
         (E_THIEF, 0, raven(2)),
     ]
     assert script_used(st) == len(script)
-    assert st.seat[:, S_THIEF].tolist() == [raven(2), raven(4), raven(6)]
-    assert st.seat[:, S_STATUS].tolist() == [ST_THIEF] * 3
-    assert st.seat[:, S_TURNS].tolist() == [2, 2, 1]
+    assert st.pl[:, PL_THIEF].tolist() == [raven(2), raven(4), raven(6)]
+    assert st.pl[:, PL_STATUS].tolist() == [ST_THIEF] * 3
+    assert st.pl[:, PL_TURNS].tolist() == [2, 2, 1]
     # played Ravens go to the discard after resolving; thieves leave the hand
     assert pile_cards(st, 0, "discard") == [raven(1)]
     assert pile_cards(st, 1, "hand") == []
@@ -322,12 +325,12 @@ def test_fr5_a_player_with_no_legal_turn_is_done(fr2):
     set_seat(c, st, 0, hand=[R("gem"), R("hollow")])
     set_seat(c, st, 1, hand=[raven(3)])
     assert legal(c, st, 0) == set()
-    engine.mission(c.k, st, moves_buffer(c))
+    engine.mission(c.tb, st, moves_buffer(c))
     assert [e for e in log(st) if e[0] in (E_DONE, E_THIEF)] == [
         (E_DONE, 0),
         (E_THIEF, 1, raven(3)),
     ]
-    assert st.seat[0, S_STATUS] == ST_DONE
+    assert st.pl[0, PL_STATUS] == ST_DONE
 
 
 def test_fr5_no_passing_a_raven_in_hand_always_gives_a_turn(fr2):
@@ -340,12 +343,12 @@ def test_fr5_no_passing_a_raven_in_hand_always_gives_a_turn(fr2):
 
 
 def test_fr5_turn_cap_leaves_only_the_thief(fr2):
-    """Engine reading: after MAX_ROUND_TURNS mission turns only a thief is legal."""
+    """ENGINE-9: after MAX_ROUND_TURNS mission turns only a thief is legal."""
     c = fr2
     st = blank(c)
     set_seat(c, st, 0, hand=[raven(4), raven(9)], captured=[raven(3)])
     assert (M_ACTION, raven(9)) in legal(c, st, 0) and (M_CAPT3, -1) in legal(c, st, 0)
-    st.seat[0, S_TURNS] = MAX_ROUND_TURNS
+    st.pl[0, PL_TURNS] = MAX_ROUND_TURNS
     assert legal(c, st, 0) == {(M_THIEF, raven(4)), (M_THIEF, raven(9))}
 
 
@@ -411,7 +414,7 @@ def test_fr6_the_four_never_sets_aside_the_last_raven(kind):
 
 @pytest.mark.parametrize("kind", ["random", "greedy"])
 def test_fr6_the_five_and_eight_leave_the_last_raven_in_hand(kind):
-    """Engine reading: FR-6 also protects the last Raven from the 5's capture and the 8's stack."""
+    """ENGINE-3: FR-6 also protects the last Raven from the 5's capture and the 8's stack."""
     c = compile_tables(config(2, [kind, kind]))
     R = partial(relic_id, c)
     for seed in range(30):
@@ -433,15 +436,15 @@ def test_fr7_no_raven_after_the_prelude_means_no_thief_and_stealing_last():
     set_seat(c, st, 0, deck=[R("chest_1"), R("hollow", 0), R("chest_2"), R("chest_3")])
     set_seat(c, st, 1, deck=[raven(1), raven(2), raven(3), raven(4)])
     set_seat(c, st, 2, deck=[R("hollow", 1), raven(5), raven(6), raven(7)])
-    engine.prelude(c.k, st)
+    engine.prelude(c.tb, st)
     assert events(st, E_NOTHIEF) == [(0,)]
-    assert st.seat[:, S_NO_THIEF].tolist() == [1, 0, 0]
+    assert st.pl[:, PL_NO_THIEF].tolist() == [1, 0, 0]
     # a thief relic in hand does not help: FR-7 forbids any thief this round
     assert legal(c, st, 0) == set()
     assert (M_THIEF, R("hollow", 1)) in legal(c, st, 2)
     thieves(st, s1=raven(1), s2=R("hollow", 1))
-    st.seat[0, S_STATUS] = ST_DONE
-    # FR-9: Raven thieves by rank, then relic thieves (engine reading: rank 0), then thief-less
+    st.pl[0, PL_STATUS] = ST_DONE
+    # FR-9: Raven thieves by rank, then relic thieves (ENGINE-4: rank 0), then thief-less
     assert order_of(c, st) == [1, 2, 0]
 
 
@@ -490,6 +493,7 @@ def test_fr8_nine_draws_two_then_discards_one(fr2):
     act(c, st, 0, 9)
     assert [x for _, x in events(st, E_DRAW)] == [raven(7), R("hollow")]
     assert sorted(pile_cards(st, 0, "hand")) == [raven(3), raven(7)]
+    # ENGINE-2: the 9 was in no pile while it resolved (it could not discard itself)
     assert pile_cards(st, 0, "discard") == [R("hollow"), raven(9)]  # the 9 after it resolved
     assert pile_cards(st, 0, "deck") == [raven(1)]
 
@@ -508,9 +512,9 @@ def test_fr8_eight_puts_cards_on_top_of_the_deck_in_order(fr2):
     act(c, st, 0, 8)
     assert pile_cards(st, 0, "deck") == [raven(1), raven(6), R("gem"), raven(2)]
     assert sorted(pile_cards(st, 0, "hand")) == [raven(3)]
-    assert pile_cards(st, 0, "discard") == [raven(5), raven(8)]  # the 8 is not stacked
+    assert pile_cards(st, 0, "discard") == [raven(5), raven(8)]  # the 8 is not stacked (ENGINE-2)
     assert [x for _, x in events(st, E_TOP)] == [raven(6), R("gem"), raven(2)]
-    assert st.seat[0, S_DECK_KNOWN] == 3  # FR-15: the owner knows what they stacked
+    assert st.pl[0, PL_DECK_KNOWN] == 3  # FR-15: the owner knows what they stacked
     assert script_used(st) == len(script)
 
 
@@ -525,8 +529,8 @@ def test_fr8_seven_buries_the_top_relic(fr3):
     assert relic_deck(st) == [R("chest_5"), R("hollow"), R("gem")]
     assert centre_cards(st) == [R("chest_1"), R("chest_2"), R("skull")]
     assert events(st, E_SEVEN) == [(0, R("chest_5"), -1, -1)]
-    # FR-15: only the 7's owner knows what is now at the bottom
-    assert st.seat[:, S_RD_BOT].tolist() == [R("chest_5"), -1, -1]
+    # FR-15, ENGINE-13: only the 7's owner knows what is now at the bottom
+    assert st.pl[:, PL_RD_BOT].tolist() == [R("chest_5"), -1, -1]
     assert pile_cards(st, 0, "discard") == [raven(7)]
 
 
@@ -541,9 +545,9 @@ def test_fr8_seven_swaps_the_top_relic_with_a_face_down_one(fr3):
     assert centre(st)[2] == (R("chest_5"), 0, 0)
     assert relic_deck(st) == [R("skull"), R("hollow"), R("gem")]
     assert events(st, E_SEVEN) == [(0, R("chest_5"), 2, R("skull"))]
-    # FR-15: the 7's owner put chest_5 there; the swapped relic goes under unexamined
-    assert st.seat[:, S_CKNOWN + 2].tolist() == [1, 0, 0]
-    assert st.seat[:, S_RD_BOT].tolist() == [-1, -1, -1]
+    # FR-15, ENGINE-13: the 7's owner put chest_5 there; the swapped relic goes under unexamined
+    assert st.pl[:, PL_CKNOWN + 2].tolist() == [1, 0, 0]
+    assert st.pl[:, PL_RD_BOT].tolist() == [-1, -1, -1]
 
 
 def test_fr8_seven_with_an_empty_relic_deck_does_nothing(fr3):
@@ -566,7 +570,7 @@ def test_fr8_fr4_six_flips_a_face_down_relic_up_and_a_cursed_one_locks(fr3):
     act(c, st, 0, 6)
     assert centre(st)[2] == (R("skull"), 1, 1)
     assert events(st, E_FLIP) == [(0, 2, R("skull"), 1)]
-    assert st.seat[:, S_CKNOWN + 2].tolist() == [1, 1, 1]
+    assert st.pl[:, PL_CKNOWN + 2].tolist() == [1, 1, 1]
     assert script_used(st) == 1  # nothing left face down: no shuffle question
 
 
@@ -578,7 +582,7 @@ def test_fr8_six_flips_a_face_up_relic_down(fr3):
     set_centre(st, [(R("chest_1"), 1), (R("chest_2"), 1), R("gem")])
     act(c, st, 0, 6)
     assert centre(st) == [(R("chest_1"), 0, 0), (R("chest_2"), 1, 0), (R("gem"), 0, 0)]
-    assert st.seat[:, S_CKNOWN].tolist() == [1, 1, 1]  # everyone saw it face up
+    assert st.pl[:, PL_CKNOWN].tolist() == [1, 1, 1]  # everyone saw it face up (ENGINE-13)
     assert events(st, E_SHUFFLE_CENTRE) == []
     assert script_used(st) == 2
 
@@ -599,7 +603,7 @@ def test_fr8_six_may_shuffle_the_face_down_relics(fr4):
         seen.add(cards[0])
         assert events(st, E_SHUFFLE_CENTRE) == [(0, 2, *cards)]
         for slot in (0, 2):  # FR-15: nobody knows which is which any more
-            assert st.seat[:, S_CKNOWN + slot].tolist() == [0, 0, 0, 0]
+            assert st.pl[:, PL_CKNOWN + slot].tolist() == [0, 0, 0, 0]
     assert seen == {R("chest_1"), R("gem")}
 
 
@@ -646,7 +650,7 @@ def test_fr8_five_capturing_a_six_doubles_nothing(fr2):
     set_seat(c, st, 0, hand=[raven(5), raven(6), raven(3)], captured=[R("chest_3")])
     act(c, st, 0, 5)
     assert sorted(pile_cards(st, 0, "captured")) == [raven(6), R("chest_3")]
-    assert st.seat[0, S_DOUBLED] == -1
+    assert st.pl[0, PL_DOUBLED] == -1
     assert breakdown(c, st, 0)["chests"] == 3
 
 
@@ -672,7 +676,8 @@ def test_fr8_four_set_aside_cards_are_not_reshuffled_into_the_draw(fr2):
     st = blank(c, script=[2, R("gem"), R("hollow")])
     set_seat(c, st, 0, hand=[raven(4), raven(3), R("gem"), R("hollow")], discard=[raven(9)])
     act(c, st, 0, 4)
-    # the deck is empty: the discard (the 9 only) is shuffled in; the set-aside cards are not
+    # ENGINE-12: the deck is empty: the discard (the 9 only) is shuffled in; the set-aside cards
+    # are in no pile, so they are not
     assert sorted(pile_cards(st, 0, "hand")) == [raven(3), raven(9)]
     assert pile_cards(st, 0, "discard") == [R("gem"), R("hollow"), raven(4)]
 
@@ -685,8 +690,8 @@ def test_fr8_fr15_three_examines_a_face_down_relic(fr3):
     set_centre(st, [(R("chest_1"), 1), R("gem"), R("skull")])
     act(c, st, 2, 3)
     assert events(st, E_EXAMINE) == [(2, 1, R("gem"))]
-    assert st.seat[:, S_CKNOWN + 1].tolist() == [0, 0, 1]
-    assert st.seat[:, S_CKNOWN + 2].tolist() == [0, 0, 0]
+    assert st.pl[:, PL_CKNOWN + 1].tolist() == [0, 0, 1]
+    assert st.pl[:, PL_CKNOWN + 2].tolist() == [0, 0, 0]
 
 
 def test_fr8_two_uses_a_captured_ravens_action(fr3):
@@ -724,7 +729,23 @@ def test_fr8_fr4_one_replaces_a_face_up_relic(fr3):
         assert centre(st)[0] == (top, 1, locked)  # FR-4: a cursed relic put in by 1 locks
         assert relic_deck(st) == [R("chest_1"), R("gem")]
         assert events(st, E_REPLACE) == [(1, 0, R("chest_1"), top, locked)]
-        assert st.seat[:, S_CKNOWN].tolist() == [1, 1, 1]
+        assert st.pl[:, PL_CKNOWN].tolist() == [1, 1, 1]
+
+
+def test_fr8_one_with_an_empty_relic_deck_brings_the_same_relic_back(fr3):
+    """ENGINE-11: the 1 puts the old relic under first, then takes the top: with an empty relic
+    deck it is the same relic, back face up (and public)."""
+    c = fr3
+    R = partial(relic_id, c)
+    st = blank(c, script=[0])
+    set_seat(c, st, 1, hand=[raven(1), raven(3)])
+    set_relic_deck(st, [])
+    set_centre(st, [(R("chest_1"), 1), (R("chest_2"), 1), R("hollow")])
+    act(c, st, 1, 1)
+    assert centre(st)[0] == (R("chest_1"), 1, 0)
+    assert relic_deck(st) == []
+    assert events(st, E_REPLACE) == [(1, 0, R("chest_1"), R("chest_1"), 0)]
+    assert st.pl[:, PL_CKNOWN].tolist() == [1, 1, 1]
 
 
 def test_fr8_captured_three_looks_at_an_end_once_per_round(fr3):
@@ -736,15 +757,15 @@ def test_fr8_captured_three_looks_at_an_end_once_per_round(fr3):
     assert (M_CAPT3, -1) in legal(c, st, 0)
     turn(c, st, 0, M_CAPT3)
     assert events(st, E_CAPT3) == [(0, 1, R("gem"))]
-    assert st.seat[:, S_RD_BOT].tolist() == [R("gem"), -1, -1]
-    assert st.seat[0, S_USED3] == 1
+    assert st.pl[:, PL_RD_BOT].tolist() == [R("gem"), -1, -1]
+    assert st.pl[0, PL_USED3] == 1
     assert (M_CAPT3, -1) not in legal(c, st, 0)
-    engine.epilogue(c.k, st)
-    engine.prelude(c.k, st)  # a new round
+    engine.epilogue(c.tb, st)
+    engine.prelude(c.tb, st)  # a new round
     assert (M_CAPT3, -1) in legal(c, st, 0)
     turn(c, st, 0, M_CAPT3)
     assert events(st, E_CAPT3)[-1] == (0, 0, R("chest_3"))  # top after dealing three
-    assert st.seat[0, S_RD_TOP] == R("chest_3")
+    assert st.pl[0, PL_RD_TOP] == R("chest_3")
 
 
 def test_fr8_captured_one_locks_a_relic_once_per_round(fr3):
@@ -758,7 +779,7 @@ def test_fr8_captured_one_locks_a_relic_once_per_round(fr3):
     turn(c, st, 0, M_CAPT1)
     assert events(st, E_LOCK) == [(0, 1, R("chest_1"), 1)]
     assert centre(st)[1] == (R("chest_1"), 1, 1)
-    assert st.seat[0, S_USED1] == 1
+    assert st.pl[0, PL_USED1] == 1
     assert (M_CAPT1, -1) not in legal(c, st, 0)
     # a 1 played now (greedy once the script ran out) must leave the locked relic alone
     set_seat(c, st, 2, hand=[raven(1), raven(3)])
@@ -766,9 +787,9 @@ def test_fr8_captured_one_locks_a_relic_once_per_round(fr3):
     assert [e[1] for e in events(st, E_REPLACE)] == [0]
     assert centre(st)[1] == (R("chest_1"), 1, 1)
     # the lock lasts until the round ends
-    engine.epilogue(c.k, st)
+    engine.epilogue(c.tb, st)
     set_centre(st, [])
-    engine.prelude(c.k, st)
+    engine.prelude(c.tb, st)
     assert [lock for _, _, lock in centre(st)] == [0, 0, 0]
     assert (M_CAPT1, -1) in legal(c, st, 0)
 
@@ -832,7 +853,7 @@ def test_fr8_switch_seven_action_off_makes_the_seven_do_nothing():
     set_seat(c, st, 0, hand=[raven(7), raven(3)])
     set_relic_deck(st, [R("hollow"), R("gem"), R("chest_5")])
     set_centre(st, [(R("chest_1"), 1), (R("chest_2"), 1), R("skull")])
-    assert (M_ACTION, raven(7)) in legal(c, st, 0)  # still playable (engine reading)
+    assert (M_ACTION, raven(7)) in legal(c, st, 0)  # still playable (ENGINE-6)
     act(c, st, 0, 7)
     assert events(st, E_SEVEN) == []
     assert relic_deck(st) == [R("hollow"), R("gem"), R("chest_5")]
@@ -925,7 +946,7 @@ def test_fr9_only_a_captured_two_steals_from_the_bottom(kind):
         for seed in range(40):
             st = blank(c, seed=seed)
             set_seat(c, st, 0, captured=[raven(2)] if capt2 else [])
-            st.seat[0, S_RD_BOT] = R("chest_5")  # as if seen with a captured 3: greedy wants it
+            st.pl[0, PL_RD_BOT] = R("chest_5")  # as if seen with a captured 3: greedy wants it
             thieves(st, s0=raven(4), s1=raven(3))
             set_relic_deck(st, [R("chest_5"), R("skull")])
             set_centre(st, [(R("idol"), 1, 1), R("mask")])
@@ -954,11 +975,11 @@ def test_fr9_unclaimed_relics_go_to_the_bottom_of_the_relic_deck(fr3):
         (2, raven(4), R("chest_2"), 1, 0),
     ]
     assert events(st, E_UNCLAIMED) == [(0, R("chest_1")), (2, R("gem", 0))]
-    # engine reading: put under one by one in slot order
+    # ENGINE-8: put under one by one in slot order
     assert relic_deck(st) == [R("gem", 0), R("chest_1"), R("gem", 3)]
     assert centre_cards(st) == [-1, -1, -1]
     # FR-15: everyone saw chest_1 face up, nobody saw the face-down gem
-    assert st.seat[:, S_RD_BOT].tolist() == [-1, -1, -1]
+    assert st.pl[:, PL_RD_BOT].tolist() == [-1, -1, -1]
 
 
 # ================================================================ FR-10 where stolen relics go
@@ -986,11 +1007,11 @@ def test_fr10_a_chest_stolen_with_the_six_is_captured_with_it(fr2):
     theft(c, st)
     assert events(st, E_STEAL) == [(0, raven(6), R("chest_3"), 0, 2), (1, raven(6), R("gem"), 1, 0)]
     assert sorted(pile_cards(st, 0, "captured")) == sorted([R("chest_3"), raven(6)])
-    assert st.seat[0, S_DOUBLED] == R("chest_3")
+    assert st.pl[0, PL_DOUBLED] == R("chest_3")
     # any other relic stolen with the 6 goes to the discard as usual
     assert pile_cards(st, 1, "discard") == [R("gem")]
     assert pile_cards(st, 1, "captured") == [raven(6)]
-    assert st.seat[1, S_DOUBLED] == -1
+    assert st.pl[1, PL_DOUBLED] == -1
 
 
 def test_fr10_six_max_chest_is_config():
@@ -1021,7 +1042,7 @@ def test_fr11_every_thief_is_captured_in_steal_order(fr3):
         (E_CAPTURED, 1, raven(9)),
         (E_STEAL, 2, raven(7), R("chest_2"), 1, 0),
         (E_CAPTURED, 2, raven(7)),
-        (E_RESCUE, 2, raven(8)),  # FR-11: the 7 resolves at once, in steal order
+        (E_RESCUE, 2, raven(8)),  # FR-11, ENGINE-7: the 7 resolves at once, in steal order
         (E_STEAL, 0, raven(1), R("chest_3"), 2, 0),
         (E_CAPTURED, 0, raven(1)),
     ]
@@ -1029,7 +1050,7 @@ def test_fr11_every_thief_is_captured_in_steal_order(fr3):
     assert pile_cards(st, 1, "captured") == [raven(9)]
     assert pile_cards(st, 2, "captured") == [raven(7)]
     assert pile_cards(st, 2, "deck") == [raven(8)]  # rescued to the top of the deck
-    assert st.seat[2, S_DECK_KNOWN] == 1
+    assert st.pl[2, PL_DECK_KNOWN] == 1
 
 
 def test_fr11_the_seven_never_rescues_itself(fr2):
@@ -1094,17 +1115,18 @@ def test_fr12_the_last_stealer_becomes_first_player_and_hands_are_discarded(fr3)
     set_centre(st, [(R("chest_1"), 1), (R("chest_2"), 1), (R("chest_3"), 1)])
     theft(c, st)
     assert [e[0] for e in events(st, E_STEAL)] == [0, 2, 1]
-    engine.epilogue(c.k, st)
+    engine.epilogue(c.tb, st)
     assert st.board[G_FIRST] == 1
     assert events(st, E_EPILOGUE) == [(1, 1)]
     assert st.board[G_ROUND] == 1
     assert pile_cards(st, 0, "hand") == [] and pile_cards(st, 1, "hand") == []
     assert set(pile_cards(st, 0, "discard")) == {raven(3), R("gem"), R("chest_1")}
     assert pile_cards(st, 1, "discard") == [R("chest_3"), raven(4)]
-    assert st.seat[:, S_THIEF].tolist() == [-1, -1, -1]
+    assert st.pl[:, PL_THIEF].tolist() == [-1, -1, -1]
 
 
 def test_fr12_a_seat_that_steals_nothing_does_not_take_the_clocks(fr3):
+    """ENGINE-10: the player who stole last is the last one who took a relic."""
     c = fr3
     R = partial(relic_id, c)
     st = blank(c, script=[0, 1], first=0)
@@ -1112,8 +1134,22 @@ def test_fr12_a_seat_that_steals_nothing_does_not_take_the_clocks(fr3):
     set_centre(st, [(R("chest_1"), 1), (R("chest_2"), 1), None])
     theft(c, st)
     assert [e[0] for e in events(st, E_STEAL)] == [0, 2]
-    engine.epilogue(c.k, st)
+    engine.epilogue(c.tb, st)
     assert st.board[G_FIRST] == 2
+
+
+def test_fr12_nobody_steals_and_the_first_player_stays(fr3):
+    """ENGINE-10: with nothing to steal (an empty relic deck deals no centre, no captured 2) the
+    round ends with the same first player; ENGINE-1: nothing is dealt."""
+    c = fr3
+    st = blank(c, first=1)
+    for p in range(3):
+        set_seat(c, st, p, deck=RAVENS[:6])
+    moves = np.zeros((2 * len(all_relics(c)) + 20, 2), np.int32)
+    engine.play_round(c.tb, st, moves, np.zeros(3, np.int32))
+    assert events(st, E_DEAL) == [] and events(st, E_STEAL) == []
+    assert [e[:2] for e in events(st, E_EPILOGUE)] == [(1, 1)]
+    assert st.board[G_FIRST] == 1
 
 
 def test_fr12_the_first_player_of_each_round_is_the_previous_last_stealer():
@@ -1146,7 +1182,7 @@ def test_fr15_greedy_steal_does_not_peek_at_face_down_relics(greedy4):
         st = blank(c)
         thieves(st, s0=raven(4))
         set_centre(st, [(R("chest_2"), 1), hidden, (R("gem", 0), 1)])
-        choices.add(pol.choose_steal(c.k, st, 0))
+        choices.add(pol.choose_steal(c.tb, st, 0))
     assert len(choices) == 1
 
 
@@ -1158,8 +1194,8 @@ def test_fr15_greedy_steal_uses_what_its_seat_examined(greedy4):
         st = blank(c)
         thieves(st, s0=raven(4))
         set_centre(st, [(R("chest_2"), 1), hidden])
-        st.seat[0, S_CKNOWN + 1] = 1
-        picks[hidden] = pol.choose_steal(c.k, st, 0)
+        st.pl[0, PL_CKNOWN + 1] = 1
+        picks[hidden] = pol.choose_steal(c.tb, st, 0)
     assert picks == {R("chest_5"): 1, R("skull"): 0}
 
 
@@ -1172,15 +1208,15 @@ def test_fr15_greedy_turn_does_not_depend_on_other_seats_hidden_cards(greedy4):
         set_seat(c, st, 0, hand=[raven(3), raven(6), raven(7)], captured=[raven(1)])
         set_relic_deck(st, [R("gem", 1), R("chest_5")])
         set_centre(st, [(R("chest_2"), 1), R("hollow"), (R("gem", 0), 1)])
-        base = pol.choose_turn(c.k, st, 0, *_legal_buffer(c, st, 0))
+        base = pol.choose_turn(c.tb, st, 0, *_legal_buffer(c, st, 0))
         others = [x for x in range(9) if x not in (2, 5, 6)]
         for p in (1, 2, 3):
             set_seat(c, st, p, hand=list(rng.permutation(others)[:4]), captured=[raven(5)])
         set_relic_deck(st, [R("skull"), R("idol")])
-        assert pol.choose_turn(c.k, st, 0, *_legal_buffer(c, st, 0)) == base
+        assert pol.choose_turn(c.tb, st, 0, *_legal_buffer(c, st, 0)) == base
 
 
 def _legal_buffer(c, st, p):
     moves = moves_buffer(c)
-    n = engine.legal_moves(c.k, st, p, moves)
+    n = engine.legal_moves(c.tb, st, p, moves)
     return moves, n

@@ -243,22 +243,6 @@ def test_any_deck_of_1_to_200_relics_is_valid(relics: dict[str, dict]) -> None:
             Rules.model_validate(data)
 
 
-@pytest.mark.parametrize("seats", [["greedy"] * 4, ["random"] * 4])
-def test_the_largest_config_the_state_holds_plays(seats: list[str]) -> None:
-    """48 relic types and 200 relics (schema's limits) fill the kernels' fixed-size arrays
-    (tables.MAX_TYPES, MAX_CAP, CARDS_W; state.SEAT_W): games play and every relic counts."""
-    extra = {f"x{i}": {"kind": "hollow", "count": 5 if i < 34 else 2} for i in range(38)}
-    cfg = helpers.config(players=4, seats=seats, rules={"relics": extra, "thief_relics": ["x0"]})
-    assert len(cfg.rules.relics) == schema.MAX_RELIC_TYPES == 48
-    assert cfg.rules.total_relics() == schema.MAX_RELICS
-    compiled = PLUGIN.compile(cfg)
-    chunk = PLUGIN.play(compiled, 3, 0, 40)
-    assert chunk.telemetry.shape == (40, 4, len(compiled.columns))
-    assert (chunk.turns > 0).all()
-    stolen = [j for j, name in enumerate(compiled.columns) if name.startswith("stolen__")]
-    assert chunk.telemetry[:, :, stolen].sum() > 0
-
-
 # ---------------------------------------------------------------- bounds (what the engine holds)
 #
 # Every number of the rules and the greedy weights is bounded in schema.py so that the kernels'
@@ -344,10 +328,6 @@ def test_every_bound_is_described() -> None:
     assert "fewer than the deck's relics" in Rules.model_fields["removed_relics"].description
 
 
-def test_the_largest_score_fits_int32() -> None:
-    assert tables.MAX_SCORE == 3_520_000 < 2**31 - 1  # with the handicap's 10,000
-
-
 def test_validate_rejects_a_hollow_past_int32_in_one_line(tmp_path) -> None:
     path = tmp_path / "big.yaml"
     path.write_text(
@@ -363,54 +343,6 @@ def test_validate_rejects_a_hollow_past_int32_in_one_line(tmp_path) -> None:
             == f"error: {path}: rules.scoring.hollow: must be <= {P}, got 2147483648\n"
         )
         assert not (tmp_path / "run").exists()
-
-
-@pytest.mark.parametrize(
-    ("key", "value"),
-    [
-        ("rules.scoring.hollow", 2**31),
-        ("rules.scoring.six_max_chest", -(2**31) - 1),
-        ("rules.scoring.gem_table[1]", 2**40),
-        ("rules.relics.chest_5.value", 2**31),
-        ("rules.scoring.six_multiplier", 2**63),
-        ("rules.rounds", 2**31),
-    ],
-)
-def test_compile_names_the_key_of_a_value_past_int32(key: str, value: int) -> None:
-    """The safety net: a value that got past the schema (a model changed after validation) is a
-    ConfigError naming its key, not numpy's OverflowError."""
-    cfg = helpers.config()
-    *parents, last = key.removeprefix("rules.").split(".")
-    node: Any = cfg.rules
-    for k in parents:
-        node = node[k] if isinstance(node, dict) else getattr(node, k)
-    if last.endswith("]"):
-        getattr(node, last.split("[")[0])[1] = value
-    else:
-        setattr(node, last, value)
-    with pytest.raises(ConfigError) as info:
-        compile_tables(cfg)
-    assert info.value.key == key
-    assert str(info.value) == f"{key}: {value} does not fit the engine's 32-bit integers" + (
-        " (-2147483648 to 2147483647)"
-    )
-
-
-def test_compile_refuses_scores_that_could_pass_int32() -> None:
-    cfg = helpers.config()
-    cfg.rules.scoring.hollow = 2**30  # fits int32, but four hollows of it do not
-    with pytest.raises(ConfigError) as info:
-        compile_tables(cfg)
-    assert info.value.key == "rules.scoring"
-    assert "past the engine's 32-bit scores" in str(info.value)
-
-
-def test_compile_refuses_a_weight_past_the_schema() -> None:
-    cfg = helpers.config()
-    cfg.policies["greedy"]["draw_value"] = math.nan
-    with pytest.raises(ConfigError) as info:
-        compile_tables(cfg)
-    assert info.value.key == "policies.greedy.draw_value"
 
 
 @pytest.mark.parametrize("sign", [1, -1])
@@ -438,8 +370,8 @@ def test_every_number_at_its_bound_plays(sign: int) -> None:
     cfg = config_from_dict(data, "base.yaml")
     assert cfg.rules.total_relics() == schema.MAX_RELICS
     compiled = compile_tables(cfg)
-    derived = compiled.k.weights[:4]
-    assert np.isfinite(derived).all() and np.isfinite(compiled.k.cvmax[:4]).all()
+    derived = compiled.tb.weights[:4]
+    assert np.isfinite(derived).all() and np.isfinite(compiled.tb.cvmax[:4]).all()
     assert np.abs(derived).max() < 1e-3 * -tables.NEG
     chunk = PLUGIN.play(compiled, 5, 0, 20)
     assert np.abs(chunk.score).max() <= tables.MAX_SCORE

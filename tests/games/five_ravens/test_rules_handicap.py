@@ -17,7 +17,7 @@ from balance.config import ConfigError, load_config
 from balance.games import _kit
 from balance.games import get as get_game
 from balance.games.five_ravens import PLUGIN, engine, policies, state
-from balance.games.five_ravens.state import G_START, S_CAPT_N, alloc_scratch
+from balance.games.five_ravens.state import G_START, PL_CAPT_N, alloc_work
 from balance.games.five_ravens.tables import P_HANDICAP, compile_tables
 
 from .helpers import CONFIGS, blank, config, raven, relic_id, scripted, set_seat, total
@@ -27,9 +27,9 @@ BASE = CONFIGS / "base.yaml"
 
 def final(c, st):
     """engine.final_scores of a position: (scores, ranks) as play_game ends a game."""
-    _, _, score, rank, sb, cursed = alloc_scratch(c.k)
-    engine.final_scores(c.k, st, score, rank, sb, cursed)
-    return [int(s) for s in score], [int(r) for r in rank]
+    w = alloc_work(c.tb)
+    engine.final_scores(c.tb, st, w.score, w.rank, w.sb, w.cursed)
+    return [int(s) for s in w.score], [int(r) for r in w.rank]
 
 
 def two_seats(handicap, start=0, captured_1=()):
@@ -74,7 +74,7 @@ def test_the_handicap_follows_the_turn_order_not_the_seat():
 )
 def test_fr14_a_tie_the_handicap_makes_is_broken_by_fewer_captured_cards(captured_1, ranks):
     c, st = two_seats([2], captured_1=captured_1)
-    assert [int(st.seat[p, S_CAPT_N]) for p in (0, 1)] == [2, len(captured_1)]
+    assert [int(st.pl[p, PL_CAPT_N]) for p in (0, 1)] == [2, len(captured_1)]
     assert final(c, st) == ([5, 5], ranks)
 
 
@@ -139,12 +139,12 @@ def test_the_replay_shows_the_handicap_and_is_the_dataset_game():
 def test_default_is_no_handicap():
     cfg = load_config(BASE)
     assert cfg.rules.handicap == []
-    assert not compile_tables(cfg).k.params[P_HANDICAP : P_HANDICAP + 4].any()
+    assert not compile_tables(cfg).tb.params[P_HANDICAP : P_HANDICAP + 4].any()
 
 
 def test_fewer_entries_than_players_leave_the_rest_at_zero():
     c = compile_tables(config(4, rules={"handicap": [5, -2]}))
-    assert c.k.params[P_HANDICAP : P_HANDICAP + 4].tolist() == [5, -2, 0, 0]
+    assert c.tb.params[P_HANDICAP : P_HANDICAP + 4].tolist() == [5, -2, 0, 0]
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:

@@ -8,7 +8,7 @@ from functools import partial
 import pytest
 
 from balance.games.five_ravens import engine
-from balance.games.five_ravens.state import E_SCORE, M_ACTION, S_DOUBLED, S_THIEF
+from balance.games.five_ravens.state import E_SCORE, M_ACTION, PL_DOUBLED, PL_THIEF
 
 from .helpers import (
     blank,
@@ -30,7 +30,7 @@ from .helpers import (
 
 def thieves(st, *cards):
     for p, card in enumerate(cards):
-        st.seat[p, S_THIEF] = card
+        st.pl[p, PL_THIEF] = card
 
 
 # ================================================================ FR-10 / FR-11 the 6's chest
@@ -53,7 +53,7 @@ def steal_chest_3_with_the_six(c):
 
 def round_two_seven_rescues(c, st):
     R = partial(relic_id, c)
-    engine.epilogue(c.k, st)
+    engine.epilogue(c.tb, st)
     thieves(st, raven(7), raven(1))
     set_centre(st, [(R("skull"), 1, 1), (R("hollow"), 1)])
     theft(c, st)
@@ -69,7 +69,7 @@ def test_fr10_fr11_a_chest_doubled_by_the_six_is_undoubled_when_a_seven_rescues_
     round_two_seven_rescues(c, st)
     assert pile_cards(st, 0, "deck") == [raven(6)]
     assert sorted(pile_cards(st, 0, "captured")) == sorted([raven(7), R("chest_3")])
-    assert st.seat[0, S_DOUBLED] == -1
+    assert st.pl[0, PL_DOUBLED] == -1
     assert breakdown(c, st, 0)["chests"] == 3
     assert total(c, st, 0) == 3  # chest_3, and the skull stolen with the 7 is not captured
 
@@ -92,7 +92,7 @@ def test_fr11_a_rescued_six_captured_again_by_the_five_does_not_double_again(fr2
     round_two_seven_rescues(c, st)
     assert total(c, st, 0) == 3
     set_seat(c, st, 0, deck=[], hand=[raven(5), raven(6), raven(3)])  # the 6 drawn again
-    engine.play_turn(c.k, st, 0, M_ACTION, raven(5))
+    engine.play_turn(c.tb, st, 0, M_ACTION, raven(5))
     assert sorted(pile_cards(st, 0, "captured")) == sorted([raven(6), raven(7), R("chest_3")])
     assert total(c, st, 0) == 3  # FR-8: a 6 captured by the 5 has no stolen relic
 
@@ -288,7 +288,7 @@ def test_fr13_a_whole_score(fr2):
             R("skull", 0), R("skull", 1), R("gem", 1),
         ],
     )  # fmt: skip
-    st.seat[0, S_DOUBLED] = R("chest_4")  # as if stolen with the 6 (FR-10)
+    st.pl[0, PL_DOUBLED] = R("chest_4")  # as if stolen with the 6 (FR-10)
     assert breakdown(c, st, 0) == {
         "chests": 10, "gems": 6, "hollows": 4, "cursed": 5, "four": 3, "penalty": -1,
         "total": 27, "n_gems": 2,
