@@ -47,7 +47,7 @@ from numba import njit
 
 from balance.games._kit import Offsets, copy_log, log_event
 from balance.games.corvids import physics
-from balance.games.corvids.tables import BLANK, MAXP, N_TELE, NI, P_DECK_N, P_FEATHERS
+from balance.games.corvids import tables as T
 
 OWN_PILE, OWN_REMOVED = -1, -2  # CC_OWNER values besides a seat
 
@@ -83,7 +83,7 @@ FB_RISK = _fb(1)  # policies.string_risks: each seat's chance of an unused strin
 FB_NEST = _fb(1)  # the deciding seat's nest values, then greedy_peck's candidates' (NV_*)
 FB_WORTH = _fb(1)  # the deciding seat's worths for this decision (policies.FV_*)
 FB_BONUS = _fb(1)  # greedy_peck: a value per pile card
-FB_SEAT = _fb(MAXP)  # + seat: its worths and nest values, kept within a game (policies.SV_*)
+FB_SEAT = _fb(T.MAXP)  # + seat: its worths and nest values, kept within a game (policies.SV_*)
 N_FB = _fb.end
 
 # State.cc[c, CC_*]
@@ -112,9 +112,9 @@ PL_REVEALED = _pl(1)  # turn + 1 its nest was first uncovered (bird revealed, CV
 PL_FEATHERS = _pl(1)  # feathers held
 PL_CARDS = _pl(1)  # cards collected
 PL_STEALS = _pl(1)  # steals left this turn (1, + tickets used: CV-4)
-PL_HELD = _pl(NI)  # + item: collected cards that count as it (CV-3)
+PL_HELD = _pl(T.NI)  # + item: collected cards that count as it (CV-3)
 PL_SCRIPT = _pl(1)  # scripted values used (tables.with_script)
-PL_TELE = _pl(N_TELE)  # + telemetry column (tables.TE_*)
+PL_TELE = _pl(T.N_TELE)  # + telemetry column (tables.TE_*)
 N_PL = _pl.end
 
 # State.board: game scalars, then the log's counters.
@@ -123,7 +123,7 @@ G_N = _b(1)  # players
 G_TURN = _b(1)  # turns played so far
 G_ACTIVE = _b(1)
 G_FIRST = _b(1)
-G_END = _b(1)  # 1 when the pile holds no card (CV-7)
+G_END = _b(1)  # END_EMPTY (the pile holds no card, CV-7) or END_SETUP; 0 while playing
 G_RETRIES = _b(1)  # set-up re-scatters, for an uncovered nest (CV-8, PHYS-4)
 G_REDRAWS = _b(1)  # set-up: cards drawn again for landing off the mat (PHYS-4)
 G_PUSHES = _b(1)  # set-up: cards pushed to cover a nest completely (CV-8, PHYS-4)
@@ -182,8 +182,8 @@ class State(NamedTuple):
 def alloc_state(tb, log_cap, snap):
     """A state for ``tb``'s game with room for ``log_cap`` log rows; ``snap``: keep the pile after
     every turn (a replay's pictures)."""
-    n_cards = tb.params[P_DECK_N]
-    n_feathers = tb.params[P_FEATHERS]
+    n_cards = tb.params[T.P_DECK_N]
+    n_feathers = tb.params[T.P_FEATHERS]
     board = np.zeros(N_BOARD, np.int64)
     board[G_LOG_CAP] = log_cap
     m = n_cards + n_feathers
@@ -192,11 +192,11 @@ def alloc_state(tb, log_cap, snap):
     rows = m + 2 if snap else 0
     return State(
         physics.new_pile(tb.physics, n_cards, n_feathers),
-        np.full((n_cards, 2), BLANK, np.int64),
+        np.full((n_cards, 2), T.BLANK, np.int64),
         np.zeros((n_cards, N_CC), np.int64),
-        np.zeros((MAXP, N_PL), np.int64),
+        np.zeros((T.MAXP, N_PL), np.int64),
         board,
-        np.zeros((2 + MAXP, 1), np.uint64),
+        np.zeros((2 + T.MAXP, 1), np.uint64),
         np.zeros((max(1, log_cap), 8), np.int32),
         np.zeros((rows, m, N_SN), np.float64),
         np.zeros(n_cards + 1, np.int64),
@@ -216,12 +216,12 @@ class Work(NamedTuple):
 def alloc_work(tb):
     """The scratch of ``engine.play_game`` for ``tb``'s game: its rows as long as the pile has
     pieces (and room for MAXP seats and 8 nests)."""
-    m = tb.params[P_DECK_N] + tb.params[P_FEATHERS] + 32
+    m = tb.params[T.P_DECK_N] + tb.params[T.P_FEATHERS] + 32
     return Work(
         np.zeros((N_IB, m), np.int64),
         np.zeros((N_FB, m), np.float64),
-        np.zeros(MAXP, np.int64),
-        np.zeros(MAXP, np.int64),
+        np.zeros(T.MAXP, np.int64),
+        np.zeros(T.MAXP, np.int64),
     )
 
 
@@ -256,7 +256,7 @@ def up_item(st, c):
 def counts_as(st, c):
     """CV-3: the item a collected card scores as: its up side when taken; a single-sided card
     (back BLANK) is its item either way."""
-    if st.item[c, 1] == BLANK:
+    if st.item[c, 1] == T.BLANK:
         return st.item[c, 0]
     return st.item[c, 0] if st.cc[c, CC_TAKEN_FACE] == 1 else st.item[c, 1]
 

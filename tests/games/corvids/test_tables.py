@@ -59,11 +59,3 @@ def test_base_holds_the_rulings_numbers(registered):
     assert sorted(p[tables.P_BIRD_NEST : tables.P_BIRD_NEST + 8]) == list(range(8))
     assert p[tables.P_BIRD_FAV + BIRD_NAMES.index("raven")] == ITEM_NAMES.index("key")
     assert np.allclose(k.item_weight[: tables.STRING], 1 / 6)
-
-
-def test_telemetry_names_follow_the_layout():
-    names = tables.telemetry_names()
-    assert names[tables.TE_PICKED + tables.KEY] == "picked__key"
-    assert names[tables.TE_LOST + tables.COIN] == "lost__coin"
-    assert names[tables.TE_FEATHERS_PAID] == "paid__feathers"
-    assert len(set(names)) == len(names)
