@@ -1271,7 +1271,7 @@ def test_cv7_ties_are_broken_by_feathers_then_shared(buttons, feathers, ranks):
     )
     sc, rk = ranks_of(s)
     assert sc == [2, 2, 2 if buttons == 2 else 5] and rk == ranks
-    engine.finish(s.tb, s.st, s.ib)
+    engine.finish(s.tb, s.st, state.alloc_work(s.tb))
     assert [r[7] for r in rows_of(s, E_SCORE)] == ranks
     assert rows_of(s, E_END)[0][3] == ranks.count(1)
     s.check()

@@ -84,7 +84,7 @@ def test_the_logged_score_leaves_the_handicap_out():
     """engine.finish logs CV-3's points (E_SCORE) with the handicapped ranks; the replay adds the
     handicap from the tables."""
     s = two_seats([2])
-    engine.finish(s.tb, s.st, s.ib)
+    engine.finish(s.tb, s.st, state.alloc_work(s.tb))
     rows = s.events(state.E_SCORE)
     assert [(r[1], r[2], r[7]) for r in rows] == [(0, 2, 1), (1, 3, 2)]
 
