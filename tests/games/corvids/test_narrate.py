@@ -262,3 +262,11 @@ def test_a_log_with_a_row_altered_is_a_problem(base, code, column, delta):
         log[rows[0], column] %= wrap
     problems = told_problems(c, damaged(logged, log), cfg.seed)
     assert problems is None or problems
+
+
+def test_every_event_code_has_a_handler(base):
+    """The narrator tells every event the engine logs: one handler per state.E_* code."""
+    cfg, c = base
+    logged = narrate.play_logged(c, cfg.seed, GAME)
+    codes = {v for k, v in vars(state).items() if k.startswith("E_") and isinstance(v, int)}
+    assert set(narrate.Narrator(c, logged, cfg.seed, GAME).handlers) == codes
