@@ -56,9 +56,9 @@ def f(x: float) -> str:
 def pile_svg(config_path: Path, game: int) -> str:
     config = load_config(config_path)
     compiled = tables.compile_tables(config)
-    tb = compiled.k
+    tb = compiled.tb
     st = state.alloc_state(tb, 0, True)
-    ib, _ = state.alloc_scratch(tb)
+    ib = state.alloc_work(tb).ib
     ok = engine.setup(tb, st, np.int64(config.seed), np.int64(game), ib)
     ph = tb.physics
     w, h = ph[physics.PH_MAT_W], ph[physics.PH_MAT_H]
@@ -88,9 +88,9 @@ def pile_svg(config_path: Path, game: int) -> str:
         f'<rect x="0" y="0" width="{f(width)}" height="{f(height)}" fill="#ffffff"/>',
         f'<text x="{f(MARGIN)}" y="{f(TITLE_H - 3)}" font-size="8">Corvids, game {game} of '
         f"{rel} (seed {config.seed}): the pile after set-up"
-        f"{'' if ok else ' (set-up failed)'} (scattered {int(st.g[state.G_RETRIES]) + 1} "
-        f"{'time' if int(st.g[state.G_RETRIES]) == 0 else 'times'}, "
-        f"{int(st.g[state.G_PUSHES])} cards pushed over bare nests)</text>",
+        f"{'' if ok else ' (set-up failed)'} (scattered {int(st.board[state.G_RETRIES]) + 1} "
+        f"{'time' if int(st.board[state.G_RETRIES]) == 0 else 'times'}, "
+        f"{int(st.board[state.G_PUSHES])} cards pushed over bare nests)</text>",
         # the mat
         f'<rect x="{f(sx(-w / 2))}" y="{f(sy(h / 2))}" width="{f(w)}" height="{f(h)}" '
         'fill="#d8cfae" stroke="#6b5f3a" stroke-width="1"/>',

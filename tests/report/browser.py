@@ -1,5 +1,5 @@
 """The headless-Chromium harness of the browser tests (tests/report/test_browser.py,
-tests/games/corvids/test_replay_browser.py): Debian's ``chromium`` and ``chromium-driver``,
+tests/games/corvids/test_views_browser.py): Debian's ``chromium`` and ``chromium-driver``,
 driven by selenium, offline.
 
 In CI (``CI`` set; ``.ci/run`` installs the browser) a missing browser FAILS a test, it never

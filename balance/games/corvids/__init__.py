@@ -15,7 +15,6 @@ class Corvids(Game):
     title = "Corvids"
     min_players = 2
     max_players = 8  # CV-1: eight bird cards
-    end_reasons = ("pile_empty", "setup_failed")  # engine.END_REASONS
     policy_kinds: ClassVar = {"random": schema.RandomPolicy, "greedy": schema.GreedyPolicy}
     # `balance bench`: the targets, four greedy players on all threads and 100x (not
     # 80x) for compiled vs plain Python

@@ -57,125 +57,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from balance.games._kit import check_play, clip_u8, saturated, saturation_rows, tally_clipped
+from balance.games import _kit as kit
 from balance.games.base import Chunk
 from balance.games.corvids import physics as ph
 from balance.games.corvids import policies as pol
-from balance.games.corvids.state import (
-    CC_OWNER,
-    CC_TAKEN_FACE,
-    CC_TURN,
-    CC_USED,
-    E_ABILITY,
-    E_BIRD,
-    E_END,
-    E_ISOLATED,
-    E_MOVED,
-    E_NEST,
-    E_NUT,
-    E_OFF,
-    E_PECK,
-    E_PICK,
-    E_SCORE,
-    E_START,
-    E_STEAL,
-    E_TICKET,
-    E_TURN,
-    G_CARDS_ISOLATED,
-    G_END,
-    G_F_REMOVED,
-    G_FEATHERS_OFF,
-    G_FIRST,
-    G_FIRST_NEST,
-    G_ISOLATED,
-    G_LOG_CAP,
-    G_N,
-    G_OFF_MAT,
-    G_PECKS,
-    G_PUSHES,
-    G_REDRAWS,
-    G_RETRIES,
-    G_TURN,
-    OWN_PILE,
-    OWN_REMOVED,
-    PL_BIRD,
-    PL_CARDS,
-    PL_FEATHERS,
-    PL_HELD,
-    PL_REVEALED,
-    PL_STEALS,
-    PL_TELE,
-    SN_A,
-    SN_FACE,
-    SN_H,
-    SN_ON,
-    SN_X,
-    SN_Y,
-    TAKE_EARRING,
-    TAKE_PAPERCLIP,
-    TAKE_PICK,
-    alloc_scratch,
-    alloc_state,
-    counts_as,
-    emit,
-    tele,
-    up_item,
-)
-from balance.games.corvids.tables import (
-    ACORN,
-    BLANK,
-    COIN,
-    EARRING,
-    MAXP,
-    N_TELE,
-    NI,
-    NUT,
-    P_BIRD_BONUS,
-    P_BIRD_FAV,
-    P_BIRD_NEST,
-    P_BIRDS_N,
-    P_COIN_DOWN,
-    P_DOUBLE_N,
-    P_HANDICAP,
-    P_PLAYERS,
-    P_SET_POINTS,
-    P_SET_SIZE,
-    P_SINGLE_N,
-    P_STEAL_COST,
-    P_VALUE,
-    PAPERCLIP,
-    STRING,
-    TE_ABILITY,
-    TE_FEATHERS_GAINED,
-    TE_FEATHERS_PAID,
-    TE_LOST,
-    TE_PICKED,
-    TE_STOLE,
-    TE_STOLEN,
-    TICKET,
-    W_CLUMSY,
-    Compiled,
-)
+from balance.games.corvids import state as S
+from balance.games.corvids import tables as T
+from balance.games.corvids.tables import Compiled
 from balance.rng import below, seed_stream, uniform
-
-END_REASONS = ("pile_empty", "setup_failed")
-END_EMPTY, END_SETUP = 1, 2  # G_END values (index + 1)
-# per seat, after the game (Chunk.extra); the game_* ones are the game's, on every seat's row
-EXTRA_COLUMNS = (
-    "feathers",
-    "cards",
-    "bird_points",
-    "set_points",
-    "nest_turn",
-    "game_off_mat",
-    "game_isolated",
-    "game_setup_retries",
-    "game_first_nest",
-    "game_setup_redraws",
-    "game_setup_pushes",
-)
-BLOCK_GAMES = 64  # games per prange block (telemetry clip counts per block)
-
 
 # ---------------------------------------------------------------- set-up
 
@@ -186,7 +75,7 @@ def draw_item(tb, rng):
     u = uniform(rng)
     acc = 0.0
     last = np.int64(0)
-    for i in range(NI):
+    for i in range(T.NI):
         w = tb.item_weight[i]
         if w > 0.0:
             last = np.int64(i)
@@ -202,12 +91,12 @@ def setup(tb, st, seed, game, ib):
     Returns False if the pile could not be set up (ENGINE-8)."""
     for s in range(st.rng.shape[0]):
         seed_stream(st.rng[s], seed, game, s)
-    cap = st.g[G_LOG_CAP]
-    st.g[:] = 0
-    st.g[G_LOG_CAP] = cap
+    cap = st.board[S.G_LOG_CAP]
+    st.board[:] = 0
+    st.board[S.G_LOG_CAP] = cap
     st.pl[:, :] = 0
-    n = tb.params[P_PLAYERS]
-    st.g[G_N] = n
+    n = tb.params[T.P_PLAYERS]
+    st.board[S.G_N] = n
     pile = st.pile
     nc = pile.cards.shape[0]
     nf = pile.feathers.shape[0]
@@ -215,14 +104,14 @@ def setup(tb, st, seed, game, ib):
     # CV-2: the deck, sides drawn anew every game, then its rows shuffled: row order is the
     # order the cards are scattered in, so their stack order (PHYS-4)
     k = np.int64(0)
-    for _ in range(tb.params[P_DOUBLE_N]):
+    for _ in range(tb.params[T.P_DOUBLE_N]):
         st.item[k, 0] = draw_item(tb, r0)
         st.item[k, 1] = draw_item(tb, r0)
         k += 1
-    for i in range(NI):
-        for _ in range(tb.params[P_SINGLE_N + i]):
+    for i in range(T.NI):
+        for _ in range(tb.params[T.P_SINGLE_N + i]):
             st.item[k, 0] = i
-            st.item[k, 1] = BLANK
+            st.item[k, 1] = T.BLANK
             k += 1
     for i in range(nc - 1, 0, -1):
         j = below(r0, np.int64(i + 1))
@@ -233,36 +122,36 @@ def setup(tb, st, seed, game, ib):
         st.item[j, 0] = a0
         st.item[j, 1] = a1
     for c in range(nc):
-        st.cc[c, CC_OWNER] = OWN_PILE
-        st.cc[c, CC_TAKEN_FACE] = 0
-        st.cc[c, CC_USED] = 0
-        st.cc[c, CC_TURN] = -1
+        st.cc[c, S.CC_OWNER] = S.OWN_PILE
+        st.cc[c, S.CC_TAKEN_FACE] = 0
+        st.cc[c, S.CC_USED] = 0
+        st.cc[c, S.CC_TURN] = -1
     pile.fst[:, :] = 0
     for f in range(nf):
         pile.feathers[f, ph.FT_H] = 0.0
     tries, redraws, pushes = ph.scatter_counted(tb.physics, pile.cards, pile.cst, np.int64(nc), r0)
-    st.g[G_RETRIES] = tries
-    st.g[G_REDRAWS] = redraws
-    st.g[G_PUSHES] = pushes
+    st.board[S.G_RETRIES] = tries
+    st.board[S.G_REDRAWS] = redraws
+    st.board[S.G_PUSHES] = pushes
     ph.rebuild(tb.physics, pile)
     for f in range(nf):  # CV-1: every feather dropped onto the pile
         ph.pile_drop(tb.physics, pile, np.int64(f), r0)
-    # CV-10: one bird each from the config's birds (a partial Fisher-Yates over ib[0])
-    nb = tb.params[P_BIRDS_N]
+    # CV-10: one bird each from the config's birds (a partial Fisher-Yates over ib[S.IB_OFFER])
+    nb = tb.params[T.P_BIRDS_N]
     for b in range(nb):
-        ib[0, b] = b
+        ib[S.IB_OFFER, b] = b
     for p in range(n):
         j = p + below(r0, nb - p)
-        t = ib[0, p]
-        ib[0, p] = ib[0, j]
-        ib[0, j] = t
-        st.pl[p, PL_BIRD] = ib[0, p]
+        t = ib[S.IB_OFFER, p]
+        ib[S.IB_OFFER, p] = ib[S.IB_OFFER, j]
+        ib[S.IB_OFFER, j] = t
+        st.pl[p, S.PL_BIRD] = ib[S.IB_OFFER, p]
     first = below(r0, n)
-    st.g[G_FIRST] = first
-    emit(st, E_START, n, first, nc, nf, tries, redraws, pushes)
+    st.board[S.G_FIRST] = first
+    S.emit(st, S.E_START, n, first, nc, nf, tries, redraws, pushes)
     for p in range(n):
-        b = st.pl[p, PL_BIRD]
-        emit(st, E_BIRD, p, b, tb.params[P_BIRD_NEST + b], 0, 0, 0, 0)
+        b = st.pl[p, S.PL_BIRD]
+        S.emit(st, S.E_BIRD, p, b, tb.params[T.P_BIRD_NEST + b], 0, 0, 0, 0)
     snapshot(st)
     if tries < 0:
         return False
@@ -273,25 +162,25 @@ def setup(tb, st, seed, game, ib):
 @njit(cache=True, _nrt=False, forceinline=False)
 def snapshot(st):
     """Keep the pile as it lies now in ``st.snap`` row ``G_TURN`` (replays only)."""
-    t = st.g[G_TURN]
+    t = st.board[S.G_TURN]
     if t >= st.snap.shape[0]:
         return
     pile = st.pile
     nc = pile.cards.shape[0]
     for c in range(nc):
-        st.snap[t, c, SN_X] = pile.cards[c, ph.CD_X]
-        st.snap[t, c, SN_Y] = pile.cards[c, ph.CD_Y]
-        st.snap[t, c, SN_A] = pile.cards[c, ph.CD_A]
-        st.snap[t, c, SN_H] = pile.cards[c, ph.CD_H]
-        st.snap[t, c, SN_ON] = pile.cst[c, ph.CS_ON]
-        st.snap[t, c, SN_FACE] = pile.cst[c, ph.CS_FACE]
+        st.snap[t, c, S.SN_X] = pile.cards[c, ph.CD_X]
+        st.snap[t, c, S.SN_Y] = pile.cards[c, ph.CD_Y]
+        st.snap[t, c, S.SN_A] = pile.cards[c, ph.CD_A]
+        st.snap[t, c, S.SN_H] = pile.cards[c, ph.CD_H]
+        st.snap[t, c, S.SN_ON] = pile.cst[c, ph.CS_ON]
+        st.snap[t, c, S.SN_FACE] = pile.cst[c, ph.CS_FACE]
     for f in range(pile.feathers.shape[0]):
-        st.snap[t, nc + f, SN_X] = pile.feathers[f, ph.FT_X]
-        st.snap[t, nc + f, SN_Y] = pile.feathers[f, ph.FT_Y]
-        st.snap[t, nc + f, SN_A] = 0.0
-        st.snap[t, nc + f, SN_H] = pile.feathers[f, ph.FT_H]
-        st.snap[t, nc + f, SN_ON] = pile.fst[f, ph.FS_ON]
-        st.snap[t, nc + f, SN_FACE] = 0.0
+        st.snap[t, nc + f, S.SN_X] = pile.feathers[f, ph.FT_X]
+        st.snap[t, nc + f, S.SN_Y] = pile.feathers[f, ph.FT_Y]
+        st.snap[t, nc + f, S.SN_A] = 0.0
+        st.snap[t, nc + f, S.SN_H] = pile.feathers[f, ph.FT_H]
+        st.snap[t, nc + f, S.SN_ON] = pile.fst[f, ph.FS_ON]
+        st.snap[t, nc + f, S.SN_FACE] = 0.0
 
 
 # ---------------------------------------------------------------- the pile changes
@@ -300,35 +189,35 @@ def snapshot(st):
 @njit(cache=True, _nrt=False, forceinline=False)
 def check_nests(tb, st):
     """CV-6: reveal the bird of every seat whose nest is now uncovered (once, for good)."""
-    for p in range(st.g[G_N]):
-        if st.pl[p, PL_REVEALED] != 0:
+    for p in range(st.board[S.G_N]):
+        if st.pl[p, S.PL_REVEALED] != 0:
             continue
-        b = st.pl[p, PL_BIRD]
-        k = tb.params[P_BIRD_NEST + b]
+        b = st.pl[p, S.PL_BIRD]
+        k = tb.params[T.P_BIRD_NEST + b]
         if st.pile.ncount[k] == 0:
-            st.pl[p, PL_REVEALED] = st.g[G_TURN] + 1
-            if st.g[G_FIRST_NEST] == 0:
-                st.g[G_FIRST_NEST] = st.g[G_TURN] + 1
-            emit(st, E_NEST, p, k, b, 0, 0, 0, 0)
+            st.pl[p, S.PL_REVEALED] = st.board[S.G_TURN] + 1
+            if st.board[S.G_FIRST_NEST] == 0:
+                st.board[S.G_FIRST_NEST] = st.board[S.G_TURN] + 1
+            S.emit(st, S.E_NEST, p, k, b, 0, 0, 0, 0)
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def nest_open(tb, st, p):
     """Whether seat ``p``'s nest is uncovered now (CV-6, CV-11)."""
-    return st.pile.ncount[tb.params[P_BIRD_NEST + st.pl[p, PL_BIRD]]] == 0
+    return st.pile.ncount[tb.params[T.P_BIRD_NEST + st.pl[p, S.PL_BIRD]]] == 0
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def remove_card(st, c):
     """Card ``c`` leaves play (off the mat, isolated)."""
     ph.take_out(st.pile, c)
-    st.cc[c, CC_OWNER] = OWN_REMOVED
+    st.cc[c, S.CC_OWNER] = S.OWN_REMOVED
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def remove_feather(st, f):
     ph.take_out(st.pile, np.int64(st.pile.cards.shape[0] + f))
-    st.g[G_F_REMOVED] += 1
+    st.board[S.G_F_REMOVED] += 1
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -354,16 +243,16 @@ def take_card(tb, st, p, c, how):
         k += np.int64(pile.ov[c, j])
     st.touch[0] = k
     ph.take_out(pile, c)
-    st.cc[c, CC_OWNER] = p
-    st.cc[c, CC_TAKEN_FACE] = face
-    st.cc[c, CC_TURN] = st.g[G_TURN]
-    item = counts_as(st, c)
-    st.pl[p, PL_HELD + item] += 1
-    st.pl[p, PL_CARDS] += 1
-    st.pl[p, PL_FEATHERS] += gained
-    tele(st, p, TE_PICKED + item, 1)
-    tele(st, p, TE_FEATHERS_GAINED, gained)
-    emit(st, E_PICK, p, c, item, face, gained, how, 0)
+    st.cc[c, S.CC_OWNER] = p
+    st.cc[c, S.CC_TAKEN_FACE] = face
+    st.cc[c, S.CC_TURN] = st.board[S.G_TURN]
+    item = S.counts_as(st, c)
+    st.pl[p, S.PL_HELD + item] += 1
+    st.pl[p, S.PL_CARDS] += 1
+    st.pl[p, S.PL_FEATHERS] += gained
+    S.tele(st, p, T.TE_PICKED + item, 1)
+    S.tele(st, p, T.TE_FEATHERS_GAINED, gained)
+    S.emit(st, S.E_PICK, p, c, item, face, gained, how, 0)
     return gained
 
 
@@ -374,17 +263,17 @@ def remove_off_mat(st, p):
     nc = pile.cards.shape[0]
     for c in range(nc):
         if pile.cst[c, ph.CS_MARK] == 1:
-            item = up_item(st, c)
-            emit(st, E_OFF, 0, c, item, p, 0, 0, 0)
+            item = S.up_item(st, c)
+            S.emit(st, S.E_OFF, 0, c, item, p, 0, 0, 0)
             remove_card(st, c)
-            st.g[G_OFF_MAT] += 1
+            st.board[S.G_OFF_MAT] += 1
             # a card counts by its up side as it falls (a blank back: its item)
-            tele(st, p, TE_LOST + (item if item != BLANK else st.item[c, 0]), 1)
+            S.tele(st, p, T.TE_LOST + (item if item != T.BLANK else st.item[c, 0]), 1)
     for f in range(pile.feathers.shape[0]):
         if pile.fst[f, ph.FS_MARK] == 1:
-            emit(st, E_OFF, 1, f, 0, p, 0, 0, 0)
+            S.emit(st, S.E_OFF, 1, f, 0, p, 0, 0, 0)
             remove_feather(st, f)
-            st.g[G_FEATHERS_OFF] += 1
+            st.board[S.G_FEATHERS_OFF] += 1
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -402,15 +291,17 @@ def peck_card(tb, st, p, c, ax, ay):
     the mat (the turn ends)."""
     pile = st.pile
     pile.cst[c, ph.CS_FACE] = 1 - pile.cst[c, ph.CS_FACE]
-    off, moved = ph.pile_peck(tb.physics, pile, c, ax, ay, tb.weights[p, W_CLUMSY], st.rng[1])
-    st.g[G_PECKS] += 1
-    emit(st, E_PECK, p, c, up_item(st, c), moved, off, np.int64(round(ax)), np.int64(round(ay)))
-    if st.g[G_LOG_CAP] > 0:  # a replay: where each card that rested on it went
+    off, moved = ph.pile_peck(tb.physics, pile, c, ax, ay, tb.weights[p, T.W_CLUMSY], st.rng[1])
+    st.board[S.G_PECKS] += 1
+    S.emit(
+        st, S.E_PECK, p, c, S.up_item(st, c), moved, off, np.int64(round(ax)), np.int64(round(ay))
+    )
+    if st.board[S.G_LOG_CAP] > 0:  # a replay: where each card that rested on it went
         for j in range(pile.cards.shape[0]):
             if pile.cst[j, ph.CS_MOVED] == 1:
                 x = np.int64(round(pile.cards[j, ph.CD_X]))
                 y = np.int64(round(pile.cards[j, ph.CD_Y]))
-                emit(st, E_MOVED, j, x, y, up_item(st, j), 0, 0, 0)
+                S.emit(st, S.E_MOVED, j, x, y, S.up_item(st, j), 0, 0, 0)
     if off > 0:
         remove_off_mat(st, p)
     check_nests(tb, st)
@@ -425,70 +316,70 @@ def ability(tb, st, p, c, ib, fb):
     """CV-4: resolve the ability of card ``c`` that seat ``p`` just took from the pile, chained
     through paperclips (ENGINE-3). Returns True if an acorn's peck ended the turn."""
     while c >= 0:
-        item = counts_as(st, c)
-        if st.pile.cst[c, ph.CS_FACE] == 0 and st.item[c, 1] == BLANK:
+        item = S.counts_as(st, c)
+        if st.pile.cst[c, ph.CS_FACE] == 0 and st.item[c, 1] == T.BLANK:
             return False  # a face-down single-sided card: its use comes later (CV-4)
         nxt = np.int64(-1)
-        if item == ACORN and st.pile.n_on[0] > 0:  # an acorn taken last has nothing to peck
+        if item == T.ACORN and st.pile.n_on[0] > 0:  # an acorn taken last has nothing to peck
             # CV-5: resolving is optional, the second peck too (ENGINE-3)
             k, ax, ay = pol.choose_acorn(tb, st, p, ib, fb)
             if k >= 0:
-                tele(st, p, TE_ABILITY + ACORN, 1)
-                emit(st, E_ABILITY, p, item, c, 0, 0, 0, 0)
+                S.tele(st, p, T.TE_ABILITY + T.ACORN, 1)
+                S.emit(st, S.E_ABILITY, p, item, c, 0, 0, 0, 0)
                 if peck_card(tb, st, p, k, ax, ay):
                     return True
-        elif item == EARRING:
+        elif item == T.EARRING:
             # one more completely uncovered earring, with its feathers: no card on it (CV-5,
             # ENGINE-1; a feather on it comes with it)
             n = np.int64(0)
             for t in range(st.pile.n_on[0]):
                 j = st.pile.lst[0, t]
-                if st.pile.cov[j, ph.COV_CARDS] == 0 and up_item(st, j) == EARRING:
-                    ib[0, n] = j
+                if st.pile.cov[j, ph.COV_CARDS] == 0 and S.up_item(st, j) == T.EARRING:
+                    ib[S.IB_OFFER, n] = j
                     n += 1
             if n > 0:
-                k = pol.choose_take(tb, st, p, ib, fb, n, np.int64(EARRING))
+                k = pol.choose_take(tb, st, p, ib, fb, n, np.int64(T.EARRING))
                 if k >= 0:
-                    tele(st, p, TE_ABILITY + EARRING, 1)
-                    emit(st, E_ABILITY, p, item, c, 0, 0, 0, 0)
-                    take_card(tb, st, p, ib[0, k], np.int64(TAKE_EARRING))
+                    S.tele(st, p, T.TE_ABILITY + T.EARRING, 1)
+                    S.emit(st, S.E_ABILITY, p, item, c, 0, 0, 0, 0)
+                    take_card(tb, st, p, ib[S.IB_OFFER, k], np.int64(S.TAKE_EARRING))
                     check_nests(tb, st)
-        elif item == NUT:
+        elif item == T.NUT:
             nc = st.pile.cards.shape[0]
             took = np.int64(0)
             for _ in range(2):
                 n = np.int64(0)
                 for t in range(st.pile.n_on[1]):
-                    ib[0, n] = st.pile.lst[1, t] - nc
+                    ib[S.IB_OFFER, n] = st.pile.lst[1, t] - nc
                     n += 1
                 if n == 0:
                     break
                 k = pol.choose_feather(tb, st, p, ib, fb, n, took)
                 if k < 0:
                     break
-                ph.take_out(st.pile, np.int64(nc + ib[0, k]))
-                st.pl[p, PL_FEATHERS] += 1
-                tele(st, p, TE_FEATHERS_GAINED, 1)
+                ph.take_out(st.pile, np.int64(nc + ib[S.IB_OFFER, k]))
+                st.pl[p, S.PL_FEATHERS] += 1
+                S.tele(st, p, T.TE_FEATHERS_GAINED, 1)
                 took += 1
             if took > 0:
-                tele(st, p, TE_ABILITY + NUT, 1)
-                emit(st, E_ABILITY, p, item, c, 0, 0, 0, 0)
-                emit(st, E_NUT, p, took, 0, 0, 0, 0, 0)
-        elif item == PAPERCLIP:
+                S.tele(st, p, T.TE_ABILITY + T.NUT, 1)
+                S.emit(st, S.E_ABILITY, p, item, c, 0, 0, 0, 0)
+                S.emit(st, S.E_NUT, p, took, 0, 0, 0, 0, 0)
+        elif item == T.PAPERCLIP:
             # a card touching it where it lay, covered or not (take_card kept them)
             n = np.int64(0)
             for t in range(st.touch[0]):
                 j = st.touch[1 + t]
                 if st.pile.att[j] == 1:
-                    ib[0, n] = j
+                    ib[S.IB_OFFER, n] = j
                     n += 1
             if n > 0:
-                k = pol.choose_take(tb, st, p, ib, fb, n, np.int64(PAPERCLIP))
+                k = pol.choose_take(tb, st, p, ib, fb, n, np.int64(T.PAPERCLIP))
                 if k >= 0:
-                    tele(st, p, TE_ABILITY + PAPERCLIP, 1)
-                    emit(st, E_ABILITY, p, item, c, 0, 0, 0, 0)
-                    nxt = ib[0, k]
-                    take_card(tb, st, p, nxt, np.int64(TAKE_PAPERCLIP))
+                    S.tele(st, p, T.TE_ABILITY + T.PAPERCLIP, 1)
+                    S.emit(st, S.E_ABILITY, p, item, c, 0, 0, 0, 0)
+                    nxt = ib[S.IB_OFFER, k]
+                    take_card(tb, st, p, nxt, np.int64(S.TAKE_PAPERCLIP))
                     check_nests(tb, st)
         c = nxt
     return False
@@ -502,92 +393,92 @@ def usable(st, c, item):
     """A held face-down ``item`` (string or ticket) not used yet (CV-4, ENGINE-5)."""
     return (
         st.item[c, 0] == item
-        and st.item[c, 1] == BLANK
-        and st.cc[c, CC_TAKEN_FACE] == 0
-        and st.cc[c, CC_USED] == 0
+        and st.item[c, 1] == T.BLANK
+        and st.cc[c, S.CC_TAKEN_FACE] == 0
+        and st.cc[c, S.CC_USED] == 0
     )
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def use_tickets(tb, st, p, ib, fb):
     """CV-4: at the start of its turn seat ``p`` may flip face-down tickets for more steals."""
-    st.pl[p, PL_STEALS] = 1
-    if st.pl[p, PL_HELD + TICKET] == 0:  # no ticket held (most turns): no pass over the cards
+    st.pl[p, S.PL_STEALS] = 1
+    if st.pl[p, S.PL_HELD + T.TICKET] == 0:  # no ticket held (most turns): no pass over the cards
         return
     n = np.int64(0)
     for c in range(st.cc.shape[0]):
         if (
-            st.cc[c, CC_OWNER] == p
-            and usable(st, c, np.int64(TICKET))
-            and (st.cc[c, CC_TURN] < st.g[G_TURN])
+            st.cc[c, S.CC_OWNER] == p
+            and usable(st, c, np.int64(T.TICKET))
+            and (st.cc[c, S.CC_TURN] < st.board[S.G_TURN])
         ):
-            ib[0, n] = c
+            ib[S.IB_OFFER, n] = c
             n += 1
     if n == 0:
         return
     k = pol.choose_tickets(tb, st, p, ib, fb, n)
     for t in range(k):
-        c = ib[0, t]
-        st.cc[c, CC_USED] = 1
-        st.cc[c, CC_TAKEN_FACE] = 1
-        st.pl[p, PL_STEALS] += 1
-        tele(st, p, TE_ABILITY + TICKET, 1)
-        emit(st, E_TICKET, p, c, 0, 0, 0, 0, 0)
+        c = ib[S.IB_OFFER, t]
+        st.cc[c, S.CC_USED] = 1
+        st.cc[c, S.CC_TAKEN_FACE] = 1
+        st.pl[p, S.PL_STEALS] += 1
+        S.tele(st, p, T.TE_ABILITY + T.TICKET, 1)
+        S.emit(st, S.E_TICKET, p, c, 0, 0, 0, 0, 0)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def steals(tb, st, p, ib, fb):
     """CV-5, CV-11, ENGINE-6: seat ``p``'s steals this turn (one, more from tickets)."""
-    cost = tb.params[P_STEAL_COST]
+    cost = tb.params[T.P_STEAL_COST]
     nc = st.pile.cards.shape[0]
-    n_players = st.g[G_N]
-    while st.pl[p, PL_STEALS] > 0 and st.pl[p, PL_FEATHERS] >= cost:
+    n_players = st.board[S.G_N]
+    while st.pl[p, S.PL_STEALS] > 0 and st.pl[p, S.PL_FEATHERS] >= cost:
         if st.pile.n_on[0] == 0:
             return
         some = False  # a rival's nest open (most turns none is: no scan of the cards)
         for v in range(n_players):
-            if v != p and nest_open(tb, st, v) and st.pl[v, PL_CARDS] > 0:
+            if v != p and nest_open(tb, st, v) and st.pl[v, S.PL_CARDS] > 0:
                 some = True
         if not some:
             return
         n = np.int64(0)
         for c in range(nc):
-            v = st.cc[c, CC_OWNER]
+            v = st.cc[c, S.CC_OWNER]
             if v >= 0 and v != p and v < n_players and nest_open(tb, st, v):
-                ib[0, n] = c
+                ib[S.IB_OFFER, n] = c
                 n += 1
         if n == 0:
             return
         k = pol.choose_steal(tb, st, p, ib, fb, n)
         if k < 0:
             return
-        c = ib[0, k]
-        v = st.cc[c, CC_OWNER]
-        st.pl[p, PL_STEALS] -= 1
+        c = ib[S.IB_OFFER, k]
+        v = st.cc[c, S.CC_OWNER]
+        st.pl[p, S.PL_STEALS] -= 1
         # the payment: each feather dropped onto a random point of a card of the pile (CV-11)
         paid = pay_feathers(tb, st, p, cost)
-        tele(st, p, TE_FEATHERS_PAID, paid)
+        S.tele(st, p, T.TE_FEATHERS_PAID, paid)
         # the victim may flip a face-down string to keep the card (CV-4)
         kept = np.int64(-1)
-        for s in range(nc if st.pl[v, PL_HELD + STRING] > 0 else 0):
-            if st.cc[s, CC_OWNER] == v and usable(st, s, np.int64(STRING)):
+        for s in range(nc if st.pl[v, S.PL_HELD + T.STRING] > 0 else 0):
+            if st.cc[s, S.CC_OWNER] == v and usable(st, s, np.int64(T.STRING)):
                 if pol.choose_string(tb, st, v, c, ib, fb):
                     kept = s
                 break
-        item = counts_as(st, c)
+        item = S.counts_as(st, c)
         if kept >= 0:
-            st.cc[kept, CC_USED] = 1
-            st.cc[kept, CC_TAKEN_FACE] = 1
-            tele(st, v, TE_ABILITY + STRING, 1)
+            st.cc[kept, S.CC_USED] = 1
+            st.cc[kept, S.CC_TAKEN_FACE] = 1
+            S.tele(st, v, T.TE_ABILITY + T.STRING, 1)
         else:
-            st.cc[c, CC_OWNER] = p
-            st.pl[v, PL_HELD + item] -= 1
-            st.pl[v, PL_CARDS] -= 1
-            st.pl[p, PL_HELD + item] += 1
-            st.pl[p, PL_CARDS] += 1
-            tele(st, p, TE_STOLE + item, 1)
-            tele(st, v, TE_STOLEN + item, 1)
-        emit(st, E_STEAL, p, v, c, kept, paid, item, 0)
+            st.cc[c, S.CC_OWNER] = p
+            st.pl[v, S.PL_HELD + item] -= 1
+            st.pl[v, S.PL_CARDS] -= 1
+            st.pl[p, S.PL_HELD + item] += 1
+            st.pl[p, S.PL_CARDS] += 1
+            S.tele(st, p, T.TE_STOLE + item, 1)
+            S.tele(st, v, T.TE_STOLEN + item, 1)
+        S.emit(st, S.E_STEAL, p, v, c, kept, paid, item, 0)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -601,7 +492,7 @@ def pay_feathers(tb, st, p, cost):
             break
         if pile.fst[f, ph.FS_ON] == 0 and ph.pile_drop(tb.physics, pile, f, st.rng[1]) == 1:
             paid += 1
-    st.pl[p, PL_FEATHERS] -= paid
+    st.pl[p, S.PL_FEATHERS] -= paid
     return paid
 
 
@@ -616,13 +507,13 @@ def pick(tb, st, p, ib, fb):
     n = np.int64(0)
     for t in range(pile.n_on[0]):  # the pickable cards, without a branch per card
         c = pile.lst[0, t]
-        ib[0, n] = c
+        ib[S.IB_OFFER, n] = c
         n += np.int64(pile.cov[c, ph.COV_CARDS] == 0)
     if n == 0:
         return np.int64(-1)
     k = pol.choose_pick(tb, st, p, ib, fb, n)
-    c = ib[0, k]
-    take_card(tb, st, p, c, np.int64(TAKE_PICK))
+    c = ib[S.IB_OFFER, k]
+    take_card(tb, st, p, c, np.int64(S.TAKE_PICK))
     check_nests(tb, st)
     return c
 
@@ -636,18 +527,20 @@ def end_of_turn(tb, st):
     pile = st.pile
     for c in range(pile.cards.shape[0]):
         if pile.cst[c, ph.CS_MARK] == 1:
-            st.cc[c, CC_OWNER] = OWN_REMOVED
-    st.g[G_F_REMOVED] += b
-    st.g[G_ISOLATED] += a + b
-    st.g[G_CARDS_ISOLATED] += a
-    emit(st, E_ISOLATED, a, b, 0, 0, 0, 0, 0)
+            st.cc[c, S.CC_OWNER] = S.OWN_REMOVED
+    st.board[S.G_F_REMOVED] += b
+    st.board[S.G_ISOLATED] += a + b
+    st.board[S.G_CARDS_ISOLATED] += a
+    S.emit(st, S.E_ISOLATED, a, b, 0, 0, 0, 0, 0)
     check_nests(tb, st)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def play_turn(tb, st, p, ib, fb):
     """One whole turn of seat ``p`` (CV-5)."""
-    emit(st, E_TURN, p, st.g[G_TURN], st.pl[p, PL_FEATHERS], st.pl[p, PL_CARDS], 0, 0, 0)
+    S.emit(
+        st, S.E_TURN, p, st.board[S.G_TURN], st.pl[p, S.PL_FEATHERS], st.pl[p, S.PL_CARDS], 0, 0, 0
+    )
     use_tickets(tb, st, p, ib, fb)
     if not do_peck(tb, st, p, ib, fb):
         c = pick(tb, st, p, ib, fb)
@@ -657,22 +550,24 @@ def play_turn(tb, st, p, ib, fb):
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def play_game(tb, st, seed, game, ib, fb):
-    """Play one whole game into ``st``."""
+def play_game(tb, st, seed, game, work):
+    """Play one whole game into ``st`` with the scratch ``work`` (state.alloc_work)."""
+    ib = work.ib
+    fb = work.fb
     fb[:, :] = 0.0  # the policies' scratch, whose worths are kept within a turn (a new game)
     if not setup(tb, st, seed, game, ib):
-        st.g[G_END] = END_SETUP
-        finish(tb, st, ib)
+        st.board[S.G_END] = S.END_SETUP
+        finish(tb, st, work)
         return
-    n = st.g[G_N]
-    a = st.g[G_FIRST]
+    n = st.board[S.G_N]
+    a = st.board[S.G_FIRST]
     while st.pile.n_on[0] > 0:
         play_turn(tb, st, a, ib, fb)
-        st.g[G_TURN] += 1
+        st.board[S.G_TURN] += 1
         snapshot(st)
         a = (a + 1) % n
-    st.g[G_END] = END_EMPTY
-    finish(tb, st, ib)
+    st.board[S.G_END] = S.END_EMPTY
+    finish(tb, st, work)
 
 
 # ---------------------------------------------------------------- scoring
@@ -686,29 +581,29 @@ def score(tb, st, p):
     coins_up = np.int64(0)
     coins_down = np.int64(0)
     for c in range(st.cc.shape[0]):
-        if st.cc[c, CC_OWNER] != p:
+        if st.cc[c, S.CC_OWNER] != p:
             continue
-        item = counts_as(st, c)
-        if item == COIN and st.cc[c, CC_TAKEN_FACE] == 0:
-            total += tb.params[P_COIN_DOWN]
+        item = S.counts_as(st, c)
+        if item == T.COIN and st.cc[c, S.CC_TAKEN_FACE] == 0:
+            total += tb.params[T.P_COIN_DOWN]
             coins_down += 1
         else:
-            total += tb.params[P_VALUE + item]
-            if item == COIN:
+            total += tb.params[T.P_VALUE + item]
+            if item == T.COIN:
                 coins_up += 1
     sets = np.int64(0)
-    for i in range(NI):
-        size = tb.params[P_SET_SIZE + i]
+    for i in range(T.NI):
+        size = tb.params[T.P_SET_SIZE + i]
         if size <= 0:
             continue
-        held = st.pl[p, PL_HELD + i]
+        held = st.pl[p, S.PL_HELD + i]
         full = held // size
         if full == 0:
             continue
         need = full * size
-        if i == COIN:  # the set's cards are its lowest-valued ones (score_cards)
-            v_up = tb.params[P_VALUE + COIN]
-            v_down = tb.params[P_COIN_DOWN]
+        if i == T.COIN:  # the set's cards are its lowest-valued ones (score_cards)
+            v_up = tb.params[T.P_VALUE + T.COIN]
+            v_down = tb.params[T.P_COIN_DOWN]
             if v_up <= v_down:
                 up = min(coins_up, need)
                 in_sets = up * v_up + (need - up) * v_down
@@ -716,10 +611,10 @@ def score(tb, st, p):
                 down = min(coins_down, need)
                 in_sets = down * v_down + (need - down) * v_up
         else:
-            in_sets = need * tb.params[P_VALUE + i]
-        sets += full * tb.params[P_SET_POINTS + i] - in_sets
-    b = st.pl[p, PL_BIRD]
-    bird = tb.params[P_BIRD_BONUS + b] * st.pl[p, PL_HELD + tb.params[P_BIRD_FAV + b]]
+            in_sets = need * tb.params[T.P_VALUE + i]
+        sets += full * tb.params[T.P_SET_POINTS + i] - in_sets
+    b = st.pl[p, S.PL_BIRD]
+    bird = tb.params[T.P_BIRD_BONUS + b] * st.pl[p, S.PL_HELD + tb.params[T.P_BIRD_FAV + b]]
     return total + sets + bird, bird, sets
 
 
@@ -729,141 +624,114 @@ def ranks(tb, st, out_score, out_rank):
     CV-3's plus the ``rules.handicap`` entry of the seat's place in the turn order (the
     dataset's ``order``), so the handicapped scores decide and a tie after them goes to feathers.
     A game whose set-up failed was never played: no handicap, every seat shares the win."""
-    n = st.g[G_N]
-    first = st.g[G_FIRST]
-    played = st.g[G_END] != END_SETUP
+    n = st.board[S.G_N]
+    first = st.board[S.G_FIRST]
+    played = st.board[S.G_END] != S.END_SETUP
     for p in range(n):
-        out_score[p] = score(tb, st, p)[0] + played * tb.params[P_HANDICAP + (p - first) % n]
+        out_score[p] = score(tb, st, p)[0] + played * tb.params[T.P_HANDICAP + (p - first) % n]
     for p in range(n):
         r = 1
         for q in range(n):
             if out_score[q] > out_score[p] or (
-                out_score[q] == out_score[p] and st.pl[q, PL_FEATHERS] > st.pl[p, PL_FEATHERS]
+                out_score[q] == out_score[p] and st.pl[q, S.PL_FEATHERS] > st.pl[p, S.PL_FEATHERS]
             ):
                 r += 1
         out_rank[p] = r
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def finish(tb, st, ib):
+def finish(tb, st, work):
     """Log the scores and the end (replays)."""
-    if st.g[G_LOG_CAP] == 0:
+    if st.board[S.G_LOG_CAP] == 0:
         return
-    n = st.g[G_N]
-    sc = ib[1]
-    rk = ib[2]
+    n = st.board[S.G_N]
+    sc = work.score
+    rk = work.rank
     ranks(tb, st, sc, rk)
     winners = np.int64(0)
     for p in range(n):
         total, bird, sets = score(tb, st, p)
         if rk[p] == 1:
             winners += 1
-        emit(st, E_SCORE, p, total, bird, sets, st.pl[p, PL_FEATHERS], st.pl[p, PL_CARDS], rk[p])
-    emit(st, E_END, st.g[G_TURN], st.g[G_END], winners, 0, 0, 0, 0)
+        S.emit(
+            st,
+            S.E_SCORE,
+            p,
+            total,
+            bird,
+            sets,
+            st.pl[p, S.PL_FEATHERS],
+            st.pl[p, S.PL_CARDS],
+            rk[p],
+        )
+    S.emit(st, S.E_END, st.board[S.G_TURN], st.board[S.G_END], winners, 0, 0, 0, 0)
 
 
 # ---------------------------------------------------------------- the batch kernel
 
 
 @njit(cache=True, parallel=True, forceinline=False)
-def play_batch(
-    tb,
-    seed,
-    first_game,
-    n_games,
-    out_score,
-    out_rank,
-    out_turns,
-    out_end,
-    out_order,
-    out_role,
-    out_extra,
-    out_tele,
-    out_clipped,
-):
-    """Play games [first_game, first_game + n_games) into row i of the output arrays; block b
-    counts the telemetry cells it clipped at 255 in row b of ``out_clipped`` (per column)."""
-    n_blocks = (n_games + BLOCK_GAMES - 1) // BLOCK_GAMES
-    n = tb.params[P_PLAYERS]
+def play_batch(tb, seed, first_game, n_games, out):
+    """Play games [first_game, first_game + n_games) into row i of the output arrays (``out``:
+    kit.Outputs); block b counts the telemetry cells it clipped at 255 in row b of ``clipped``
+    (per column)."""
+    score_, rank, turns, end, order, _, role, extra, tele, clipped = out
+    n_blocks = (n_games + S.BLOCK_GAMES - 1) // S.BLOCK_GAMES
+    n = tb.params[T.P_PLAYERS]
     for blk in prange(n_blocks):
-        st = alloc_state(tb, 0, False)
-        ib, fb = alloc_scratch(tb)
-        sc = np.zeros(MAXP, np.int64)
-        rk = np.zeros(MAXP, np.int64)
-        clipped = out_clipped[blk]
-        lo = blk * BLOCK_GAMES
-        hi = min(n_games, lo + BLOCK_GAMES)
+        st = S.alloc_state(tb, 0, False)
+        work = S.alloc_work(tb)
+        sc = work.score
+        rk = work.rank
+        clip = clipped[blk]
+        lo = blk * S.BLOCK_GAMES
+        hi = min(n_games, lo + S.BLOCK_GAMES)
         for gi in range(lo, hi):
-            play_game(tb, st, seed, first_game + gi, ib, fb)
-            out_turns[gi] = st.g[G_TURN]
-            out_end[gi] = st.g[G_END] - 1
-            first = st.g[G_FIRST]
+            play_game(tb, st, seed, first_game + gi, work)
+            board = st.board
+            turns[gi] = board[S.G_TURN]
+            end[gi] = board[S.G_END] - 1
+            first = board[S.G_FIRST]
             ranks(tb, st, sc, rk)
             for p in range(n):
-                out_score[gi, p] = sc[p]
-                out_rank[gi, p] = rk[p]
-                out_order[gi, p] = (p - first) % n
-                out_role[gi, p] = st.pl[p, PL_BIRD]
+                score_[gi, p] = sc[p]
+                rank[gi, p] = rk[p]
+                order[gi, p] = (p - first) % n
+                role[gi, p] = st.pl[p, S.PL_BIRD]
                 _, bird, sets = score(tb, st, p)
-                out_extra[gi, p, 0] = st.pl[p, PL_FEATHERS]
-                out_extra[gi, p, 1] = st.pl[p, PL_CARDS]
-                out_extra[gi, p, 2] = bird
-                out_extra[gi, p, 3] = sets
-                out_extra[gi, p, 4] = st.pl[p, PL_REVEALED] - 1
-                out_extra[gi, p, 5] = st.g[G_OFF_MAT]
-                out_extra[gi, p, 6] = st.g[G_ISOLATED]
-                out_extra[gi, p, 7] = st.g[G_RETRIES]
-                out_extra[gi, p, 8] = st.g[G_FIRST_NEST] - 1
-                out_extra[gi, p, 9] = st.g[G_REDRAWS]
-                out_extra[gi, p, 10] = st.g[G_PUSHES]
+                extra[gi, p, 0] = st.pl[p, S.PL_FEATHERS]
+                extra[gi, p, 1] = st.pl[p, S.PL_CARDS]
+                extra[gi, p, 2] = bird
+                extra[gi, p, 3] = sets
+                extra[gi, p, 4] = st.pl[p, S.PL_REVEALED] - 1
+                extra[gi, p, 5] = board[S.G_OFF_MAT]
+                extra[gi, p, 6] = board[S.G_ISOLATED]
+                extra[gi, p, 7] = board[S.G_RETRIES]
+                extra[gi, p, 8] = board[S.G_FIRST_NEST] - 1
+                extra[gi, p, 9] = board[S.G_REDRAWS]
+                extra[gi, p, 10] = board[S.G_PUSHES]
                 seen = 0
-                for j in range(N_TELE):
-                    v = st.pl[p, PL_TELE + j]
-                    out_tele[gi, p, j] = clip_u8(v)
+                for j in range(T.N_TELE):
+                    v = st.pl[p, S.PL_TELE + j]
+                    tele[gi, p, j] = kit.clip_u8(v)
                     seen |= v
                 if seen > 255:
-                    for j in range(N_TELE):
-                        tally_clipped(st.pl[p, PL_TELE + j], clipped, j)
+                    for j in range(T.N_TELE):
+                        kit.tally_clipped(st.pl[p, S.PL_TELE + j], clip, j)
 
 
 def play(compiled: Compiled, seed: int, first_game: int, n_games: int) -> Chunk:
-    """Play a chunk of games; the Python layer of the batch kernel (checks, allocation)."""
-    check_play(seed, first_game, n_games)
-    tb = compiled.k
-    p = compiled.players
-    score_ = np.zeros((n_games, p), np.int32)
-    rank = np.zeros((n_games, p), np.int32)
-    turns = np.zeros(n_games, np.int32)
-    end = np.zeros(n_games, np.int32)
-    order = np.zeros((n_games, p), np.int32)
-    role = np.zeros((n_games, p), np.int32)
-    extra = np.zeros((n_games, p, len(EXTRA_COLUMNS)), np.int32)
-    tel = np.zeros((n_games, p, N_TELE), np.uint8)
-    clipped = saturation_rows(n_games, BLOCK_GAMES, N_TELE)
-    play_batch(
-        tb,
-        np.int64(seed),
-        np.int64(first_game),
-        np.int64(n_games),
-        score_,
-        rank,
-        turns,
-        end,
-        order,
-        role,
-        extra,
-        tel,
-        clipped,
-    )
-    return Chunk(
-        first_game=first_game,
-        score=score_,
-        rank=rank,
-        turns=turns,
-        end_reason=end,
-        order=order,
-        telemetry=tel,
-        extra={name: np.ascontiguousarray(extra[:, :, k]) for k, name in enumerate(EXTRA_COLUMNS)},
-        role=role,
-        saturated=saturated(clipped),
+    """Play a chunk of games: the batch kernel's Python layer (kit.play_chunk). A seat's role is
+    the bird it was dealt; Corvids deals no teams."""
+    return kit.play_chunk(
+        play_batch,
+        compiled.tb,
+        seed,
+        first_game,
+        n_games,
+        players=compiled.players,
+        n_tele=T.N_TELE,
+        block=S.BLOCK_GAMES,
+        extra_names=S.EXTRA_COLUMNS,
+        role=True,
     )

@@ -47,69 +47,19 @@ import math
 import numpy as np
 from numba import njit
 
+from balance.games._kit import Offsets
 from balance.games.corvids import physics as ph
-from balance.games.corvids.state import (
-    CC_OWNER,
-    CC_TAKEN_FACE,
-    CC_USED,
-    FB_BONUS,
-    FB_SEAT,
-    G_N,
-    G_SCRIPT_BAD,
-    PL_BIRD,
-    PL_FEATHERS,
-    PL_HELD,
-    PL_REVEALED,
-    PL_SCRIPT,
-    counts_as,
-    up_item,
-)
-from balance.games.corvids.tables import (
-    ACORN,
-    BLANK,
-    COIN,
-    EARRING,
-    NI,
-    NUT,
-    P_BIRD_BONUS,
-    P_BIRD_FAV,
-    P_BIRD_NEST,
-    P_BIRDS_N,
-    P_COIN_DOWN,
-    P_SET_POINTS,
-    P_SET_SIZE,
-    P_SINGLE_N,
-    P_STEAL_COST,
-    P_VALUE,
-    PAPERCLIP,
-    POL_RANDOM,
-    POL_SCRIPT,
-    SP_KIND,
-    SP_SCRIPT_N,
-    STRING,
-    TICKET,
-    W_ABILITY,
-    W_BIRD,
-    W_CLUMSY,
-    W_EXPOSE,
-    W_FEATHER,
-    W_KEEP_NEST,
-    W_OWN,
-    W_SET,
-    W_SHED,
-    W_STEAL,
-    W_UNCOVER,
-)
+from balance.games.corvids import state as S
+from balance.games.corvids import tables as T
 from balance.rng import below, uniform
 
 _NEG = -1e18
 N_NESTS = ph.N_NESTS
-_OWNERS = 16  # string_risks: counts per owner in out[_OWNERS - 2 :] (OWN_REMOVED, OWN_PILE, seats)
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def is_random(tb, p):
-    return tb.seat[p, SP_KIND] == POL_RANDOM
+    return tb.seat[p, T.SP_KIND] == T.POL_RANDOM
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -126,27 +76,31 @@ def prng(st, p):
 
 @njit(cache=True, _nrt=False, inline="always")
 def scripted(tb, st, p, k):
-    return tb.seat[p, SP_KIND] == POL_SCRIPT and st.pl[p, PL_SCRIPT] + k <= tb.seat[p, SP_SCRIPT_N]
+    return (
+        tb.seat[p, T.SP_KIND] == T.POL_SCRIPT
+        and st.pl[p, S.PL_SCRIPT] + k <= tb.seat[p, T.SP_SCRIPT_N]
+    )
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def next_value(tb, st, p):
-    v = tb.script[p, st.pl[p, PL_SCRIPT]]
-    st.pl[p, PL_SCRIPT] += 1
+    v = tb.script[p, st.pl[p, S.PL_SCRIPT]]
+    st.pl[p, S.PL_SCRIPT] += 1
     return v
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def scripted_index(tb, st, p, ib, n, allow_none):
-    """The index in ``ib[0, :n]`` of the scripted value, -1 for a scripted -1 (``allow_none``);
+    """The index in ``ib[IB_OFFER, :n]`` of the scripted value, -1 for a scripted -1
+    (``allow_none``);
     anything else is not legal: the first candidate, and G_SCRIPT_BAD is set."""
     v = np.int64(next_value(tb, st, p))
     if v < 0 and allow_none:
         return np.int64(-1)
     for k in range(n):
-        if ib[0, k] == v:
+        if ib[S.IB_OFFER, k] == v:
             return np.int64(k)
-    st.g[G_SCRIPT_BAD] = 1
+    st.board[S.G_SCRIPT_BAD] = 1
     return np.int64(0)
 
 
@@ -157,27 +111,27 @@ def scripted_index(tb, st, p, ib, n, allow_none):
 def worth(tb, st, p, item, down):
     """What a card counting as ``item`` (``down``: face down) is worth to seat ``p`` now."""
     w = tb.weights[p]
-    pts = tb.params[P_COIN_DOWN] if (item == COIN and down) else tb.params[P_VALUE + item]
-    b = st.pl[p, PL_BIRD]
-    bird = tb.params[P_BIRD_BONUS + b] if tb.params[P_BIRD_FAV + b] == item else 0
-    v = w[W_OWN] * pts + w[W_BIRD] * bird
-    size = tb.params[P_SET_SIZE + item]
+    pts = tb.params[T.P_COIN_DOWN] if (item == T.COIN and down) else tb.params[T.P_VALUE + item]
+    b = st.pl[p, S.PL_BIRD]
+    bird = tb.params[T.P_BIRD_BONUS + b] if tb.params[T.P_BIRD_FAV + b] == item else 0
+    v = w[T.W_OWN] * pts + w[T.W_BIRD] * bird
+    size = tb.params[T.P_SET_SIZE + item]
     if size > 0:
-        extra = tb.params[P_SET_POINTS + item] - size * tb.params[P_VALUE + item]
+        extra = tb.params[T.P_SET_POINTS + item] - size * tb.params[T.P_VALUE + item]
         # the k-th card of a set (from 1) gets k / (1 + ... + size) of its extra: the shares add
         # up to the whole extra, the completing card's the largest
-        k = st.pl[p, PL_HELD + item] % size
-        v += w[W_SET] * extra * 2.0 * (k + 1) / (size * (size + 1))
+        k = st.pl[p, S.PL_HELD + item] % size
+        v += w[T.W_SET] * extra * 2.0 * (k + 1) / (size * (size + 1))
     return v
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def later_use(tb, p, item):
     """The later use of a face-down string (keeps a card) or ticket (one more steal)."""
-    if item == STRING:
-        return tb.weights[p, W_ABILITY] * 1.0
-    if item == TICKET:
-        return tb.weights[p, W_ABILITY] * 0.5
+    if item == T.STRING:
+        return tb.weights[p, T.W_ABILITY] * 1.0
+    if item == T.TICKET:
+        return tb.weights[p, T.W_ABILITY] * 0.5
     return 0.0
 
 
@@ -188,8 +142,8 @@ def hidden_single(tb, st, p, up):
     flipped) instead of face down."""
     tot = 0.0
     acc = 0.0
-    for item in (STRING, TICKET, COIN):
-        n = tb.params[P_SINGLE_N + item]
+    for item in (T.STRING, T.TICKET, T.COIN):
+        n = tb.params[T.P_SINGLE_N + item]
         if n <= 0:
             continue
         tot += n
@@ -204,34 +158,49 @@ def hidden_single(tb, st, p, up):
 def double_back(tb, st, p):
     """Expected worth of a double-sided card's unseen side (CV-2: drawn by the config's list)."""
     acc = 0.0
-    for i in range(NI):
+    for i in range(T.NI):
         wt = tb.item_weight[i]
         if wt > 0.0:
             acc += wt * worth(tb, st, p, np.int64(i), False)
     return acc
 
 
-# A decision's worths (``prepare``) in fb[2]: per item face up, per item face down (with a
-# string's or ticket's later use), then the expected worths of what is not seen. They depend on
+# A decision's worths (``prepare``) in fb[FB_WORTH]: per item face up, per item face down (with
+# a string's or ticket's later use), then the expected worths of what is not seen. They depend on
 # the seat's cards alone, so each seat keeps its own in fb[FB_SEAT + seat] and they are worked
 # out again only when its cards change.
-FV_UP = 0
-FV_DOWN = NI
-FV_BACK = 2 * NI  # a double-sided card's unseen side
-FV_SINGLE_DOWN = 2 * NI + 1  # a single-sided card showing its blank back, taken so
-FV_SINGLE_UP = 2 * NI + 2  # ... once flipped face up
-N_WORTHS = 2 * NI + 3
-FV_PILE_FEATHERS = N_WORTHS  # feathers in the pile
-FV_ONE_NESTS = N_WORTHS + 1  # how many nests one card alone covers (of some worth to the seat),
-FV_NEST0 = N_WORTHS + 2  # ... and those nests
-FV_KEY = FV_NEST0 + N_NESTS  # whose worths these are (seat, cards held): reused if so
-FV_NEST_KEY = FV_KEY + 1  # whose nest values fb[1, :N_NESTS] holds (seat, birds revealed)
-FV_TAKE = FV_NEST_KEY + 1  # greedy_peck: + 1 + up item (BLANK too): its worth and ability,
-FV_FLIP = FV_TAKE + NI + 1  # ... and its worth once flipped (flipped_worth)
-# a seat's row fb[FB_SEAT + seat] holds its worths (FV_UP ... FV_SINGLE_UP, FV_KEY) and its
-# nest values (nest_values) with their key
-SV_NEST0 = FV_KEY + 1
-SV_NEST_KEY = SV_NEST0 + N_NESTS
+_fv = Offsets()
+FV_UP = _fv(T.NI)  # + item: face up
+FV_DOWN = _fv(T.NI)  # + item: face down
+FV_BACK = _fv(1)  # a double-sided card's unseen side
+FV_SINGLE_DOWN = _fv(1)  # a single-sided card showing its blank back, taken so
+FV_SINGLE_UP = _fv(1)  # ... once flipped face up
+N_WORTHS = _fv.end
+FV_PILE_FEATHERS = _fv(1)  # feathers in the pile
+FV_ONE_NESTS = _fv(1)  # how many nests one card alone covers (of some worth to the seat),
+FV_NEST0 = _fv(N_NESTS)  # ... and those nests
+FV_KEY = _fv(1)  # whose worths these are (seat, cards held): reused if so
+FV_NEST_KEY = _fv(1)  # whose nest values fb[FB_NEST] holds (seat, birds revealed)
+FV_TAKE = _fv(T.NI + 1)  # greedy_peck: + 1 + up item (BLANK too): its worth and ability,
+FV_FLIP = _fv(T.NI + 1)  # ... and its worth once flipped (flipped_worth)
+# a seat's row fb[FB_SEAT + seat] holds its worths (FV_UP ... FV_SINGLE_UP, FV_KEY) and, after
+# them, its nest values (nest_values) with their key
+_sv = Offsets(FV_KEY + 1)
+SV_NEST0 = _sv(N_NESTS)
+SV_NEST_KEY = _sv(1)
+
+# fb[FB_NEST]: the deciding seat's nest values (seat_nest_values), then greedy_peck's candidates'
+# peck values, one per card in ib[IB_CAND] (add_candidate), to the end of the row
+_nv = Offsets()
+NV_NEST = _nv(16)  # + nest (N_NESTS of the 16 used)
+NV_CAND = _nv.end  # + candidate
+
+# fb[FB_RISK] (string_risks): each seat's chance of an unused face-down string, then the count of
+# hidden cards per owner, from OWN_REMOVED up (OWN_REMOVED, OWN_PILE, the seats)
+_sr = Offsets()
+SR_CHANCE = _sr(T.MAXP)  # + seat
+SR_HIDDEN = _sr(T.MAXP - S.OWN_REMOVED)  # + owner - OWN_REMOVED
+SR_SEAT0 = SR_HIDDEN - S.OWN_REMOVED  # owner o's count at SR_SEAT0 + o
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -239,15 +208,16 @@ def held_key(st, p):
     """A number that says which cards seat ``p`` holds, as far as its worths go (its count of
     each item; exact in a float64: 40 cards at most a seat, 9 items), and the seat."""
     key = np.int64(0)
-    for i in range(NI - 1, -1, -1):
-        key = key * 41 + st.pl[p, PL_HELD + i]
+    for i in range(T.NI - 1, -1, -1):
+        key = key * 41 + st.pl[p, S.PL_HELD + i]
     return (key + 1) * 8 + p
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
 def prepare(tb, st, p, fb, nestv):
-    """Fill fb[2] with seat ``p``'s worths for this decision (FV_*), after ``nest_values``."""
-    v = fb[2]
+    """Fill fb[FB_WORTH] with seat ``p``'s worths for this decision (FV_*), after
+    ``nest_values``."""
+    v = fb[S.FB_WORTH]
     n = 0
     for k in range(N_NESTS):
         if st.pile.ncount[k] == 1 and nestv[k] != 0.0:
@@ -258,9 +228,9 @@ def prepare(tb, st, p, fb, nestv):
     key = held_key(st, p)
     if v[FV_KEY] == key:
         return
-    own = fb[FB_SEAT + p]
+    own = fb[S.FB_SEAT + p]
     if own[FV_KEY] != key:
-        for i in range(NI):
+        for i in range(T.NI):
             own[FV_UP + i] = worth(tb, st, p, np.int64(i), False)
             own[FV_DOWN + i] = worth(tb, st, p, np.int64(i), True) + later_use(tb, p, np.int64(i))
         own[FV_BACK] = double_back(tb, st, p)
@@ -275,88 +245,88 @@ def prepare(tb, st, p, fb, nestv):
 @njit(cache=True, _nrt=False, inline="always")
 def shown_item_worth(fb, u):
     """Worth of a pile card showing item ``u`` (a blank back: expected), after ``prepare``."""
-    if u == BLANK:
-        return fb[2, FV_SINGLE_DOWN]
-    return fb[2, FV_UP + u]
+    if u == T.BLANK:
+        return fb[S.FB_WORTH, FV_SINGLE_DOWN]
+    return fb[S.FB_WORTH, FV_UP + u]
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def shown_worth(st, fb, c):
     """Worth of pile card ``c`` as it shows (its up side; a blank back: expected), after
     ``prepare``."""
-    return shown_item_worth(fb, up_item(st, c))
+    return shown_item_worth(fb, S.up_item(st, c))
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def flipped_worth(st, fb, c):
     """Expected worth of pile card ``c`` once a peck has turned it over, after ``prepare``."""
-    return flipped_item_worth(fb, up_item(st, c))
+    return flipped_item_worth(fb, S.up_item(st, c))
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def flipped_item_worth(fb, u):
     """Expected worth of a pile card showing item ``u`` once a peck has turned it over."""
-    if u == BLANK:
-        return fb[2, FV_SINGLE_UP]
-    if u >= STRING:  # string, ticket, coin: single-sided (CV-2), so its back is blank
-        return fb[2, FV_DOWN + u]
-    return fb[2, FV_BACK]
+    if u == T.BLANK:
+        return fb[S.FB_WORTH, FV_SINGLE_UP]
+    if u >= T.STRING:  # string, ticket, coin: single-sided (CV-2), so its back is blank
+        return fb[S.FB_WORTH, FV_DOWN + u]
+    return fb[S.FB_WORTH, FV_BACK]
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def nest_values(tb, st, p, out):
     """``out[k]``: what uncovering nest ``k`` is worth to seat ``p`` (CV-6, CV-11)."""
     w = tb.weights[p]
-    n = st.g[G_N]
-    own = tb.params[P_BIRD_NEST + st.pl[p, PL_BIRD]]
+    n = st.board[S.G_N]
+    own = tb.params[T.P_BIRD_NEST + st.pl[p, S.PL_BIRD]]
     hidden = 0
     known = np.int64(0)  # bit b: bird b is another seat's, revealed
     for q in range(n):
         if q != p:
-            if st.pl[q, PL_REVEALED] != 0:
-                known |= np.int64(1) << st.pl[q, PL_BIRD]
+            if st.pl[q, S.PL_REVEALED] != 0:
+                known |= np.int64(1) << st.pl[q, S.PL_BIRD]
             else:
                 hidden += 1
     for k in range(N_NESTS):
         out[k] = 0.0
     candidates = 0
-    for b in range(tb.params[P_BIRDS_N]):
-        k = tb.params[P_BIRD_NEST + b]
+    for b in range(tb.params[T.P_BIRDS_N]):
+        k = tb.params[T.P_BIRD_NEST + b]
         if k == own:
             continue
         if (known >> b) & 1:
-            out[k] = w[W_UNCOVER]
+            out[k] = w[T.W_UNCOVER]
         else:
             candidates += 1
     # the nests of birds not seen: a rival's with chance hidden / candidates (revealed birds
     # whose seat is known are out; the seat's own bird is out)
     share = hidden / candidates if candidates > 0 else 0.0
-    for b in range(tb.params[P_BIRDS_N]):
-        k = tb.params[P_BIRD_NEST + b]
+    for b in range(tb.params[T.P_BIRDS_N]):
+        k = tb.params[T.P_BIRD_NEST + b]
         if k != own and not (known >> b) & 1:
-            out[k] = w[W_UNCOVER] * share
-    out[own] = -w[W_KEEP_NEST]
+            out[k] = w[T.W_UNCOVER] * share
+    out[own] = -w[T.W_KEEP_NEST]
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
 def seat_nest_values(tb, st, p, fb):
-    """``nest_values`` of seat ``p`` in fb[1, :N_NESTS]. Each seat keeps its own in its row
+    """``nest_values`` of seat ``p`` in fb[FB_NEST, NV_NEST:]. Each seat keeps its own in its row
     (SV_NEST0), worked out again only when more birds are revealed (they stay revealed, so
     within a game their number says which ones are; ``play_game`` clears fb for each game)."""
     revealed = 0
-    for q in range(st.g[G_N]):
-        if st.pl[q, PL_REVEALED] != 0:
+    for q in range(st.board[S.G_N]):
+        if st.pl[q, S.PL_REVEALED] != 0:
             revealed += 1
     key = p * 64 + revealed + 1
-    if fb[2, FV_NEST_KEY] == key:
+    if fb[S.FB_WORTH, FV_NEST_KEY] == key:
         return
-    own = fb[FB_SEAT + p]
+    own = fb[S.FB_SEAT + p]
     if own[SV_NEST_KEY] != revealed + 1:
         nest_values(tb, st, p, own[SV_NEST0 : SV_NEST0 + N_NESTS])
         own[SV_NEST_KEY] = revealed + 1
     for k in range(N_NESTS):
-        fb[1, k] = own[SV_NEST0 + k]
-    fb[2, FV_NEST_KEY] = key
+        fb[S.FB_NEST, NV_NEST + k] = own[SV_NEST0 + k]
+    fb[S.FB_WORTH, FV_NEST_KEY] = key
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -364,8 +334,8 @@ def taking_nests(st, fb, c, nestv):
     """The value of the nests card ``c`` alone covers (taking it uncovers them), after
     ``prepare``."""
     v = 0.0
-    for t in range(np.int64(fb[2, FV_ONE_NESTS])):
-        k = np.int64(fb[2, FV_NEST0 + t])
+    for t in range(np.int64(fb[S.FB_WORTH, FV_ONE_NESTS])):
+        k = np.int64(fb[S.FB_WORTH, FV_NEST0 + t])
         if st.pile.nest[k, c] == 1:
             v += nestv[k]
     return v
@@ -375,12 +345,12 @@ def taking_nests(st, fb, c, nestv):
 def item_ability(tb, p, fb, u):
     """What the ability of a pile card showing item ``u`` would bring seat ``p`` (CV-4), as a flat
     guess for an earring's or paperclip's extra card."""
-    a = tb.weights[p, W_ABILITY]
-    if u == ACORN:
+    a = tb.weights[p, T.W_ABILITY]
+    if u == T.ACORN:
         return a * 0.25
-    if u == NUT:
-        return a * tb.weights[p, W_FEATHER] * min(2.0, fb[2, FV_PILE_FEATHERS])
-    if u in (EARRING, PAPERCLIP):
+    if u == T.NUT:
+        return a * tb.weights[p, T.W_FEATHER] * min(2.0, fb[S.FB_WORTH, FV_PILE_FEATHERS])
+    if u in (T.EARRING, T.PAPERCLIP):
         return a * 0.5
     return 0.0
 
@@ -389,8 +359,8 @@ def item_ability(tb, p, fb, u):
 def ability_worth(tb, st, p, fb, c, exact):
     """What the ability of pile card ``c``'s up side would bring seat ``p`` (CV-4); ``exact``:
     look at the extra card a paperclip or earring would take (else a flat guess)."""
-    u = up_item(st, c)
-    if not exact or u not in (EARRING, PAPERCLIP):
+    u = S.up_item(st, c)
+    if not exact or u not in (T.EARRING, T.PAPERCLIP):
         return item_ability(tb, p, fb, u)
     pile = st.pile
     best = 0.0
@@ -398,13 +368,13 @@ def ability_worth(tb, st, p, fb, c, exact):
         j = pile.lst[0, t]
         if j == c:
             continue
-        if u == PAPERCLIP:
+        if u == T.PAPERCLIP:
             ok = pile.ov[c, j] == 1
         else:
-            ok = pile.cov[j, ph.COV_CARDS] == 0 and up_item(st, j) == EARRING  # CV-5
+            ok = pile.cov[j, ph.COV_CARDS] == 0 and S.up_item(st, j) == T.EARRING  # CV-5
         if ok:
             best = max(best, shown_worth(st, fb, j))
-    return tb.weights[p, W_ABILITY] * best
+    return tb.weights[p, T.W_ABILITY] * best
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -414,7 +384,7 @@ def take_value(tb, st, p, fb, c, nestv, exact):
     return (
         shown_worth(st, fb, c)
         + ability_worth(tb, st, p, fb, c, exact)
-        + tb.weights[p, W_FEATHER] * st.pile.cov[c, ph.COV_FEATHERS]
+        + tb.weights[p, T.W_FEATHER] * st.pile.cov[c, ph.COV_FEATHERS]
         + taking_nests(st, fb, c, nestv)
     )
 
@@ -423,17 +393,17 @@ def take_value(tb, st, p, fb, c, nestv, exact):
 def held_worth(tb, st, p, c):
     """Worth to seat ``p`` of collected card ``c`` as ``p`` sees it (another seat's face-down
     single-sided card: expected)."""
-    owner = st.cc[c, CC_OWNER]
-    down = st.cc[c, CC_TAKEN_FACE] == 0
-    if st.item[c, 1] == BLANK:
+    owner = st.cc[c, S.CC_OWNER]
+    down = st.cc[c, S.CC_TAKEN_FACE] == 0
+    if st.item[c, 1] == T.BLANK:
         if down and owner != p:
             return hidden_single(tb, st, p, False)
         item = st.item[c, 0]
         v = worth(tb, st, p, item, down)
-        if down and st.cc[c, CC_USED] == 0:
+        if down and st.cc[c, S.CC_USED] == 0:
             v += later_use(tb, p, item)
         return v
-    item = st.item[c, 0] if st.cc[c, CC_TAKEN_FACE] == 1 else st.item[c, 1]
+    item = st.item[c, 0] if st.cc[c, S.CC_TAKEN_FACE] == 1 else st.item[c, 1]
     return worth(tb, st, p, item, False)
 
 
@@ -465,7 +435,7 @@ def peck_risk(tb, st, p, i, nestv):
     prm = tb.physics
     pile = st.pile
     nc = pile.cards.shape[0]
-    sd = prm[ph.PH_DISPLACE_SD] * tb.weights[p, W_CLUMSY]
+    sd = prm[ph.PH_DISPLACE_SD] * tb.weights[p, T.W_CLUMSY]
     hx = 0.5 * prm[ph.PH_MAT_W]
     hy = 0.5 * prm[ph.PH_MAT_H]
     hw = 0.5 * prm[ph.PH_CARD_W]
@@ -540,11 +510,11 @@ def peck_value(tb, st, p, fb, i, target, base, base_not_i, nestv):
     b = base_not_i if pile.cov[i, ph.COV_CARDS] == 0 else base
     # i is set down on top: certain to end pickable if no card rests on it (CV-5: feathers
     # landing on it do not block)
-    shed = 1.0 if pile.cov[i, ph.COV_CARDS] == 0 else w[W_SHED]
+    shed = 1.0 if pile.cov[i, ph.COV_CARDS] == 0 else w[T.W_SHED]
     gain = shed * max(0.0, flipped_worth(st, fb, i) - b)
     if target >= 0 and all_rest_on(st, target, i):
         gain = max(
-            gain, w[W_EXPOSE] * max(0.0, take_value(tb, st, p, fb, target, nestv, False) - b)
+            gain, w[T.W_EXPOSE] * max(0.0, take_value(tb, st, p, fb, target, nestv, False) - b)
         )
     if pile.cov[i, ph.COV_ANY] == 0:  # nothing rests on it: nothing moves but i itself
         return b + gain
@@ -554,18 +524,19 @@ def peck_value(tb, st, p, fb, i, target, base, base_not_i, nestv):
 
 @njit(cache=True, _nrt=False, forceinline=True)
 def add_candidate(ib, fb, n, c, target, v):
-    """Add (or better) candidate card ``c`` in ib[2], ib[3] / fb[1][16:], returning the count."""
+    """Add (or better) candidate card ``c`` in ib[IB_CAND], ib[IB_TARGET] / fb[FB_NEST, NV_CAND:],
+    returning the count."""
     for k in range(n):
-        if ib[2, k] == c:
-            if v > fb[1, 16 + k]:
-                fb[1, 16 + k] = v
-                ib[3, k] = target
+        if ib[S.IB_CAND, k] == c:
+            if v > fb[S.FB_NEST, NV_CAND + k]:
+                fb[S.FB_NEST, NV_CAND + k] = v
+                ib[S.IB_TARGET, k] = target
             return n
-    if 16 + n >= fb.shape[1]:
+    if NV_CAND + n >= fb.shape[1]:
         return n
-    ib[2, n] = c
-    ib[3, n] = target
-    fb[1, 16 + n] = v
+    ib[S.IB_CAND, n] = c
+    ib[S.IB_TARGET, n] = target
+    fb[S.FB_NEST, NV_CAND + n] = v
     return n + 1
 
 
@@ -614,7 +585,7 @@ def card_under(pile, k, hk, skip):
 @njit(cache=True, _nrt=False, forceinline=False)
 def greedy_peck(tb, st, p, ib, fb):
     pile = st.pile
-    nestv = fb[1, :N_NESTS]
+    nestv = fb[S.FB_NEST, NV_NEST : NV_NEST + N_NESTS]
     seat_nest_values(tb, st, p, fb)
     prepare(tb, st, p, fb, nestv)
     # one pass: the cheap value of taking each card, the top card, the best two uncovered
@@ -634,22 +605,22 @@ def greedy_peck(tb, st, p, ib, fb):
     n = np.int64(0)
     # take_value(..., exact=False) in parts: the worth and ability of each up side (BLANK too)
     # once, the feathers, and the nests a card alone covers added to that card only
-    take = fb[2, FV_TAKE : FV_TAKE + NI + 1]
-    flip = fb[2, FV_FLIP : FV_FLIP + NI + 1]
-    for u in range(-1, NI):
+    take = fb[S.FB_WORTH, FV_TAKE : FV_TAKE + T.NI + 1]
+    flip = fb[S.FB_WORTH, FV_FLIP : FV_FLIP + T.NI + 1]
+    for u in range(-1, T.NI):
         take[u + 1] = shown_item_worth(fb, u) + item_ability(tb, p, fb, u)
         flip[u + 1] = flipped_item_worth(fb, u)
-    wf = tb.weights[p, W_FEATHER]
-    bonus = fb[FB_BONUS]
-    for t in range(np.int64(fb[2, FV_ONE_NESTS])):
-        k = np.int64(fb[2, FV_NEST0 + t])
+    wf = tb.weights[p, T.W_FEATHER]
+    bonus = fb[S.FB_BONUS]
+    for t in range(np.int64(fb[S.FB_WORTH, FV_ONE_NESTS])):
+        k = np.int64(fb[S.FB_WORTH, FV_NEST0 + t])
         bonus[pile.nsum[k]] += nestv[k]
     # Whether a card is uncovered, and which is on top, are coin tosses to the processor's branch
     # predictor: they are selects below (`&`, `|` and `x if c else y`, no jumps); the branches
     # left are rarely taken once a few cards have been seen.
     for t in range(pile.n_on[0]):
         c = np.int64(pile.lst[0, t])
-        u1 = up_item(st, c) + 1
+        u1 = S.up_item(st, c) + 1
         v = take[u1] + wf * pile.cov[c, ph.COV_FEATHERS] + bonus[c]
         h = pile.cards[c, ph.CD_H]
         higher = h > top_h
@@ -672,8 +643,8 @@ def greedy_peck(tb, st, p, ib, fb):
         best1_c = c if new1 else best1_c
         if free & (flip[u1] > v + 0.5):
             n = add_candidate(ib, fb, n, c, np.int64(-1), 0.0)
-    for t in range(np.int64(fb[2, FV_ONE_NESTS])):
-        bonus[pile.nsum[np.int64(fb[2, FV_NEST0 + t])]] = 0.0
+    for t in range(np.int64(fb[S.FB_WORTH, FV_ONE_NESTS])):
+        bonus[pile.nsum[np.int64(fb[S.FB_WORTH, FV_NEST0 + t])]] = 0.0
     n = add_candidate(ib, fb, n, top, np.int64(-1), 0.0)
     for r in range(3):
         wc = w0 if r == 0 else (w1 if r == 1 else w2)
@@ -685,8 +656,8 @@ def greedy_peck(tb, st, p, ib, fb):
             if y >= 0:
                 n = add_candidate(ib, fb, n, y, wc, 0.0)
     # a card under the card that alone covers a rival's nest (prepare listed such nests)
-    for t in range(np.int64(fb[2, FV_ONE_NESTS])):
-        k = np.int64(fb[2, FV_NEST0 + t])
+    for t in range(np.int64(fb[S.FB_WORTH, FV_ONE_NESTS])):
+        k = np.int64(fb[S.FB_WORTH, FV_NEST0 + t])
         if nestv[k] <= 0.0:
             continue
         x = pile.nsum[k]  # the one card covering it
@@ -694,23 +665,25 @@ def greedy_peck(tb, st, p, ib, fb):
         if y >= 0:
             n = add_candidate(ib, fb, n, y, np.int64(-1), 0.0)
     for k in range(n):
-        c = ib[2, k]
+        c = ib[S.IB_CAND, k]
         base_not_i = best2 if c == best1_c else best1
-        fb[1, 16 + k] = peck_value(tb, st, p, fb, c, ib[3, k], best1, base_not_i, nestv)
+        fb[S.FB_NEST, NV_CAND + k] = peck_value(
+            tb, st, p, fb, c, ib[S.IB_TARGET, k], best1, base_not_i, nestv
+        )
     # the best visible candidate (the top card always is)
     while True:
         bk = np.int64(-1)
         bv = _NEG
         for k in range(n):
-            if ib[2, k] >= 0 and fb[1, 16 + k] > bv:
-                bv = fb[1, 16 + k]
+            if ib[S.IB_CAND, k] >= 0 and fb[S.FB_NEST, NV_CAND + k] > bv:
+                bv = fb[S.FB_NEST, NV_CAND + k]
                 bk = np.int64(k)
         if bk < 0:
             return top
-        c = ib[2, bk]
+        c = ib[S.IB_CAND, bk]
         if ph.visible(tb.physics, pile, c):
             return c
-        ib[2, bk] = -1
+        ib[S.IB_CAND, bk] = -1
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -723,7 +696,7 @@ def choose_peck(tb, st, p, ib, fb):
         ax = next_value(tb, st, p)
         ay = next_value(tb, st, p)
         if c < 0 or c >= nc or pile.att[c] == 0 or not ph.visible(tb.physics, pile, c):
-            st.g[G_SCRIPT_BAD] = 1
+            st.board[S.G_SCRIPT_BAD] = 1
             c = greedy_peck(tb, st, p, ib, fb)
         return c, ax, ay
     if is_random(tb, p):
@@ -763,13 +736,13 @@ def greedy_acorn(tb, st, p, ib, fb):
     visible one if that is worth more than 0. A peck that can uncover nothing only risks its
     turn and rearranges the pile for the next seat: declined."""
     pile = st.pile
-    nestv = fb[1, :N_NESTS]
+    nestv = fb[S.FB_NEST, NV_NEST : NV_NEST + N_NESTS]
     seat_nest_values(tb, st, p, fb)
     prepare(tb, st, p, fb, nestv)
     best = np.int64(-1)
     bv = 0.0
-    for t in range(np.int64(fb[2, FV_ONE_NESTS])):
-        k = np.int64(fb[2, FV_NEST0 + t])
+    for t in range(np.int64(fb[S.FB_WORTH, FV_ONE_NESTS])):
+        k = np.int64(fb[S.FB_WORTH, FV_NEST0 + t])
         if nestv[k] <= 0.0:
             continue
         x = pile.nsum[k]  # the one card covering it
@@ -810,18 +783,18 @@ def choose_acorn(tb, st, p, ib, fb):
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def choose_pick(tb, st, p, ib, fb, n):
-    """CV-5: which of the ``n`` cards in ``ib[0]`` seat ``p`` picks (an index)."""
+    """CV-5: which of the ``n`` cards in ``ib[IB_OFFER]`` seat ``p`` picks (an index)."""
     if scripted(tb, st, p, 1):
         return scripted_index(tb, st, p, ib, n, False)
     if is_random(tb, p):
         return below(prng(st, p), n)
-    nestv = fb[1, :N_NESTS]
+    nestv = fb[S.FB_NEST, NV_NEST : NV_NEST + N_NESTS]
     seat_nest_values(tb, st, p, fb)
     prepare(tb, st, p, fb, nestv)
     best = np.int64(0)
     bv = _NEG
     for k in range(n):
-        v = take_value(tb, st, p, fb, ib[0, k], nestv, True)
+        v = take_value(tb, st, p, fb, ib[S.IB_OFFER, k], nestv, True)
         if v > bv:
             bv = v
             best = np.int64(k)
@@ -830,20 +803,20 @@ def choose_pick(tb, st, p, ib, fb, n):
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def choose_take(tb, st, p, ib, fb, n, kind):
-    """CV-4: which of the ``n`` cards in ``ib[0]`` an earring or paperclip (``kind``) takes, -1
-    none."""
+    """CV-4: which of the ``n`` cards in ``ib[IB_OFFER]`` an earring or paperclip (``kind``)
+    takes, -1 none."""
     if scripted(tb, st, p, 1):
         return scripted_index(tb, st, p, ib, n, True)
     if is_random(tb, p):
         k = below(prng(st, p), n + 1)
         return k if k < n else np.int64(-1)
-    nestv = fb[1, :N_NESTS]
+    nestv = fb[S.FB_NEST, NV_NEST : NV_NEST + N_NESTS]
     seat_nest_values(tb, st, p, fb)
     prepare(tb, st, p, fb, nestv)
     best = np.int64(-1)
     bv = 0.0
     for k in range(n):
-        v = take_value(tb, st, p, fb, ib[0, k], nestv, True)
+        v = take_value(tb, st, p, fb, ib[S.IB_OFFER, k], nestv, True)
         if v >= bv:
             bv = v
             best = np.int64(k)
@@ -852,7 +825,8 @@ def choose_take(tb, st, p, ib, fb, n, kind):
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def choose_feather(tb, st, p, ib, fb, n, took):
-    """CV-4 (nut): which of the ``n`` pile feathers in ``ib[0]`` seat ``p`` takes, -1 none."""
+    """CV-4 (nut): which of the ``n`` pile feathers in ``ib[IB_OFFER]`` seat ``p`` takes, -1
+    none."""
     if scripted(tb, st, p, 1):
         return scripted_index(tb, st, p, ib, n, True)
     if is_random(tb, p):
@@ -860,14 +834,14 @@ def choose_feather(tb, st, p, ib, fb, n, took):
         # each feather is drawn uniformly among those left and "no more feathers"
         k = below(prng(st, p), n + 1)
         return k if k < n else np.int64(-1)
-    if tb.weights[p, W_FEATHER] <= 0.0:
+    if tb.weights[p, T.W_FEATHER] <= 0.0:
         return np.int64(-1)
     # the highest feather (the easiest to reach)
     pile = st.pile
     best = np.int64(0)
     bh = -1.0
     for k in range(n):
-        h = pile.feathers[ib[0, k], ph.FT_H]
+        h = pile.feathers[ib[S.IB_OFFER, k], ph.FT_H]
         if h > bh:
             bh = h
             best = np.int64(k)
@@ -880,10 +854,10 @@ def choose_feather(tb, st, p, ib, fb, n, took):
 @njit(cache=True, _nrt=False, forceinline=False)
 def rival_open(tb, st, p):
     """Whether some other seat holding a card has its nest uncovered now."""
-    for q in range(st.g[G_N]):
-        if q != p and st.pile.ncount[tb.params[P_BIRD_NEST + st.pl[q, PL_BIRD]]] == 0:
+    for q in range(st.board[S.G_N]):
+        if q != p and st.pile.ncount[tb.params[T.P_BIRD_NEST + st.pl[q, S.PL_BIRD]]] == 0:
             for c in range(st.cc.shape[0]):
-                if st.cc[c, CC_OWNER] == q:
+                if st.cc[c, S.CC_OWNER] == q:
                     return True
     return False
 
@@ -895,10 +869,10 @@ def choose_tickets(tb, st, p, ib, fb, n):
         return np.int64(max(0, min(n, np.int64(next_value(tb, st, p)))))
     if is_random(tb, p):
         return below(prng(st, p), n + 1)
-    cost = tb.params[P_STEAL_COST]
+    cost = tb.params[T.P_STEAL_COST]
     if not rival_open(tb, st, p):
         return np.int64(0)
-    can = st.pl[p, PL_FEATHERS] // cost - 1 if cost > 0 else n
+    can = st.pl[p, S.PL_FEATHERS] // cost - 1 if cost > 0 else n
     return np.int64(max(0, min(n, can)))
 
 
@@ -907,28 +881,31 @@ def string_risks(tb, st, p, out):
     """``out[v]``: the chance, as seat ``p`` sees it, that seat ``v`` holds an unused face-down
     string (0 for ``p`` itself), from the deck's proportions, in one pass over the collected
     cards."""
-    n = st.g[G_N]
-    # counted without a branch per card: owners from OWN_REMOVED (-2) up, in out[_OWNERS + owner]
-    for v in range(-2, n):
-        out[_OWNERS + v] = 0.0
+    n = st.board[S.G_N]
+    # counted without a branch per card: owners from OWN_REMOVED (-2) up, in out[SR_SEAT0 + owner]
+    for v in range(S.OWN_REMOVED, n):
+        out[SR_SEAT0 + v] = 0.0
     for c in range(st.cc.shape[0]):
         hidden = (
-            (st.item[c, 1] == BLANK) & (st.cc[c, CC_TAKEN_FACE] == 0) & (st.cc[c, CC_USED] == 0)
+            (st.item[c, 1] == T.BLANK)
+            & (st.cc[c, S.CC_TAKEN_FACE] == 0)
+            & (st.cc[c, S.CC_USED] == 0)
         )
-        out[_OWNERS + st.cc[c, CC_OWNER]] += 1.0 if hidden else 0.0
+        out[SR_SEAT0 + st.cc[c, S.CC_OWNER]] += 1.0 if hidden else 0.0
     for v in range(n):
-        out[v] = out[_OWNERS + v]
-    tot = tb.params[P_SINGLE_N + STRING] + tb.params[P_SINGLE_N + TICKET]
-    tot += tb.params[P_SINGLE_N + COIN]
-    q = tb.params[P_SINGLE_N + STRING] / tot if tot > 0 else 0.0
+        out[SR_CHANCE + v] = out[SR_SEAT0 + v]
+    tot = tb.params[T.P_SINGLE_N + T.STRING] + tb.params[T.P_SINGLE_N + T.TICKET]
+    tot += tb.params[T.P_SINGLE_N + T.COIN]
+    q = tb.params[T.P_SINGLE_N + T.STRING] / tot if tot > 0 else 0.0
     for v in range(n):
-        m = np.int64(out[v])
-        out[v] = 1.0 - (1.0 - q) ** m if v != p else 0.0
+        m = np.int64(out[SR_CHANCE + v])
+        out[SR_CHANCE + v] = 1.0 - (1.0 - q) ** m if v != p else 0.0
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def choose_steal(tb, st, p, ib, fb, n):
-    """CV-11: which of the ``n`` stealable cards in ``ib[0]`` seat ``p`` steals, -1 none."""
+    """CV-11: which of the ``n`` stealable cards in ``ib[IB_OFFER]`` seat ``p`` steals, -1
+    none."""
     if scripted(tb, st, p, 1):
         return scripted_index(tb, st, p, ib, n, True)
     if is_random(tb, p):
@@ -937,20 +914,20 @@ def choose_steal(tb, st, p, ib, fb, n):
     w = tb.weights[p]
     best = np.int64(-1)
     bv = _NEG
-    string_risks(tb, st, p, fb[0])  # each victim's chance of a string, once
+    string_risks(tb, st, p, fb[S.FB_RISK])  # each victim's chance of a string, once
     seat_nest_values(tb, st, p, fb)
-    prepare(tb, st, p, fb, fb[1, :N_NESTS])
+    prepare(tb, st, p, fb, fb[S.FB_NEST, NV_NEST : NV_NEST + N_NESTS])
     for k in range(n):
-        c = ib[0, k]
+        c = ib[S.IB_OFFER, k]
         # a rival's face-down single-sided card: expected; else face up as it counts
         # (held_worth of a rival's card, as a select)
-        down = (st.item[c, 1] == BLANK) & (st.cc[c, CC_TAKEN_FACE] == 0)
-        hv = fb[2, FV_SINGLE_DOWN] if down else fb[2, FV_UP + counts_as(st, c)]
-        v = hv * (1.0 - fb[0, st.cc[c, CC_OWNER]])
+        down = (st.item[c, 1] == T.BLANK) & (st.cc[c, S.CC_TAKEN_FACE] == 0)
+        hv = fb[S.FB_WORTH, FV_SINGLE_DOWN] if down else fb[S.FB_WORTH, FV_UP + S.counts_as(st, c)]
+        v = hv * (1.0 - fb[S.FB_RISK, SR_CHANCE + st.cc[c, S.CC_OWNER]])
         if v > bv:
             bv = v
             best = np.int64(k)
-    if best >= 0 and bv - tb.params[P_STEAL_COST] * w[W_FEATHER] >= w[W_STEAL]:
+    if best >= 0 and bv - tb.params[T.P_STEAL_COST] * w[T.W_FEATHER] >= w[T.W_STEAL]:
         return best
     return np.int64(-1)
 

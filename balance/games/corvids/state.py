@@ -13,13 +13,11 @@ at the end of a turn).
     pile      physics.Pile            the pile (cards, cst, feathers, fst and the cache)
     item      int64[MAXC, 2]          the item on the front and on the back (tables.BLANK: the
                                       back of a single-sided card, CV-2)
-    cc        int64[MAXC, N_CC]       CC_OWNER (OWN_PILE, OWN_REMOVED or the seat), CC_TAKEN_FACE
-                                      (its face when collected: it keeps it, CV-3), CC_USED (a
-                                      ticket or string flipped face up to use it, CV-4), CC_TURN
-                                      (the turn it was collected)
+    cc        int64[MAXC, N_CC]       per card: CC_OWNER (OWN_PILE, OWN_REMOVED or the seat),
+                                      CC_TAKEN_FACE, CC_USED, CC_TURN
     pl        int64[MAXP, N_PL]       per seat: bird, nest revealed, feathers held, steals left,
                                       telemetry
-    g         int64[N_G]              game scalars and counters
+    board     int64[N_BOARD]          game scalars and counters (G_*); the pile is ``pile``
     rng       uint64[2 + MAXP, 1]     0 set-up (sides, scatter, feathers, birds), 1 the pile's
                                       physics in play, 2 + p seat p's policy
     log       int32[rows, 8]          the event log of a replay (0 rows in the batch kernel)
@@ -28,9 +26,16 @@ at the end of a turn).
     touch     int64[MAXC + 1]         the cards of the pile the last card taken touched as it lay
                                       (count first): a paperclip's choice (CV-4)
 
-Every integer is int64 and every real float64 (Raven Manor's engine docstring: one compiled
-signature per kernel). Policies read the pile, every collected face-up card, revealed birds, and
-their own seat's row (its bird and face-down cards), CV-12.
+Every integer is int64 and every real float64, the state's arrays and the scratch (``Work``)
+alike: the tables' are too (tables.py), so that every kernel has one compiled signature (Raven
+Manor's engine docstring) and no index or count is converted on its way between them; the pile's
+bit sets and float geometry would gain nothing from a narrower integer.
+
+``Work`` (``alloc_work``) is the scratch of ``engine.play_game``: rows of integers (``ib``: the
+choices a decision is offered, the greedy peck's candidates) and of reals (``fb``: the policies'
+worths, kept per seat within a game), and the scores and ranks of the end (``engine.ranks``).
+Policies read the pile, every collected face-up card, revealed birds, and their own seat's row
+(its bird and face-down cards), CV-12.
 """
 
 from __future__ import annotations
@@ -42,22 +47,63 @@ from numba import njit
 
 from balance.games._kit import Offsets, copy_log, log_event
 from balance.games.corvids import physics
-from balance.games.corvids.tables import BLANK, MAXP, N_TELE, NI, P_DECK_N, P_FEATHERS
+from balance.games.corvids import tables as T
 
 OWN_PILE, OWN_REMOVED = -1, -2  # CC_OWNER values besides a seat
-# scratch rows of integers and of reals (alloc_scratch); the policies keep in FB_BONUS a value per
-# pile card and from FB_SEAT one row per seat (its worths, policies.prepare)
-N_IBUF = 4
-FB_BONUS = 3
-FB_SEAT = 4
-N_FBUF = FB_SEAT + MAXP
+
+BLOCK_GAMES = 64  # games per prange block of engine.play_batch (telemetry clip counts per block)
+
+END_REASONS = ("pile_empty", "setup_failed")  # Chunk.end_reason: G_END - 1
+END_EMPTY, END_SETUP = 1, 2  # G_END values (the index in END_REASONS + 1; 0 while playing)
+# per seat, after the game (Chunk.extra); the game_* ones are the game's, on every seat's row
+EXTRA_COLUMNS = (
+    "feathers",
+    "cards",
+    "bird_points",
+    "set_points",
+    "nest_turn",
+    "game_off_mat",
+    "game_isolated",
+    "game_setup_retries",
+    "game_first_nest",
+    "game_setup_redraws",
+    "game_setup_pushes",
+)
+
+# Work.ib[IB_*]: rows of integers, as long as the pile has pieces (alloc_work)
+_ib = Offsets()
+IB_OFFER = _ib(1)  # the cards (feathers, tickets) a decision is offered: ib[IB_OFFER, :n]
+IB_CAND = _ib(1)  # policies.greedy_peck: the cards it weighs pecking ...
+IB_TARGET = _ib(1)  # ... and the card each would expose (-1 none)
+N_IB = _ib.end
+
+# Work.fb[FB_*]: rows of reals, as long as the pile has pieces (alloc_work)
+_fb = Offsets()
+FB_RISK = _fb(1)  # policies.string_risks: each seat's chance of an unused string (SR_*)
+FB_NEST = _fb(1)  # the deciding seat's nest values, then greedy_peck's candidates' (NV_*)
+FB_WORTH = _fb(1)  # the deciding seat's worths for this decision (policies.FV_*)
+FB_BONUS = _fb(1)  # greedy_peck: a value per pile card
+FB_SEAT = _fb(T.MAXP)  # + seat: its worths and nest values, kept within a game (policies.SV_*)
+N_FB = _fb.end
 
 # State.cc[c, CC_*]
-CC_OWNER, CC_TAKEN_FACE, CC_USED, CC_TURN = range(N_CC := 4)
+_cc = Offsets()
+CC_OWNER = _cc(1)  # OWN_PILE, OWN_REMOVED or the seat
+CC_TAKEN_FACE = _cc(1)  # its face when collected: it keeps it (CV-3)
+CC_USED = _cc(1)  # a ticket or string flipped face up to use it (CV-4)
+CC_TURN = _cc(1)  # the turn it was collected
+N_CC = _cc.end
 
 # State.snap[t, piece, SN_*]: the pile after set-up (t = 0) and after turn t (cards first, then
 # feathers; a feather's angle and face are 0)
-SN_X, SN_Y, SN_A, SN_H, SN_ON, SN_FACE = range(N_SN := 6)
+_sn = Offsets()
+SN_X = _sn(1)
+SN_Y = _sn(1)
+SN_A = _sn(1)
+SN_H = _sn(1)
+SN_ON = _sn(1)
+SN_FACE = _sn(1)
+N_SN = _sn.end
 
 # State.pl[p, PL_*]
 _pl = Offsets()
@@ -66,34 +112,33 @@ PL_REVEALED = _pl(1)  # turn + 1 its nest was first uncovered (bird revealed, CV
 PL_FEATHERS = _pl(1)  # feathers held
 PL_CARDS = _pl(1)  # cards collected
 PL_STEALS = _pl(1)  # steals left this turn (1, + tickets used: CV-4)
-PL_HELD = _pl(NI)  # + item: collected cards that count as it (CV-3)
+PL_HELD = _pl(T.NI)  # + item: collected cards that count as it (CV-3)
 PL_SCRIPT = _pl(1)  # scripted values used (tables.with_script)
-PL_TELE = _pl(N_TELE)  # + telemetry column (tables.TE_*)
+PL_TELE = _pl(T.N_TELE)  # + telemetry column (tables.TE_*)
 N_PL = _pl.end
 
-# State.g: game scalars, then the log's counters.
-_g = Offsets()
-G_N = _g(1)  # players
-G_TURN = _g(1)  # turns played so far
-G_ACTIVE = _g(1)
-G_FIRST = _g(1)
-G_END = _g(1)  # 1 when the pile holds no card (CV-7)
-G_RETRIES = _g(1)  # set-up re-scatters, for an uncovered nest (CV-8, PHYS-4)
-G_REDRAWS = _g(1)  # set-up: cards drawn again for landing off the mat (PHYS-4)
-G_PUSHES = _g(1)  # set-up: cards pushed to cover a nest completely (CV-8, PHYS-4)
-G_OFF_MAT = _g(1)  # cards knocked off the mat in the game
-G_FEATHERS_OFF = _g(1)  # feathers knocked off the mat
-G_ISOLATED = _g(1)  # pieces removed as isolated at the ends of turns
-G_F_REMOVED = _g(1)  # feathers removed from play (off the mat or isolated)
-G_FIRST_NEST = _g(1)  # turn + 1 the first seat's nest was uncovered, 0 never
-G_CARDS_ISOLATED = _g(1)  # cards among the isolated pieces
-G_PECKS = _g(1)  # pecks in the game (acorns add some)
-G_SCRIPT_BAD = _g(1)  # a scripted choice was not legal (tests)
-G_LOG_N = _g(1)
-N_G_RESET = _g.end  # g[:N_G_RESET] is cleared for every game
-G_LOG_CAP = _g(1)
-G_LOG0 = _g(1)
-N_G = _g.end
+# State.board: game scalars, then the log's counters.
+_b = Offsets()
+G_N = _b(1)  # players
+G_TURN = _b(1)  # turns played so far
+G_ACTIVE = _b(1)
+G_FIRST = _b(1)
+G_END = _b(1)  # END_EMPTY (the pile holds no card, CV-7) or END_SETUP; 0 while playing
+G_RETRIES = _b(1)  # set-up re-scatters, for an uncovered nest (CV-8, PHYS-4)
+G_REDRAWS = _b(1)  # set-up: cards drawn again for landing off the mat (PHYS-4)
+G_PUSHES = _b(1)  # set-up: cards pushed to cover a nest completely (CV-8, PHYS-4)
+G_OFF_MAT = _b(1)  # cards knocked off the mat in the game
+G_FEATHERS_OFF = _b(1)  # feathers knocked off the mat
+G_ISOLATED = _b(1)  # pieces removed as isolated at the ends of turns
+G_F_REMOVED = _b(1)  # feathers removed from play (off the mat or isolated)
+G_FIRST_NEST = _b(1)  # turn + 1 the first seat's nest was uncovered, 0 never
+G_CARDS_ISOLATED = _b(1)  # cards among the isolated pieces
+G_PECKS = _b(1)  # pecks in the game (acorns add some)
+G_SCRIPT_BAD = _b(1)  # a scripted choice was not legal (tests)
+G_LOG_N = _b(1)
+G_LOG_CAP = _b(1)
+G_LOG0 = _b(1)
+N_BOARD = _b.end
 
 # Log events (narrate.py): code, then up to seven integers.
 (
@@ -126,7 +171,7 @@ class State(NamedTuple):
     item: np.ndarray
     cc: np.ndarray
     pl: np.ndarray
-    g: np.ndarray
+    board: np.ndarray
     rng: np.ndarray
     log: np.ndarray
     snap: np.ndarray
@@ -137,43 +182,63 @@ class State(NamedTuple):
 def alloc_state(tb, log_cap, snap):
     """A state for ``tb``'s game with room for ``log_cap`` log rows; ``snap``: keep the pile after
     every turn (a replay's pictures)."""
-    n_cards = tb.params[P_DECK_N]
-    n_feathers = tb.params[P_FEATHERS]
-    g = np.zeros(N_G, np.int64)
-    g[G_LOG_CAP] = log_cap
+    n_cards = tb.params[T.P_DECK_N]
+    n_feathers = tb.params[T.P_FEATHERS]
+    board = np.zeros(N_BOARD, np.int64)
+    board[G_LOG_CAP] = log_cap
     m = n_cards + n_feathers
     # a turn picks a card or knocks a piece off the mat for good (engine, ENGINE-4): at most m
     # turns, and the pile after set-up
     rows = m + 2 if snap else 0
     return State(
         physics.new_pile(tb.physics, n_cards, n_feathers),
-        np.full((n_cards, 2), BLANK, np.int64),
+        np.full((n_cards, 2), T.BLANK, np.int64),
         np.zeros((n_cards, N_CC), np.int64),
-        np.zeros((MAXP, N_PL), np.int64),
-        g,
-        np.zeros((2 + MAXP, 1), np.uint64),
+        np.zeros((T.MAXP, N_PL), np.int64),
+        board,
+        np.zeros((2 + T.MAXP, 1), np.uint64),
         np.zeros((max(1, log_cap), 8), np.int32),
         np.zeros((rows, m, N_SN), np.float64),
         np.zeros(n_cards + 1, np.int64),
     )
 
 
+class Work(NamedTuple):
+    """The scratch of ``engine.play_game`` (see the module docstring)."""
+
+    ib: np.ndarray  # int64[N_IB, M]: IB_* rows
+    fb: np.ndarray  # float64[N_FB, M]: FB_* rows
+    score: np.ndarray  # int64[MAXP]: engine.ranks' scores ...
+    rank: np.ndarray  # int64[MAXP]: ... and ranks
+
+
 @njit(cache=True, forceinline=False)
-def alloc_scratch(tb):
-    """Working arrays of the engine and the policies: integer lists and their scores, one row per
-    use, as long as the pile has pieces."""
-    m = tb.params[P_DECK_N] + tb.params[P_FEATHERS] + 32  # + room for MAXP seats, 8 nests
-    return np.zeros((N_IBUF, m), np.int64), np.zeros((N_FBUF, m), np.float64)
+def alloc_work(tb):
+    """The scratch of ``engine.play_game`` for ``tb``'s game: its rows as long as the pile has
+    pieces (and room for MAXP seats and 8 nests)."""
+    m = tb.params[T.P_DECK_N] + tb.params[T.P_FEATHERS] + 32
+    return Work(
+        np.zeros((N_IB, m), np.int64),
+        np.zeros((N_FB, m), np.float64),
+        np.zeros(T.MAXP, np.int64),
+        np.zeros(T.MAXP, np.int64),
+    )
+
+
+# balance/games/base.py's STANDARD_MODULES still names ``alloc_scratch`` among the state's
+# standard names: this alias keeps the plugin loading until it names ``alloc_work`` (nothing
+# calls it).
+alloc_scratch = alloc_work
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def emit(st, code, a, b, c, d, e, f, h):
     """Log event ``code`` (E_*) with seven integers."""
-    log_event(st.g, st.log, G_LOG_N, G_LOG_CAP, G_LOG0, code, a, b, c, d, e, f, h)
+    log_event(st.board, st.log, G_LOG_N, G_LOG_CAP, G_LOG0, code, a, b, c, d, e, f, h)
 
 
 def log_rows(st: State) -> np.ndarray:
-    return copy_log(st.log, 0, int(st.g[G_LOG_N]))
+    return copy_log(st.log, 0, int(st.board[G_LOG_N]))
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -191,7 +256,7 @@ def up_item(st, c):
 def counts_as(st, c):
     """CV-3: the item a collected card scores as: its up side when taken; a single-sided card
     (back BLANK) is its item either way."""
-    if st.item[c, 1] == BLANK:
+    if st.item[c, 1] == T.BLANK:
         return st.item[c, 0]
     return st.item[c, 0] if st.cc[c, CC_TAKEN_FACE] == 1 else st.item[c, 1]
 
@@ -215,5 +280,5 @@ def places(st: State) -> tuple[int, int, int, int, int, int]:
     collected = int((owner >= 0).sum())
     removed = int((owner == OWN_REMOVED).sum())
     f_pile = int(st.pile.fst[:, physics.FS_ON].sum())
-    held = int(st.pl[: int(st.g[G_N]), PL_FEATHERS].sum())
-    return cards_pile, collected, removed, f_pile, held, int(st.g[G_F_REMOVED])
+    held = int(st.pl[: int(st.board[G_N]), PL_FEATHERS].sum())
+    return cards_pile, collected, removed, f_pile, held, int(st.board[G_F_REMOVED])

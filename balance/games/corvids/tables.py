@@ -61,9 +61,10 @@ P_HANDICAP = _p(MAXP)  # + place in the turn order (the dataset's order): points
 N_PARAMS = _p.end
 
 # Tables.seat[p, SP_*] (integers) and Tables.weights[p, W_*] (floats).
-SP_KIND = 0
-SP_SCRIPT_N = 1  # scripted values (POL_SCRIPT)
-N_SEAT = 2
+_sp = Offsets()
+SP_KIND = _sp(1)  # POL_*
+SP_SCRIPT_N = _sp(1)  # scripted values (POL_SCRIPT)
+N_SEAT = _sp.end
 W_NAMES = (
     "clumsiness",
     "own_value",
@@ -130,9 +131,9 @@ class Tables(NamedTuple):
 
 @dataclass(frozen=True)
 class Compiled:
-    """Kernel tables plus the names needed to label their output."""
+    """Kernel tables (``tb``) plus the names needed to label their output."""
 
-    k: Tables
+    tb: Tables
     seat_policies: tuple[str, ...]
     columns: tuple[str, ...]
     players: int
@@ -191,7 +192,7 @@ def compile_tables(config: Any) -> Compiled:
         for j, w in enumerate(W_NAMES):
             if w in pol:
                 weights[p, j] = float(pol[w])
-    k = Tables(
+    tb = Tables(
         params=params,
         item_weight=item_weight,
         physics=physics_params(rules),
@@ -200,7 +201,7 @@ def compile_tables(config: Any) -> Compiled:
         script=np.zeros((MAXP, MAX_SCRIPT), np.float64),
     )
     return Compiled(
-        k=k,
+        tb=tb,
         seat_policies=tuple(config.seats),
         columns=telemetry_names(),
         players=config.players,
@@ -214,8 +215,8 @@ def with_script(compiled: Compiled, scripts: dict[int, list[float]]) -> Compiled
     y), every other decision one: the card, feather or count chosen, -1 for none, 0 / 1 for a
     string (policies.py, Scripts). A scripted choice that is not among the legal ones is taken as
     the first legal one and sets ``state.G_SCRIPT_BAD``."""
-    seat = compiled.k.seat.copy()
-    script = compiled.k.script.copy()
+    seat = compiled.tb.seat.copy()
+    script = compiled.tb.script.copy()
     for p, values in scripts.items():
         if len(values) > MAX_SCRIPT:
             raise ValueError(f"seat {p}: at most {MAX_SCRIPT} scripted values")
@@ -223,4 +224,4 @@ def with_script(compiled: Compiled, scripts: dict[int, list[float]]) -> Compiled
         seat[p, SP_SCRIPT_N] = len(values)
         script[p, :] = 0.0
         script[p, : len(values)] = values
-    return replace(compiled, k=compiled.k._replace(seat=seat, script=script))
+    return replace(compiled, tb=compiled.tb._replace(seat=seat, script=script))

@@ -182,7 +182,7 @@ class Scene:
 
     @property
     def tb(self) -> tables.Tables:
-        return self.c.k
+        return self.c.tb
 
     @property
     def pile(self) -> physics.Pile:
@@ -196,7 +196,7 @@ class Scene:
         engine.play_turn(self.tb, self.st, np.int64(p), self.ib, self.fb)
 
     def next_turn(self) -> None:
-        self.st.g[G_TURN] += 1
+        self.st.board[G_TURN] += 1
 
     def events(self, code: int | None = None) -> list[tuple[int, ...]]:
         rows = [tuple(int(v) for v in r) for r in state.log_rows(self.st)]
@@ -206,7 +206,7 @@ class Scene:
         return [r[0] for r in self.events()]
 
     def clear_log(self) -> None:
-        self.st.g[G_LOG_N] = 0
+        self.st.board[G_LOG_N] = 0
 
     def on(self, c: int) -> bool:
         return bool(self.pile.cst[c, ph.CS_ON])
@@ -244,7 +244,7 @@ class Scene:
 
     def check(self) -> None:
         st = self.st
-        assert st.g[G_SCRIPT_BAD] == 0, "a scripted choice was not legal"
+        assert st.board[G_SCRIPT_BAD] == 0, "a scripted choice was not legal"
         for p, values in self.scripts.items():
             used = int(st.pl[p, PL_SCRIPT])
             assert used == len(values), f"seat {p} used {used} of its {len(values)} values"
@@ -254,8 +254,8 @@ class Scene:
 def check_places(c: Compiled, st: state.State) -> None:
     """Every card and feather in one place (state.places) and the seats' counts of what they hold
     (PL_HELD by item, PL_CARDS) are the cards they own."""
-    n_cards = int(c.k.params[tables.P_DECK_N])
-    n_feathers = int(c.k.params[tables.P_FEATHERS])
+    n_cards = int(c.tb.params[tables.P_DECK_N])
+    n_feathers = int(c.tb.params[tables.P_FEATHERS])
     cp, cc, cr, fp, fh, fr = state.places(st)
     assert cp + cc + cr == n_cards, state.places(st)
     assert fp + fh + fr == n_feathers, state.places(st)
@@ -264,7 +264,7 @@ def check_places(c: Compiled, st: state.State) -> None:
     assert ((owner == OWN_PILE) == on).all(), "a card in the pile is owned, or one out of it not"
     assert (st.pile.att[:n_cards] == on).all()
     assert (st.pile.att[n_cards:] == (st.pile.fst[:, ph.FS_ON] == 1)).all()
-    for p in range(int(st.g[G_N])):
+    for p in range(int(st.board[G_N])):
         mine = [k for k in range(n_cards) if owner[k] == p]
         assert st.pl[p, PL_CARDS] == len(mine)
         held = np.zeros(NI, np.int64)
@@ -297,11 +297,12 @@ def build(
     seat_feathers = seat_feathers or {}
     scripts = {p: list(v) for p, v in (scripts or {}).items()}
     cs = tables.with_script(c, scripts) if scripts else c
-    tb = cs.k
+    tb = cs.tb
     st = state.alloc_state(tb, LOG_CAP, False)
-    ib, fb = state.alloc_scratch(tb)
+    work = state.alloc_work(tb)
+    ib, fb = work.ib, work.fb
     assert engine.setup(tb, st, np.int64(SEED), np.int64(0), ib)
-    n = int(st.g[G_N])
+    n = int(st.board[G_N])
     pile = st.pile
     nc = pile.cards.shape[0]
     nf = pile.feathers.shape[0]
@@ -319,9 +320,9 @@ def build(
     st.cc[:, CC_USED] = 0
     st.cc[:, CC_TURN] = -1
     st.pl[:, :] = 0
-    st.g[G_TURN] = turn
-    st.g[G_FIRST] = 0
-    st.g[G_FIRST_NEST] = 0
+    st.board[G_TURN] = turn
+    st.board[G_FIRST] = 0
+    st.board[G_FIRST_NEST] = 0
     names = list(c.bird_names)
     scene_birds = birds or {p: SCENE_BIRDS[p] for p in range(n)}
     for p in range(n):
@@ -369,8 +370,8 @@ def build(
     in_pile = int(pile.fst[:, ph.FS_ON].sum())
     for p, k in seat_feathers.items():
         st.pl[p, PL_FEATHERS] = k
-    st.g[G_F_REMOVED] = nf - in_pile - sum(seat_feathers.values())
-    assert st.g[G_F_REMOVED] >= 0, "more feathers than the game has"
+    st.board[G_F_REMOVED] = nf - in_pile - sum(seat_feathers.values())
+    assert st.board[G_F_REMOVED] >= 0, "more feathers than the game has"
     ph.rebuild(tb.physics, pile)
     engine.check_nests(tb, st)  # the open nests' birds were revealed before the scene
     for p in range(n):
@@ -383,7 +384,7 @@ def build(
         for j in range(m):
             if pile.ov[k, j] == 1:
                 assert j in cover_rows, f"the nest cover {k} touches piece {j} of the scene"
-    st.g[G_LOG_N] = 0
+    st.board[G_LOG_N] = 0
     return Scene(cs, st, ib, fb, scripts, covers)
 
 

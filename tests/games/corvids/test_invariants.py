@@ -123,7 +123,7 @@ class Checker:
 
     def __init__(self, c: Compiled) -> None:
         self.c = c
-        self.tb = c.k
+        self.tb = c.tb
         self.turns = 0
         self.revealed: np.ndarray | None = None
         self.visible: set[int] = set()
@@ -169,7 +169,7 @@ class Checker:
         pile = st.pile
         nc = pile.cards.shape[0]
         nf = pile.feathers.shape[0]
-        n = int(st.g[G_N])
+        n = int(st.board[G_N])
         # every piece in one place
         cp, cc, cr, fp, fh, fr = state.places(st)
         assert cp + cc + cr == tb.params[tables.P_DECK_N] == nc
@@ -225,12 +225,12 @@ class Checker:
             if self.revealed[p] != 0:
                 assert now[p] == self.revealed[p], "a revealed bird was hidden again"
             elif now[p] != 0:
-                assert p in newly and now[p] == st.g[G_TURN] + (0 if rows else 1)
+                assert p in newly and now[p] == st.board[G_TURN] + (0 if rows else 1)
             nest = int(tb.params[tables.P_BIRD_NEST + st.pl[p, PL_BIRD]])
             if pile.ncount[nest] == 0:
                 assert now[p] != 0, f"seat {p}'s nest is bare but its bird is hidden"
         self.revealed = now.copy()
-        assert st.g[G_SCRIPT_BAD] == 0
+        assert st.board[G_SCRIPT_BAD] == 0
         if rows:
             self.turns += 1
             pecks = [r for r in rows if r[0] == E_PECK]
@@ -279,36 +279,37 @@ class Checker:
 
 def play_stepwise(c: Compiled, seed: int, game: int, checker: Checker) -> state.State:
     """``engine.play_game`` turn by turn, with ``checker`` after set-up and after every turn."""
-    tb = c.k
+    tb = c.tb
     st = state.alloc_state(tb, 8192, False)
-    ib, fb = state.alloc_scratch(tb)
+    work = state.alloc_work(tb)
+    ib, fb = work.ib, work.fb
     if not engine.setup(tb, st, np.int64(seed), np.int64(game), ib):
-        assert st.g[G_RETRIES] == -1
+        assert st.board[G_RETRIES] == -1
         return st
     checker.start(st)
-    n = int(st.g[G_N])
-    a = int(st.g[G_FIRST])
+    n = int(st.board[G_N])
+    a = int(st.board[G_FIRST])
     nc = st.pile.cards.shape[0]
     while st.pile.att[:nc].sum() > 0:
         checker.before_turn(st)
-        n0 = int(st.g[state.G_LOG_N])
+        n0 = int(st.board[state.G_LOG_N])
         engine.play_turn(tb, st, np.int64(a), ib, fb)
-        st.g[G_TURN] += 1
+        st.board[G_TURN] += 1
         rows = [tuple(int(v) for v in r) for r in state.log_rows(st)[n0:]]
         checker.after_turn(st, rows)
         a = (a + 1) % n
-    st.g[G_END] = engine.END_EMPTY
+    st.board[G_END] = state.END_EMPTY
     return st
 
 
 def check_game(c: Compiled, rules, seed: int, game: int) -> None:
     checker = Checker(c)
     st = play_stepwise(c, seed, game, checker)
-    if st.g[G_RETRIES] == -1:  # ENGINE-8: never with these configs' set-up
+    if st.board[G_RETRIES] == -1:  # ENGINE-8: never with these configs' set-up
         raise AssertionError("set-up failed")
-    tb = c.k
-    n = int(st.g[G_N])
-    turns = int(st.g[G_TURN])
+    tb = c.tb
+    n = int(st.board[G_N])
+    turns = int(st.board[G_TURN])
     # ENGINE-4, CV-7
     assert checker.turns == turns <= tb.params[tables.P_DECK_N] + tb.params[tables.P_FEATHERS]
     assert state.pile_cards(st) == 0

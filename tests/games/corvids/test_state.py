@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[3]
 def tb(monkeypatch):
     if "corvids" not in games.names():
         monkeypatch.setitem(games._GAMES, "corvids", "tests.games.corvids.test_schema")
-    return tables.compile_tables(load_config(ROOT / "configs" / "corvids" / "base.yaml")).k
+    return tables.compile_tables(load_config(ROOT / "configs" / "corvids" / "base.yaml")).tb
 
 
 def test_the_state_holds_every_card_and_feather_of_the_config(tb):
@@ -27,7 +27,7 @@ def test_the_state_holds_every_card_and_feather_of_the_config(tb):
     assert st.pile.feathers.shape == (15, physics.N_FT)
     assert st.pile.ov.shape == (55, 55) and st.pile.lst.shape == (2, 40)
     assert st.pl.shape == (tables.MAXP, state.N_PL) and st.log.shape == (16, 8)
-    assert (st.item == tables.BLANK).all() and st.g[state.G_LOG_CAP] == 16
+    assert (st.item == tables.BLANK).all() and st.board[state.G_LOG_CAP] == 16
     # a replay keeps the pile after set-up and after each of at most 55 turns (ENGINE-4)
     assert st.snap.shape == (57, 55, state.N_SN)
     assert state.alloc_state(tb, 0, False).snap.shape[0] == 0
@@ -51,13 +51,13 @@ def test_a_card_shows_its_up_side_and_scores_as_it_was_taken(tb):
 
 def test_places_count_the_pile_the_seats_and_the_removed(tb):
     st = state.alloc_state(tb, 0, False)
-    st.g[state.G_N] = 4
+    st.board[state.G_N] = 4
     st.pile.cst[:30, physics.CS_ON] = 1
     st.cc[:, state.CC_OWNER] = state.OWN_PILE
     st.cc[30:38, state.CC_OWNER] = 2
     st.cc[38:, state.CC_OWNER] = state.OWN_REMOVED
     st.pile.fst[:10, physics.FS_ON] = 1
     st.pl[1, state.PL_FEATHERS] = 3
-    st.g[state.G_F_REMOVED] = 2
+    st.board[state.G_F_REMOVED] = 2
     assert state.places(st) == (30, 8, 2, 10, 3, 2)
     assert state.pile_cards(st) == 30

@@ -28,7 +28,7 @@ def registered(monkeypatch):
 def test_every_shipped_config_compiles(registered, path):
     cfg = load_config(path)
     c = tables.compile_tables(cfg)
-    k = c.k
+    k = c.tb
     assert c.players == cfg.players and len(c.columns) == tables.N_TELE
     assert k.params[tables.P_DECK_N] == cfg.rules.deck_size()
     single = sum(k.params[tables.P_SINGLE_N + i] for i in range(tables.NI))
@@ -46,7 +46,7 @@ def test_every_shipped_config_compiles(registered, path):
 def test_base_holds_the_rulings_numbers(registered):
     """CV-1 15 feathers, CV-2 28 + 4 + 4 + 4 cards, CV-3 a face-down coin 3 and sets of 3 for 5,
     CV-11 a steal costs 2, CV-10 eight birds on eight nests."""
-    k = tables.compile_tables(load_config(ROOT / "configs" / "corvids" / "base.yaml")).k
+    k = tables.compile_tables(load_config(ROOT / "configs" / "corvids" / "base.yaml")).tb
     p = k.params
     assert (p[tables.P_FEATHERS], p[tables.P_DOUBLE_N], p[tables.P_DECK_N]) == (15, 28, 40)
     assert [p[tables.P_SINGLE_N + i] for i in (tables.STRING, tables.TICKET, tables.COIN)] == [
@@ -59,11 +59,3 @@ def test_base_holds_the_rulings_numbers(registered):
     assert sorted(p[tables.P_BIRD_NEST : tables.P_BIRD_NEST + 8]) == list(range(8))
     assert p[tables.P_BIRD_FAV + BIRD_NAMES.index("raven")] == ITEM_NAMES.index("key")
     assert np.allclose(k.item_weight[: tables.STRING], 1 / 6)
-
-
-def test_telemetry_names_follow_the_layout():
-    names = tables.telemetry_names()
-    assert names[tables.TE_PICKED + tables.KEY] == "picked__key"
-    assert names[tables.TE_LOST + tables.COIN] == "lost__coin"
-    assert names[tables.TE_FEATHERS_PAID] == "paid__feathers"
-    assert len(set(names)) == len(names)

@@ -328,7 +328,7 @@ def pile_figure(
     height: int = 620,
 ) -> go.Figure:
     """The pile after set-up (``t`` = 0) or after turn ``t`` of a logged game, as one figure."""
-    params = compiled.k.physics
+    params = compiled.tb.physics
     st = logged.state
     nc = st.item.shape[0]
     snap = st.snap[t]
@@ -361,7 +361,7 @@ def replay_figure(
 ) -> tuple[go.Figure, list[tuple[int, int]]]:
     """The pile after set-up and after every turn, one slider step each (step t relayouts the
     shapes and nest labels of snapshot t); and (cards, feathers) in the pile at each step."""
-    params = compiled.k.physics
+    params = compiled.tb.physics
     st = logged.state
     nc = st.item.shape[0]
     turns = logged.turns

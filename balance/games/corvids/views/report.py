@@ -32,6 +32,7 @@ from balance.config import config_from_dict
 from balance.errors import BalanceError
 from balance.games.base import ReportSection
 from balance.games.corvids import narrate
+from balance.games.corvids import state as S
 from balance.games.corvids.tables import compile_tables
 from balance.games.corvids.views import pictures
 from balance.report import figures
@@ -47,7 +48,7 @@ GAME_COLUMNS = (
 )
 # columns of later engines: a dataset written before them reads as zeros
 LATER_COLUMNS = ("game_setup_pushes",)
-SETUP_FAILED = "setup_failed"  # engine.END_REASONS
+SETUP_FAILED = S.END_REASONS[S.END_SETUP - 1]
 
 
 class Mean(NamedTuple):

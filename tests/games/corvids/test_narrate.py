@@ -1,13 +1,15 @@
 """The Corvids replay (narrate.py) through the CLI: ``balance replay configs/corvids/base.yaml
 --game 3`` tells the dataset's game 3 (the batch kernel's row: its turns, scores and ranks), with one
-"Turn" line per turn, the seats' birds named, and no WARNING (the narrator's recount of every
-seat's cards and feathers agrees with the engine). An unknown event code is an error."""
+"Turn" line per turn, the seats' birds named, and no WARNING (the narrator's shadow of every
+seat's cards, feathers, bird and score agrees with the engine's final state, ``Told.problems``).
+A damaged log (a row removed or altered) is a problem; an unknown event code is an error."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -78,7 +80,7 @@ def test_cli_replay_names_every_seats_bird(base, printed):
     logged = narrate.play_logged(c, cfg.seed, GAME)
     birds = logged.state.pl[: c.players, state.PL_BIRD].tolist()
     for p, b in enumerate(birds):
-        nest = int(c.k.params[tables.P_BIRD_NEST + b])
+        nest = int(c.tb.params[tables.P_BIRD_NEST + b])
         line = f"seat {p} (greedy) is the {c.bird_names[b]} (nest {nest}; "
         assert any(x.startswith(line) for x in printed), line
     assert len({c.bird_names[b] for b in birds}) == c.players
@@ -106,7 +108,7 @@ def test_an_unknown_event_code_raises(base):
     bad = logged.log.copy()
     bad[3, 0] = 99
     broken = Logged(bad, logged.state, logged.score, logged.rank, logged.turns, logged.end_reason)
-    with pytest.raises(ValueError, match="unknown Corvids event code 99"):
+    with pytest.raises(ValueError, match="unknown event code 99"):
         narrate.tell(c, broken, cfg.seed, GAME)
 
 
@@ -168,3 +170,103 @@ def test_a_replay_never_says_a_before_a_vowel(base):
         told += get_game("corvids").replay(c, cfg.seed, game).lines
     assert not [x for x in told if re.search(r"\ba (acorn|earring)\b", x)]
     assert [x for x in told if re.search(r"\ban (acorn|earring)\b", x)]
+
+
+# ---------------------------------------------------------------- the shadow against the engine
+
+SHADOW_CONFIGS = ("base", "random_vs_greedy", "eight_players", "two_players", "small_mat")
+
+
+@pytest.mark.parametrize("name", SHADOW_CONFIGS)
+def test_the_narrators_shadow_agrees_with_the_engine_in_every_game(name):
+    """``tell``'s problems are none over many games of shipped configs: the events' feathers,
+    cards (which ones), revealed birds, scores, ranks, turns, pecks and pieces off the mat are
+    the engine's final state's (Narrator.finish)."""
+    c = tables.compile_tables(load_config(ROOT / "configs" / "corvids" / f"{name}.yaml"))
+    for game in range(12):
+        logged = narrate.play_logged(c, 11, game)
+        told = narrate.tell(c, logged, 11, game)
+        assert told.problems == [], (name, game, told.problems[:3])
+
+
+def damaged(logged: Logged, log: np.ndarray) -> Logged:
+    return logged._replace(log=log)
+
+
+def told_problems(c, logged: Logged, seed: int) -> list[str] | None:
+    """The problems of telling ``logged``; None when telling it raises ValueError."""
+    try:
+        return narrate.tell(c, logged, seed, GAME).problems
+    except ValueError:
+        return None
+
+
+def test_a_log_with_a_row_removed_is_a_problem(base):
+    """Removing any one event that changes the shadow (a pick, a peck, a steal, a nest
+    uncovered, a piece off the mat, a nut, a score, the end) is a problem or a ValueError."""
+    cfg, c = base
+    logged = narrate.play_logged(c, cfg.seed, GAME)
+    assert narrate.tell(c, logged, cfg.seed, GAME).problems == []
+    shadowed = {
+        state.E_PICK,
+        state.E_PECK,
+        state.E_STEAL,
+        state.E_NEST,
+        state.E_OFF,
+        state.E_NUT,
+        state.E_SCORE,
+        state.E_END,
+        state.E_TURN,
+        state.E_ISOLATED,
+    }
+    tried = 0
+    for i, row in enumerate(logged.log):
+        if int(row[0]) not in shadowed:
+            continue
+        if int(row[0]) == state.E_ISOLATED and int(row[2]) == 0:
+            continue  # no feather removed: nothing of the shadow changes
+        log = np.delete(logged.log, i, axis=0)
+        problems = told_problems(c, damaged(logged, log), cfg.seed)
+        assert problems is None or problems, (i, tuple(int(x) for x in row))
+        tried += 1
+    assert tried > 20
+
+
+@pytest.mark.parametrize(
+    ("code", "column", "delta"),
+    [
+        (state.E_PICK, 5, 1),  # one feather more with a pick
+        (state.E_PICK, 1, 1),  # another seat picks
+        (state.E_PICK, 2, 1),  # another card
+        (state.E_BIRD, 2, 1),  # another bird dealt
+        (state.E_TURN, 2, 1),  # another turn number
+        (state.E_SCORE, 2, 1),  # another score
+        (state.E_SCORE, 7, 1),  # another rank
+        (state.E_END, 1, 1),  # another number of turns
+    ],
+)
+def test_a_log_with_a_row_altered_is_a_problem(base, code, column, delta):
+    """Altering one integer of an event the shadow keeps is a problem (or a ValueError)."""
+    cfg, c = base
+    logged = narrate.play_logged(c, cfg.seed, GAME)
+    rows = np.flatnonzero(logged.log[:, 0] == code)
+    assert len(rows)
+    log = logged.log.copy()
+    log[rows[0], column] += delta
+    wrap = {  # a seat, a card and a bird stay ones the game has
+        (state.E_PICK, 1): c.players,
+        (state.E_PICK, 2): logged.state.cc.shape[0],
+        (state.E_BIRD, 2): len(c.bird_names),
+    }.get((code, column))
+    if wrap:
+        log[rows[0], column] %= wrap
+    problems = told_problems(c, damaged(logged, log), cfg.seed)
+    assert problems is None or problems
+
+
+def test_every_event_code_has_a_handler(base):
+    """The narrator tells every event the engine logs: one handler per state.E_* code."""
+    cfg, c = base
+    logged = narrate.play_logged(c, cfg.seed, GAME)
+    codes = {v for k, v in vars(state).items() if k.startswith("E_") and isinstance(v, int)}
+    assert set(narrate.Narrator(c, logged, cfg.seed, GAME).handlers) == codes

@@ -143,7 +143,7 @@ def test_a_card_is_its_rotated_rectangle(compiled, logged, steps):
     from balance.games.corvids import physics
 
     st = logged.state
-    p = compiled.k.physics
+    p = compiled.tb.physics
     snap = st.snap[0]
     shapes = steps[0]["args"][0]["shapes"]
     on = np.flatnonzero(snap[:, S.SN_ON] == 1)

@@ -31,7 +31,7 @@ def ranks_of(s):
     sc = np.zeros(MAXP, np.int64)
     rk = np.zeros(MAXP, np.int64)
     engine.ranks(s.tb, s.st, sc, rk)
-    n = int(s.st.g[G_N])
+    n = int(s.st.board[G_N])
     return sc[:n].tolist(), rk[:n].tolist()
 
 
@@ -48,7 +48,7 @@ def two_seats(handicap, first=0, feathers=(0, 0)):
         seat_feathers=dict(enumerate(feathers)),
         birds=BIRDS,
     )
-    s.st.g[G_FIRST] = first
+    s.st.board[G_FIRST] = first
     return s
 
 
@@ -84,7 +84,7 @@ def test_the_logged_score_leaves_the_handicap_out():
     """engine.finish logs CV-3's points (E_SCORE) with the handicapped ranks; the replay adds the
     handicap from the tables."""
     s = two_seats([2])
-    engine.finish(s.tb, s.st, s.ib)
+    engine.finish(s.tb, s.st, state.alloc_work(s.tb))
     rows = s.events(state.E_SCORE)
     assert [(r[1], r[2], r[7]) for r in rows] == [(0, 2, 1), (1, 3, 2)]
 
@@ -93,9 +93,9 @@ def test_a_game_whose_set_up_failed_gets_no_handicap():
     """ENGINE-8: a failed set-up plays no game: no seat holds a card and every seat shares the
     win with 0 points, whatever the handicap; the same position of a played game has it."""
     s = build(steady(2, {"handicap": [5, -3]}), birds=BIRDS)
-    s.st.g[G_END] = engine.END_EMPTY
+    s.st.board[G_END] = state.END_EMPTY
     assert ranks_of(s) == ([5, -3], [1, 2])
-    s.st.g[G_END] = engine.END_SETUP
+    s.st.board[G_END] = state.END_SETUP
     assert ranks_of(s) == ([0, 0], [1, 1])
 
 
@@ -169,12 +169,12 @@ def test_the_replay_shows_the_handicap_and_is_the_dataset_game():
 def test_default_is_no_handicap():
     cfg = load_config(BASE)
     assert cfg.rules.handicap == []
-    assert not PLUGIN.compile(cfg).k.params[P_HANDICAP : P_HANDICAP + MAXP].any()
+    assert not PLUGIN.compile(cfg).tb.params[P_HANDICAP : P_HANDICAP + MAXP].any()
 
 
 def test_fewer_entries_than_players_leave_the_rest_at_zero():
     c = compiled(4, {"handicap": [5, -2]}, seats="greedy")
-    assert c.k.params[P_HANDICAP : P_HANDICAP + MAXP].tolist() == [5, -2, 0, 0, 0, 0, 0, 0]
+    assert c.tb.params[P_HANDICAP : P_HANDICAP + MAXP].tolist() == [5, -2, 0, 0, 0, 0, 0, 0]
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:
