@@ -7,6 +7,7 @@ int32 and the weights float64 so that every config compiles to the same numba si
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -170,9 +171,10 @@ class Tables(NamedTuple):
 class Compiled:
     """Kernel tables plus the names needed to label their output."""
 
-    k: Tables
-    seat_policies: tuple[str, ...]
-    columns: tuple[str, ...]
+    tb: Tables  # the kernels' tables
+    seat_policies: tuple[str, ...]  # the policy name of each seat
+    columns: tuple[str, ...]  # the telemetry columns (telemetry_names)
+    players: int  # always 2 (RO-1)
 
 
 def _policy(pol: Any) -> Any:
@@ -258,23 +260,24 @@ def compile_tables(config: Any, seat_rows: list[Any] | None = None) -> Compiled:
             weights[p, W_DEFENCE] = m.defence
             weights[p, W_ATTACK] = m.attack_ratio
             weights[p, W_TRADE] = m.trade
-    k = Tables(
+    tb = Tables(
         params=params,
         bld=np.ascontiguousarray(bld),
         rune=np.ascontiguousarray(rune),
         seat=seat,
         weights=weights,
     )
-    return Compiled(k=k, seat_policies=tuple(config.seats), columns=telemetry_names())
+    return Compiled(
+        tb=tb,
+        seat_policies=tuple(config.seats),
+        columns=telemetry_names(),
+        players=config.players,
+    )
 
 
 def with_seat_kinds(compiled: Compiled, kinds: list[int]) -> Compiled:
     """A copy of ``compiled`` whose seats use policy kinds ``kinds`` (tests: POL_SCRIPT)."""
-    seat = compiled.k.seat.copy()
+    seat = compiled.tb.seat.copy()
     for p, kind in enumerate(kinds):
         seat[p, SP_KIND] = kind
-    return Compiled(
-        k=compiled.k._replace(seat=seat),
-        seat_policies=compiled.seat_policies,
-        columns=compiled.columns,
-    )
+    return dataclasses.replace(compiled, tb=compiled.tb._replace(seat=seat))
