@@ -96,7 +96,13 @@ P_START_BLD = _p(NB)  # + building: 1 if each player starts with it
 N_PARAMS = _p.end
 
 # Tables.bld[b, BD_*]
-BD_COST, BD_REQ, BD_GOLD, BD_WORKERS, BD_RUNES = range(N_BD := 5)
+_bd = Offsets()
+BD_COST = _bd(1)  # gold to build it
+BD_REQ = _bd(1)  # the building it requires, -1 none
+BD_GOLD = _bd(1)  # gold of each Harvest (RO-2)
+BD_WORKERS = _bd(1)  # workers of each Harvest
+BD_RUNES = _bd(1)  # runes drawn at each Harvest
+N_BD = _bd.end
 # Tables.rune[r, RN_*]: count, target and level, then the RUNE_COLUMNS values from RN_POWER on.
 RUNE_COLUMNS = ("power", "workers", "gold", "kills", "min_riders", "rider_cost", "druid_cost")
 _r = Offsets()
@@ -129,7 +135,12 @@ SP_ORDER_N = _s(1)
 SP_ORDER = _s(NB)  # + i: i-th building of the build order
 N_SEAT = _s.end
 # Tables.weights[p, W_*]
-W_DEFENCE, W_ATTACK, W_TRADE, W_RANDOM_ATTACK = range(N_WEIGHTS := 4)
+_w = Offsets()
+W_DEFENCE = _w(1)  # heuristic's defence: its blockers per enemy attacker
+W_ATTACK = _w(1)  # heuristic's attack_ratio: attackers per enemy blocker to attack with all
+W_TRADE = _w(1)  # heuristic's trade: value of blockers it may lose per attacker's value
+W_RANDOM_ATTACK = _w(1)  # random's attack: chance that each unit able to attack does
+N_WEIGHTS = _w.end
 
 # Telemetry columns: fixed layout, State.pl[p, PL_TELE + column] (telemetry_names).
 _t = Offsets()

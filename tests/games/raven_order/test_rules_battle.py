@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from balance.games.raven_order import engine, policies
+from balance.games.raven_order import engine, policies, state
 from balance.games.raven_order.state import (
     A_APOW,
     A_ATK,
@@ -214,7 +214,7 @@ def test_turn_cap_counts_both_players_turns(ro):
     assert st.board[G_END] == END_DRAW and st.board[G_WINNER] == -1
     assert st.board[G_TURN] + 1 == 7
     # each seat harvested on its own turns only: 1 worker and 2 gold each
-    first = int(st.board[engine.G_FIRST])
+    first = int(st.board[state.G_FIRST])
     assert workers(st, first) == 4 and workers(st, 1 - first) == 3
     assert engine.outcome(st, 0) == (1, 1) and engine.outcome(st, 1) == (1, 1)
 
