@@ -63,8 +63,11 @@ def event_lines(compiled: T.Compiled, log: np.ndarray, seed: int = 0, game: int 
     """The lines of the events of ``log`` alone, without the final position or any check: the
     log of a hand-built position (tests), which starts in the middle of a game."""
     narration = Narration(compiled, None, seed, game)
-    for raw in log:
-        narration.handlers[int(raw[0])](tuple(int(x) for x in raw[1:]))
+    for i, raw in enumerate(log):
+        handler = narration.handlers.get(int(raw[0]))
+        if handler is None:
+            raise ValueError(f"event log row {i}: unknown event code {int(raw[0])}")
+        handler(tuple(int(x) for x in raw[1:]))
     return narration.lines
 
 
@@ -166,7 +169,9 @@ class Narration(_tell.Narrator):
     def gold_is(self, p: int, gold: int, what: str) -> None:
         """The gold an event says ``p`` has now, against the shadow's."""
         have = self.seat[p].gold
-        self.check(have == gold, f"seat {p}'s gold after {what}: the event says {gold}, not {have}")
+        self.check(
+            have == gold, f"seat {p}'s gold after {what}: the event says {gold}, the events {have}"
+        )
 
     def lose_worker(self, p: int, what: str) -> None:
         self.check(self.seat[p].workers > 0, f"seat {p} loses a worker it does not have ({what})")
@@ -178,9 +183,8 @@ class Narration(_tell.Narrator):
             self.lose_worker(p, what)
             return
         units = self.seat[p].units
-        self.check(
-            units[(t, r)] > 0, f"seat {p} loses a {_unit(t)} ({r=}) it does not have ({what})"
-        )
+        unit = _unit(t) + (f" with {_rune(r)}" if r >= 0 else "")
+        self.check(units[(t, r)] > 0, f"seat {p} loses a {unit} it does not have ({what})")
         units[(t, r)] -= 1
 
     # ------------------------------------------------------------ handlers (one per E_*)
