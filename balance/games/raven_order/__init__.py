@@ -14,7 +14,6 @@ class RavenOrder(Game):
     title = "The Raven Order"
     min_players = 2
     max_players = 2
-    end_reasons = ("destruction", "draw")
     policy_kinds: ClassVar = {"random": schema.RandomPolicy, "heuristic": schema.HeuristicPolicy}
     # `balance bench`: the headline line-up's games/s on all threads (the performance issue's
     # target); every game also has BenchSpec's common targets.

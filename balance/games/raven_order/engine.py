@@ -34,169 +34,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from balance.games._kit import (
-    U8_MAX,
-    check_play,
-    clip_u8,
-    saturated,
-    saturation_rows,
-    shuffle,
-    tally_clipped,
-)
+from balance.games import _kit as kit
 from balance.games.base import Chunk
-from balance.games.raven_order.policies import (
-    ACT_BUILD,
-    ACT_END,
-    ACT_RUNE,
-    ACT_SELL,
-    ACT_TRAIN,
-    can_build,
-    can_train,
-    choose_action,
-    choose_attacker_victim,
-    choose_attackers,
-    choose_blocks,
-    choose_canine,
-    choose_destroy,
-    choose_enemy_unit,
-    choose_kills,
-    choose_squire,
-    choose_statue,
-    rune_level_ok,
-    rune_target_ok,
-    train_cost,
-)
-from balance.games.raven_order.state import (
-    A_APOW,
-    A_ATK,
-    A_AWK,
-    A_BLK,
-    A_BONUS,
-    A_TMP,
-    B_DECK,
-    BLOCK,
-    E_ATTACK,
-    E_BATTLE,
-    E_BUILD,
-    E_CANINE,
-    E_CONQUEST,
-    E_CORRUPT,
-    E_DEATH,
-    E_DESTROY,
-    E_END,
-    E_HARVEST,
-    E_LOOT,
-    E_POISON,
-    E_PREKILL,
-    E_RUNE,
-    E_SELL,
-    E_SQUIRE,
-    E_START,
-    E_STATUE,
-    E_TRAIN,
-    E_TURN,
-    END_DESTRUCTION,
-    END_DRAW,
-    G_END,
-    G_FIRST,
-    G_NATK,
-    G_TURN,
-    G_WINNER,
-    N_G_RESET,
-    N_U,
-    PL_ACAD,
-    PL_ACTIONS,
-    PL_BRUNE,
-    PL_BUILDS,
-    PL_BUILT,
-    PL_CNT,
-    PL_GOLD,
-    PL_HAND,
-    PL_HAND_N,
-    PL_INPLAY,
-    PL_NBLD,
-    PL_NU,
-    PL_TELE,
-    PL_WORKERS,
-    U_DEAD,
-    U_FRESH,
-    U_NOATK,
-    U_RUNE,
-    U_TIRED,
-    U_TYPE,
-    add_unit,
-    advantage,
-    alloc_scratch,
-    alloc_state,
-    can_block,
-    draw_rune,
-    druids_only,
-    emit,
-    has,
-    is_academy,
-    kill_worker,
-    mark_dead,
-    mark_killed,
-    shields_bonus,
-    sweep,
-    tele,
-    unit_power,
-)
-from balance.games.raven_order.tables import (
-    BD_COST,
-    BD_GOLD,
-    BD_RUNES,
-    BD_WORKERS,
-    BLOOM,
-    CANINE,
-    CONQUEST,
-    CORRUPTION,
-    DAWN_RAID,
-    DRUID,
-    FROST,
-    LOOTING,
-    MEDICINE,
-    N_TELE,
-    NB,
-    NR,
-    P_COMP_GOLD,
-    P_COMP_SENTRIES,
-    P_COMP_WORKERS,
-    P_HARVEST_WORKERS,
-    P_SELL,
-    P_START_BLD,
-    P_START_GOLD,
-    P_START_HAND,
-    P_STATUE_BUILDS,
-    P_STATUE_RUNES,
-    P_STATUE_WORKERS,
-    P_TURN_CAP,
-    POISONS,
-    RIDER,
-    RN_COUNT,
-    RN_GOLD,
-    RN_KILLS,
-    RN_MIN_RIDERS,
-    RN_POWER,
-    RN_TARGET,
-    RN_WORKERS,
-    SENTRY,
-    SPIRIT,
-    SQUIRE,
-    STATUE,
-    STATUE_BUILDS,
-    STATUE_RUNES,
-    STATUE_WORKERS,
-    T_DRUID,
-    TE_ATTACKED,
-    TE_BUILT,
-    TE_LOST_B,
-    TE_PLAYED,
-    TE_SOLD,
-    TE_TRAINED,
-    WORKER,
-    Compiled,
-)
+from balance.games.raven_order import policies as pol
+from balance.games.raven_order import state as S
+from balance.games.raven_order import tables as T
 from balance.rng import below, seed_stream
 
 # ---------------------------------------------------------------------------------------------
@@ -205,11 +47,11 @@ from balance.rng import below, seed_stream
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def place_building(tb, st, p, b):
-    st.pl[p, PL_BUILT + b] = 1
-    st.pl[p, PL_BRUNE + b] = -1
-    st.pl[p, PL_NBLD] += 1
-    if is_academy(b):
-        st.pl[p, PL_ACAD] += 1
+    st.pl[p, S.PL_BUILT + b] = 1
+    st.pl[p, S.PL_BRUNE + b] = -1
+    st.pl[p, S.PL_NBLD] += 1
+    if S.is_academy(b):
+        st.pl[p, S.PL_ACAD] += 1
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -217,57 +59,59 @@ def setup(tb, st, seed, game):
     """RO-1: reset ``st`` to the start of game ``game`` of run ``seed``."""
     for s in range(st.rng.shape[0]):
         seed_stream(st.rng[s], seed, game, s)
-    st.board[:N_G_RESET] = 0
+    st.board[: S.N_G_RESET] = 0
     st.pl[:, :] = 0
     first = below(st.rng[0], 2)
-    st.board[G_FIRST] = first
-    st.board[G_TURN] = 0
+    st.board[S.G_FIRST] = first
+    st.board[S.G_TURN] = 0
     n = 0
-    for r in range(NR):
-        for _ in range(tb.rune[r, RN_COUNT]):
-            st.board[B_DECK + n] = r
+    for r in range(T.NR):
+        for _ in range(tb.rune[r, T.RN_COUNT]):
+            st.board[S.B_DECK + n] = r
             n += 1
-    for i in range(n, st.board.shape[0] - B_DECK):
-        st.board[B_DECK + i] = -1
-    shuffle(st.board[B_DECK:], n, st.rng[0])
-    emit(st, E_START, first, n, 0, 0, 0, 0, 0)
+    for i in range(n, st.board.shape[0] - S.B_DECK):
+        st.board[S.B_DECK + i] = -1
+    kit.shuffle(st.board[S.B_DECK :], n, st.rng[0])
+    S.emit(st, S.E_START, first, n, 0, 0, 0, 0, 0)
     for k in range(2):
         p = first if k == 0 else 1 - first
-        st.pl[p, PL_GOLD] = tb.params[P_START_GOLD]
-        for b in range(NB):
-            st.pl[p, PL_BRUNE + b] = -1
-            if tb.params[P_START_BLD + b] != 0:
+        st.pl[p, S.PL_GOLD] = tb.params[T.P_START_GOLD]
+        for b in range(T.NB):
+            st.pl[p, S.PL_BRUNE + b] = -1
+            if tb.params[T.P_START_BLD + b] != 0:
                 place_building(tb, st, p, b)
-        for _ in range(tb.params[P_START_HAND]):  # ENGINE-3
-            draw_rune(st, p)
+        for _ in range(tb.params[T.P_START_HAND]):  # ENGINE-3
+            S.draw_rune(st, p)
     second = 1 - first
-    for _ in range(tb.params[P_COMP_SENTRIES]):
-        add_unit(st, second, SENTRY)
-    st.pl[second, PL_WORKERS] += tb.params[P_COMP_WORKERS]
-    st.pl[second, PL_GOLD] += tb.params[P_COMP_GOLD]
+    for _ in range(tb.params[T.P_COMP_SENTRIES]):
+        S.add_unit(st, second, T.SENTRY)
+    st.pl[second, S.PL_WORKERS] += tb.params[T.P_COMP_WORKERS]
+    st.pl[second, S.PL_GOLD] += tb.params[T.P_COMP_GOLD]
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def harvest(tb, st, p):
     """RO-2: workers, gold and runes of ``p``'s Harvest."""
-    gold0 = st.pl[p, PL_GOLD]
-    workers = tb.params[P_HARVEST_WORKERS]
+    gold0 = st.pl[p, S.PL_GOLD]
+    workers = tb.params[T.P_HARVEST_WORKERS]
     drawn = 0
-    for b in range(NB):
-        if st.pl[p, PL_BUILT + b] != 0:
-            st.pl[p, PL_GOLD] += tb.bld[b, BD_GOLD]
-            workers += tb.bld[b, BD_WORKERS]
-            for _ in range(tb.bld[b, BD_RUNES]):
-                if draw_rune(st, p) >= 0:
+    for b in range(T.NB):
+        if st.pl[p, S.PL_BUILT + b] != 0:
+            st.pl[p, S.PL_GOLD] += tb.bld[b, T.BD_GOLD]
+            workers += tb.bld[b, T.BD_WORKERS]
+            for _ in range(tb.bld[b, T.BD_RUNES]):
+                if S.draw_rune(st, p) >= 0:
                     drawn += 1
-    med = has(st, p, MEDICINE)
+    med = S.has(st, p, T.MEDICINE)
     if med > 0:
-        workers += med * tb.rune[MEDICINE, RN_WORKERS]
-        g = st.pl[p, PL_GOLD] - med * tb.rune[MEDICINE, RN_GOLD]
-        st.pl[p, PL_GOLD] = g if g > 0 else 0
-    workers += has(st, p, BLOOM) * tb.rune[BLOOM, RN_WORKERS] * advantage(st, p)
-    st.pl[p, PL_WORKERS] += workers
-    emit(st, E_HARVEST, p, st.pl[p, PL_GOLD] - gold0, workers, drawn, st.pl[p, PL_GOLD], 0, 0)
+        workers += med * tb.rune[T.MEDICINE, T.RN_WORKERS]
+        g = st.pl[p, S.PL_GOLD] - med * tb.rune[T.MEDICINE, T.RN_GOLD]
+        st.pl[p, S.PL_GOLD] = g if g > 0 else 0
+    workers += S.has(st, p, T.BLOOM) * tb.rune[T.BLOOM, T.RN_WORKERS] * S.advantage(st, p)
+    st.pl[p, S.PL_WORKERS] += workers
+    S.emit(
+        st, S.E_HARVEST, p, st.pl[p, S.PL_GOLD] - gold0, workers, drawn, st.pl[p, S.PL_GOLD], 0, 0
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -278,27 +122,27 @@ def harvest(tb, st, p):
 def build(tb, st, p, b, statue_choice):
     """RO-3: ``p`` builds ``b`` (a Statue takes ``statue_choice``, tables.STATUE_*, or asks the
     policy when it is -1). Returns False, changing nothing, when it may not."""
-    if not can_build(tb, st, p, b):
+    if not pol.can_build(tb, st, p, b):
         return False
-    st.pl[p, PL_GOLD] -= tb.bld[b, BD_COST]
-    st.pl[p, PL_BUILDS] -= 1
+    st.pl[p, S.PL_GOLD] -= tb.bld[b, T.BD_COST]
+    st.pl[p, S.PL_BUILDS] -= 1
     place_building(tb, st, p, b)
-    tele(st, p, TE_BUILT + b, 1)
-    emit(st, E_BUILD, p, b, tb.bld[b, BD_COST], st.pl[p, PL_GOLD], 0, 0, 0)
-    if b == STATUE:
-        c = statue_choice if statue_choice >= 0 else choose_statue(tb, st, p)
-        if c == STATUE_WORKERS:
-            st.pl[p, PL_WORKERS] += tb.params[P_STATUE_WORKERS]
-            emit(st, E_STATUE, p, c, tb.params[P_STATUE_WORKERS], 0, 0, 0, 0)
-        elif c == STATUE_RUNES:
+    S.tele(st, p, T.TE_BUILT + b, 1)
+    S.emit(st, S.E_BUILD, p, b, tb.bld[b, T.BD_COST], st.pl[p, S.PL_GOLD], 0, 0, 0)
+    if b == T.STATUE:
+        c = statue_choice if statue_choice >= 0 else pol.choose_statue(tb, st, p)
+        if c == T.STATUE_WORKERS:
+            st.pl[p, S.PL_WORKERS] += tb.params[T.P_STATUE_WORKERS]
+            S.emit(st, S.E_STATUE, p, c, tb.params[T.P_STATUE_WORKERS], 0, 0, 0, 0)
+        elif c == T.STATUE_RUNES:
             got = 0
-            for _ in range(tb.params[P_STATUE_RUNES]):
-                if draw_rune(st, p) >= 0:
+            for _ in range(tb.params[T.P_STATUE_RUNES]):
+                if S.draw_rune(st, p) >= 0:
                     got += 1
-            emit(st, E_STATUE, p, c, got, 0, 0, 0, 0)
+            S.emit(st, S.E_STATUE, p, c, got, 0, 0, 0, 0)
         else:
-            st.pl[p, PL_BUILDS] += tb.params[P_STATUE_BUILDS]
-            emit(st, E_STATUE, p, STATUE_BUILDS, tb.params[P_STATUE_BUILDS], 0, 0, 0, 0)
+            st.pl[p, S.PL_BUILDS] += tb.params[T.P_STATUE_BUILDS]
+            S.emit(st, S.E_STATUE, p, T.STATUE_BUILDS, tb.params[T.P_STATUE_BUILDS], 0, 0, 0, 0)
     return True
 
 
@@ -306,45 +150,45 @@ def build(tb, st, p, b, statue_choice):
 def train(tb, st, p, from_type, unit):
     """RO-4, RO-5: train one unit of ``from_type`` a step up (a worker, or unit row ``unit``; -1
     takes any). Returns the unit's row, or -1, changing nothing, when it may not."""
-    if not can_train(tb, st, p, from_type):
+    if not pol.can_train(tb, st, p, from_type):
         return -1
     to = from_type + 1
-    cost = train_cost(tb, st, p, to)
-    if from_type == WORKER:
-        i = add_unit(st, p, SENTRY)
-        st.pl[p, PL_WORKERS] -= 1
+    cost = pol.train_cost(tb, st, p, to)
+    if from_type == T.WORKER:
+        i = S.add_unit(st, p, T.SENTRY)
+        st.pl[p, S.PL_WORKERS] -= 1
     else:
         i = unit
         if not (
-            0 <= i < st.pl[p, PL_NU]
-            and st.units[p, i, U_TYPE] == from_type
-            and st.units[p, i, U_DEAD] == 0
+            0 <= i < st.pl[p, S.PL_NU]
+            and st.units[p, i, S.U_TYPE] == from_type
+            and st.units[p, i, S.U_DEAD] == 0
         ):
             i = -1
-            for j in range(st.pl[p, PL_NU]):
-                if st.units[p, j, U_TYPE] == from_type and st.units[p, j, U_DEAD] == 0:
+            for j in range(st.pl[p, S.PL_NU]):
+                if st.units[p, j, S.U_TYPE] == from_type and st.units[p, j, S.U_DEAD] == 0:
                     i = j
                     break
-        st.units[p, i, U_TYPE] = to
-        st.pl[p, PL_CNT + from_type] -= 1
-        st.pl[p, PL_CNT + to] += 1
-        if to == RIDER:  # RO-5: it began the turn as a worker or sentry
-            st.units[p, i, U_FRESH] = st.board[G_TURN]
-    st.pl[p, PL_GOLD] -= cost
-    tele(st, p, TE_TRAINED + to - 1, 1)
-    emit(st, E_TRAIN, p, to, cost, st.pl[p, PL_GOLD], 0, 0, 0)
+        st.units[p, i, S.U_TYPE] = to
+        st.pl[p, S.PL_CNT + from_type] -= 1
+        st.pl[p, S.PL_CNT + to] += 1
+        if to == T.RIDER:  # RO-5: it began the turn as a worker or sentry
+            st.units[p, i, S.U_FRESH] = st.board[S.G_TURN]
+    st.pl[p, S.PL_GOLD] -= cost
+    S.tele(st, p, T.TE_TRAINED + to - 1, 1)
+    S.emit(st, S.E_TRAIN, p, to, cost, st.pl[p, S.PL_GOLD], 0, 0, 0)
     return i
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def sell_worker(tb, st, p):
     """RO-5: a worker for gold."""
-    if st.pl[p, PL_WORKERS] <= 0:
+    if st.pl[p, S.PL_WORKERS] <= 0:
         return False
-    st.pl[p, PL_WORKERS] -= 1
-    st.pl[p, PL_GOLD] += tb.params[P_SELL]
-    tele(st, p, TE_SOLD, 1)
-    emit(st, E_SELL, p, tb.params[P_SELL], st.pl[p, PL_GOLD], 0, 0, 0, 0)
+    st.pl[p, S.PL_WORKERS] -= 1
+    st.pl[p, S.PL_GOLD] += tb.params[T.P_SELL]
+    S.tele(st, p, T.TE_SOLD, 1)
+    S.emit(st, S.E_SELL, p, tb.params[T.P_SELL], st.pl[p, S.PL_GOLD], 0, 0, 0, 0)
     return True
 
 
@@ -354,30 +198,30 @@ def take_unit(tb, st, p, victim):
     turn (RO-10). Returns the taken type or -1."""
     q = 1 - p
     if victim == -2:
-        if st.pl[q, PL_WORKERS] <= 0:
+        if st.pl[q, S.PL_WORKERS] <= 0:
             return -1
-        st.pl[q, PL_WORKERS] -= 1
-        st.pl[p, PL_WORKERS] += 1
-        emit(st, E_CORRUPT, p, WORKER, -1, 0, 0, 0, 0)
-        return WORKER
-    if victim < 0 or victim >= st.pl[q, PL_NU] or st.units[q, victim, U_DEAD] != 0:
+        st.pl[q, S.PL_WORKERS] -= 1
+        st.pl[p, S.PL_WORKERS] += 1
+        S.emit(st, S.E_CORRUPT, p, T.WORKER, -1, 0, 0, 0, 0)
+        return T.WORKER
+    if victim < 0 or victim >= st.pl[q, S.PL_NU] or st.units[q, victim, S.U_DEAD] != 0:
         return -1
-    i = add_unit(st, p, st.units[q, victim, U_TYPE])
+    i = S.add_unit(st, p, st.units[q, victim, S.U_TYPE])
     if i < 0:
         return -1
-    r = st.units[q, victim, U_RUNE]
-    t = st.units[q, victim, U_TYPE]
-    st.units[p, i, U_RUNE] = r
-    st.units[p, i, U_NOATK] = st.board[G_TURN]
+    r = st.units[q, victim, S.U_RUNE]
+    t = st.units[q, victim, S.U_TYPE]
+    st.units[p, i, S.U_RUNE] = r
+    st.units[p, i, S.U_NOATK] = st.board[S.G_TURN]
     if r >= 0:  # the rune goes with its host (ENGINE-8)
-        st.pl[q, PL_INPLAY + r] -= 1
-        st.pl[p, PL_INPLAY + r] += 1
-    st.pl[q, PL_CNT + t] -= 1
-    last = st.pl[q, PL_NU] - 1
-    for f in range(N_U):
+        st.pl[q, S.PL_INPLAY + r] -= 1
+        st.pl[p, S.PL_INPLAY + r] += 1
+    st.pl[q, S.PL_CNT + t] -= 1
+    last = st.pl[q, S.PL_NU] - 1
+    for f in range(S.N_U):
         st.units[q, victim, f] = st.units[q, last, f]
-    st.pl[q, PL_NU] = last
-    emit(st, E_CORRUPT, p, t, r, 0, 0, 0, 0)
+    st.pl[q, S.PL_NU] = last
+    S.emit(st, S.E_CORRUPT, p, t, r, 0, 0, 0, 0)
     return t
 
 
@@ -385,37 +229,37 @@ def take_unit(tb, st, p, victim):
 def play_rune(tb, st, p, r, host):
     """RO-6: ``p`` plays rune ``r`` from hand on ``host`` (a druid's row for paint, else a
     building). Returns False, changing nothing, when it may not."""
-    if st.pl[p, PL_HAND + r] <= 0 or not rune_level_ok(tb, st, p, r):
+    if st.pl[p, S.PL_HAND + r] <= 0 or not pol.rune_level_ok(tb, st, p, r):
         return False
-    if not rune_target_ok(tb, st, p, r, host):
+    if not pol.rune_target_ok(tb, st, p, r, host):
         return False
-    st.pl[p, PL_HAND + r] -= 1
-    st.pl[p, PL_HAND_N] -= 1
-    st.pl[p, PL_INPLAY + r] += 1
-    is_paint = tb.rune[r, RN_TARGET] == T_DRUID
+    st.pl[p, S.PL_HAND + r] -= 1
+    st.pl[p, S.PL_HAND_N] -= 1
+    st.pl[p, S.PL_INPLAY + r] += 1
+    is_paint = tb.rune[r, T.RN_TARGET] == T.T_DRUID
     if is_paint:
-        st.units[p, host, U_RUNE] = r
+        st.units[p, host, S.U_RUNE] = r
     else:
-        st.pl[p, PL_BRUNE + host] = r
-    tele(st, p, TE_PLAYED + r, 1)
-    emit(st, E_RUNE, p, r, -1 if is_paint else 0, host, 0, 0, 0)
-    if r == CORRUPTION:
-        v = choose_enemy_unit(tb, st, p, False)
+        st.pl[p, S.PL_BRUNE + host] = r
+    S.tele(st, p, T.TE_PLAYED + r, 1)
+    S.emit(st, S.E_RUNE, p, r, -1 if is_paint else 0, host, 0, 0, 0)
+    if r == T.CORRUPTION:
+        v = pol.choose_enemy_unit(tb, st, p, False)
         if take_unit(tb, st, p, v) < 0:
-            emit(st, E_CORRUPT, p, -1, -1, 0, 0, 0, 0)
+            S.emit(st, S.E_CORRUPT, p, -1, -1, 0, 0, 0, 0)
     return True
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def apply_action(tb, st, p, kind, a, b):
     """Apply one construction action (policies.ACT_*); False if it was not legal."""
-    if kind == ACT_BUILD:
+    if kind == pol.ACT_BUILD:
         return build(tb, st, p, a, -1)
-    if kind == ACT_TRAIN:
+    if kind == pol.ACT_TRAIN:
         return train(tb, st, p, a, b) >= 0
-    if kind == ACT_RUNE:
+    if kind == pol.ACT_RUNE:
         return play_rune(tb, st, p, a, b)
-    if kind == ACT_SELL:
+    if kind == pol.ACT_SELL:
         return sell_worker(tb, st, p)
     return False
 
@@ -424,15 +268,15 @@ def apply_action(tb, st, p, kind, a, b):
 def construction(tb, st, p, act):
     """RO-3..RO-6: the seat's construction actions until it ends the phase (or stops being able
     to act: an illegal choice ends the phase)."""
-    st.pl[p, PL_BUILDS] = 1
-    st.pl[p, PL_ACTIONS] = 0
+    st.pl[p, S.PL_BUILDS] = 1
+    st.pl[p, S.PL_ACTIONS] = 0
     while True:
-        choose_action(tb, st, p, act)
-        if act[0] == ACT_END:
+        pol.choose_action(tb, st, p, act)
+        if act[0] == pol.ACT_END:
             return
         if not apply_action(tb, st, p, act[0], act[1], act[2]):
             return
-        st.pl[p, PL_ACTIONS] += 1
+        st.pl[p, S.PL_ACTIONS] += 1
 
 
 # ---------------------------------------------------------------------------------------------
@@ -442,17 +286,17 @@ def construction(tb, st, p, act):
 @njit(cache=True, _nrt=False, forceinline=False)
 def destroy_building(tb, st, p, b):
     """Building ``b`` of ``p`` is destroyed; its rune leaves play (RO-6)."""
-    if st.pl[p, PL_BUILT + b] == 0:
+    if st.pl[p, S.PL_BUILT + b] == 0:
         return
-    st.pl[p, PL_BUILT + b] = 0
-    st.pl[p, PL_NBLD] -= 1
-    if is_academy(b):
-        st.pl[p, PL_ACAD] -= 1
-    r = st.pl[p, PL_BRUNE + b]
+    st.pl[p, S.PL_BUILT + b] = 0
+    st.pl[p, S.PL_NBLD] -= 1
+    if S.is_academy(b):
+        st.pl[p, S.PL_ACAD] -= 1
+    r = st.pl[p, S.PL_BRUNE + b]
     if r >= 0:
-        st.pl[p, PL_INPLAY + r] -= 1
-        st.pl[p, PL_BRUNE + b] = -1
-    tele(st, p, TE_LOST_B + b, 1)
+        st.pl[p, S.PL_INPLAY + r] -= 1
+        st.pl[p, S.PL_BRUNE + b] = -1
+    S.tele(st, p, T.TE_LOST_B + b, 1)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -460,13 +304,13 @@ def squire_saves(tb, st, p, i):
     """Squire (ENGINE-7): attacking rider ``i`` of ``p`` would be killed; its owner may kill one of
     its workers instead. Returns True (the worker died) or False (the rider dies)."""
     if (
-        st.units[p, i, U_TYPE] == RIDER  # RO-10: riders, not druids
-        and st.units[p, i, U_TIRED] == st.board[G_TURN]  # attacking in this war
-        and has(st, p, SQUIRE) > 0
-        and st.pl[p, PL_WORKERS] > 0
-        and choose_squire(tb, st, p)
+        st.units[p, i, S.U_TYPE] == T.RIDER  # RO-10: riders, not druids
+        and st.units[p, i, S.U_TIRED] == st.board[S.G_TURN]  # attacking in this war
+        and S.has(st, p, T.SQUIRE) > 0
+        and st.pl[p, S.PL_WORKERS] > 0
+        and pol.choose_squire(tb, st, p)
     ):
-        kill_worker(st, p)
+        S.kill_worker(st, p)
         return True
     return False
 
@@ -477,53 +321,63 @@ def kill_choice(tb, st, killer, victim, source):
     it leaves play at once (ENGINE-4), unless it is an attacking rider that Squire saves."""
     q = 1 - killer
     if victim == -2:
-        if st.pl[q, PL_WORKERS] > 0:
-            kill_worker(st, q)
-            emit(st, E_PREKILL, killer, source, WORKER, -1, 0, 0, 0)
-    elif victim >= 0 and st.units[q, victim, U_DEAD] == 0:
-        t = st.units[q, victim, U_TYPE]
-        r = st.units[q, victim, U_RUNE]
+        if st.pl[q, S.PL_WORKERS] > 0:
+            S.kill_worker(st, q)
+            S.emit(st, S.E_PREKILL, killer, source, T.WORKER, -1, 0, 0, 0)
+    elif victim >= 0 and st.units[q, victim, S.U_DEAD] == 0:
+        t = st.units[q, victim, S.U_TYPE]
+        r = st.units[q, victim, S.U_RUNE]
         saved = squire_saves(tb, st, q, victim)
-        emit(st, E_PREKILL, killer, source, t, r, 1 if saved else 0, 0, 0)
+        S.emit(st, S.E_PREKILL, killer, source, t, r, 1 if saved else 0, 0, 0)
         if not saved:
-            mark_dead(st, q, victim)
+            S.mark_dead(st, q, victim)
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def declare(tb, st, p, n_atk):
     """RO-7 and the effects of attacking: the attackers in aux[A_ATK][:n_atk] attack; Canine,
     Conquest, Dawn Raid and attacking Spirit Runes act (ENGINE-4)."""
-    turn = st.board[G_TURN]
-    atk = st.aux[A_ATK]
-    st.board[G_NATK] = n_atk
+    turn = st.board[S.G_TURN]
+    atk = st.aux[S.A_ATK]
+    st.board[S.G_NATK] = n_atk
     riders = 0
     for a in range(n_atk):
         i = atk[a]
-        st.units[p, i, U_TIRED] = turn
-        t = st.units[p, i, U_TYPE]
-        tele(st, p, TE_ATTACKED + t - 2, 1)
-        st.aux[A_BONUS, a] = 0
-        if t == RIDER:
+        st.units[p, i, S.U_TIRED] = turn
+        t = st.units[p, i, S.U_TYPE]
+        S.tele(st, p, T.TE_ATTACKED + t - 2, 1)
+        st.aux[S.A_BONUS, a] = 0
+        if t == T.RIDER:
             riders += 1
-        emit(st, E_ATTACK, p, t, unit_power(tb, st, p, i, True), st.units[p, i, U_RUNE], 0, 0, 0)
-    if riders > 0 and has(st, p, CANINE) > 0:
-        a = choose_canine(tb, st, p, n_atk)
+        S.emit(
+            st,
+            S.E_ATTACK,
+            p,
+            t,
+            S.unit_power(tb, st, p, i, True),
+            st.units[p, i, S.U_RUNE],
+            0,
+            0,
+            0,
+        )
+    if riders > 0 and S.has(st, p, T.CANINE) > 0:
+        a = pol.choose_canine(tb, st, p, n_atk)
         if a >= 0:
-            bonus = has(st, p, CANINE) * tb.rune[CANINE, RN_POWER] * st.pl[p, PL_ACAD]
-            st.aux[A_BONUS, a] = bonus
-            emit(st, E_CANINE, p, bonus, 0, 0, 0, 0, 0)
-    if has(st, p, CONQUEST) > 0 and riders >= tb.rune[CONQUEST, RN_MIN_RIDERS]:
-        w = has(st, p, CONQUEST) * tb.rune[CONQUEST, RN_WORKERS] * st.pl[p, PL_ACAD]
-        st.pl[p, PL_WORKERS] += w
-        emit(st, E_CONQUEST, p, w, 0, 0, 0, 0, 0)
-    if has(st, p, DAWN_RAID) > 0 and riders >= tb.rune[DAWN_RAID, RN_MIN_RIDERS]:
-        for _ in range(has(st, p, DAWN_RAID) * tb.rune[DAWN_RAID, RN_KILLS]):
-            kill_choice(tb, st, p, choose_enemy_unit(tb, st, p, False), DAWN_RAID)
+            bonus = S.has(st, p, T.CANINE) * tb.rune[T.CANINE, T.RN_POWER] * st.pl[p, S.PL_ACAD]
+            st.aux[S.A_BONUS, a] = bonus
+            S.emit(st, S.E_CANINE, p, bonus, 0, 0, 0, 0, 0)
+    if S.has(st, p, T.CONQUEST) > 0 and riders >= tb.rune[T.CONQUEST, T.RN_MIN_RIDERS]:
+        w = S.has(st, p, T.CONQUEST) * tb.rune[T.CONQUEST, T.RN_WORKERS] * st.pl[p, S.PL_ACAD]
+        st.pl[p, S.PL_WORKERS] += w
+        S.emit(st, S.E_CONQUEST, p, w, 0, 0, 0, 0, 0)
+    if S.has(st, p, T.DAWN_RAID) > 0 and riders >= tb.rune[T.DAWN_RAID, T.RN_MIN_RIDERS]:
+        for _ in range(S.has(st, p, T.DAWN_RAID) * tb.rune[T.DAWN_RAID, T.RN_KILLS]):
+            kill_choice(tb, st, p, pol.choose_enemy_unit(tb, st, p, False), T.DAWN_RAID)
     for a in range(n_atk):
         i = atk[a]
-        if st.units[p, i, U_RUNE] == SPIRIT and st.units[p, i, U_DEAD] == 0:
-            for _ in range(tb.rune[SPIRIT, RN_KILLS] * advantage(st, p)):
-                kill_choice(tb, st, p, choose_enemy_unit(tb, st, p, True), SPIRIT)
+        if st.units[p, i, S.U_RUNE] == T.SPIRIT and st.units[p, i, S.U_DEAD] == 0:
+            for _ in range(tb.rune[T.SPIRIT, T.RN_KILLS] * S.advantage(st, p)):
+                kill_choice(tb, st, p, pol.choose_enemy_unit(tb, st, p, True), T.SPIRIT)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -533,63 +387,67 @@ def battle(tb, st, p, a, group, powers, kills):
     stay in play until the end of the war (``mark_killed``), so the modifiers of every group are
     those of the start of the battles, whatever the order of the groups (ENGINE-10)."""
     q = 1 - p
-    att = st.aux[A_ATK, a]
-    at_type = st.units[p, att, U_TYPE]
+    att = st.aux[S.A_ATK, a]
+    at_type = st.units[p, att, S.U_TYPE]
     n = 0
     frost_on_att = 0
-    for i in range(st.pl[q, PL_NU]):
-        if st.aux[A_BLK, i] == a and st.units[q, i, U_DEAD] == 0:
+    for i in range(st.pl[q, S.PL_NU]):
+        if st.aux[S.A_BLK, i] == a and st.units[q, i, S.U_DEAD] == 0:
             group[n] = i
             n += 1
-            if st.units[q, i, U_RUNE] == FROST:
-                frost_on_att += tb.rune[FROST, RN_POWER]
-    workers = st.aux[A_AWK, a]
-    if workers > st.pl[q, PL_WORKERS]:
-        workers = st.pl[q, PL_WORKERS]
+            if st.units[q, i, S.U_RUNE] == T.FROST:
+                frost_on_att += tb.rune[T.FROST, T.RN_POWER]
+    workers = st.aux[S.A_AWK, a]
+    if workers > st.pl[q, S.PL_WORKERS]:
+        workers = st.pl[q, S.PL_WORKERS]
     if n == 0 and workers == 0:
         return True
-    A = unit_power(tb, st, p, att, True) + st.aux[A_BONUS, a] - frost_on_att
+    A = S.unit_power(tb, st, p, att, True) + st.aux[S.A_BONUS, a] - frost_on_att
     if A < 0:
         A = 0
-    frost_on_blk = tb.rune[FROST, RN_POWER] if st.units[p, att, U_RUNE] == FROST else 0
+    frost_on_blk = tb.rune[T.FROST, T.RN_POWER] if st.units[p, att, S.U_RUNE] == T.FROST else 0
     B = 0
     for k in range(n):
         i = group[k]
-        pw = unit_power(tb, st, q, i, False) + shields_bonus(tb, st, q, i, at_type) - frost_on_blk
+        pw = (
+            S.unit_power(tb, st, q, i, False)
+            + S.shields_bonus(tb, st, q, i, at_type)
+            - frost_on_blk
+        )
         powers[k] = pw if pw > 0 else 0
         B += powers[k]
     dies = B >= A
-    emit(st, E_BATTLE, p, at_type, A, B, n + workers, 1 if dies else 0, 0)
-    choose_kills(tb, st, p, group, powers, n, A, kills)
+    S.emit(st, S.E_BATTLE, p, at_type, A, B, n + workers, 1 if dies else 0, 0)
+    pol.choose_kills(tb, st, p, group, powers, n, A, kills)
     looted = workers  # ENGINE-6: workers and sentries killed by a rider
     for _ in range(workers):
-        kill_worker(st, q)
-        emit(st, E_DEATH, q, WORKER, -1, 0, 0, 0, 0)
+        S.kill_worker(st, q)
+        S.emit(st, S.E_DEATH, q, T.WORKER, -1, 0, 0, 0, 0)
     for k in range(n):
         if kills[k] != 0:
             i = group[k]
-            if st.units[q, i, U_TYPE] == SENTRY:
+            if st.units[q, i, S.U_TYPE] == T.SENTRY:
                 looted += 1
-            emit(st, E_DEATH, q, st.units[q, i, U_TYPE], st.units[q, i, U_RUNE], 0, 0, 0, 0)
-            mark_killed(st, q, i)
-    if at_type == RIDER:
-        if has(st, p, LOOTING) > 0 and looted > 0:
-            g = has(st, p, LOOTING) * tb.rune[LOOTING, RN_GOLD] * looted
-            st.pl[p, PL_GOLD] += g
-            emit(st, E_LOOT, p, g, 0, 0, 0, 0, 0)
-        if has(st, p, POISONS) > 0:
+            S.emit(st, S.E_DEATH, q, st.units[q, i, S.U_TYPE], st.units[q, i, S.U_RUNE], 0, 0, 0, 0)
+            S.mark_killed(st, q, i)
+    if at_type == T.RIDER:
+        if S.has(st, p, T.LOOTING) > 0 and looted > 0:
+            g = S.has(st, p, T.LOOTING) * tb.rune[T.LOOTING, T.RN_GOLD] * looted
+            st.pl[p, S.PL_GOLD] += g
+            S.emit(st, S.E_LOOT, p, g, 0, 0, 0, 0, 0)
+        if S.has(st, p, T.POISONS) > 0:
             for k in range(n):
                 i = group[k]
-                if st.units[q, i, U_DEAD] == 0:  # blocked a rider and survived it
-                    r = st.units[q, i, U_RUNE]
-                    emit(st, E_POISON, p, st.units[q, i, U_TYPE], r, 0, 0, 0, 0)
-                    mark_killed(st, q, i)
+                if st.units[q, i, S.U_DEAD] == 0:  # blocked a rider and survived it
+                    r = st.units[q, i, S.U_RUNE]
+                    S.emit(st, S.E_POISON, p, st.units[q, i, S.U_TYPE], r, 0, 0, 0, 0)
+                    S.mark_killed(st, q, i)
     if dies:
         if squire_saves(tb, st, p, np.int64(att)):  # ENGINE-7 (int64 like kill_choice's row)
-            emit(st, E_SQUIRE, p, 0, 0, 0, 0, 0, 0)
+            S.emit(st, S.E_SQUIRE, p, 0, 0, 0, 0, 0, 0)
         else:
-            emit(st, E_DEATH, p, at_type, st.units[p, att, U_RUNE], 0, 0, 0, 0)
-            mark_killed(st, p, att)
+            S.emit(st, S.E_DEATH, p, at_type, st.units[p, att, S.U_RUNE], 0, 0, 0, 0)
+            S.mark_killed(st, p, att)
     return False
 
 
@@ -600,31 +458,31 @@ def resolve(tb, st, p, n_atk, group, powers, kills):
     (ENGINE-10), each attacker that was not engaged destroys a building (RO-9), and at the end of
     the war the units killed in battle leave play (``sweep``)."""
     q = 1 - p
-    for i in range(st.pl[q, PL_NU]):
+    for i in range(st.pl[q, S.PL_NU]):
         if (
-            st.aux[A_BLK, i] >= 0
-            and st.units[q, i, U_RUNE] == SPIRIT
-            and st.units[q, i, U_DEAD] == 0
+            st.aux[S.A_BLK, i] >= 0
+            and st.units[q, i, S.U_RUNE] == T.SPIRIT
+            and st.units[q, i, S.U_DEAD] == 0
         ):
-            for _ in range(tb.rune[SPIRIT, RN_KILLS] * advantage(st, q)):
-                kill_choice(tb, st, q, choose_attacker_victim(tb, st, q), SPIRIT)
+            for _ in range(tb.rune[T.SPIRIT, T.RN_KILLS] * S.advantage(st, q)):
+                kill_choice(tb, st, q, pol.choose_attacker_victim(tb, st, q), T.SPIRIT)
     unblocked = 0
-    free = st.aux[A_TMP + 2]
+    free = st.aux[S.A_TMP + 2]
     for a in range(n_atk):
         free[a] = 0
-        if st.units[p, st.aux[A_ATK, a], U_DEAD] != 0:
+        if st.units[p, st.aux[S.A_ATK, a], S.U_DEAD] != 0:
             continue
         if battle(tb, st, p, a, group, powers, kills):
             free[a] = 1
             unblocked += 1
     for a in range(n_atk):
-        if free[a] != 0 and st.pl[q, PL_NBLD] > 0:
-            b = choose_destroy(tb, st, p)
+        if free[a] != 0 and st.pl[q, S.PL_NBLD] > 0:
+            b = pol.choose_destroy(tb, st, p)
             if b >= 0:
                 destroy_building(tb, st, q, b)
-                emit(st, E_DESTROY, p, b, 0, 0, 0, 0, 0)
-    sweep(st, p)
-    sweep(st, q)
+                S.emit(st, S.E_DESTROY, p, b, 0, 0, 0, 0, 0)
+    S.sweep(st, p)
+    S.sweep(st, q)
     return unblocked
 
 
@@ -634,24 +492,24 @@ def legal_blocks(st, p, n_atk):
     that attacked in its last turn (RO-5), or a non-druid on an attacker only druids can stop
     (Shadow Rune, Cloaking); workers count only on attackers they may block, up to those owned."""
     q = 1 - p
-    for i in range(st.pl[q, PL_NU]):
-        a = st.aux[A_BLK, i]
+    for i in range(st.pl[q, S.PL_NU]):
+        a = st.aux[S.A_BLK, i]
         if a < 0:
             continue
         if (
             a >= n_atk
-            or not can_block(st, q, i)
-            or (druids_only(st, p, st.aux[A_ATK, a]) and st.units[q, i, U_TYPE] != DRUID)
+            or not S.can_block(st, q, i)
+            or (S.druids_only(st, p, st.aux[S.A_ATK, a]) and st.units[q, i, S.U_TYPE] != T.DRUID)
         ):
-            st.aux[A_BLK, i] = -1
-    left = st.pl[q, PL_WORKERS]
+            st.aux[S.A_BLK, i] = -1
+    left = st.pl[q, S.PL_WORKERS]
     for a in range(n_atk):
-        w = st.aux[A_AWK, a]
-        if w < 0 or druids_only(st, p, st.aux[A_ATK, a]):
+        w = st.aux[S.A_AWK, a]
+        if w < 0 or S.druids_only(st, p, st.aux[S.A_ATK, a]):
             w = 0
         if w > left:
             w = left
-        st.aux[A_AWK, a] = w
+        st.aux[S.A_AWK, a] = w
         left -= w
 
 
@@ -659,15 +517,15 @@ def legal_blocks(st, p, n_atk):
 def war(tb, st, p, group, powers, kills):
     """RO-7..RO-9: ``p`` attacks; the opponent blocks; battles; unblocked attackers raze."""
     q = 1 - p
-    n_atk = choose_attackers(tb, st, p)
+    n_atk = pol.choose_attackers(tb, st, p)
     if n_atk == 0:
-        st.board[G_NATK] = 0
+        st.board[S.G_NATK] = 0
         return
     declare(tb, st, p, n_atk)
     for a in range(n_atk):  # the power the defender sees when it blocks
-        i = st.aux[A_ATK, a]
-        st.aux[A_APOW, a] = unit_power(tb, st, p, i, True) + st.aux[A_BONUS, a]
-    choose_blocks(tb, st, q, n_atk)
+        i = st.aux[S.A_ATK, a]
+        st.aux[S.A_APOW, a] = S.unit_power(tb, st, p, i, True) + st.aux[S.A_BONUS, a]
+    pol.choose_blocks(tb, st, q, n_atk)
     legal_blocks(st, p, n_atk)
     resolve(tb, st, p, n_atk, group, powers, kills)
 
@@ -675,139 +533,103 @@ def war(tb, st, p, group, powers, kills):
 @njit(cache=True, _nrt=False, forceinline=True)
 def play_turn(tb, st, p, act, group, powers, kills):
     """One turn of ``p``: Harvest, Construction, War; True if the game ended with it."""
-    emit(
+    S.emit(
         st,
-        E_TURN,
+        S.E_TURN,
         p,
-        st.board[G_TURN],
-        st.pl[p, PL_GOLD],
-        st.pl[p, PL_WORKERS],
-        st.pl[p, PL_NBLD],
-        st.pl[p, PL_NU],
-        st.pl[p, PL_HAND_N],
+        st.board[S.G_TURN],
+        st.pl[p, S.PL_GOLD],
+        st.pl[p, S.PL_WORKERS],
+        st.pl[p, S.PL_NBLD],
+        st.pl[p, S.PL_NU],
+        st.pl[p, S.PL_HAND_N],
     )
     harvest(tb, st, p)
     construction(tb, st, p, act)
     war(tb, st, p, group, powers, kills)
-    if st.pl[1 - p, PL_NBLD] == 0:  # RO-9
-        st.board[G_END] = END_DESTRUCTION
-        st.board[G_WINNER] = p
+    if st.pl[1 - p, S.PL_NBLD] == 0:  # RO-9
+        st.board[S.G_END] = S.END_DESTRUCTION
+        st.board[S.G_WINNER] = p
         return True
     return False
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def play_game(tb, st, seed, game, act, group, powers, kills):
-    """Play one whole game into ``st``."""
+def play_game(tb, st, seed, game, work):
+    """Play one whole game into ``st`` (``work``: ``state.alloc_work``'s scratch)."""
+    act, group, powers, kills = work
     setup(tb, st, seed, game)
-    p = np.int64(st.board[G_FIRST])  # int64 like 1 - p: one specialisation of each callee
-    cap = tb.params[P_TURN_CAP]
+    p = np.int64(st.board[S.G_FIRST])  # int64 like 1 - p: one specialisation of each callee
+    cap = tb.params[T.P_TURN_CAP]
     while True:
         if play_turn(tb, st, p, act, group, powers, kills):
             break
-        st.board[G_TURN] += 1
-        if st.board[G_TURN] >= cap:  # RO-9, ENGINE-1
-            st.board[G_END] = END_DRAW
-            st.board[G_WINNER] = -1
-            st.board[G_TURN] -= 1
+        st.board[S.G_TURN] += 1
+        if st.board[S.G_TURN] >= cap:  # RO-9, ENGINE-1
+            st.board[S.G_END] = S.END_DRAW
+            st.board[S.G_WINNER] = -1
+            st.board[S.G_TURN] -= 1
             break
         p = 1 - p
-    emit(st, E_END, st.board[G_END], st.board[G_WINNER], st.board[G_TURN] + 1, 0, 0, 0, 0)
+    S.emit(st, S.E_END, st.board[S.G_END], st.board[S.G_WINNER], st.board[S.G_TURN] + 1, 0, 0, 0, 0)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def outcome(st, p):
     """(score, rank) of seat ``p`` after a game (ENGINE-2)."""
-    w = st.board[G_WINNER]
+    w = st.board[S.G_WINNER]
     if w < 0:
-        return st.pl[p, PL_NBLD], 1
-    return st.pl[p, PL_NBLD], 1 if w == p else 2
+        return st.pl[p, S.PL_NBLD], 1
+    return st.pl[p, S.PL_NBLD], 1 if w == p else 2
 
 
 @njit(cache=True, parallel=True, forceinline=False)
-def play_batch(
-    tb,
-    seed,
-    first_game,
-    n_games,
-    out_score,
-    out_rank,
-    out_turns,
-    out_end,
-    out_order,
-    out_extra,
-    out_tele,
-    out_clipped,
-):
-    """Play games [first_game, first_game + n_games) into row i of the output arrays; block b
-    counts the telemetry cells it clipped at 255 in row b of ``out_clipped`` (per column)."""
-    n_blocks = (n_games + BLOCK - 1) // BLOCK
+def play_batch(tb, seed, first_game, n_games, out):
+    """Play games [first_game, first_game + n_games) into row i of the output arrays ``out``
+    (``kit.Outputs``); block b counts the telemetry cells it clipped at 255 in row b of
+    ``clipped`` (per column)."""
+    # unpacked before the prange: numba drops writes made through a tuple inside it (kit.Outputs)
+    score, rank, turns, end, order, _team, _role, extra, tele, clipped = out
+    n_blocks = (n_games + S.BLOCK_GAMES - 1) // S.BLOCK_GAMES
     for blk in prange(n_blocks):
-        st = alloc_state(tb, 0)
-        act, group, powers, kills = alloc_scratch()
-        clipped = out_clipped[blk]
-        lo = blk * BLOCK
-        hi = min(n_games, lo + BLOCK)
+        st = S.alloc_state(tb, 0)
+        work = S.alloc_work(tb)
+        clip = clipped[blk]
+        lo = blk * S.BLOCK_GAMES
+        hi = min(n_games, lo + S.BLOCK_GAMES)
         for g in range(lo, hi):
-            play_game(tb, st, seed, first_game + g, act, group, powers, kills)
-            out_turns[g] = st.board[G_TURN] + 1
-            out_end[g] = st.board[G_END] - 1
-            first = st.board[G_FIRST]
+            play_game(tb, st, seed, first_game + g, work)
+            turns[g] = st.board[S.G_TURN] + 1
+            end[g] = st.board[S.G_END] - 1
+            first = st.board[S.G_FIRST]
             for p in range(2):
                 s, r = outcome(st, p)
-                out_score[g, p] = s
-                out_rank[g, p] = r
-                out_order[g, p] = 0 if p == first else 1
-                out_extra[g, p, 0] = st.pl[p, PL_NU]
-                out_extra[g, p, 1] = st.pl[p, PL_WORKERS]
-                out_extra[g, p, 2] = st.pl[p, PL_GOLD]
+                score[g, p] = s
+                rank[g, p] = r
+                order[g, p] = 0 if p == first else 1
+                extra[g, p, 0] = st.pl[p, S.PL_NU]  # S.EXTRA_COLUMNS
+                extra[g, p, 1] = st.pl[p, S.PL_WORKERS]
+                extra[g, p, 2] = st.pl[p, S.PL_GOLD]
                 seen = 0  # the OR of the row's counts (clip_u8)
-                for j in range(N_TELE):
-                    v = st.pl[p, PL_TELE + j]
-                    out_tele[g, p, j] = clip_u8(v)
+                for j in range(T.N_TELE):
+                    v = st.pl[p, S.PL_TELE + j]
+                    tele[g, p, j] = kit.clip_u8(v)
                     seen |= v
-                if seen > U8_MAX:  # some count passed 255: count the clipped cells per column
-                    for j in range(N_TELE):
-                        tally_clipped(st.pl[p, PL_TELE + j], clipped, j)
+                if seen > kit.U8_MAX:  # some count passed 255: count the clipped cells per column
+                    for j in range(T.N_TELE):
+                        kit.tally_clipped(st.pl[p, S.PL_TELE + j], clip, j)
 
 
-EXTRA_COLUMNS = ("units", "workers", "gold")
-
-
-def play(compiled: Compiled, seed: int, first_game: int, n_games: int) -> Chunk:
-    """Play a chunk of games; the Python layer of the batch kernel (checks, allocation)."""
-    check_play(seed, first_game, n_games)
-    tb = compiled.k
-    score = np.zeros((n_games, 2), np.int32)
-    rank = np.zeros((n_games, 2), np.int32)
-    turns = np.zeros(n_games, np.int32)
-    end = np.zeros(n_games, np.int32)
-    order = np.zeros((n_games, 2), np.int32)
-    extra = np.zeros((n_games, 2, len(EXTRA_COLUMNS)), np.int32)
-    tel = np.zeros((n_games, 2, N_TELE), np.uint8)
-    clipped = saturation_rows(n_games, BLOCK, N_TELE)
-    play_batch(
-        tb,
-        np.int64(seed),
-        np.int64(first_game),
-        np.int64(n_games),
-        score,
-        rank,
-        turns,
-        end,
-        order,
-        extra,
-        tel,
-        clipped,
-    )
-    return Chunk(
-        first_game=first_game,
-        score=score,
-        rank=rank,
-        turns=turns,
-        end_reason=end,
-        order=order,
-        telemetry=tel,
-        extra={name: np.ascontiguousarray(extra[:, :, k]) for k, name in enumerate(EXTRA_COLUMNS)},
-        saturated=saturated(clipped),
+def play(compiled: T.Compiled, seed: int, first_game: int, n_games: int) -> Chunk:
+    """Play a chunk of games: the kit's Python layer of the batch kernel (checks, outputs)."""
+    return kit.play_chunk(
+        play_batch,
+        compiled.tb,
+        seed,
+        first_game,
+        n_games,
+        players=2,
+        n_tele=T.N_TELE,
+        block=S.BLOCK_GAMES,
+        extra_names=S.EXTRA_COLUMNS,
     )

@@ -13,84 +13,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from balance.games.raven_order.state import (
-    A_APOW,
-    A_ATK,
-    A_AWK,
-    A_BLK,
-    A_BPOW,
-    A_TMP,
-    CAPU,
-    G_NATK,
-    G_TURN,
-    PL_ACTIONS,
-    PL_BRUNE,
-    PL_BUILDS,
-    PL_BUILT,
-    PL_CNT,
-    PL_GOLD,
-    PL_HAND,
-    PL_HAND_N,
-    PL_NBLD,
-    PL_NU,
-    PL_WORKERS,
-    U_DEAD,
-    U_FRESH,
-    U_RUNE,
-    U_TYPE,
-    advantage,
-    can_attack,
-    can_block,
-    druids_only,
-    has,
-    unit_power,
-)
-from balance.games.raven_order.tables import (
-    ACAD1,
-    ARMORY,
-    BD_COST,
-    BD_GOLD,
-    BD_REQ,
-    BD_RUNES,
-    BD_WORKERS,
-    CITADEL,
-    DAWN_RAID,
-    DRUID,
-    NB,
-    NR,
-    P_COST,
-    P_SELL,
-    POL_HEURISTIC,
-    POL_RANDOM,
-    RIDER,
-    RN_DRUID_COST,
-    RN_KILLS,
-    RN_LEVEL,
-    RN_MIN_RIDERS,
-    RN_RIDER_COST,
-    RN_TARGET,
-    SENTRY,
-    SHRINE,
-    SP_ARMY,
-    SP_KEEP,
-    SP_KIND,
-    SP_MAXACT,
-    SP_MAXARMY,
-    SP_ORDER,
-    SP_ORDER_N,
-    SP_SAVE,
-    SP_SELL,
-    SP_STATUE,
-    SPIRIT,
-    T_ANY,
-    T_DRUID,
-    TRAVELLING,
-    W_ATTACK,
-    W_DEFENCE,
-    W_RANDOM_ATTACK,
-    W_TRADE,
-    WORKER,
-)
+from balance.games.raven_order import state as S
+from balance.games.raven_order import tables as T
 from balance.rng import below, uniform
 
 # Construction actions: (kind, a, b) in State.aux[A_TMP..A_TMP+2] or a policy's out array.
@@ -103,93 +27,93 @@ ACT_END, ACT_BUILD, ACT_TRAIN, ACT_RUNE, ACT_SELL = range(5)
 @njit(cache=True, _nrt=False, inline="always")
 def can_build(tb, st, p, b):
     """RO-3: a build left this turn, not standing, requirement standing, gold enough."""
-    if st.pl[p, PL_BUILDS] <= 0 or st.pl[p, PL_BUILT + b] != 0:
+    if st.pl[p, S.PL_BUILDS] <= 0 or st.pl[p, S.PL_BUILT + b] != 0:
         return False
-    req = tb.bld[b, BD_REQ]
-    if req >= 0 and st.pl[p, PL_BUILT + req] == 0:
+    req = tb.bld[b, T.BD_REQ]
+    if req >= 0 and st.pl[p, S.PL_BUILT + req] == 0:
         return False
-    return st.pl[p, PL_GOLD] >= tb.bld[b, BD_COST]
+    return st.pl[p, S.PL_GOLD] >= tb.bld[b, T.BD_COST]
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def train_cost(tb, st, p, to_type):
     """RO-4, RO-10: gold to train a unit into ``to_type`` (Travelling changes riders and druids)."""
-    if has(st, p, TRAVELLING) > 0:
-        if to_type == RIDER:
-            return tb.rune[TRAVELLING, RN_RIDER_COST]
-        if to_type == DRUID:
-            return tb.rune[TRAVELLING, RN_DRUID_COST]
-    return tb.params[P_COST + to_type]
+    if S.has(st, p, T.TRAVELLING) > 0:
+        if to_type == T.RIDER:
+            return tb.rune[T.TRAVELLING, T.RN_RIDER_COST]
+        if to_type == T.DRUID:
+            return tb.rune[T.TRAVELLING, T.RN_DRUID_COST]
+    return tb.params[T.P_COST + to_type]
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def trainer(to_type):
     """RO-4: the building that lets a seat train ``to_type``."""
-    if to_type == SENTRY:
-        return ARMORY
-    if to_type == RIDER:
-        return CITADEL
-    return SHRINE
+    if to_type == T.SENTRY:
+        return T.ARMORY
+    if to_type == T.RIDER:
+        return T.CITADEL
+    return T.SHRINE
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def can_train(tb, st, p, from_type):
     """RO-4: seat ``p`` may train one unit of ``from_type`` a step up now."""
     to = from_type + 1
-    if to > DRUID or st.pl[p, PL_BUILT + trainer(to)] == 0:
+    if to > T.DRUID or st.pl[p, S.PL_BUILT + trainer(to)] == 0:
         return False
-    if st.pl[p, PL_GOLD] < train_cost(tb, st, p, to):
+    if st.pl[p, S.PL_GOLD] < train_cost(tb, st, p, to):
         return False
-    if from_type == WORKER:
-        return st.pl[p, PL_WORKERS] > 0 and st.pl[p, PL_NU] < CAPU
-    return st.pl[p, PL_CNT + from_type] > 0
+    if from_type == T.WORKER:
+        return st.pl[p, S.PL_WORKERS] > 0 and st.pl[p, S.PL_NU] < S.CAPU
+    return st.pl[p, S.PL_CNT + from_type] > 0
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def can_train_unpaid(tb, st, p):
     """Could ``p`` train a worker into a sentry if it had the gold (RO-4)?"""
-    return st.pl[p, PL_BUILT + ARMORY] != 0 and st.pl[p, PL_NU] < CAPU
+    return st.pl[p, S.PL_BUILT + T.ARMORY] != 0 and st.pl[p, S.PL_NU] < S.CAPU
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def rune_level_ok(tb, st, p, r):
     """RO-6: level N needs the Academy Lv. N building; level 0 needs none."""
-    lv = tb.rune[r, RN_LEVEL]
-    return lv == 0 or st.pl[p, PL_BUILT + ACAD1 + lv - 1] != 0
+    lv = tb.rune[r, T.RN_LEVEL]
+    return lv == 0 or st.pl[p, S.PL_BUILT + T.ACAD1 + lv - 1] != 0
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def rune_target_ok(tb, st, p, r, target):
     """RO-6: ``target`` (a unit row for paint, else a building) is a valid host for rune ``r``."""
-    t = tb.rune[r, RN_TARGET]
-    if t == T_DRUID:
+    t = tb.rune[r, T.RN_TARGET]
+    if t == T.T_DRUID:
         return (
-            0 <= target < st.pl[p, PL_NU]
-            and st.units[p, target, U_TYPE] == DRUID
-            and st.units[p, target, U_DEAD] == 0
-            and st.units[p, target, U_RUNE] < 0
+            0 <= target < st.pl[p, S.PL_NU]
+            and st.units[p, target, S.U_TYPE] == T.DRUID
+            and st.units[p, target, S.U_DEAD] == 0
+            and st.units[p, target, S.U_RUNE] < 0
         )
-    if not 0 <= target < NB or st.pl[p, PL_BUILT + target] == 0:
+    if not 0 <= target < T.NB or st.pl[p, S.PL_BUILT + target] == 0:
         return False
-    if st.pl[p, PL_BRUNE + target] >= 0:
+    if st.pl[p, S.PL_BRUNE + target] >= 0:
         return False
-    return t == T_ANY or target == t
+    return t == T.T_ANY or target == t
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def unit_value(st, p, i):
     """Gold sunk into a unit at rulebook costs (sentry 1, rider 2, druid 3), +2 for a rune."""
-    v = float(st.units[p, i, U_TYPE])
-    if st.units[p, i, U_RUNE] >= 0:
+    v = float(st.units[p, i, S.U_TYPE])
+    if st.units[p, i, S.U_RUNE] >= 0:
         v += 2.0
     return v
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def building_value(tb, st, p, b):
-    v = float(tb.bld[b, BD_COST])
-    v += 3.0 * (tb.bld[b, BD_GOLD] + tb.bld[b, BD_WORKERS] + tb.bld[b, BD_RUNES])
-    if st.pl[p, PL_BRUNE + b] >= 0:
+    v = float(tb.bld[b, T.BD_COST])
+    v += 3.0 * (tb.bld[b, T.BD_GOLD] + tb.bld[b, T.BD_WORKERS] + tb.bld[b, T.BD_RUNES])
+    if st.pl[p, S.PL_BRUNE + b] >= 0:
         v += 3.0
     return v
 
@@ -197,9 +121,9 @@ def building_value(tb, st, p, b):
 @njit(cache=True, _nrt=False, inline="always")
 def income(tb, st, p):
     g = 0
-    for b in range(NB):
-        if st.pl[p, PL_BUILT + b] != 0:
-            g += tb.bld[b, BD_GOLD]
+    for b in range(T.NB):
+        if st.pl[p, S.PL_BUILT + b] != 0:
+            g += tb.bld[b, T.BD_GOLD]
     return g
 
 
@@ -207,12 +131,12 @@ def income(tb, st, p):
 def next_planned(tb, st, p):
     """The first building of the seat's build order that is not standing and whose requirement
     stands; -1 when none."""
-    for k in range(tb.seat[p, SP_ORDER_N]):
-        b = tb.seat[p, SP_ORDER + k]
-        if st.pl[p, PL_BUILT + b] != 0:
+    for k in range(tb.seat[p, T.SP_ORDER_N]):
+        b = tb.seat[p, T.SP_ORDER + k]
+        if st.pl[p, S.PL_BUILT + b] != 0:
             continue
-        req = tb.bld[b, BD_REQ]
-        if req >= 0 and st.pl[p, PL_BUILT + req] == 0:
+        req = tb.bld[b, T.BD_REQ]
+        if req >= 0 and st.pl[p, S.PL_BUILT + req] == 0:
             continue
         return b
     return -1
@@ -221,13 +145,15 @@ def next_planned(tb, st, p):
 @njit(cache=True, _nrt=False, inline="always")
 def threat(tb, st, q):
     """Units of ``q`` that could attack next turn (riders and druids)."""
-    return st.pl[q, PL_CNT + RIDER] + st.pl[q, PL_CNT + DRUID]
+    return st.pl[q, S.PL_CNT + T.RIDER] + st.pl[q, S.PL_CNT + T.DRUID]
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def guards(st, p):
     """Sentries, riders and druids of ``p`` (possible blockers)."""
-    return st.pl[p, PL_CNT + SENTRY] + st.pl[p, PL_CNT + RIDER] + st.pl[p, PL_CNT + DRUID]
+    return (
+        st.pl[p, S.PL_CNT + T.SENTRY] + st.pl[p, S.PL_CNT + T.RIDER] + st.pl[p, S.PL_CNT + T.DRUID]
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -240,25 +166,25 @@ def choose_action(tb, st, p, out):
     out[0] = ACT_END
     out[1] = -1
     out[2] = -1
-    if st.pl[p, PL_ACTIONS] >= tb.seat[p, SP_MAXACT]:
+    if st.pl[p, S.PL_ACTIONS] >= tb.seat[p, T.SP_MAXACT]:
         return
-    kind = tb.seat[p, SP_KIND]
-    if kind == POL_RANDOM:
+    kind = tb.seat[p, T.SP_KIND]
+    if kind == T.POL_RANDOM:
         _random_action(tb, st, p, out)
-    elif kind == POL_HEURISTIC:
+    elif kind == T.POL_HEURISTIC:
         _heuristic_action(tb, st, p, out)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def _random_action(tb, st, p, out):
     # Uniform over: end, each building it can build, each training step, each (rune, host), sell.
-    kinds = st.aux[A_TMP]
-    aa = st.aux[A_TMP + 1]
-    bb = st.aux[A_TMP + 2]
+    kinds = st.aux[S.A_TMP]
+    aa = st.aux[S.A_TMP + 1]
+    bb = st.aux[S.A_TMP + 2]
     cap = kinds.shape[0]
     n = 1
     kinds[0] = ACT_END
-    for b in range(NB):
+    for b in range(T.NB):
         if can_build(tb, st, p, b) and n < cap:
             kinds[n] = ACT_BUILD
             aa[n] = b
@@ -268,21 +194,21 @@ def _random_action(tb, st, p, out):
             kinds[n] = ACT_TRAIN
             aa[n] = f
             n += 1
-    if st.pl[p, PL_WORKERS] > 0 and n < cap:
+    if st.pl[p, S.PL_WORKERS] > 0 and n < cap:
         kinds[n] = ACT_SELL
         n += 1
-    for r in range(NR):
-        if st.pl[p, PL_HAND + r] <= 0 or not rune_level_ok(tb, st, p, r):
+    for r in range(T.NR):
+        if st.pl[p, S.PL_HAND + r] <= 0 or not rune_level_ok(tb, st, p, r):
             continue
-        if tb.rune[r, RN_TARGET] == T_DRUID:
-            for i in range(st.pl[p, PL_NU]):
+        if tb.rune[r, T.RN_TARGET] == T.T_DRUID:
+            for i in range(st.pl[p, S.PL_NU]):
                 if rune_target_ok(tb, st, p, r, i) and n < cap:
                     kinds[n] = ACT_RUNE
                     aa[n] = r
                     bb[n] = i
                     n += 1
         else:
-            for b in range(NB):
+            for b in range(T.NB):
                 if rune_target_ok(tb, st, p, r, b) and n < cap:
                     kinds[n] = ACT_RUNE
                     aa[n] = r
@@ -294,16 +220,16 @@ def _random_action(tb, st, p, out):
     out[2] = bb[k]
     if out[0] == ACT_TRAIN:  # which unit of that type: uniform
         f = out[1]
-        if f == WORKER:
+        if f == T.WORKER:
             out[2] = -1
         else:
             m = 0
-            for i in range(st.pl[p, PL_NU]):
-                if st.units[p, i, U_TYPE] == f and st.units[p, i, U_DEAD] == 0:
+            for i in range(st.pl[p, S.PL_NU]):
+                if st.units[p, i, S.U_TYPE] == f and st.units[p, i, S.U_DEAD] == 0:
                     m += 1
             j = below(st.rng[1 + p], m)
-            for i in range(st.pl[p, PL_NU]):
-                if st.units[p, i, U_TYPE] == f and st.units[p, i, U_DEAD] == 0:
+            for i in range(st.pl[p, S.PL_NU]):
+                if st.units[p, i, S.U_TYPE] == f and st.units[p, i, S.U_DEAD] == 0:
                     if j == 0:
                         out[2] = i
                         break
@@ -313,12 +239,12 @@ def _random_action(tb, st, p, out):
 @njit(cache=True, _nrt=False, forceinline=False)
 def _pick_unit(st, p, t, want_fresh):
     """A living unit of type ``t``, preferring U_FRESH == this turn iff ``want_fresh``."""
-    turn = st.board[G_TURN]
+    turn = st.board[S.G_TURN]
     best = -1
-    for i in range(st.pl[p, PL_NU]):
-        if st.units[p, i, U_TYPE] != t or st.units[p, i, U_DEAD] != 0:
+    for i in range(st.pl[p, S.PL_NU]):
+        if st.units[p, i, S.U_TYPE] != t or st.units[p, i, S.U_DEAD] != 0:
             continue
-        fresh = st.units[p, i, U_FRESH] == turn
+        fresh = st.units[p, i, S.U_FRESH] == turn
         if fresh == want_fresh:
             return i
         if best < 0:
@@ -332,12 +258,12 @@ def _building_host(tb, st, p):
     the fewest other rune types need."""
     best = -1
     best_need = 1 << 30
-    for b in range(NB):
-        if st.pl[p, PL_BUILT + b] == 0 or st.pl[p, PL_BRUNE + b] >= 0:
+    for b in range(T.NB):
+        if st.pl[p, S.PL_BUILT + b] == 0 or st.pl[p, S.PL_BRUNE + b] >= 0:
             continue
         need = 0
-        for r in range(NR):
-            if tb.rune[r, RN_TARGET] == b:
+        for r in range(T.NR):
+            if tb.rune[r, T.RN_TARGET] == b:
                 need += 1
         if need < best_need:
             best_need = need
@@ -348,39 +274,39 @@ def _building_host(tb, st, p):
 @njit(cache=True, _nrt=False, inline="always")
 def _heuristic_action(tb, st, p, out):
     q = 1 - p
-    gold = st.pl[p, PL_GOLD]
-    keep = tb.seat[p, SP_KEEP]
-    spare = st.pl[p, PL_WORKERS] - keep
+    gold = st.pl[p, S.PL_GOLD]
+    keep = tb.seat[p, T.SP_KEEP]
+    spare = st.pl[p, S.PL_WORKERS] - keep
     # 1. The build order: build the next building, selling spare workers if that pays for it.
     nxt = next_planned(tb, st, p)
     reserve = 0
-    if nxt >= 0 and st.pl[p, PL_BUILDS] > 0:
-        cost = tb.bld[nxt, BD_COST]
+    if nxt >= 0 and st.pl[p, S.PL_BUILDS] > 0:
+        cost = tb.bld[nxt, T.BD_COST]
         if gold >= cost:
             out[0] = ACT_BUILD
             out[1] = nxt
             return
-        if spare > 0 and gold + spare * tb.params[P_SELL] >= cost and tb.seat[p, SP_SAVE] > 0:
+        if spare > 0 and gold + spare * tb.params[T.P_SELL] >= cost and tb.seat[p, T.SP_SAVE] > 0:
             out[0] = ACT_SELL
             return
         inc = income(tb, st, p)
-        if tb.seat[p, SP_SAVE] > 0 and cost - gold <= inc * tb.seat[p, SP_SAVE]:
+        if tb.seat[p, T.SP_SAVE] > 0 and cost - gold <= inc * tb.seat[p, T.SP_SAVE]:
             reserve = gold  # within reach: hold the gold
     # 2. Runes: every rune it can play, on its best host.
-    for r in range(NR if st.pl[p, PL_HAND_N] > 0 else 0):
-        if st.pl[p, PL_HAND + r] <= 0 or not rune_level_ok(tb, st, p, r):
+    for r in range(T.NR if st.pl[p, S.PL_HAND_N] > 0 else 0):
+        if st.pl[p, S.PL_HAND + r] <= 0 or not rune_level_ok(tb, st, p, r):
             continue
-        t = tb.rune[r, RN_TARGET]
+        t = tb.rune[r, T.RN_TARGET]
         host = -1
-        if t == T_DRUID:
+        if t == T.T_DRUID:
             best = -1.0
-            for i in range(st.pl[p, PL_NU]):
+            for i in range(st.pl[p, S.PL_NU]):
                 if rune_target_ok(tb, st, p, r, i):
-                    v = float(unit_power(tb, st, p, i, True))
+                    v = float(S.unit_power(tb, st, p, i, True))
                     if v > best:
                         best = v
                         host = i
-        elif t == T_ANY:
+        elif t == T.T_ANY:
             host = _building_host(tb, st, p)
         elif rune_target_ok(tb, st, p, r, t):
             host = t
@@ -391,17 +317,17 @@ def _heuristic_action(tb, st, p, out):
             return
     # 3. Defence: sentries until its guards match the enemy's attackers.
     if (
-        can_train(tb, st, p, WORKER)
-        and st.pl[p, PL_WORKERS] > 0
-        and guards(st, p) < tb.weights[p, W_DEFENCE] * threat(tb, st, q)
+        can_train(tb, st, p, T.WORKER)
+        and st.pl[p, S.PL_WORKERS] > 0
+        and guards(st, p) < tb.weights[p, T.W_DEFENCE] * threat(tb, st, q)
     ):
         out[0] = ACT_TRAIN
-        out[1] = WORKER
+        out[1] = T.WORKER
         return
     # 4. The army: promote the most advanced unit below the goal, with the gold over the reserve.
-    army = tb.seat[p, SP_ARMY]
+    army = tb.seat[p, T.SP_ARMY]
     for f in range(army - 1, -1, -1):
-        if f == WORKER and spare <= 0:
+        if f == T.WORKER and spare <= 0:
             continue
         if not can_train(tb, st, p, f):
             continue
@@ -409,19 +335,19 @@ def _heuristic_action(tb, st, p, out):
             continue
         out[0] = ACT_TRAIN
         out[1] = f
-        out[2] = -1 if f == WORKER else _pick_unit(st, p, f, False)
+        out[2] = -1 if f == T.WORKER else _pick_unit(st, p, f, False)
         return
     # 5. Out of gold: sell spare workers to train the others (when it may sell them).
-    if tb.seat[p, SP_SELL] != 0 and spare >= 2 and reserve == 0 and can_train_unpaid(tb, st, p):
+    if tb.seat[p, T.SP_SELL] != 0 and spare >= 2 and reserve == 0 and can_train_unpaid(tb, st, p):
         out[0] = ACT_SELL
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def choose_statue(tb, st, p):
     """The Statue's choice (tables.STATUE_*)."""
-    if tb.seat[p, SP_KIND] == POL_RANDOM:
+    if tb.seat[p, T.SP_KIND] == T.POL_RANDOM:
         return below(st.rng[1 + p], 3)
-    return tb.seat[p, SP_STATUE]
+    return tb.seat[p, T.SP_STATUE]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -433,28 +359,32 @@ def choose_enemy_unit(tb, st, p, unpainted_only):
     """An enemy unit for ``p`` to take or kill: a unit row of the opponent, -2 for a worker, -1
     for none (no such unit)."""
     q = 1 - p
-    n_workers = st.pl[q, PL_WORKERS]
-    if tb.seat[p, SP_KIND] == POL_RANDOM:
+    n_workers = st.pl[q, S.PL_WORKERS]
+    if tb.seat[p, T.SP_KIND] == T.POL_RANDOM:
         m = 0
-        for i in range(st.pl[q, PL_NU]):
-            if st.units[q, i, U_DEAD] == 0 and not (unpainted_only and st.units[q, i, U_RUNE] >= 0):
+        for i in range(st.pl[q, S.PL_NU]):
+            if st.units[q, i, S.U_DEAD] == 0 and not (
+                unpainted_only and st.units[q, i, S.U_RUNE] >= 0
+            ):
                 m += 1
         total = m + (1 if n_workers > 0 else 0)
         if total == 0:
             return -1
         k = below(st.rng[1 + p], total)
-        for i in range(st.pl[q, PL_NU]):
-            if st.units[q, i, U_DEAD] == 0 and not (unpainted_only and st.units[q, i, U_RUNE] >= 0):
+        for i in range(st.pl[q, S.PL_NU]):
+            if st.units[q, i, S.U_DEAD] == 0 and not (
+                unpainted_only and st.units[q, i, S.U_RUNE] >= 0
+            ):
                 if k == 0:
                     return i
                 k -= 1
         return -2
     best = -1
     best_v = -1.0
-    for i in range(st.pl[q, PL_NU]):
-        if st.units[q, i, U_DEAD] != 0 or (unpainted_only and st.units[q, i, U_RUNE] >= 0):
+    for i in range(st.pl[q, S.PL_NU]):
+        if st.units[q, i, S.U_DEAD] != 0 or (unpainted_only and st.units[q, i, S.U_RUNE] >= 0):
             continue
-        v = unit_value(st, q, i) + 0.1 * unit_power(tb, st, q, i, False)
+        v = unit_value(st, q, i) + 0.1 * S.unit_power(tb, st, q, i, False)
         if v > best_v:
             best_v = v
             best = i
@@ -468,15 +398,15 @@ def choose_attacker_victim(tb, st, q):
     """Defender ``q``'s Spirit Rune kill among the unpainted attacking units of the opponent (the
     attacker list of the war) first, else any unpainted enemy unit: a unit row, -2 worker, -1."""
     p = 1 - q
-    if tb.seat[q, SP_KIND] == POL_RANDOM:
+    if tb.seat[q, T.SP_KIND] == T.POL_RANDOM:
         return choose_enemy_unit(tb, st, q, True)
     best = -1
     best_v = -1.0
-    for a in range(st.board[G_NATK]):
-        i = st.aux[A_ATK, a]
-        if st.units[p, i, U_DEAD] != 0 or st.units[p, i, U_RUNE] >= 0:
+    for a in range(st.board[S.G_NATK]):
+        i = st.aux[S.A_ATK, a]
+        if st.units[p, i, S.U_DEAD] != 0 or st.units[p, i, S.U_RUNE] >= 0:
             continue
-        v = float(unit_power(tb, st, p, i, True))
+        v = float(S.unit_power(tb, st, p, i, True))
         if v > best_v:
             best_v = v
             best = i
@@ -493,12 +423,12 @@ def choose_attacker_victim(tb, st, q):
 def choose_attackers(tb, st, p):
     """Attackers of ``p`` into aux[A_ATK]; returns how many."""
     q = 1 - p
-    atk = st.aux[A_ATK]
+    atk = st.aux[S.A_ATK]
     n = 0
-    if tb.seat[p, SP_KIND] == POL_RANDOM:
-        chance = tb.weights[p, W_RANDOM_ATTACK]
-        for i in range(st.pl[p, PL_NU]):
-            if can_attack(tb, st, p, i) and uniform(st.rng[1 + p]) < chance:
+    if tb.seat[p, T.SP_KIND] == T.POL_RANDOM:
+        chance = tb.weights[p, T.W_RANDOM_ATTACK]
+        for i in range(st.pl[p, S.PL_NU]):
+            if S.can_attack(tb, st, p, i) and uniform(st.rng[1 + p]) < chance:
                 atk[n] = i
                 n += 1
         return n
@@ -506,40 +436,41 @@ def choose_attackers(tb, st, p):
     blockers = 0
     block_power = 0
     druid_power = 0
-    for i in range(st.pl[q, PL_NU]):
-        if can_block(st, q, i):
-            pw = unit_power(tb, st, q, i, False)
+    for i in range(st.pl[q, S.PL_NU]):
+        if S.can_block(st, q, i):
+            pw = S.unit_power(tb, st, q, i, False)
             if pw > 0:
                 blockers += 1
                 block_power += pw
-                if st.units[q, i, U_TYPE] == DRUID:
+                if st.units[q, i, S.U_TYPE] == T.DRUID:
                     druid_power += pw
     eligible = 0
     riders = 0
     pre_kills = 0  # enemy units its attack kills before blockers are chosen (ENGINE-4)
-    for i in range(st.pl[p, PL_NU]):
-        if can_attack(tb, st, p, i):
+    for i in range(st.pl[p, S.PL_NU]):
+        if S.can_attack(tb, st, p, i):
             eligible += 1
-            if st.units[p, i, U_TYPE] == RIDER:
+            if st.units[p, i, S.U_TYPE] == T.RIDER:
                 riders += 1
-            if st.units[p, i, U_RUNE] == SPIRIT:
-                pre_kills += tb.rune[SPIRIT, RN_KILLS] * advantage(st, p)
+            if st.units[p, i, S.U_RUNE] == T.SPIRIT:
+                pre_kills += tb.rune[T.SPIRIT, T.RN_KILLS] * S.advantage(st, p)
     if eligible == 0:
         return 0
-    if riders > 0 and riders >= tb.rune[DAWN_RAID, RN_MIN_RIDERS]:
-        pre_kills += has(st, p, DAWN_RAID) * tb.rune[DAWN_RAID, RN_KILLS]
+    if riders > 0 and riders >= tb.rune[T.DAWN_RAID, T.RN_MIN_RIDERS]:
+        pre_kills += S.has(st, p, T.DAWN_RAID) * tb.rune[T.DAWN_RAID, T.RN_KILLS]
     blockers = blockers - pre_kills if blockers > pre_kills else 0
     all_in = (
-        eligible >= tb.weights[p, W_ATTACK] * blockers or guards(st, p) >= tb.seat[p, SP_MAXARMY]
+        eligible >= tb.weights[p, T.W_ATTACK] * blockers
+        or guards(st, p) >= tb.seat[p, T.SP_MAXARMY]
     )
     # Lethal: more attackers than the enemy has buildings and blockers of any kind.
-    if eligible > blockers + st.pl[q, PL_WORKERS] and eligible >= st.pl[q, PL_NBLD]:
+    if eligible > blockers + st.pl[q, S.PL_WORKERS] and eligible >= st.pl[q, S.PL_NBLD]:
         all_in = True
-    for i in range(st.pl[p, PL_NU]):
-        if not can_attack(tb, st, p, i):
+    for i in range(st.pl[p, S.PL_NU]):
+        if not S.can_attack(tb, st, p, i):
             continue
-        pw = unit_power(tb, st, p, i, True)
-        stop = druid_power if druids_only(st, p, i) else block_power
+        pw = S.unit_power(tb, st, p, i, True)
+        stop = druid_power if S.druids_only(st, p, i) else block_power
         if all_in or stop < pw:
             atk[n] = i
             n += 1
@@ -549,16 +480,16 @@ def choose_attackers(tb, st, p):
 @njit(cache=True, _nrt=False, forceinline=False)
 def choose_canine(tb, st, p, n_atk):
     """Index (into the attacker list) of the rider that Canine strengthens, -1 if none."""
-    atk = st.aux[A_ATK]
+    atk = st.aux[S.A_ATK]
     m = 0
     for a in range(n_atk):
-        if st.units[p, atk[a], U_TYPE] == RIDER and st.units[p, atk[a], U_DEAD] == 0:
+        if st.units[p, atk[a], S.U_TYPE] == T.RIDER and st.units[p, atk[a], S.U_DEAD] == 0:
             m += 1
     if m == 0:
         return -1
-    k = below(st.rng[1 + p], m) if tb.seat[p, SP_KIND] == POL_RANDOM else 0
+    k = below(st.rng[1 + p], m) if tb.seat[p, T.SP_KIND] == T.POL_RANDOM else 0
     for a in range(n_atk):
-        if st.units[p, atk[a], U_TYPE] == RIDER and st.units[p, atk[a], U_DEAD] == 0:
+        if st.units[p, atk[a], S.U_TYPE] == T.RIDER and st.units[p, atk[a], S.U_DEAD] == 0:
             if k == 0:
                 return a
             k -= 1
@@ -567,7 +498,9 @@ def choose_canine(tb, st, p, n_atk):
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def _may_block(st, q, i, p, att):
-    return can_block(st, q, i) and (not druids_only(st, p, att) or st.units[q, i, U_TYPE] == DRUID)
+    return S.can_block(st, q, i) and (
+        not S.druids_only(st, p, att) or st.units[q, i, S.U_TYPE] == T.DRUID
+    )
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -575,34 +508,34 @@ def choose_blocks(tb, st, q, n_atk):
     """Defender ``q`` assigns blockers: aux[A_BLK][i] = attacker index or -1 for each unit row,
     aux[A_AWK][a] = workers blocking attacker a (RO-7). aux[A_BPOW][i] holds the unit's power."""
     p = 1 - q
-    atk = st.aux[A_ATK]
-    blk = st.aux[A_BLK]
-    awk = st.aux[A_AWK]
-    for i in range(st.pl[q, PL_NU]):
+    atk = st.aux[S.A_ATK]
+    blk = st.aux[S.A_BLK]
+    awk = st.aux[S.A_AWK]
+    for i in range(st.pl[q, S.PL_NU]):
         blk[i] = -1
     for a in range(n_atk):
         awk[a] = 0
-    workers = st.pl[q, PL_WORKERS]
-    if tb.seat[q, SP_KIND] == POL_RANDOM:
-        for i in range(st.pl[q, PL_NU]):
-            if not can_block(st, q, i):
+    workers = st.pl[q, S.PL_WORKERS]
+    if tb.seat[q, T.SP_KIND] == T.POL_RANDOM:
+        for i in range(st.pl[q, S.PL_NU]):
+            if not S.can_block(st, q, i):
                 continue
             k = below(st.rng[1 + q], n_atk + 1) - 1
-            if k >= 0 and st.units[p, atk[k], U_DEAD] == 0 and _may_block(st, q, i, p, atk[k]):
+            if k >= 0 and st.units[p, atk[k], S.U_DEAD] == 0 and _may_block(st, q, i, p, atk[k]):
                 blk[i] = k
         for _ in range(workers):
             k = below(st.rng[1 + q], n_atk + 1) - 1
-            if k >= 0 and st.units[p, atk[k], U_DEAD] == 0 and not druids_only(st, p, atk[k]):
+            if k >= 0 and st.units[p, atk[k], S.U_DEAD] == 0 and not S.druids_only(st, p, atk[k]):
                 awk[k] += 1
         return
     # Heuristic: strongest attackers first; kill them cheaply when it can, chump with a worker
     # otherwise; when the unblocked attackers would raze every building, block with anything.
-    done = st.aux[A_TMP]
+    done = st.aux[S.A_TMP]
     for a in range(n_atk):
-        done[a] = 0 if st.units[p, atk[a], U_DEAD] == 0 else 1
-    for i in range(st.pl[q, PL_NU]):
-        st.aux[A_BPOW, i] = unit_power(tb, st, q, i, False)
-    trade = tb.weights[q, W_TRADE]
+        done[a] = 0 if st.units[p, atk[a], S.U_DEAD] == 0 else 1
+    for i in range(st.pl[q, S.PL_NU]):
+        st.aux[S.A_BPOW, i] = S.unit_power(tb, st, q, i, False)
+    trade = tb.weights[q, T.W_TRADE]
     open_attackers = 0
     for a in range(n_atk):
         if done[a] == 0:
@@ -611,25 +544,25 @@ def choose_blocks(tb, st, q, n_atk):
         a = -1
         best = -1
         for k in range(n_atk):
-            if done[k] == 0 and st.aux[A_APOW, k] > best:
-                best = st.aux[A_APOW, k]
+            if done[k] == 0 and st.aux[S.A_APOW, k] > best:
+                best = st.aux[S.A_APOW, k]
                 a = k
         if a < 0:
             break
         done[a] = 1
         att = atk[a]
-        A = st.aux[A_APOW, a]
+        A = st.aux[S.A_APOW, a]
         a_val = unit_value(st, p, att)
-        only_druids = druids_only(st, p, att)
+        only_druids = S.druids_only(st, p, att)
         # One blocker strong enough to survive: the weakest such.
         pick = -1
         pick_pw = 1 << 30
         even = -1
         even_v = 1e9
-        for i in range(st.pl[q, PL_NU]):
+        for i in range(st.pl[q, S.PL_NU]):
             if blk[i] >= 0 or not _may_block(st, q, i, p, att):
                 continue
-            pw = st.aux[A_BPOW, i]
+            pw = st.aux[S.A_BPOW, i]
             if pw > A and pw < pick_pw:
                 pick_pw = pw
                 pick = i
@@ -647,20 +580,20 @@ def choose_blocks(tb, st, q, n_atk):
             # A gang: strongest free blockers until their power reaches the attacker's.
             total = 0
             loss = 0.0
-            gang = st.aux[A_TMP + 1]
+            gang = st.aux[S.A_TMP + 1]
             g = 0
             while total < A:
                 j = -1
                 jp = -1
-                for i in range(st.pl[q, PL_NU]):
+                for i in range(st.pl[q, S.PL_NU]):
                     if blk[i] >= 0 or not _may_block(st, q, i, p, att):
                         continue
                     used = False
                     for x in range(g):
                         if gang[x] == i:
                             used = True
-                    if not used and st.aux[A_BPOW, i] > jp:
-                        jp = st.aux[A_BPOW, i]
+                    if not used and st.aux[S.A_BPOW, i] > jp:
+                        jp = st.aux[S.A_BPOW, i]
                         j = i
                 if j < 0 or jp <= 0:
                     break
@@ -685,11 +618,11 @@ def choose_blocks(tb, st, q, n_atk):
             awk[a] += 1
             workers -= 1
             blocked = True
-        if not blocked and open_attackers >= st.pl[q, PL_NBLD]:
+        if not blocked and open_attackers >= st.pl[q, S.PL_NBLD]:
             # Desperate: the weakest free unit that may block.
             w = -1
             wv = 1e9
-            for i in range(st.pl[q, PL_NU]):
+            for i in range(st.pl[q, S.PL_NU]):
                 if blk[i] < 0 and _may_block(st, q, i, p, att) and unit_value(st, q, i) < wv:
                     wv = unit_value(st, q, i)
                     w = i
@@ -707,7 +640,7 @@ def choose_kills(tb, st, p, group, powers, n, A, out):
     q = 1 - p
     for k in range(n):
         out[k] = 0
-    if tb.seat[p, SP_KIND] == POL_RANDOM:
+    if tb.seat[p, T.SP_KIND] == T.POL_RANDOM:
         # A random maximal set: blockers in random order, each taken while it fits.
         left = A
         start = below(st.rng[1 + p], n) if n > 0 else 0
@@ -751,7 +684,7 @@ def choose_kills(tb, st, p, group, powers, n, A, out):
 @njit(cache=True, _nrt=False, forceinline=False)
 def choose_squire(tb, st, p):
     """Squire: kill a worker instead of the attacking rider?"""
-    if tb.seat[p, SP_KIND] == POL_RANDOM:
+    if tb.seat[p, T.SP_KIND] == T.POL_RANDOM:
         return below(st.rng[1 + p], 2) == 1
     return True
 
@@ -760,18 +693,18 @@ def choose_squire(tb, st, p):
 def choose_destroy(tb, st, p):
     """The building of the opponent that an unblocked attacker of ``p`` destroys (RO-9)."""
     q = 1 - p
-    if tb.seat[p, SP_KIND] == POL_RANDOM:
-        k = below(st.rng[1 + p], st.pl[q, PL_NBLD])
-        for b in range(NB):
-            if st.pl[q, PL_BUILT + b] != 0:
+    if tb.seat[p, T.SP_KIND] == T.POL_RANDOM:
+        k = below(st.rng[1 + p], st.pl[q, S.PL_NBLD])
+        for b in range(T.NB):
+            if st.pl[q, S.PL_BUILT + b] != 0:
                 if k == 0:
                     return b
                 k -= 1
         return -1
     best = -1
     best_v = -1.0
-    for b in range(NB):
-        if st.pl[q, PL_BUILT + b] != 0:
+    for b in range(T.NB):
+        if st.pl[q, S.PL_BUILT + b] != 0:
             v = building_value(tb, st, q, b)
             if v > best_v:
                 best_v = v

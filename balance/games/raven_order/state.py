@@ -11,6 +11,17 @@ order the groups are fought in (RO-8, ENGINE-10).
 Everything lives in plain arrays, so a search policy can copy a state (``copy_state``) and resample
 the opponent's hidden hand from the unseen runes.
 
+The names every game gives the same things (balance/games/_kit.py): ``State`` is ``pl`` (a row
+per seat, ``PL_*`` offsets, ``N_PL`` wide), ``units`` (a row per sentry, rider or druid, ``U_*``),
+``board`` (the game's scalars ``G_*``, then the rune deck from ``B_DECK``: the board is ``B_DECK``
+plus the config's deck wide, so it has no fixed ``N_BOARD``), ``rng`` (the game's stream and one
+per seat's policy) and ``aux`` (rows ``A_*`` of the war's and the policies' scratch, then the
+event log from ``AUX_LOG``); ``Work``/``alloc_work`` are the rest of ``engine.play_game``'s
+scratch; ``END_REASONS`` and ``EXTRA_COLUMNS`` name the Chunk's end reasons and extra columns;
+``BLOCK_GAMES`` is the batch kernel's block. Every array is int32 (the rng uint64), as the tables
+are: the counts and ids fit it easily, and it halves the state a thread keeps hot (``aux`` alone is
+``CAPU`` wide); int64 was not measured, so the width stays what the kernels were tuned with.
+
 Kernel decorators, chosen for compile time (``benchmarks/compile_time.py``): a helper is
 ``inline="always"`` (numba copies its IR into every caller); ``play_turn``, the whole turn, is
 ``forceinline=True`` (LLVM inlines it into play_game): numba's inliner deep-copies a callee's IR
@@ -26,40 +37,14 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from balance.games._kit import Offsets, copy_log, log_event
-from balance.games.raven_order.tables import (
-    ACAD1,
-    ACAD2,
-    ACAD3,
-    BLOOM,
-    CLOAKING,
-    CROWN,
-    DRUID,
-    HORSES,
-    N_TELE,
-    NB,
-    NR,
-    NU,
-    P_DECK_N,
-    P_POWER,
-    RIDER,
-    RITUALS,
-    RN_POWER,
-    SENTRY,
-    SHADOW,
-    SHIELDS,
-    SPIRIT,
-    STEEL,
-    TE_DRAWN,
-    TE_LOST_U,
-    WORKER,
-)
+from balance.games import _kit as kit
+from balance.games.raven_order import tables as T
 
 CAPU = 128  # sentries, riders and druids a seat can hold (the engine's only bound; RO-4)
-BLOCK = 64  # games per block of the batch kernel (state is allocated once per block)
+BLOCK_GAMES = 64  # games per block of the batch kernel (state and work allocated once per block)
 
 # State.pl[p, PL_*]: per-seat scalars, then per building, per rune, and telemetry.
-_pl = Offsets()
+_pl = kit.Offsets()
 PL_GOLD = _pl(1)
 PL_WORKERS = _pl(1)
 PL_NU = _pl(1)  # rows used in State.units[p]
@@ -68,23 +53,30 @@ PL_NBLD = _pl(1)  # buildings standing
 PL_ACAD = _pl(1)  # academies standing (RO-10: academy count)
 PL_HAND_N = _pl(1)  # runes in hand
 PL_ACTIONS = _pl(1)  # construction actions taken this turn
-PL_BUILT = _pl(NB)  # + building: 1 if standing
-PL_BRUNE = _pl(NB)  # + building: rune on it, -1 none
-PL_HAND = _pl(NR)  # + rune: copies in hand (hidden from the opponent)
-PL_INPLAY = _pl(NR)  # + rune: copies in play on its units and buildings
-PL_CNT = _pl(NU)  # + unit type: living units of that type (sentry, rider, druid)
-PL_TELE = _pl(N_TELE)  # + telemetry column (tables.TE_*)
+PL_BUILT = _pl(T.NB)  # + building: 1 if standing
+PL_BRUNE = _pl(T.NB)  # + building: rune on it, -1 none
+PL_HAND = _pl(T.NR)  # + rune: copies in hand (hidden from the opponent)
+PL_INPLAY = _pl(T.NR)  # + rune: copies in play on its units and buildings
+PL_CNT = _pl(T.NU)  # + unit type: living units of that type (sentry, rider, druid)
+PL_TELE = _pl(T.N_TELE)  # + telemetry column (tables.TE_*)
 N_PL = _pl.end
 
 # State.units[p, i, U_*]
-U_TYPE, U_RUNE, U_FRESH, U_TIRED, U_NOATK, U_DEAD = range(N_U := 6)
+_u = kit.Offsets()
+U_TYPE = _u(1)  # tables.SENTRY, RIDER or DRUID (workers are a count, PL_WORKERS)
+U_RUNE = _u(1)  # the rune painted on it (a druid), or that it kept when taken; -1 none
+U_FRESH = _u(1)  # the turn it became a rider from a sentry (RO-5)
+U_TIRED = _u(1)  # the turn it last attacked (RO-5: it cannot block in the next war)
+U_NOATK = _u(1)  # the turn Corruption took it (it cannot attack in that turn, RO-10)
+U_DEAD = _u(1)  # 0, DEAD or KILLED (below)
+N_U = _u.end
 NEVER = -1000  # a turn long past, for U_FRESH / U_TIRED / U_NOATK
 # U_DEAD: 0 in play; DEAD out of play (its counts and rune gone); KILLED killed in this war's
 # battles, still in play until the war ends (mark_killed, sweep)
 DEAD, KILLED = 1, 2
 
 # State.board: game scalars, then the rune deck (top = index G_DECK_TOP).
-_b = Offsets()
+_b = kit.Offsets()
 G_TURN = _b(1)
 G_ACTIVE = _b(1)
 G_FIRST = _b(1)
@@ -99,10 +91,17 @@ G_LOG0 = _b(1)  # aux row of the first log row
 _b(2)  # unused
 B_DECK = _b(0)  # + i: rune id of deck card i (as many as the config's deck holds)
 
+# How a game ended: board[G_END] holds an END_* code, and Chunk.end_reason the index of its name
+# in END_REASONS (END_* - 1; END_NONE is a game still in progress).
 END_NONE, END_DESTRUCTION, END_DRAW = range(3)
+END_REASONS: tuple[str, ...] = ("destruction", "draw")
+
+# The int32 per-seat columns a Chunk carries beside score and rank (engine.play_batch fills
+# them from the final state): unit rows in play, workers, gold.
+EXTRA_COLUMNS: tuple[str, ...] = ("units", "workers", "gold")
 
 # State.aux rows (width CAPU): the war's working arrays, policy scratch, then the log.
-_a = Offsets()
+_a = kit.Offsets()
 A_ATK = _a(1)  # [a]: attacker a's unit row
 A_APOW = _a(1)  # [a]: attacker a's power in its battle
 A_AWK = _a(1)  # [a]: workers blocking attacker a
@@ -111,7 +110,6 @@ A_BONUS = _a(1)  # [a]: temporary power of attacker a (Canine)
 A_BPOW = _a(1)  # [i]: defender unit i's power in its battle
 A_TMP = _a(3)  # 3 rows of policy scratch
 AUX_LOG = _a.end  # + i: log row i
-N_AUX = AUX_LOG
 
 # Log events (narrate.py): code, then up to seven integers.
 (
@@ -150,7 +148,7 @@ class State(NamedTuple):
 
 @njit(cache=True, forceinline=False)
 def alloc_state(tb, log_cap):
-    board = np.zeros(B_DECK + max(1, tb.params[P_DECK_N]), np.int32)
+    board = np.zeros(B_DECK + max(1, tb.params[T.P_DECK_N]), np.int32)
     board[G_LOG_CAP] = log_cap
     board[G_LOG0] = AUX_LOG
     return State(
@@ -162,15 +160,31 @@ def alloc_state(tb, log_cap):
     )
 
 
+class Work(NamedTuple):
+    """The per-game working arrays of ``engine.play_game`` (allocated once per block of the batch
+    kernel, and once per replay), apart from the state: nothing in them outlives a call."""
+
+    act: np.ndarray  # int32[3]: the chosen construction action: policies.ACT_*, a, b
+    group: np.ndarray  # int32[CAPU]: a battle group's unit rows
+    powers: np.ndarray  # int32[CAPU]: their powers in the battle
+    kills: np.ndarray  # int32[CAPU]: 1 for the blockers the attacker kills
+
+
 @njit(cache=True, forceinline=False)
-def alloc_scratch():
-    """The per-game working arrays of engine.play_game, for the batch kernel (once per block)
-    and for narrate: (act, group, powers, kills)."""
-    act = np.zeros(3, np.int32)  # the chosen construction action: kind, a, b
-    group = np.zeros(CAPU, np.int32)  # a battle group's unit rows
-    powers = np.zeros(CAPU, np.int32)
-    kills = np.zeros(CAPU, np.int32)
-    return act, group, powers, kills
+def alloc_work(tb):
+    """The ``Work`` of ``engine.play_game`` (its size depends on no table: ``tb`` for the shape
+    every game's ``alloc_work`` has)."""
+    return Work(
+        np.zeros(3, np.int32),
+        np.zeros(CAPU, np.int32),
+        np.zeros(CAPU, np.int32),
+        np.zeros(CAPU, np.int32),
+    )
+
+
+# balance/games/base.py's STANDARD_MODULES still requires a state.alloc_scratch: this name only
+# satisfies that check (nothing calls it); it goes when the kit names alloc_work instead.
+alloc_scratch = alloc_work
 
 
 @njit(cache=True, forceinline=False)
@@ -181,12 +195,12 @@ def copy_state(st):
 @njit(cache=True, _nrt=False, inline="always")
 def emit(st, code, a, b, c, d, e, f, h):
     """Log event ``code`` (E_*) with seven integers (the kit's log, kept in State.aux)."""
-    log_event(st.board, st.aux, G_LOG_N, G_LOG_CAP, G_LOG0, code, a, b, c, d, e, f, h)
+    kit.log_event(st.board, st.aux, G_LOG_N, G_LOG_CAP, G_LOG0, code, a, b, c, d, e, f, h)
 
 
 def log_rows(st: State) -> np.ndarray:
     """A copy of the event log of ``st`` (int32[n, LOG_WIDTH])."""
-    return copy_log(st.aux, int(st.board[G_LOG0]), int(st.board[G_LOG_N]))
+    return kit.copy_log(st.aux, int(st.board[G_LOG0]), int(st.board[G_LOG_N]))
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -209,7 +223,7 @@ def advantage(st, p):
 
 @njit(cache=True, _nrt=False, inline="always")
 def is_academy(b):
-    return ACAD1 <= b <= ACAD3  # the three academies have consecutive ids
+    return T.ACAD1 <= b <= T.ACAD3  # the three academies have consecutive ids
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -217,12 +231,12 @@ def can_attack(tb, st, p, i):
     """RO-5: a rider or druid that did not become a rider from a sentry this turn (Horses lifts
     that for riders) and was not taken by Corruption this turn."""
     t = st.units[p, i, U_TYPE]
-    if t < RIDER or st.units[p, i, U_DEAD] != 0:
+    if t < T.RIDER or st.units[p, i, U_DEAD] != 0:
         return False
     turn = st.board[G_TURN]
     if st.units[p, i, U_NOATK] == turn:
         return False
-    return st.units[p, i, U_FRESH] != turn or (t == RIDER and has(st, p, HORSES) > 0)
+    return st.units[p, i, U_FRESH] != turn or (t == T.RIDER and has(st, p, T.HORSES) > 0)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -234,9 +248,9 @@ def can_block(st, p, i):
 @njit(cache=True, _nrt=False, inline="always")
 def druids_only(st, p, i):
     """Can attacker ``i`` of seat ``p`` be stopped only by druids (Shadow Rune, Cloaking)?"""
-    if st.units[p, i, U_RUNE] == SHADOW:
+    if st.units[p, i, U_RUNE] == T.SHADOW:
         return True
-    return st.units[p, i, U_TYPE] == DRUID and has(st, p, CLOAKING) > 0
+    return st.units[p, i, U_TYPE] == T.DRUID and has(st, p, T.CLOAKING) > 0
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -244,24 +258,24 @@ def unit_power(tb, st, p, i, attacking):
     """Power of unit ``i`` of seat ``p`` with its standing modifiers (RO-8, RO-10); the battle adds
     Canine, Frost Mark and Shields."""
     t = st.units[p, i, U_TYPE]
-    pw = tb.params[P_POWER + t]
+    pw = tb.params[T.P_POWER + t]
     r = st.units[p, i, U_RUNE]
-    if r == BLOOM or r == SHADOW or r == SPIRIT:  # noqa: SIM109 (numba)
-        pw += tb.rune[r, RN_POWER]  # the druid itself
-    if t == DRUID:
-        pw += has(st, p, CROWN) * tb.rune[CROWN, RN_POWER]
-    elif t == RIDER:
-        pw += has(st, p, RITUALS) * tb.rune[RITUALS, RN_POWER]
+    if r == T.BLOOM or r == T.SHADOW or r == T.SPIRIT:
+        pw += tb.rune[r, T.RN_POWER]  # the druid itself
+    if t == T.DRUID:
+        pw += has(st, p, T.CROWN) * tb.rune[T.CROWN, T.RN_POWER]
+    elif t == T.RIDER:
+        pw += has(st, p, T.RITUALS) * tb.rune[T.RITUALS, T.RN_POWER]
         if attacking:
-            pw += has(st, p, STEEL) * tb.rune[STEEL, RN_POWER]
+            pw += has(st, p, T.STEEL) * tb.rune[T.STEEL, T.RN_POWER]
     return pw
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def shields_bonus(tb, st, q, i, attacker_type):
     """Shields: a sentry of ``q`` blocking a rider gains power."""
-    if attacker_type == RIDER and st.units[q, i, U_TYPE] == SENTRY:
-        return has(st, q, SHIELDS) * tb.rune[SHIELDS, RN_POWER]
+    if attacker_type == T.RIDER and st.units[q, i, U_TYPE] == T.SENTRY:
+        return has(st, q, T.SHIELDS) * tb.rune[T.SHIELDS, T.RN_POWER]
     return 0
 
 
@@ -291,7 +305,7 @@ def leave_play(st, p, i):
     if r >= 0:
         st.pl[p, PL_INPLAY + r] -= 1
         st.units[p, i, U_RUNE] = -1
-    tele(st, p, TE_LOST_U + st.units[p, i, U_TYPE], 1)
+    tele(st, p, T.TE_LOST_U + st.units[p, i, U_TYPE], 1)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -316,7 +330,7 @@ def mark_killed(st, p, i):
 def kill_worker(st, p):
     if st.pl[p, PL_WORKERS] > 0:
         st.pl[p, PL_WORKERS] -= 1
-        tele(st, p, TE_LOST_U + WORKER, 1)
+        tele(st, p, T.TE_LOST_U + T.WORKER, 1)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -351,19 +365,19 @@ def draw_rune(st, p):
     st.board[G_DECK_TOP] = top + 1
     st.pl[p, PL_HAND + r] += 1
     st.pl[p, PL_HAND_N] += 1
-    tele(st, p, TE_DRAWN + r, 1)
+    tele(st, p, T.TE_DRAWN + r, 1)
     return r
 
 
 def recount(st) -> None:
     """Rebuild the cached counts (buildings, academies, runes in play) of a hand-built state."""
     for p in range(2):
-        st.pl[p, PL_NBLD] = int(st.pl[p, PL_BUILT : PL_BUILT + NB].sum())
-        st.pl[p, PL_ACAD] = int(sum(st.pl[p, PL_BUILT + b] for b in (ACAD1, ACAD2, ACAD3)))
-        st.pl[p, PL_HAND_N] = int(st.pl[p, PL_HAND : PL_HAND + NR].sum())
-        st.pl[p, PL_INPLAY : PL_INPLAY + NR] = 0
-        st.pl[p, PL_CNT : PL_CNT + NU] = 0
-        for b in range(NB):
+        st.pl[p, PL_NBLD] = int(st.pl[p, PL_BUILT : PL_BUILT + T.NB].sum())
+        st.pl[p, PL_ACAD] = int(sum(st.pl[p, PL_BUILT + b] for b in (T.ACAD1, T.ACAD2, T.ACAD3)))
+        st.pl[p, PL_HAND_N] = int(st.pl[p, PL_HAND : PL_HAND + T.NR].sum())
+        st.pl[p, PL_INPLAY : PL_INPLAY + T.NR] = 0
+        st.pl[p, PL_CNT : PL_CNT + T.NU] = 0
+        for b in range(T.NB):
             r = st.pl[p, PL_BRUNE + b]
             if st.pl[p, PL_BUILT + b] and r >= 0:
                 st.pl[p, PL_INPLAY + r] += 1

@@ -7,6 +7,7 @@ int32 and the weights float64 so that every config compiles to the same numba si
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -95,7 +96,13 @@ P_START_BLD = _p(NB)  # + building: 1 if each player starts with it
 N_PARAMS = _p.end
 
 # Tables.bld[b, BD_*]
-BD_COST, BD_REQ, BD_GOLD, BD_WORKERS, BD_RUNES = range(N_BD := 5)
+_bd = Offsets()
+BD_COST = _bd(1)  # gold to build it
+BD_REQ = _bd(1)  # the building it requires, -1 none
+BD_GOLD = _bd(1)  # gold of each Harvest (RO-2)
+BD_WORKERS = _bd(1)  # workers of each Harvest
+BD_RUNES = _bd(1)  # runes drawn at each Harvest
+N_BD = _bd.end
 # Tables.rune[r, RN_*]: count, target and level, then the RUNE_COLUMNS values from RN_POWER on.
 RUNE_COLUMNS = ("power", "workers", "gold", "kills", "min_riders", "rider_cost", "druid_cost")
 _r = Offsets()
@@ -128,7 +135,12 @@ SP_ORDER_N = _s(1)
 SP_ORDER = _s(NB)  # + i: i-th building of the build order
 N_SEAT = _s.end
 # Tables.weights[p, W_*]
-W_DEFENCE, W_ATTACK, W_TRADE, W_RANDOM_ATTACK = range(N_WEIGHTS := 4)
+_w = Offsets()
+W_DEFENCE = _w(1)  # heuristic's defence: its blockers per enemy attacker
+W_ATTACK = _w(1)  # heuristic's attack_ratio: attackers per enemy blocker to attack with all
+W_TRADE = _w(1)  # heuristic's trade: value of blockers it may lose per attacker's value
+W_RANDOM_ATTACK = _w(1)  # random's attack: chance that each unit able to attack does
+N_WEIGHTS = _w.end
 
 # Telemetry columns: fixed layout, State.pl[p, PL_TELE + column] (telemetry_names).
 _t = Offsets()
@@ -170,9 +182,10 @@ class Tables(NamedTuple):
 class Compiled:
     """Kernel tables plus the names needed to label their output."""
 
-    k: Tables
-    seat_policies: tuple[str, ...]
-    columns: tuple[str, ...]
+    tb: Tables  # the kernels' tables
+    seat_policies: tuple[str, ...]  # the policy name of each seat
+    columns: tuple[str, ...]  # the telemetry columns (telemetry_names)
+    players: int  # always 2 (RO-1)
 
 
 def _policy(pol: Any) -> Any:
@@ -258,23 +271,24 @@ def compile_tables(config: Any, seat_rows: list[Any] | None = None) -> Compiled:
             weights[p, W_DEFENCE] = m.defence
             weights[p, W_ATTACK] = m.attack_ratio
             weights[p, W_TRADE] = m.trade
-    k = Tables(
+    tb = Tables(
         params=params,
         bld=np.ascontiguousarray(bld),
         rune=np.ascontiguousarray(rune),
         seat=seat,
         weights=weights,
     )
-    return Compiled(k=k, seat_policies=tuple(config.seats), columns=telemetry_names())
+    return Compiled(
+        tb=tb,
+        seat_policies=tuple(config.seats),
+        columns=telemetry_names(),
+        players=config.players,
+    )
 
 
 def with_seat_kinds(compiled: Compiled, kinds: list[int]) -> Compiled:
     """A copy of ``compiled`` whose seats use policy kinds ``kinds`` (tests: POL_SCRIPT)."""
-    seat = compiled.k.seat.copy()
+    seat = compiled.tb.seat.copy()
     for p, kind in enumerate(kinds):
         seat[p, SP_KIND] = kind
-    return Compiled(
-        k=compiled.k._replace(seat=seat),
-        seat_policies=compiled.seat_policies,
-        columns=compiled.columns,
-    )
+    return dataclasses.replace(compiled, tb=compiled.tb._replace(seat=seat))

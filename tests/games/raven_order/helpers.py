@@ -45,9 +45,10 @@ from balance.games.raven_order.state import (
     U_TIRED,
     U_TYPE,
     State,
+    Work,
     add_unit,
-    alloc_scratch,
     alloc_state,
+    alloc_work,
     recount,
 )
 from balance.games.raven_order.tables import (
@@ -107,15 +108,15 @@ def scripted(c: Compiled) -> Compiled:
 # ---------------------------------------------------------------- building a position
 
 
-def scratch() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(act, group, powers, kills): the kernels' scratch arrays (state.alloc_scratch)."""
-    return alloc_scratch()
+def work(c: Compiled) -> Work:
+    """(act, group, powers, kills): the kernels' scratch arrays (state.alloc_work)."""
+    return alloc_work(c.tb)
 
 
 def blank(c: Compiled, turn: int = TURN, log_cap: int = 0, deck: list[int] = ()) -> State:
     """An empty position: no buildings, gold, workers, units or runes for either seat, one build
     allowed this turn, ``deck`` (rune ids, top first) as the rune deck."""
-    st = alloc_state(c.k, log_cap)
+    st = alloc_state(c.tb, log_cap)
     st.pl[:] = 0
     st.units[:] = 0
     for p in range(2):
@@ -225,8 +226,8 @@ def fight(
     index ``blocks[i]`` and ``wblocks[a]`` workers block attacker a. Declares (RO-7; Canine,
     Conquest, Dawn Raid, attacking Spirit Runes), then resolves (RO-8, RO-9). Returns the number
     of unblocked attackers; the dead are swept (rows move)."""
-    tb = c.k
-    _, group, powers, kills = scratch()
+    tb = c.tb
+    _, group, powers, kills = work(c)
     n = len(attackers)
     st.aux[A_ATK, :n] = attackers
     engine.declare(tb, st, p, n)
@@ -241,8 +242,8 @@ def fight(
 
 def war(c: Compiled, st: State, p: int) -> None:
     """Seat ``p``'s whole War phase with the seats' own choices (engine.war)."""
-    _, group, powers, kills = scratch()
-    engine.war(c.k, st, p, group, powers, kills)
+    _, group, powers, kills = work(c)
+    engine.war(c.tb, st, p, group, powers, kills)
 
 
 __all__ = [
@@ -270,9 +271,9 @@ def play_stepwise(c: Compiled, seed: int, game: int, on_turn=None) -> State:
     from balance.games.raven_order.state import END_DRAW, G_FIRST
     from balance.games.raven_order.tables import P_TURN_CAP
 
-    tb = c.k
+    tb = c.tb
     st = alloc_state(tb, 0)
-    act, group, powers, kills = scratch()
+    act, group, powers, kills = work(c)
     engine.setup(tb, st, seed, game)
     p = int(st.board[G_FIRST])
     cap = int(tb.params[P_TURN_CAP])

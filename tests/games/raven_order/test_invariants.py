@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from balance.config import config_from_dict, load_config
-from balance.games.raven_order import engine
+from balance.games.raven_order import engine, state
 from balance.games.raven_order.schema import BUILDING_NAMES
 from balance.games.raven_order.state import (
     B_DECK,
@@ -75,7 +75,7 @@ def tables_for(seats: tuple[str, str], mix: str | None, cap: int):
 
 def check_position(c, st, p):
     """A legal position after seat ``p``'s turn."""
-    tb = c.k
+    tb = c.tb
     deck_n = int(tb.params[11])
     for q in range(2):
         assert st.pl[q, PL_GOLD] >= 0
@@ -190,11 +190,11 @@ def test_chunk_rows_are_consistent(seed, seats, mix):
 def test_the_second_player_starts_with_a_sentry_and_both_with_five_runes(base):
     """RO-1, ENGINE-3: Camp, 5 runes each (first player dealt first), 0 gold, 1 sentry for the
     second player."""
-    st = engine.alloc_state(base.k, 0)
+    st = state.alloc_state(base.tb, 0)
     firsts = set()
     for game in range(20):
-        engine.setup(base.k, st, 9, game)
-        first = int(st.board[engine.G_FIRST])
+        engine.setup(base.tb, st, 9, game)
+        first = int(st.board[state.G_FIRST])
         firsts.add(first)
         for q in (0, 1):
             assert st.pl[q, PL_BUILT : PL_BUILT + NB].tolist() == [1] + [0] * (NB - 1)

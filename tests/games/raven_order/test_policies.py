@@ -48,7 +48,7 @@ from balance.games.raven_order.tables import (
     compile_tables,
 )
 
-from .helpers import CONFIGS, compiled, scratch
+from .helpers import CONFIGS, compiled, work
 
 
 @pytest.mark.parametrize(
@@ -80,9 +80,9 @@ def checked_game(c, seed: int, game: int, hide=None) -> State:
     action applies (the engine returns False on an illegal one), attackers may attack (RO-5),
     blockers may block (RO-5, RO-7, Shadow Rune, Cloaking) and no more workers block than exist.
     ``hide(st, p)`` is called before each decision of seat p to check hidden-hand independence."""
-    tb = c.k
+    tb = c.tb
     st = alloc_state(tb, 0)
-    act, group, powers, kills = scratch()
+    act, group, powers, kills = work(c)
     engine.setup(tb, st, seed, game)
     p = int(st.board[G_FIRST])
     while True:
@@ -170,8 +170,8 @@ def test_decisions_do_not_read_the_opponents_hand(kind):
     attackers and blocks (the random policy from the same random stream)."""
     seats = ["economy", "rush"] if kind == POL_HEURISTIC else ["random", "random"]
     c = compiled(seats)
-    assert (c.k.seat[:, SP_KIND] == kind).all()
-    tb = c.k
+    assert (c.tb.seat[:, SP_KIND] == kind).all()
+    tb = c.tb
     rng = np.random.default_rng(0)
     checked = {"action": 0, "attack": 0, "block": 0}
 

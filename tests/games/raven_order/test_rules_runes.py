@@ -79,7 +79,7 @@ ACADS = [ACAD1, ACAD2, ACAD3]
 
 
 def power(c, st, p, i, attacking=True):
-    return int(unit_power(c.k, st, p, i, attacking))
+    return int(unit_power(c.tb, st, p, i, attacking))
 
 
 # ---------------------------------------------------------------- playing runes (RO-6)
@@ -97,7 +97,7 @@ def test_ro6_tradition_and_tech_runes_go_on_their_named_building_only(ro, r, hos
     for b in everything:
         st = blank(ro)
         seat(st, 0, everything, hand=[r])
-        ok = engine.play_rune(ro.k, st, 0, r, b)
+        ok = engine.play_rune(ro.tb, st, 0, r, b)
         assert ok == (b == host_building), b
         if ok:
             assert st.pl[0, PL_BRUNE + b] == r
@@ -109,18 +109,18 @@ def test_ro6_tradition_and_tech_runes_go_on_their_named_building_only(ro, r, hos
 def test_ro6_a_named_building_must_be_standing(ro):
     st = blank(ro)
     seat(st, 0, [CAMP, *ACADS], hand=[LOOTING])
-    assert not engine.play_rune(ro.k, st, 0, LOOTING, ARMORY)
+    assert not engine.play_rune(ro.tb, st, 0, LOOTING, ARMORY)
 
 
 def test_ro6_canine_goes_on_any_own_building(ro):
     for b in (CAMP, TOWN, ACAD1, STATUE):
         st = blank(ro)
         seat(st, 0, [CAMP, TOWN, ARMORY, STATUE, ACAD1], hand=[CANINE])
-        assert engine.play_rune(ro.k, st, 0, CANINE, b)
+        assert engine.play_rune(ro.tb, st, 0, CANINE, b)
         assert inplay(st, 0) == {CANINE: 1}
     st = blank(ro)
     seat(st, 0, [CAMP, ACAD1], hand=[CANINE])
-    assert not engine.play_rune(ro.k, st, 0, CANINE, TOWN)  # not standing
+    assert not engine.play_rune(ro.tb, st, 0, CANINE, TOWN)  # not standing
 
 
 @pytest.mark.parametrize("r", [FROST, BLOOM, CROWN, SHADOW, SPIRIT])
@@ -129,13 +129,13 @@ def test_ro6_paint_goes_on_an_own_living_druid_only(ro, r):
     rows = seat(st, 0, [CAMP, *ACADS], workers=2, units=[SENTRY, RIDER, DRUID], hand={r: 2})
     seat(st, 1, [CAMP], units=[DRUID])
     for b in (CAMP, ACAD1):
-        assert not engine.play_rune(ro.k, st, 0, r, b)  # a building is no host for paint
-    assert not engine.play_rune(ro.k, st, 0, r, rows[0])
-    assert not engine.play_rune(ro.k, st, 0, r, rows[1])
-    assert not engine.play_rune(ro.k, st, 0, r, 3)  # no such row of seat 0
-    assert engine.play_rune(ro.k, st, 0, r, rows[2])
+        assert not engine.play_rune(ro.tb, st, 0, r, b)  # a building is no host for paint
+    assert not engine.play_rune(ro.tb, st, 0, r, rows[0])
+    assert not engine.play_rune(ro.tb, st, 0, r, rows[1])
+    assert not engine.play_rune(ro.tb, st, 0, r, 3)  # no such row of seat 0
+    assert engine.play_rune(ro.tb, st, 0, r, rows[2])
     assert st.units[0, rows[2], U_RUNE] == r
-    assert not engine.play_rune(ro.k, st, 0, r, rows[2])  # one rune per host
+    assert not engine.play_rune(ro.tb, st, 0, r, rows[2])  # one rune per host
     assert hand(st, 0) == {r: 1} and inplay(st, 0) == {r: 1}
     assert st.units[1, 0, U_RUNE] == -1
 
@@ -143,10 +143,10 @@ def test_ro6_paint_goes_on_an_own_living_druid_only(ro, r):
 def test_ro6_one_rune_per_building(ro):
     st = blank(ro)
     seat(st, 0, [CAMP, ARMORY, ACAD1], hand=[LOOTING, CONQUEST, CANINE])
-    assert engine.play_rune(ro.k, st, 0, LOOTING, ARMORY)
-    assert not engine.play_rune(ro.k, st, 0, CONQUEST, ARMORY)
-    assert not engine.play_rune(ro.k, st, 0, CANINE, ARMORY)
-    assert engine.play_rune(ro.k, st, 0, CANINE, CAMP)
+    assert engine.play_rune(ro.tb, st, 0, LOOTING, ARMORY)
+    assert not engine.play_rune(ro.tb, st, 0, CONQUEST, ARMORY)
+    assert not engine.play_rune(ro.tb, st, 0, CANINE, ARMORY)
+    assert engine.play_rune(ro.tb, st, 0, CANINE, CAMP)
     assert hand(st, 0) == {CONQUEST: 1}
 
 
@@ -154,7 +154,7 @@ def test_ro6_a_rune_must_be_in_hand(ro):
     st = blank(ro)
     seat(st, 0, [CAMP, ARMORY, ACAD1], hand=[CONQUEST])
     seat(st, 1, [CAMP, ARMORY, ACAD1], hand=[LOOTING])
-    assert not engine.play_rune(ro.k, st, 0, LOOTING, ARMORY)  # the opponent's card
+    assert not engine.play_rune(ro.tb, st, 0, LOOTING, ARMORY)  # the opponent's card
     assert inplay(st, 0) == {} and hand(st, 1) == {LOOTING: 1}
 
 
@@ -176,11 +176,11 @@ def test_ro6_a_rune_leaves_play_with_its_building(ro):
     st = blank(ro)
     [r] = seat(st, 0, [CAMP, ARMORY, CITADEL, *ACADS], units=[RIDER], brunes={CITADEL: RITUALS})
     assert power(ro, st, 0, r) == 3
-    engine.destroy_building(ro.k, st, 0, CITADEL)
+    engine.destroy_building(ro.tb, st, 0, CITADEL)
     assert inplay(st, 0) == {} and power(ro, st, 0, r) == 2
     st.pl[0, PL_BUILDS] = 1
     st.pl[0, PL_GOLD] = 2
-    assert engine.build(ro.k, st, 0, CITADEL, -1)  # rebuilt: without its rune
+    assert engine.build(ro.tb, st, 0, CITADEL, -1)  # rebuilt: without its rune
     assert st.pl[0, PL_BRUNE + CITADEL] == -1 and power(ro, st, 0, r) == 2
 
 
@@ -250,7 +250,7 @@ def test_bloom_mark_workers_by_academy_advantage(ro, own, theirs, extra):
     st = blank(ro)
     seat(st, 0, [CAMP, *own], units=[(DRUID, BLOOM)])
     seat(st, 1, [CAMP, *theirs])
-    engine.harvest(ro.k, st, 0)
+    engine.harvest(ro.tb, st, 0)
     assert workers(st, 0) == 1 + extra and gold(st, 0) == 2
 
 
@@ -376,10 +376,10 @@ def test_looting_nothing_for_riders_or_druids_killed_or_for_druid_kills(ro):
 def test_horses_goes_on_the_shrine_and_lifts_ro5_for_riders(ro):
     st = blank(ro)
     seat(st, 0, [CAMP, ARMORY, CITADEL, SHRINE, ACAD1], gold=1, units=[SENTRY], hand=[HORSES])
-    assert not engine.play_rune(ro.k, st, 0, HORSES, CITADEL)
-    assert engine.play_rune(ro.k, st, 0, HORSES, SHRINE)
-    i = engine.train(ro.k, st, 0, SENTRY, 0)
-    assert can_attack(ro.k, st, 0, i)
+    assert not engine.play_rune(ro.tb, st, 0, HORSES, CITADEL)
+    assert engine.play_rune(ro.tb, st, 0, HORSES, SHRINE)
+    i = engine.train(ro.tb, st, 0, SENTRY, 0)
+    assert can_attack(ro.tb, st, 0, i)
 
 
 def test_poisons_units_that_blocked_a_rider_die_after_battle(ro):
@@ -405,11 +405,11 @@ def test_travelling_riders_cost_0_and_druids_cost_2(ro):
     st = blank(ro)
     seat(st, 0, [CAMP, ARMORY, CITADEL, SHRINE, ACAD1, ACAD2], gold=3, workers=1,
          brunes={CAMP: TRAVELLING})  # fmt: skip
-    i = engine.train(ro.k, st, 0, WORKER, -1)
+    i = engine.train(ro.tb, st, 0, WORKER, -1)
     assert gold(st, 0) == 2
-    assert engine.train(ro.k, st, 0, SENTRY, i) == i
+    assert engine.train(ro.tb, st, 0, SENTRY, i) == i
     assert gold(st, 0) == 2
-    assert engine.train(ro.k, st, 0, RIDER, i) == i
+    assert engine.train(ro.tb, st, 0, RIDER, i) == i
     assert gold(st, 0) == 0 and types(st, 0) == [DRUID]
 
 
@@ -417,8 +417,8 @@ def test_travelling_a_druid_needs_2_gold(ro):
     st = blank(ro)
     seat(st, 0, [CAMP, ARMORY, CITADEL, SHRINE, ACAD1, ACAD2], gold=1, units=[SENTRY],
          brunes={CAMP: TRAVELLING})  # fmt: skip
-    assert engine.train(ro.k, st, 0, SENTRY, 0) == 0
-    assert engine.train(ro.k, st, 0, RIDER, 0) == -1
+    assert engine.train(ro.tb, st, 0, SENTRY, 0) == 0
+    assert engine.train(ro.tb, st, 0, RIDER, 0) == -1
     assert gold(st, 0) == 1 and types(st, 0) == [RIDER]
 
 
@@ -451,17 +451,17 @@ def test_corruption_takes_an_enemy_unit_with_its_rune(ro):
     st = blank(ro)
     seat(st, 0, [CAMP, GUILDHALL, *ACADS], hand=[CORRUPTION])
     seat(st, 1, [CAMP, ACAD1], units=[SENTRY, (DRUID, FROST), RIDER])
-    assert engine.play_rune(ro.k, st, 0, CORRUPTION, GUILDHALL)
+    assert engine.play_rune(ro.tb, st, 0, CORRUPTION, GUILDHALL)
     # the heuristic takes the most valuable unit: the painted druid; its rune goes with it
     assert alive(st, 0) == [(DRUID, FROST)]
     assert alive(st, 1) == [(SENTRY, -1), (RIDER, -1)]
     assert inplay(st, 0) == {CORRUPTION: 1, FROST: 1} and inplay(st, 1) == {}
     # it cannot attack this turn (RO-10), but can on its new owner's next turn
-    assert not can_attack(ro.k, st, 0, 0)
+    assert not can_attack(ro.tb, st, 0, 0)
     war(ro, st, 0)
     assert built(st, 1) == [CAMP, ACAD1]
     st.board[G_TURN] = TURN + 2
-    assert can_attack(ro.k, st, 0, 0)
+    assert can_attack(ro.tb, st, 0, 0)
 
 
 def test_corruption_takes_a_worker_or_nothing(ro):
@@ -469,12 +469,12 @@ def test_corruption_takes_a_worker_or_nothing(ro):
     st = blank(ro)
     seat(st, 0, [CAMP, GUILDHALL, *ACADS], hand={CORRUPTION: 1})
     seat(st, 1, [CAMP], workers=2)
-    assert engine.play_rune(ro.k, st, 0, CORRUPTION, GUILDHALL)
+    assert engine.play_rune(ro.tb, st, 0, CORRUPTION, GUILDHALL)
     assert (workers(st, 0), workers(st, 1)) == (1, 1)
     st = blank(ro)
     seat(st, 0, [CAMP, GUILDHALL, *ACADS], hand={CORRUPTION: 1})
     seat(st, 1, [CAMP])
-    assert engine.play_rune(ro.k, st, 0, CORRUPTION, GUILDHALL)
+    assert engine.play_rune(ro.tb, st, 0, CORRUPTION, GUILDHALL)
     assert types(st, 0) == [] and workers(st, 0) == 0 and inplay(st, 0) == {CORRUPTION: 1}
 
 
@@ -483,7 +483,7 @@ def test_dawn_raid_kills_one_unit_before_blockers_are_chosen(ro):
     [r] = seat(st, 0, [CAMP, CITADEL, *ACADS], units=[RIDER], brunes={CITADEL: DAWN_RAID})
     seat(st, 1, [CAMP], units=[SENTRY, DRUID])
     st.aux[A_ATK, 0] = r
-    engine.declare(ro.k, st, 0, 1)
+    engine.declare(ro.tb, st, 0, 1)
     assert st.units[1, 1, U_DEAD] == 1  # the druid (most valuable) is already dead
     assert st.units[1, 0, U_DEAD] == 0
 
@@ -527,21 +527,21 @@ def test_rituals_riders_block_with_plus_1(ro):
 def test_medicine_a_worker_for_a_gold(ro):
     st = blank(ro)
     seat(st, 0, [CAMP, GUILDHALL], gold=3, brunes={GUILDHALL: MEDICINE})
-    engine.harvest(ro.k, st, 0)
+    engine.harvest(ro.tb, st, 0)
     assert (gold(st, 0), workers(st, 0)) == (4, 3)  # 3 + 2 - 1; 1 + 1 + 1
 
 
 def test_medicine_gold_never_below_0(ro):
     st = blank(ro)
     seat(st, 0, [GUILDHALL], gold=0, brunes={GUILDHALL: MEDICINE})
-    engine.harvest(ro.k, st, 0)
+    engine.harvest(ro.tb, st, 0)
     assert (gold(st, 0), workers(st, 0)) == (0, 3)
 
 
 def test_medicine_needs_no_academy(ro):
     st = blank(ro)
     seat(st, 0, [CAMP, GUILDHALL], hand=[MEDICINE])
-    assert engine.play_rune(ro.k, st, 0, MEDICINE, GUILDHALL)
+    assert engine.play_rune(ro.tb, st, 0, MEDICINE, GUILDHALL)
 
 
 def test_shields_a_sentry_blocking_a_rider_gains_1(ro):
@@ -583,7 +583,7 @@ def test_cloaking_druids_only_stopped_by_druids(ro):
     st = blank(ro)
     d, r = seat(st, 0, [CAMP, TOWN, CAPITOL], units=[DRUID, RIDER], hand=[CLOAKING])
     assert not state_druids_only(st, 0, d)
-    assert engine.play_rune(ro.k, st, 0, CLOAKING, CAPITOL)  # no academy needed
+    assert engine.play_rune(ro.tb, st, 0, CLOAKING, CAPITOL)  # no academy needed
     assert state_druids_only(st, 0, d) and not state_druids_only(st, 0, r)
     seat(st, 1, [CAMP, TOWN], workers=3, units=[SENTRY, SENTRY])
     war(ro, st, 0)
@@ -603,7 +603,7 @@ def test_rune_numbers_are_config():
     d, _ = seat(st, 0, [CAMP, GUILDHALL, ARMORY, CITADEL, ACAD1, ACAD2], gold=3,
                 units=[(DRUID, CROWN), SENTRY], brunes={GUILDHALL: MEDICINE, CAMP: TRAVELLING})  # fmt: skip
     assert power(c, st, 0, d) == 3
-    engine.harvest(c.k, st, 0)
+    engine.harvest(c.tb, st, 0)
     assert gold(st, 0) == 2  # 3 + 2 - 3
-    engine.train(c.k, st, 0, SENTRY, 1)
+    engine.train(c.tb, st, 0, SENTRY, 1)
     assert gold(st, 0) == 0

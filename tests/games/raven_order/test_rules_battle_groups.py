@@ -74,7 +74,7 @@ def battles(st) -> list[tuple[int, int, int, int]]:
 
 def told(c, st) -> list[str]:
     """The replay's lines for the events logged in ``st`` (narrate's own words)."""
-    return narrate._tell(c, log_rows(st), 0, 0)
+    return narrate.event_lines(c, log_rows(st))
 
 
 def reversed_fight(c, st, p, attackers, blocks=None, wblocks=None) -> int:
@@ -179,7 +179,7 @@ def test_engine10_killed_units_stay_in_play_until_the_end_of_the_war(ro):
     count stay; sweep removes it, with them."""
     st, attackers, _ = _crown_attacker(ro)
     st.aux[A_ATK, :2] = attackers
-    engine.declare(ro.k, st, 0, 2)
+    engine.declare(ro.tb, st, 0, 2)
     st.aux[A_BLK] = -1
     st.aux[A_AWK] = 0
     mark_killed(st, 0, attackers[0])

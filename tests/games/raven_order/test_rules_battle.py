@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from balance.games.raven_order import engine, policies
+from balance.games.raven_order import engine, policies, state
 from balance.games.raven_order.state import (
     A_APOW,
     A_ATK,
@@ -52,11 +52,11 @@ from .helpers import (
     built,
     compiled,
     fight,
-    scratch,
     scripted,
     seat,
     types,
     war,
+    work,
     workers,
 )
 
@@ -171,8 +171,8 @@ def test_ro9_victory_when_the_last_building_falls(ro):
     st = blank(ro)
     seat(st, 0, [CAMP], units=[RIDER])
     seat(st, 1, [ARMORY])
-    act, group, powers, kills = scratch()
-    assert engine.play_turn(ro.k, st, 0, act, group, powers, kills)
+    act, group, powers, kills = work(ro)
+    assert engine.play_turn(ro.tb, st, 0, act, group, powers, kills)
     assert st.board[G_END] == END_DESTRUCTION and st.board[G_WINNER] == 0
     assert built(st, 1) == []
     # ENGINE-2: the score is the buildings standing; the winner is ranked 1
@@ -184,8 +184,8 @@ def test_ro9_no_victory_while_a_building_stands(ro):
     st = blank(ro)
     seat(st, 0, [CAMP], units=[RIDER])
     seat(st, 1, [ARMORY, CAMP])
-    act, group, powers, kills = scratch()
-    assert not engine.play_turn(ro.k, st, 0, act, group, powers, kills)
+    act, group, powers, kills = work(ro)
+    assert not engine.play_turn(ro.tb, st, 0, act, group, powers, kills)
     assert len(built(st, 1)) == 1
     assert st.board[G_END] == 0
 
@@ -210,12 +210,11 @@ def test_turn_cap_counts_both_players_turns(ro):
     """ENGINE-1: play_game with a cap of 7 plays turns 0..6 and reports 7."""
     c = scripted(compiled(rules={"turn_cap": 7}))
     st = blank(c)
-    act, group, powers, kills = scratch()
-    engine.play_game(c.k, st, 5, 0, act, group, powers, kills)
+    engine.play_game(c.tb, st, 5, 0, work(c))
     assert st.board[G_END] == END_DRAW and st.board[G_WINNER] == -1
     assert st.board[G_TURN] + 1 == 7
     # each seat harvested on its own turns only: 1 worker and 2 gold each
-    first = int(st.board[engine.G_FIRST])
+    first = int(st.board[state.G_FIRST])
     assert workers(st, first) == 4 and workers(st, 1 - first) == 3
     assert engine.outcome(st, 0) == (1, 1) and engine.outcome(st, 1) == (1, 1)
 
@@ -227,13 +226,13 @@ def test_ro5_a_rider_trained_from_a_sentry_this_turn_cannot_attack(ro):
     st = blank(ro)
     seat(st, 0, [CAMP, ARMORY, CITADEL], gold=5, units=[SENTRY])
     seat(st, 1, [CAMP])
-    i = engine.train(ro.k, st, 0, SENTRY, -1)
+    i = engine.train(ro.tb, st, 0, SENTRY, -1)
     assert i >= 0 and st.units[0, i, U_TYPE] == RIDER and st.units[0, i, U_FRESH] == TURN
-    assert not can_attack(ro.k, st, 0, i)
+    assert not can_attack(ro.tb, st, 0, i)
     war(ro, st, 0)
     assert built(st, 1) == [CAMP]  # it did not attack
     st.board[G_TURN] = TURN + 2  # its owner's next turn
-    assert can_attack(ro.k, st, 0, i)
+    assert can_attack(ro.tb, st, 0, i)
     war(ro, st, 0)
     assert built(st, 1) == []
 
@@ -242,9 +241,9 @@ def test_ro5_a_rider_trained_from_a_worker_this_turn_cannot_attack(ro):
     st = blank(ro)
     seat(st, 0, [CAMP, ARMORY, CITADEL], gold=5, workers=1)
     seat(st, 1, [CAMP])
-    s = engine.train(ro.k, st, 0, WORKER, -1)
-    assert engine.train(ro.k, st, 0, SENTRY, s) == s
-    assert not can_attack(ro.k, st, 0, s)
+    s = engine.train(ro.tb, st, 0, WORKER, -1)
+    assert engine.train(ro.tb, st, 0, SENTRY, s) == s
+    assert not can_attack(ro.tb, st, 0, s)
     war(ro, st, 0)
     assert built(st, 1) == [CAMP]
 
@@ -253,9 +252,9 @@ def test_ro5_horses_lets_a_rider_attack_the_turn_it_is_trained(ro):
     st = blank(ro)
     seat(st, 0, [CAMP, ARMORY, CITADEL, SHRINE, ACAD1], gold=5, workers=1, brunes={SHRINE: HORSES})
     seat(st, 1, [CAMP])
-    s = engine.train(ro.k, st, 0, WORKER, -1)
-    assert engine.train(ro.k, st, 0, SENTRY, s) == s
-    assert can_attack(ro.k, st, 0, s)
+    s = engine.train(ro.tb, st, 0, WORKER, -1)
+    assert engine.train(ro.tb, st, 0, SENTRY, s) == s
+    assert can_attack(ro.tb, st, 0, s)
     war(ro, st, 0)
     assert built(st, 1) == []
 
@@ -265,10 +264,10 @@ def test_ro5_horses_is_for_riders_a_druid_trained_from_a_sentry_this_turn_cannot
     seat(st, 0, [CAMP, ARMORY, CITADEL, SHRINE, ACAD1], gold=5, units=[SENTRY],
          brunes={SHRINE: HORSES})  # fmt: skip
     seat(st, 1, [CAMP])
-    engine.train(ro.k, st, 0, SENTRY, 0)
-    assert engine.train(ro.k, st, 0, RIDER, 0) == 0
+    engine.train(ro.tb, st, 0, SENTRY, 0)
+    assert engine.train(ro.tb, st, 0, RIDER, 0) == 0
     assert st.units[0, 0, U_TYPE] == DRUID
-    assert not can_attack(ro.k, st, 0, 0)
+    assert not can_attack(ro.tb, st, 0, 0)
     war(ro, st, 0)
     assert built(st, 1) == [CAMP]
 
@@ -277,9 +276,9 @@ def test_ro5_a_rider_promoted_to_druid_this_turn_can_attack(ro):
     st = blank(ro)
     [r] = seat(st, 0, [CAMP, ARMORY, CITADEL, SHRINE], gold=1, units=[RIDER])
     seat(st, 1, [CAMP])
-    assert engine.train(ro.k, st, 0, RIDER, r) == r
+    assert engine.train(ro.tb, st, 0, RIDER, r) == r
     assert st.units[0, r, U_TYPE] == DRUID and st.pl[0, PL_GOLD] == 0
-    assert can_attack(ro.k, st, 0, r)
+    assert can_attack(ro.tb, st, 0, r)
     war(ro, st, 0)
     assert built(st, 1) == []
 
@@ -288,7 +287,7 @@ def test_ro5_sentries_and_workers_never_attack(ro):
     st = blank(ro)
     seat(st, 0, [CAMP], workers=3, units=[SENTRY, SENTRY])
     seat(st, 1, [CAMP])
-    assert not can_attack(ro.k, st, 0, 0) and not can_attack(ro.k, st, 0, 1)
+    assert not can_attack(ro.tb, st, 0, 0) and not can_attack(ro.tb, st, 0, 1)
     war(ro, st, 0)
     assert built(st, 1) == [CAMP]
 
@@ -333,9 +332,9 @@ def test_ro5_the_tired_unit_is_never_chosen_as_a_blocker(ro):
             st.units[1, 1, U_TIRED] = TURN
             st.units[1, 2, U_TIRED] = TURN
             st.aux[A_ATK, :3] = rows
-            engine.declare(c.k, st, 0, 3)
+            engine.declare(c.tb, st, 0, 3)
             st.aux[A_APOW, :3] = 2
-            policies.choose_blocks(c.k, st, 1, 3)
+            policies.choose_blocks(c.tb, st, 1, 3)
             assert st.aux[A_BLK, 1] == -1 and st.aux[A_BLK, 2] == -1
 
 
@@ -343,7 +342,7 @@ def test_ro5_the_tired_unit_is_never_chosen_as_a_blocker(ro):
 
 
 def _blocks_of(c, st, n):
-    policies.choose_blocks(c.k, st, 1, n)
+    policies.choose_blocks(c.tb, st, 1, n)
     return [int(x) for x in st.aux[A_BLK, : int(st.pl[1, PL_NU])]], [
         int(x) for x in st.aux[A_AWK, :n]
     ]
@@ -366,7 +365,7 @@ def test_shadow_rune_and_cloaking_attackers_are_stopped_only_by_druids(ro, kind,
         # one building left: a heuristic defender blocks with whatever may block
         seat(st, 1, [CAMP], workers=4, units=[SENTRY, RIDER, DRUID, DRUID, SENTRY])
         st.aux[A_ATK, :1] = rows
-        engine.declare(c.k, st, 0, 1)
+        engine.declare(c.tb, st, 0, 1)
         st.aux[A_APOW, 0] = 5 if how == "shadow" else 2
         blk, awk = _blocks_of(c, st, 1)
         assert awk == [0]
@@ -391,9 +390,9 @@ def test_cloaking_is_for_druids_riders_may_be_stopped_by_anything(ro):
     seat(st, 0, [CAMP, TOWN, CAPITOL], units=[RIDER], brunes={CAPITOL: CLOAKING})
     [s] = seat(st, 1, [CAMP], units=[SENTRY])
     st.aux[A_ATK, 0] = 0
-    engine.declare(ro.k, st, 0, 1)
+    engine.declare(ro.tb, st, 0, 1)
     st.aux[A_APOW, 0] = 2
-    policies.choose_blocks(ro.k, st, 1, 1)
+    policies.choose_blocks(ro.tb, st, 1, 1)
     assert st.aux[A_BLK, s] == 0  # a sentry may stop a cloaked player's rider
 
 
