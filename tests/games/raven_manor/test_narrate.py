@@ -22,6 +22,7 @@ from balance.games import get as get_game
 from balance.games.raven_manor import PLUGIN, narrate, state
 from balance.games.raven_manor.narrate import card, char
 from balance.games.raven_manor.policies import K_PLAY
+from balance.games.raven_manor.state import END_REASONS
 from balance.games.raven_manor.tables import (
     AUNT_CAT,
     AUNT_OWL,
@@ -33,7 +34,6 @@ from balance.games.raven_manor.tables import (
     DODGE,
     DOG_FATHER,
     EEL,
-    END_REASONS,
     EVADE,
     FEATHER,
     HAYMAKER,
@@ -135,7 +135,7 @@ def test_opening_hands_are_the_engines(base):
         logged = narrate.play_logged(base, SEED, game)
         st = logged.state
         assert hands.shape == (base.players, NC)
-        assert (hands.sum(axis=1) == base.k.params[P_OPEN_HAND]).all()
+        assert (hands.sum(axis=1) == base.tb.params[P_OPEN_HAND]).all()
         for p in range(base.players):
             if st.pl[p, state.PL_DEALT] != RAVEN:
                 assert hands[p, FEATHER] == 0
@@ -155,7 +155,7 @@ def test_lines_name_the_characters_the_turns_and_the_end(base, every):
                 assert lines[i + 1 + p] == f"  Seat {p}: {char(dealt)} ({side})"
             turns = [line for line in lines if line.startswith("Turn ")]
             assert len(turns) == logged.turns
-            assert turns[0].startswith(f"Turn 1: seat {int(st.g[state.G_FIRST])} (")
+            assert turns[0].startswith(f"Turn 1: seat {int(st.board[state.G_FIRST])} (")
             ends = [m for line in lines if (m := END_LINE.match(line))]
             assert len(ends) == 1
             assert int(ends[0][1]) == logged.turns
@@ -293,7 +293,7 @@ def test_a_failed_eel_fella_stun_is_told_as_failed(build):
         hands={0: [KNIFE], 2: [CANDLE], 3: [VASE], 4: [RIFLE]},
         scripts={2: [1], 3: [1], 4: [0], 0: [0]},
     )
-    s.pl[2, state.PL_SAFE_STUN] = int(s.g[state.G_TURN]) + 1
+    s.pl[2, state.PL_SAFE_STUN] = int(s.board[state.G_TURN]) + 1
     lines = told(s, lambda s: s.play(0, KNIFE, 1))
     assert not s.stunned(2) and s.stunned(3)
     i = lines.index("      Seat 2 (Aunt Owl) chooses to be stunned.")

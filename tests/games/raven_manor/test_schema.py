@@ -25,7 +25,7 @@ from balance.cli import app
 from balance.config import ConfigError, load_config, load_yaml, validation_error
 from balance.errors import KeyConflict
 from balance.games.base import Game
-from balance.games.raven_manor import schema, tables
+from balance.games.raven_manor import schema, state, tables
 from balance.games.raven_manor.schema import (
     ADDITIONAL_CARDS,
     CARD_NAMES,
@@ -59,7 +59,7 @@ class FakeManor(Game):
         "by_side": schema.BySidePolicy,
     }
     default_policies = schema.DEFAULT_POLICIES
-    end_reasons = tables.END_REASONS
+    end_reasons = state.END_REASONS
     check_config = staticmethod(check_config)
 
     def layout_problems(self) -> list[str]:
@@ -653,7 +653,7 @@ def test_the_engine_uses_the_schema(plugin):
     assert plugin.policy_kinds == FakeManor.policy_kinds
     assert plugin.default_policies == schema.DEFAULT_POLICIES
     assert (plugin.min_players, plugin.max_players) == (2, 12)  # RM-30
-    assert tuple(plugin.end_reasons) == tables.END_REASONS
+    assert tuple(plugin.end_reasons) == state.END_REASONS
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
