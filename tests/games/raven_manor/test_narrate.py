@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from balance.cli import app
 from balance.config import config_from_dict, load_config, load_yaml
 from balance.games import get as get_game
+from balance.games._kit import Logged
 from balance.games.raven_manor import PLUGIN, narrate, state
 from balance.games.raven_manor.narrate import card, char
 from balance.games.raven_manor.policies import K_PLAY
@@ -125,6 +126,26 @@ def test_an_unknown_event_code_raises(base):
     bad = np.vstack([logged.log, np.array([[len(CODES) + 7, 0, 0, 0, 0, 0, 0, 0]], np.int32)])
     with pytest.raises(ValueError, match="unknown event code"):
         narrate.tell(base, logged._replace(log=bad), SEED, 0)
+
+
+def test_a_damaged_log_is_told_with_problems(base):
+    """A log row removed (a card drawn) or altered (a seat's death turned into another's) puts
+    the narrator's shadow out of step with the events or the final state: problems, which the
+    replay prints as WARNING lines, instead of another game told as if nothing were wrong."""
+    game = next(
+        g for g in range(20) if state.E_DEATH in narrate.play_logged(base, SEED, g).log[:, 0]
+    )
+    logged = narrate.play_logged(base, SEED, game)
+    assert narrate.tell(base, logged, SEED, game).problems == []
+    draw = int(np.flatnonzero(logged.log[:, 0] == state.E_DRAW)[0])
+    removed = logged._replace(log=np.delete(logged.log, draw, axis=0))
+    problems = narrate.tell(base, removed, SEED, game).problems
+    assert problems and all(p.startswith(("row ", "seat ")) for p in problems), problems
+    death = int(np.flatnonzero(logged.log[:, 0] == state.E_DEATH)[0])
+    altered = logged.log.copy()
+    altered[death, 1] = (altered[death, 1] + 1) % base.players
+    assert narrate.tell(base, logged._replace(log=altered), SEED, game).problems
+    assert warnings_of(get_game("raven_manor").replay(base, SEED, game).lines) == []
 
 
 def test_opening_hands_are_the_engines(base):
@@ -238,7 +259,7 @@ def told(s, act) -> list[str]:
     act(s)
     deal = [[state.E_DEAL, p, ch, pos, 0, 0, 0, 0] for p, ch, pos, *_ in start]
     log = np.array(deal + [list(r) for r in s.rows()], np.int32)
-    logged = narrate.Logged(log, s.st, np.zeros(n, np.int32), np.zeros(n, np.int32), 0, -1)
+    logged = Logged(log, s.st, np.zeros(n, np.int32), np.zeros(n, np.int32), 0, -1)
     teller = narrate._Narrator(s.c, logged, 0, 0, hands)
     for p, _, _, alive, stunned, possessed in start:
         teller.alive[p], teller.stunned[p] = alive, stunned

@@ -17,7 +17,7 @@ def test_the_board_holds_the_scalars_then_the_pieces():
     scalars = sorted(v for k, v in vars(state).items() if k.startswith("G_"))
     pieces = sorted(v for k, v in vars(state).items() if k.startswith("B_"))
     assert scalars == list(range(len(scalars)))
-    assert state.N_G_RESET < state.G_LOG_CAP < state.B_DISC == len(scalars) == pieces[0]
+    assert state.N_G_RESET == state.G_LOG_CAP < state.B_DISC == len(scalars) == pieces[0]
     assert state.B_TMP + state.N_TMP == state.N_BOARD
     assert state.B_CAND + 4 * state.MAX_CAND == state.B_TMP
 
