@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from balance.games.base import BenchSpec, Game
 from balance.games.raven_manor import schema
-from balance.games.raven_manor.schema import CHARACTER_NAMES, END_REASONS, TEAM_NAMES
+from balance.games.raven_manor.schema import CHARACTER_NAMES, TEAM_NAMES
 
 
 class RavenManor(Game):
@@ -15,7 +15,6 @@ class RavenManor(Game):
     title = "Raven Manor"
     min_players = 2
     max_players = 12  # RM-30: the 12 order tokens
-    end_reasons = END_REASONS
     policy_kinds: ClassVar = {
         "random": schema.RandomPolicy,
         "basic": schema.BasicPolicy,

@@ -1,8 +1,9 @@
 """Raven Manor replay: one game of a run, told event by event (``balance replay``).
 
-``replay(compiled, seed, game)`` replays game ``game`` of the run seeded with ``seed`` with the
-batch kernel's own per-game function (``engine.play_game``) on a state that keeps an event log
-(``play_logged``), so the replay is the dataset's game, and turns the log into lines (``tell``).
+``play_logged(compiled, seed, game)`` plays game ``game`` of the run seeded with ``seed`` again
+with the batch kernel's own per-game function (``engine.play_game``) on a state that keeps an
+event log, so the replay is the dataset's game, and ``tell`` turns the log into lines
+(``Game.replay``, balance/games/base.py, puts the two together).
 It is a designer's view with the hidden information shown: every seat's character and hand, what
 each exchange passed, who answered each window, who is possessed and by whom.
 
@@ -11,155 +12,68 @@ says what each integer is). The log does not hold the opening hands: ``tell`` de
 with ``engine.setup`` (the same function ``play_game`` starts with). From them and the events the
 narrator keeps a shadow of every hand and Backpack, character, side, stun and the seating ring, to
 name the cards of a hand that is shown or swapped and to label each seat with the character it
-holds. The cards a Candle, Torch or Abandoned Mine puts into a hand are named by E_PICK events (a card
-the log did not name would be shown as ``?``). The shadow is checked against the hand
-size and the side of every turn's event and against the final state; a disagreement is a WARNING
-line (the tests assert there is none). An unknown event code raises ValueError.
+holds. The cards a Candle, Torch or Abandoned Mine puts into a hand are named by E_PICK events (a
+card the log did not name would be shown as ``?``). The narrator is a ``_tell.Narrator``: one
+``ev_*`` method per event code (``handlers``); the shadow is checked (``check``) against the hand
+size and the side of every turn's event and, in ``finish``, against the final state; a
+disagreement is a problem, which the replay prints as a WARNING line (the tests assert there is
+none). An unknown event code raises ValueError.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
 from balance.games import _kit as kit
-from balance.games._kit import Logged
-from balance.games._tell import Told
+from balance.games._tell import Narrator, Told
 from balance.games.raven_manor import engine
+from balance.games.raven_manor import policies as pol
 from balance.games.raven_manor import state as S
-from balance.games.raven_manor.policies import K_BREAK, K_CYCLE, K_EAGLE, K_PASS, K_PLAY, K_USE
+from balance.games.raven_manor import tables as T
 from balance.games.raven_manor.schema import CARD_NAMES, CHARACTER_NAMES
-from balance.games.raven_manor.state import G_END, G_TURN, alloc_state, log_rows
-from balance.games.raven_manor.tables import (
-    ABANDONED_MINE,
-    ALLIGATOR,
-    ANGLER,
-    AXE,
-    BARRICADE,
-    BASEMENT,
-    BATHROOM,
-    BEDROOM,
-    BOAR,
-    BOTTLE,
-    BROKEN_BOTTLE,
-    BUNNY,
-    CABIN,
-    CANDLE,
-    CATFISH,
-    CAVE,
-    COAST,
-    COMPASS,
-    CRAYFISH,
-    CTHULHU,
-    D_ABILITY,
-    D_EAGLE,
-    D_KILL,
-    D_MOUNTAINS,
-    D_PILLOW,
-    D_SACRIFICE,
-    D_VOTE,
-    DEATH_CAUSES,
-    DINING_ROOM,
-    DOC,
-    DRINK,
-    EEL,
-    END_CAP,
-    END_CTHULHU,
-    END_FAMILY,
-    END_HORSEMAN,
-    END_RAVEN,
-    END_REASONS,
-    EVADE,
-    EXCHANGE,
-    FAMILY,
-    FATHERS_STUDY,
-    FEATHER,
-    FOREST,
-    GET_OVER_HERE,
-    GROGUS,
-    GUESTROOM,
-    HARPOON,
-    HAYMAKER,
-    HORSEMAN,
-    KITCHEN,
-    KNIFE,
-    LIBRARY,
-    LIFEBUOY,
-    LOC0,
-    LOC1,
-    LUMBEARJACK,
-    MANOR_PLAN,
-    MOUNTAINS,
-    NC,
-    P_CANDLE,
-    P_COUNT,
-    P_DISCARD_DRAW,
-    P_HAND,
-    P_MINE_KEEP,
-    P_MINE_REVEAL,
-    P_TORCH,
-    PIKE,
-    PILLOW,
-    RAT_TREACHERY,
-    RAVEN,
-    RIFLE,
-    ROD,
-    ROOM0,
-    ROOM1,
-    S_CTHULHU,
-    S_HORSEMAN,
-    S_RAVEN,
-    SQUIRREL,
-    TEAM_NAMES,
-    THE_INN,
-    TORCH,
-    TREASURE_MAP,
-    VASE,
-    WHALE,
-    WOLF,
-    ZAKUS_CAMERA,
-    Compiled,
-)
 
 LOG_CAP = kit.LOG_CAP
 
 
-def play_logged(compiled: Compiled, seed: int, game: int) -> Logged:
+def play_logged(compiled: T.Compiled, seed: int, game: int) -> kit.Logged:
     """Play game ``game`` of run ``seed`` exactly as ``engine.play_batch`` does, keeping the log."""
-    tb = compiled.k
+    tb = compiled.tb
     n = compiled.players
 
-    def play(cap: int) -> Logged:
-        st = alloc_state(tb, cap)
-        stack, opts, pick, mask = engine.alloc_work()
-        engine.play_game(tb, st, np.int64(seed), np.int64(game), stack, opts, pick, mask)
+    def play(cap: int) -> kit.Logged:
+        st = S.alloc_state(tb, cap)
+        engine.play_game(tb, st, np.int64(seed), np.int64(game), S.alloc_work(tb))
         score = np.zeros(n, np.int32)
         rank = np.zeros(n, np.int32)
         for p in range(n):
             score[p], rank[p] = engine.outcome(st, p)
-        return Logged(log_rows(st), st, score, rank, int(st.g[G_TURN]), int(st.g[G_END]) - 1)
+        return kit.Logged(
+            S.log_rows(st), st, score, rank, int(st.board[S.G_TURN]), int(st.board[S.G_END]) - 1
+        )
 
     return kit.play_logged(play, seed, game, LOG_CAP)
 
 
-def opening_hands(compiled: Compiled, seed: int, game: int) -> np.ndarray:
+def opening_hands(compiled: T.Compiled, seed: int, game: int) -> np.ndarray:
     """Every seat's hand after the opening (int64[players, NC]): the log does not hold it, so
     the game's setup (``engine.setup``, the start of ``play_game``) is played again."""
-    st = alloc_state(compiled.k, 0)
-    pick = engine.alloc_work()[2]
-    engine.setup(compiled.k, st, np.int64(seed), np.int64(game), pick)
+    st = S.alloc_state(compiled.tb, 0)
+    pick = S.alloc_work(compiled.tb).pick
+    engine.setup(compiled.tb, st, np.int64(seed), np.int64(game), pick)
     n = compiled.players
-    return np.asarray(st.pl[:n, S.PL_HAND : S.PL_HAND + NC], np.int64).copy()
+    return np.asarray(st.pl[:n, S.PL_HAND : S.PL_HAND + T.NC], np.int64).copy()
 
 
-def tell(compiled: Compiled, logged: Logged, seed: int, game: int) -> Told:
+def tell(compiled: T.Compiled, logged: kit.Logged, seed: int, game: int) -> Told:
     """The lines of a logged game: a header, the characters, the opening, every turn, the end and
     each seat's final standing; raises ValueError on an event code it does not know."""
     n = _Narrator(compiled, logged, seed, game, opening_hands(compiled, seed, game))
     n.run()
-    return Told(n.lines + _final(compiled, logged), n.problems)
+    return n.told()
 
 
 # ---------------------------------------------------------------- names
@@ -172,10 +86,10 @@ _CARD_TITLE = {
 }
 _CHAR_TITLE = {"grogus": "Groguś"}
 _SIDE_WORDS = {
-    FAMILY: "the Family",
-    S_RAVEN: "the Raven",
-    S_HORSEMAN: "the Headless Horseman",
-    S_CTHULHU: "Cthulhu Gentleman",
+    T.FAMILY: "the Family",
+    T.S_RAVEN: "the Raven",
+    T.S_HORSEMAN: "the Headless Horseman",
+    T.S_CTHULHU: "Cthulhu Gentleman",
 }
 
 
@@ -190,15 +104,15 @@ def char(ch: int) -> str:
 
 
 def _is_place(c: int) -> bool:
-    return ROOM0 <= c < ROOM1 or LOC0 <= c < LOC1
+    return T.ROOM0 <= c < T.ROOM1 or T.LOC0 <= c < T.LOC1
 
 
 def _own_side(ch: int) -> int:  # state.own_side, in Python
-    return {RAVEN: S_RAVEN, HORSEMAN: S_HORSEMAN, CTHULHU: S_CTHULHU}.get(ch, FAMILY)
+    return {T.RAVEN: T.S_RAVEN, T.HORSEMAN: T.S_HORSEMAN, T.CTHULHU: T.S_CTHULHU}.get(ch, T.FAMILY)
 
 
 def _immune(ch: int) -> bool:  # state.immune
-    return ch in (RAVEN, HORSEMAN, CTHULHU, DOC)
+    return ch in (T.RAVEN, T.HORSEMAN, T.CTHULHU, T.DOC)
 
 
 def _plural(k: int, word: str) -> str:
@@ -206,9 +120,9 @@ def _plural(k: int, word: str) -> str:
 
 
 # the death abilities that search for a card and then use it (RM-23)
-_WEAPON = {PIKE: HARPOON, LUMBEARJACK: AXE, WOLF: RIFLE}
-_PICKS = (CANDLE, TORCH, ABANDONED_MINE)  # they put cards into a hand without an event
-_KILLS = (AXE, BROKEN_BOTTLE, KNIFE, RIFLE)
+_WEAPON = {T.PIKE: T.HARPOON, T.LUMBEARJACK: T.AXE, T.WOLF: T.RIFLE}
+_PICKS = (T.CANDLE, T.TORCH, T.ABANDONED_MINE)  # they put cards into a hand without an event
+_KILLS = (T.AXE, T.BROKEN_BOTTLE, T.KNIFE, T.RIFLE)
 # events that may come between a stun card's window and its stun (a Harpoon's kill first)
 _BEFORE_STUN = (S.E_REACT, S.E_CANCEL, S.E_STUN, S.E_KILL_SAVED, S.E_DEATH, S.E_SACRIFICE, S.E_SIDE)
 
@@ -222,33 +136,34 @@ class _Effect:
     card: int = -1  # the card resolving (-1: a death ability or no card)
     target: int = -1
     option: int = 0
-    kind: int = K_PLAY
+    kind: int = pol.K_PLAY
     reacts: list[tuple[int, int, int]] = field(default_factory=list)  # (seat, card, level)
     depth: int = 0  # 1: a death ability's (its lines are indented one step more)
     shown: bool = False  # a pass: its hand was shown (a later show is the end-of-turn one)
 
 
-class _Narrator:
+class _Narrator(Narrator):
+    """The shadow of the game the events tell (hands, Backpacks, characters, sides, stuns, the
+    ring), the lines, and in ``finish`` the shadow against the engine's final state."""
+
     def __init__(
-        self, compiled: Compiled, logged: Logged, seed: int, game: int, hands: np.ndarray
+        self, compiled: T.Compiled, logged: kit.Logged, seed: int, game: int, hands: np.ndarray
     ) -> None:
+        super().__init__(logged)
         self.c = compiled
-        self.log = logged.log
         self.final = logged.state
         self.seed = seed
         self.game = game
-        self.params = compiled.k.params
+        self.params = compiled.tb.params
         n = compiled.players
         self.n = n
-        self.lines: list[str] = []
-        self.problems: list[str] = []
         # the shadow
         self.hand = [[int(x) for x in hands[p]] for p in range(n)]
         self.unseen = [0] * n  # cards of the hand the log never named (Candle, Torch, Mine)
-        self.bp = [[0] * NC for _ in range(n)]
+        self.bp = [[0] * T.NC for _ in range(n)]
         self.char = [-1] * n
         self.alive = [True] * n
-        self.side = [FAMILY] * n
+        self.side = [T.FAMILY] * n
         self.possessed = [-1] * n
         self.stunned = [False] * n
         self.stun_card = [-1] * n
@@ -267,6 +182,44 @@ class _Narrator:
         self.saved = -1  # the seat a Shark Bouncer dies for
         self.expect_stun = -1  # the target of a stun still to come (none: it failed)
         self.merge: tuple | None = None  # key of the last line, when later events extend it
+        events: dict[int, Callable[..., None]] = {
+            S.E_START: self.ev_start,
+            S.E_DEAL: self.ev_deal,
+            S.E_OPEN: self.ev_open,
+            S.E_TURN: self.ev_turn,
+            S.E_SKIP: self.ev_skip,
+            S.E_ACTION: self.ev_action,
+            S.E_REACT: self.ev_react,
+            S.E_CANCEL: self.ev_cancel,
+            S.E_KILL_SAVED: self.ev_kill_saved,
+            S.E_DEATH: self.ev_death,
+            S.E_SACRIFICE: self.ev_sacrifice,
+            S.E_STUN: self.ev_stun,
+            S.E_SWAP: self.ev_swap,
+            S.E_XCHG: self.ev_xchg,
+            S.E_SHOW: self.ev_show,
+            S.E_LOOK_CHAR: self.ev_look_char,
+            S.E_POSSESS: self.ev_possess,
+            S.E_FREED: self.ev_freed,
+            S.E_PILLOW: self.ev_pillow,
+            S.E_DRAW: self.ev_draw,
+            S.E_FEATHER: self.ev_feather,
+            S.E_DISCARD: self.ev_discard,
+            S.E_SEARCH: self.ev_search,
+            S.E_TAKE: self.ev_take,
+            S.E_INPLAY: self.ev_inplay,
+            S.E_BARRICADE: self.ev_barricade,
+            S.E_ABILITY: self.ev_ability,
+            S.E_VOTE: self.ev_vote,
+            S.E_EEL: self.ev_eel,
+            S.E_CONSENT: self.ev_consent,
+            S.E_BACKPACK: self.ev_backpack,
+            S.E_WHALE: self.ev_whale,
+            S.E_SIDE: self.ev_side,
+            S.E_END: self.ev_end,
+            S.E_PICK: self.ev_pick,
+        }
+        self.handlers = {code: partial(self.step, code, ev) for code, ev in events.items()}
 
     # ------------------------------------------------------------ helpers
 
@@ -279,15 +232,15 @@ class _Narrator:
     def the(self, c: int) -> str:
         """``the Rifle`` (one copy in the deck, or a Room or Location), ``a Bottle``."""
         name = card(c)
-        if c == THE_INN:
+        if c == T.THE_INN:
             return name
-        if _is_place(c) or self.params[P_COUNT + c] <= 1:
+        if _is_place(c) or self.params[T.P_COUNT + c] <= 1:
             return f"the {name}"
         return f"{'an' if name[0] in 'AEIOU' else 'a'} {name}"
 
     def cards(self, p: int) -> str:
         """The hand of ``p`` as the shadow knows it."""
-        names = [card(c) for c in range(NC) for _ in range(self.hand[p][c])]
+        names = [card(c) for c in range(T.NC) for _ in range(self.hand[p][c])]
         names += ["?"] * self.unseen[p]
         return ", ".join(names) if names else "no cards"
 
@@ -308,7 +261,8 @@ class _Narrator:
             self.merge = key
 
     def problem(self, text: str) -> None:
-        self.problems.append(f"narration out of step with the engine (turn {self.turn}): {text}")
+        """The events disagree with the shadow (``check``, at the turn being told)."""
+        self.check(False, f"turn {self.turn}: {text}")
 
     def take(self, p: int, c: int) -> None:
         """Card ``c`` leaves ``p``'s hand."""
@@ -330,53 +284,18 @@ class _Narrator:
 
     # ------------------------------------------------------------ the run
 
-    def run(self) -> None:
-        handlers: dict[int, Callable[..., None]] = {
-            S.E_START: self.start,
-            S.E_DEAL: self.deal,
-            S.E_OPEN: self.open,
-            S.E_TURN: self.turn_,
-            S.E_SKIP: self.skip,
-            S.E_ACTION: self.action,
-            S.E_REACT: self.react,
-            S.E_CANCEL: self.cancel,
-            S.E_KILL_SAVED: self.kill_saved,
-            S.E_DEATH: self.death,
-            S.E_SACRIFICE: self.sacrifice,
-            S.E_STUN: self.stun,
-            S.E_SWAP: self.swap,
-            S.E_XCHG: self.xchg,
-            S.E_SHOW: self.show,
-            S.E_LOOK_CHAR: self.look_char,
-            S.E_POSSESS: self.possess,
-            S.E_FREED: self.freed,
-            S.E_PILLOW: self.pillow,
-            S.E_DRAW: self.draw,
-            S.E_FEATHER: self.feather,
-            S.E_DISCARD: self.discard,
-            S.E_SEARCH: self.search,
-            S.E_TAKE: self.take_random,
-            S.E_INPLAY: self.inplay,
-            S.E_BARRICADE: self.barricade,
-            S.E_ABILITY: self.ability,
-            S.E_VOTE: self.vote,
-            S.E_EEL: self.eel,
-            S.E_CONSENT: self.consent,
-            S.E_BACKPACK: self.backpack,
-            S.E_WHALE: self.whale,
-            S.E_SIDE: self.side_change,
-            S.E_END: self.end,
-            S.E_PICK: self.picked,
-        }
-        for row in self.log:
-            code, *args = (int(x) for x in row)
-            handler = handlers.get(code)
-            if handler is None:
-                raise ValueError(f"unknown event code {code}")
-            self.before(code, args)
-            handler(*args)
+    def step(self, code: int, ev: Callable[..., None], row: tuple[int, ...]) -> None:
+        """One log row: what the event closes first (``before``), then its ``ev_*`` method with
+        the row's integers as arguments."""
+        self.before(code, list(row))
+        ev(*row)
+
+    def finish(self) -> None:
         self.settle_pick(-1, [])
         self.check_final()
+
+    def render(self) -> list[str]:
+        return self.lines + _final(self.c, self.logged)
 
     def before(self, code: int, args: list[int]) -> None:
         """Bookkeeping that an event closes: a pick's unseen cards, the Eel Fella's lines."""
@@ -415,7 +334,7 @@ class _Narrator:
             self.say(f"{self.ind()}It takes {left} {what} into its hand (? below: not in the log).")
         self.pick = None
 
-    def picked(self, p: int, c: int, source: int, *_: int) -> None:
+    def ev_pick(self, p: int, c: int, source: int, *_: int) -> None:
         """A card a Candle, Torch or Abandoned Mine put into ``p``'s hand."""
         self.add(p, c)
         self.say(f"{self.ind()}{self.s(p)} takes {card(c)} into its hand.")
@@ -423,26 +342,26 @@ class _Narrator:
     def begin(self, eff: _Effect) -> None:
         """``eff`` starts resolving (its window comes first)."""
         self.effect = eff
-        if eff.card in (VASE, HAYMAKER, BOTTLE, HARPOON):
+        if eff.card in (T.VASE, T.HAYMAKER, T.BOTTLE, T.HARPOON):
             self.expect_stun = eff.target
-        if eff.card in (MANOR_PLAN, COMPASS):  # the card found is played (-1: any, Groguś)
+        if eff.card in (T.MANOR_PLAN, T.COMPASS):  # the card found is played (-1: any, Groguś)
             self.play_next[(eff.seat, eff.option)] = card(eff.card)
-        elif eff.card == COAST:
-            self.play_next[(eff.seat, TREASURE_MAP)] = card(COAST)
+        elif eff.card == T.COAST:
+            self.play_next[(eff.seat, T.TREASURE_MAP)] = card(T.COAST)
         if eff.card in _PICKS:
-            keep = self.params[P_MINE_KEEP] if eff.card == ABANDONED_MINE else 1
+            keep = self.params[T.P_MINE_KEEP] if eff.card == T.ABANDONED_MINE else 1
             self.pick = [eff.seat, eff.card, int(keep)]
             self.pick_armed = False
 
     # ------------------------------------------------------------ setup and turns
 
-    def deal(self, p: int, ch: int, pos: int, *_: int) -> None:
+    def ev_deal(self, p: int, ch: int, pos: int, *_: int) -> None:
         self.char[p] = ch
         self.side[p] = _own_side(ch)
         self.pos[p] = pos
         self.ring[pos] = p
 
-    def start(self, n: int, first: int, deck: int, *_: int) -> None:
+    def ev_start(self, n: int, first: int, deck: int, *_: int) -> None:
         pols = self.c.seat_policies
         who = f"all {pols[0]}" if len(set(pols)) == 1 else ", ".join(pols)
         self.say(
@@ -452,9 +371,9 @@ class _Narrator:
         self.say("Characters:")
         for p in range(n):
             pol = "" if len(set(pols)) == 1 else f", {pols[p]}"
-            self.say(f"  Seat {p}: {char(self.char[p])} ({TEAM_NAMES[self.side[p]]}{pol})")
+            self.say(f"  Seat {p}: {char(self.char[p])} ({T.TEAM_NAMES[self.side[p]]}{pol})")
 
-    def open(self, p: int, feathers: int, mulligan: int, *_: int) -> None:
+    def ev_open(self, p: int, feathers: int, mulligan: int, *_: int) -> None:
         if not self.opened:
             self.say("Opening (in turn order):")
         self.opened.append((p, feathers, mulligan))
@@ -466,7 +385,9 @@ class _Narrator:
         note = f" ({'; '.join(notes)})" if notes else ""
         self.say(f"  Seat {p}{note}: {self.cards(p)}")
 
-    def turn_(self, p: int, turn: int, size: int, alive: int, side: int, stunned: int, *_) -> None:
+    def ev_turn(
+        self, p: int, turn: int, size: int, alive: int, side: int, stunned: int, *_
+    ) -> None:
         self.turn = turn + 1
         self.active = p
         self.effect = None
@@ -476,7 +397,9 @@ class _Narrator:
         if bool(alive) != self.alive[p]:
             self.problem(f"seat {p} alive={alive}, the shadow {self.alive[p]}")
         if side != self.side[p]:
-            self.problem(f"seat {p} side {TEAM_NAMES[side]}, the shadow {TEAM_NAMES[self.side[p]]}")
+            self.problem(
+                f"seat {p} side {T.TEAM_NAMES[side]}, the shadow {T.TEAM_NAMES[self.side[p]]}"
+            )
         if bool(stunned) != self.stunned[p]:
             self.problem(f"seat {p} stunned={stunned}, the shadow {self.stunned[p]}")
         status = []
@@ -487,11 +410,11 @@ class _Narrator:
         if stunned:
             status.append("stunned")
         tag = f" [{', '.join(status)}]" if status else ""
-        stored = [card(c) for c in range(NC) for _ in range(self.bp[p][c])]
+        stored = [card(c) for c in range(T.NC) for _ in range(self.bp[p][c])]
         bp = f"; Backpack: {', '.join(stored)}" if stored else ""
         self.say(f"Turn {self.turn}: {self.s(p)}{tag}; hand: {self.cards(p)}{bp}")
 
-    def skip(self, p: int, why: int, *_: int) -> None:
+    def ev_skip(self, p: int, why: int, *_: int) -> None:
         if why == 0:
             c = self.stun_card[p]
             lying = f" (the {card(c)} in front of it goes to the discard pile)" if c >= 0 else ""
@@ -507,36 +430,36 @@ class _Narrator:
 
     def purpose(self, c: int, t: int, o: int) -> str:
         """What a Room or Location is used for."""
-        if c in (BASEMENT, BEDROOM, FATHERS_STUDY, KITCHEN):
+        if c in (T.BASEMENT, T.BEDROOM, T.FATHERS_STUDY, T.KITCHEN):
             return f" to search the deck for {self.the(o)}"
-        if c == CABIN:
+        if c == T.CABIN:
             return f" to search the deck and the discard pile for {self.the(o)}"
-        if c == BATHROOM:
+        if c == T.BATHROOM:
             return " to discard cards and draw as many"
-        if c == DINING_ROOM:
+        if c == T.DINING_ROOM:
             return (
                 f" to exchange a card with {self.s(t)}"
                 if o == 0
                 else f" to swap places with {self.s(t)}"
             )
-        if c == GUESTROOM:
+        if c == T.GUESTROOM:
             return " to search the deck for a Pillow" if o == 0 else " to discard a card and draw"
-        if c == LIBRARY:
+        if c == T.LIBRARY:
             return f" to look at {self.s(t)}'s hand"
-        if c == ABANDONED_MINE:
+        if c == T.ABANDONED_MINE:
             return (
-                f" to reveal the top {self.params[P_MINE_REVEAL]} cards and keep "
-                f"{self.params[P_MINE_KEEP]}"
+                f" to reveal the top {self.params[T.P_MINE_REVEAL]} cards and keep "
+                f"{self.params[T.P_MINE_KEEP]}"
             )
-        if c == CAVE:
+        if c == T.CAVE:
             return f" to take a random card from {self.s(t)}'s hand"
-        if c == COAST:
+        if c == T.COAST:
             return " to discard a Bottle and search the deck for the Treasure Map"
-        if c == FOREST:
+        if c == T.FOREST:
             return f" to kill {self.s(t)}, if its other neighbour consents (the turn ends)"
-        if c == MOUNTAINS:
+        if c == T.MOUNTAINS:
             return f" to kill {self.s(t)} (a duel of Evades)"
-        if c == THE_INN:
+        if c == T.THE_INN:
             return f" to give {self.s(t)} a card face down, if it consents"
         return ""
 
@@ -544,60 +467,60 @@ class _Narrator:
         """What an Action card is played for."""
         if _is_place(c):
             return self.purpose(c, t, o)
-        if c in _KILLS or c in (VASE, HAYMAKER):
+        if c in _KILLS or c in (T.VASE, T.HAYMAKER):
             return f" at {self.s(t)}"
-        if c == HARPOON:
+        if c == T.HARPOON:
             return f" at {self.s(t)} (kill, then stun)"
-        if c == BOTTLE:
-            return f" at {self.s(t)} (stun, then search for {self.the(BROKEN_BOTTLE)})"
-        if c == EXCHANGE:
+        if c == T.BOTTLE:
+            return f" at {self.s(t)} (stun, then search for {self.the(T.BROKEN_BOTTLE)})"
+        if c == T.EXCHANGE:
             return f" to exchange a card with {self.s(t)}"
-        if c == GET_OVER_HERE:
+        if c == T.GET_OVER_HERE:
             return (
                 f" to swap places with {self.s(t)}" if o == 0 else f" to look at {self.s(t)}'s hand"
             )
-        if c == CANDLE:
-            return f" (the top {self.params[P_CANDLE]}: one to hand, one on top, the rest below)"
-        if c in (MANOR_PLAN, COMPASS):
+        if c == T.CANDLE:
+            return f" (the top {self.params[T.P_CANDLE]}: one to hand, one on top, the rest below)"
+        if c in (T.MANOR_PLAN, T.COMPASS):
             return f" to search the deck for {self.the(o)} and play it"
-        if c == TREASURE_MAP:
+        if c == T.TREASURE_MAP:
             return f" naming {self.the(o)}"
-        if c == DRINK:
+        if c == T.DRINK:
             return f" on {self.s(t)} (looks at its hand and discards a card of it)"
-        if c == ZAKUS_CAMERA:
+        if c == T.ZAKUS_CAMERA:
             if o == 0:
                 return f" to look at {self.s(t)}'s character"
             return f" to look at {self.s(t)}'s hand and discard a card of it"
-        if c == BARRICADE:
+        if c == T.BARRICADE:
             return f" on {self.the(t)}"
-        if c == TORCH:
-            return f" (reveals the top {self.params[P_TORCH]}, keeps one)"
+        if c == T.TORCH:
+            return f" (reveals the top {self.params[T.P_TORCH]}, keeps one)"
         if t >= 0:
             return f" at {self.s(t)}"
         return ""
 
-    def action(self, a: int, kind: int, c: int, t: int, o: int, *_: int) -> None:
+    def ev_action(self, a: int, kind: int, c: int, t: int, o: int, *_: int) -> None:
         who = f"  Seat {a} ({char(self.char[a])})"
-        if kind == K_PLAY:
+        if kind == pol.K_PLAY:
             self.take(a, c)
             self.begin(_Effect(a, card(c), c, t, o, kind))
             self.say(f"{who} plays {card(c)}{self.card_use(c, t, o)}.")
-        elif kind == K_USE:
+        elif kind == pol.K_USE:
             self.begin(_Effect(a, card(c), c, t, o, kind))
             self.say(f"{who} uses {self.the(c)} in play{self.purpose(c, t, o)}.")
-        elif kind == K_CYCLE:
+        elif kind == pol.K_CYCLE:
             self.effect = _Effect(a, "the discard", -1, -1, 0, kind)
-            k = self.params[P_DISCARD_DRAW]
+            k = self.params[T.P_DISCARD_DRAW]
             self.say(f"{who} discards {k} cards to draw one.")
-        elif kind == K_EAGLE:
+        elif kind == pol.K_EAGLE:
             self.effect = _Effect(a, "Guardian Eagle", -1, -1, o, kind)
             self.play_next[(a, o)] = "Guardian Eagle"
             self.say(f"{who} reveals its card to search the deck for {self.the(o)} and play it.")
-        elif kind == K_BREAK:
+        elif kind == pol.K_BREAK:
             self.take(a, c)
             self.begin(_Effect(a, card(c), c, -1, 0, kind))
             self.say(f"{who} spends {card(c)} to break the Barricade on {self.the(t)}.")
-        elif kind == K_PASS:
+        elif kind == pol.K_PASS:
             self.effect = _Effect(a, "the pass", -1, -1, 0, kind)
             self.say(f"{who} passes: it has no action it can take.")
         else:
@@ -605,25 +528,25 @@ class _Narrator:
 
     # ------------------------------------------------------------ windows
 
-    def react(self, r: int, c: int, lvl: int, ans: int, against: int, *_: int) -> None:
+    def ev_react(self, r: int, c: int, lvl: int, ans: int, against: int, *_: int) -> None:
         self.take(r, c)
         eff = self.effect
         pad = self.ind(lvl + (eff.depth if eff is not None else 0))
         if eff is not None:
             eff.reacts.append((r, c, lvl))
-        if c == EVADE and ans == MOUNTAINS and eff is not None and r == eff.seat:
+        if c == T.EVADE and ans == T.MOUNTAINS and eff is not None and r == eff.seat:
             self.say(f"{pad}{self.s(r)} Evades back: both die (RM-28).")
             return
-        if c in (ROD, RAT_TREACHERY):
+        if c in (T.ROD, T.RAT_TREACHERY):
             what = f"{self.s(against)}'s {card(ans)}" if ans >= 0 else "the death ability"
             self.say(f"{pad}{self.s(r)} answers {what} with {card(c)}.")
-        elif c == LIFEBUOY:
+        elif c == T.LIFEBUOY:
             t = eff.target if eff is not None else -1
             self.say(f"{pad}{self.s(r)} plays Lifebuoy to protect {self.s(t)}.")
         else:
             self.say(f"{pad}{self.s(r)} answers with {card(c)}.")
 
-    def cancel(self, p: int, c: int, by: int, *_: int) -> None:
+    def ev_cancel(self, p: int, c: int, by: int, *_: int) -> None:
         eff = self.effect
         main = eff is not None and eff.card == c and eff.seat == p and c >= 0
         if main:
@@ -636,49 +559,49 @@ class _Narrator:
         r, lvl = next(((q, k) for q, x, k in reversed(reacts) if x == by), (-1, 0))
         what = f"{self.s(p)}'s {card(c)}" if c >= 0 else f"{self.s(p)}'s death ability"
         text = f"{self.ind(lvl + 1 + depth)}{what} is cancelled: no effect"
-        if main and _is_place(c) and eff is not None and eff.kind == K_PLAY:
+        if main and _is_place(c) and eff is not None and eff.kind == pol.K_PLAY:
             text += f" (the {card(c)} goes to the discard pile)"
-        if by == RAT_TREACHERY:
+        if by == T.RAT_TREACHERY:
             text += f"; Rat Treachery ends the turn, {self.s(r)} plays next (RM-20)"
         self.say(text + ".")
 
     # ------------------------------------------------------------ kills and stuns
 
-    def kill_saved(self, t: int, why: int, *_: int) -> None:
+    def ev_kill_saved(self, t: int, why: int, *_: int) -> None:
         if why == 0:
             self.say(f"{self.ind()}{self.s(t)} cannot be killed this turn: the kill fails.")
         else:
             self.say(f"{self.ind()}{self.s(t)} is already dead: the kill does nothing.")
 
-    def death(self, v: int, ch: int, cause: int, killer: int, turn: int, *_: int) -> None:
+    def ev_death(self, v: int, ch: int, cause: int, killer: int, turn: int, *_: int) -> None:
         if ch != self.char[v]:
             self.problem(f"seat {v} dies as {char(ch)}, the shadow holds {char(self.char[v])}")
             self.char[v] = ch
         by = self.s(killer)
         how = {
-            D_KILL: f"killed by {by}",
-            D_PILLOW: f"smothered with the Pillow by {by} (RM-8: it cannot be prevented)",
-            D_MOUNTAINS: "dies too" if killer == v else f"killed in the Mountains by {by}",
-            D_SACRIFICE: f"in the place of {self.s(self.saved)}, killed by {by}",
-            D_ABILITY: f"killed by {by}'s death ability",
-            D_VOTE: f"killed by {by}'s vote",
-            D_EAGLE: "Guardian Eagle revealed, it counts as dead from now on (RM-27)",
-        }.get(cause, DEATH_CAUSES[cause - 1])
+            T.D_KILL: f"killed by {by}",
+            T.D_PILLOW: f"smothered with the Pillow by {by} (RM-8: it cannot be prevented)",
+            T.D_MOUNTAINS: "dies too" if killer == v else f"killed in the Mountains by {by}",
+            T.D_SACRIFICE: f"in the place of {self.s(self.saved)}, killed by {by}",
+            T.D_ABILITY: f"killed by {by}'s death ability",
+            T.D_VOTE: f"killed by {by}'s vote",
+            T.D_EAGLE: "Guardian Eagle revealed, it counts as dead from now on (RM-27)",
+        }.get(cause, T.DEATH_CAUSES[cause - 1])
         note = ""
-        if ch in _WEAPON and cause != D_EAGLE:  # RM-23: the weapon it searches for is used
+        if ch in _WEAPON and cause != T.D_EAGLE:  # RM-23: the weapon it searches for is used
             self.play_next[(v, _WEAPON[ch])] = f"{self.s(v)}'s death ability"
-        if ch in (RAVEN, HORSEMAN, CTHULHU):
+        if ch in (T.RAVEN, T.HORSEMAN, T.CTHULHU):
             note = "; an evil character dies: it joins the Family but cannot win (RM-22)"
         self.say(f"{self.ind()}✝ {self.s(v)} dies — {how}{note}.")
         self.alive[v] = False
         self.stunned[v] = False
         self.stun_card[v] = -1
 
-    def sacrifice(self, s: int, t: int, *_: int) -> None:
+    def ev_sacrifice(self, s: int, t: int, *_: int) -> None:
         self.saved = t
         self.say(f"{self.ind()}{self.s(s)} chooses to die in {self.s(t)}'s place.")
 
-    def stun(self, t: int, by: int, c: int, *_: int) -> None:
+    def ev_stun(self, t: int, by: int, c: int, *_: int) -> None:
         self.expect_stun = -1
         if self.eel_stun == t:
             self.eel_stun = -1
@@ -699,7 +622,7 @@ class _Narrator:
 
     # ------------------------------------------------------------ seats and cards changing hands
 
-    def swap(self, a: int, b: int, pa: int, pb: int, *_: int) -> None:
+    def ev_swap(self, a: int, b: int, pa: int, pb: int, *_: int) -> None:
         self.pos[a], self.pos[b] = pa, pb
         self.ring[pa], self.ring[pb] = a, b
         self.say(
@@ -707,7 +630,7 @@ class _Narrator:
             f"{pa}, seat {b} at {pb}; order {self.order()})."
         )
 
-    def xchg(self, a: int, b: int, ca: int, cb: int, kind: int, *_: int) -> None:
+    def ev_xchg(self, a: int, b: int, ca: int, cb: int, kind: int, *_: int) -> None:
         if kind == 3:  # Crayfish Docker: the whole hands
             self.hand[a], self.hand[b] = self.hand[b], self.hand[a]
             self.unseen[a], self.unseen[b] = self.unseen[b], self.unseen[a]
@@ -733,7 +656,7 @@ class _Narrator:
                 f"receives {card(cb)}."
             )
 
-    def show(self, p: int, to: int, n: int, *_: int) -> None:
+    def ev_show(self, p: int, to: int, n: int, *_: int) -> None:
         if n != self.size(p):
             self.problem(f"seat {p} shows {n} cards, the shadow {self.size(p)}")
         eff = self.effect
@@ -742,13 +665,13 @@ class _Narrator:
             eff is not None
             and eff.seat == to
             and eff.target in (p, -1)
-            and (eff.card == LIBRARY or (eff.card == GET_OVER_HERE and eff.option != 0))
+            and (eff.card == T.LIBRARY or (eff.card == T.GET_OVER_HERE and eff.option != 0))
         )
         if to < 0:
             self.say(f"{self.ind()}{self.s(p)} reveals its hand to everyone: {hand}.")
         elif looking:
             self.say(f"{self.ind()}{self.s(to)} sees {self.s(p)}'s hand: {hand}.")
-        elif eff is not None and eff.kind == K_PASS and eff.seat == p and not eff.shown:
+        elif eff is not None and eff.kind == pol.K_PASS and eff.seat == p and not eff.shown:
             eff.shown = True  # RM-29: the pass's show; the exchange's, if any, is told below
             self.say(f"{self.ind()}It shows its hand to {self.s(to)}: {hand}.")
         else:
@@ -757,10 +680,10 @@ class _Narrator:
                 f"{self.s(to)}: {hand}."
             )
 
-    def look_char(self, q: int, p: int, ch: int, *_: int) -> None:
+    def ev_look_char(self, q: int, p: int, ch: int, *_: int) -> None:
         self.say(f"{self.ind()}{self.s(q)} looks at seat {p}'s character: {char(ch)}.")
 
-    def possess(self, p: int, side: int, giver: int, *_: int) -> None:
+    def ev_possess(self, p: int, side: int, giver: int, *_: int) -> None:
         again = self.possessed[p] == side
         self.possessed[p] = side
         self.side[p] = side
@@ -772,41 +695,41 @@ class _Narrator:
         verb = "stays possessed" if again else "is possessed"
         self.say(f"{self.ind()}{self.s(p)} {verb} by {who} ({how}).")
 
-    def freed(self, p: int, *_: int) -> None:
+    def ev_freed(self, p: int, *_: int) -> None:
         self.possessed[p] = -1
-        self.side[p] = FAMILY
+        self.side[p] = T.FAMILY
         self.say(
             f"{self.ind()}{self.s(p)} has no Feather left: no longer possessed, back with the "
             "Family."
         )
 
-    def pillow(self, giver: int, receiver: int, *_: int) -> None:
-        self.take(receiver, PILLOW)
+    def ev_pillow(self, giver: int, receiver: int, *_: int) -> None:
+        self.take(receiver, T.PILLOW)
         self.say(f"{self.ind()}{self.s(giver)} reveals the Pillow it passed to {self.s(receiver)}.")
 
-    def take_random(self, a: int, t: int, c: int, *_: int) -> None:
+    def ev_take(self, a: int, t: int, c: int, *_: int) -> None:
         self.take(t, c)
         self.add(a, c)
         self.say(f"{self.ind()}{self.s(a)} takes a random card from {self.s(t)}: {card(c)}.")
 
     # ------------------------------------------------------------ draws, discards, searches
 
-    def draw(self, p: int, c: int, *_: int) -> None:
+    def ev_draw(self, p: int, c: int, *_: int) -> None:
         self.add(p, c)
         self.extend(("draw", p), f"  Seat {p} draws ", card(c))
 
-    def feather(self, p: int, bluff: int, *_: int) -> None:
+    def ev_feather(self, p: int, bluff: int, *_: int) -> None:
         if bluff:
             self.extend(("draw", p), f"  Seat {p} draws ", "a Feather (discarded: a bluff)")
         elif self.merge == ("search feather", p):  # RM-26: not kept, discarded instead
-            self.take(p, FEATHER)
+            self.take(p, T.FEATHER)
             self.lines[-1] = self.lines[-1][:-1] + " (a Feather: discarded instead, RM-26)."
         elif self.pick is not None and self.pick[0] == p:
             self.say(f"{self.ind()}It takes a Feather: discarded (RM-26).")
         else:
             self.extend(("draw", p), f"  Seat {p} draws ", "a Feather (discarded, draws again)")
 
-    def discard(self, p: int, c: int, why: int, *_: int) -> None:
+    def ev_discard(self, p: int, c: int, why: int, *_: int) -> None:
         if self.eel_discard == p:
             self.take(p, c)
             return
@@ -822,12 +745,12 @@ class _Narrator:
         self.take(p, c)
         if why == 0:
             self.extend(
-                ("refill", p), f"  Seat {p} discards down to {self.params[P_HAND]}: ", card(c)
+                ("refill", p), f"  Seat {p} discards down to {self.params[T.P_HAND]}: ", card(c)
             )
         else:
             self.extend(("discard", p), f"{self.ind()}Seat {p} discards ", card(c))
 
-    def search(self, p: int, c: int, found: int, where: int, *_: int) -> None:
+    def ev_search(self, p: int, c: int, found: int, where: int, *_: int) -> None:
         key = (p, c) if (p, c) in self.play_next else (p, -1)
         source = self.play_next.pop(key, None)
         plays = source is not None
@@ -842,15 +765,15 @@ class _Narrator:
             used = "" if weapon else ", played"
             self.say(f"{self.ind()}{source}: searches for {self.the(c)} — found{place}{used}.")
             if not weapon:
-                self.begin(_Effect(p, card(c), c, -1, -1, K_USE))  # target, option not logged
+                self.begin(_Effect(p, card(c), c, -1, -1, pol.K_USE))  # target, option not logged
             return
         whose = "to hand" if p == self.active else f"to seat {p}'s hand"
         self.say(f"{self.ind()}{source}: searches for {self.the(c)} — found{place}, {whose}.")
         self.add(p, c)
-        if c == FEATHER:  # an E_FEATHER next says it was discarded instead (RM-26)
+        if c == T.FEATHER:  # an E_FEATHER next says it was discarded instead (RM-26)
             self.merge = ("search feather", p)
 
-    def inplay(self, p: int, c: int, entering: int, *_: int) -> None:
+    def ev_inplay(self, p: int, c: int, entering: int, *_: int) -> None:
         if entering:
             self.say(f"{self.ind()}{self.the(c)[0].upper()}{self.the(c)[1:]} enters play.")
             eff = self.effect
@@ -859,13 +782,13 @@ class _Narrator:
         else:
             self.say(f"{self.ind()}The {card(c)} is removed from the game.")
 
-    def barricade(self, p: int, room: int, placed: int, *_: int) -> None:
+    def ev_barricade(self, p: int, room: int, placed: int, *_: int) -> None:
         if placed:
             self.say(f"{self.ind()}A Barricade now blocks {self.the(room)} (RM-17).")
         else:
             self.say(f"{self.ind()}The Barricade on {self.the(room)} is broken.")
 
-    def backpack(self, p: int, c: int, stored: int, *_: int) -> None:
+    def ev_backpack(self, p: int, c: int, stored: int, *_: int) -> None:
         if stored:
             self.take(p, c)
             self.bp[p][c] += 1
@@ -880,48 +803,48 @@ class _Narrator:
 
     # ------------------------------------------------------------ death abilities
 
-    def ability(self, v: int, ch: int, t: int, o: int, *_: int) -> None:
+    def ev_ability(self, v: int, ch: int, t: int, o: int, *_: int) -> None:
         head = f"{self.ind()}{self.s(v)}'s death ability:"
         src = char(ch)
-        eff = _Effect(v, src, -1, t, o, K_PLAY, depth=1)
-        if ch in (BOAR, DOC):
+        eff = _Effect(v, src, -1, t, o, pol.K_PLAY, depth=1)
+        if ch in (T.BOAR, T.DOC):
             text = f"kill {self.s(t)}"
         elif ch in _WEAPON:
             text = f"uses {self.the(o)} on {self.s(t)}"
-        elif ch == ANGLER:
+        elif ch == T.ANGLER:
             text = (
                 f"look at {self.s(t)}'s character"
                 if o == 0
                 else f"look at {self.s(t)}'s hand and have it discard a card"
             )
-        elif ch == BUNNY:
+        elif ch == T.BUNNY:
             text = f"swap places with {self.s(t)}"
-        elif ch == CATFISH:
+        elif ch == T.CATFISH:
             text = f"{self.s(t)} reveals its hand"
-        elif ch == CRAYFISH:
+        elif ch == T.CRAYFISH:
             text = f"stun {self.s(t)} and exchange hands with it"
-        elif ch == EEL:
+        elif ch == T.EEL:
             text = "every other player chooses: be stunned or discard its hand"
-        elif ch == GROGUS:
+        elif ch == T.GROGUS:
             at = f" at {self.s(t)}" if t >= 0 else ""
             text = f"plays {card(o)} from the discard pile{at} (as if alive)"
-            eff = _Effect(v, card(o), o, t, -1, K_PLAY, depth=1)  # its option is not logged
-        elif ch == WHALE:
+            eff = _Effect(v, card(o), o, t, -1, pol.K_PLAY, depth=1)  # its option is not logged
+        elif ch == T.WHALE:
             text = f"exchange character cards with {self.s(t)}"
-        elif ch == SQUIRREL:
+        elif ch == T.SQUIRREL:
             text = "search the deck and the discard pile for the Rod, then look at a character"
-        elif ch == ALLIGATOR:
+        elif ch == T.ALLIGATOR:
             text = "search the deck and the discard pile for the Treasure Map and play it"
-            self.play_next[(v, TREASURE_MAP)] = src
+            self.play_next[(v, T.TREASURE_MAP)] = src
         else:
             text = f"target {self.s(t)}"
         self.begin(eff)
-        if ch == CRAYFISH or (ch in _WEAPON and o == HARPOON):
+        if ch == T.CRAYFISH or (ch in _WEAPON and o == T.HARPOON):
             self.expect_stun = t
         self.say(f"{head} {text}.")
 
-    def vote(self, m: int, t: int, kills: int, stuns: int, result: int, *_: int) -> None:
-        self.effect = _Effect(m, "Mayor Groundhog", -1, t, 0, K_PLAY, depth=1)
+    def ev_vote(self, m: int, t: int, kills: int, stuns: int, result: int, *_: int) -> None:
+        self.effect = _Effect(m, "Mayor Groundhog", -1, t, 0, pol.K_PLAY, depth=1)
         if result == 1:
             self.expect_stun = t
         self.say(
@@ -930,13 +853,13 @@ class _Narrator:
             "(a tie goes the Mayor's way)."
         )
 
-    def eel(self, q: int, choice: int, *_: int) -> None:
+    def ev_eel(self, q: int, choice: int, *_: int) -> None:
         if choice == 0:
             self.say(f"{self.ind(1)}{self.s(q)} chooses to be stunned.")
             self.eel_stun = q
         else:
-            kept = self.hand[q][FEATHER]
-            hand = [card(c) for c in range(NC) if c != FEATHER for _ in range(self.hand[q][c])]
+            kept = self.hand[q][T.FEATHER]
+            hand = [card(c) for c in range(T.NC) if c != T.FEATHER for _ in range(self.hand[q][c])]
             hand += ["?"] * self.unseen[q]
             keep = f" (keeps {_plural(kept, 'Feather')})" if kept else ""
             self.say(
@@ -944,7 +867,7 @@ class _Narrator:
             )
             self.eel_discard = q
 
-    def consent(self, asker: int, asked: int, yes: int, kind: int, *_: int) -> None:
+    def ev_consent(self, asker: int, asked: int, yes: int, kind: int, *_: int) -> None:
         eff = self.effect
         t = eff.target if eff is not None else -1
         if kind == 0:
@@ -958,7 +881,7 @@ class _Narrator:
         else:
             self.say(f"{self.ind()}{self.s(asked)} {'accepts' if yes else 'refuses'} the card.")
 
-    def whale(self, v: int, t: int, ct: int, *_: int) -> None:
+    def ev_whale(self, v: int, t: int, ct: int, *_: int) -> None:
         cv = self.char[v]
         before_v, before_t = self.s(v), self.s(t)
         self.char[v], self.char[t] = ct, cv
@@ -978,51 +901,52 @@ class _Narrator:
             f"{self.ind()}{before_v} exchanges character cards with {before_t}: {more} (ENGINE-13)."
         )
 
-    def side_change(self, p: int, side: int, *_: int) -> None:
+    def ev_side(self, p: int, side: int, *_: int) -> None:
         self.side[p] = side
-        self.possessed[p] = side if side != FAMILY else -1
-        if side == FAMILY:
+        self.possessed[p] = side if side != T.FAMILY else -1
+        if side == T.FAMILY:
             self.say(f"{self.ind()}{self.s(p)} is no longer possessed: back with the Family.")
         else:
             self.say(f"{self.ind()}{self.s(p)} now serves {_SIDE_WORDS[side]} (RM-22).")
 
     # ------------------------------------------------------------ the end
 
-    def end(self, reason: int, turns: int, *_: int) -> None:
+    def ev_end(self, reason: int, turns: int, *_: int) -> None:
         text = {
-            END_FAMILY: "the Family wins: every evil character is dead",
-            END_RAVEN: "the Raven wins: every other living player is possessed",
-            END_HORSEMAN: "the Headless Horseman wins: every other living player is possessed",
-            END_CTHULHU: "Cthulhu Gentleman wins: the last one standing",
-            END_CAP: "the turn cap is reached: no side has won",
+            S.END_FAMILY: "the Family wins: every evil character is dead",
+            S.END_RAVEN: "the Raven wins: every other living player is possessed",
+            S.END_HORSEMAN: "the Headless Horseman wins: every other living player is possessed",
+            S.END_CTHULHU: "Cthulhu Gentleman wins: the last one standing",
+            S.END_CAP: "the turn cap is reached: no side has won",
         }[reason]
         self.say("")
-        self.say(f"End after {turns} turns: {text} (end reason {END_REASONS[reason - 1]}).")
+        self.say(f"End after {turns} turns: {text} (end reason {S.END_REASONS[reason - 1]}).")
 
     def check_final(self) -> None:
+        """The shadow against the engine's final state: every seat's hand, Backpack, character,
+        life, side and position."""
         st = self.final
         for p in range(self.n):
-            hand = [int(x) for x in st.pl[p, S.PL_HAND : S.PL_HAND + NC]]
-            over = [card(c) for c in range(NC) if self.hand[p][c] > hand[c]]
-            if over or sum(hand) != self.size(p):
-                self.problem(
-                    f"seat {p} ends with {sum(hand)} cards, the shadow {self.size(p)}"
-                    + (f" (too many {', '.join(over)})" if over else "")
-                )
-            bp = [int(x) for x in st.pl[p, S.PL_BP : S.PL_BP + NC]]
-            if bp != self.bp[p]:
-                self.problem(f"seat {p}'s Backpack differs from the shadow")
-            if int(st.pl[p, S.PL_CHAR]) != self.char[p]:
-                self.problem(f"seat {p} ends as {char(int(st.pl[p, S.PL_CHAR]))}")
-            if bool(st.pl[p, S.PL_ALIVE]) != self.alive[p]:
-                self.problem(f"seat {p} alive={int(st.pl[p, S.PL_ALIVE])} at the end")
-            if int(st.pl[p, S.PL_SIDE]) != self.side[p]:
-                self.problem(f"seat {p} ends on side {TEAM_NAMES[int(st.pl[p, S.PL_SIDE])]}")
-            if int(st.pl[p, S.PL_POS]) != self.pos[p]:
-                self.problem(f"seat {p} ends at position {int(st.pl[p, S.PL_POS])}")
+            hand = [int(x) for x in st.pl[p, S.PL_HAND : S.PL_HAND + T.NC]]
+            over = [card(c) for c in range(T.NC) if self.hand[p][c] > hand[c]]
+            self.check(
+                not over and sum(hand) == self.size(p),
+                f"seat {p} ends with {sum(hand)} cards, the shadow {self.size(p)}"
+                + (f" (too many {', '.join(over)})" if over else ""),
+            )
+            bp = [int(x) for x in st.pl[p, S.PL_BP : S.PL_BP + T.NC]]
+            self.check(bp == self.bp[p], f"seat {p}'s Backpack differs from the shadow")
+            ch = int(st.pl[p, S.PL_CHAR])
+            self.check(ch == self.char[p], f"seat {p} ends as {char(ch)}")
+            alive = int(st.pl[p, S.PL_ALIVE])
+            self.check(bool(alive) == self.alive[p], f"seat {p} alive={alive} at the end")
+            side = int(st.pl[p, S.PL_SIDE])
+            self.check(side == self.side[p], f"seat {p} ends on side {T.TEAM_NAMES[side]}")
+            pos = int(st.pl[p, S.PL_POS])
+            self.check(pos == self.pos[p], f"seat {p} ends at position {pos}")
 
 
-def _final(compiled: Compiled, logged: Logged) -> list[str]:
+def _final(compiled: T.Compiled, logged: kit.Logged) -> list[str]:
     """Each seat at the end, from the final state: dealt and held character, side, life, kills,
     stuns, score and rank (turns numbered as the Turn lines)."""
     st = logged.state
@@ -1031,7 +955,7 @@ def _final(compiled: Compiled, logged: Logged) -> list[str]:
         pl = st.pl[p]
         dealt, held = int(pl[S.PL_DEALT]), int(pl[S.PL_CHAR])
         chars = f"dealt {char(dealt)}" + (f", ends as {char(held)}" if held != dealt else "")
-        side = TEAM_NAMES[int(pl[S.PL_SIDE])]
+        side = T.TEAM_NAMES[int(pl[S.PL_SIDE])]
         if int(pl[S.PL_POSSESSED]) >= 0:
             side += f" (possessed since turn {int(pl[S.PL_POSS_TURN]) + 1})"
         elif int(pl[S.PL_POSS_TURN]) >= 0:
@@ -1042,7 +966,7 @@ def _final(compiled: Compiled, logged: Logged) -> list[str]:
             life = "alive"
         else:
             cause = int(pl[S.PL_CAUSE])
-            why = DEATH_CAUSES[cause - 1] if cause > 0 else "?"
+            why = T.DEATH_CAUSES[cause - 1] if cause > 0 else "?"
             life = f"dead since turn {int(pl[S.PL_DEATH_TURN]) + 1} ({why})"
         rank = int(logged.rank[p])
         out.append(

@@ -4,7 +4,7 @@ The engine enumerates the legal choices and asks; a policy answers from its own 
 ``State.pl`` (its character, side, hand and Backpack), its row of ``State.kn`` (what it has seen:
 RM-11, RM-13, RM-26, RM-29) and the public state (who is alive, revealed characters, stuns, the
 ring, cards in play, the discard pile, hand sizes). It never reads another seat's hand, character
-or side, nor the deck order (``tests/games/raven_manor/test_knowledge.py`` re-deals all of them and
+or side, nor the deck order (``tests/games/raven_manor/test_policies.py`` re-deals all of them and
 checks that no choice changes).
 
 - ``random``: uniform over the legal choices at every decision, reactions and yes/no questions
@@ -25,104 +25,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from balance.games.raven_manor.state import (
-    G_BAD_SCRIPT,
-    G_CAND,
-    G_DISC,
-    G_GEN,
-    G_INPLAY,
-    G_MISS,
-    G_RING,
-    G_TURN,
-    KN_CHAR,
-    KN_FEATHER,
-    KN_GAVE,
-    KN_GAVE_F,
-    KN_SEEN,
-    PL_CHAR,
-    PL_HAND,
-    PL_KE,
-    PL_POS,
-    PL_POSSESSED,
-    PL_SCRIPT,
-    PL_SIDE,
-    PL_STUNNED,
-    alive,
-    can_part,
-    evil,
-    hand_n,
-    immune,
-    n_players,
-    own_side,
-    possessor,
-)
-from balance.games.raven_manor.tables import (
-    ABANDONED_MINE,
-    AVOID,
-    AXE,
-    BARRICADE,
-    BATHROOM,
-    BOTTLE,
-    BROKEN_BOTTLE,
-    CABIN,
-    CANDLE,
-    CAVE,
-    COAST,
-    COMPASS,
-    CTHULHU,
-    DINING_ROOM,
-    DOC,
-    DODGE,
-    DRINK,
-    EVADE,
-    EXCHANGE,
-    FAMILY,
-    FEATHER,
-    FOREST,
-    GET_OVER_HERE,
-    GUESTROOM,
-    HARPOON,
-    HAYMAKER,
-    KNIFE,
-    LIBRARY,
-    LIFEBUOY,
-    MANOR_PLAN,
-    MOUNTAINS,
-    NC,
-    P_COUNT,
-    PILLOW,
-    POL_BY_SIDE,
-    POL_RANDOM,
-    POL_SCRIPT,
-    RAT_TREACHERY,
-    RIFLE,
-    ROD,
-    ROOM0,
-    ROOM1,
-    SP_EVIL_KIND,
-    SP_FAMILY_KIND,
-    SP_KIND,
-    SP_MULLIGAN,
-    SP_SCRIPT_N,
-    THE_INN,
-    TORCH,
-    TREASURE_MAP,
-    VASE,
-    W_BARRICADE,
-    W_BLUFF,
-    W_CANCEL,
-    W_CYCLE,
-    W_KILL,
-    W_LOOK,
-    W_PILLOW,
-    W_PILLOW_UNKNOWN,
-    W_POSSESS,
-    W_SACRIFICE,
-    W_SEARCH,
-    W_SHIELD,
-    W_STUN,
-    ZAKUS_CAMERA,
-)
+from balance.games.raven_manor import state as S
+from balance.games.raven_manor import tables as T
 from balance.rng import below, uniform
 
 # Action kinds (the engine's candidates: kind, card, target, option). K_FREE: a card an effect
@@ -157,22 +61,29 @@ NEG = -1e18
 def is_random(tb, st, p):
     """Does seat ``p`` play ``random`` (by_side: the policy of the side it is on now, which it
     knows: a possessed Family seat plays for the Raven's side, RM-6)?"""
-    k = tb.seat[p, SP_KIND]
-    if k == POL_BY_SIDE:
-        k = tb.seat[p, SP_FAMILY_KIND] if st.pl[p, PL_SIDE] == FAMILY else tb.seat[p, SP_EVIL_KIND]
-    return k == POL_RANDOM
+    k = tb.seat[p, T.SP_KIND]
+    if k == T.POL_BY_SIDE:
+        k = (
+            tb.seat[p, T.SP_FAMILY_KIND]
+            if st.pl[p, S.PL_SIDE] == T.FAMILY
+            else tb.seat[p, T.SP_EVIL_KIND]
+        )
+    return k == T.POL_RANDOM
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def scripted(tb, st, p, k):
     """Does seat ``p`` have ``k`` scripted values left (tables.with_script; tests)?"""
-    return tb.seat[p, SP_KIND] == POL_SCRIPT and st.pl[p, PL_SCRIPT] + k <= tb.seat[p, SP_SCRIPT_N]
+    return (
+        tb.seat[p, T.SP_KIND] == T.POL_SCRIPT
+        and st.pl[p, S.PL_SCRIPT] + k <= tb.seat[p, T.SP_SCRIPT_N]
+    )
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def next_scripted(tb, st, p):
-    i = st.pl[p, PL_SCRIPT]
-    st.pl[p, PL_SCRIPT] = i + 1
+    i = st.pl[p, S.PL_SCRIPT]
+    st.pl[p, S.PL_SCRIPT] = i + 1
     return np.int64(tb.script[p, i])
 
 
@@ -192,10 +103,10 @@ def noise(st, p):
 @njit(cache=True, _nrt=False, forceinline=False)
 def my_master(st, p):
     """The seat ``p`` knows possessed it (RM-11), -1 none: the last seat that gave it a Feather."""
-    if st.pl[p, PL_POSSESSED] < 0:
+    if st.pl[p, S.PL_POSSESSED] < 0:
         return -1
-    for q in range(n_players(st)):
-        if q != p and st.kn[p, q, KN_GAVE_F] > 0 and possessor(st.kn[p, q, KN_CHAR]):
+    for q in range(S.n_players(st)):
+        if q != p and st.kn[p, q, S.KN_GAVE_F] > 0 and S.possessor(st.kn[p, q, S.KN_CHAR]):
             return q
     return -1
 
@@ -203,18 +114,18 @@ def my_master(st, p):
 @njit(cache=True, _nrt=False, forceinline=False)
 def gave_feather(st, p, q):
     """``p`` has passed ``q`` a Feather in an exchange (so ``q`` is possessed unless immune)."""
-    return st.kn[p, q, KN_GAVE + FEATHER] > 0
+    return st.kn[p, q, S.KN_GAVE + T.FEATHER] > 0
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def known_char(st, p, q):
-    return st.kn[p, q, KN_CHAR]
+    return st.kn[p, q, S.KN_CHAR]
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def feather_seen(st, p, q):
     """Hard evidence: ``p`` saw a Feather in ``q``'s hand, or received one from ``q``."""
-    return st.kn[p, q, KN_FEATHER] > 0 or st.kn[p, q, KN_GAVE_F] > 0
+    return st.kn[p, q, S.KN_FEATHER] > 0 or st.kn[p, q, S.KN_GAVE_F] > 0
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -222,24 +133,24 @@ def enemy(st, p, q):
     """Does ``p`` know for a fact that ``q`` is on another side?"""
     if q == p:
         return False
-    me = st.pl[p, PL_CHAR]
+    me = st.pl[p, S.PL_CHAR]
     ch = known_char(st, p, q)
-    if me == CTHULHU:
+    if me == T.CTHULHU:
         return True  # RM-22 (c): he wins as the last one standing
-    if possessor(me):
-        if ch >= 0 and immune(ch):
+    if S.possessor(me):
+        if ch >= 0 and S.immune(ch):
             return True
         return not gave_feather(st, p, q)
-    if st.pl[p, PL_POSSESSED] >= 0:  # serving a possessor (RM-6)
+    if st.pl[p, S.PL_POSSESSED] >= 0:  # serving a possessor (RM-6)
         if q == my_master(st, p):
             return False
-        if ch >= 0 and (immune(ch) or own_side(ch) == FAMILY) and not feather_seen(st, p, q):
+        if ch >= 0 and (S.immune(ch) or S.own_side(ch) == T.FAMILY) and not feather_seen(st, p, q):
             return True
         return False
     # The Family (Doc included): an evil card seen, or a Feather held by someone not the Doc.
-    if ch >= 0 and evil(ch):
+    if ch >= 0 and S.evil(ch):
         return True
-    if ch == DOC:
+    if ch == T.DOC:
         return False
     return feather_seen(st, p, q)
 
@@ -249,25 +160,25 @@ def trusted(st, p, q):
     """Does ``p`` know ``q`` is on its side?"""
     if q == p:
         return True
-    me = st.pl[p, PL_CHAR]
-    if me == CTHULHU:
+    me = st.pl[p, S.PL_CHAR]
+    if me == T.CTHULHU:
         return False
-    if possessor(me):
+    if S.possessor(me):
         ch = known_char(st, p, q)
-        return gave_feather(st, p, q) and not (ch >= 0 and immune(ch))
-    if st.pl[p, PL_POSSESSED] >= 0:
+        return gave_feather(st, p, q) and not (ch >= 0 and S.immune(ch))
+    if st.pl[p, S.PL_POSSESSED] >= 0:
         return q == my_master(st, p)
     ch = known_char(st, p, q)
-    return ch >= 0 and own_side(ch) == FAMILY and not feather_seen(st, p, q)
+    return ch >= 0 and S.own_side(ch) == T.FAMILY and not feather_seen(st, p, q)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def card_value(tb, st, p, c):
     """How much ``p`` wants card ``c`` in hand."""
     v = tb.values[p, c]
-    if c == FEATHER:
-        return 9.0 if possessor(st.pl[p, PL_CHAR]) else 0.0
-    if c == EXCHANGE and possessor(st.pl[p, PL_CHAR]):
+    if c == T.FEATHER:
+        return 9.0 if S.possessor(st.pl[p, S.PL_CHAR]) else 0.0
+    if c == T.EXCHANGE and S.possessor(st.pl[p, S.PL_CHAR]):
         return v + 3.0
     return v
 
@@ -276,8 +187,8 @@ def card_value(tb, st, p, c):
 def knows_enemy(st, p):
     """How many living players ``p`` knows are enemies."""
     n = np.int64(0)
-    for q in range(n_players(st)):
-        if q != p and alive(st, q) and enemy(st, p, q):
+    for q in range(S.n_players(st)):
+        if q != p and S.alive(st, q) and enemy(st, p, q):
             n += 1
     return n
 
@@ -287,30 +198,30 @@ def knows_enemy(st, p):
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def _kill_value(tb, st, p, t):
-    if not alive(st, t):
+    if not S.alive(st, t):
         return NEG
-    w = tb.weights[p, W_KILL]
-    me = st.pl[p, PL_CHAR]
+    w = tb.weights[p, T.W_KILL]
+    me = st.pl[p, S.PL_CHAR]
     if trusted(st, p, t):
         return -w
     if enemy(st, p, t):
-        if possessor(me):  # the known immune at full weight; the others at half while it
+        if S.possessor(me):  # the known immune at full weight; the others at half while it
             ch = known_char(st, p, t)  # still has Feathers to win them with
-            if (ch >= 0 and immune(ch)) or st.pl[p, PL_HAND + FEATHER] == 0:
+            if (ch >= 0 and S.immune(ch)) or st.pl[p, S.PL_HAND + T.FEATHER] == 0:
                 return w
             return 0.5 * w
         return w
-    if st.pl[p, PL_POSSESSED] >= 0:  # RM-10: for its possessor a dead player is as good as a
+    if st.pl[p, S.PL_POSSESSED] >= 0:  # RM-10: for its possessor a dead player is as good as a
         return 0.5 * w  # possessed one, so any player but its master is worth killing
     return -0.2 * w
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def _stun_value(tb, st, p, t):
-    if trusted(st, p, t) or st.pl[t, PL_STUNNED] != 0:
-        return -tb.weights[p, W_STUN]
+    if trusted(st, p, t) or st.pl[t, S.PL_STUNNED] != 0:
+        return -tb.weights[p, T.W_STUN]
     if enemy(st, p, t):
-        return tb.weights[p, W_STUN] * (1.0 if alive(st, t) else 0.3)
+        return tb.weights[p, T.W_STUN] * (1.0 if S.alive(st, t) else 0.3)
     return -0.1
 
 
@@ -318,18 +229,18 @@ def _stun_value(tb, st, p, t):
 def _look_value(tb, st, p, t):
     """A look at ``t``'s hand: worth the weight for a hand never seen, less the more recently it
     was seen (in rounds of the table), little for a player already known either way."""
-    w = tb.weights[p, W_LOOK]
-    if possessor(st.pl[p, PL_CHAR]):
+    w = tb.weights[p, T.W_LOOK]
+    if S.possessor(st.pl[p, S.PL_CHAR]):
         w *= 0.3
-    seen = st.kn[p, t, KN_SEEN]
+    seen = st.kn[p, t, S.KN_SEEN]
     if seen > 0:
-        rounds = (st.g[G_TURN] + 1 - seen) / (4.0 * n_players(st))
+        rounds = (st.board[S.G_TURN] + 1 - seen) / (4.0 * S.n_players(st))
         w *= min(1.0, rounds)
-    if not alive(st, t):
+    if not S.alive(st, t):
         w *= 0.3
     if enemy(st, p, t) or (t != p and trusted(st, p, t)):
         w *= 0.2
-    elif st.pl[p, PL_KE] > 0:
+    elif st.pl[p, S.PL_KE] > 0:
         w *= 0.5
     return w
 
@@ -339,18 +250,18 @@ def may_find(tb, st, p, c, discard_too):
     """Could a search by ``p`` find card ``c``, from what is public and its own hand? (Copies
     in the config, less those in play, in the discard pile and in its hand; a search of the deck
     that found none since the last reshuffle is public, RM-9.)"""
-    out = tb.params[P_COUNT + c] - st.g[G_INPLAY + c] - st.pl[p, PL_HAND + c]
-    if discard_too and st.g[G_DISC + c] > 0:
+    out = tb.params[T.P_COUNT + c] - st.board[S.B_INPLAY + c] - st.pl[p, S.PL_HAND + c]
+    if discard_too and st.board[S.B_DISC + c] > 0:
         return out > 0
-    out -= st.g[G_DISC + c]
-    if st.g[G_MISS + c] == st.g[G_GEN] + 1:
+    out -= st.board[S.B_DISC + c]
+    if st.board[S.B_MISS + c] == st.board[S.G_GEN] + 1:
         return False
     return out > 0
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def is_weapon(c):
-    return c == AXE or c == KNIFE or c == BROKEN_BOTTLE or c == RIFLE or c == HARPOON
+    return c == T.AXE or c == T.KNIFE or c == T.BROKEN_BOTTLE or c == T.RIFLE or c == T.HARPOON
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -359,8 +270,8 @@ def _want(tb, st, p, c, discard_too):
     0 when it knows the search cannot find it; weapons count double once it knows an enemy."""
     if not may_find(tb, st, p, c, discard_too):
         return -0.01
-    v = tb.weights[p, W_SEARCH] * card_value(tb, st, p, c) / 10.0
-    if is_weapon(c) and st.pl[p, PL_KE] > 0:
+    v = tb.weights[p, T.W_SEARCH] * card_value(tb, st, p, c) / 10.0
+    if is_weapon(c) and st.pl[p, S.PL_KE] > 0:
         v *= 2.0
     return v
 
@@ -368,9 +279,9 @@ def _want(tb, st, p, c, discard_too):
 @njit(cache=True, _nrt=False, forceinline=False)
 def holds_adjacent_weapon(st, p):
     return (
-        st.pl[p, PL_HAND + AXE] > 0
-        or st.pl[p, PL_HAND + KNIFE] > 0
-        or st.pl[p, PL_HAND + BROKEN_BOTTLE] > 0
+        st.pl[p, S.PL_HAND + T.AXE] > 0
+        or st.pl[p, S.PL_HAND + T.KNIFE] > 0
+        or st.pl[p, S.PL_HAND + T.BROKEN_BOTTLE] > 0
     )
 
 
@@ -378,29 +289,29 @@ def holds_adjacent_weapon(st, p):
 def _swap_value(tb, st, p, t):
     """A swap with ``t`` that brings ``p`` next to a living enemy while it holds a weapon for
     adjacent kills."""
-    if not alive(st, p) or not holds_adjacent_weapon(st, p):
+    if not S.alive(st, p) or not holds_adjacent_weapon(st, p):
         return -0.05
-    n = n_players(st)
-    pos = st.pl[t, PL_POS]
+    n = S.n_players(st)
+    pos = st.pl[t, S.PL_POS]
     for d in (-1, 1):
-        q = np.int64(st.g[G_RING + ((pos + d) % n + n) % n])
+        q = np.int64(st.board[S.B_RING + ((pos + d) % n + n) % n])
         if q == p:
             q = t
-        if q != p and alive(st, q) and enemy(st, p, q):
-            return 0.6 * tb.weights[p, W_KILL]
+        if q != p and S.alive(st, q) and enemy(st, p, q):
+            return 0.6 * tb.weights[p, T.W_KILL]
     return -0.05
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def _give_value(tb, st, p, t):
     """A card passed to ``t`` (Exchange, The Inn): the possessor's Feather."""
-    me = st.pl[p, PL_CHAR]
-    if possessor(me) and st.pl[p, PL_HAND + FEATHER] > 0 and alive(st, t):
+    me = st.pl[p, S.PL_CHAR]
+    if S.possessor(me) and st.pl[p, S.PL_HAND + T.FEATHER] > 0 and S.alive(st, t):
         ch = known_char(st, p, t)
-        if not gave_feather(st, p, t) and not (ch >= 0 and immune(ch)):
-            return tb.weights[p, W_POSSESS]
-    if st.pl[p, PL_HAND + PILLOW] > 0 and enemy(st, p, t) and alive(st, t):
-        return tb.weights[p, W_KILL] * tb.weights[p, W_PILLOW] * 0.9
+        if not gave_feather(st, p, t) and not (ch >= 0 and S.immune(ch)):
+            return tb.weights[p, T.W_POSSESS]
+    if st.pl[p, S.PL_HAND + T.PILLOW] > 0 and enemy(st, p, t) and S.alive(st, t):
+        return tb.weights[p, T.W_KILL] * tb.weights[p, T.W_PILLOW] * 0.9
     return 0.02 if trusted(st, p, t) else -0.05
 
 
@@ -410,93 +321,98 @@ def score_action(tb, st, p, kind, c, t, o):
     if kind == K_PASS:
         return -1.0
     if kind == K_CYCLE:
-        if st.pl[p, PL_KE] > 0 and not holds_adjacent_weapon(st, p):
-            return 2.0 * tb.weights[p, W_CYCLE]
-        return tb.weights[p, W_CYCLE]
+        if st.pl[p, S.PL_KE] > 0 and not holds_adjacent_weapon(st, p):
+            return 2.0 * tb.weights[p, T.W_CYCLE]
+        return tb.weights[p, T.W_CYCLE]
     if kind == K_EAGLE:
         return -0.5
     if kind == K_BREAK:
-        fam = st.pl[p, PL_SIDE] == FAMILY
-        return tb.weights[p, W_SEARCH] * 0.5 if fam else -0.3
+        fam = st.pl[p, S.PL_SIDE] == T.FAMILY
+        return tb.weights[p, T.W_SEARCH] * 0.5 if fam else -0.3
     entering = kind == K_PLAY or kind == K_FREE
-    bonus = 0.05 if entering and (ROOM0 <= c < ROOM1 or c >= ABANDONED_MINE) else 0.0
-    if c == AXE or c == KNIFE or c == BROKEN_BOTTLE or c == RIFLE:
+    bonus = 0.05 if entering and (T.ROOM0 <= c < T.ROOM1 or c >= T.ABANDONED_MINE) else 0.0
+    if c == T.AXE or c == T.KNIFE or c == T.BROKEN_BOTTLE or c == T.RIFLE:
         return _kill_value(tb, st, p, t)
-    if c == HARPOON:
+    if c == T.HARPOON:
         return _kill_value(tb, st, p, t) + 0.1
-    if c == MOUNTAINS:
+    if c == T.MOUNTAINS:
         return bonus + 0.9 * _kill_value(tb, st, p, t)
-    if c == FOREST:
+    if c == T.FOREST:
         return bonus + 0.8 * _kill_value(tb, st, p, t)
-    if c == VASE or c == HAYMAKER:
+    if c == T.VASE or c == T.HAYMAKER:
         return _stun_value(tb, st, p, t)
-    if c == BOTTLE:
-        return _stun_value(tb, st, p, t) + _want(tb, st, p, np.int64(BROKEN_BOTTLE), np.int64(0))
-    if c == LIBRARY:
+    if c == T.BOTTLE:
+        return _stun_value(tb, st, p, t) + _want(tb, st, p, np.int64(T.BROKEN_BOTTLE), np.int64(0))
+    if c == T.LIBRARY:
         return bonus + _look_value(tb, st, p, t)
-    if c == GET_OVER_HERE:
+    if c == T.GET_OVER_HERE:
         return _look_value(tb, st, p, t) if o == 1 else _swap_value(tb, st, p, t)
-    if c == ZAKUS_CAMERA or c == DRINK:
-        if c == ZAKUS_CAMERA and o == 0:
+    if c == T.ZAKUS_CAMERA or c == T.DRINK:
+        if c == T.ZAKUS_CAMERA and o == 0:
             if known_char(st, p, t) >= 0:
                 return -0.1
-            return 1.2 * tb.weights[p, W_LOOK] * (1.0 if alive(st, t) else 0.4)
+            return 1.2 * tb.weights[p, T.W_LOOK] * (1.0 if S.alive(st, t) else 0.4)
         return _look_value(tb, st, p, t) + (0.2 if enemy(st, p, t) else -0.1)
-    if c == EXCHANGE:
+    if c == T.EXCHANGE:
         return _give_value(tb, st, p, t)
-    if c == THE_INN:
+    if c == T.THE_INN:
         return bonus + 0.9 * _give_value(tb, st, p, t)
-    if c == DINING_ROOM:
+    if c == T.DINING_ROOM:
         return bonus + (_give_value(tb, st, p, t) if o == 0 else _swap_value(tb, st, p, t))
-    if c == CAVE:
-        return bonus + (0.5 * tb.weights[p, W_LOOK] if enemy(st, p, t) else -0.02)
-    if c == BARRICADE:
-        return tb.weights[p, W_BARRICADE] if st.pl[p, PL_SIDE] != FAMILY else -0.5
-    if c == TREASURE_MAP:
+    if c == T.CAVE:
+        return bonus + (0.5 * tb.weights[p, T.W_LOOK] if enemy(st, p, t) else -0.02)
+    if c == T.BARRICADE:
+        return tb.weights[p, T.W_BARRICADE] if st.pl[p, S.PL_SIDE] != T.FAMILY else -0.5
+    if c == T.TREASURE_MAP:
         return _want(tb, st, p, o, np.int64(1))
-    if c == CANDLE or c == TORCH:
-        return 0.8 * tb.weights[p, W_SEARCH]
-    if c == ABANDONED_MINE:
-        return bonus + 1.2 * tb.weights[p, W_SEARCH]
-    if c == MANOR_PLAN or c == COMPASS:
-        return 0.6 * tb.weights[p, W_SEARCH]
-    if c == COAST:
-        return bonus + _want(tb, st, p, np.int64(TREASURE_MAP), np.int64(0))
-    if c == BATHROOM:
-        return bonus + 0.7 * tb.weights[p, W_CYCLE]
-    if c == GUESTROOM:
+    if c == T.CANDLE or c == T.TORCH:
+        return 0.8 * tb.weights[p, T.W_SEARCH]
+    if c == T.ABANDONED_MINE:
+        return bonus + 1.2 * tb.weights[p, T.W_SEARCH]
+    if c == T.MANOR_PLAN or c == T.COMPASS:
+        return 0.6 * tb.weights[p, T.W_SEARCH]
+    if c == T.COAST:
+        return bonus + _want(tb, st, p, np.int64(T.TREASURE_MAP), np.int64(0))
+    if c == T.BATHROOM:
+        return bonus + 0.7 * tb.weights[p, T.W_CYCLE]
+    if c == T.GUESTROOM:
         return bonus + (
-            _want(tb, st, p, np.int64(PILLOW), np.int64(0))
+            _want(tb, st, p, np.int64(T.PILLOW), np.int64(0))
             if o == 0
-            else 0.5 * tb.weights[p, W_CYCLE]
+            else 0.5 * tb.weights[p, T.W_CYCLE]
         )
-    if c == CABIN:
+    if c == T.CABIN:
         return bonus + _want(tb, st, p, o, np.int64(1))
-    if ROOM0 <= c < ROOM1:  # the search Rooms: o is the card
+    if T.ROOM0 <= c < T.ROOM1:  # the search Rooms: o is the card
         return bonus + _want(tb, st, p, o, np.int64(0))
     return 0.05  # Backpack
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def choose_action(tb, st, p, n):
-    """Index of the chosen candidate among the ``n`` in ``g[G_CAND:]``."""
+    """Index of the chosen candidate among the ``n`` in ``g[B_CAND:]``."""
     if scripted(tb, st, p, np.int64(4)):
         w0 = next_scripted(tb, st, p)
         w1 = next_scripted(tb, st, p)
         w2 = next_scripted(tb, st, p)
         w3 = next_scripted(tb, st, p)
         for i in range(n):
-            b = G_CAND + 4 * i
-            if st.g[b] == w0 and st.g[b + 1] == w1 and st.g[b + 2] == w2 and st.g[b + 3] == w3:
+            b = S.B_CAND + 4 * i
+            if (
+                st.board[b] == w0
+                and st.board[b + 1] == w1
+                and st.board[b + 2] == w2
+                and st.board[b + 3] == w3
+            ):
                 return i
-        st.g[G_BAD_SCRIPT] = 1
+        st.board[S.G_BAD_SCRIPT] = 1
     if is_random(tb, st, p):
         return below(st.rng[2 + p], n)
-    st.pl[p, PL_KE] = knows_enemy(st, p)  # read by the scores below, computed once
+    st.pl[p, S.PL_KE] = knows_enemy(st, p)  # read by the scores below, computed once
     best, best_v = 0, NEG
     for i in range(n):
-        b = G_CAND + 4 * i
-        v = score_action(tb, st, p, st.g[b], st.g[b + 1], st.g[b + 2], st.g[b + 3])
+        b = S.B_CAND + 4 * i
+        v = score_action(tb, st, p, st.board[b], st.board[b + 1], st.board[b + 2], st.board[b + 3])
         v += noise(st, p)
         if v > best_v:
             best, best_v = i, v
@@ -510,8 +426,8 @@ def choose_action(tb, st, p, n):
 def lowest_card(tb, st, p):
     """The free card of ``p``'s hand it values least (-1 none)."""
     best, best_v = -1, NEG
-    for c in range(NC):
-        if can_part(st, p, c):
+    for c in range(T.NC):
+        if S.can_part(st, p, c):
             v = -card_value(tb, st, p, c) + noise(st, p)
             if v > best_v:
                 best, best_v = c, v
@@ -521,15 +437,15 @@ def lowest_card(tb, st, p):
 @njit(cache=True, _nrt=False, forceinline=False)
 def random_free_card(st, p):
     n = np.int64(0)
-    for c in range(NC):
-        if can_part(st, p, c):
-            n += st.pl[p, PL_HAND + c]
+    for c in range(T.NC):
+        if S.can_part(st, p, c):
+            n += st.pl[p, S.PL_HAND + c]
     if n == 0:
         return -1
     k = below(st.rng[2 + p], n)
-    for c in range(NC):
-        if can_part(st, p, c):
-            k -= st.pl[p, PL_HAND + c]
+    for c in range(T.NC):
+        if S.can_part(st, p, c):
+            k -= st.pl[p, S.PL_HAND + c]
             if k < 0:
                 return c
     return -1
@@ -540,9 +456,9 @@ def choose_discard(tb, st, p):
     """A card ``p`` discards (to 4, to cycle, for Guestroom); ``p`` has a free card."""
     if scripted(tb, st, p, np.int64(1)):
         c = next_scripted(tb, st, p)
-        if c < 0 or can_part(st, p, c):
+        if c < 0 or S.can_part(st, p, c):
             return c
-        st.g[G_BAD_SCRIPT] = 1
+        st.board[S.G_BAD_SCRIPT] = 1
     if is_random(tb, st, p):
         return random_free_card(st, p)
     return lowest_card(tb, st, p)
@@ -553,9 +469,9 @@ def choose_bathroom(tb, st, p, done):
     """Bathroom: the next card to discard, or -1 to stop (``done`` discarded so far)."""
     if scripted(tb, st, p, np.int64(1)):
         c = next_scripted(tb, st, p)
-        if c < 0 or can_part(st, p, c):
+        if c < 0 or S.can_part(st, p, c):
             return c
-        st.g[G_BAD_SCRIPT] = 1
+        st.board[S.G_BAD_SCRIPT] = 1
     if is_random(tb, st, p):
         if coin(st, p):
             return -1
@@ -571,25 +487,30 @@ def choose_give(tb, st, p, q):
     """The card ``p`` passes to ``q`` in an exchange (RM-16: before seeing ``q``'s)."""
     if scripted(tb, st, p, np.int64(1)):
         c = next_scripted(tb, st, p)
-        if c < 0 or can_part(st, p, c):
+        if c < 0 or S.can_part(st, p, c):
             return c
-        st.g[G_BAD_SCRIPT] = 1
+        st.board[S.G_BAD_SCRIPT] = 1
     if is_random(tb, st, p):
         return random_free_card(st, p)
-    me = st.pl[p, PL_CHAR]
-    if possessor(me) and st.pl[p, PL_HAND + FEATHER] > 0 and alive(st, q):
+    me = st.pl[p, S.PL_CHAR]
+    if S.possessor(me) and st.pl[p, S.PL_HAND + T.FEATHER] > 0 and S.alive(st, q):
         ch = known_char(st, p, q)
-        if not gave_feather(st, p, q) and not (ch >= 0 and immune(ch)):
-            if tb.weights[p, W_POSSESS] > 0:
-                return FEATHER
-    if st.pl[p, PL_HAND + PILLOW] > 0 and alive(st, q) and enemy(st, p, q):
-        return PILLOW
+        if not gave_feather(st, p, q) and not (ch >= 0 and S.immune(ch)):
+            if tb.weights[p, T.W_POSSESS] > 0:
+                return T.FEATHER
+    if st.pl[p, S.PL_HAND + T.PILLOW] > 0 and S.alive(st, q) and enemy(st, p, q):
+        return T.PILLOW
     c = lowest_card(tb, st, p)
-    if c == FEATHER and possessor(me) and st.pl[p, PL_HAND + FEATHER] == 1 and hand_n(st, p) > 1:
+    if (
+        c == T.FEATHER
+        and S.possessor(me)
+        and st.pl[p, S.PL_HAND + T.FEATHER] == 1
+        and S.hand_n(st, p) > 1
+    ):
         # keep the last Feather for a player it wants, unless it has nothing else
         best, best_v = -1, NEG
-        for k in range(NC):
-            if k != FEATHER and can_part(st, p, k):
+        for k in range(T.NC):
+            if k != T.FEATHER and S.can_part(st, p, k):
                 v = -card_value(tb, st, p, k)
                 if v > best_v:
                     best, best_v = k, v
@@ -610,7 +531,7 @@ def choose_pick(tb, st, p, cards, n, purpose):
         for i in range(n):
             if cards[i] == c:
                 return i
-        st.g[G_BAD_SCRIPT] = 1
+        st.board[S.G_BAD_SCRIPT] = 1
     if is_random(tb, st, p):
         k = below(st.rng[2 + p], n + 1 if optional else n)
         return -1 if k == n else k
@@ -619,9 +540,9 @@ def choose_pick(tb, st, p, cards, n, purpose):
         c = cards[i]
         v = card_value(tb, st, p, c)
         if purpose == PK_STORE:
-            v = 1.0 if c == FEATHER and possessor(st.pl[p, PL_CHAR]) else -1.0
+            v = 1.0 if c == T.FEATHER and S.possessor(st.pl[p, S.PL_CHAR]) else -1.0
         elif purpose == PK_TAKE:
-            v = 1.0 if c == FEATHER and st.pl[p, PL_HAND + FEATHER] == 0 else v - 5.0
+            v = 1.0 if c == T.FEATHER and st.pl[p, S.PL_HAND + T.FEATHER] == 0 else v - 5.0
         elif purpose == PK_DRINK:  # the target's card to throw away: its best
             v = card_value(tb, st, p, c)
         v += noise(st, p)
@@ -642,29 +563,29 @@ def choose_yes(tb, st, p, q, what):
     rng = st.rng[2 + p]
     if what == Y_MULLIGAN:
         good = 0
-        for c in range(NC):
+        for c in range(T.NC):
             if card_value(tb, st, p, c) >= 5.0:
-                good += st.pl[p, PL_HAND + c]
-        return good < tb.seat[p, SP_MULLIGAN]
+                good += st.pl[p, S.PL_HAND + c]
+        return good < tb.seat[p, T.SP_MULLIGAN]
     if what == Y_BLUFF:
-        return uniform(rng) < tb.weights[p, W_BLUFF]
+        return uniform(rng) < tb.weights[p, T.W_BLUFF]
     if what == Y_PILLOW:
-        if trusted(st, p, q) or not alive(st, q):
+        if trusted(st, p, q) or not S.alive(st, q):
             return False
         if enemy(st, p, q):
-            return uniform(rng) < tb.weights[p, W_PILLOW]
-        return uniform(rng) < tb.weights[p, W_PILLOW_UNKNOWN]
+            return uniform(rng) < tb.weights[p, T.W_PILLOW]
+        return uniform(rng) < tb.weights[p, T.W_PILLOW_UNKNOWN]
     if what == Y_FOREST:
         return enemy(st, p, q)
     if what == Y_INN:
-        return trusted(st, p, q) or possessor(st.pl[p, PL_CHAR])
+        return trusted(st, p, q) or S.possessor(st.pl[p, S.PL_CHAR])
     if what == Y_SACRIFICE:
-        return trusted(st, p, q) and uniform(rng) < tb.weights[p, W_SACRIFICE]
+        return trusted(st, p, q) and uniform(rng) < tb.weights[p, T.W_SACRIFICE]
     if what == Y_EEL_STUN:
         v = 0.0
-        for c in range(NC):
-            v += st.pl[p, PL_HAND + c] * card_value(tb, st, p, c)
-        return v >= 4.0 * hand_n(st, p)
+        for c in range(T.NC):
+            v += st.pl[p, S.PL_HAND + c] * card_value(tb, st, p, c)
+        return v >= 4.0 * S.hand_n(st, p)
     if what == Y_VOTE_KILL:
         return enemy(st, p, q)
     if what == Y_BP_TAKE:
@@ -672,7 +593,7 @@ def choose_yes(tb, st, p, q, what):
     if what == Y_MOUNTAIN_EVADE:
         return enemy(st, p, q)
     if what == Y_ANGLER_LOOK:
-        return known_char(st, p, q) < 0 or hand_n(st, q) == 0
+        return known_char(st, p, q) < 0 or S.hand_n(st, q) == 0
     return False
 
 
@@ -683,7 +604,7 @@ def choose_target(tb, st, p, purpose, mask, n):
         q = next_scripted(tb, st, p)
         if 0 <= q < n and mask[q]:
             return q
-        st.g[G_BAD_SCRIPT] = 1
+        st.board[S.G_BAD_SCRIPT] = 1
     if is_random(tb, st, p):
         m = np.int64(0)
         for q in range(n):
@@ -695,7 +616,7 @@ def choose_target(tb, st, p, purpose, mask, n):
                     return q
                 k -= 1
         return -1
-    st.pl[p, PL_KE] = knows_enemy(st, p)
+    st.pl[p, S.PL_KE] = knows_enemy(st, p)
     best, best_v = -1, NEG
     for q in range(n):
         if not mask[q]:
@@ -706,11 +627,11 @@ def choose_target(tb, st, p, purpose, mask, n):
             v = _stun_value(tb, st, p, q)
         elif purpose == T_LOOK_CHAR:
             v = 1.0 if known_char(st, p, q) < 0 else 0.0
-            v += 0.5 if alive(st, q) else 0.0
+            v += 0.5 if S.alive(st, q) else 0.0
         elif purpose == T_WHALE:  # take a living enemy's place, never an evil card's
             ch = known_char(st, p, q)
-            v = 1.0 if enemy(st, p, q) and alive(st, q) and not (ch >= 0 and evil(ch)) else 0.0
-            if not alive(st, q):
+            v = 1.0 if enemy(st, p, q) and S.alive(st, q) and not (ch >= 0 and S.evil(ch)) else 0.0
+            if not S.alive(st, q):
                 v = 0.5
         else:  # looks and reveals: the least known living player
             v = _look_value(tb, st, p, q) + (0.3 if enemy(st, p, q) else 0.0)
@@ -735,7 +656,7 @@ def choose_reaction(tb, st, r, opts, n_opts, stack, lvl, protects):
         for i in range(n_opts):
             if opts[i] == c:
                 return c
-        st.g[G_BAD_SCRIPT] = 1
+        st.board[S.G_BAD_SCRIPT] = 1
     if is_random(tb, st, r):
         k = below(st.rng[2 + r], n_opts + 1)
         return -1 if k == n_opts else opts[k]
@@ -746,17 +667,17 @@ def choose_reaction(tb, st, r, opts, n_opts, stack, lvl, protects):
     for i in range(n_opts):
         c = opts[i]
         v = NEG
-        if c == EVADE or c == DODGE or c == AVOID:
-            v = tb.weights[r, W_SHIELD]
-            if c == AVOID and not enemy(st, r, owner) and trusted(st, r, owner):
+        if c == T.EVADE or c == T.DODGE or c == T.AVOID:
+            v = tb.weights[r, T.W_SHIELD]
+            if c == T.AVOID and not enemy(st, r, owner) and trusted(st, r, owner):
                 v = -1.0
-            if c == AVOID and possessor(st.pl[r, PL_CHAR]) and not enemy(st, r, owner):
+            if c == T.AVOID and S.possessor(st.pl[r, S.PL_CHAR]) and not enemy(st, r, owner):
                 v = -1.0
-        elif c == LIFEBUOY:
-            v = tb.weights[r, W_SHIELD] if trusted(st, r, protects) else -1.0
+        elif c == T.LIFEBUOY:
+            v = tb.weights[r, T.W_SHIELD] if trusted(st, r, protects) else -1.0
         else:  # Rod, Rat Treachery: cancel the card answered
             v = _cancel_value(tb, st, r, card, owner, target, lvl)
-            if c == RAT_TREACHERY:
+            if c == T.RAT_TREACHERY:
                 v = v + 0.05 if v > 0 else v
         if v > best_v:
             best, best_v = c, v
@@ -766,24 +687,24 @@ def choose_reaction(tb, st, r, opts, n_opts, stack, lvl, protects):
 @njit(cache=True, _nrt=False, forceinline=False)
 def _cancel_value(tb, st, r, card, owner, target, lvl):
     """What cancelling ``card`` (played by ``owner`` at ``target``) is worth to ``r``."""
-    w = tb.weights[r, W_CANCEL]
+    w = tb.weights[r, T.W_CANCEL]
     if lvl > 0:
         # A reaction: it protects ``target`` (Evade, Dodge, Avoid, Lifebuoy) or cancels
         # ``target``'s card (Rod, Rat Treachery).
-        if card == ROD or card == RAT_TREACHERY:
+        if card == T.ROD or card == T.RAT_TREACHERY:
             return w if trusted(st, r, target) and target != owner else -1.0
         return w if enemy(st, r, target) else -1.0
     harmful = (
-        card == AXE
-        or card == KNIFE
-        or card == BROKEN_BOTTLE
-        or card == RIFLE
-        or card == HARPOON
-        or card == VASE
-        or card == HAYMAKER
-        or card == BOTTLE
-        or card == MOUNTAINS
-        or card == FOREST
+        card == T.AXE
+        or card == T.KNIFE
+        or card == T.BROKEN_BOTTLE
+        or card == T.RIFLE
+        or card == T.HARPOON
+        or card == T.VASE
+        or card == T.HAYMAKER
+        or card == T.BOTTLE
+        or card == T.MOUNTAINS
+        or card == T.FOREST
     )
     if harmful and target >= 0 and trusted(st, r, target):
         return w

@@ -161,10 +161,9 @@ ADDITIONAL_CHARACTERS = (
 CHARACTER_NAMES = STARTER_CHARACTERS + ADDITIONAL_CHARACTERS
 assert len(CHARACTER_NAMES) == 29
 
-# Sides (RM-22; Chunk.team) and end reasons (plugin.end_reasons), here so that the plugin's
-# registration needs no kernel module (`balance --help` never imports numba).
+# Sides (RM-22; Chunk.team), here so that the plugin's team_names needs no kernel module
+# (`balance --help` never imports numba). The end reasons are state.END_REASONS.
 TEAM_NAMES = ("family", "raven", "horseman", "cthulhu")
-END_REASONS = ("family", "raven", "horseman", "cthulhu", "turn_cap")
 
 RAVEN = "raven"
 MAX_COPIES = 100  # copies of one card in the deck

@@ -2,30 +2,36 @@
 the policies and narrate.
 
 Cards of one type are interchangeable, so every place holds *counts per card type*: a hand is
-``pl[p, PL_HAND + c]``, the discard pile ``g[G_DISC + c]``, the Rooms and Locations in play
-``g[G_INPLAY + c]`` (shared by every player), Barricades ``g[G_BARR + c]`` on them, a Backpack's
-stored cards ``pl[p, PL_BP + c]``, the removed cards ``g[G_REMOVED + c]``; only the draw deck has
-an order (``deck[:g[G_DECK_N]]``, top last). A stunned player's stunning card lies in front of
-them (``PL_STUN_CARD``) and a played Backpack in front of its owner (``PL_BACKPACKS``), so that
-every card is in exactly one place (the conservation invariant test counts them).
+``pl[p, PL_HAND + c]``, the discard pile ``board[B_DISC + c]``, the Rooms and Locations in play
+``board[B_INPLAY + c]`` (shared by every player), Barricades ``board[B_BARR + c]`` on them, a
+Backpack's stored cards ``pl[p, PL_BP + c]``, the removed cards ``board[B_REMOVED + c]``; only the
+draw deck has an order (``deck[:board[G_DECK_N]]``, top last). A stunned player's stunning card
+lies in front of them (``PL_STUN_CARD``) and a played Backpack in front of its owner
+(``PL_BACKPACKS``), so that every card is in exactly one place (the conservation invariant test
+counts them).
 
 ::
 
     pl    int64[MAXP, N_PL]          per seat: character, life, side, stun, ring position,
                                      counts, then hand[NC], backpack[NC], telemetry[N_TELE]
-    g     int64[N_G]                 game scalars, discard[NC], in play[NC], barricades[NC],
-                                     removed[NC], ring[MAXP] (seat at each position), the death
-                                     stack, scratch rows
-    deck  int64[deck size]           card ids, top = deck[g[G_DECK_N] - 1]
+    board int64[N_BOARD]             game scalars G_*, then the pieces B_*: discard[NC],
+                                     in play[NC], barricades[NC], removed[NC], misses[NC],
+                                     ring[MAXP] (seat at each position), the death stack, scratch
+    deck  int64[deck size]           card ids, top = deck[board[G_DECK_N] - 1]
     kn    int64[MAXP, MAXP, N_KN]    kn[q, p]: what seat q knows of seat p (RM-11): its
                                      character (-1 unknown), hard evidence, the cards q saw in
                                      p's hand (and when), what q gave p and received from p
     rng   uint64[2 + MAXP, 1]        0 characters and first player, 1 the deck, 2 + p seat p
     log   int32[rows, 8]             the event log of a replay (0 rows in the batch kernel)
 
-Every integer of the state is int64, like numba's integer literals and loop counters, so that
-each kernel function is compiled for one signature only (a helper called with an int32 from an
-array at one site and an int64 at another would be compiled twice).
+Every integer of the state (and of ``Work``, the scratch of ``engine.play_game`` that
+``alloc_work`` allocates once per block of ``BLOCK_GAMES`` games) is int64, like numba's integer
+literals and loop counters, so that each kernel function is compiled for one signature only (a
+helper called with an int32 from an array at one site and an int64 at another would be compiled
+twice); only the event log is int32 (``_kit.LOG_WIDTH`` columns, as every game's).
+
+``END_REASONS`` (with the ``END_*`` codes the kernels write) and ``EXTRA_COLUMNS`` name the
+values of ``Chunk.end_reason`` and the columns of ``Chunk.extra``.
 
 Policies read only ``pl[p]`` of their own seat, ``kn[p]``, and the public parts of the state
 (who is alive, revealed characters, stuns, the ring, cards in play, the discard pile, hand sizes).
@@ -38,25 +44,11 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from balance.games._kit import Offsets, copy_log, log_event
-from balance.games.raven_manor.tables import (
-    CTHULHU,
-    DOC,
-    FAMILY,
-    FEATHER,
-    HORSEMAN,
-    MAXP,
-    N_TELE,
-    NC,
-    P_DECK_N,
-    RAVEN,
-    S_CTHULHU,
-    S_HORSEMAN,
-    S_RAVEN,
-)
+from balance.games import _kit as kit
+from balance.games.raven_manor import tables as T
 
 # State.pl[p, PL_*]
-_pl = Offsets()
+_pl = kit.Offsets()
 PL_CHAR = _pl(1)  # character card held now (RM-15: Lady Whale swaps them)
 PL_DEALT = _pl(1)  # character dealt (Chunk.role)
 PL_ALIVE = _pl(1)
@@ -81,59 +73,66 @@ PL_FEATHER_DISC = _pl(1)  # Feathers it discarded publicly on drawing (RM-13)
 PL_KE = _pl(1)  # policy scratch: living players it knows are enemies (policies.knows_enemy)
 PL_SCRIPT = _pl(1)  # POL_SCRIPT: scripted values used so far
 PL_EVIL_LOST = _pl(1)  # 1: an evil character that died (RM-22: joins the Family, cannot win)
-PL_HAND = _pl(NC)  # + card: copies in hand
-PL_BP = _pl(NC)  # + card: copies stored in its Backpacks (RM-25)
-PL_TELE = _pl(N_TELE)  # + telemetry column (tables.TE_*)
+PL_HAND = _pl(T.NC)  # + card: copies in hand
+PL_BP = _pl(T.NC)  # + card: copies stored in its Backpacks (RM-25)
+PL_TELE = _pl(T.N_TELE)  # + telemetry column (tables.TE_*)
 N_PL = _pl.end
 
 # State.kn[q, p, KN_*]: what q knows of p.
-_k = Offsets()
+_k = kit.Offsets()
 KN_CHAR = _k(1)  # p's character card as q last saw it, -1 unknown
 KN_FEATHER = _k(1)  # turn + 1 when q last saw a Feather in p's hand, 0 never
 KN_GAVE_F = _k(1)  # p gave q a Feather in an exchange (p possesses: RM-6)
 KN_SEEN = _k(1)  # turn + 1 when q last saw p's whole hand, 0 never
-KN_HAND = _k(NC)  # + card: copies q saw in p's hand then (and gave p since)
-KN_RECV = _k(NC)  # + card: copies q received from p in exchanges
-KN_GAVE = _k(NC)  # + card: copies q gave p in exchanges
+KN_HAND = _k(T.NC)  # + card: copies q saw in p's hand then (and gave p since)
+KN_RECV = _k(T.NC)  # + card: copies q received from p in exchanges
+KN_GAVE = _k(T.NC)  # + card: copies q gave p in exchanges
 N_KN = _k.end
 
-# State.g: game scalars, then the card places, the ring and scratch.
-_g = Offsets()
-G_N = _g(1)  # players
-G_TURN = _g(1)  # turns played so far
-G_ACTIVE = _g(1)
-G_FIRST = _g(1)
-G_END = _g(1)  # tables.END_* (0: playing)
-G_DECK_N = _g(1)
-G_DISC_N = _g(1)
-G_LOG_N = _g(1)
-G_OVER = _g(1)  # 1: the active player's turn ends now (RM-20)
-G_NEXT = _g(1)  # the player who takes the next turn (Rat Treachery), -1: the ring decides
-G_DEATHS_N = _g(1)  # seats on the death stack
-G_DEPTH = _g(1)  # death abilities resolved so far (the queue's head)
-G_BAD_SCRIPT = _g(1)  # a scripted action that was not legal (tests assert 0)
-G_HOLD = _g(1)  # 1 while simultaneous deaths or a random Feather move resolve (end judged after)
-G_GEN = _g(1)  # reshuffles of the discard pile into the deck so far
-N_G_RESET = _g.end  # g[:N_G_RESET] is cleared for every game
-G_LOG_CAP = _g(1)
-G_LOG0 = _g(1)
-G_DISC = _g(NC)  # + card
-G_INPLAY = _g(NC)  # + room or location
-G_BARR = _g(NC)  # + room: Barricades on it (RM-17)
-G_REMOVED = _g(NC)  # + card: removed from the game (Abandoned Mine)
-G_MISS = _g(NC)  # + card: G_GEN + 1 when a search of the deck found none (public: RM-9)
-G_RING = _g(MAXP)  # + position: seat there
-G_DEATHS = _g(MAXP * 4)  # the death stack (seats whose death ability is pending)
-G_RESP = _g(MAXP)  # scratch: a window's responders in the order they are asked
-G_CAND = _g(0)  # + 4 i: candidate actions (kind, card, target, option), then more scratch
-MAX_CAND = 512
-G_TMP = G_CAND + 4 * MAX_CAND  # + i: small scratch (revealed cards, votes, ...)
-N_TMP = 64
-N_G = G_TMP + N_TMP
+MAX_CAND = 512  # candidate actions a decision can have (B_CAND)
+N_TMP = 64  # cells of small scratch (B_TMP)
+
+# State.board: the game's scalars G_*, then its pieces B_* (the card places, the ring) and scratch.
+_b = kit.Offsets()
+G_N = _b(1)  # players
+G_TURN = _b(1)  # turns played so far
+G_ACTIVE = _b(1)
+G_FIRST = _b(1)
+G_END = _b(1)  # END_* (0: playing)
+G_DECK_N = _b(1)
+G_DISC_N = _b(1)
+G_LOG_N = _b(1)
+G_OVER = _b(1)  # 1: the active player's turn ends now (RM-20)
+G_NEXT = _b(1)  # the player who takes the next turn (Rat Treachery), -1: the ring decides
+G_DEATHS_N = _b(1)  # seats on the death stack
+G_DEPTH = _b(1)  # death abilities resolved so far (the queue's head)
+G_BAD_SCRIPT = _b(1)  # a scripted action that was not legal (tests assert 0)
+G_HOLD = _b(1)  # 1 while simultaneous deaths or a random Feather move resolve (end judged after)
+G_GEN = _b(1)  # reshuffles of the discard pile into the deck so far
+N_G_RESET = _b.end  # board[:N_G_RESET] is cleared for every game
+G_LOG_CAP = _b(1)
+G_LOG0 = _b(1)
+B_DISC = _b(T.NC)  # + card
+B_INPLAY = _b(T.NC)  # + room or location
+B_BARR = _b(T.NC)  # + room: Barricades on it (RM-17)
+B_REMOVED = _b(T.NC)  # + card: removed from the game (Abandoned Mine)
+B_MISS = _b(T.NC)  # + card: G_GEN + 1 when a search of the deck found none (public: RM-9)
+B_RING = _b(T.MAXP)  # + position: seat there
+B_DEATHS = _b(T.MAXP * 4)  # the death stack (seats whose death ability is pending)
+B_RESP = _b(T.MAXP)  # scratch: a window's responders in the order they are asked
+B_CAND = _b(4 * MAX_CAND)  # + 4 i: candidate actions (kind, card, target, option)
+B_TMP = _b(N_TMP)  # + i: small scratch (revealed cards, votes, ...)
+N_BOARD = _b.end
 
 BLOCK_GAMES = 64  # games per block of the batch kernel (state allocated once per block)
 
-# Window stack (scratch rows kept beside the candidates in g; see engine.window).
+# End reasons (Chunk.end_reason indexes END_REASONS; board[G_END] holds index + 1, 0 = still
+# playing) and the int32 per-seat columns of Chunk.extra.
+END_REASONS: tuple[str, ...] = ("family", "raven", "horseman", "cthulhu", "turn_cap")
+END_FAMILY, END_RAVEN, END_HORSEMAN, END_CTHULHU, END_CAP = range(1, len(END_REASONS) + 1)
+EXTRA_COLUMNS: tuple[str, ...] = ("alive", "death_turn", "possessed_turn", "kills", "stuns")
+
+# Window stack (Work.stack; see engine.window).
 MAX_STACK = 16
 
 # Log events (narrate.py): code, then up to seven integers.
@@ -180,7 +179,7 @@ class State(NamedTuple):
     """One game in progress (see the layout above)."""
 
     pl: np.ndarray
-    g: np.ndarray
+    board: np.ndarray
     deck: np.ndarray
     kn: np.ndarray
     rng: np.ndarray
@@ -189,43 +188,60 @@ class State(NamedTuple):
 
 @njit(cache=True, forceinline=False)
 def alloc_state(tb, log_cap):
-    g = np.zeros(N_G, np.int64)
-    g[G_LOG_CAP] = log_cap
-    g[G_LOG0] = 0
+    board = np.zeros(N_BOARD, np.int64)
+    board[G_LOG_CAP] = log_cap
+    board[G_LOG0] = 0
     return State(
-        np.zeros((MAXP, N_PL), np.int64),
-        g,
-        np.zeros(max(1, tb.params[P_DECK_N]), np.int64),
-        np.zeros((MAXP, MAXP, N_KN), np.int64),
-        np.zeros((2 + MAXP, 1), np.uint64),
+        np.zeros((T.MAXP, N_PL), np.int64),
+        board,
+        np.zeros(max(1, tb.params[T.P_DECK_N]), np.int64),
+        np.zeros((T.MAXP, T.MAXP, N_KN), np.int64),
+        np.zeros((2 + T.MAXP, 1), np.uint64),
         np.zeros((max(1, log_cap), 8), np.int32),
     )
 
 
+class Work(NamedTuple):
+    """The scratch of ``engine.play_game`` (``alloc_work``), allocated once per block of games."""
+
+    stack: np.ndarray  # int64[MAX_STACK, 5]: window stack rows (card, player, cursor, cancelled,
+    #                    target), engine.window
+    opts: np.ndarray  # int64[8]: the reactions a responder may answer with (engine.window)
+    pick: np.ndarray  # int64[512]: a pick list (cards dealt, revealed or chosen among)
+    mask: np.ndarray  # int64[MAXP]: the seats a death ability may target (engine.target_mask)
+
+
 @njit(cache=True, forceinline=False)
-def alloc_scratch():
-    """Working arrays of engine.play_game: window stack rows (card, player, cursor, cancelled,
-    target) and a pick list."""
-    stack = np.zeros((MAX_STACK, 5), np.int64)
-    pick = np.zeros(512, np.int64)
-    return stack, pick
+def alloc_work(tb):
+    """A ``Work`` for games of the tables ``tb`` (its sizes are the layout's, not the config's)."""
+    return Work(
+        np.zeros((MAX_STACK, 5), np.int64),
+        np.zeros(8, np.int64),
+        np.zeros(512, np.int64),
+        np.zeros(T.MAXP, np.int64),
+    )
+
+
+# balance.games.base.STANDARD_MODULES still asks every state.py for ``alloc_scratch``: the same
+# allocator under its old name until the kit names ``alloc_work`` there.
+alloc_scratch = alloc_work
 
 
 @njit(cache=True, forceinline=False)
 def copy_state(st):
     return State(
-        st.pl.copy(), st.g.copy(), st.deck.copy(), st.kn.copy(), st.rng.copy(), st.log.copy()
+        st.pl.copy(), st.board.copy(), st.deck.copy(), st.kn.copy(), st.rng.copy(), st.log.copy()
     )
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def emit(st, code, a, b, c, d, e, f, h):
     """Log event ``code`` (E_*) with seven integers."""
-    log_event(st.g, st.log, G_LOG_N, G_LOG_CAP, G_LOG0, code, a, b, c, d, e, f, h)
+    kit.log_event(st.board, st.log, G_LOG_N, G_LOG_CAP, G_LOG0, code, a, b, c, d, e, f, h)
 
 
 def log_rows(st: State) -> np.ndarray:
-    return copy_log(st.log, 0, int(st.g[G_LOG_N]))
+    return kit.copy_log(st.log, 0, int(st.board[G_LOG_N]))
 
 
 # ---------------------------------------------------------------- small facts
@@ -238,7 +254,7 @@ def tele(st, p, col, n):
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def n_players(st):
-    return np.int64(st.g[G_N])
+    return np.int64(st.board[G_N])
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -249,37 +265,37 @@ def alive(st, p):
 @njit(cache=True, _nrt=False, forceinline=False)
 def immune(ch):
     """RM-22: characters a Feather cannot possess."""
-    return ch == RAVEN or ch == HORSEMAN or ch == CTHULHU or ch == DOC
+    return ch == T.RAVEN or ch == T.HORSEMAN or ch == T.CTHULHU or ch == T.DOC
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def possessor(ch):
     """RM-6: characters whose Feathers possess (the Raven, the Headless Horseman)."""
-    return ch == RAVEN or ch == HORSEMAN
+    return ch == T.RAVEN or ch == T.HORSEMAN
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def evil(ch):
     """RM-22: the evil characters (the Family wins when all of them are dead)."""
-    return ch == RAVEN or ch == HORSEMAN or ch == CTHULHU
+    return ch == T.RAVEN or ch == T.HORSEMAN or ch == T.CTHULHU
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def own_side(ch):
     """The side a character card is on before any possession."""
-    if ch == RAVEN:
-        return S_RAVEN
-    if ch == HORSEMAN:
-        return S_HORSEMAN
-    if ch == CTHULHU:
-        return S_CTHULHU
-    return FAMILY
+    if ch == T.RAVEN:
+        return T.S_RAVEN
+    if ch == T.HORSEMAN:
+        return T.S_HORSEMAN
+    if ch == T.CTHULHU:
+        return T.S_CTHULHU
+    return T.FAMILY
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def seat_at(st, pos):
     n = n_players(st)
-    return np.int64(st.g[G_RING + (pos % n + n) % n])
+    return np.int64(st.board[B_RING + (pos % n + n) % n])
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -320,7 +336,7 @@ def can_part(st, p, c):
     """May ``p`` choose to give or discard card ``c`` from hand?"""
     if st.pl[p, PL_HAND + c] <= 0:
         return False
-    return c != FEATHER or not keeps_feathers(st, p)
+    return c != T.FEATHER or not keeps_feathers(st, p)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -328,7 +344,7 @@ def free_cards(st, p):
     """Cards of ``p``'s hand it may choose to give or discard."""
     n = hand_n(st, p)
     if keeps_feathers(st, p):
-        n -= st.pl[p, PL_HAND + FEATHER]
+        n -= st.pl[p, PL_HAND + T.FEATHER]
     return n
 
 
@@ -346,8 +362,8 @@ def take_hand(st, p, c):
 
 @njit(cache=True, _nrt=False, inline="always")
 def discard_card(st, c):
-    st.g[G_DISC + c] += 1
-    st.g[G_DISC_N] += 1
+    st.board[B_DISC + c] += 1
+    st.board[G_DISC_N] += 1
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -355,11 +371,11 @@ def show_hand(st, q, p):
     """RM-11: ``q`` sees ``p``'s whole hand (a look, or a hand shown to it)."""
     if q == p:
         return
-    turn1 = st.g[G_TURN] + 1
+    turn1 = st.board[G_TURN] + 1
     st.kn[q, p, KN_SEEN] = turn1
-    for c in range(NC):
+    for c in range(T.NC):
         st.kn[q, p, KN_HAND + c] = st.pl[p, PL_HAND + c]
-    if st.pl[p, PL_HAND + FEATHER] > 0:
+    if st.pl[p, PL_HAND + T.FEATHER] > 0:
         st.kn[q, p, KN_FEATHER] = turn1
 
 
@@ -382,7 +398,7 @@ def reveal_char(st, p):
 @njit(cache=True, _nrt=False, forceinline=False)
 def living_possessor(st, side):
     """The living seat holding the possessor card of ``side`` (S_RAVEN, S_HORSEMAN), -1 none."""
-    ch = RAVEN if side == S_RAVEN else HORSEMAN
+    ch = T.RAVEN if side == T.S_RAVEN else T.HORSEMAN
     for p in range(n_players(st)):
         if st.pl[p, PL_CHAR] == ch and alive(st, p):
             return p
@@ -392,9 +408,9 @@ def living_possessor(st, side):
 @njit(cache=True, _nrt=False, forceinline=False)
 def cards_total(st):
     """Every card of the game, counted over all its places (the conservation invariant)."""
-    n = np.int64(st.g[G_DECK_N]) + st.g[G_DISC_N]
-    for c in range(NC):
-        n += st.g[G_INPLAY + c] + st.g[G_BARR + c] + st.g[G_REMOVED + c]
+    n = np.int64(st.board[G_DECK_N]) + st.board[G_DISC_N]
+    for c in range(T.NC):
+        n += st.board[B_INPLAY + c] + st.board[B_BARR + c] + st.board[B_REMOVED + c]
     for p in range(n_players(st)):
         n += st.pl[p, PL_HAND_N] + st.pl[p, PL_BP_N] + st.pl[p, PL_BACKPACKS]
         if st.pl[p, PL_STUN_CARD] >= 0:
@@ -404,27 +420,25 @@ def cards_total(st):
 
 def card_counts(st: State) -> np.ndarray:
     """Copies of each card type in every place together (int64[NC]; tests)."""
-    n = int(st.g[G_N])
-    out = np.zeros(NC, np.int64)
-    for c in st.deck[: int(st.g[G_DECK_N])]:
+    n = int(st.board[G_N])
+    out = np.zeros(T.NC, np.int64)
+    for c in st.deck[: int(st.board[G_DECK_N])]:
         out[c] += 1
-    out += st.g[G_DISC : G_DISC + NC]
-    out += st.g[G_INPLAY : G_INPLAY + NC]
-    out += st.g[G_BARR : G_BARR + NC]
-    out += st.g[G_REMOVED : G_REMOVED + NC]
+    out += st.board[B_DISC : B_DISC + T.NC]
+    out += st.board[B_INPLAY : B_INPLAY + T.NC]
+    out += st.board[B_BARR : B_BARR + T.NC]
+    out += st.board[B_REMOVED : B_REMOVED + T.NC]
     for p in range(n):
-        out += st.pl[p, PL_HAND : PL_HAND + NC]
-        out += st.pl[p, PL_BP : PL_BP + NC]
-    from balance.games.raven_manor.tables import BACKPACK, BARRICADE
-
+        out += st.pl[p, PL_HAND : PL_HAND + T.NC]
+        out += st.pl[p, PL_BP : PL_BP + T.NC]
     for p in range(n):
-        out[BACKPACK] += st.pl[p, PL_BACKPACKS]
+        out[T.BACKPACK] += st.pl[p, PL_BACKPACKS]
         if st.pl[p, PL_STUN_CARD] >= 0:
             out[st.pl[p, PL_STUN_CARD]] += 1
-    # Barricades lie on Rooms: G_BARR counts them under the Room's id, not the Barricade's.
-    barr = int(st.g[G_BARR : G_BARR + NC].sum())
-    out[BARRICADE] += barr
-    out -= np.bincount(np.repeat(np.arange(NC), st.g[G_BARR : G_BARR + NC]), minlength=NC).astype(
-        np.int64
-    )
+    # Barricades lie on Rooms: B_BARR counts them under the Room's id, not the Barricade's.
+    barr = int(st.board[B_BARR : B_BARR + T.NC].sum())
+    out[T.BARRICADE] += barr
+    out -= np.bincount(
+        np.repeat(np.arange(T.NC), st.board[B_BARR : B_BARR + T.NC]), minlength=T.NC
+    ).astype(np.int64)
     return out

@@ -3,8 +3,8 @@
 Card and character ids are the positions of their names in ``schema.CARD_NAMES`` and
 ``schema.CHARACTER_NAMES``; every count, number and policy weight a designer may change ends up
 here in arrays, never as a constant in kernel code, so a config change never forces a recompile
-(DESIGN.md, Kernels). Integer arrays are int64 (as the state's: state.py) and weights float64, so every config compiles to
-the same numba signature.
+(DESIGN.md, Kernels). Integer arrays are int64 (as the state's: state.py) and weights float64, so
+every config compiles to the same numba signature. ``Compiled.tb`` holds them (the kernels' ``tb``).
 """
 
 from __future__ import annotations
@@ -109,14 +109,12 @@ assert len(ROOM_NAMES) == ROOM1 - ROOM0 and len(LOCATION_NAMES) == LOC1 - LOC0
     WOLF,
 ) = range(NCH)
 
-# Sides (RM-22): Chunk.team values, named by TEAM_NAMES (the schema's, re-exported here beside
-# the codes the kernels write; so are END_REASONS).
-from balance.games.raven_manor.schema import END_REASONS, TEAM_NAMES  # noqa: E402, F401
+# Sides (RM-22): Chunk.team values, named by TEAM_NAMES (the schema's, so that the plugin's
+# team_names needs no numba; re-exported here beside the codes the kernels write). The end
+# reasons are state.py's (END_REASONS and the END_* codes).
+from balance.games.raven_manor.schema import TEAM_NAMES  # noqa: E402, F401
 
 FAMILY, S_RAVEN, S_HORSEMAN, S_CTHULHU = range(4)
-
-# End reasons (plugin.end_reasons order; State G_END holds index + 1, 0 = still playing).
-END_FAMILY, END_RAVEN, END_HORSEMAN, END_CTHULHU, END_CAP = range(1, 6)
 
 # How a seat died (telemetry died__<cause>; State PL_CAUSE holds index + 1).
 DEATH_CAUSES = ("kill", "pillow", "mountains", "sacrifice", "ability", "vote", "eagle", "whale")
@@ -223,9 +221,6 @@ TE_USED = _t((ROOM1 - ROOM0) + (LOC1 - LOC0))  # + room or location: used while 
 TE_DIED = _t(len(DEATH_CAUSES))  # + cause - 1
 N_TELE = _t.end
 
-# Chunk.extra columns (int32 per seat).
-EXTRA_COLUMNS = ("alive", "death_turn", "possessed_turn", "kills", "stuns")
-
 
 def used_index(c: int) -> int:
     """The TE_USED offset of room or location ``c``."""
@@ -256,7 +251,7 @@ class Tables(NamedTuple):
 class Compiled:
     """Kernel tables plus the names needed to label their output."""
 
-    k: Tables
+    tb: Tables
     seat_policies: tuple[str, ...]
     columns: tuple[str, ...]
     players: int
@@ -308,7 +303,7 @@ def compile_tables(config: Any) -> Compiled:
                 weights[p, j] = float(pol.get(w, BASIC_WEIGHTS[j][1]))
             for card, v in (pol.get("values") or {}).items():
                 values[p, CARD_NAMES.index(card)] = float(v)
-    k = Tables(
+    tb = Tables(
         params=params,
         seat=seat,
         weights=weights,
@@ -316,7 +311,7 @@ def compile_tables(config: Any) -> Compiled:
         script=np.zeros((MAXP, MAX_SCRIPT), np.int64),
     )
     return Compiled(
-        k=k, seat_policies=tuple(config.seats), columns=telemetry_names(), players=config.players
+        tb=tb, seat_policies=tuple(config.seats), columns=telemetry_names(), players=config.players
     )
 
 
@@ -324,8 +319,8 @@ def with_script(compiled: Compiled, scripts: dict[int, list[int]]) -> Compiled:
     """A copy of ``compiled`` whose seats in ``scripts`` make the listed decisions, in order, then
     play as ``basic`` (tests). Each decision takes one value (policies.py says which), an action
     four: kind, card, target, option."""
-    seat = compiled.k.seat.copy()
-    script = compiled.k.script.copy()
+    seat = compiled.tb.seat.copy()
+    script = compiled.tb.script.copy()
     for p, values in scripts.items():
         if len(values) > MAX_SCRIPT:
             raise ValueError(f"seat {p}: at most {MAX_SCRIPT} scripted values")
@@ -333,7 +328,7 @@ def with_script(compiled: Compiled, scripts: dict[int, list[int]]) -> Compiled:
         seat[p, SP_SCRIPT_N] = len(values)
         script[p, : len(values)] = values
     return Compiled(
-        k=compiled.k._replace(seat=seat, script=script),
+        tb=compiled.tb._replace(seat=seat, script=script),
         seat_policies=compiled.seat_policies,
         columns=compiled.columns,
         players=compiled.players,

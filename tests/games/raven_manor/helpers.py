@@ -29,23 +29,23 @@ from balance.config import RunConfig, config_from_dict, load_yaml
 from balance.games.raven_manor import engine, state
 from balance.games.raven_manor.policies import K_CYCLE, K_PASS, K_PLAY, K_USE
 from balance.games.raven_manor.state import (
+    B_DISC,
+    B_INPLAY,
+    B_MISS,
+    B_REMOVED,
+    B_RING,
     G_ACTIVE,
     G_BAD_SCRIPT,
     G_DEATHS_N,
     G_DECK_N,
     G_DEPTH,
-    G_DISC,
     G_DISC_N,
     G_END,
     G_FIRST,
     G_GEN,
-    G_INPLAY,
     G_LOG_N,
-    G_MISS,
     G_NEXT,
     G_OVER,
-    G_REMOVED,
-    G_RING,
     G_TURN,
     KN_CHAR,
     KN_GAVE,
@@ -172,9 +172,10 @@ class Scene:
         self.base = base
         self.scripts = {p: list(v) for p, v in (scripts or {}).items()}
         self.c = with_script(base, self.scripts) if self.scripts else base
-        self.tb = self.c.k
-        self.st: State = state.alloc_state(base.k, log_cap)
-        self.stack, self.opts, self.pick, self.mask = engine.alloc_work()
+        self.tb = self.c.tb
+        self.st: State = state.alloc_state(base.tb, log_cap)
+        self.work = state.alloc_work(self.tb)
+        self.stack, self.opts, self.pick, self.mask = self.work
         self.total: int | None = None
 
     # -- state access
@@ -184,8 +185,8 @@ class Scene:
         return self.st.pl
 
     @property
-    def g(self) -> np.ndarray:
-        return self.st.g
+    def board(self) -> np.ndarray:
+        return self.st.board
 
     @property
     def kn(self) -> np.ndarray:
@@ -193,7 +194,7 @@ class Scene:
 
     @property
     def n(self) -> int:
-        return int(self.st.g[state.G_N])
+        return int(self.st.board[state.G_N])
 
     # -- building
 
@@ -209,17 +210,17 @@ class Scene:
         assert k <= self.st.deck.shape[0], "more cards than the deck array holds"
         self.st.deck[:] = 0
         self.st.deck[:k] = list(reversed(top_first))
-        self.g[G_DECK_N] = k
+        self.board[G_DECK_N] = k
 
     def set_discard(self, pile: list[int] | tuple[int, ...]) -> None:
-        self.g[G_DISC : G_DISC + NC] = 0
+        self.board[B_DISC : B_DISC + NC] = 0
         for c in pile:
-            self.g[G_DISC + c] += 1
-        self.g[G_DISC_N] = len(pile)
+            self.board[B_DISC + c] += 1
+        self.board[G_DISC_N] = len(pile)
 
     def put_in_play(self, *places: int) -> None:
         for c in places:
-            self.g[G_INPLAY + c] += 1
+            self.board[B_INPLAY + c] += 1
 
     def set_char(self, p: int, ch: int) -> None:
         self.pl[p, PL_CHAR] = ch
@@ -259,7 +260,7 @@ class Scene:
     def set_ring(self, seats: list[int]) -> None:
         """``seats[i]`` sits at position ``i`` (clockwise)."""
         for pos, p in enumerate(seats):
-            self.g[G_RING + pos] = p
+            self.board[B_RING + pos] = p
             self.pl[p, PL_POS] = pos
 
     # -- running the engine
@@ -272,7 +273,7 @@ class Scene:
         """Seat ``a`` takes one action (``engine.do_action``), then the death abilities it caused
         resolve (``engine.resolve_deaths``)."""
         self._begin()
-        self.g[G_ACTIVE] = a
+        self.board[G_ACTIVE] = a
         engine.do_action(
             self.tb, self.st, a, kind, card, target, option, self.stack, self.opts, self.pick
         )
@@ -285,7 +286,7 @@ class Scene:
 
     def use(self, a: int, place: int, target: int = -1, option: int = 0) -> None:
         """``a`` uses a Room or Location in play."""
-        assert self.g[G_INPLAY + place] > 0, f"{card_name(place)} is not in play"
+        assert self.board[B_INPLAY + place] > 0, f"{card_name(place)} is not in play"
         self.act(a, K_USE, place, target, option)
 
     def cycle(self, a: int) -> None:
@@ -302,11 +303,11 @@ class Scene:
         """One whole turn of ``a`` (``engine.play_turn``), counted as the game loop counts it."""
         self._begin()
         engine.play_turn(self.tb, self.st, a, self.stack, self.opts, self.pick, self.mask)
-        self.g[G_TURN] += 1
+        self.board[G_TURN] += 1
 
     def next_seat(self, a: int) -> int:
         """Who plays after ``a``'s turn (as ``engine.play_game`` decides)."""
-        nxt = int(self.g[G_NEXT])
+        nxt = int(self.board[G_NEXT])
         return nxt if nxt >= 0 else int(state.left(self.st, a))
 
     def kill(self, killer: int, t: int, cause: int = D_KILL) -> bool:
@@ -324,12 +325,12 @@ class Scene:
     def legal(self, a: int) -> set[tuple[int, int, int, int]]:
         """Every legal action of ``a`` now: (kind, card, target, option)."""
         n = int(engine.enum_actions(self.tb, self.st, a))
-        b = state.G_CAND
-        return {tuple(int(x) for x in self.g[b + 4 * i : b + 4 * i + 4]) for i in range(n)}
+        b = state.B_CAND
+        return {tuple(int(x) for x in self.board[b + 4 * i : b + 4 * i + 4]) for i in range(n)}
 
     def check_end(self) -> int:
         engine.check_end(self.st)
-        return int(self.g[G_END])
+        return int(self.board[G_END])
 
     def outcome(self, p: int) -> tuple[int, int]:
         s, r = engine.outcome(self.st, p)
@@ -344,14 +345,14 @@ class Scene:
         return Counter({c: int(k) for c in range(NC) if (k := self.pl[p, PL_BP + c]) > 0})
 
     def discard(self) -> Counter:
-        return Counter({c: int(k) for c in range(NC) if (k := self.g[G_DISC + c]) > 0})
+        return Counter({c: int(k) for c in range(NC) if (k := self.board[B_DISC + c]) > 0})
 
     def deck(self) -> list[int]:
         """The draw deck, top first."""
-        return [int(c) for c in reversed(self.st.deck[: int(self.g[G_DECK_N])])]
+        return [int(c) for c in reversed(self.st.deck[: int(self.board[G_DECK_N])])]
 
     def in_play(self, c: int) -> int:
-        return int(self.g[G_INPLAY + c])
+        return int(self.board[B_INPLAY + c])
 
     def alive(self, p: int) -> bool:
         return bool(self.pl[p, PL_ALIVE])
@@ -378,7 +379,7 @@ class Scene:
         return int(self.pl[p, PL_POS])
 
     def end(self) -> int:
-        return int(self.g[G_END])
+        return int(self.board[G_END])
 
     def rows(self) -> list[tuple[int, ...]]:
         return [tuple(int(x) for x in r) for r in state.log_rows(self.st)]
@@ -395,7 +396,7 @@ class Scene:
 
     def check(self, bad_script: bool = False, all_used: bool = True) -> None:
         """The end of every scenario (module docstring)."""
-        assert int(self.g[G_BAD_SCRIPT]) == int(bad_script), "a scripted decision was not legal"
+        assert int(self.board[G_BAD_SCRIPT]) == int(bad_script), "a scripted decision was not legal"
         if all_used:
             for p, values in self.scripts.items():
                 assert self.script_used(p) == len(values), (
@@ -404,7 +405,7 @@ class Scene:
         if self.total is not None:
             assert int(state.cards_total(self.st)) == self.total, "a card was lost or made"
         assert all(v >= 0 for v in self.discard().values())
-        assert int(self.g[G_DISC_N]) == sum(self.discard().values())
+        assert int(self.board[G_DISC_N]) == sum(self.discard().values())
         for p in range(self.n):
             assert int(self.pl[p, PL_HAND_N]) == sum(self.hand(p).values()), f"seat {p} hand"
             assert int(self.pl[p, PL_BP_N]) == sum(self.backpack(p).values())
@@ -433,25 +434,25 @@ def scene(
     ``p`` knows only its own character. Turn ``TURN``, seat 0 first and active."""
     n = len(chars)
     base = base or manor(n)
-    assert int(base.k.params[P_PLAYERS]) == n
+    assert int(base.tb.params[P_PLAYERS]) == n
     s = Scene(base, scripts, log_cap)
     st = s.st
-    engine.setup(base.k, st, seed, 0, s.pick)  # a real game's arrays (the opening is unscripted)
-    g = st.g
-    g[G_TURN] = TURN
-    g[G_FIRST] = 0
-    g[G_ACTIVE] = 0
-    g[G_END] = 0
-    g[G_OVER] = 0
-    g[G_NEXT] = -1
-    g[G_DEATHS_N] = 0
-    g[G_DEPTH] = 0
-    g[G_BAD_SCRIPT] = 0
-    g[G_GEN] = 0
-    g[G_MISS : G_MISS + NC] = 0
-    g[G_INPLAY : G_INPLAY + NC] = 0
-    g[state.G_BARR : state.G_BARR + NC] = 0
-    g[G_REMOVED : G_REMOVED + NC] = 0
+    engine.setup(base.tb, st, seed, 0, s.pick)  # a real game's arrays (the opening is unscripted)
+    board = st.board
+    board[G_TURN] = TURN
+    board[G_FIRST] = 0
+    board[G_ACTIVE] = 0
+    board[G_END] = 0
+    board[G_OVER] = 0
+    board[G_NEXT] = -1
+    board[G_DEATHS_N] = 0
+    board[G_DEPTH] = 0
+    board[G_BAD_SCRIPT] = 0
+    board[G_GEN] = 0
+    board[B_MISS : B_MISS + NC] = 0
+    board[B_INPLAY : B_INPLAY + NC] = 0
+    board[state.B_BARR : state.B_BARR + NC] = 0
+    board[B_REMOVED : B_REMOVED + NC] = 0
     st.kn[:, :, :] = 0
     st.kn[:, :, KN_CHAR] = -1
     assert st.kn.shape[2] == N_KN
@@ -490,7 +491,7 @@ def scene(
         s.possess_now(p, by)
     for p, values in s.scripts.items():
         assert int(s.tb.seat[p, SP_SCRIPT_N]) == len(values)
-    g[G_LOG_N] = 0
+    board[G_LOG_N] = 0
     return s
 
 

@@ -6,7 +6,7 @@ Python exactly as ``engine.play_game`` drives it (``play_stepwise``):
   type is the config's deck, ``state.cards_total`` its size; every count is >= 0 and every
   ``*_N`` is the sum of its place);
 - every seat is on one side (``PL_SIDE`` in 0..3: the side of its possessor while possessed, else
-  its character's own side), the ring is a permutation (``G_RING`` and ``PL_POS`` agree, RM-12);
+  its character's own side), the ring is a permutation (``B_RING`` and ``PL_POS`` agree, RM-12);
   a possessed player is not immune and holds a Feather (RM-6, RM-22, ENGINE-9);
 - a dead player is revealed to everyone and kills no one (RM-5, RM-14): a seat dead at the start
   of a turn gains no kill in it unless that turn's log shows its own death ability (E_ABILITY);
@@ -47,23 +47,24 @@ from balance.config import config_from_dict, load_yaml
 from balance.games.raven_manor import engine, state
 from balance.games.raven_manor.policies import K_BREAK, K_CYCLE, K_EAGLE, K_PASS, K_PLAY, K_USE
 from balance.games.raven_manor.state import (
+    B_BARR,
+    B_CAND,
+    B_DISC,
+    B_INPLAY,
+    B_REMOVED,
+    B_RING,
     E_ABILITY,
     E_ACTION,
     E_SKIP,
+    END_CAP,
     G_BAD_SCRIPT,
-    G_BARR,
-    G_CAND,
     G_DECK_N,
-    G_DISC,
     G_DISC_N,
     G_END,
     G_FIRST,
-    G_INPLAY,
     G_LOG_N,
     G_N,
     G_NEXT,
-    G_REMOVED,
-    G_RING,
     G_TURN,
     KN_CHAR,
     PL_ALIVE,
@@ -95,7 +96,6 @@ from balance.games.raven_manor.tables import (
     BROKEN_BOTTLE,
     DINING_ROOM,
     EAGLE,
-    END_CAP,
     EXCHANGE,
     FEATHER,
     FOREST,
@@ -176,29 +176,29 @@ def play_stepwise(
     as there). After each turn ``on_turn(st, a, before, rows, ended)``: the state, the seat whose
     turn it was, a copy of the state before the turn, the turn's log rows and whether the turn
     itself ended the game (not the cap)."""
-    tb = c.k
+    tb = c.tb
     st = state.alloc_state(tb, log_cap)
-    stack, opts, pick, mask = engine.alloc_work()
+    stack, opts, pick, mask = state.alloc_work(tb)
     engine.setup(tb, st, seed, game, pick)
     if on_turn is not None:
         check_position(c, st)
-    a = int(st.g[G_FIRST])
+    a = int(st.board[G_FIRST])
     cap = int(tb.params[P_TURN_CAP])
     engine.check_end(st)
-    while st.g[G_END] == 0:
-        st.g[G_LOG_N] = 0
+    while st.board[G_END] == 0:
+        st.board[G_LOG_N] = 0
         before = copy_of(st) if on_turn is not None else st
         engine.play_turn(tb, st, a, stack, opts, pick, mask)
-        assert st.g[G_LOG_N] < log_cap, "the log of one turn overflowed"
-        ended = st.g[G_END] != 0
-        st.g[G_TURN] += 1
-        if not ended and st.g[G_TURN] >= cap:
-            st.g[G_END] = END_CAP
+        assert st.board[G_LOG_N] < log_cap, "the log of one turn overflowed"
+        ended = st.board[G_END] != 0
+        st.board[G_TURN] += 1
+        if not ended and st.board[G_TURN] >= cap:
+            st.board[G_END] = END_CAP
         if on_turn is not None:
             on_turn(st, a, before, state.log_rows(st), ended)
-        if st.g[G_END] != 0:
+        if st.board[G_END] != 0:
             break
-        nxt = int(st.g[G_NEXT])
+        nxt = int(st.board[G_NEXT])
         a = nxt if nxt >= 0 else int(state.left(st, a))
     return st
 
@@ -209,27 +209,29 @@ def play_stepwise(
 def check_position(c: Compiled, st: State) -> None:
     """What holds between any two turns (module docstring: cards, sides, the ring, possession,
     the dead)."""
-    tb = c.k
-    n = int(st.g[G_N])
+    tb = c.tb
+    n = int(st.board[G_N])
     assert n == int(tb.params[P_PLAYERS])
     # every card in one place, none lost or made
     counts = state.card_counts(st)
     np.testing.assert_array_equal(counts, tb.params[P_COUNT : P_COUNT + NC])
     assert int(state.cards_total(st)) == int(tb.params[P_DECK_N])
-    assert 0 <= st.g[G_DECK_N] <= st.deck.shape[0]
-    assert ((st.deck[: int(st.g[G_DECK_N])] >= 0) & (st.deck[: int(st.g[G_DECK_N])] < NC)).all()
-    for at in (G_DISC, G_INPLAY, G_BARR, G_REMOVED):
-        assert (st.g[at : at + NC] >= 0).all()
-    assert st.g[G_DISC_N] == st.g[G_DISC : G_DISC + NC].sum()
-    inplay = st.g[G_INPLAY : G_INPLAY + NC]
-    barr = st.g[G_BARR : G_BARR + NC]
+    assert 0 <= st.board[G_DECK_N] <= st.deck.shape[0]
+    assert (
+        (st.deck[: int(st.board[G_DECK_N])] >= 0) & (st.deck[: int(st.board[G_DECK_N])] < NC)
+    ).all()
+    for at in (B_DISC, B_INPLAY, B_BARR, B_REMOVED):
+        assert (st.board[at : at + NC] >= 0).all()
+    assert st.board[G_DISC_N] == st.board[B_DISC : B_DISC + NC].sum()
+    inplay = st.board[B_INPLAY : B_INPLAY + NC]
+    barr = st.board[B_BARR : B_BARR + NC]
     assert (barr <= inplay).all(), "a Barricade on a Room not in play (RM-17)"
     assert not barr[:ROOM0].any() and not barr[ROOM1:].any(), "Barricades lie on Rooms only"
     places = np.zeros(NC, bool)
     places[ROOM0:ROOM1] = places[LOC0:LOC1] = True
     assert not inplay[~places].any(), "only Rooms and Locations are in play"
     # the ring (RM-12)
-    ring = st.g[G_RING : G_RING + n]
+    ring = st.board[B_RING : B_RING + n]
     assert sorted(ring.tolist()) == list(range(n))
     for p in range(n):
         assert ring[st.pl[p, PL_POS]] == p
@@ -262,24 +264,24 @@ def check_position(c: Compiled, st: State) -> None:
         else:  # RM-5: the dead reveal their character
             assert st.pl[p, PL_REVEALED] == 1, f"dead seat {p} not revealed"
             assert (st.kn[:n, p, KN_CHAR] == ch).all(), f"dead seat {p}'s card not known to all"
-            assert 0 <= st.pl[p, PL_DEATH_TURN] <= st.g[G_TURN]
+            assert 0 <= st.pl[p, PL_DEATH_TURN] <= st.board[G_TURN]
         assert st.kn[p, p, KN_CHAR] == ch, f"seat {p} does not know its own card"
         assert st.pl[p, PL_KILLS] >= 0 and st.pl[p, PL_STUNS] >= 0
         assert (st.pl[p, PL_TELE : PL_TELE + N_TELE] >= 0).all()
-    assert st.g[G_BAD_SCRIPT] == 0
+    assert st.board[G_BAD_SCRIPT] == 0
 
 
 def candidates(c: Compiled, before: State, a: int) -> set[tuple[int, int, int, int]]:
     """``engine.enum_actions`` of ``a`` in (a copy of) ``before``."""
     st = copy_of(before)
-    n = int(engine.enum_actions(c.k, st, a))
-    return {tuple(int(x) for x in st.g[G_CAND + 4 * i : G_CAND + 4 * i + 4]) for i in range(n)}
+    n = int(engine.enum_actions(c.tb, st, a))
+    return {tuple(int(x) for x in st.board[B_CAND + 4 * i : B_CAND + 4 * i + 4]) for i in range(n)}
 
 
 def check_legal(c: Compiled, st: State, a: int, action: tuple[int, int, int, int]) -> None:
     """The action ``a`` took in position ``st`` is legal by the rules (module docstring)."""
     kind, card, t, o = action
-    n = int(st.g[G_N])
+    n = int(st.board[G_N])
     living = bool(st.pl[a, PL_ALIVE])
     what = f"seat {a} {action}"
     if kind in (K_PLAY, K_BREAK):
@@ -288,7 +290,7 @@ def check_legal(c: Compiled, st: State, a: int, action: tuple[int, int, int, int
         assert card != FEATHER, f"{what}: a Feather is not played"
     if kind == K_USE:
         assert ROOM0 <= card < ROOM1 or LOC0 <= card < LOC1, f"{what}: not a place"
-        free = st.g[G_INPLAY + card] - st.g[G_BARR + card]
+        free = st.board[B_INPLAY + card] - st.board[B_BARR + card]
         assert free > 0, f"{what}: not in play or barricaded (RM-17)"
     if kind in (K_PLAY, K_USE):
         if card in KILLS:
@@ -301,29 +303,32 @@ def check_legal(c: Compiled, st: State, a: int, action: tuple[int, int, int, int
         if card in (EXCHANGE, THE_INN) or (card == DINING_ROOM and o == 0):
             assert st.pl[t, PL_STUNNED] == 0, f"{what}: exchange with a stunned player"
         if card == BARRICADE:  # RM-17: on a Room in play, not yet barricaded
-            assert ROOM0 <= t < ROOM1 and st.g[G_INPLAY + t] > st.g[G_BARR + t], what
+            assert ROOM0 <= t < ROOM1 and st.board[B_INPLAY + t] > st.board[B_BARR + t], what
         elif t >= 0:
             assert t < n and t != a, f"{what}: target is not another seat"
     elif kind == K_CYCLE:
-        assert state.free_cards(st, a) >= c.k.params[P_DISCARD_DRAW], f"{what}: RM-4"
+        assert state.free_cards(st, a) >= c.tb.params[P_DISCARD_DRAW], f"{what}: RM-4"
     elif kind == K_EAGLE:
         assert st.pl[a, PL_CHAR] == EAGLE and living and LOC0 <= o < LOC1, f"{what}: RM-27"
     elif kind == K_BREAK:
-        assert card in (AXE, RIFLE) and st.g[G_BARR + t] > 0, f"{what}: RM-17"
+        assert card in (AXE, RIFLE) and st.board[B_BARR + t] > 0, f"{what}: RM-17"
     else:
         assert kind == K_PASS, f"{what}: unknown kind"
 
 
 def hand_ok(c: Compiled, st: State, a: int) -> bool:
     """RM-4 (3), ENGINE-14: ``a``'s hand after its refill."""
-    h = int(c.k.params[P_HAND])
+    h = int(c.tb.params[P_HAND])
     k = int(st.pl[a, PL_HAND_N])
     if k == h:
         return True
     if k > h:  # only the Feathers a possessed player must keep (RM-6)
         return state.keeps_feathers(st, a) and st.pl[a, PL_HAND + FEATHER] == k
     # short: nothing left to draw but Feathers it discards or bluffs away (RM-6, RM-18)
-    left = np.bincount(st.deck[: int(st.g[G_DECK_N])], minlength=NC) + st.g[G_DISC : G_DISC + NC]
+    left = (
+        np.bincount(st.deck[: int(st.board[G_DECK_N])], minlength=NC)
+        + st.board[B_DISC : B_DISC + NC]
+    )
     return int(left.sum() - left[FEATHER]) == 0  # (it may leave its Backpack's cards: RM-25)
 
 
@@ -337,10 +342,10 @@ class Checker:
 
     def __call__(self, st: State, a: int, before: State, rows: np.ndarray, ended: bool) -> None:
         c = self.c
-        n = int(st.g[G_N])
+        n = int(st.board[G_N])
         self.turns.append(a)
         assert not self.ended, "a turn after the end"
-        self.ended = bool(st.g[G_END])
+        self.ended = bool(st.board[G_END])
         check_position(c, st)
         codes = rows[:, 0]
         skipped = bool(before.pl[a, PL_STUNNED] or before.pl[a, PL_SKIP])
@@ -362,13 +367,13 @@ class Checker:
                 assert hand_ok(c, st, a), (
                     f"seat {a} ends its turn with {int(st.pl[a, PL_HAND_N])} cards "
                     f"({st.pl[a, PL_HAND : PL_HAND + NC].nonzero()[0].tolist()}), deck "
-                    f"{int(st.g[G_DECK_N])}, discard {int(st.g[G_DISC_N])}"
+                    f"{int(st.board[G_DECK_N])}, discard {int(st.board[G_DISC_N])}"
                 )
         # RM-14: the dead kill only by their own death ability
         abilities = {int(r[1]) for r in rows if r[0] == E_ABILITY}
         for p in range(n):
             if not before.pl[p, PL_ALIVE] and st.pl[p, PL_KILLS] > before.pl[p, PL_KILLS]:
-                assert p in abilities, f"dead seat {p} killed in turn {int(before.g[G_TURN])}"
+                assert p in abilities, f"dead seat {p} killed in turn {int(before.board[G_TURN])}"
         assert (st.pl[:n, PL_KILLS] >= before.pl[:n, PL_KILLS]).all()
         # the dead stay dead, but for Lady Whale's swap (RM-15)
         for p in range(n):
@@ -382,10 +387,10 @@ def check_game(c: Compiled, seed: int, game: int) -> State:
     """One game played stepwise with every check."""
     checker = Checker(c)
     st = play_stepwise(c, seed, game, checker)
-    cap = int(c.k.params[P_TURN_CAP])
-    assert st.g[G_END] != 0 and len(checker.turns) == st.g[G_TURN] <= cap
-    if st.g[G_END] == END_CAP:
-        assert st.g[G_TURN] == cap
+    cap = int(c.tb.params[P_TURN_CAP])
+    assert st.board[G_END] != 0 and len(checker.turns) == st.board[G_TURN] <= cap
+    if st.board[G_END] == END_CAP:
+        assert st.board[G_TURN] == cap
     return st
 
 
@@ -419,10 +424,10 @@ def test_every_turn_at_any_player_count_keeps_the_invariants(seed, game, seats, 
 @functools.cache
 def compiled_capped(name: str, players: int, seats: tuple[str, ...], cap: int) -> Compiled:
     c = compiled(name, players, seats)
-    params = c.k.params.copy()
+    params = c.tb.params.copy()
     params[P_TURN_CAP] = cap
     return Compiled(
-        k=c.k._replace(params=params),
+        tb=c.tb._replace(params=params),
         seat_policies=c.seat_policies,
         columns=c.columns,
         players=c.players,
@@ -480,10 +485,10 @@ def test_the_batch_kernel_plays_the_stepwise_games():
         chunk = engine.play(c, 5, 0, max(gamelist) + 1)
         for game in gamelist:
             st = play_stepwise(c, 5, game)
-            n = int(st.g[G_N])
+            n = int(st.board[G_N])
             what = f"{name} game {game}"
-            assert int(chunk.turns[game]) == int(st.g[G_TURN]), what
-            assert int(chunk.end_reason[game]) == int(st.g[G_END]) - 1, what
+            assert int(chunk.turns[game]) == int(st.board[G_TURN]), what
+            assert int(chunk.end_reason[game]) == int(st.board[G_END]) - 1, what
             out = [tuple(int(x) for x in engine.outcome(st, p)) for p in range(n)]
             rows = list(zip(chunk.score[game].tolist(), chunk.rank[game].tolist(), strict=True))
             assert rows == out, what

@@ -19,9 +19,11 @@ from typer.testing import CliRunner
 from balance.cli import app
 from balance.config import config_from_dict, load_config, load_yaml
 from balance.games import get as get_game
+from balance.games._kit import Logged
 from balance.games.raven_manor import PLUGIN, narrate, state
 from balance.games.raven_manor.narrate import card, char
 from balance.games.raven_manor.policies import K_PLAY
+from balance.games.raven_manor.state import END_REASONS
 from balance.games.raven_manor.tables import (
     AUNT_CAT,
     AUNT_OWL,
@@ -33,7 +35,6 @@ from balance.games.raven_manor.tables import (
     DODGE,
     DOG_FATHER,
     EEL,
-    END_REASONS,
     EVADE,
     FEATHER,
     HAYMAKER,
@@ -127,6 +128,26 @@ def test_an_unknown_event_code_raises(base):
         narrate.tell(base, logged._replace(log=bad), SEED, 0)
 
 
+def test_a_damaged_log_is_told_with_problems(base):
+    """A log row removed (a card drawn) or altered (a seat's death turned into another's) puts
+    the narrator's shadow out of step with the events or the final state: problems, which the
+    replay prints as WARNING lines, instead of another game told as if nothing were wrong."""
+    game = next(
+        g for g in range(20) if state.E_DEATH in narrate.play_logged(base, SEED, g).log[:, 0]
+    )
+    logged = narrate.play_logged(base, SEED, game)
+    assert narrate.tell(base, logged, SEED, game).problems == []
+    draw = int(np.flatnonzero(logged.log[:, 0] == state.E_DRAW)[0])
+    removed = logged._replace(log=np.delete(logged.log, draw, axis=0))
+    problems = narrate.tell(base, removed, SEED, game).problems
+    assert problems and all(p.startswith(("row ", "seat ")) for p in problems), problems
+    death = int(np.flatnonzero(logged.log[:, 0] == state.E_DEATH)[0])
+    altered = logged.log.copy()
+    altered[death, 1] = (altered[death, 1] + 1) % base.players
+    assert narrate.tell(base, logged._replace(log=altered), SEED, game).problems
+    assert warnings_of(get_game("raven_manor").replay(base, SEED, game).lines) == []
+
+
 def test_opening_hands_are_the_engines(base):
     """The opening hands dealt again hold the opening's cards, no Feather outside the Raven's
     (RM-3), and are the hands the first turns start from (checked by the shadow)."""
@@ -135,7 +156,7 @@ def test_opening_hands_are_the_engines(base):
         logged = narrate.play_logged(base, SEED, game)
         st = logged.state
         assert hands.shape == (base.players, NC)
-        assert (hands.sum(axis=1) == base.k.params[P_OPEN_HAND]).all()
+        assert (hands.sum(axis=1) == base.tb.params[P_OPEN_HAND]).all()
         for p in range(base.players):
             if st.pl[p, state.PL_DEALT] != RAVEN:
                 assert hands[p, FEATHER] == 0
@@ -155,7 +176,7 @@ def test_lines_name_the_characters_the_turns_and_the_end(base, every):
                 assert lines[i + 1 + p] == f"  Seat {p}: {char(dealt)} ({side})"
             turns = [line for line in lines if line.startswith("Turn ")]
             assert len(turns) == logged.turns
-            assert turns[0].startswith(f"Turn 1: seat {int(st.g[state.G_FIRST])} (")
+            assert turns[0].startswith(f"Turn 1: seat {int(st.board[state.G_FIRST])} (")
             ends = [m for line in lines if (m := END_LINE.match(line))]
             assert len(ends) == 1
             assert int(ends[0][1]) == logged.turns
@@ -238,7 +259,7 @@ def told(s, act) -> list[str]:
     act(s)
     deal = [[state.E_DEAL, p, ch, pos, 0, 0, 0, 0] for p, ch, pos, *_ in start]
     log = np.array(deal + [list(r) for r in s.rows()], np.int32)
-    logged = narrate.Logged(log, s.st, np.zeros(n, np.int32), np.zeros(n, np.int32), 0, -1)
+    logged = Logged(log, s.st, np.zeros(n, np.int32), np.zeros(n, np.int32), 0, -1)
     teller = narrate._Narrator(s.c, logged, 0, 0, hands)
     for p, _, _, alive, stunned, possessed in start:
         teller.alive[p], teller.stunned[p] = alive, stunned
@@ -293,7 +314,7 @@ def test_a_failed_eel_fella_stun_is_told_as_failed(build):
         hands={0: [KNIFE], 2: [CANDLE], 3: [VASE], 4: [RIFLE]},
         scripts={2: [1], 3: [1], 4: [0], 0: [0]},
     )
-    s.pl[2, state.PL_SAFE_STUN] = int(s.g[state.G_TURN]) + 1
+    s.pl[2, state.PL_SAFE_STUN] = int(s.board[state.G_TURN]) + 1
     lines = told(s, lambda s: s.play(0, KNIFE, 1))
     assert not s.stunned(2) and s.stunned(3)
     i = lines.index("      Seat 2 (Aunt Owl) chooses to be stunned.")

@@ -34,6 +34,10 @@ from balance.games.raven_manor.state import (
     E_SWAP,
     E_TURN,
     E_XCHG,
+    END_CAP,
+    END_FAMILY,
+    END_HORSEMAN,
+    END_RAVEN,
     G_DECK_N,
     G_DISC_N,
     G_END,
@@ -69,10 +73,6 @@ from balance.games.raven_manor.tables import (
     DODGE,
     DOG_FATHER,
     EEL,
-    END_CAP,
-    END_FAMILY,
-    END_HORSEMAN,
-    END_RAVEN,
     EVADE,
     EXCHANGE,
     FAMILY,
@@ -259,8 +259,8 @@ def test_rm4_draw_reshuffles_the_discard_pile_when_the_deck_is_empty(build):
     s = build(FIVE, hands={0: [CANDLE, CANDLE, CANDLE]}, discard=[KNIFE])
     engine.refill(s.tb, s.st, 0, s.pick)
     assert s.hand(0) == cards(CANDLE, CANDLE, CANDLE, KNIFE)
-    assert s.g[G_DISC_N] == 0 and s.g[G_DECK_N] == 0
-    assert s.g[state.G_GEN] == 1
+    assert s.board[G_DISC_N] == 0 and s.board[G_DECK_N] == 0
+    assert s.board[state.G_GEN] == 1
     s.check()
 
 
@@ -275,12 +275,12 @@ def test_rm1_starter_deck_holds_69_cards_with_nine_feathers():
     from balance.games.raven_manor.schema import CARD_NAMES, STARTER_DECK
 
     c = games.get("raven_manor").compile(load_config(BASE))
-    assert c.k.params[P_DECK_N] == 69
-    assert c.k.params[P_COUNT + FEATHER] == 9
-    assert c.k.params[P_COUNT + CARD_NAMES.index("fathers_study")] == 1
-    st = state.alloc_state(c.k, 0)
-    _, _, pick, _ = engine.alloc_work()
-    engine.setup(c.k, st, 3, 0, pick)
+    assert c.tb.params[P_DECK_N] == 69
+    assert c.tb.params[P_COUNT + FEATHER] == 9
+    assert c.tb.params[P_COUNT + CARD_NAMES.index("fathers_study")] == 1
+    st = state.alloc_state(c.tb, 0)
+    pick = state.alloc_work(c.tb).pick
+    engine.setup(c.tb, st, 3, 0, pick)
     counts = state.card_counts(st)
     assert {CARD_NAMES[i]: int(counts[i]) for i in range(NC) if counts[i]} == STARTER_DECK
 
@@ -300,14 +300,14 @@ def test_rm3_non_raven_redraws_feathers_until_none_the_raven_may_keep_them(build
         scripts={0: [0, 0], 1: [0], 2: [0]},  # the Raven keeps its Feather; nobody mulligans
     )
     s._begin()
-    s.g[G_FIRST] = 0
+    s.board[G_FIRST] = 0
     engine.opening(s.tb, s.st, s.pick)
     assert s.hand(0) == cards(FEATHER, KNIFE, CANDLE, VASE)
     assert s.hand(1) == cards(CANDLE, VASE, AXE, RIFLE)
     assert s.hand(2) == cards(KNIFE, CANDLE, VASE, HAYMAKER)
     assert s.pl[1, PL_FEATHER_DISC] == 3
     assert [e[:3] for e in s.ev(E_OPEN)] == [(0, 0, 0), (1, 3, 0), (2, 0, 0)]
-    assert s.g[G_DISC_N] == 0
+    assert s.board[G_DISC_N] == 0
     assert sorted(s.deck()) == sorted([FEATHER, FEATHER, FEATHER, BOTTLE, BOTTLE])
     s.check()
 
@@ -326,7 +326,7 @@ def test_rm3_rm18_a_mulligan_draws_a_new_hand_once(build):
         scripts={0: [0], 1: [1], 2: [0]},
     )
     s._begin()
-    s.g[G_FIRST] = 0
+    s.board[G_FIRST] = 0
     engine.opening(s.tb, s.st, s.pick)
     assert s.hand(1) == cards(RIFLE, EVADE, DODGE, HAYMAKER)
     assert s.hand(0) == cards(KNIFE, KNIFE, CANDLE, VASE)
@@ -341,23 +341,23 @@ def test_rm2_rm30_every_player_count_deals_distinct_characters_with_the_raven(ma
     them; four cards each, no Feather in a non-Raven's hand, the discards shuffled back, every
     card of the config somewhere; seats in ring order."""
     c = manor(players)
-    st = state.alloc_state(c.k, 0)
-    _, _, pick, _ = engine.alloc_work()
+    st = state.alloc_state(c.tb, 0)
+    pick = state.alloc_work(c.tb).pick
     for seed in range(4):
-        engine.setup(c.k, st, seed, 0, pick)
+        engine.setup(c.tb, st, seed, 0, pick)
         chars = [int(st.pl[p, state.PL_CHAR]) for p in range(players)]
         assert len(set(chars)) == players and RAVEN in chars
         for p in range(players):
             assert st.pl[p, state.PL_HAND_N] == 4
             if chars[p] != RAVEN:  # the Horseman uses only Feathers he receives (RM-6)
                 assert st.pl[p, state.PL_HAND + FEATHER] == 0
-            assert st.pl[p, state.PL_POS] == p and st.g[state.G_RING + p] == p
+            assert st.pl[p, state.PL_POS] == p and st.board[state.B_RING + p] == p
             assert st.pl[p, state.PL_SIDE] == state.own_side(chars[p])
-        assert st.g[G_DISC_N] == 0
+        assert st.board[G_DISC_N] == 0
         assert [int(x) for x in state.card_counts(st)] == [
-            int(c.k.params[P_COUNT + i]) for i in range(NC)
+            int(c.tb.params[P_COUNT + i]) for i in range(NC)
         ]
-        assert 0 <= st.g[G_FIRST] < players
+        assert 0 <= st.board[G_FIRST] < players
 
 
 # ---------------------------------------------------------------- response windows (RM-19)
@@ -432,7 +432,7 @@ def test_rm19_rat_treachery_on_the_rod_restores_the_evade(build):
     ]
     assert s.ev(E_CANCEL) == [(3, ROD, RAT_TREACHERY, 0, 0, 0, 0)]
     assert s.ev(E_KILL_SAVED) == [(1, 0, 0, 0, 0, 0, 0)]
-    assert s.g[G_OVER] == 1 and s.g[G_NEXT] == 4
+    assert s.board[G_OVER] == 1 and s.board[G_NEXT] == 4
     assert s.discard() == cards(KNIFE, EVADE, ROD, RAT_TREACHERY)
     s.check()
 
@@ -542,7 +542,7 @@ def test_engine4_evade_protects_until_the_end_of_the_turn(build):
     assert not s.kill(2, 1)
     assert s.alive(1)
     assert s.ev(E_KILL_SAVED) == [(1, 0, 0, 0, 0, 0, 0)] * 2
-    s.g[G_TURN] += 1
+    s.board[G_TURN] += 1
     assert s.kill(2, 1)
     assert not s.alive(1)
     s.check()
@@ -928,10 +928,9 @@ def test_rm10_engine2_a_capped_game_is_a_draw_shared_by_the_sides_left():
     """RM-10, ENGINE-2: at the turn cap the game ends as a draw: every seat of the Family and of
     an evil side whose character lives ranks 1."""
     c = compile_for(5, rules={"turn_cap": 2}, path=BASE)
-    st = state.alloc_state(c.k, 0)
-    stack, opts, pick, mask = engine.alloc_work()
-    engine.play_game(c.k, st, 1, 0, stack, opts, pick, mask)
-    assert st.g[G_END] == END_CAP and st.g[G_TURN] == 2
+    st = state.alloc_state(c.tb, 0)
+    engine.play_game(c.tb, st, 1, 0, state.alloc_work(c.tb))
+    assert st.board[G_END] == END_CAP and st.board[G_TURN] == 2
     raven_alive = any(
         st.pl[p, state.PL_CHAR] == RAVEN and st.pl[p, state.PL_ALIVE] for p in range(5)
     )
@@ -1086,14 +1085,15 @@ def test_rm6_a_random_take_that_leaves_every_player_possessed_ends_the_game_afte
 
 def test_every_ruling_and_engine_reading_is_cited_by_a_scenario():
     """RULINGS.md RM-1..RM-30 and every ENGINE-n of engine.py's docstring are cited by the name
-    or the docstring of at least one scenario of test_rules, test_cards or test_characters."""
+    or the docstring of at least one scenario of test_rules, test_rules_cards or
+    test_rules_characters."""
     import ast
     import re
     from pathlib import Path
 
     here = Path(__file__).parent
     cited: set[str] = set()
-    for name in ("test_rules.py", "test_cards.py", "test_characters.py"):
+    for name in ("test_rules.py", "test_rules_cards.py", "test_rules_characters.py"):
         for node in ast.walk(ast.parse((here / name).read_text())):
             if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
                 text = f"{node.name} {ast.get_docstring(node) or ''}".lower().replace("_", " ")

@@ -5,6 +5,7 @@ file and the key. No game is played.
 
 The config tests run twice: against ``FakeManor``, a stand-in plugin made of the schema alone
 (so that the config layer is tested apart from the engine), and against the registered plugin.
+What a config compiles to is test_tables.py's.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from balance.cli import app
 from balance.config import ConfigError, load_config, load_yaml, validation_error
 from balance.errors import KeyConflict
 from balance.games.base import Game
-from balance.games.raven_manor import schema, tables
+from balance.games.raven_manor import schema, state, tables
 from balance.games.raven_manor.schema import (
     ADDITIONAL_CARDS,
     CARD_NAMES,
@@ -59,7 +60,7 @@ class FakeManor(Game):
         "by_side": schema.BySidePolicy,
     }
     default_policies = schema.DEFAULT_POLICIES
-    end_reasons = tables.END_REASONS
+    end_reasons = state.END_REASONS
     check_config = staticmethod(check_config)
 
     def layout_problems(self) -> list[str]:
@@ -653,23 +654,7 @@ def test_the_engine_uses_the_schema(plugin):
     assert plugin.policy_kinds == FakeManor.policy_kinds
     assert plugin.default_policies == schema.DEFAULT_POLICIES
     assert (plugin.min_players, plugin.max_players) == (2, 12)  # RM-30
-    assert tuple(plugin.end_reasons) == tables.END_REASONS
-
-
-@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
-def test_every_shipped_config_compiles(fake_manor, path):
-    """tables.compile_tables reads every model attribute it needs (no game is played)."""
-    cfg = load_config(path)
-    k = tables.compile_tables(cfg).k
-    assert k.params[tables.P_PLAYERS] == cfg.players
-    assert k.params[tables.P_DECK_N] == cfg.rules.deck_size()
-    assert k.params[tables.P_POOL_N] == len(cfg.rules.characters.pool)
-    assert k.params[tables.P_POOL] == CHARACTER_NAMES.index("raven")  # always dealt first
-    assert k.params[tables.P_COUNT + CARD_NAMES.index("feather")] == cfg.rules.deck["feather"]
-    basic = [p for p, name in enumerate(cfg.seats) if name == "basic"]
-    if cfg.policies.get("basic", {}).get("values"):
-        basic = []
-    assert (k.weights[basic] == [w[1] for w in tables.BASIC_WEIGHTS]).all()
+    assert tuple(plugin.end_reasons) == state.END_REASONS
 
 
 def test_balance_games_lists_every_card_and_character(fake_manor):

@@ -17,6 +17,9 @@ import pytest
 from balance.games.raven_manor import engine, state
 from balance.games.raven_manor.policies import K_BREAK, K_FREE, K_PASS, K_PLAY, K_USE
 from balance.games.raven_manor.state import (
+    B_BARR,
+    B_MISS,
+    B_REMOVED,
     E_BACKPACK,
     E_BARRICADE,
     E_CANCEL,
@@ -38,11 +41,8 @@ from balance.games.raven_manor.state import (
     E_SWAP,
     E_TAKE,
     E_XCHG,
-    G_BARR,
     G_GEN,
-    G_MISS,
     G_OVER,
-    G_REMOVED,
     KN_CHAR,
     KN_HAND,
     KN_SEEN,
@@ -135,12 +135,12 @@ def test_basement_searches_the_deck_for_the_axe(build):
 
 def test_basement_missing_card_does_as_much_as_possible(build):
     """Basement (RM-9): no Bottle in the deck: nothing found, and the failed search is public
-    until the next reshuffle (G_MISS)."""
+    until the next reshuffle (B_MISS)."""
     s = build(FIVE, deck=[CANDLE, VASE], in_play=(BASEMENT,), discard=[BOTTLE])
     s.use(0, BASEMENT, -1, BOTTLE)
     assert s.hand(0) == cards()
     assert s.ev(E_SEARCH) == [(0, BOTTLE, 0, 0, 0, 0, 0)]
-    assert s.g[G_MISS + BOTTLE] == s.g[G_GEN] + 1
+    assert s.board[B_MISS + BOTTLE] == s.board[G_GEN] + 1
     assert s.discard() == cards(BOTTLE)
     s.check()
 
@@ -530,11 +530,11 @@ def test_rm17_barricade_blocks_a_room_until_an_axe_breaks_it(build):
     s = build(FIVE, hands={0: [BARRICADE], 1: [AXE]}, in_play=(LIBRARY,))
     assert (K_PLAY, BARRICADE, LIBRARY, 0) in s.legal(0)
     s.play(0, BARRICADE, LIBRARY)
-    assert s.g[G_BARR + LIBRARY] == 1
+    assert s.board[B_BARR + LIBRARY] == 1
     assert not any(c == LIBRARY for k, c, t, o in s.legal(1))
     assert (K_BREAK, AXE, LIBRARY, 0) in s.legal(1)
     s.act(1, K_BREAK, AXE, LIBRARY)
-    assert s.g[G_BARR + LIBRARY] == 0
+    assert s.board[B_BARR + LIBRARY] == 0
     assert s.discard() == cards(BARRICADE, AXE)
     assert s.ev(E_BARRICADE) == [(0, LIBRARY, 1, 0, 0, 0, 0), (1, LIBRARY, 0, 0, 0, 0, 0)]
     assert (K_USE, LIBRARY, 2, 0) in s.legal(1)
@@ -544,9 +544,9 @@ def test_rm17_barricade_blocks_a_room_until_an_axe_breaks_it(build):
 
 def test_rm17_a_rifle_breaks_a_barricade_too(build):
     s = build(FIVE, hands={0: [RIFLE]}, in_play=(KITCHEN,))
-    s.g[G_BARR + KITCHEN] = 1  # a Barricade already on the Kitchen
+    s.board[B_BARR + KITCHEN] = 1  # a Barricade already on the Kitchen
     s.act(0, K_BREAK, RIFLE, KITCHEN)
-    assert s.g[G_BARR + KITCHEN] == 0 and s.discard() == cards(RIFLE, BARRICADE)
+    assert s.board[B_BARR + KITCHEN] == 0 and s.discard() == cards(RIFLE, BARRICADE)
     s.check()
 
 
@@ -583,7 +583,7 @@ def test_rm26_drink_cannot_pick_a_feather(build):
     )
     s.play(0, DRINK, 2)
     assert s.hand(2)[FEATHER] == 1
-    s.g[state.G_BAD_SCRIPT] = 0
+    s.board[state.G_BAD_SCRIPT] = 0
     s.play(0, DRINK, 3)
     assert s.hand(3) == cards(FEATHER)
     assert s.discard() == cards(DRINK, DRINK, KNIFE)
@@ -758,7 +758,7 @@ def test_rod_cancels_an_action_card(build):
     assert s.alive(1)
     assert s.ev(E_CANCEL) == [(0, KNIFE, ROD, 0, 0, 0, 0)]
     assert s.discard() == cards(KNIFE, ROD)
-    assert s.g[G_OVER] == 0
+    assert s.board[G_OVER] == 0
     s.check()
 
 
@@ -767,7 +767,7 @@ def test_rat_treachery_cancels_any_card_and_ends_the_turn(build):
     s = build(FIVE, hands={0: [KNIFE], 2: [RAT_TREACHERY]}, scripts={2: [RAT_TREACHERY]})
     s.play(0, KNIFE, 1)
     assert s.alive(1)
-    assert s.g[G_OVER] == 1 and s.next_seat(0) == 2
+    assert s.board[G_OVER] == 1 and s.next_seat(0) == 2
     assert s.discard() == cards(KNIFE, RAT_TREACHERY)
     s.check()
 
@@ -789,7 +789,7 @@ def test_abandoned_mine_reveals_seven_keeps_three_and_leaves_the_game(build):
     assert s.hand(0) == cards(RIFLE, EVADE)
     assert s.discard() == cards(KNIFE, AXE, VASE, DODGE, FEATHER)
     assert s.deck() == [CANDLE]
-    assert s.in_play(ABANDONED_MINE) == 0 and s.g[G_REMOVED + ABANDONED_MINE] == 1
+    assert s.in_play(ABANDONED_MINE) == 0 and s.board[B_REMOVED + ABANDONED_MINE] == 1
     assert s.ev(E_INPLAY) == [
         (0, ABANDONED_MINE, 1, 0, 0, 0, 0),
         (0, ABANDONED_MINE, 0, 0, 0, 0, 0),
@@ -879,7 +879,7 @@ def test_rm24_forest_refused_kills_nobody(build):
     assert s.alive(1)
     assert s.ev(E_CONSENT) == [(0, 2, 0, 0, 0, 0, 0)]
     assert s.pl[2, PL_SKIP] == 0
-    assert s.g[G_OVER] == 1
+    assert s.board[G_OVER] == 1
     s.check()
 
 

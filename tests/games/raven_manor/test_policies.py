@@ -47,7 +47,7 @@ from balance import games
 from balance.config import config_from_dict, load_yaml
 from balance.games.raven_manor import engine, policies, state
 from balance.games.raven_manor.state import (
-    G_CAND,
+    B_CAND,
     G_DECK_N,
     G_END,
     G_FIRST,
@@ -140,22 +140,22 @@ def copy_of(st: State) -> State:
 def position(c: Compiled, seed: int, game: int, turn: int) -> tuple[State, int]:
     """Game ``game`` of run ``seed`` played as ``engine.play_game`` plays it up to the start of
     turn ``turn`` (or of its last turn if it ends sooner): the state and the seat to play."""
-    tb = c.k
+    tb = c.tb
     st = state.alloc_state(tb, 0)
-    stack, opts, pick, mask = engine.alloc_work()
+    stack, opts, pick, mask = state.alloc_work(tb)
     engine.setup(tb, st, seed, game, pick)
-    a = int(st.g[G_FIRST])
+    a = int(st.board[G_FIRST])
     cap = int(tb.params[P_TURN_CAP])
     engine.check_end(st)
-    assert st.g[G_END] == 0
+    assert st.board[G_END] == 0
     last = (copy_of(st), a)
-    while st.g[G_TURN] < turn:
+    while st.board[G_TURN] < turn:
         last = (copy_of(st), a)
         engine.play_turn(tb, st, a, stack, opts, pick, mask)
-        st.g[G_TURN] += 1
-        if st.g[G_END] != 0 or st.g[G_TURN] >= cap:
+        st.board[G_TURN] += 1
+        if st.board[G_END] != 0 or st.board[G_TURN] >= cap:
             return last
-        nxt = int(st.g[G_NEXT])
+        nxt = int(st.board[G_NEXT])
         a = nxt if nxt >= 0 else int(state.left(st, a))
     return st, a
 
@@ -167,7 +167,7 @@ def redeal(st: State, q: int, rng: np.random.Generator, scramble: bool) -> State
     """A copy of ``st`` in which everything ``q`` cannot know is dealt again (module
     docstring)."""
     alt = copy_of(st)
-    n = int(st.g[G_N])
+    n = int(st.board[G_N])
     others = [p for p in range(n) if p != q]
     # characters q does not know, permuted among their seats
     unknown = [p for p in others if st.kn[q, p, KN_CHAR] < 0]
@@ -202,7 +202,7 @@ def redeal(st: State, q: int, rng: np.random.Generator, scramble: bool) -> State
         kept[p] = keep
         pool += np.repeat(np.arange(NC), hand - keep).tolist()
         pool += np.repeat(np.arange(NC), st.pl[p, PL_BP : PL_BP + NC]).tolist()
-    deck_n = int(st.g[G_DECK_N])
+    deck_n = int(st.board[G_DECK_N])
     pool += st.deck[:deck_n].tolist()
     order = [int(x) for x in rng.permutation(len(pool))]
     pool = [pool[i] for i in order]
@@ -242,13 +242,13 @@ Question = tuple[str, Callable[[Any, State], Any]]
 def questions(c: Compiled, st: State, q: int, rng: np.random.Generator) -> list[Question]:
     """Every decision ``q`` could be asked in ``st`` (module docstring), as (label, ask(tb, st))
     pairs; the made-up arguments are drawn once, so both positions get the same."""
-    n = int(st.g[G_N])
+    n = int(st.board[G_N])
     others = [p for p in range(n) if p != q]
     out: list[Question] = []
 
     def action(tb: Any, s: State) -> Any:
         k = int(engine.enum_actions(tb, s, q))
-        cands = s.g[G_CAND : G_CAND + 4 * k].tolist()
+        cands = s.board[B_CAND : B_CAND + 4 * k].tolist()
         return cands, int(policies.choose_action(tb, s, q, k))
 
     out.append(("action", action))
@@ -340,7 +340,7 @@ def leaks(c: Compiled, st: State, alt: State, q: int, rng: np.random.Generator) 
     bad = []
     for label, ask in questions(c, st, q, rng):
         a, b = copy_of(st), copy_of(alt)
-        got_a, got_b = ask(c.k, a), ask(c.k, b)
+        got_a, got_b = ask(c.tb, a), ask(c.tb, b)
         if got_a != got_b or a.rng[2 + q, 0] != b.rng[2 + q, 0]:
             bad.append(f"{label}: {got_a} / re-dealt {got_b}")
     return bad
@@ -364,14 +364,14 @@ def test_no_choice_depends_on_what_the_seat_cannot_know(
 ):
     c = compiled(*lineup)
     st, a = position(c, seed, game, turn)
-    n = int(st.g[G_N])
+    n = int(st.board[G_N])
     q = int(state.seat_at(st, int(st.pl[a, state.PL_POS]) + offset)) if offset else a
     rng = np.random.default_rng(deal)
     alt = redeal(st, q, rng, scramble)
     bad = leaks(c, st, alt, q, np.random.default_rng(deal + 1))
     assert not bad, (
         f"seat {q} of {n} ({c.seat_policies[q]}, character {int(st.pl[q, PL_CHAR])}) at turn "
-        f"{int(st.g[G_TURN])} decides on what it cannot know:\n" + "\n".join(bad[:20])
+        f"{int(st.board[G_TURN])} decides on what it cannot know:\n" + "\n".join(bad[:20])
     )
 
 
@@ -386,7 +386,7 @@ def test_the_redeal_changes_what_the_seat_cannot_know():
         c = compiled(*lineup)
         for game in range(6):
             st, a = position(c, 17, game, 4 + 7 * game)
-            n = int(st.g[G_N])
+            n = int(st.board[G_N])
             alt = redeal(st, a, np.random.default_rng(game), scramble=False)
             total += 1
             others = [p for p in range(n) if p != a]
@@ -396,12 +396,12 @@ def test_the_redeal_changes_what_the_seat_cannot_know():
             ]
             moved_hand += any(hands)
             moved_char += (st.pl[:n, PL_CHAR] != alt.pl[:n, PL_CHAR]).any()
-            deck_n = int(st.g[G_DECK_N])
+            deck_n = int(st.board[G_DECK_N])
             moved_deck += (st.deck[:deck_n] != alt.deck[:deck_n]).any()
             # what the seat knows and the public state are the same
             np.testing.assert_array_equal(st.pl[a], alt.pl[a])
             np.testing.assert_array_equal(st.kn[a], alt.kn[a])
-            np.testing.assert_array_equal(st.g, alt.g)
+            np.testing.assert_array_equal(st.board, alt.board)
             np.testing.assert_array_equal(st.pl[:n, PL_HAND_N], alt.pl[:n, PL_HAND_N])
             np.testing.assert_array_equal(st.pl[:n, PL_BP_N], alt.pl[:n, PL_BP_N])
             np.testing.assert_array_equal(st.pl[:n, PL_ALIVE], alt.pl[:n, PL_ALIVE])

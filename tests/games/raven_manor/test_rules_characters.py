@@ -33,6 +33,10 @@ from balance.games.raven_manor.state import (
     E_VOTE,
     E_WHALE,
     E_XCHG,
+    END_CTHULHU,
+    END_FAMILY,
+    END_HORSEMAN,
+    END_RAVEN,
     G_DEATHS_N,
     KN_CHAR,
     KN_HAND,
@@ -68,10 +72,6 @@ from balance.games.raven_manor.tables import (
     DOG_FATHER,
     EAGLE,
     EEL,
-    END_CTHULHU,
-    END_FAMILY,
-    END_HORSEMAN,
-    END_RAVEN,
     EVADE,
     FAMILY,
     FEATHER,
@@ -179,7 +179,7 @@ def test_starter_without_ability_dies_revealed_with_nothing_to_resolve(build, ch
     s.play(2, RIFLE, 0)
     assert not s.alive(0) and s.pl[0, PL_REVEALED] == 1
     assert s.ev(E_DEATH) == [(0, ch, D_KILL, 2, TURN, 0, 0)]
-    assert s.g[G_DEATHS_N] == 0 and not s.ev(E_ABILITY)
+    assert s.board[G_DEATHS_N] == 0 and not s.ev(E_ABILITY)
     assert all(s.kn[q, 0, KN_CHAR] == ch for q in range(4))
     s.check()
 
@@ -491,7 +491,7 @@ def test_rm27_guardian_eagle_reveals_himself_to_play_a_location_and_counts_as_de
     assert not s.alive(1) and s.cause(1) == D_EAGLE and s.pl[1, PL_REVEALED] == 1
     assert s.in_play(MOUNTAINS) == 1
     assert s.living() == [0, 2, 3, 4]
-    assert s.g[G_DEATHS_N] == 0
+    assert s.board[G_DEATHS_N] == 0
     assert not any(k == K_EAGLE for k, c, t, o in s.legal(1))
     assert s.ev(E_INPLAY) == [(1, MOUNTAINS, 1, 0, 0, 0, 0)]
     s.check()

@@ -15,8 +15,9 @@ final state are read against the rulings, independently of the engine's own book
 - E_POSSESS names only living, non-immune players (RM-6, RM-14, RM-22).
 
 The tests play a few hundred games of every config; ``python -m tests.games.raven_manor.
-test_replay_checks GAMES`` runs the same checks over ``GAMES`` games of each and prints the count
-of violations.
+test_invariants_replay GAMES`` runs the same checks over ``GAMES`` games of each and prints the
+count of violations. (test_invariants.py checks every turn of games driven from Python; these
+checks read the dataset's own games from their logs.)
 """
 
 from __future__ import annotations
@@ -40,6 +41,11 @@ from balance.games.raven_manor.state import (
     E_TURN,
     E_WHALE,
     E_XCHG,
+    END_CAP,
+    END_CTHULHU,
+    END_FAMILY,
+    END_HORSEMAN,
+    END_RAVEN,
     PL_ALIVE,
     PL_CHAR,
     PL_HAND,
@@ -47,11 +53,6 @@ from balance.games.raven_manor.state import (
 )
 from balance.games.raven_manor.tables import (
     CTHULHU,
-    END_CAP,
-    END_CTHULHU,
-    END_FAMILY,
-    END_HORSEMAN,
-    END_RAVEN,
     FEATHER,
     HORSEMAN,
     P_TURN_CAP,
@@ -184,7 +185,7 @@ def check_game(compiled: Compiled, seed: int, game: int) -> list[str]:
     logged = narrate.play_logged(compiled, seed, game)
     n = compiled.players
     st = logged.state
-    cap = int(compiled.k.params[P_TURN_CAP])
+    cap = int(compiled.tb.params[P_TURN_CAP])
     out = check_end(st.pl, n, logged.end_reason + 1, logged.turns, cap)
     out += check_log(logged.log, n)
     return [f"game {game}: {v}" for v in out]
