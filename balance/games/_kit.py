@@ -3,7 +3,7 @@
 For the layouts (plain Python; the offsets are module constants the kernels compile in):
 
 - ``Offsets``: offsets of a row's pieces generated from their widths, declared in order once
-  (``at = Offsets(); G_FIRST = at(1); B_CENTRE = at(MAX_SLOTS); BOARD_W = at.end``), so that
+  (``at = Offsets(); G_FIRST = at(1); B_CENTRE = at(MAX_SLOTS); N_BOARD = at.end``), so that
   adding a piece never means renumbering the ones after it.
 
 Inside the kernels (``@njit``):

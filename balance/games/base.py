@@ -191,8 +191,19 @@ class GamePlugin(Protocol):
 STANDARD_MODULES: dict[str, tuple[str, ...]] = {
     "schema": ("Rules", "DEFAULT_POLICIES"),  # the ``rules:`` and ``policies:`` models
     "tables": ("compile_tables",),  # config -> tables, whose ``.columns`` name the telemetry
-    "state": ("alloc_state", "alloc_scratch", "emit"),  # layout, event codes, pile helpers
-    "engine": ("play", "play_batch", "play_game"),  # rules and the batch kernel
+    # the layout and the vocabulary every game shares (balance/games/_kit.py's docstring)
+    "state": (
+        "BLOCK_GAMES",
+        "State",
+        "alloc_state",
+        "Work",
+        "alloc_work",
+        "emit",
+        "END_REASONS",
+        "EXTRA_COLUMNS",
+    ),
+    # play_game(tb, st, seed, game, work), play_batch(tb, seed, first_game, n_games, out), play
+    "engine": ("play", "play_batch", "play_game"),
     "policies": (),  # the decision functions (only the engine calls them)
     "narrate": ("play_logged", "tell"),  # one game played with its log, and told (_tell.py)
     "variants": ("impact_variants", "report_variants"),

@@ -225,11 +225,6 @@ def alloc_work(tb):
     )
 
 
-# balance/games/base.py's STANDARD_MODULES still names ``alloc_scratch`` among the state's
-# standard names: this alias keeps the plugin loading until it names ``alloc_work`` (nothing
-# calls it).
-alloc_scratch = alloc_work
-
 
 @njit(cache=True, _nrt=False, inline="always")
 def emit(st, code, a, b, c, d, e, f, h):

@@ -372,10 +372,6 @@ def alloc_work(tb):
     )
 
 
-# The name base.STANDARD_MODULES still asks every game's state.py for (until it asks for
-# alloc_work): the same function, not a second allocator.
-alloc_scratch = alloc_work
-
 
 # ---------------------------------------------------------------- small helpers
 

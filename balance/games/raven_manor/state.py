@@ -222,10 +222,6 @@ def alloc_work(tb):
     )
 
 
-# balance.games.base.STANDARD_MODULES still asks every state.py for ``alloc_scratch``: the same
-# allocator under its old name until the kit names ``alloc_work`` there.
-alloc_scratch = alloc_work
-
 
 @njit(cache=True, forceinline=False)
 def copy_state(st):

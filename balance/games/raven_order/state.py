@@ -182,10 +182,6 @@ def alloc_work(tb):
     )
 
 
-# balance/games/base.py's STANDARD_MODULES still requires a state.alloc_scratch: this name only
-# satisfies that check (nothing calls it); it goes when the kit names alloc_work instead.
-alloc_scratch = alloc_work
-
 
 @njit(cache=True, forceinline=False)
 def copy_state(st):
