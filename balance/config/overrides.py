@@ -37,18 +37,10 @@ from typing import Any, NamedTuple
 
 import yaml
 
-from balance.config import (
-    LINEUP_KEYS,
-    ConfigError,
-    KeyPath,
-    Provenance,
-    _error,
-    _forget,
-    _Loader,
-    _record,
-    _show,
-    resolve_lineup,
-)
+from balance.config.lineup import LINEUP_KEYS, resolve_lineup
+from balance.config.loading import Provenance, _forget, _Loader, _record
+from balance.config.oneline import KeyPath, _error, _show
+from balance.errors import ConfigError
 
 
 class Override(NamedTuple):
