@@ -1,5 +1,6 @@
-"""Run configs: ``load_config`` and ``config_from_dict``, the one way a YAML config becomes a
-validated :class:`RunConfig`, with one-line errors.
+"""Run configs: a YAML file in, a validated ``RunConfig`` out, every problem as one line.
+
+``load_config`` and ``config_from_dict`` are the one way a config becomes a :class:`RunConfig`.
 
 A run config is a YAML mapping (DESIGN.md, Config)::
 

@@ -1,5 +1,6 @@
-"""The line-up grammar: ``seats:`` and ``teams:`` written as one name for every seat, a list, or
-a rule resolved at the player count (``{cycle: [a, b]}``, ``{first: a, rest: b}``,
+"""The line-up grammar of ``seats:`` and ``teams:``: one name, a list, or a rule per player count.
+
+A rule is resolved at the player count (``{cycle: [a, b]}``, ``{first: a, rest: b}``,
 ``{0: a, last: c, rest: b}``; see ``LINEUP_RULES``).
 
 The model (balance/config/model.py) checks a rule with :func:`_lineup_field` and resolves it

@@ -1,5 +1,6 @@
-"""Reading a config's YAML: the loader's bounds and checks, and ``extends`` chains merged with the
-file that set each key (:class:`Provenance`).
+"""Reading a config's YAML within bounds, and merging ``extends`` chains with the file of each key.
+
+:class:`Provenance` records the file that set each key path.
 
 ``extends`` merges mappings key by key; lists and scalars replace. Every problem raises a
 one-line :class:`ConfigError` naming the file (balance/config/oneline.py).

@@ -1,7 +1,8 @@
-"""The model of a run config: :class:`RunConfig` (validated and fully resolved: the game's rules,
-its policies with the config's merged over them, the line-up at the player count),
-:func:`config_hash`, and the helpers that read a model's field types (``balance games`` and
-error messages use them).
+"""The run config model: ``RunConfig``, ``config_hash`` and the resolution of policies.
+
+:class:`RunConfig` is validated and fully resolved (the game's rules, its policies with the
+config's merged over them, the line-up at the player count); the helpers that read a model's
+field types (``unwrap_type``, ``is_model``) serve ``balance games`` and error messages.
 
 A config's keys that are each fine but disagree raise :class:`balance.errors.KeyConflict` with a
 problem per key; balance/config/translate.py turns that and every other validation error into

@@ -1,5 +1,7 @@
-"""How a config problem is written: one line, ``<file>: <key.path>: <problem>``, values and keys
-as a designer wrote them in YAML (``null``, ``true``, ``'greedy'``), every character printable.
+"""How a config problem is written: one line, ``<file>: <key.path>: <problem>``.
+
+Values and keys are shown as a designer wrote them in YAML (``null``, ``true``, ``'greedy'``),
+every character printable.
 
 Every module of balance/config/ builds its :class:`ConfigError` with :func:`_error`.
 """

@@ -39,7 +39,7 @@ import yaml
 
 from balance.config.lineup import LINEUP_KEYS, resolve_lineup
 from balance.config.loading import Provenance, _forget, _Loader, _record
-from balance.config.oneline import KeyPath, _error, _show
+from balance.config.oneline import KeyPath, _error, _key_text, _show
 from balance.errors import ConfigError
 
 
@@ -250,14 +250,6 @@ def _apply_one(data: dict, o: Override, players: Any, prov: Provenance | None) -
 
 def _keys(node: Any) -> Any:
     return range(len(node)) if isinstance(node, list) else node
-
-
-def _key_text(key: Any) -> str:
-    if key is None:
-        return "null"
-    if isinstance(key, bool):
-        return "true" if key else "false"
-    return str(key)
 
 
 def _set(data: dict, path: KeyPath, value: Any) -> None:

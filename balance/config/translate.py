@@ -1,6 +1,7 @@
-"""Error translation: a pydantic ``ValidationError`` of a config (or of any YAML file validated
-against a model) as the one line ``<file>: <key.path>: <problem>``, naming the file where the
-offending key was written.
+"""Error translation: a pydantic validation error as one line naming the file and the key.
+
+The error of a config (or of any YAML file validated against a model) becomes
+``<file>: <key.path>: <problem>``, naming the file where the offending key was written.
 
 Game schemas report cross-field problems by raising ``ValueError("<key.path>: <problem>")`` from a
 model validator, with the key path relative to that model (``thief_relics[0]: ...``); this module

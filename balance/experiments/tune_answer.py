@@ -1,5 +1,6 @@
-"""What a tune found, written out: the lines the CLI prints, and ``--out FILE``, the tuned config
-(balance/experiments/tune.py finds the answer).
+"""What a tune found, in words and as the tuned config that ``--out`` writes.
+
+The CLI prints :func:`summary_lines`; balance/experiments/tune.py finds the answer.
 
 ``--out FILE`` writes the tuned config: it ``extends`` the original (a path relative to FILE)
 and sets the tuned values and the ``--set`` overrides, with a comment saying how they were

@@ -1,6 +1,7 @@
-"""The grammar of ``balance tune``'s options: ``--param`` and ``--target`` parsed into
-:class:`Param` and :class:`Target`, with their one-line errors (balance/experiments/tune.py
-searches; balance/experiments/tune_answer.py writes the answer).
+"""The grammar of ``balance tune``'s ``--param`` and ``--target``, with their one-line errors.
+
+They parse into :class:`Param` and :class:`Target` (balance/experiments/tune.py searches;
+balance/experiments/tune_answer.py words and writes the answer).
 
 **Knobs** are ``--param KEY=lo..hi[:step]``: a config key (dotted, as ``--set`` writes it) and
 the range searched. An integer key searches the integers lo, lo + step, ..., hi (step 1 by
