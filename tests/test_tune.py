@@ -480,7 +480,9 @@ def test_trials_must_be_positive(cli, base):
         base, "--param", "rules.edge=0..1", "--param", "rules.points=0..9",
         "--target", "mean_score=5", "--trials", 0,
     )  # fmt: skip
-    assert result.exit_code == 1 and "--trials must be between 1 and 100,000, got 0" in result.stderr
+    assert (
+        result.exit_code == 1 and "--trials must be between 1 and 100,000, got 0" in result.stderr
+    )
 
 
 # ----------------------------------------------------------------------------- real games
