@@ -19,7 +19,7 @@ class BalanceError(Exception):
 
 
 class ConfigError(BalanceError):
-    """A config problem, as one line: ``<file>: <key.path>: <problem>`` (balance/config.py adds
+    """A config problem, as one line: ``<file>: <key.path>: <problem>`` (balance/config/ adds
     the file; a game's ``compile_tables`` raises it with ``<key.path>: <problem>`` alone)."""
 
     def __init__(

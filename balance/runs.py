@@ -70,7 +70,7 @@ def plan_run(
     cfg = None
     if config is not None:
         from balance.config import load_config
-        from balance.overrides import parse_overrides
+        from balance.config.overrides import parse_overrides
 
         cfg = load_config(config, parse_overrides(sets))
         config_path = str(config) if config_path is None else config_path

@@ -9,14 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from balance.config import (
-    ConfigError,
-    RunConfig,
-    config_from_dict,
-    config_hash,
-    load_config,
-    load_yaml,
-)
+from balance.config import ConfigError, RunConfig, config_from_dict, config_hash, load_config
+from balance.config.loading import load_yaml
 from balance.games.five_ravens.schema import GreedyPolicy, Rules
 
 DATA = Path(__file__).parent / "data" / "configs"

@@ -12,17 +12,10 @@ import pytest
 from test_config import VALID, error, write
 from typer.testing import CliRunner
 
-from balance import config
 from balance.cli import app
-from balance.config import (
-    MAX_BYTES,
-    MAX_DEPTH,
-    MAX_VALUES,
-    ConfigError,
-    load_config,
-    load_yaml,
-    read_yaml,
-)
+from balance.config import ConfigError, load_config, loading
+from balance.config.loading import MAX_BYTES, MAX_DEPTH, MAX_VALUES, load_yaml, read_yaml
+from balance.config.translate import validation_error
 
 
 def bomb(levels: int = 9, width: int = 9) -> str:
@@ -137,7 +130,7 @@ def test_deep_through_aliases(tmp_path: Path) -> None:
 
 
 def test_too_many_values_without_aliases(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(config, "MAX_VALUES", 1000)  # 100,000 plain values take seconds to read
+    monkeypatch.setattr(loading, "MAX_VALUES", 1000)  # 100,000 plain values take seconds to read
     path = write(tmp_path, "x.yaml", VALID + "teams: [" + ",".join(["a"] * 1000) + "]\n")
     assert error(path) == (
         f"{path}: invalid YAML at line 4, column 1991: the document is more than 1,000 values"
@@ -148,11 +141,12 @@ def test_too_many_values_without_aliases(tmp_path: Path, monkeypatch: pytest.Mon
 
 def merge_steps(base: dict, over: dict) -> int:
     """The work of merging ``over`` onto ``base`` as load_yaml does, counted without a clock:
-    every line of balance/config.py that runs (a loop in Python, a comprehension) and every key
-    of the provenance that is visited (a scan of it in C: ``list(prov)``, ``dict(prov)``)."""
+    every line of balance/config/loading.py that runs (a loop in Python, a comprehension) and
+    every key of the provenance that is visited (a scan of it in C: ``list(prov)``,
+    ``dict(prov)``)."""
     steps = 0
 
-    class Counted(config.Provenance):
+    class Counted(loading.Provenance):
         def __iter__(self):
             nonlocal steps
             for key in super().__iter__():
@@ -174,14 +168,14 @@ def merge_steps(base: dict, over: dict) -> int:
         return count_lines
 
     def in_config(frame, event, arg):
-        return count_lines if frame.f_code.co_filename == config.__file__ else None
+        return count_lines if frame.f_code.co_filename == loading.__file__ else None
 
     prov = Counted()
     previous = sys.gettrace()  # a coverage run's tracer, given back after
     sys.settrace(in_config)
     try:
-        merged = config._merge({}, base, "base.yaml", (), prov)
-        merged = config._merge(merged, over, "child.yaml", (), prov)
+        merged = loading._merge({}, base, "base.yaml", (), prov)
+        merged = loading._merge(merged, over, "child.yaml", (), prov)
     finally:
         sys.settrace(previous)
     assert merged == over  # every key of over replaces (or, in a mapping, extends) the base
@@ -210,8 +204,8 @@ def test_merging_records_the_file_of_each_key() -> None:
     base = {f"k{i}": [1, {"a": 1}] for i in range(100)}
     over = {f"k{i}": 2 for i in range(100)}
     prov: dict = {}
-    merged = config._merge(
-        config._merge({}, base, "base.yaml", (), prov), over, "child.yaml", (), prov
+    merged = loading._merge(
+        loading._merge({}, base, "base.yaml", (), prov), over, "child.yaml", (), prov
     )
     assert merged == over and prov == {(k,): "child.yaml" for k in over}
 
@@ -500,9 +494,9 @@ def test_validation_error_with_provenance_names_the_parent(tmp_path: Path) -> No
     data, prov = load_yaml(path)
     with pytest.raises(ValidationError) as info:
         Spec.model_validate(data)
-    assert str(config.validation_error(info.value, data, str(path), Spec)) == (
+    assert str(validation_error(info.value, data, str(path), Spec)) == (
         f"{path}: batch: expected an integer, got 'many'"
     )
-    assert str(config.validation_error(info.value, data, str(path), Spec, provenance=prov)) == (
+    assert str(validation_error(info.value, data, str(path), Spec, provenance=prov)) == (
         f"{parent}: batch: expected an integer, got 'many'"
     )

@@ -2,7 +2,8 @@
 the key at fault is one the file wrote (``--set game=raven_order`` makes base.yaml's
 ``rules.rounds`` unknown); an ``extends:`` to something that is no YAML config is the error of the
 file that extends, naming the target without quoting it; a FIFO or a device is refused before it
-is opened, as a config, as an ``extends:`` target and as any YAML file read through config.py."""
+is opened, as a config, as an ``extends:`` target and as any YAML file read through
+balance/config/."""
 
 from __future__ import annotations
 
@@ -18,17 +19,10 @@ import pytest
 from test_config import VALID, write
 from typer.testing import CliRunner
 
-from balance import config
 from balance.cli import app
-from balance.config import (
-    ConfigError,
-    Provenance,
-    config_from_dict,
-    load_config,
-    load_yaml,
-    read_yaml,
-)
-from balance.overrides import apply_to, parse_override
+from balance.config import ConfigError, config_from_dict, load_config, loading
+from balance.config.loading import Provenance, load_yaml, read_yaml
+from balance.config.overrides import apply_to, parse_override
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = "configs/five_ravens/base.yaml"  # as a user in the checkout types it
@@ -357,7 +351,7 @@ def test_a_fifo_swapped_in_after_the_check_is_refused_too(tmp_path, fifo, monkey
         def stat(path: Any) -> os.stat_result:
             return os.stat(regular)
 
-    monkeypatch.setattr(config, "os", Swapped())
+    monkeypatch.setattr(loading, "os", Swapped())
     with pytest.raises(
         ConfigError, match=r"pipe\.yaml: is a FIFO \(named pipe\), not a YAML file$"
     ):

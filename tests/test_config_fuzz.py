@@ -31,7 +31,8 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from balance.cli import app
-from balance.config import load_config, read_yaml
+from balance.config import load_config
+from balance.config.loading import read_yaml
 from balance.errors import BalanceError
 from balance.experiments.check_spec import load_spec
 

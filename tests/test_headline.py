@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from balance.config import ConfigError, config_hash, load_config
-from balance.headline import Headline
+from balance.config.headline import Headline
 
 BASE = Path(__file__).resolve().parent.parent / "configs" / "five_ravens" / "base.yaml"
 

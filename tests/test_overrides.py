@@ -1,6 +1,7 @@
-"""``--set KEY=VALUE`` (balance/overrides.py): the parser, applying to a config's merged YAML,
-every error path as one line naming the override and the key, ``--set`` against editing the file
-(same config, same hash, same games), the manifest's record, and each command's option."""
+"""``--set KEY=VALUE`` (balance/config/overrides.py): the parser, applying to a config's merged
+YAML, every error path as one line naming the override and the key, ``--set`` against editing
+the file (same config, same hash, same games), the manifest's record, and each command's
+option."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from typer.testing import CliRunner
 from balance import runner
 from balance.cli import app
 from balance.config import ConfigError, config_hash, load_config
-from balance.overrides import Override, apply_overrides, override, parse_override
+from balance.config.overrides import Override, apply_overrides, override, parse_override
 from balance.results import open_results
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,4 +1,4 @@
-"""Line-ups that fit any player count (balance/config.py, ``resolve_lineup``): ``seats:`` and
+"""Line-ups that fit any player count (balance/config/lineup.py, ``resolve_lineup``): ``seats:`` and
 ``teams:`` as one name, a list or a rule (``cycle``, ``rest``, ``first``, ``last``, seat
 numbers), resolved per player count; the errors of a bad rule, one line each; what the config
 and the manifest record; the shipped configs use the one-name form where they mean it."""
@@ -17,8 +17,9 @@ from typer.testing import CliRunner
 
 from balance import runner
 from balance.cli import app
-from balance.config import ConfigError, config_hash, load_config, resolve_lineup
-from balance.overrides import parse_override
+from balance.config import ConfigError, config_hash, load_config
+from balance.config.lineup import resolve_lineup
+from balance.config.overrides import parse_override
 
 ROOT = Path(__file__).resolve().parent.parent
 

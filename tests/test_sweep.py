@@ -32,9 +32,9 @@ from balance import games as registry
 from balance import stats
 from balance.cli import app
 from balance.config import ConfigError, load_config
+from balance.config.overrides import parse_override
 from balance.experiments import sweep
 from balance.fmt import q_text
-from balance.overrides import parse_override
 from balance.report import numbers, sweep_figures, sweep_page
 from balance.report import sweep_sentences as sweep_words
 from balance.results import open_results, read_manifest

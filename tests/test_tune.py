@@ -22,9 +22,10 @@ from typer.testing import CliRunner
 from balance import games
 from balance.cli import app
 from balance.config import config_hash, load_config
+from balance.config.overrides import override
 from balance.errors import BalanceError
 from balance.experiments import tune as tune_lib
-from balance.overrides import override
+from balance.experiments import tune_spec
 from balance.stats import rootfind
 
 ROOT = Path(__file__).parent.parent
@@ -234,9 +235,9 @@ def test_a_share_is_decided_exactly_when_its_sequence_leaves_the_target(n, share
     ],
 )
 def test_targets_parse(text, label, kind, decided, weight):
-    t = tune_lib.parse_target(text)
+    t = tune_spec.parse_target(text)
     assert (t.label, t.kind, t.decided, t.weight) == (label, kind, decided, weight)
-    assert tune_lib.parse_target(t.text) == t  # the text it shows reads back the same
+    assert tune_spec.parse_target(t.text) == t  # the text it shows reads back the same
 
 
 @pytest.mark.parametrize(
@@ -256,8 +257,8 @@ def test_targets_parse(text, label, kind, decided, weight):
     ],
 )
 def test_bad_targets_are_one_line(text, problem):
-    with pytest.raises(tune_lib.TuneError) as e:
-        tune_lib.parse_target(text)
+    with pytest.raises(tune_spec.TuneError) as e:
+        tune_spec.parse_target(text)
     assert str(e.value).startswith(f"--target {text.strip()}: ")
     assert problem in str(e.value) and "\n" not in str(e.value)
 
@@ -479,7 +480,9 @@ def test_trials_must_be_positive(cli, base):
         base, "--param", "rules.edge=0..1", "--param", "rules.points=0..9",
         "--target", "mean_score=5", "--trials", 0,
     )  # fmt: skip
-    assert result.exit_code == 1 and "--trials must be between 1 and 100,000, got 0" in result.stderr
+    assert (
+        result.exit_code == 1 and "--trials must be between 1 and 100,000, got 0" in result.stderr
+    )
 
 
 # ----------------------------------------------------------------------------- real games

@@ -326,7 +326,7 @@ def command(name: str | None = None, *, cls: type | None = None, **kwargs: Any) 
 def _load(path: Path, sets: list[str] | None = None) -> Any:
     """The config at ``path`` with the command line's ``--set KEY=VALUE`` overrides applied."""
     from balance.config import load_config
-    from balance.overrides import parse_overrides
+    from balance.config.overrides import parse_overrides
 
     return load_config(path, parse_overrides(sets))
 
@@ -335,7 +335,7 @@ def _with_sets(sets: list[str] | None, which: str = "") -> str:
     """What a command's header says of its ``--set`` overrides (nothing without any)."""
     if not sets:
         return ""
-    from balance.overrides import parse_overrides
+    from balance.config.overrides import parse_overrides
 
     texts = " --set ".join(o.text for o in parse_overrides(sets))
     return f", {which + ' ' if which else ''}with --set {texts}"

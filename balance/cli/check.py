@@ -41,8 +41,8 @@ def check(
     Exit 0: every assertion passes; 1: one fails or is inconclusive; 2: a bad spec, config or option (one line).
     """
     from balance import experiments
+    from balance.config.overrides import parse_overrides
     from balance.experiments.junit import check_junit, format_summary, write_junit
-    from balance.overrides import parse_overrides
 
     overrides = parse_overrides(sets)
     parsed = experiments.load_spec(spec)

@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from balance import knobs
 from balance.cli._app import _error, command
+from balance.config import knobs
 
 
 @command("games")

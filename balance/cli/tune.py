@@ -84,9 +84,10 @@ def tune(
 
     One --param and one --target: noisy bisection with confidence sequences; it prints the value with a 95 % interval (the metric crosses the target inside it), the games spent and the metric at the answer on fresh games. Several: a search of the weighted distance to the targets, the best point re-measured on fresh games."""
     from balance.experiments import tune as tune_lib
+    from balance.experiments import tune_answer
 
     if out is not None:
-        tune_lib.check_out(out, config)  # before the games, not after them
+        tune_answer.check_out(out, config)  # before the games, not after them
     nothing = ": nothing written" + (f" to {out}" if out else "")
     with (
         stopping(nothing=nothing),
@@ -108,11 +109,11 @@ def tune(
     what = ", ".join(p.describe() for p in result.params)
     goals = ", ".join(t.text for t in result.targets)
     typer.echo(f"tune {result.config_path}{_with_sets(sets)}: {what}; target {goals}")
-    for line in tune_lib.summary_lines(result):
+    for line in tune_answer.summary_lines(result):
         typer.echo(f"  {line}")
     typer.echo(f"  in {result.wall_time_s:.1f} s")
     if out is not None:
-        path = tune_lib.write_tuned(result, out, command=_command_line(config, result))
+        path = tune_answer.write_tuned(result, out, command=_command_line(config, result))
         typer.echo(f"tuned config -> {path}")
 
 

@@ -21,7 +21,7 @@ def validate(
     """Check config files without playing: `ok` or the error for each; exit 1 if any is invalid.
 
     With --set, each file is checked with the overrides applied."""
-    from balance.overrides import parse_overrides
+    from balance.config.overrides import parse_overrides
 
     parse_overrides(sets)  # a bad --set is one error, not one per file
     invalid = 0

@@ -51,6 +51,7 @@ import numpy as np
 
 from balance import fmt, runner, stats
 from balance.config import ConfigError, load_config
+from balance.config.overrides import Override
 from balance.experiments.check_spec import (  # DEFAULT_DELTA: tune.py imports it from here
     DEFAULT_DELTA,  # noqa: F401
     MAX_GAMES,
@@ -60,7 +61,6 @@ from balance.experiments.check_spec import (  # DEFAULT_DELTA: tune.py imports i
     assertion_claims,
 )
 from balance.experiments.play import Runs
-from balance.overrides import Override
 from balance.runner import CHUNK
 from balance.stats import sequential as seq
 

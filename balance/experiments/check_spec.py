@@ -27,7 +27,8 @@ from pydantic import (
 )
 
 from balance import fmt, stats
-from balance.config import load_yaml, validation_error
+from balance.config.loading import load_yaml
+from balance.config.translate import validation_error
 
 Metric = Literal[
     "win_share",

@@ -17,6 +17,7 @@ import polars as pl
 
 from balance import impact_file, runner, stats
 from balance.config import RunConfig
+from balance.config.headline import headline_of
 from balance.experiments.compare import check_pairable
 from balance.experiments.play import Progress, Runs
 from balance.experiments.variants import (
@@ -24,7 +25,6 @@ from balance.experiments.variants import (
     Variant,
     apply_patch,
 )
-from balance.headline import headline_of
 from balance.outputs import check_output_file
 from balance.runner import CHUNK, RunnerError
 

@@ -43,7 +43,7 @@ from typing import Any, NamedTuple
 import balance
 from balance import results, runner
 from balance.config import ConfigError, RunConfig, config_hash, load_config
-from balance.overrides import Override, override, parse_override, parse_overrides
+from balance.config.overrides import Override, override, parse_override, parse_overrides
 
 # The directory's format has its own module (the report reads it); re-exported here, where it
 # was defined before.

@@ -12,13 +12,9 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from balance.config import (
-    ConfigError,
-    RunConfig,
-    config_from_dict,
-    read_yaml,
-    validation_error,
-)
+from balance.config import ConfigError, RunConfig, config_from_dict
+from balance.config.loading import read_yaml
+from balance.config.translate import validation_error
 
 
 class Variant(NamedTuple):

@@ -123,7 +123,7 @@ def analyse_rows(
 
 def report_settings(manifest: dict[str, Any]) -> Any:
     """The run's ``report:`` section (its defaults for a run recorded without one)."""
-    from balance.headline import ReportSettings
+    from balance.config.headline import ReportSettings
 
     given = (manifest.get("config") or {}).get("report")
     try:

@@ -306,7 +306,7 @@ def _target_frame(
 
 
 class Tolerances(NamedTuple):
-    """± in shares per axis (balance/headline.py's ``report.tolerance``)."""
+    """± in shares per axis (balance/config/headline.py's ``report.tolerance``)."""
 
     place: float = 0.02
     seat: float = 0.01

@@ -30,7 +30,8 @@ from typing import Any
 import numpy as np
 
 from balance import games
-from balance.config import RunConfig, config_from_dict, load_yaml
+from balance.config import RunConfig, config_from_dict
+from balance.config.loading import load_yaml
 from balance.games.corvids import engine, physics, state, tables
 from balance.games.corvids import physics as ph
 from balance.games.corvids.schema import ITEM_NAMES

@@ -23,7 +23,8 @@ from typer.testing import CliRunner
 
 from balance import games
 from balance.cli import app
-from balance.config import ConfigError, load_config, validation_error
+from balance.config import ConfigError, load_config
+from balance.config.translate import validation_error
 from balance.errors import KeyConflict
 from balance.games.base import Game
 from balance.games.corvids import schema
@@ -589,7 +590,7 @@ def test_the_eight_birds_cover_2_to_8_players(players):
     check_config(config(players))  # CV-1, CV-10
 
 
-# ------------------------------------------------------------ RunConfig's game hook (config.py)
+# ---------------------------------------------------- RunConfig's game hook (config/model.py)
 
 
 def test_the_hook_error_is_one_line_naming_file_and_key(fake_corvids, tmp_path):
@@ -811,7 +812,7 @@ def test_the_engine_uses_the_schema(plugin):
 
 def test_balance_games_lists_every_knob(fake_corvids):
     """`balance games corvids` shows every section of the rules and both policy kinds."""
-    from balance import knobs
+    from balance.config import knobs
 
     text = "\n".join(knobs.describe_game(fake_corvids))
     for path in (

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from balance.config import RunConfig, config_from_dict, load_yaml
+from balance.config import RunConfig, config_from_dict
+from balance.config.loading import load_yaml
 from balance.games._kit import LOG_WIDTH
 from balance.games.five_ravens import engine
 from balance.games.five_ravens.state import (

@@ -18,7 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from balance.config import config_from_dict, load_config, load_yaml
+from balance.config import config_from_dict, load_config
+from balance.config.loading import load_yaml
 from balance.games.five_ravens import engine
 from balance.games.five_ravens.state import (
     E_ACTION,

@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 
 from balance import results, runner
 from balance.cli import app
-from balance.config import config_from_dict, load_config, load_yaml
+from balance.config import config_from_dict, load_config
+from balance.config.loading import load_yaml
 from balance.games import get as get_game
 from balance.games.five_ravens import PLUGIN, narrate, state, tables
 from balance.games.five_ravens.state import E_DRAW, E_SHUFFLE_CENTRE, G_START, G_TURNS

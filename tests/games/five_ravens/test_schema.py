@@ -1,5 +1,6 @@
-"""Five Ravens schema: RULINGS.md defaults, the validators, and the error contract with config.py
-(cross-field ValueErrors start with the key path relative to the model)."""
+"""Five Ravens schema: RULINGS.md defaults, the validators, and the error contract with
+balance/config/translate.py (cross-field ValueErrors start with the key path relative to the
+model)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from pydantic import BaseModel, ValidationError
 from typer.testing import CliRunner
 
 from balance.cli import app
-from balance.config import ConfigError, config_from_dict, load_yaml
+from balance.config import ConfigError, config_from_dict
+from balance.config.loading import load_yaml
 from balance.games.five_ravens import PLUGIN, schema, tables
 from balance.games.five_ravens.schema import (
     DEFAULT_POLICIES,
@@ -153,8 +155,8 @@ def test_resolved_rules_survive_json() -> None:
     assert Rules.model_validate(json.loads(rules.model_dump_json())) == rules
 
 
-# Cross-field errors: the message starts with the key path relative to Rules (config.py adds
-# "rules." in front).
+# Cross-field errors: the message starts with the key path relative to Rules
+# (balance/config/translate.py adds "rules." in front).
 def deck(**relics: dict) -> dict[str, dict]:
     return {"gem": {"kind": "gem", "count": 4}, **relics}
 

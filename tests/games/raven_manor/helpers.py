@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from balance import games
-from balance.config import RunConfig, config_from_dict, load_yaml
+from balance.config import RunConfig, config_from_dict
+from balance.config.loading import load_yaml
 from balance.games.raven_manor import engine, state
 from balance.games.raven_manor.policies import K_CYCLE, K_PASS, K_PLAY, K_USE
 from balance.games.raven_manor.state import (

@@ -43,7 +43,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from balance import games
-from balance.config import config_from_dict, load_yaml
+from balance.config import config_from_dict
+from balance.config.loading import load_yaml
 from balance.games.raven_manor import engine, state
 from balance.games.raven_manor.policies import K_BREAK, K_CYCLE, K_EAGLE, K_PASS, K_PLAY, K_USE
 from balance.games.raven_manor.state import (

@@ -17,7 +17,8 @@ import pytest
 from typer.testing import CliRunner
 
 from balance.cli import app
-from balance.config import config_from_dict, load_config, load_yaml
+from balance.config import config_from_dict, load_config
+from balance.config.loading import load_yaml
 from balance.games import get as get_game
 from balance.games._kit import Logged
 from balance.games.raven_manor import PLUGIN, narrate, state

@@ -44,7 +44,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from balance import games
-from balance.config import config_from_dict, load_yaml
+from balance.config import config_from_dict
+from balance.config.loading import load_yaml
 from balance.games.raven_manor import engine, policies, state
 from balance.games.raven_manor.state import (
     B_CAND,

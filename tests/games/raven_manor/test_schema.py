@@ -23,7 +23,9 @@ from typer.testing import CliRunner
 
 from balance import games
 from balance.cli import app
-from balance.config import ConfigError, load_config, load_yaml, validation_error
+from balance.config import ConfigError, load_config
+from balance.config.loading import load_yaml
+from balance.config.translate import validation_error
 from balance.errors import KeyConflict
 from balance.games.base import Game
 from balance.games.raven_manor import schema, state, tables
@@ -384,7 +386,7 @@ def test_twelve_players_fit_the_starter_deck():
     check_config(config(12, characters={"pool": pool}))
 
 
-# ------------------------------------------------------------ RunConfig's game hook (config.py)
+# ---------------------------------------------------- RunConfig's game hook (config/model.py)
 
 
 def test_the_hook_error_is_one_line_naming_file_and_key(fake_manor, tmp_path):
@@ -659,7 +661,7 @@ def test_the_engine_uses_the_schema(plugin):
 
 def test_balance_games_lists_every_card_and_character(fake_manor):
     """The errors of an unknown card or character point to `balance games raven_manor`."""
-    from balance import knobs
+    from balance.config import knobs
 
     text = "\n".join(knobs.describe_game(fake_manor))
     assert all(name in text for name in CARD_NAMES + CHARACTER_NAMES)

@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from balance.config import RunConfig, config_from_dict, load_yaml
+from balance.config import RunConfig, config_from_dict
+from balance.config.loading import load_yaml
 from balance.games.raven_order import engine, state
 from balance.games.raven_order.state import (
     A_ATK,

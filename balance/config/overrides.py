@@ -37,18 +37,10 @@ from typing import Any, NamedTuple
 
 import yaml
 
-from balance.config import (
-    LINEUP_KEYS,
-    ConfigError,
-    KeyPath,
-    Provenance,
-    _error,
-    _forget,
-    _Loader,
-    _record,
-    _show,
-    resolve_lineup,
-)
+from balance.config.lineup import LINEUP_KEYS, resolve_lineup
+from balance.config.loading import Provenance, _forget, _Loader, _record
+from balance.config.oneline import KeyPath, _error, _key_text, _show
+from balance.errors import ConfigError
 
 
 class Override(NamedTuple):
@@ -258,14 +250,6 @@ def _apply_one(data: dict, o: Override, players: Any, prov: Provenance | None) -
 
 def _keys(node: Any) -> Any:
     return range(len(node)) if isinstance(node, list) else node
-
-
-def _key_text(key: Any) -> str:
-    if key is None:
-        return "null"
-    if isinstance(key, bool):
-        return "true" if key else "false"
-    return str(key)
 
 
 def _set(data: dict, path: KeyPath, value: Any) -> None:

@@ -14,7 +14,8 @@ import yaml
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
-from balance.config import LINEUP_RULES, is_model, unwrap_type
+from balance.config.lineup import LINEUP_RULES
+from balance.config.model import is_model, unwrap_type
 
 
 def describe_game(plugin: Any) -> list[str]:
