@@ -463,7 +463,7 @@ WRITERS = [
 NOT_BUSY = (
     "a plain second simulate into a live run's directory is refused with `error: DIR: output "
     "directory exists and is not empty; choose another --out or pass --force to replace it` "
-    "(runner._check_out runs before the lock), not `another balance process is writing this run "
+    "(runner.write._check_out runs before the lock), not `another balance process is writing this run "
     "(pid N ...)`; the --force it suggests then fails as busy"
 )
 KNOWN_WRITERS: dict[tuple[str, str], str] = {
