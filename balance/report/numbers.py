@@ -8,7 +8,7 @@ significance rule, ``significant``, is balance/stats/multiple.py's); ``compariso
 showing. sentences.py says these numbers in words, sections.py lays them out.
 
 Nothing here prints or exits: problems raise ``ReportError`` (one line naming the path and fix)
-or the ``ResultsError`` of balance/results.py.
+or the ``ResultsError`` of balance/results/.
 """
 
 from __future__ import annotations
