@@ -1,7 +1,7 @@
-"""The layout of a results directory: its file names, the columns every game has, the id of a run
-and the checksum of its manifest, the most games a dataset holds, and ResultsError.
+"""The layout of a results directory: its names, base columns, run id and manifest checksum.
 
-Every other module of balance/results/ builds on these names; none of them touches a file.
+Also the most games a dataset holds, a manifest's time stamps and ResultsError. Every other
+module of balance/results/ builds on these; nothing here touches a file.
 """
 
 from __future__ import annotations

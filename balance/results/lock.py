@@ -1,6 +1,8 @@
-"""Who writes a results directory: the writing process as a manifest records it, whether that
-process still runs (a ``running`` run whose writer is gone reads as ``killed``), and the lock
-that lets one process at a time write a directory (:func:`one_writer`).
+"""Who writes a results directory, and one writer at a time.
+
+The writing process as a manifest records it, whether that process still runs (a ``running`` run
+whose writer is gone reads as ``killed``), and the lock that lets one process at a time write a
+directory (:func:`one_writer`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
-"""Reading a results directory: its manifest checked (schema, checksum, run id, recorded config)
-and its effective status, the parts it lists checked before their rows are handed out
+"""Reading a results directory: every check a reader makes before it hands out the rows.
+
+Its manifest checked (schema, checksum, run id, recorded config) with its effective status and
+the status in words, the parts it lists checked before their rows are handed out
 (:func:`open_results`, :func:`verify`), and the part polars could not decode named afterwards
 (:func:`find_damaged`).
 """

@@ -1,6 +1,8 @@
-"""The rows of a results dataset: a played chunk's arrays as the columns of its parquet part (one
-row per game and seat, game-major), or as a polars DataFrame, with ``win`` and ``team`` worked out
-from the chunk's ranks and team codes.
+"""The rows of a results dataset: a played chunk as the columns of its parquet part.
+
+One row per game and seat, game-major, as arrays (:func:`chunk_columns`) or as a polars
+DataFrame (:func:`chunk_frame`), with ``win`` and ``team`` worked out from the chunk's ranks and
+team codes.
 """
 
 from __future__ import annotations

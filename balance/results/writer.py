@@ -1,6 +1,8 @@
-"""Writing a results directory: :class:`ResultsWriter` adds parquet parts and keeps the manifest
-current, each file written under a temporary name, flushed to disk and renamed into place, so a
-run killed at any moment (even by a power cut) leaves the parts its manifest lists complete.
+"""Writing a results directory: parquet parts and a manifest, each written atomically.
+
+:class:`ResultsWriter` adds the parts and keeps the manifest current, each file written under a
+temporary name, flushed to disk and renamed into place, so a run killed at any moment (even by a
+power cut) leaves the parts its manifest lists complete.
 """
 
 from __future__ import annotations
