@@ -1,7 +1,7 @@
 """The single files a command writes: checked before any work, written whole or not at all.
 
 Every page, table, JUnit file, figure file or tuned config a command writes (results directories
-are balance/results.py's) goes through two functions:
+are balance/results/'s) goes through two functions:
 
 - :func:`check_output_file` at the start of the command, before kernels load or games play: a
   path that exists and is not a regular file (a directory, a FIFO, a socket, a device, after
@@ -30,7 +30,7 @@ from pathlib import Path
 
 from balance.errors import BalanceError
 
-# The names balance/results.py and the sweep give a dataset's own files (the manifest, the parts'
+# The names balance/results/ and the sweep give a dataset's own files (the manifest, the parts'
 # folder, the sweep's manifest); their hidden files (temporary files, locks) are theirs too.
 MANIFEST = "manifest.json"
 PARTS_DIR = "games"

@@ -287,7 +287,7 @@ class RayBackend:
         stop: Callable[[], bool] | None,
     ) -> Iterator[list[Chunk]]:
         from balance import games as registry
-        from balance.runner import _check_chunk_range
+        from balance.runner.play import _check_chunk_range
 
         self.connect()
         ray = self._ray

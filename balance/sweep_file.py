@@ -6,7 +6,7 @@ that writes it (balance/experiments/sweep.py) and the report that reads it
 ``results/<sweep>/``::
 
     sweep.json                      the sweep manifest (below); rewritten after every point
-    00-players=2/manifest.json      each point is a normal results directory (balance/results.py),
+    00-players=2/manifest.json      each point is a normal results directory (balance/results/),
     00-players=2/games/part-*.parquet  written by runner.run, so `balance report` reads one point
     01-players=3/...
 
@@ -91,7 +91,7 @@ def read_sweep_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise SweepError(
             f"{file}: written by a newer balance (format {manifest['format']}); upgrade balance"
         )
-    results._effective_status(manifest)
+    results.lock._effective_status(manifest)
     return manifest
 
 

@@ -66,7 +66,7 @@ from balance.config import load_config
 if sys.argv[4] == "polars":  # the previous release's writer: a DataFrame, polars' write_parquet
     def write_table(path, columns, **kwargs):
         results.columns_frame(columns).write_parquet(path, compression="zstd")
-    results.parquet.write_table = write_table
+    results.writer.parquet.write_table = write_table
 cfg = load_config(sys.argv[1])
 s = runner.run(cfg, config_path=sys.argv[1], out=Path(sys.argv[3]), games=int(sys.argv[2]))
 print(json.dumps({"games_per_s": s.games_per_s, "compile_time_s": s.compile_time_s}))

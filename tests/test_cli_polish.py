@@ -218,14 +218,14 @@ def test_a_run_longer_than_an_hour_asks_on_a_terminal(
 
 def test_a_run_bigger_than_the_free_disk_is_refused(cli, fake_config, tmp_path, monkeypatch):
     monkeypatch.setattr(
-        runner.shutil, "disk_usage", lambda p: SimpleNamespace(total=10**6, used=0, free=1000)
+        runner.write.shutil, "disk_usage", lambda p: SimpleNamespace(total=10**6, used=0, free=1000)
     )
     out = tmp_path / "sub" / "r"
     result = cli("simulate", fake_config, "--games", 50, "--out", out)
     assert result.exit_code == 1
     need = 50 * 3 * runner.BYTES_PER_ROW
     assert result.stderr == (
-        f"error: 50 games write about {runner._size(need)}, more than the 0.0 MB free in "
+        f"error: 50 games write about {runner.write._size(need)}, more than the 0.0 MB free in "
         f"{tmp_path}; pass --yes to run anyway\n"
     )
     assert cli("simulate", fake_config, "--games", 50, "--out", out, "--yes").exit_code == 0

@@ -25,7 +25,7 @@ GAMES, CHUNK = 200, 50  # four parts of the fake game (3 players)
 @pytest.fixture(autouse=True)
 def _forget_opened(monkeypatch):
     """find_damaged looks at the datasets opened in this process: only this test's."""
-    monkeypatch.setattr(results, "_OPENED", {})
+    monkeypatch.setattr(results.read, "_OPENED", {})
 
 
 @pytest.fixture

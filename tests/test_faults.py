@@ -463,7 +463,7 @@ WRITERS = [
 NOT_BUSY = (
     "a plain second simulate into a live run's directory is refused with `error: DIR: output "
     "directory exists and is not empty; choose another --out or pass --force to replace it` "
-    "(runner._check_out runs before the lock), not `another balance process is writing this run "
+    "(runner.write._check_out runs before the lock), not `another balance process is writing this run "
     "(pid N ...)`; the --force it suggests then fails as busy"
 )
 KNOWN_WRITERS: dict[tuple[str, str], str] = {
@@ -641,7 +641,7 @@ def inject_disk_full(where: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """From now on the disk is full when balance writes ``where`` (a part fails half-written; a
     manifest fails before its temporary file is complete)."""
     parts, manifests = [0], [0]
-    write_table, write_json = parquet.write_table, results._write_json
+    write_table, write_json = parquet.write_table, results.writer._write_json
 
     def part(path: Path, columns: Any, **options: Any) -> str:
         parts[0] += 1
@@ -660,7 +660,7 @@ def inject_disk_full(where: str, monkeypatch: pytest.MonkeyPatch) -> None:
         write_json(path, data)
 
     monkeypatch.setattr(parquet, "write_table", part)
-    monkeypatch.setattr(results, "_write_json", manifest)
+    monkeypatch.setattr(results.writer, "_write_json", manifest)
 
 
 @pytest.mark.parametrize("where", INJECTED)
@@ -676,7 +676,7 @@ def test_an_injected_disk_full_keeps_what_fit_and_resumes(
     if where == "every manifest from the third":
         # The end could not be recorded either: the manifest says running, and once its
         # process is gone (here: as a later process sees it) the readers say killed.
-        monkeypatch.setattr(results, "_process_alive", lambda process: False)
+        monkeypatch.setattr(results.lock, "_process_alive", lambda process: False)
         check_disk_full(_after_disk_full(None, out, result.exit_code, result.stderr), ("killed",))
     else:
         check_disk_full(_after_disk_full(None, out, result.exit_code, result.stderr))

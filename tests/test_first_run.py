@@ -108,7 +108,7 @@ def test_measured_compiles_are_recorded_next_to_the_cache_folders(tmp_path):
 def first_load(monkeypatch, tmp_path):
     """This process has loaded no game's kernels yet, the fake game's are in the cache (as if it
     had compiled ones) and compile times go to ``tmp_path``; yields the times file."""
-    monkeypatch.setattr(runner, "_LOADED", set())
+    monkeypatch.setattr(runner.play, "_LOADED", set())
     monkeypatch.setattr(_kernels, "cache_dir", lambda: tmp_path / "numba-cafe")
     monkeypatch.setattr(_kernels, "kernels_cached", lambda package, folder=None: True)
     return tmp_path / "compile_times.json"
@@ -117,7 +117,7 @@ def first_load(monkeypatch, tmp_path):
 def test_a_game_without_compiled_kernels_shows_no_loading(
     fake_game, fake_config, monkeypatch, tmp_path
 ):
-    monkeypatch.setattr(runner, "_LOADED", set())
+    monkeypatch.setattr(runner.play, "_LOADED", set())
     out = tmp_path / "run"
     result = CliRunner().invoke(app, ["simulate", str(fake_config), "--out", str(out)])
     assert result.exit_code == 0, result.output
@@ -194,7 +194,7 @@ def test_a_cold_impact_says_compiling_with_the_range_measured_here(
     assert _lines(first)[1].startswith("compiled fake kernels in ")
     assert len(json.loads(first_load.read_text())["fake"]) == 1  # the compile just measured
     first_load.write_text(json.dumps({"fake": [61.3, 48.2]}))  # as if compiles of a minute
-    runner._LOADED.clear()  # a new process
+    runner.play._LOADED.clear()  # a new process
     second = CliRunner().invoke(app, args)
     assert second.exit_code == 0, second.output
     assert _lines(second)[0].endswith(", expected 48-61 s")

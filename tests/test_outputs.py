@@ -73,8 +73,10 @@ def no_games(monkeypatch, fake_game):
 
         return call
 
-    monkeypatch.setattr(runner, "prepare", refuse("prepare"))
-    monkeypatch.setattr(runner, "play_chunks", refuse("play_chunks"))
+    # Where the commands look them up: the runner's API, and a run's own module.
+    for module in (runner, runner.write):
+        monkeypatch.setattr(module, "prepare", refuse("prepare"))
+        monkeypatch.setattr(module, "play_chunks", refuse("play_chunks"))
     fake_game.reset()
     yield tried
     assert tried == [] and fake_game.calls == 0 and fake_game.compiled == 0

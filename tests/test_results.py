@@ -227,7 +227,7 @@ def test_a_failed_write_leaves_no_part(tmp_path, monkeypatch):
         path.write_bytes(b"half a parquet file")
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(results.parquet, "write_table", crash)
+    monkeypatch.setattr(results.writer.parquet, "write_table", crash)
     with pytest.raises(OSError):
         writer.write_part(_frame(_chunk(0)), first_game=0, n_games=2)
     assert list((out / "games").iterdir()) == []  # neither the part nor its temporary file
@@ -287,10 +287,10 @@ def test_a_failed_manifest_save_leaves_the_old_manifest_and_no_temporary_file(
     def full(fd):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(results.os, "fsync", full)
+    monkeypatch.setattr(results.writer.os, "fsync", full)
     with pytest.raises(OSError):
         writer.finish("complete")
-    monkeypatch.setattr(results.os, "fsync", real_fsync)
+    monkeypatch.setattr(results.writer.os, "fsync", real_fsync)
     assert results.read_manifest(out)["status"] == "running"  # the old manifest, whole
     assert sorted(p.name for p in out.iterdir()) == ["games", "manifest.json"]
 
@@ -312,7 +312,7 @@ def test_the_manifest_names_the_writing_process(tmp_path):
     process = json.loads((tmp_path / "run" / "manifest.json").read_text())["process"]
     assert process["pid"] == os.getpid()
     assert process["host"] == socket.gethostname()
-    assert process["started"] <= results._now()
+    assert process["started"] <= results.layout._now()
     if sys.platform.startswith("linux"):
         assert process["start_ticks"] > 0 and process["boot_id"]
 
@@ -367,12 +367,12 @@ def test_a_run_from_before_a_reboot_is_killed(tmp_path):
 def test_a_killed_process_not_yet_reaped_is_gone(tmp_path):
     proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        identity = {"pid": proc.pid, "start_ticks": results._start_ticks(proc.pid)}
+        identity = {"pid": proc.pid, "start_ticks": results.lock._start_ticks(proc.pid)}
         out = _running(tmp_path, **identity)
         assert results.read_manifest(out)["status"] == "running"
         proc.kill()
         for _ in range(500):  # dead, not reaped: a zombie
-            if (results._proc_stat(proc.pid) or ["Z"])[0] == "Z":
+            if (results.lock._proc_stat(proc.pid) or ["Z"])[0] == "Z":
                 break
             time.sleep(0.01)
         assert results.read_manifest(out)["status"] == "killed"

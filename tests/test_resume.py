@@ -242,7 +242,7 @@ def test_cli_resume_refuses_what_it_cannot_continue(cli, fake_game, fake_config,
     _stopped(cli, fake_config, out)
     m = json.loads((out / "manifest.json").read_text())
     (out / "manifest.json").write_text(json.dumps(results.seal({**m, "status": "running", "process": {
-        **m["process"], "pid": os.getpid(), "start_ticks": results._start_ticks(os.getpid())}})))  # fmt: skip
+        **m["process"], "pid": os.getpid(), "start_ticks": results.lock._start_ticks(os.getpid())}})))  # fmt: skip
     running = cli("simulate", "--resume", out)
     assert running.exit_code == 1
     assert running.stderr == f"error: {out}: running: the run is still being written there\n"

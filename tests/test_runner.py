@@ -213,13 +213,13 @@ def test_ctrl_c_over_and_over_while_writing_still_ends_in_order(fake_config, tmp
 
 @needs_sigint
 def test_ctrl_c_as_the_run_starts_still_ends_it_in_order(fake_config, tmp_path, monkeypatch):
-    clear = runner._clear_out
+    clear = runner.write._clear_out
 
     def interrupted_clear(out):
         os.kill(os.getpid(), signal.SIGINT)  # after the handler went in: deferred
         clear(out)
 
-    monkeypatch.setattr(runner, "_clear_out", interrupted_clear)
+    monkeypatch.setattr(runner.write, "_clear_out", interrupted_clear)
     with pytest.raises(runner.Interrupted) as info:
         _run(fake_config, tmp_path / "run", games=50, chunk_size=10)
     assert info.value.games_done == 10  # the first chunk was already playing

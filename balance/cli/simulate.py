@@ -1,5 +1,5 @@
 """``balance simulate``: play a config's games into a results directory, or resume a stopped run
-(balance/runs.py decides which and plays it; balance/runner.py writes the dataset)."""
+(balance/runs.py decides which and plays it; balance/runner/write.py writes the dataset)."""
 
 from __future__ import annotations
 

@@ -567,7 +567,7 @@ def _manifest(plan: Plan, kept: Sequence[bool], *, threads: int | None) -> dict[
         "definition": plan.definition(),
         "status": "running",
         "process": results.process_identity(),
-        "started": results._now(),
+        "started": results.layout._now(),
         "finished": None,
         "wall_time_s": 0.0,
         "points": [
@@ -595,8 +595,8 @@ def _manifest(plan: Plan, kept: Sequence[bool], *, threads: int | None) -> dict[
 def _save(out: Path, manifest: dict[str, Any], t0: float, *, finished: bool = False) -> None:
     manifest["wall_time_s"] = round(time.perf_counter() - t0, 6)
     if finished:
-        manifest["finished"] = results._now()
-    results._write_json(out / SWEEP_MANIFEST, manifest)
+        manifest["finished"] = results.layout._now()
+    results.writer._write_json(out / SWEEP_MANIFEST, manifest)
 
 
 __all__ = [

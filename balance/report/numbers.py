@@ -17,7 +17,7 @@ steps test them (``step_rows``). sweep_sentences.py says them in words, sweep_fi
 them, sweep_page.py lays out the page.
 
 Nothing here prints or exits: problems raise ``ReportError`` (one line naming the path and fix)
-or the ``ResultsError`` of balance/results.py.
+or the ``ResultsError`` of balance/results/.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Statistics of results datasets: pure functions of the rows (and the manifest), no drawing.
 
-The rows are the results dataset (balance/results.py): a polars LazyFrame or DataFrame with one
+The rows are the results dataset (balance/results/): a polars LazyFrame or DataFrame with one
 row per (game, seat). Every function returns NamedTuples of numbers and small polars frames,
 which the CLI prints and the report draws. Nothing here imports a game.
 

@@ -1,7 +1,7 @@
 """Win shares, seat advantage and score / game-length distributions of a results dataset.
 
 Every function takes the dataset's rows (a polars LazyFrame or DataFrame, one row per
-(game, seat), see balance/results.py) and returns numbers: NamedTuples of scalars and small polars
+(game, seat), see balance/results/) and returns numbers: NamedTuples of scalars and small polars
 frames. Nothing here draws; the report turns these into figures.
 
 A seat's *win share* is the mean of ``win`` over its rows: 1 for a win, 1/k for each seat of k

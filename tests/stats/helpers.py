@@ -1,4 +1,4 @@
-"""Small results datasets built by hand, with the columns of balance/results.py."""
+"""Small results datasets built by hand, with the columns of balance/results/."""
 
 from __future__ import annotations
 
