@@ -39,7 +39,7 @@ from balance.report.sentences import q_text
 from balance.results import open_results, read_manifest
 from balance.stats import across, curves
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 FIRST_PLAYER_EDGE = ROOT / "configs" / "five_ravens" / "first_player_edge.yaml"
 CYCLE = "seats={cycle: [plain, skilled]}"  # a line-up of any player count for the fake game
 

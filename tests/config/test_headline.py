@@ -10,7 +10,7 @@ import pytest
 from balance.config import ConfigError, config_hash, load_config
 from balance.headline import Headline
 
-BASE = Path(__file__).resolve().parent.parent / "configs" / "five_ravens" / "base.yaml"
+BASE = Path(__file__).resolve().parent.parent.parent / "configs" / "five_ravens" / "base.yaml"
 
 
 def _config(tmp_path: Path, headline: str) -> Path:

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from balance import results
 from balance.cli import app
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parent.parent.parent
 SHIPPED = sorted((ROOT / "configs" / "five_ravens").glob("*.yaml"))
 
 

@@ -30,7 +30,7 @@ from balance.config import (
 )
 from balance.overrides import apply_to, parse_override
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 BASE = "configs/five_ravens/base.yaml"  # as a user in the checkout types it
 SECRET = "s3cret-hash-do-not-print"
 

@@ -27,7 +27,7 @@ from balance.experiments import tune as tune_lib
 from balance.overrides import override
 from balance.stats import rootfind
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parent.parent.parent
 
 
 # ------------------------------------------------------------------ synthetic curves on CRN

@@ -20,7 +20,7 @@ from balance.config import (
 from balance.games.five_ravens.schema import GreedyPolicy, Rules
 
 DATA = Path(__file__).parent / "data" / "configs"
-SHIPPED = Path(__file__).parent.parent / "configs" / "five_ravens"
+SHIPPED = Path(__file__).parent.parent.parent / "configs" / "five_ravens"
 VALID = "game: five_ravens\nplayers: 4\nseats: greedy\n"
 
 

@@ -22,7 +22,7 @@ from balance.config import ConfigError, config_hash, load_config
 from balance.overrides import Override, apply_overrides, override, parse_override
 from balance.results import open_results
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 FIVE_RAVENS = ROOT / "configs" / "five_ravens" / "base.yaml"
 
 

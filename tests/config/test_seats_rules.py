@@ -20,7 +20,7 @@ from balance.cli import app
 from balance.config import ConfigError, config_hash, load_config, resolve_lineup
 from balance.overrides import parse_override
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 @pytest.mark.parametrize(

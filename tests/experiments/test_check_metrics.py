@@ -38,7 +38,7 @@ from balance.results import open_results
 from balance.runner import run as simulate
 from balance.stats import sequential as seq
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parent.parent.parent
 CI = ROOT / "configs" / "ci"
 
 
