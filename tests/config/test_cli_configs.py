@@ -7,7 +7,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from test_config import BAD, DATA, write
+from kit.configs import write
+from test_config import BAD, DATA
 from typer.testing import CliRunner
 
 from balance import results

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_config import VALID, write
+from kit.configs import write
+from test_config import VALID
 from typer.testing import CliRunner
 
 from balance import config

@@ -9,11 +9,11 @@ import math
 import re
 from pathlib import Path
 
-import fake_game as fake
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kit import fake_game as fake
 from typer.testing import CliRunner
 
 from balance import runner

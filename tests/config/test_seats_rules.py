@@ -13,6 +13,7 @@ import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
+from kit.configs import write
 from typer.testing import CliRunner
 
 from balance import runner
@@ -81,12 +82,6 @@ def test_a_rule_names_every_seat(rule, players):
 
 
 # ------------------------------------------------------------------------ configs that use them
-
-
-def write(tmp_path: Path, name: str, body: str) -> Path:
-    path = tmp_path / name
-    path.write_text(body)
-    return path
 
 
 def fake_rule(tmp_path: Path, seats: str, players: int = 3, extra: str = "") -> Path:

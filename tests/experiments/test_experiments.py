@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
-import fake_game as fake
 import numpy as np
 import polars as pl
 import pytest
+from kit import fake_game as fake
 from stats.helpers import reference_q
 from typer.testing import CliRunner
 
