@@ -24,11 +24,21 @@ SWEEPS = {
 }
 
 
-@nox.session
+@nox.session(reuse_venv=True)  # the inner loop: no new environment on every run
 def tests(session: nox.Session) -> None:
-    """Run the test suite; extra arguments go to pytest (e.g. `nox -s tests -- -n 2`)."""
-    session.install(".[test]")
-    session.run("pytest", *session.posargs)
+    """Run the test suite; extra arguments go to pytest. The inner loop of development is
+    `nox -s tests -- -m "not slow"` (the tests marked slow left out; docs/development.md gives
+    its time); `.ci/run` runs the whole suite. On as many workers as the machine has cores
+    (pytest-xdist) unless the arguments say otherwise (`-n 0`: one process). The package is
+    installed editable: the tests run the working tree, whose compiled kernels numba's cache
+    keeps between runs; its environment is kept too (`nox -R` also skips the install)."""
+    session.install("-e", ".[test]")
+    args = list(session.posargs)
+    if not any(
+        a in ("-n", "--numprocesses") or a.startswith(("-n", "--numprocesses=")) for a in args
+    ):
+        args = ["-n", "auto", *args]
+    session.run("pytest", *args)
 
 
 @nox.session

@@ -1,5 +1,4 @@
-"""Shared fixtures: the fake game plugins (tests/fake_game.py, tests/fake_roles_game.py) and the
-xdist compile lock."""
+"""Shared fixtures: the fake game plugins (tests/kit/fake_game.py) and the xdist compile lock."""
 
 from __future__ import annotations
 
@@ -8,8 +7,8 @@ import os
 import warnings
 from pathlib import Path
 
-import fake_game as fake
 import pytest
+from kit import fake_game as fake
 
 from balance import games
 
@@ -81,9 +80,7 @@ def fake_config(fake_game, tmp_path):
 
 @pytest.fixture
 def fake_roles_game(monkeypatch):
-    """Register the scripted game whose teams and roles change per game (tests/fake_roles_game.py)
-    as ``fake_roles``; yields its plugin."""
-    import fake_roles_game
-
-    monkeypatch.setitem(games._GAMES, "fake_roles", fake_roles_game.__name__)
-    yield fake_roles_game.PLUGIN
+    """Register the scripted game whose teams and roles change per game (``fake.roles``, see
+    tests/kit/fake_game.py) as ``fake_roles``; yields its plugin."""
+    monkeypatch.setitem(games._GAMES, "fake_roles", fake.roles.__name__)
+    yield fake.roles.PLUGIN

@@ -9,7 +9,7 @@ directory a missing one, a directory, /dev/null, a FIFO, an empty file and a bin
 results directory also a hand-broken manifest.json (format "1", parts "x", games_requested "abc",
 a part listed twice, each as edited and resealed, and JSON nested 100,000 levels), and for a
 sweep directory a broken sweep.json. Each case starts from a quick valid command on the fake game
-(tests/fake_game.py), in-process, with one value replaced; a sample runs as real processes on
+(tests/kit/fake_game.py), in-process, with one value replaced; a sample runs as real processes on
 Five Ravens. A valid value (a seed of 0, a new output file) may succeed; every failure must still
 be one line with nothing written.
 
@@ -33,9 +33,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import fake_game as fake
 import pytest
 import typer.main
+from kit import fake_game as fake
 from test_faults import CONFIG, OTHER_CONFIG, balance, kernels, said, sample, small_run
 from typer.testing import CliRunner
 
@@ -71,7 +71,7 @@ MANIFESTS = [
 SWEEP_MANIFESTS = ["sweep format '1'", "sweep points 'x'", "sweep games 'abc'",
                    "sweep nested 100,000 levels", "sweep point listed twice"]  # fmt: skip
 
-# Each command's quick valid run on the fake game; {T} is the case's folder (tests/fake_game.py
+# Each command's quick valid run on the fake game; {T} is the case's folder (tests/kit/fake_game.py
 # configs, a variants file, a check spec, a finished run `res` and a finished sweep `sw`).
 BASE = {
     "simulate": "simulate {T}/fake.yaml --games 20 --chunk-size 10 --out {T}/new",

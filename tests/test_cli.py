@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-import fake_game as fake
 import pytest
+from kit import fake_game as fake
 from typer.testing import CliRunner
 
 import balance

@@ -3,16 +3,17 @@ and `balance compare` rows of teams and roles that no game dealt ([+nan, +nan]).
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from html import unescape
-from typing import Any, NamedTuple
+from typing import Any
 
-import fake_roles_game as script
 import numpy as np
 import polars as pl
 import pytest
 import typer
+from kit.configs import write_config
+from kit.fake_game import SCRIPTED, FakeGame
+from kit.fake_game import roles as script
 from pydantic import BaseModel, ConfigDict, Field
 from typer.testing import CliRunner
 
@@ -66,37 +67,21 @@ class Rules(BaseModel):
     ghost: int = Field(0, ge=0, le=1, description="1: the ghost is dealt instead of the doc")
 
 
-class Tables(NamedTuple):
-    flip: int
-    players: int
-    ghost: int
-
-
-class _ExtraNames(script._FakeRolesGame):
-    """The scripted game (tests/fake_roles_game.py) whose names list a team (horseman) and roles
-    (ghost, phantom) that its games never deal, as Raven Manor's list every character; with
-    ``rules.ghost: 1`` the ghost is dealt instead of the doc."""
-
-    name = "fake_extra"
-    rules_model = Rules
-
-    def compile(self, config: Any) -> Tables:
-        return Tables(int(config.rules.flip), config.players, int(config.rules.ghost))
-
-    def team_names(self, tables: Tables) -> tuple[str, ...]:
-        return (*script.TEAMS, "horseman")
-
-    def role_names(self, tables: Tables) -> tuple[str, ...]:
-        return (*script.ROLES, "ghost", "phantom")
-
-    def play(self, tables: Tables, seed: int, first_game: int, n_games: int) -> Any:
-        c = super().play(tables, seed, first_game, n_games)
-        if tables.ghost:
-            return dataclasses.replace(c, role=np.where(c.role == script.DOC, 3, c.role))
-        return c
-
-
-PLUGIN = _ExtraNames()
+# The scripted game (``fake_roles`` of tests/kit/fake_game.py) whose names list a team (horseman)
+# and roles (ghost, phantom) that its games never deal, as Raven Manor's list every character;
+# with ``rules.ghost: 1`` the ghost is dealt instead of the doc.
+PLUGIN = FakeGame(
+    "fake_extra",
+    players=(3, 3),
+    end_reasons=script.PLUGIN.end_reasons,
+    rules=Rules,
+    policy_kinds=script.PLUGIN.policy_kinds,
+    policies=script.PLUGIN.default_policies,
+    outcome=SCRIPTED,
+    telemetry=["possessed__seat"],
+    teams=(*script.TEAMS, "horseman"),
+    roles=(*script.ROLES, "ghost", "phantom"),
+)
 
 
 @pytest.fixture
@@ -106,12 +91,11 @@ def extra_game(monkeypatch):
 
 
 def _config(path, **rules: int):
-    text = (
-        "game: fake_extra\nplayers: 3\nseats: [plain, plain, other]\ngames: 400\nseed: 0\n"
-        f"rules: {{flip: {rules.get('flip', 0)}, ghost: {rules.get('ghost', 0)}}}\n"
-    )
-    path.write_text(text)
-    return path
+    rules = {"flip": rules.get("flip", 0), "ghost": rules.get("ghost", 0)}
+    return write_config(
+        path, "fake_extra", players=3, seats=["plain", "plain", "other"], games=400, seed=0,
+        rules=rules,
+    )  # fmt: skip
 
 
 def test_compare_leaves_out_teams_and_roles_no_game_dealt_and_says_so(extra_game, tmp_path):

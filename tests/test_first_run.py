@@ -2,7 +2,7 @@
 time from the ones measured on this machine, and a run's own progress after the loading display.
 
 Nothing here compiles a kernel (a minute per game): the pieces are tested on a fake cache folder,
-a kernel that is defined but never called, and the fake game (tests/fake_game.py).
+a kernel that is defined but never called, and the fake game (tests/kit/fake_game.py).
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def test_cold_until_the_cache_folder_holds_the_kernels_index(kernel_package):
 def test_a_package_without_cached_kernels_is_neither(kernel_package):
     package, folder = kernel_package
     assert _kernels.kernels_cached(f"{package}.plain", folder) is None
-    assert _kernels.kernels_cached("fake_game", folder) is None  # the fake game: numpy only
+    assert _kernels.kernels_cached("kit.fake_game", folder) is None  # the fake game: numpy only
 
 
 def test_expected_range_from_the_measured_compile_times():

@@ -19,8 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import fake_game as fake
 import pytest
+from kit import fake_game as fake
 from typer.testing import CliRunner
 
 from balance import outputs, runner

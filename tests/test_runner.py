@@ -322,7 +322,7 @@ def test_seat_scores_match_the_plugin(fake_game, fake_config, tmp_path):
 def test_clipped_telemetry_is_counted_in_the_manifest(fake_roles_game, tmp_path, monkeypatch):
     # The game says, per chunk, how many telemetry cells it clipped at 255; the manifest sums them
     # per column and names the column, instead of the dataset clipping silently.
-    import fake_roles_game as script
+    from kit.fake_game import roles as script
 
     play = fake_roles_game.play
 

@@ -1,7 +1,7 @@
 """Teams and roles that change from game to game (Raven Manor's possession), end to end.
 
-Every answer here is worked out by hand from the script of tests/fake_roles_game.py (its
-docstring has the table): four games a cycle, so 400 games hold 100 cycles and every share is
+Every answer here is worked out by hand from the script of tests/kit/fake_game.py (the
+comment above ``scripted`` has the table): four games a cycle, so 400 games hold 100 cycles and every share is
 exact. The old rules would get them wrong: a Family victory of two seats is a full win for each
 (not half), a team's share is counted per game (not per row), and a seat counts for the team it
 ended on (not the config's line-up).
@@ -9,10 +9,10 @@ ended on (not the config's line-up).
 
 from __future__ import annotations
 
-import fake_roles_game as script
 import numpy as np
 import polars as pl
 import pytest
+from kit.fake_game import roles as script
 from scipy import stats as sps
 
 from balance import experiments, stats

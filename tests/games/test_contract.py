@@ -50,14 +50,44 @@ class Game(NamedTuple):
     tables: Any
 
 
-@pytest.fixture(scope="module", params=games.names())
-def game(request) -> Game:
+# The registered games, and the tests' fake game (tests/kit/fake_game.py, its instance with an
+# impact variant), which keeps the same contract: registered as ``fake`` for its tests, on a
+# config of its own.
+FAKE = "fake"
+# Tests that start a fresh process, where the fake is not registered: it has no kernels to load
+# or to run as plain Python anyway (numpy only).
+IN_A_FRESH_PROCESS = {
+    "test_play_of_no_games_loads_the_kernels",
+    "test_compiled_kernels_equal_plain_python",
+}
+
+
+@pytest.fixture(scope="module", params=[*games.names(), FAKE])
+def game(request, tmp_path_factory) -> Iterator[Game]:
     """A registered game with its compiled base config (the kernels compile once per process)."""
     name = request.param
-    plugin = games.get(name)
-    path = ROOT / "configs" / name / "base.yaml"
-    config = load_config(path)
-    return Game(name, plugin, path, config, plugin.compile(config))
+    if name != FAKE:
+        plugin = games.get(name)
+        path = ROOT / "configs" / name / "base.yaml"
+        config = load_config(path)
+        yield Game(name, plugin, path, config, plugin.compile(config))
+        return
+    from kit import fake_game
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setitem(games._GAMES, FAKE, fake_game.contract.__name__)
+        path = fake_game.write_config(tmp_path_factory.mktemp("fake") / "base.yaml")
+        config = load_config(path)
+        plugin = games.get(FAKE)
+        yield Game(FAKE, plugin, path, config, plugin.compile(config))
+
+
+@pytest.fixture(autouse=True)
+def _fake_stays_in_this_process(request):
+    callspec = getattr(request.node, "callspec", None)
+    game = callspec.params.get("game") if callspec is not None else None
+    if game == FAKE and request.node.originalname in IN_A_FRESH_PROCESS:
+        pytest.skip("the fake game is registered in this process only and has no kernels")
 
 
 @pytest.fixture(scope="module")

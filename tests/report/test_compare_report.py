@@ -5,8 +5,8 @@ from __future__ import annotations
 import html
 import re
 
-import fake_game as fake
 import pytest
+from kit import fake_game as fake
 from typer.testing import CliRunner
 
 from balance.cli import app

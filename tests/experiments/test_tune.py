@@ -3,7 +3,7 @@ several knobs, the tuned config, and bad input.
 
 The planted answers come from curves whose crossing is known: synthetic ones on common random
 numbers (a share u_i < p(x) and a score f(x) + z_i of hashed uniforms), the fake game of
-tests/fake_tune_game.py (its first player's share of decided games is ``rules.edge``, its mean
+``fake_tune`` of tests/kit/fake_game.py (its first player's share of decided games is ``rules.edge``, its mean
 score ``rules.points``), and real games whose crossing was measured once on many games.
 """
 
@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import fake_tune_game as ftg
 import numpy as np
 import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kit.fake_game import tune as ftg
 from typer.testing import CliRunner
 
 from balance import games
@@ -28,7 +28,7 @@ from balance.experiments import tune as tune_lib
 from balance.experiments import tune_spec
 from balance.stats import rootfind
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parent.parent.parent
 
 
 # ------------------------------------------------------------------ synthetic curves on CRN
@@ -268,7 +268,7 @@ def test_bad_targets_are_one_line(text, problem):
 
 @pytest.fixture
 def fake_tune_game(monkeypatch):
-    """Register tests/fake_tune_game.py as ``fake_tune`` for one test."""
+    """Register ``fake_tune`` (tests/kit/fake_game.py) as ``fake_tune`` for one test."""
     monkeypatch.setitem(games._GAMES, "fake_tune", ftg.__name__)
     return ftg.PLUGIN
 

@@ -13,6 +13,7 @@ import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
+from kit.configs import write
 from typer.testing import CliRunner
 
 from balance import runner
@@ -21,7 +22,7 @@ from balance.config import ConfigError, config_hash, load_config
 from balance.config.lineup import resolve_lineup
 from balance.config.overrides import parse_override
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 @pytest.mark.parametrize(
@@ -82,12 +83,6 @@ def test_a_rule_names_every_seat(rule, players):
 
 
 # ------------------------------------------------------------------------ configs that use them
-
-
-def write(tmp_path: Path, name: str, body: str) -> Path:
-    path = tmp_path / name
-    path.write_text(body)
-    return path
 
 
 def fake_rule(tmp_path: Path, seats: str, players: int = 3, extra: str = "") -> Path:

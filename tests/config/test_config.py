@@ -4,25 +4,18 @@ from __future__ import annotations
 
 import json
 import re
-import textwrap
 from pathlib import Path
 
 import pytest
+from kit.configs import write
 
 from balance.config import ConfigError, RunConfig, config_from_dict, config_hash, load_config
 from balance.config.loading import load_yaml
 from balance.games.five_ravens.schema import GreedyPolicy, Rules
 
 DATA = Path(__file__).parent / "data" / "configs"
-SHIPPED = Path(__file__).parent.parent / "configs" / "five_ravens"
+SHIPPED = Path(__file__).parent.parent.parent / "configs" / "five_ravens"
 VALID = "game: five_ravens\nplayers: 4\nseats: greedy\n"
-
-
-def write(tmp_path: Path, name: str, text: str) -> Path:
-    path = tmp_path / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text))
-    return path
 
 
 def error(path: Path | str) -> str:

@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
-import fake_game as fake
 import numpy as np
 import polars as pl
 import pytest
+from kit import fake_game as fake
 from stats.helpers import reference_q
 from typer.testing import CliRunner
 
@@ -18,7 +18,7 @@ from balance import stats
 from balance.cli import app
 from balance.config import ConfigError, load_config
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parent.parent.parent
 CI = ROOT / "configs" / "ci"
 FIVE_RAVENS = ROOT / "configs" / "five_ravens"
 
@@ -165,7 +165,7 @@ def test_compare_command(fake_config, tmp_path):
 
 
 def test_compare_of_different_player_counts_is_unpaired(fake_config, tmp_path):
-    # Issue 14: no longer refused; independent samples (tests/test_compare_players.py).
+    # Issue 14: no longer refused; independent samples (tests/experiments/test_compare_players.py).
     b = fake.write_config(tmp_path / "b.yaml", players=2)
     result = run("compare", fake_config, b, "--games", 10)
     assert result.exit_code == 0, result.output

@@ -6,20 +6,21 @@ role (balance/experiments/check.py).
 - ``first_player_edge`` is the report's own first player's edge (balance/stats/winrates.py
   ``seat_advantage``) on the same games, for a game of fixed seats and one that deals teams.
 - ``max_role_shift`` is, per role, the role's share minus the average seat's share of the games
-  it was dealt in; the answers of tests/fake_roles_game.py's script are worked out by hand, and
-  its promised error rates are measured on tests/fake_dealt_roles_game.py, whose roles are equal
-  by construction (planted null) or whose ``r0`` wins ``edge`` more (planted effect).
+  it was dealt in; the answers of the script of tests/kit/fake_game.py (``fake_roles``) are
+  worked out by hand, and its promised error rates are measured on its ``fake_dealt_roles``,
+  whose roles are equal by construction (planted null) or whose ``r0`` wins ``edge`` more
+  (planted effect).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import fake_dealt_roles_game as dealt
-import fake_game as fake
-import fake_roles_game as script
 import numpy as np
 import pytest
+from kit import fake_game as fake
+from kit.fake_game import dealt
+from kit.fake_game import roles as script
 from scipy import stats as sps
 from typer.testing import CliRunner
 
@@ -38,7 +39,7 @@ from balance.results import open_results
 from balance.runner import run as simulate
 from balance.stats import sequential as seq
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parent.parent.parent
 CI = ROOT / "configs" / "ci"
 
 
@@ -50,7 +51,7 @@ def run(*args: object):
 
 @pytest.fixture
 def dealt_game(monkeypatch):
-    """Register tests/fake_dealt_roles_game.py as ``fake_dealt_roles``."""
+    """Register ``fake_dealt_roles`` (tests/kit/fake_game.py) as ``fake_dealt_roles``."""
     monkeypatch.setitem(games._GAMES, "fake_dealt_roles", dealt.__name__)
     return dealt.PLUGIN
 
@@ -251,7 +252,7 @@ def test_first_player_edge_with_fixed_teams_of_two_measures_against_the_average_
 
 # ------------------------------------------------------------------------ the largest role shift
 
-# tests/fake_roles_game.py, by hand. The games' mean seat wins are 2/3, 2/3, 1/3 and 1/2 (the
+# tests/kit/fake_game.py (``fake_roles``), by hand. The games' mean seat wins are 2/3, 2/3, 1/3 and 1/2 (the
 # draw: two sides share it, 1/2 each), 13/24 on average. Per game, role minus mean seat win:
 #   raven: -2/3, +1/3, +2/3, 0 -> +1/12;  doc: +1/3, -2/3, -1/3, 0 -> -1/6;
 #   mayor: +1/3, +1/3, -1/3, 0 -> +1/12.
@@ -370,7 +371,7 @@ def upper_ok(events: int, reps: int, stated: float) -> bool:
 
 def _dealt_arrays(edge: float, first: int, n: int) -> stats.GameArrays:
     """Games [first, first + n) of the dealt-roles game as the check sees them."""
-    c = dealt.PLUGIN.play(dealt.Tables(edge, 0), 5, first, n)
+    c = dealt.PLUGIN.play(dealt.PLUGIN.tables(edge=edge), 5, first, n)
     team = np.broadcast_to(np.arange(dealt.PLAYERS, dtype=np.int32), c.rank.shape)
     win, _ = results.win_values(c.rank, team)
     return stats.GameArrays(first, win, c.score * 1.0, c.turns * 1.0, c.order, None, team, c.role)

@@ -10,11 +10,11 @@ import math
 import re
 from pathlib import Path
 
-import fake_game as fake
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kit import fake_game as fake
 from typer.testing import CliRunner
 
 from balance import runner
@@ -23,7 +23,7 @@ from balance.config import ConfigError, config_hash, load_config
 from balance.config.overrides import Override, apply_overrides, override, parse_override
 from balance.results import open_results
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 FIVE_RAVENS = ROOT / "configs" / "five_ravens" / "base.yaml"
 
 

@@ -6,17 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from kit.configs import write_config
 
 from balance.config import ConfigError, config_hash, load_config
 from balance.config.headline import Headline
 
-BASE = Path(__file__).resolve().parent.parent / "configs" / "five_ravens" / "base.yaml"
+BASE = Path(__file__).resolve().parent.parent.parent / "configs" / "five_ravens" / "base.yaml"
 
 
 def _config(tmp_path: Path, headline: str) -> Path:
-    path = tmp_path / "h.yaml"
-    path.write_text(f"extends: {BASE}\nreport: {{headline: {headline}}}\n")
-    return path
+    return write_config(tmp_path / "h.yaml", extends=BASE, report={"headline": headline})
 
 
 @pytest.mark.parametrize(

@@ -7,13 +7,14 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from test_config import BAD, DATA, write
+from kit.configs import write
+from test_config import BAD, DATA
 from typer.testing import CliRunner
 
 from balance import results
 from balance.cli import app
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parent.parent.parent
 SHIPPED = sorted((ROOT / "configs" / "five_ravens").glob("*.yaml"))
 
 

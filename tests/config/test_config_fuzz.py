@@ -36,7 +36,7 @@ from balance.config.loading import read_yaml
 from balance.errors import BalanceError
 from balance.experiments.check_spec import load_spec
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parent.parent.parent
 SECONDS = 5.0  # the most any one load may take ("never a hang"); typical: milliseconds
 
 # BALANCE_FUZZ_EXAMPLES=5000 searches longer (the suite's 120 per test take a few seconds in all).

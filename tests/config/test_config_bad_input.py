@@ -9,7 +9,8 @@ import time
 from pathlib import Path
 
 import pytest
-from test_config import VALID, error, write
+from kit.configs import write
+from test_config import VALID, error
 from typer.testing import CliRunner
 
 from balance.cli import app

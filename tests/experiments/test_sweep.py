@@ -8,7 +8,7 @@ numbers); no kernel compiled again between points; Ctrl-C keeps the finished poi
 command resumes; curves equal to the project's estimators on each point; neighbouring points of
 one player count paired game by game (equal to ``paired_differences`` of the two datasets), of
 different counts compared as independent samples; the one significance rule over the whole
-sweep. Most tests play the fake game (tests/fake_game.py, no compiling); two play Five Ravens.
+sweep. Most tests play the fake game (tests/kit/fake_game.py, no compiling); two play Five Ravens.
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ import re
 from html import escape
 from pathlib import Path
 
-import fake_game as fake
 import numpy as np
 import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kit import fake_game as fake
 from scipy import stats as sps
 from typer.testing import CliRunner
 
@@ -40,7 +40,7 @@ from balance.report import sweep_sentences as sweep_words
 from balance.results import open_results, read_manifest
 from balance.stats import across, curves
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 FIRST_PLAYER_EDGE = ROOT / "configs" / "five_ravens" / "first_player_edge.yaml"
 CYCLE = "seats={cycle: [plain, skilled]}"  # a line-up of any player count for the fake game
 

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_config import VALID, write
+from kit.configs import write
+from test_config import VALID
 from typer.testing import CliRunner
 
 from balance.cli import app
@@ -24,7 +25,7 @@ from balance.config import ConfigError, config_from_dict, load_config, loading
 from balance.config.loading import Provenance, load_yaml, read_yaml
 from balance.config.overrides import apply_to, parse_override
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 BASE = "configs/five_ravens/base.yaml"  # as a user in the checkout types it
 SECRET = "s3cret-hash-do-not-print"
 

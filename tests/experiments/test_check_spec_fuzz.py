@@ -9,7 +9,7 @@ scalars of every type, odd keys), raw YAML-ish text, and random mutations of the
 configs/ci/*.yaml specs: a key deleted, null, a value of the wrong type, huge, tiny, negative or
 non-finite numbers, long strings, unknown keys, empty or duplicated lists, bad paths (``config``,
 ``baseline``, ``extends``). No anchors or aliases: the YAML reader's own bounds are fuzzed in
-tests/test_config_fuzz.py.
+tests/config/test_config_fuzz.py.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from balance import experiments as ex
 from balance.errors import BalanceError
 from balance.experiments.check import assertion_test
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parent.parent.parent
 SECONDS = 3.0  # the most one load may take; typical: a few milliseconds
 EXAMPLES = int(os.environ.get("BALANCE_FUZZ_EXAMPLES", "100"))
 FUZZ = settings(

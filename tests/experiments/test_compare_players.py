@@ -13,7 +13,7 @@ from balance.cli import app
 from balance.config import load_config
 from balance.stats.across import METRICS, SAMPLES
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FR = ROOT / "configs" / "five_ravens"
 
 
