@@ -44,9 +44,7 @@ def test_the_rules_index_lists_every_game():
 DOC_ID = re.compile(r"\b([A-Z]{2}|ENGINE)-(\d+)\b")
 # Cited ids still missing, per game: strict xfails, so that citing them fails until the entry
 # goes.
-UNCITED: dict[str, str] = {
-    "raven_order": "no test of Raven Order names ENGINE-6 or ENGINE-9 in its name or docstring",
-}
+UNCITED: dict[str, str] = {}  # game -> why its uncited ids are accepted (strict xfail)
 
 
 def _documented_ids(name: str) -> set[str]:
@@ -86,3 +84,15 @@ def test_every_ruling_and_engine_reading_is_cited_by_a_test(name):
     uncited = documented - _cited_ids(name, prefixes)
     order = sorted(uncited, key=lambda i: (i.rsplit("-", 1)[0], int(i.rsplit("-", 1)[1])))
     assert not order, f"no test under tests/games/{name}/ cites {', '.join(order).upper()}"
+
+
+@pytest.mark.parametrize("name", games.names())
+def test_the_engine_lists_the_readings_its_rules_page_numbers(name):
+    """The ENGINE-n readings of a game's engine.py docstring are exactly those its rules page
+    numbers, so that neither can gain or drop one alone."""
+    import importlib
+
+    engine = importlib.import_module(f"balance.games.{name}.engine")
+    in_code = {f"engine-{int(n)}" for n in re.findall(r"ENGINE-(\d+)", engine.__doc__ or "")}
+    in_docs = {i for i in _documented_ids(name) if i.startswith("engine-")}
+    assert in_code == in_docs

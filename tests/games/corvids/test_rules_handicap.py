@@ -221,7 +221,7 @@ def test_a_value_past_the_bound_is_one_line_naming_the_entry(tmp_path, value, pr
 
 def test_a_handicap_change_compiles_nothing():
     """Values live in the tables (STYLE.md): once the kernels ran, other handicaps add no numba
-    signature to any dispatcher of the game (the pattern of tests/test_sweep.py)."""
+    signature to any dispatcher of the game (the pattern of tests/experiments/test_sweep.py)."""
     modules = [engine, policies, state, physics, rng, _kit]
 
     def signatures() -> int:

@@ -599,6 +599,8 @@ for _code, _name in {
 @settings(max_examples=30, deadline=None)
 @given(case=games())
 def test_every_round_conserves_cards_and_replays_legally(case):
+    """Every action resolves as much as it is able (ENGINE-5): cards are conserved and every logged
+    step is legal."""
     cfg, seed, game0 = case
     c = compile_tables(cfg)
     tb = c.tb

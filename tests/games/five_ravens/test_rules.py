@@ -429,6 +429,8 @@ def test_fr6_the_five_and_eight_leave_the_last_raven_in_hand(kind):
 
 
 def test_fr7_no_raven_after_the_prelude_means_no_thief_and_stealing_last():
+    """A seat with no Raven after the Prelude has no thief and steals last; a relic thief has rank
+    0 (ENGINE-4)."""
     c = scripted(config(3, rules={"thief_relics": ["hollow"]}))
     R = partial(relic_id, c)
     st = blank(c, first=0)
@@ -486,6 +488,7 @@ def test_fr7_a_relic_thief_is_captured():
 
 
 def test_fr8_nine_draws_two_then_discards_one(fr2):
+    """The 9 is in no pile while it resolves, so it cannot discard itself (ENGINE-2)."""
     c = fr2
     R = partial(relic_id, c)
     st = blank(c, script=[R("hollow")])
@@ -519,6 +522,7 @@ def test_fr8_eight_puts_cards_on_top_of_the_deck_in_order(fr2):
 
 
 def test_fr8_seven_buries_the_top_relic(fr3):
+    """Only the 7's owner knows the relic it buried (FR-15, ENGINE-13)."""
     c = fr3
     R = partial(relic_id, c)
     st = blank(c, script=[-1])
@@ -671,6 +675,7 @@ def test_fr8_four_cycles_other_cards(fr2):
 
 
 def test_fr8_four_set_aside_cards_are_not_reshuffled_into_the_draw(fr2):
+    """The 4's set-aside cards are in no pile while it draws: never reshuffled in (ENGINE-12)."""
     c = fr2
     R = partial(relic_id, c)
     st = blank(c, script=[2, R("gem"), R("hollow")])
@@ -847,6 +852,7 @@ def test_fr8_with_only_locked_targets_the_actions_do_nothing(fr3):
 
 
 def test_fr8_switch_seven_action_off_makes_the_seven_do_nothing():
+    """A switched-off action can still be played and does nothing (ENGINE-6)."""
     c = scripted(config(3, rules={"ravens": {"seven": {"action": False}}}))
     R = partial(relic_id, c)
     st = blank(c, script=[2])
@@ -960,6 +966,7 @@ def test_fr9_only_a_captured_two_steals_from_the_bottom(kind):
 
 
 def test_fr9_unclaimed_relics_go_to_the_bottom_of_the_relic_deck(fr3):
+    """Unclaimed relics go under the relic deck one by one in slot order (ENGINE-8)."""
     c = fr3
     R = partial(relic_id, c)
     st = blank(c, script=[-1, -1, 1])
@@ -1029,6 +1036,7 @@ def test_fr10_six_max_chest_is_config():
 
 
 def test_fr11_every_thief_is_captured_in_steal_order(fr3):
+    """Each thief is captured in steal order, the 7's rescue at once (FR-11, ENGINE-7)."""
     c = fr3
     R = partial(relic_id, c)
     st = blank(c, script=[0, 1, raven(8), 2])

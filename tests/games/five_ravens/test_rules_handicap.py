@@ -58,7 +58,8 @@ def test_fr14_a_handicap_on_the_first_player_flips_the_winner():
 
 
 def test_the_handicap_follows_the_turn_order_not_the_seat():
-    """Seat 1 was round 1's first player: the first entry is its (order 0), the second seat 0's."""
+    """ENGINE-15: seat 1 was round 1's first player: the first entry is its (order 0), the
+    second seat 0's."""
     assert final(*two_seats([3], start=1)) == ([3, 8], [2, 1])
     assert final(*two_seats([0, 3], start=1)) == ([6, 5], [1, 2])
     assert final(*two_seats([-1, 1], start=0)) == ([2, 6], [2, 1])
@@ -213,7 +214,7 @@ def test_cli_reports_a_bad_handicap_in_one_line(tmp_path):
 
 def test_a_handicap_change_compiles_nothing():
     """Values live in the tables (STYLE.md): once the kernels ran, other handicaps add no numba
-    signature to any dispatcher of the game (the pattern of tests/test_sweep.py)."""
+    signature to any dispatcher of the game (the pattern of tests/experiments/test_sweep.py)."""
     modules = [engine, policies, state, rng, _kit]
 
     def signatures() -> int:

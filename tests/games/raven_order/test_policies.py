@@ -214,3 +214,22 @@ def test_heuristic_construction_follows_its_build_order(base):
         elif line.startswith("  Builds ") and turn_seat == seat_of["economy"]:
             mine.append(line.split("Builds ")[1].split(" for")[0])
     assert mine[:2] == ["Armory", "Town"]
+
+
+def test_engine_9_no_worker_is_trained_past_the_unit_cap(ro):
+    """ENGINE-9: a seat holds at most CAPU (128) sentries, riders and druids: with 127 it may still
+    train a worker into a sentry, with 128 it may not (gold, workers and an Armory to spare)."""
+    from balance.games.raven_order import state as S
+    from balance.games.raven_order import tables as T
+
+    from .helpers import blank, seat
+
+    st = blank(ro)
+    seat(st, 0, [T.CAMP, T.ARMORY], gold=99, workers=5, units=[T.SENTRY] * (S.CAPU - 1))
+    assert policies.can_train(ro.tb, st, 0, T.WORKER)
+    assert policies.can_train_unpaid(ro.tb, st, 0)
+    seat(st, 0, [], gold=99, workers=5, units=[T.SENTRY])
+    assert st.pl[0, S.PL_NU] == S.CAPU
+    assert not policies.can_train(ro.tb, st, 0, T.WORKER)
+    assert not policies.can_train_unpaid(ro.tb, st, 0)
+    assert not policies.can_train(ro.tb, st, 0, T.SENTRY)  # no Citadel: no rider

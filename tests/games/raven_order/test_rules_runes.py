@@ -352,6 +352,7 @@ def test_conquest_two_attacking_riders_give_a_worker_per_academy(ro, attackers, 
 
 
 def test_looting_gold_for_workers_and_sentries_riders_kill(ro):
+    """ENGINE-6: Looting pays 2 gold for each worker or sentry its riders kill in battle."""
     st = blank(ro)
     [r] = seat(st, 0, [CAMP, ARMORY, ACAD1], units=[RIDER], brunes={ARMORY: LOOTING})
     [s] = seat(st, 1, [CAMP], workers=2, units=[SENTRY])
