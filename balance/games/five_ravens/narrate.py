@@ -12,25 +12,28 @@ Besides the lines, the narrator keeps a shadow of every seat's piles, the centre
 deck count, built from the events alone. It uses it to say where a card came from (hand or
 discard), which unplayed cards the Epilogue discards, and where a 6's shuffle put the face-down
 relics (the log gives only their number; their places are read from the next event that names
-each slot). The narrator is a ``_tell.Narrator``: one handler per event code, and ``finish``
+each slot). The narrator is a ``_tell.Narrator``: one handler per event code here, and ``finish``
 comparing the shadow with the engine's final state (piles, doubled chests, the relic deck, the
 Clocks, the first player, the score rows) through ``check``; a replay prints any disagreement as
-a WARNING line (the tests assert there is none), and an unknown event code raises.
+a WARNING line (the tests assert there is none), and an unknown event code raises. The shadow and
+its words (card names, the lines built from clauses, the header, the final scores, that final
+check) are ``narrate_words.py``'s :class:`~balance.games.five_ravens.narrate_words.Words`, which
+the narrator subclasses.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from balance.games import _kit as kit
 from balance.games._kit import Logged
-from balance.games._tell import Narrator, Told
+from balance.games._tell import Told
 from balance.games.five_ravens import engine
 from balance.games.five_ravens import state as S
 from balance.games.five_ravens import tables as T
+from balance.games.five_ravens.narrate_words import Act, Line, ShuffleNote, Slot, Words
 
 LOG_CAP = kit.LOG_CAP  # log rows of a first try; a game that fills them is replayed with more
 
@@ -85,116 +88,17 @@ def tell(compiled: T.Compiled, logged: Logged, seed: int, game: int) -> Told:
     return n.told()
 
 
-# ---------------------------------------------------------------- narration
-
-
-class _Line:
-    """A line built from clauses: ``indent + head + sep + "; ".join(clauses)``.
-
-    A clause is ``[tag, prefix, items]``; consecutive clauses with the same mergeable tag share
-    one prefix (``draws 7, 2, gem``). Items may be objects rendered at the end (``_ShuffleNote``).
-    """
-
-    def __init__(self, head: str, sep: str = ": ", indent: str = "  ") -> None:
-        self.head = head
-        self.sep = sep
-        self.indent = indent
-        self.clauses: list[list[Any]] = []
-
-    def add(self, text: Any, tag: str | None = None, prefix: str = "") -> list[Any]:
-        if tag is not None and self.clauses and self.clauses[-1][0] == tag:
-            self.clauses[-1][2].append(text)
-            return self.clauses[-1]
-        clause: list[Any] = [tag, prefix, [text]]
-        self.clauses.append(clause)
-        return clause
-
-    def extend_last(self, text: str) -> None:
-        self.clauses[-1][2][-1] = f"{self.clauses[-1][2][-1]}{text}"
-
-    def __str__(self) -> str:
-        parts = [p + ", ".join(str(i) for i in items) for _, p, items in self.clauses]
-        return self.indent + self.head + (self.sep + "; ".join(parts) if parts else "")
-
-
-class _ShuffleNote:
-    """Where a 6's shuffle put the face-down relics, filled in as later events name each slot."""
-
-    def __init__(self, slots: list[int], pool: list[int], name: Any) -> None:
-        self.slots = slots
-        self.pool = pool  # cards not yet placed
-        self.place: dict[int, int] = {}  # slot -> card; a slot shuffled again unseen stays ?
-        self.name = name
-
-    def __str__(self) -> str:
-        def one(s: int) -> str:
-            if s in self.place:
-                return f"[{s}] {self.name(self.place[s])}"
-            return f"[{s}] ?"
-
-        return "now " + ", ".join(one(s) for s in self.slots)
-
-
-@dataclass
-class _Slot:
-    card: int  # -1: unknown since a shuffle (see note)
-    face: bool
-    lock: bool
-    note: _ShuffleNote | None = None
-
-
-@dataclass
-class _Seat:
-    deck: list[int]
-    hand: list[int] = field(default_factory=list)
-    disc: list[int] = field(default_factory=list)
-    capt: list[int] = field(default_factory=list)
-    pending: int = -1  # Raven played for its action, in no pile until it resolves
-    thief: int = -1
-    doubled: int = -1
-    no_thief: bool = False
-
-
-@dataclass
-class _Act:
-    p: int
-    rank: int
-    line: _Line
-    inner: int = -1  # rank of the captured Raven whose action a 2 uses
-    inner_at: int = 0  # clauses before the 2's borrowed action began
-    aside: list[Any] | None = None  # the 4's set-aside clause, filled by its discards
-
-
-class _Narrator(Narrator):
-    """The narration of one logged game (``_tell.Narrator``): a handler per event code, a
-    shadow of the game built from the events, and ``finish`` comparing it with the engine's
-    final state."""
+class _Narrator(Words):
+    """The narration of one logged game: a handler per event code on top of
+    ``narrate_words.Words`` (the shadow of the game built from the events, and its words), and
+    ``finish`` comparing the shadow with the engine's final state."""
 
     def __init__(self, compiled: T.Compiled, logged: Logged, seed: int, game: int) -> None:
-        super().__init__(logged)
-        self.c = compiled
-        self.tb = compiled.tb
-        self.seed = seed
-        self.game = game
-        self.P = int(self.tb.params[T.P_PLAYERS])
-        self.rounds = int(self.tb.params[T.P_ROUNDS])
-        self.out: list[Any] = []
-        self.seats = [_Seat(deck=list(range(T.N_RAVENS))) for _ in range(self.P)]
-        self.centre: list[_Slot | None] = [None] * self.P
-        self.rd_n = int(self.tb.params[T.P_N_RELICS])
-        self.removed: list[int] = []
-        self.round = -1
-        self.first = 0
-        self.last = 0
-        self.stole = False
-        self.open: tuple[Any, _Line] | None = None
-        self.act: _Act | None = None
-        self.centre_line: _Line | None = None
+        super().__init__(compiled, logged, seed, game)
+        self.act: Act | None = None
+        self.centre_line: Line | None = None
         self.theft: list[int] | None = None  # seats still to steal this round, in order
-        self.theft_line: tuple[int, _Line] | None = None
-        self.score_rows: dict[int, tuple[int, ...]] = {}
-        self.clocks = 0  # Clocks removed (Epilogues told)
-        self.next_first = -1  # the first player the last Epilogue named
+        self.theft_line: tuple[int, Line] | None = None
         handlers = {
             S.E_ROUND: self.ev_round,
             S.E_DEAL: self.ev_deal,
@@ -239,95 +143,6 @@ class _Narrator(Narrator):
 
         return handler
 
-    # ------------------------------------------------------------ names
-
-    def name(self, c: int) -> str:
-        """A card in a list: ``7`` for a Raven, ``chest 3`` for a relic."""
-        if c < 0:
-            return "nothing"
-        if c < T.N_RAVENS:
-            return str(c + 1)
-        t = int(self.tb.cards[T.C_INST, c - T.N_RAVENS])
-        label = self.c.relic_names[t].replace("_", " ")
-        value = int(self.tb.cards[T.C_VALUE, t])
-        if self.tb.cards[T.C_KIND, t] == T.K_CHEST and str(value) not in label.split():
-            label += f" (chest {value})"
-        return label
-
-    def the(self, c: int) -> str:
-        """A card in a sentence: ``the 7`` for a Raven, ``chest 3`` for a relic."""
-        return f"the {c + 1}" if 0 <= c < T.N_RAVENS else self.name(c)
-
-    def thief_card(self, c: int) -> str:
-        """A thief in a sentence: ``the 7``, or ``the gem thief`` for a relic (FR-7)."""
-        return f"the {self.name(c)}" + ("" if c < T.N_RAVENS else " thief")
-
-    def thief_label(self, c: int) -> str:
-        return "no thief" if c < 0 else self.name(c)
-
-    def cards(self, cs: list[int]) -> str:
-        return ", ".join(self.name(c) for c in cs) if cs else "none"
-
-    def kind(self, c: int) -> int:
-        return int(self.tb.cards[T.C_KIND, self.tb.cards[T.C_INST, c - T.N_RAVENS]])
-
-    def action_on(self, c: int) -> bool:
-        return bool(self.tb.params[T.P_ACTION + c])
-
-    def capture_on(self, c: int) -> bool:
-        return bool(self.tb.params[T.P_CAPTURE + c])
-
-    # ------------------------------------------------------------ output
-
-    def problem(self, text: str) -> None:
-        """The events disagree with themselves (``check``), told with the game and round."""
-        self.check(False, f"game {self.game}, round {self.round + 1}: {text}")
-
-    def say(self, text: str, indent: str = "  ") -> None:
-        self.out.append(indent + text)
-        self.open = None
-
-    def line(self, key: Any, head: str, sep: str = ": ", indent: str = "  ") -> _Line:
-        """The open line ``key`` if the previous output was it, else a new one."""
-        if self.open is not None and self.open[0] == key:
-            return self.open[1]
-        ln = _Line(head, sep, indent)
-        self.out.append(ln)
-        self.open = (key, ln)
-        return ln
-
-    # ------------------------------------------------------------ shadow piles
-
-    def take(self, pile: list[int], c: int, what: str) -> None:
-        if c in pile:
-            pile.remove(c)
-        else:
-            self.problem(f"{self.name(c)} is not in {what}")
-
-    def slot_is(self, slot: int, x: int, what: str) -> _Slot | None:
-        """Check that centre ``slot`` holds ``x`` (placing it if a shuffle hid the slot)."""
-        if not 0 <= slot < self.P or self.centre[slot] is None:
-            self.problem(f"{what}: centre slot {slot} is empty")
-            return None
-        s = self.centre[slot]
-        assert s is not None
-        if s.card >= 0:
-            if s.card != x:
-                self.problem(f"{what}: slot {slot} holds {self.name(s.card)}, not {self.name(x)}")
-            return s
-        note = s.note
-        assert note is not None
-        s.card, s.note = x, None
-        note.place[slot] = x
-        if x in note.pool:
-            note.pool.remove(x)
-        else:
-            self.problem(f"{what}: {self.name(x)} was not among the shuffled relics")
-        hidden = [i for i, o in enumerate(self.centre) if o is not None and o.note is note]
-        if len(hidden) == 1 and len(note.pool) == 1:  # the last one is where the rest are not
-            self.slot_is(hidden[0], note.pool[0], what)
-        return s
-
     # ------------------------------------------------------------ setup and prelude
 
     def ev_removed(self, x: int, *_: int) -> None:
@@ -350,7 +165,7 @@ class _Narrator(Narrator):
         self.centre_line = self.line(("centre", r), "Centre", ": ")
 
     def ev_deal(self, slot: int, x: int, face: int, lock: int, *_: int) -> None:
-        self.centre[slot] = _Slot(x, bool(face), bool(lock))
+        self.centre[slot] = Slot(x, bool(face), bool(lock))
         self.rd_n -= 1
         state = ("face up" if face else "face down") + (", locked" if lock else "")
         assert self.centre_line is not None
@@ -368,7 +183,7 @@ class _Narrator(Narrator):
         self.centre_line = None
         self.open = None
 
-    def draw_line(self, p: int) -> _Line:
+    def draw_line(self, p: int) -> Line:
         if self.act is not None and self.act.p == p:
             return self.act.line
         return self.line(("draw", p, self.round), f"Seat {p}", sep=" ")
@@ -415,9 +230,9 @@ class _Narrator(Narrator):
         self.take(s.hand, c, f"Seat {p}'s hand")
         s.pending = c
         self.open = None
-        ln = _Line(f"Seat {p} plays the {c + 1} for its action")
+        ln = Line(f"Seat {p} plays the {c + 1} for its action")
         self.out.append(ln)
-        self.act = _Act(p, c + 1, ln)
+        self.act = Act(p, c + 1, ln)
         if not self.action_on(c):
             ln.add("its action is switched off in this config: no effect")
 
@@ -438,7 +253,7 @@ class _Narrator(Narrator):
         s.pending = -1
         self.open = None
 
-    def act_line(self, p: int, what: str) -> _Line:
+    def act_line(self, p: int, what: str) -> Line:
         if self.act is None or self.act.p != p:
             self.problem(f"{what} by Seat {p} outside a Raven action")
             self.say(f"Seat {p} (outside any action):")
@@ -514,7 +329,7 @@ class _Narrator(Narrator):
             elif s.note is not None and id(s.note) not in earlier:
                 earlier.add(id(s.note))
                 pool += s.note.pool  # placed by an earlier shuffle nobody has looked at since
-        note = _ShuffleNote(slots, pool, self.name)
+        note = ShuffleNote(slots, pool, self.name)
         for i in slots:
             s = self.centre[i]
             assert s is not None
@@ -561,7 +376,7 @@ class _Narrator(Narrator):
 
     def ev_replace(self, p: int, slot: int, old: int, new: int, lock: int, *_: int) -> None:
         self.slot_is(slot, old, "1 replace")
-        self.centre[slot] = _Slot(new, True, bool(lock))
+        self.centre[slot] = Slot(new, True, bool(lock))
         text = (
             f"puts the face-up {self.name(old)} from slot {slot} under the relic deck and "
             f"replaces it with the top relic, {self.name(new)}, face up"
@@ -616,7 +431,7 @@ class _Narrator(Narrator):
         self.open = None
         self.theft = order
 
-    def theft_seat(self, p: int) -> _Line:
+    def theft_seat(self, p: int) -> Line:
         """The line of seat ``p``'s steal; seats before it in the order that logged nothing took
         nothing (an empty centre)."""
         self.start_theft()
@@ -630,7 +445,7 @@ class _Narrator(Narrator):
             while self.theft[0] != p:
                 self.steals_nothing(self.theft.pop(0))
             self.theft.pop(0)
-        ln = _Line(f"Seat {p} ({self.thief_label(self.seats[p].thief)})", sep=" ")
+        ln = Line(f"Seat {p} ({self.thief_label(self.seats[p].thief)})", sep=" ")
         self.out.append(ln)
         self.open = None
         self.theft_line = (p, ln)
@@ -731,7 +546,7 @@ class _Narrator(Narrator):
             head = f"Epilogue: Seat {first} stole last and becomes first player"
         else:
             head = f"Epilogue: nobody stole; Seat {first} stays first player"
-        ln = _Line(head, sep="; ", indent="")
+        ln = Line(head, sep="; ", indent="")
         self.out.append(ln)
         self.open = None
         hands = []
@@ -755,111 +570,4 @@ class _Narrator(Narrator):
         """After the last event: the shadow against the engine's final state."""
         self.end_action()
         self.finish_theft()
-        st = self.logged.state
-        piles = (
-            ("deck", S.PILE_DECK, S.PL_DECK_N),
-            ("hand", S.PILE_HAND, S.PL_HAND_N),
-            ("discard", S.PILE_DISC, S.PL_DISC_N),
-            ("captured", S.PILE_CAPT, S.PL_CAPT_N),
-        )
-        for p, s in enumerate(self.seats):
-            mine = {"deck": s.deck, "hand": s.hand, "discard": s.disc, "captured": s.capt}
-            for what, pile, count in piles:
-                real = sorted(int(c) for c in st.pile[p, pile, : st.pl[p, count]])
-                self.check(
-                    sorted(mine[what]) == real,
-                    f"Seat {p}'s {what}: narrated {self.cards(sorted(mine[what]))}, "
-                    f"engine {self.cards(real)}",
-                )
-            doubled = int(st.pl[p, S.PL_DOUBLED])
-            self.check(
-                s.doubled == doubled,
-                f"Seat {p}'s doubled chest: narrated {self.name(s.doubled)}, "
-                f"engine {self.name(doubled)}",
-            )
-        rd_n = int(st.board[S.G_RD_N])
-        self.check(self.rd_n == rd_n, f"relic deck: narrated {self.rd_n} left, engine {rd_n}")
-        clocks = int(st.board[S.G_ROUND])
-        self.check(
-            self.clocks == clocks, f"Clocks removed: narrated {self.clocks}, engine {clocks}"
-        )
-        first = int(st.board[S.G_FIRST])
-        self.check(
-            self.clocks == 0 or self.next_first == first,
-            f"first player at the end: narrated Seat {self.next_first}, engine Seat {first}",
-        )
-        self.check(
-            sorted(self.score_rows) == list(range(self.P)),
-            f"score rows for seats {sorted(self.score_rows)}",
-        )
-        for p, row in self.score_rows.items():
-            total = sum(row) + self.handicap(p)
-            score = int(self.logged.score[p])
-            self.check(
-                total == score, f"Seat {p}'s score rows sum to {total}, the kernel says {score}"
-            )
-
-    # ------------------------------------------------------------ rendering
-
-    def header(self) -> list[str]:
-        policies = ", ".join(self.c.seat_policies)
-        head = f"Game {self.game} of seed {self.seed}: {self.P} players ({policies})"
-        if self.removed:
-            n = len(self.removed)
-            head += f"; {n} relic{'s' if n != 1 else ''} removed unseen: {self.cards(self.removed)}"
-        return [head]
-
-    def final(self) -> list[str]:
-        st = self.logged.state
-        scores, ranks = self.logged.score, self.logged.rank
-        out = ["Final scores"]
-        winners = [p for p in range(self.P) if ranks[p] == 1]
-        for p in range(self.P):
-            row = self.score_rows.get(p)
-            if row is None:
-                continue
-            chests, gems, hollows, cursed, four, penalty = row
-            hc = self.handicap(p)
-            n_capt = int(st.pl[p, S.PL_CAPT_N])
-            place = f"rank {ranks[p]}"
-            if ranks[p] == 1:
-                place += ", winner" if len(winners) == 1 else ", shared win"
-            out.append(
-                f"  Seat {p} ({self.c.seat_policies[p]}): {scores[p]} = chests {chests} + gems "
-                f"{gems} + hollows {hollows} + cursed sets {cursed} + captured 4 {four} "
-                f"- penalties {-penalty}{f' {hc:+d} handicap' if hc else ''}   ({place}; "
-                f"{n_capt} captured card"
-                f"{'s' if n_capt != 1 else ''})"
-            )
-            owned = sorted(
-                int(c)
-                for pile, count in (
-                    (S.PILE_DECK, S.PL_DECK_N),
-                    (S.PILE_DISC, S.PL_DISC_N),
-                    (S.PILE_HAND, S.PL_HAND_N),
-                )
-                for c in st.pile[p, pile, : st.pl[p, count]]
-                if c >= T.N_RAVENS
-            )
-            doubled = int(st.pl[p, S.PL_DOUBLED])
-            capt = [
-                self.name(int(c)) + (" (doubled)" if c == doubled else "")
-                for c in sorted(st.pile[p, S.PILE_CAPT, : st.pl[p, S.PL_CAPT_N]])
-            ]
-            out.append(f"    relics: {self.cards(owned)}; captured: {', '.join(capt) or 'none'}")
-        best = [f"Seat {p}" for p in winners]
-        if len(winners) == 1:
-            out.append(f"Winner: {best[0]} with {scores[winners[0]]}")
-        elif winners:
-            out.append(f"Shared win: {', '.join(best)} with {scores[winners[0]]}")
-        return out
-
-    def handicap(self, p: int) -> int:
-        """The points ``rules.handicap`` adds to seat ``p``'s score (engine.handicap): the entry
-        of its place in round 1's turn order; the score rows leave it out."""
-        place = (p - int(self.logged.state.board[S.G_START])) % self.P
-        return int(self.tb.params[T.P_HANDICAP + place])
-
-    def render(self) -> list[str]:
-        body = [str(x) for x in self.out]
-        return self.header() + body + self.final()
+        self.check_final()

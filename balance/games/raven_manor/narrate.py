@@ -18,6 +18,13 @@ card the log did not name would be shown as ``?``). The narrator is a ``_tell.Na
 size and the side of every turn's event and, in ``finish``, against the final state; a
 disagreement is a problem, which the replay prints as a WARNING line (the tests assert there is
 none). An unknown event code raises ValueError.
+
+This module tells what resolves: turns, actions and their windows, kills and stuns, draws,
+discards and searches, death abilities, the end. The shadow and its words are
+``narrate_words.py`` (:class:`~balance.games.raven_manor.narrate_words.Words`, which the narrator
+subclasses): card, character and side names, what a card or death ability is used for, the lines,
+the events that only change the shadow (seats swapped, hands exchanged, characters, sides,
+possession), the final check and each seat's final standing.
 """
 
 from __future__ import annotations
@@ -29,12 +36,21 @@ from functools import partial
 import numpy as np
 
 from balance.games import _kit as kit
-from balance.games._tell import Narrator, Told
+from balance.games._tell import Told
 from balance.games.raven_manor import engine
 from balance.games.raven_manor import policies as pol
 from balance.games.raven_manor import state as S
 from balance.games.raven_manor import tables as T
-from balance.games.raven_manor.schema import CARD_NAMES, CHARACTER_NAMES
+from balance.games.raven_manor.narrate_words import (
+    END_WORDS,
+    SIDE_WORDS,
+    WEAPON,
+    Words,
+    card,
+    char,
+    is_place,
+    plural,
+)
 
 LOG_CAP = kit.LOG_CAP
 
@@ -76,53 +92,9 @@ def tell(compiled: T.Compiled, logged: kit.Logged, seed: int, game: int) -> Told
     return n.told()
 
 
-# ---------------------------------------------------------------- names
+# ---------------------------------------------------------------- narration
 
-_CARD_TITLE = {
-    "fathers_study": "Father's Study",
-    "get_over_here": "Get Over Here!",
-    "zakus_camera": "Zaku's Camera",
-    "the_inn": "The Inn",
-}
-_CHAR_TITLE = {"grogus": "Groguś"}
-_SIDE_WORDS = {
-    T.FAMILY: "the Family",
-    T.S_RAVEN: "the Raven",
-    T.S_HORSEMAN: "the Headless Horseman",
-    T.S_CTHULHU: "Cthulhu Gentleman",
-}
-
-
-def card(c: int) -> str:
-    name = CARD_NAMES[c]
-    return _CARD_TITLE.get(name, name.replace("_", " ").title())
-
-
-def char(ch: int) -> str:
-    name = CHARACTER_NAMES[ch]
-    return _CHAR_TITLE.get(name, name.replace("_", " ").title())
-
-
-def _is_place(c: int) -> bool:
-    return T.ROOM0 <= c < T.ROOM1 or T.LOC0 <= c < T.LOC1
-
-
-def _own_side(ch: int) -> int:  # state.own_side, in Python
-    return {T.RAVEN: T.S_RAVEN, T.HORSEMAN: T.S_HORSEMAN, T.CTHULHU: T.S_CTHULHU}.get(ch, T.FAMILY)
-
-
-def _immune(ch: int) -> bool:  # state.immune
-    return ch in (T.RAVEN, T.HORSEMAN, T.CTHULHU, T.DOC)
-
-
-def _plural(k: int, word: str) -> str:
-    return f"{k} {word}{'' if k == 1 else 's'}"
-
-
-# the death abilities that search for a card and then use it (RM-23)
-_WEAPON = {T.PIKE: T.HARPOON, T.LUMBEARJACK: T.AXE, T.WOLF: T.RIFLE}
 _PICKS = (T.CANDLE, T.TORCH, T.ABANDONED_MINE)  # they put cards into a hand without an event
-_KILLS = (T.AXE, T.BROKEN_BOTTLE, T.KNIFE, T.RIFLE)
 # events that may come between a stun card's window and its stun (a Harpoon's kill first)
 _BEFORE_STUN = (S.E_REACT, S.E_CANCEL, S.E_STUN, S.E_KILL_SAVED, S.E_DEATH, S.E_SACRIFICE, S.E_SIDE)
 
@@ -142,36 +114,17 @@ class _Effect:
     shown: bool = False  # a pass: its hand was shown (a later show is the end-of-turn one)
 
 
-class _Narrator(Narrator):
-    """The shadow of the game the events tell (hands, Backpacks, characters, sides, stuns, the
-    ring), the lines, and in ``finish`` the shadow against the engine's final state."""
+class _Narrator(Words):
+    """The events told one by one (an ``ev_*`` method per code) on top of ``narrate_words.Words``
+    (the shadow of the game and its words), and in ``finish`` the shadow against the engine's
+    final state."""
 
     def __init__(
         self, compiled: T.Compiled, logged: kit.Logged, seed: int, game: int, hands: np.ndarray
     ) -> None:
-        super().__init__(logged)
-        self.c = compiled
-        self.final = logged.state
-        self.seed = seed
-        self.game = game
-        self.params = compiled.tb.params
-        n = compiled.players
-        self.n = n
-        # the shadow
-        self.hand = [[int(x) for x in hands[p]] for p in range(n)]
-        self.unseen = [0] * n  # cards of the hand the log never named (Candle, Torch, Mine)
-        self.bp = [[0] * T.NC for _ in range(n)]
-        self.char = [-1] * n
-        self.alive = [True] * n
-        self.side = [T.FAMILY] * n
-        self.possessed = [-1] * n
-        self.stunned = [False] * n
-        self.stun_card = [-1] * n
-        self.pos = list(range(n))
-        self.ring = list(range(n))
+        super().__init__(compiled, logged, seed, game, hands)
         self.opened: list[tuple[int, int, int]] = []
         # what is resolving
-        self.turn = 0
         self.active = -1
         self.effect: _Effect | None = None
         self.play_next: dict[tuple[int, int], str] = {}  # (seat, card) a search will play
@@ -181,7 +134,6 @@ class _Narrator(Narrator):
         self.eel_stun = -1
         self.saved = -1  # the seat a Shark Bouncer dies for
         self.expect_stun = -1  # the target of a stun still to come (none: it failed)
-        self.merge: tuple | None = None  # key of the last line, when later events extend it
         events: dict[int, Callable[..., None]] = {
             S.E_START: self.ev_start,
             S.E_DEAL: self.ev_deal,
@@ -221,67 +173,6 @@ class _Narrator(Narrator):
         }
         self.handlers = {code: partial(self.step, code, ev) for code, ev in events.items()}
 
-    # ------------------------------------------------------------ helpers
-
-    def s(self, p: int) -> str:
-        """``seat 3 (Aunt Cat)``: a seat with the character card it holds now."""
-        if p < 0:
-            return "nobody"
-        return f"seat {p} ({char(self.char[p])})"
-
-    def the(self, c: int) -> str:
-        """``the Rifle`` (one copy in the deck, or a Room or Location), ``a Bottle``."""
-        name = card(c)
-        if c == T.THE_INN:
-            return name
-        if _is_place(c) or self.params[T.P_COUNT + c] <= 1:
-            return f"the {name}"
-        return f"{'an' if name[0] in 'AEIOU' else 'a'} {name}"
-
-    def cards(self, p: int) -> str:
-        """The hand of ``p`` as the shadow knows it."""
-        names = [card(c) for c in range(T.NC) for _ in range(self.hand[p][c])]
-        names += ["?"] * self.unseen[p]
-        return ", ".join(names) if names else "no cards"
-
-    def size(self, p: int) -> int:
-        return sum(self.hand[p]) + self.unseen[p]
-
-    def say(self, text: str) -> None:
-        self.merge = None
-        body = text.lstrip(" ")
-        self.lines.append(text[: len(text) - len(body)] + body[:1].upper() + body[1:])
-
-    def extend(self, key: tuple, head: str, item: str) -> None:
-        """Add ``item`` to the last line when it has ``key`` (one line of draws, of discards)."""
-        if self.merge == key:
-            self.lines[-1] += f", {item}"
-        else:
-            self.lines.append(head + item)
-            self.merge = key
-
-    def problem(self, text: str) -> None:
-        """The events disagree with the shadow (``check``, at the turn being told)."""
-        self.check(False, f"turn {self.turn}: {text}")
-
-    def take(self, p: int, c: int) -> None:
-        """Card ``c`` leaves ``p``'s hand."""
-        if self.hand[p][c] > 0:
-            self.hand[p][c] -= 1
-        elif self.unseen[p] > 0:
-            self.unseen[p] -= 1  # it was the unseen card
-        else:
-            self.problem(f"seat {p} parts with {card(c)}, which its hand does not hold")
-
-    def add(self, p: int, c: int) -> None:
-        self.hand[p][c] += 1
-
-    def order(self) -> str:
-        return " → ".join(str(q) for q in self.ring)
-
-    def ind(self, depth: int = 0) -> str:
-        return "    " + "  " * depth
-
     # ------------------------------------------------------------ the run
 
     def step(self, code: int, ev: Callable[..., None], row: tuple[int, ...]) -> None:
@@ -293,9 +184,6 @@ class _Narrator(Narrator):
     def finish(self) -> None:
         self.settle_pick(-1, [])
         self.check_final()
-
-    def render(self) -> list[str]:
-        return self.lines + _final(self.c, self.logged)
 
     def before(self, code: int, args: list[int]) -> None:
         """Bookkeeping that an event closes: a pick's unseen cards, the Eel Fella's lines."""
@@ -355,12 +243,6 @@ class _Narrator(Narrator):
 
     # ------------------------------------------------------------ setup and turns
 
-    def ev_deal(self, p: int, ch: int, pos: int, *_: int) -> None:
-        self.char[p] = ch
-        self.side[p] = _own_side(ch)
-        self.pos[p] = pos
-        self.ring[pos] = p
-
     def ev_start(self, n: int, first: int, deck: int, *_: int) -> None:
         pols = self.c.seat_policies
         who = f"all {pols[0]}" if len(set(pols)) == 1 else ", ".join(pols)
@@ -379,7 +261,7 @@ class _Narrator(Narrator):
         self.opened.append((p, feathers, mulligan))
         notes = []
         if feathers:
-            notes.append(f"{_plural(feathers, 'Feather')} discarded and redrawn")
+            notes.append(f"{plural(feathers, 'Feather')} discarded and redrawn")
         if mulligan:
             notes.append("mulligan" if mulligan == 1 else f"{mulligan} mulligans")
         note = f" ({'; '.join(notes)})" if notes else ""
@@ -404,7 +286,7 @@ class _Narrator(Narrator):
             self.problem(f"seat {p} stunned={stunned}, the shadow {self.stunned[p]}")
         status = []
         if self.possessed[p] >= 0:
-            status.append(f"possessed by {_SIDE_WORDS[self.possessed[p]]}")
+            status.append(f"possessed by {SIDE_WORDS[self.possessed[p]]}")
         if not alive:
             status.append("dead")
         if stunned:
@@ -425,79 +307,6 @@ class _Narrator(Narrator):
             self.say("  It consented to a Forest kill: the turn is skipped.")
         else:
             self.say("  Stunned during its own turn: no end-of-turn exchange (RM-4).")
-
-    # ------------------------------------------------------------ actions
-
-    def purpose(self, c: int, t: int, o: int) -> str:
-        """What a Room or Location is used for."""
-        if c in (T.BASEMENT, T.BEDROOM, T.FATHERS_STUDY, T.KITCHEN):
-            return f" to search the deck for {self.the(o)}"
-        if c == T.CABIN:
-            return f" to search the deck and the discard pile for {self.the(o)}"
-        if c == T.BATHROOM:
-            return " to discard cards and draw as many"
-        if c == T.DINING_ROOM:
-            return (
-                f" to exchange a card with {self.s(t)}"
-                if o == 0
-                else f" to swap places with {self.s(t)}"
-            )
-        if c == T.GUESTROOM:
-            return " to search the deck for a Pillow" if o == 0 else " to discard a card and draw"
-        if c == T.LIBRARY:
-            return f" to look at {self.s(t)}'s hand"
-        if c == T.ABANDONED_MINE:
-            return (
-                f" to reveal the top {self.params[T.P_MINE_REVEAL]} cards and keep "
-                f"{self.params[T.P_MINE_KEEP]}"
-            )
-        if c == T.CAVE:
-            return f" to take a random card from {self.s(t)}'s hand"
-        if c == T.COAST:
-            return " to discard a Bottle and search the deck for the Treasure Map"
-        if c == T.FOREST:
-            return f" to kill {self.s(t)}, if its other neighbour consents (the turn ends)"
-        if c == T.MOUNTAINS:
-            return f" to kill {self.s(t)} (a duel of Evades)"
-        if c == T.THE_INN:
-            return f" to give {self.s(t)} a card face down, if it consents"
-        return ""
-
-    def card_use(self, c: int, t: int, o: int) -> str:
-        """What an Action card is played for."""
-        if _is_place(c):
-            return self.purpose(c, t, o)
-        if c in _KILLS or c in (T.VASE, T.HAYMAKER):
-            return f" at {self.s(t)}"
-        if c == T.HARPOON:
-            return f" at {self.s(t)} (kill, then stun)"
-        if c == T.BOTTLE:
-            return f" at {self.s(t)} (stun, then search for {self.the(T.BROKEN_BOTTLE)})"
-        if c == T.EXCHANGE:
-            return f" to exchange a card with {self.s(t)}"
-        if c == T.GET_OVER_HERE:
-            return (
-                f" to swap places with {self.s(t)}" if o == 0 else f" to look at {self.s(t)}'s hand"
-            )
-        if c == T.CANDLE:
-            return f" (the top {self.params[T.P_CANDLE]}: one to hand, one on top, the rest below)"
-        if c in (T.MANOR_PLAN, T.COMPASS):
-            return f" to search the deck for {self.the(o)} and play it"
-        if c == T.TREASURE_MAP:
-            return f" naming {self.the(o)}"
-        if c == T.DRINK:
-            return f" on {self.s(t)} (looks at its hand and discards a card of it)"
-        if c == T.ZAKUS_CAMERA:
-            if o == 0:
-                return f" to look at {self.s(t)}'s character"
-            return f" to look at {self.s(t)}'s hand and discard a card of it"
-        if c == T.BARRICADE:
-            return f" on {self.the(t)}"
-        if c == T.TORCH:
-            return f" (reveals the top {self.params[T.P_TORCH]}, keeps one)"
-        if t >= 0:
-            return f" at {self.s(t)}"
-        return ""
 
     def ev_action(self, a: int, kind: int, c: int, t: int, o: int, *_: int) -> None:
         who = f"  Seat {a} ({char(self.char[a])})"
@@ -559,7 +368,7 @@ class _Narrator(Narrator):
         r, lvl = next(((q, k) for q, x, k in reversed(reacts) if x == by), (-1, 0))
         what = f"{self.s(p)}'s {card(c)}" if c >= 0 else f"{self.s(p)}'s death ability"
         text = f"{self.ind(lvl + 1 + depth)}{what} is cancelled: no effect"
-        if main and _is_place(c) and eff is not None and eff.kind == pol.K_PLAY:
+        if main and is_place(c) and eff is not None and eff.kind == pol.K_PLAY:
             text += f" (the {card(c)} goes to the discard pile)"
         if by == T.RAT_TREACHERY:
             text += f"; Rat Treachery ends the turn, {self.s(r)} plays next (RM-20)"
@@ -588,8 +397,8 @@ class _Narrator(Narrator):
             T.D_EAGLE: "Guardian Eagle revealed, it counts as dead from now on (RM-27)",
         }.get(cause, T.DEATH_CAUSES[cause - 1])
         note = ""
-        if ch in _WEAPON and cause != T.D_EAGLE:  # RM-23: the weapon it searches for is used
-            self.play_next[(v, _WEAPON[ch])] = f"{self.s(v)}'s death ability"
+        if ch in WEAPON and cause != T.D_EAGLE:  # RM-23: the weapon it searches for is used
+            self.play_next[(v, WEAPON[ch])] = f"{self.s(v)}'s death ability"
         if ch in (T.RAVEN, T.HORSEMAN, T.CTHULHU):
             note = "; an evil character dies: it joins the Family but cannot win (RM-22)"
         self.say(f"{self.ind()}✝ {self.s(v)} dies — {how}{note}.")
@@ -620,41 +429,7 @@ class _Narrator(Narrator):
         self.stun_card[t] = c
         self.say(f"{self.ind()}{self.s(t)} is stunned{src}: it skips its next turn.")
 
-    # ------------------------------------------------------------ seats and cards changing hands
-
-    def ev_swap(self, a: int, b: int, pa: int, pb: int, *_: int) -> None:
-        self.pos[a], self.pos[b] = pa, pb
-        self.ring[pa], self.ring[pb] = a, b
-        self.say(
-            f"{self.ind()}{self.s(a)} and {self.s(b)} swap places (seat {a} now at position "
-            f"{pa}, seat {b} at {pb}; order {self.order()})."
-        )
-
-    def ev_xchg(self, a: int, b: int, ca: int, cb: int, kind: int, *_: int) -> None:
-        if kind == 3:  # Crayfish Docker: the whole hands
-            self.hand[a], self.hand[b] = self.hand[b], self.hand[a]
-            self.unseen[a], self.unseen[b] = self.unseen[b], self.unseen[a]
-            self.say(
-                f"{self.ind()}{self.s(a)} and {self.s(b)} exchange hands: seat {a} now holds "
-                f"{self.cards(a)}; seat {b} {self.cards(b)}."
-            )
-            return
-        self.take(a, ca)
-        self.add(b, ca)
-        if kind == 2:
-            self.say(f"{self.ind()}The Inn: {self.s(a)} gives {self.s(b)} {card(ca)} face down.")
-            return
-        self.take(b, cb)
-        self.add(a, cb)
-        if kind == 0:
-            self.say(
-                f"  End-of-turn exchange with {self.s(b)}: gives {card(ca)}, receives {card(cb)}."
-            )
-        else:
-            self.say(
-                f"{self.ind()}{self.s(a)} exchanges with {self.s(b)}: gives {card(ca)}, "
-                f"receives {card(cb)}."
-            )
+    # ------------------------------------------------------------ hands shown
 
     def ev_show(self, p: int, to: int, n: int, *_: int) -> None:
         if n != self.size(p):
@@ -679,38 +454,6 @@ class _Narrator(Narrator):
                 f"{self.ind()}No exchange is possible: {self.s(p)} shows its hand to "
                 f"{self.s(to)}: {hand}."
             )
-
-    def ev_look_char(self, q: int, p: int, ch: int, *_: int) -> None:
-        self.say(f"{self.ind()}{self.s(q)} looks at seat {p}'s character: {char(ch)}.")
-
-    def ev_possess(self, p: int, side: int, giver: int, *_: int) -> None:
-        again = self.possessed[p] == side
-        self.possessed[p] = side
-        self.side[p] = side
-        who = _SIDE_WORDS[side]
-        if giver >= 0:
-            how = f"seat {giver} gave the Feather"
-        else:
-            how = "it now holds a Feather taken at random or in a hand exchange"
-        verb = "stays possessed" if again else "is possessed"
-        self.say(f"{self.ind()}{self.s(p)} {verb} by {who} ({how}).")
-
-    def ev_freed(self, p: int, *_: int) -> None:
-        self.possessed[p] = -1
-        self.side[p] = T.FAMILY
-        self.say(
-            f"{self.ind()}{self.s(p)} has no Feather left: no longer possessed, back with the "
-            "Family."
-        )
-
-    def ev_pillow(self, giver: int, receiver: int, *_: int) -> None:
-        self.take(receiver, T.PILLOW)
-        self.say(f"{self.ind()}{self.s(giver)} reveals the Pillow it passed to {self.s(receiver)}.")
-
-    def ev_take(self, a: int, t: int, c: int, *_: int) -> None:
-        self.take(t, c)
-        self.add(a, c)
-        self.say(f"{self.ind()}{self.s(a)} takes a random card from {self.s(t)}: {card(c)}.")
 
     # ------------------------------------------------------------ draws, discards, searches
 
@@ -807,39 +550,13 @@ class _Narrator(Narrator):
         head = f"{self.ind()}{self.s(v)}'s death ability:"
         src = char(ch)
         eff = _Effect(v, src, -1, t, o, pol.K_PLAY, depth=1)
-        if ch in (T.BOAR, T.DOC):
-            text = f"kill {self.s(t)}"
-        elif ch in _WEAPON:
-            text = f"uses {self.the(o)} on {self.s(t)}"
-        elif ch == T.ANGLER:
-            text = (
-                f"look at {self.s(t)}'s character"
-                if o == 0
-                else f"look at {self.s(t)}'s hand and have it discard a card"
-            )
-        elif ch == T.BUNNY:
-            text = f"swap places with {self.s(t)}"
-        elif ch == T.CATFISH:
-            text = f"{self.s(t)} reveals its hand"
-        elif ch == T.CRAYFISH:
-            text = f"stun {self.s(t)} and exchange hands with it"
-        elif ch == T.EEL:
-            text = "every other player chooses: be stunned or discard its hand"
-        elif ch == T.GROGUS:
-            at = f" at {self.s(t)}" if t >= 0 else ""
-            text = f"plays {card(o)} from the discard pile{at} (as if alive)"
+        if ch == T.GROGUS:
             eff = _Effect(v, card(o), o, t, -1, pol.K_PLAY, depth=1)  # its option is not logged
-        elif ch == T.WHALE:
-            text = f"exchange character cards with {self.s(t)}"
-        elif ch == T.SQUIRREL:
-            text = "search the deck and the discard pile for the Rod, then look at a character"
         elif ch == T.ALLIGATOR:
-            text = "search the deck and the discard pile for the Treasure Map and play it"
             self.play_next[(v, T.TREASURE_MAP)] = src
-        else:
-            text = f"target {self.s(t)}"
+        text = self.ability_use(ch, t, o)
         self.begin(eff)
-        if ch == T.CRAYFISH or (ch in _WEAPON and o == T.HARPOON):
+        if ch == T.CRAYFISH or (ch in WEAPON and o == T.HARPOON):
             self.expect_stun = t
         self.say(f"{head} {text}.")
 
@@ -861,7 +578,7 @@ class _Narrator(Narrator):
             kept = self.hand[q][T.FEATHER]
             hand = [card(c) for c in range(T.NC) if c != T.FEATHER for _ in range(self.hand[q][c])]
             hand += ["?"] * self.unseen[q]
-            keep = f" (keeps {_plural(kept, 'Feather')})" if kept else ""
+            keep = f" (keeps {plural(kept, 'Feather')})" if kept else ""
             self.say(
                 f"{self.ind(1)}{self.s(q)} discards its hand: {', '.join(hand) or 'nothing'}{keep}."
             )
@@ -881,97 +598,9 @@ class _Narrator(Narrator):
         else:
             self.say(f"{self.ind()}{self.s(asked)} {'accepts' if yes else 'refuses'} the card.")
 
-    def ev_whale(self, v: int, t: int, ct: int, *_: int) -> None:
-        cv = self.char[v]
-        before_v, before_t = self.s(v), self.s(t)
-        self.char[v], self.char[t] = ct, cv
-        if self.alive[t]:
-            self.alive[v] = True
-            self.alive[t] = False
-            self.stunned[t] = False
-            self.stun_card[t] = -1
-            more = f"seat {v} lives again as {char(ct)}; seat {t} is now the dead {char(cv)}"
-        else:
-            more = f"seat {v} now holds {char(ct)}; seat {t} holds {char(cv)}"
-        for p in (v, t):  # as engine.whale_swap: sides follow the cards (RM-15)
-            if _immune(self.char[p]) or self.possessed[p] < 0:
-                self.possessed[p] = -1
-                self.side[p] = _own_side(self.char[p])
-        self.say(
-            f"{self.ind()}{before_v} exchanges character cards with {before_t}: {more} (ENGINE-13)."
-        )
-
-    def ev_side(self, p: int, side: int, *_: int) -> None:
-        self.side[p] = side
-        self.possessed[p] = side if side != T.FAMILY else -1
-        if side == T.FAMILY:
-            self.say(f"{self.ind()}{self.s(p)} is no longer possessed: back with the Family.")
-        else:
-            self.say(f"{self.ind()}{self.s(p)} now serves {_SIDE_WORDS[side]} (RM-22).")
-
     # ------------------------------------------------------------ the end
 
     def ev_end(self, reason: int, turns: int, *_: int) -> None:
-        text = {
-            S.END_FAMILY: "the Family wins: every evil character is dead",
-            S.END_RAVEN: "the Raven wins: every other living player is possessed",
-            S.END_HORSEMAN: "the Headless Horseman wins: every other living player is possessed",
-            S.END_CTHULHU: "Cthulhu Gentleman wins: the last one standing",
-            S.END_CAP: "the turn cap is reached: no side has won",
-        }[reason]
+        text = END_WORDS[reason]
         self.say("")
         self.say(f"End after {turns} turns: {text} (end reason {S.END_REASONS[reason - 1]}).")
-
-    def check_final(self) -> None:
-        """The shadow against the engine's final state: every seat's hand, Backpack, character,
-        life, side and position."""
-        st = self.final
-        for p in range(self.n):
-            hand = [int(x) for x in st.pl[p, S.PL_HAND : S.PL_HAND + T.NC]]
-            over = [card(c) for c in range(T.NC) if self.hand[p][c] > hand[c]]
-            self.check(
-                not over and sum(hand) == self.size(p),
-                f"seat {p} ends with {sum(hand)} cards, the shadow {self.size(p)}"
-                + (f" (too many {', '.join(over)})" if over else ""),
-            )
-            bp = [int(x) for x in st.pl[p, S.PL_BP : S.PL_BP + T.NC]]
-            self.check(bp == self.bp[p], f"seat {p}'s Backpack differs from the shadow")
-            ch = int(st.pl[p, S.PL_CHAR])
-            self.check(ch == self.char[p], f"seat {p} ends as {char(ch)}")
-            alive = int(st.pl[p, S.PL_ALIVE])
-            self.check(bool(alive) == self.alive[p], f"seat {p} alive={alive} at the end")
-            side = int(st.pl[p, S.PL_SIDE])
-            self.check(side == self.side[p], f"seat {p} ends on side {T.TEAM_NAMES[side]}")
-            pos = int(st.pl[p, S.PL_POS])
-            self.check(pos == self.pos[p], f"seat {p} ends at position {pos}")
-
-
-def _final(compiled: T.Compiled, logged: kit.Logged) -> list[str]:
-    """Each seat at the end, from the final state: dealt and held character, side, life, kills,
-    stuns, score and rank (turns numbered as the Turn lines)."""
-    st = logged.state
-    out = ["", "Final standing (turns numbered as above):"]
-    for p in range(compiled.players):
-        pl = st.pl[p]
-        dealt, held = int(pl[S.PL_DEALT]), int(pl[S.PL_CHAR])
-        chars = f"dealt {char(dealt)}" + (f", ends as {char(held)}" if held != dealt else "")
-        side = T.TEAM_NAMES[int(pl[S.PL_SIDE])]
-        if int(pl[S.PL_POSSESSED]) >= 0:
-            side += f" (possessed since turn {int(pl[S.PL_POSS_TURN]) + 1})"
-        elif int(pl[S.PL_POSS_TURN]) >= 0:
-            side += f" (possessed on turn {int(pl[S.PL_POSS_TURN]) + 1}, freed since)"
-        if int(pl[S.PL_EVIL_LOST]):
-            side += ", an evil character that died: cannot win"
-        if int(pl[S.PL_ALIVE]):
-            life = "alive"
-        else:
-            cause = int(pl[S.PL_CAUSE])
-            why = T.DEATH_CAUSES[cause - 1] if cause > 0 else "?"
-            life = f"dead since turn {int(pl[S.PL_DEATH_TURN]) + 1} ({why})"
-        rank = int(logged.rank[p])
-        out.append(
-            f"  Seat {p} ({compiled.seat_policies[p]}): {chars}; side {side}; {life}; "
-            f"{_plural(int(pl[S.PL_KILLS]), 'kill')}, {_plural(int(pl[S.PL_STUNS]), 'stun')}; "
-            f"score {int(logged.score[p])}, rank {rank}"
-        )
-    return out

@@ -16,7 +16,7 @@ from balance.cli import app
 from balance.config import config_from_dict, load_config
 from balance.config.loading import load_yaml
 from balance.games import get as get_game
-from balance.games.five_ravens import PLUGIN, narrate, state, tables
+from balance.games.five_ravens import PLUGIN, narrate, narrate_words, state, tables
 from balance.games.five_ravens.state import E_DRAW, E_SHUFFLE_CENTRE, G_START, G_TURNS
 
 BASE = Path(__file__).resolve().parents[3] / "configs" / "five_ravens" / "base.yaml"
@@ -205,10 +205,10 @@ def test_a_logged_shuffle_arrangement_is_used():
         notes = [
             item
             for line in n.out
-            if isinstance(line, narrate._Line)
+            if isinstance(line, narrate_words.Line)
             for _, _, items in line.clauses
             for item in items
-            if isinstance(item, narrate._ShuffleNote)
+            if isinstance(item, narrate_words.ShuffleNote)
         ]
         log = logged.log.copy()
         for row, note in zip(rows, notes, strict=True):

@@ -22,7 +22,7 @@ from balance.config.loading import load_yaml
 from balance.games import get as get_game
 from balance.games._kit import Logged
 from balance.games.raven_manor import PLUGIN, narrate, state
-from balance.games.raven_manor.narrate import card, char
+from balance.games.raven_manor.narrate_words import card, char
 from balance.games.raven_manor.policies import K_PLAY
 from balance.games.raven_manor.state import END_REASONS
 from balance.games.raven_manor.tables import (
