@@ -131,7 +131,7 @@ class GamePlugin(Protocol):
 
     def check_config(self, config: Any) -> None:
         """The game's checks of a validated RunConfig that need both the line-up and the rules;
-        raises KeyConflict or ValueError("<key.path>: <problem>") (balance/config.py)."""
+        raises KeyConflict or ValueError("<key.path>: <problem>") (balance/config/translate.py)."""
 
     def compile(self, config: Any) -> Any:
         """Validated RunConfig -> tables (NamedTuple of numpy arrays)."""
