@@ -4,8 +4,7 @@ check of the line-up against the rules (``schema.check_config``, RunConfig's gam
 shipped configs in configs/corvids, and bad configs as one-line errors naming the file and the
 key. No game is played.
 
-The config tests run against ``FakeCorvids``, a stand-in plugin made of the schema alone (the
-game is not registered yet), and against the registered plugin once it is.
+The config tests run against the registered plugin (the ``plugin`` fixture).
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ import math
 import textwrap
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 import yaml
@@ -26,7 +25,6 @@ from balance.cli import app
 from balance.config import ConfigError, load_config
 from balance.config.translate import validation_error
 from balance.errors import KeyConflict
-from balance.games.base import Game
 from balance.games.corvids import schema
 from balance.games.corvids.schema import (
     BIRD_NAMES,
@@ -46,42 +44,10 @@ SHIPPED = sorted(CONFIGS.glob("*.yaml"))
 BASE = CONFIGS / "base.yaml"
 
 
-class FakeCorvids(Game):
-    """The Corvids plugin as far as config loading goes: the schema's models and hook and the
-    player range of CV-1."""
-
-    name = "corvids"
-    title = "Corvids"
-    min_players = 2
-    max_players = 8
-    rules_model = Rules
-    policy_kinds: ClassVar = {"random": RandomPolicy, "greedy": GreedyPolicy}
-    default_policies = schema.DEFAULT_POLICIES
-    end_reasons = ("pile_empty",)
-    check_config = staticmethod(check_config)
-
-    def layout_problems(self) -> list[str]:
-        return []  # one module, not a game package: it defines every hook the modules would
-
-
-PLUGIN = FakeCorvids()
-
-
 @pytest.fixture
-def fake_corvids(monkeypatch: pytest.MonkeyPatch) -> FakeCorvids:
-    """``corvids`` registered as FakeCorvids for the test (whether or not the engine is)."""
-    monkeypatch.setitem(games._GAMES, "corvids", __name__)
-    return PLUGIN
-
-
-@pytest.fixture(params=["fake", "engine"])
-def plugin(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """The stand-in plugin, then the engine's once it is registered (skipped before)."""
-    if request.param == "fake":
-        monkeypatch.setitem(games._GAMES, "corvids", __name__)
-        return PLUGIN
-    if "corvids" not in games.names():
-        pytest.skip("corvids is not registered yet (balance/games/__init__.py)")
+def plugin() -> Any:
+    """The registered corvids plugin (these tests once ran against a stand-in written before
+    the engine; the engine is what a config loads through now)."""
     return games.get("corvids")
 
 
@@ -593,7 +559,7 @@ def test_the_eight_birds_cover_2_to_8_players(players):
 # ---------------------------------------------------- RunConfig's game hook (config/model.py)
 
 
-def test_the_hook_error_is_one_line_naming_file_and_key(fake_corvids, tmp_path):
+def test_the_hook_error_is_one_line_naming_file_and_key(plugin, tmp_path):
     path = write(
         tmp_path,
         "x.yaml",
@@ -610,7 +576,7 @@ def test_the_hook_error_is_one_line_naming_file_and_key(fake_corvids, tmp_path):
     )
 
 
-def test_the_hook_error_names_the_key_the_user_changed(fake_corvids, tmp_path):
+def test_the_hook_error_names_the_key_the_user_changed(plugin, tmp_path):
     """The keys in conflict come from a config and its parent: the message is about the key of
     the file the user gave and names where the other was set (balance.config, KeyConflict)."""
     out = "rules:\n  birds: {jay: null, chough: null, nutcracker: null, magpie: null, rook: null}\n"
@@ -632,7 +598,7 @@ def test_the_hook_error_names_the_key_the_user_changed(fake_corvids, tmp_path):
     )
 
 
-def test_too_many_players_for_the_game(fake_corvids, tmp_path):
+def test_too_many_players_for_the_game(plugin, tmp_path):
     nine = write(tmp_path, "nine.yaml", f"extends: {BASE}\nplayers: 9\n")
     assert error(nine) == (
         f"{nine}: players: corvids is for 2-8 players, got 9 (game set in {BASE})"
@@ -642,7 +608,7 @@ def test_too_many_players_for_the_game(fake_corvids, tmp_path):
 # ------------------------------------------------------------------------- the shipped configs
 
 
-def test_every_shipped_config_loads(fake_corvids):
+def test_every_shipped_config_loads(plugin):
     names = {p.stem for p in SHIPPED}
     assert names == {
         "base",
@@ -670,7 +636,7 @@ def test_every_shipped_config_says_what_it_is_and_cites_the_rulings(path):
     assert "CV-" in " ".join(comment), path.name
 
 
-def test_base_writes_out_every_default(fake_corvids):
+def test_base_writes_out_every_default(plugin):
     """base.yaml is the defaults written out: its rules and greedy policy are the models'."""
     raw = yaml.safe_load(BASE.read_text())
     rules = raw["rules"]
@@ -693,7 +659,7 @@ def variant(name: str) -> Any:
     return load_config(CONFIGS / f"{name}.yaml")
 
 
-def test_the_line_ups(fake_corvids):
+def test_the_line_ups(plugin):
     assert (variant("two_players").players, variant("two_players").rules) == (2, Rules())
     eight = variant("eight_players")
     assert (eight.players, eight.seats, eight.rules) == (8, ["greedy"] * 8, Rules())
@@ -705,7 +671,7 @@ def test_the_line_ups(fake_corvids):
     assert clumsy.policies["clumsy"] == {**GreedyPolicy().model_dump(), "clumsiness": 2.5}
 
 
-def test_the_rule_variants_change_one_thing(fake_corvids):
+def test_the_rule_variants_change_one_thing(plugin):
     base = Rules().model_dump()
 
     def changed(name: str) -> dict[str, Any]:
@@ -804,17 +770,17 @@ def test_the_shipped_configs_validate_through_the_cli(plugin):
 def test_the_engine_uses_the_schema(plugin):
     """The registered plugin's models, policies and player range are the config layer's."""
     assert plugin.rules_model is Rules
-    assert plugin.policy_kinds == FakeCorvids.policy_kinds
+    assert plugin.policy_kinds == {"random": RandomPolicy, "greedy": GreedyPolicy}
     assert plugin.default_policies == schema.DEFAULT_POLICIES
     assert (plugin.min_players, plugin.max_players) == (2, 8)  # CV-1
     assert plugin.check_config is check_config or plugin.check_config == check_config
 
 
-def test_balance_games_lists_every_knob(fake_corvids):
+def test_balance_games_lists_every_knob(plugin):
     """`balance games corvids` shows every section of the rules and both policy kinds."""
     from balance.config import knobs
 
-    text = "\n".join(knobs.describe_game(fake_corvids))
+    text = "\n".join(knobs.describe_game(plugin))
     for path in (
         "feathers",
         "cards.double_sided.items",
@@ -830,7 +796,7 @@ def test_balance_games_lists_every_knob(fake_corvids):
     assert all(name in text for name in BIRD_NAMES + DOUBLE_ITEMS)
 
 
-def test_impact_variants_name_each_item_with_its_article(fake_corvids):
+def test_impact_variants_name_each_item_with_its_article(plugin):
     """``balance impact``'s default variants say "an acorn (up side) worth 0", "a key (up side)",
     "a coin (face up)": the article each card name takes, never "a acorn"."""
     from balance.games.corvids.variants import impact_variants

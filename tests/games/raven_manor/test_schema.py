@@ -3,18 +3,16 @@ RM-30), the checks of the line-up against the rules (``schema.check_config``, Ru
 hook), the shipped configs in configs/raven_manor, and bad configs as one-line errors naming the
 file and the key. No game is played.
 
-The config tests run twice: against ``FakeManor``, a stand-in plugin made of the schema alone
-(so that the config layer is tested apart from the engine), and against the registered plugin.
+The config tests run against the registered plugin (the ``plugin`` fixture).
 What a config compiles to is test_tables.py's.
 """
 
 from __future__ import annotations
 
-import sys
 import textwrap
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 import yaml
@@ -27,7 +25,6 @@ from balance.config import ConfigError, load_config
 from balance.config.loading import load_yaml
 from balance.config.translate import validation_error
 from balance.errors import KeyConflict
-from balance.games.base import Game
 from balance.games.raven_manor import schema, state, tables
 from balance.games.raven_manor.schema import (
     ADDITIONAL_CARDS,
@@ -47,52 +44,10 @@ SHIPPED = sorted(CONFIGS.glob("*.yaml"))
 BASE = CONFIGS / "base.yaml"
 
 
-class FakeManor(Game):
-    """The Raven Manor plugin as far as config loading goes: the schema's models and hook, the
-    player range of RM-30, and teams of its own (so the headline's team is not the config's)."""
-
-    name = "raven_manor"
-    title = "Raven Manor"
-    min_players = 2
-    max_players = 12
-    rules_model = Rules
-    policy_kinds: ClassVar = {
-        "random": RandomPolicy,
-        "basic": BasicPolicy,
-        "by_side": schema.BySidePolicy,
-    }
-    default_policies = schema.DEFAULT_POLICIES
-    end_reasons = state.END_REASONS
-    check_config = staticmethod(check_config)
-
-    def layout_problems(self) -> list[str]:
-        return []  # one module, not a game package: it defines every hook the modules would
-
-    def team_names(self, tables_: Any) -> tuple[str, ...]:
-        return tables.TEAM_NAMES
-
-    def role_names(self, tables_: Any) -> tuple[str, ...]:
-        return CHARACTER_NAMES
-
-
-PLUGIN = FakeManor()
-
-
 @pytest.fixture
-def fake_manor(monkeypatch: pytest.MonkeyPatch) -> FakeManor:
-    """``raven_manor`` registered as FakeManor for the test (whether or not the engine is)."""
-    monkeypatch.setitem(games._GAMES, "raven_manor", __name__)
-    return PLUGIN
-
-
-@pytest.fixture(params=["fake", "engine"])
-def plugin(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """The stand-in plugin, then the engine's once it is registered (skipped before)."""
-    if request.param == "fake":
-        monkeypatch.setitem(games._GAMES, "raven_manor", __name__)
-        return PLUGIN
-    if "raven_manor" not in games.names():
-        pytest.skip("raven_manor is not registered yet (balance/games/__init__.py)")
+def plugin() -> Any:
+    """The registered raven_manor plugin (these tests once ran against a stand-in written before
+    the engine; the engine is what a config loads through now)."""
     return games.get("raven_manor")
 
 
@@ -389,7 +344,7 @@ def test_twelve_players_fit_the_starter_deck():
 # ---------------------------------------------------- RunConfig's game hook (config/model.py)
 
 
-def test_the_hook_error_is_one_line_naming_file_and_key(fake_manor, tmp_path):
+def test_the_hook_error_is_one_line_naming_file_and_key(plugin, tmp_path):
     path = write(
         tmp_path,
         "x.yaml",
@@ -405,7 +360,7 @@ def test_the_hook_error_is_one_line_naming_file_and_key(fake_manor, tmp_path):
     )
 
 
-def test_the_hook_error_names_the_key_the_user_changed(fake_manor, tmp_path):
+def test_the_hook_error_names_the_key_the_user_changed(plugin, tmp_path):
     """The keys in conflict come from a config and its parent: the message is about the key of
     the file the user gave and names where the other was set (balance.config, KeyConflict)."""
     more = write(tmp_path, "more.yaml", f"extends: {BASE}\nplayers: 11\n")
@@ -432,15 +387,12 @@ def test_the_hook_error_names_the_key_the_user_changed(fake_manor, tmp_path):
 def test_the_hook_sees_the_validated_config_and_may_raise_a_value_error(tmp_path, monkeypatch):
     seen = []
 
-    class Hooked(FakeManor):
-        @staticmethod
-        def check_config(cfg: Any) -> None:
-            seen.append(cfg)
-            if cfg.rules.turn_cap < 10:
-                raise ValueError(f"rules.turn_cap: {cfg.rules.turn_cap} turns are too few")
+    def check_config(cfg: Any) -> None:
+        seen.append(cfg)
+        if cfg.rules.turn_cap < 10:
+            raise ValueError(f"rules.turn_cap: {cfg.rules.turn_cap} turns are too few")
 
-    monkeypatch.setitem(sys.modules, "_hooked_manor", SimpleNamespace(PLUGIN=Hooked()))
-    monkeypatch.setitem(games._GAMES, "raven_manor", "_hooked_manor")
+    monkeypatch.setattr(games.get("raven_manor"), "check_config", check_config)
     ok = load_config(BASE)
     assert seen == [ok] and isinstance(ok.rules, Rules) and ok.seats == ["basic"] * 5
     bad = write(tmp_path, "bad.yaml", f"extends: {BASE}\nrules: {{turn_cap: 5}}\n")
@@ -458,7 +410,7 @@ def added(cfg: Any) -> dict[str, int]:
     }
 
 
-def test_every_shipped_config_loads(fake_manor):
+def test_every_shipped_config_loads(plugin):
     names = {p.stem for p in SHIPPED}
     expected = {
         "base", "roanoke", "negative_interaction", "defense", "dont_trust_anyone",
@@ -481,7 +433,7 @@ def test_every_shipped_config_says_what_it_is_and_cites_the_rulings(path):
     assert "RM-" in " ".join(comment), path.name
 
 
-def test_base_writes_out_every_default(fake_manor):
+def test_base_writes_out_every_default(plugin):
     """base.yaml is the defaults written out: its rules and basic policy are the models'."""
     raw = yaml.safe_load(BASE.read_text())
     assert Rules.model_validate(raw["rules"]) == Rules()
@@ -519,7 +471,7 @@ LAYOUTS = {  # RM-1; rulebook, Deck Layout Proposal
 
 
 @pytest.mark.parametrize("name", LAYOUTS)
-def test_deck_layouts_add_the_rulebook_cards(fake_manor, name):
+def test_deck_layouts_add_the_rulebook_cards(plugin, name):
     cfg = load_config(CONFIGS / f"{name}.yaml")
     assert added(cfg) == LAYOUTS[name]
     assert cfg.players == 5 and cfg.rules.characters == Rules().characters
@@ -558,7 +510,7 @@ LINEUPS = {  # rulebook, Character Suggestions; RM-30 (with the cards their char
 
 
 @pytest.mark.parametrize("name", LINEUPS)
-def test_character_lineups_deal_their_six_characters(fake_manor, name):
+def test_character_lineups_deal_their_six_characters(plugin, name):
     pool, cards = LINEUPS[name]
     cfg = load_config(CONFIGS / f"{name}.yaml")
     assert cfg.players == 6 and cfg.rules.characters.pool == pool
@@ -567,13 +519,13 @@ def test_character_lineups_deal_their_six_characters(fake_manor, name):
 
 
 @pytest.mark.parametrize("players", range(3, 11))
-def test_one_config_per_starter_player_count(fake_manor, players):
+def test_one_config_per_starter_player_count(plugin, players):
     cfg = load_config(CONFIGS / f"players_{players}.yaml")
     assert cfg.players == players and cfg.seats == ["basic"] * players
     assert cfg.rules == Rules()
 
 
-def test_the_other_lineups(fake_manor):
+def test_the_other_lineups(plugin):
     mixed = load_config(CONFIGS / "random_vs_basic.yaml")
     assert mixed.seats == ["basic", "random", "basic", "random", "basic"]
     assert mixed.policies["random"] == {"kind": "random"}
@@ -653,15 +605,19 @@ def test_the_shipped_configs_validate_through_the_cli(plugin):
 def test_the_engine_uses_the_schema(plugin):
     """The registered plugin's models, policies and player range are the config layer's."""
     assert plugin.rules_model is Rules
-    assert plugin.policy_kinds == FakeManor.policy_kinds
+    assert plugin.policy_kinds == {
+        "random": RandomPolicy,
+        "basic": BasicPolicy,
+        "by_side": schema.BySidePolicy,
+    }
     assert plugin.default_policies == schema.DEFAULT_POLICIES
     assert (plugin.min_players, plugin.max_players) == (2, 12)  # RM-30
     assert tuple(plugin.end_reasons) == state.END_REASONS
 
 
-def test_balance_games_lists_every_card_and_character(fake_manor):
+def test_balance_games_lists_every_card_and_character(plugin):
     """The errors of an unknown card or character point to `balance games raven_manor`."""
     from balance.config import knobs
 
-    text = "\n".join(knobs.describe_game(fake_manor))
+    text = "\n".join(knobs.describe_game(plugin))
     assert all(name in text for name in CARD_NAMES + CHARACTER_NAMES)
