@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from balance import games
 from balance.config import load_config
 from balance.games.corvids import physics, state, tables
 
@@ -15,9 +14,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture
-def tb(monkeypatch):
-    if "corvids" not in games.names():
-        monkeypatch.setitem(games._GAMES, "corvids", "tests.games.corvids.test_schema")
+def tb():
     return tables.compile_tables(load_config(ROOT / "configs" / "corvids" / "base.yaml")).tb
 
 

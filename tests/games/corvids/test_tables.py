@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from balance import games
 from balance.config import load_config
 from balance.games.corvids import physics, tables
 from balance.games.corvids.schema import BIRD_NAMES, ITEM_NAMES, PHYSICS_PARAMS
@@ -17,15 +16,8 @@ ROOT = Path(__file__).resolve().parents[3]
 SHIPPED = sorted((ROOT / "configs" / "corvids").glob("*.yaml"))
 
 
-@pytest.fixture
-def registered(monkeypatch):
-    """Corvids loads through the schema's stand-in plugin until the engine registers it."""
-    if "corvids" not in games.names():
-        monkeypatch.setitem(games._GAMES, "corvids", "tests.games.corvids.test_schema")
-
-
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
-def test_every_shipped_config_compiles(registered, path):
+def test_every_shipped_config_compiles(path):
     cfg = load_config(path)
     c = tables.compile_tables(cfg)
     k = c.tb
@@ -43,7 +35,7 @@ def test_every_shipped_config_compiles(registered, path):
         assert k.weights[p, tables.W_CLUMSY] == cfg.policies[name]["clumsiness"]
 
 
-def test_base_holds_the_rulings_numbers(registered):
+def test_base_holds_the_rulings_numbers():
     """CV-1 15 feathers, CV-2 28 + 4 + 4 + 4 cards, CV-3 a face-down coin 3 and sets of 3 for 5,
     CV-11 a steal costs 2, CV-10 eight birds on eight nests."""
     k = tables.compile_tables(load_config(ROOT / "configs" / "corvids" / "base.yaml")).tb

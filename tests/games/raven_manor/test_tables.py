@@ -8,7 +8,6 @@ import dataclasses
 
 import pytest
 
-from balance import games
 from balance.config import load_config
 from balance.games.raven_manor import tables
 from balance.games.raven_manor.schema import CARD_NAMES, CHARACTER_NAMES
@@ -18,15 +17,8 @@ from . import test_schema
 SHIPPED = test_schema.SHIPPED
 
 
-@pytest.fixture
-def fake_manor(monkeypatch: pytest.MonkeyPatch) -> test_schema.FakeManor:
-    """``raven_manor`` registered as test_schema's FakeManor (the config layer, no engine)."""
-    monkeypatch.setitem(games._GAMES, "raven_manor", test_schema.__name__)
-    return test_schema.PLUGIN
-
-
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
-def test_every_shipped_config_compiles(fake_manor, path):
+def test_every_shipped_config_compiles(path):
     """tables.compile_tables reads every model attribute it needs (no game is played)."""
     cfg = load_config(path)
     tb = tables.compile_tables(cfg).tb
@@ -41,7 +33,7 @@ def test_every_shipped_config_compiles(fake_manor, path):
     assert (tb.weights[basic] == [w[1] for w in tables.BASIC_WEIGHTS]).all()
 
 
-def test_compiled_names_its_tables_tb_and_a_script_keeps_the_rest(fake_manor):
+def test_compiled_names_its_tables_tb_and_a_script_keeps_the_rest():
     """Every game's Compiled has ``tb``, ``seat_policies``, ``columns`` and ``players``;
     ``with_script`` changes only the scripted seats' rows of ``tb``."""
     cfg = load_config(test_schema.BASE)
