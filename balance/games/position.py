@@ -39,6 +39,30 @@ from balance.games import _kit as kit
 from balance.games.base import Chunk
 
 
+INTERFACE = {  # the decision-point interface's names, module by module (docs/decisions.md)
+    "state": ("DECISIONS", "MAX_OPTIONS", "pending", "alloc_state", "new_state", "copy_state"),
+    "engine": ("start", "advance", "legal", "apply", "record"),
+    "policies": ("choose",),
+    "knowledge": ("obs_size", "observe", "determinize"),
+    "narrate": ("option_words", "event_lines"),
+}
+
+
+def lacking(game: Any) -> list[str]:
+    """The names of the interface that ``game``'s modules do not define (``module.name``)."""
+    import importlib
+
+    out = []
+    for module, names in INTERFACE.items():
+        try:
+            mod = importlib.import_module(f"{game.package}.{module}")
+        except ImportError:
+            out.append(f"{module}.py")
+            continue
+        out += [f"{module}.{n}" for n in names if not hasattr(mod, n)]
+    return out
+
+
 class Shape:
     """What the rest of a game's outputs look like, from its batch kernel's empty chunk."""
 
