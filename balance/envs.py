@@ -4,8 +4,10 @@
 (:class:`balance.games.position.Position`): the agents are seats (``seat_0``, ...); at each
 decision the acting seat chooses among the legal options, so the action space is
 ``Discrete(MAX_OPTIONS)`` with an action mask whose first ``n`` entries (the ``n`` legal options,
-in the game's canonical order) are 1; each agent observes only what its seat may know (the
-game's ``knowledge.observe``: a flat int32 vector documented in docs/rules/<game>.md); the
+in the game's canonical order) are 1, given as the acting agent's ``info["action_mask"]``
+(PettingZoo's convention for a flat observation); each agent observes only what its seat may
+know (the game's ``knowledge.observe``: a flat int32 vector, a ``Box``, documented in
+docs/rules/<game>.md); the
 rewards are the dataset's ``win`` column, given when the game ends (1 for a win, 1/k for a win
 shared among k teams, 0 otherwise; every step before is 0). ``render()`` narrates the events so
 far. Seats not in ``learners`` are played by the config's policies, exactly as the batch kernel
@@ -36,7 +38,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 from balance import games
-from balance.games.position import Position
+from balance.games.position import Position, knowledge
 
 INT32 = np.iinfo(np.int32)
 
@@ -104,13 +106,8 @@ class BalanceEnv(AECEnv):
         self.next_game = 0
         state = self.game.module("state")
         self.max_options = int(state.MAX_OPTIONS)
-        width = int(self.game.module("knowledge").obs_size(self.compiled.tb))
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(INT32.min, INT32.max, (width,), np.int32),
-                "action_mask": spaces.Box(0, 1, (self.max_options,), np.int8),
-            }
-        )
+        width = int(knowledge(self.game).obs_size(self.compiled.tb))
+        obs_space = spaces.Box(INT32.min, INT32.max, (width,), np.int32)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.max_options) for a in self.possible_agents}
         self.position: Position | None = None
@@ -149,13 +146,16 @@ class BalanceEnv(AECEnv):
         self._play_bots()
         self._after_move()
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self._agent_seat[agent]
+    def observe(self, agent: str) -> np.ndarray:
+        return self._pos().observe(self._agent_seat[agent])
+
+    def action_mask(self, agent: str) -> np.ndarray:
+        """int8[MAX_OPTIONS]: 1 for each legal action of ``agent`` (all 0 unless it acts)."""
         pos = self._pos()
         mask = np.zeros(self.max_options, np.int8)
-        if not pos.done and pos.actor == seat:
+        if not pos.done and pos.actor == self._agent_seat[agent]:
             mask[: len(pos.options())] = 1
-        return {"observation": pos.observe(seat), "action_mask": mask}
+        return mask
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
@@ -226,5 +226,6 @@ class BalanceEnv(AECEnv):
         seat = pos.actor
         agent = f"seat_{seat}"
         for a in self.agents:
-            self.infos[a] = {"decision": pos.kind} if a == agent else {}
+            self.infos[a] = {}
+        self.infos[agent] = {"decision": pos.kind, "action_mask": self.action_mask(agent)}
         self.agent_selection = agent

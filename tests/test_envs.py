@@ -69,7 +69,7 @@ def test_a_learner_that_plays_like_the_bots_gets_the_datasets_game(game):
             pos = env.unwrapped.position
             code = pos.copy().choose()
             legal = list(pos.options())
-            assert obs["action_mask"].sum() == len(legal)
+            assert info["action_mask"].sum() == len(legal)
             env.step(legal.index(code))
         chunk = plugin.play(tables, 99, episode, 1)
         teams = config.teams or [str(s) for s in range(len(config.seats))]
@@ -83,10 +83,10 @@ def test_render_narrates_the_game_so_far(game):
     env = balance.env(ROOT / CONFIGS[game], seed=3, render_mode="ansi")
     env.reset()
     for _ in range(12):
-        obs, _, term, trunc, _ = env.last()
+        _, _, term, trunc, info = env.last()
         if term or trunc:
             break
-        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+        env.step(int(np.flatnonzero(info["action_mask"])[0]))
     text = env.render()
     assert isinstance(text, str) and len(text.splitlines()) >= 3
     if not env.terminations[env.agent_selection]:
@@ -99,9 +99,9 @@ def test_bad_input_is_one_clear_error():
     with pytest.raises(RuntimeError, match="reset"):
         env.observe("seat_0")
     env.reset()
-    obs, *_ = env.last()
+    *_, info = env.last()
     with pytest.raises(ValueError, match="not legal"):
-        env.step(int(obs["action_mask"].sum()) + 1)
+        env.step(int(info["action_mask"].sum()) + 1)
     with pytest.raises(ValueError, match="learners"):
         balance.env(ROOT / CONFIGS["raven_order"], learners=[2])
     with pytest.raises(ValueError, match="learners"):
@@ -112,13 +112,13 @@ def test_bad_input_is_one_clear_error():
 
 @pytest.mark.skipif("five_ravens" not in CONFIGS, reason="its engine has no decision points yet")
 def test_the_observation_is_the_seats_own():
-    """Each agent's observation is ``knowledge.observe`` of its seat; only the acting agent's
-    mask has legal actions."""
+    """Each agent's observation is ``knowledge.observe`` of its seat; only the acting agent has
+    legal actions, and only its info carries the mask."""
     env = balance.env(ROOT / CONFIGS["five_ravens"], seed=4)
     env.reset()
     pos = env.unwrapped.position
     for agent in env.agents:
         seat = int(agent.split("_")[1])
-        obs = env.observe(agent)
-        np.testing.assert_array_equal(obs["observation"], pos.observe(seat))
-        assert obs["action_mask"].any() == (seat == pos.actor)
+        np.testing.assert_array_equal(env.observe(agent), pos.observe(seat))
+        assert env.action_mask(agent).any() == (seat == pos.actor)
+        assert ("action_mask" in env.infos[agent]) == (seat == pos.actor)

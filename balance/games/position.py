@@ -29,6 +29,7 @@ then the dataset's row (the tests hold every game to it).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -48,10 +49,13 @@ INTERFACE = {  # the decision-point interface's names, module by module (docs/de
 }
 
 
+def knowledge(game: Any) -> Any:
+    """The game's ``knowledge`` module (what a seat may know)."""
+    return importlib.import_module(f"{game.package}.knowledge")
+
+
 def lacking(game: Any) -> list[str]:
     """The names of the interface that ``game``'s modules do not define (``module.name``)."""
-    import importlib
-
     out = []
     for module, names in INTERFACE.items():
         try:
@@ -100,7 +104,7 @@ class Position:
         self._S = game.module("state")
         self._E = game.module("engine")
         self._P = game.module("policies")
-        self._K = game.module("knowledge")
+        self._K = knowledge(game)
         tb = compiled.tb
         self._tb = tb
         self.work = self._S.alloc_work(tb)
