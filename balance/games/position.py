@@ -77,6 +77,7 @@ class Shape:
         self.extra_names = tuple(empty.extra)
         self.team = empty.team is not None
         self.role = empty.role is not None
+        self.obs_size = int(knowledge(game).obs_size(compiled.tb))
 
 
 class Position:
@@ -93,6 +94,7 @@ class Position:
         log_cap: int = 0,
         teams: Sequence[str] | None = None,
         _state: Any = None,
+        _shape: Shape | None = None,
     ) -> None:
         kit.check_replay(seed, game_index)
         self.game = game
@@ -105,6 +107,8 @@ class Position:
         self._E = game.module("engine")
         self._P = game.module("policies")
         self._K = knowledge(game)
+        self._shape = _shape
+        self._obs_size: int | None = None if _shape is None else _shape.obs_size
         tb = compiled.tb
         self._tb = tb
         self.work = self._S.alloc_work(tb)
@@ -192,6 +196,7 @@ class Position:
             log_cap=self.log_cap,
             teams=self.teams,
             _state=self.state,
+            _shape=self.shape,
         )
 
     def observe(self, seat: int) -> np.ndarray:
@@ -204,7 +209,9 @@ class Position:
 
     @property
     def obs_size(self) -> int:
-        return int(self._K.obs_size(self._tb))
+        if self._obs_size is None:
+            self._obs_size = self.shape.obs_size
+        return self._obs_size
 
     def determinize(self, seat: int, seed: int) -> Position:
         """A copy in which everything seat ``seat`` cannot know is re-dealt consistently with
@@ -225,10 +232,10 @@ class Position:
 
     @property
     def shape(self) -> Shape:
-        shape = self.__dict__.get("_shape")
-        if shape is None:
-            shape = self.__dict__["_shape"] = Shape(self.game, self.compiled)
-        return shape
+        """The output shapes (and observation size), worked out once per game and its copies."""
+        if self._shape is None:
+            self._shape = Shape(self.game, self.compiled)
+        return self._shape
 
     @property
     def players(self) -> int:
