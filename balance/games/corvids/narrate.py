@@ -172,10 +172,11 @@ class Narrator(_tell.Narrator):
         self.say(
             f"{self.names[p]} is the {self.birds[b]} (nest {nest}; hidden until it is uncovered)."
         )
-        self.check(
-            self.st is None or int(self.st.pl[p, S.PL_BIRD]) == b,
-            f"seat {p} is dealt bird {b}, the engine says {int(self.st.pl[p, S.PL_BIRD])}",
-        )
+        if self.st is not None:
+            self.check(
+                int(self.st.pl[p, S.PL_BIRD]) == b,
+                f"seat {p} is dealt bird {b}, the engine says {int(self.st.pl[p, S.PL_BIRD])}",
+            )
 
     def ev_turn(self, row: tuple[int, ...]) -> None:
         p, turn, feathers, cards = row[:4]

@@ -322,7 +322,7 @@ def _alloc(tb, log_cap, rows):
     )
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, forceinline=False)
 def copy_state(src, dst):
     """Copy everything of ``src`` into the same-shaped ``dst`` in place: the pile and its cache,
     the cards, seats, board (the continuation), streams, the log rows in use, the pictures, the

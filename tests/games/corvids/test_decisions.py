@@ -133,6 +133,7 @@ def test_cv11_cv4_a_steal_then_the_victims_string():
     keep the card; the thief has paid either way."""
     held = {1: {10: Held(KEY, NUT), 11: Held(STRING, face=0), 12: Held(STRING, face=0)}}
     s = build(steady(), PLAIN, held=held, seat_feathers={0: 2}, open_nests=(1,))
+    s.st.pl[0, PL_STEALS] = 1  # the turn's one steal (the turn's start gives it)
     assert at(s, state.PH_STEALS) == (0, D_STEAL)
     assert options(s) == [10, 11, 12, C_NO]
     assert narrate.option_words(s.c, s.st, 10) == "steal #10 (a key) from seat 1"
