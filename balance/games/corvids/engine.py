@@ -18,6 +18,14 @@ clockwise until the pile holds no card (CV-7):
 A bird is revealed the moment its seat's nest is uncovered (CV-6), checked after every change to
 the pile. Scores are counted at the end (CV-3, ``score``); ties by feathers, then shared (CV-7).
 
+The game is a sequence of decision points (issue 28; docs/rules/corvids.md, Decisions): ``start``
+sets a game up, ``advance`` plays chance and every forced step until a seat must decide
+(``state.pending``: the seat and the kind, state.DECISIONS), ``legal`` lists the options,
+``apply`` carries one out, and ``play_game`` is that loop with ``policies.choose`` answering.
+The continuation (the phase of the turn and the rest, state.G_PHASE ...) is in the State, so a
+copied state (``state.copy_state``) resumes the same game. ``record`` writes an ended game's
+dataset row, for ``play_batch`` and for a game played from Python alike.
+
 Readings where the rules leave a choice (cite as ENGINE-n):
 
 - ENGINE-1 Pick (CV-5 as amended): only a *card* on top keeps a card from being picked (the
@@ -345,36 +353,6 @@ def end_of_turn(tb, st):
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def aim_point(tb, st, p, c, code):
-    """The point (x, y) of D_AIM's option ``code`` at card ``c`` for seat ``p`` (AIM_RANDOM draws
-    two uniforms from ``p``'s stream, as the random policy always has)."""
-    pile = st.pile
-    x = pile.cards[c, ph.CD_X]
-    y = pile.cards[c, ph.CD_Y]
-    if code == S.AIM_OUTWARD:
-        d = math.sqrt(x * x + y * y)
-        if d > 1e-9:
-            k = 0.25 * min(tb.physics[ph.PH_CARD_W], tb.physics[ph.PH_CARD_H]) / d
-            return x + k * x, y + k * y
-        return x, y
-    if code == S.AIM_NAMED:
-        return st.fx[S.FX_AIM_X], st.fx[S.FX_AIM_Y]
-    if code == S.AIM_CENTRE:
-        return x, y
-    if code == S.AIM_RANDOM:
-        r = st.rng[2 + p]
-        lx = tb.physics[ph.PH_CARD_W] * (uniform(r) - 0.5)
-        ly = tb.physics[ph.PH_CARD_H] * (uniform(r) - 0.5)
-    else:
-        q = code - S.AIM_Q0
-        lx = tb.physics[ph.PH_CARD_W] * (0.5 * (q % 2) - 0.25)
-        ly = tb.physics[ph.PH_CARD_H] * (0.5 * (q // 2) - 0.25)
-    cs = pile.cards[c, ph.CD_C]
-    sn = pile.cards[c, ph.CD_S]
-    return x + cs * lx - sn * ly, y + sn * lx + cs * ly
-
-
-@njit(cache=True, _nrt=False, forceinline=False)
 def stealing(tb, st, p, c, kept):
     """The steal of card ``c`` by seat ``p`` ends: kept by the victim's string ``kept`` (-1: the
     card changes hands, and the thief looks at it: CV-11)."""
@@ -403,7 +381,7 @@ def pend(st, kind, p):
     return p
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, inline="always")
 def set_ability(st, c):
     """The ability of card ``c`` resolves next (-1: none, the steals come next)."""
     st.board[S.G_CARD] = c
@@ -428,10 +406,32 @@ def start(tb, st, seed, game, work):
     st.board[S.G_STOP] = S.NO_STOP
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, inline="always")
 def advance(tb, st, work):
     """Play chance and every forced step until a decision is pending: returns the acting seat, or
-    -1 when the game is over (its outcome final, the end logged)."""
+    -1 when the game is over (its outcome final, the end logged). The peck, its aim and the pick,
+    the points of every turn, are reached here; the rest of the turn in ``advance_loop`` (one
+    call a turn: a small function inlined into ``play_game`` and a call to a large one cost the
+    kernel less, to run and to compile, than a large one called or inlined)."""
+    b = st.board
+    if b[S.G_KIND] >= 0:
+        return b[S.G_ACTOR]
+    phase = b[S.G_PHASE]
+    p = b[S.G_ACTIVE]
+    if phase < b[S.G_STOP]:
+        if phase == S.PH_AIM:
+            return pend(st, np.int64(S.D_AIM), p)
+        if st.pile.n_on[0] > 0:
+            if phase == S.PH_PECK:
+                return pend(st, np.int64(S.D_PECK), p)
+            if phase == S.PH_PICK:  # the highest card always qualifies (ENGINE-1)
+                return pend(st, np.int64(S.D_PICK), p)
+    return advance_loop(tb, st, work)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def advance_loop(tb, st, work):
+    """``advance`` through every phase."""
     b = st.board
     if b[S.G_KIND] >= 0:
         return b[S.G_ACTOR]
@@ -459,7 +459,7 @@ def advance(tb, st, work):
             b[S.G_AIM_NAMED] = 0
             b[S.G_PHASE] = S.PH_TICKETS
         elif phase == S.PH_TICKETS:
-            if S.ticket_offers(st, p, out) > 0:
+            if st.pl[p, S.PL_HELD + T.TICKET] > 0 and S.ticket_offers(st, p, out) > 0:
                 return pend(st, np.int64(S.D_TICKET), p)
             b[S.G_PHASE] = S.PH_PECK
         elif phase == S.PH_ABILITY:
@@ -488,7 +488,11 @@ def advance(tb, st, work):
                     return pend(st, np.int64(S.D_PAPERCLIP), p)
             set_ability(st, np.int64(-1))
         elif phase == S.PH_STEALS:
-            if S.steal_offers(tb, st, p, out) > 0:
+            if (
+                st.pl[p, S.PL_STEALS] > 0
+                and st.pl[p, S.PL_FEATHERS] >= tb.params[T.P_STEAL_COST]
+                and S.steal_offers(tb, st, p, out) > 0
+            ):
                 return pend(st, np.int64(S.D_STEAL), p)
             b[S.G_PHASE] = S.PH_END_TURN
         elif phase == S.PH_STRING:
@@ -582,7 +586,7 @@ def legal(tb, st, work, opts):
     return np.int64(0)
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, inline="always")
 def apply(tb, st, work, code):
     """Carry out option ``code`` of the pending decision (no validation: the Python layer's);
     nothing is pending until the next ``advance``."""
@@ -595,16 +599,62 @@ def apply(tb, st, work, code):
         b[S.G_PECK_ACORN] = 0
         b[S.G_PHASE] = S.PH_AIM
     elif kind == S.D_AIM:
-        c = b[S.G_PECK_CARD]
-        ax, ay = aim_point(tb, st, p, c, code)
-        b[S.G_AIM_NAMED] = 0
-        if peck_card(tb, st, p, c, ax, ay):
-            b[S.G_PHASE] = S.PH_END_TURN  # a piece off the mat ends the turn (CV-5)
-        elif b[S.G_PECK_ACORN] == 1:
-            set_ability(st, np.int64(-1))
+        apply_aim(tb, st, p, code)
+    else:
+        apply_rest(tb, st, p, kind, code)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def apply_aim(tb, st, p, code):
+    """D_AIM: seat ``p`` pecks G_PECK_CARD at aim ``code`` (CV-9)."""
+    b = st.board
+    c = b[S.G_PECK_CARD]
+    # the point of aim ``code`` (narrate.aim_xy says it in Python; AIM_RANDOM draws two uniforms
+    # from the seat's stream, as the random policy always has)
+    pile = st.pile
+    x = pile.cards[c, ph.CD_X]
+    y = pile.cards[c, ph.CD_Y]
+    if code == S.AIM_OUTWARD:
+        d = math.sqrt(x * x + y * y)
+        ax = x
+        ay = y
+        if d > 1e-9:
+            k = 0.25 * min(tb.physics[ph.PH_CARD_W], tb.physics[ph.PH_CARD_H]) / d
+            ax = x + k * x
+            ay = y + k * y
+    elif code == S.AIM_NAMED:
+        ax = st.fx[S.FX_AIM_X]
+        ay = st.fx[S.FX_AIM_Y]
+    elif code == S.AIM_CENTRE:
+        ax = x
+        ay = y
+    else:
+        if code == S.AIM_RANDOM:
+            r = st.rng[2 + p]
+            lx = tb.physics[ph.PH_CARD_W] * (uniform(r) - 0.5)
+            ly = tb.physics[ph.PH_CARD_H] * (uniform(r) - 0.5)
         else:
-            b[S.G_PHASE] = S.PH_PICK
-    elif kind == S.D_PICK:
+            q = code - S.AIM_Q0
+            lx = tb.physics[ph.PH_CARD_W] * (0.5 * (q % 2) - 0.25)
+            ly = tb.physics[ph.PH_CARD_H] * (0.5 * (q // 2) - 0.25)
+        cs = pile.cards[c, ph.CD_C]
+        sn = pile.cards[c, ph.CD_S]
+        ax = x + cs * lx - sn * ly
+        ay = y + sn * lx + cs * ly
+    b[S.G_AIM_NAMED] = 0
+    if peck_card(tb, st, p, c, ax, ay):
+        b[S.G_PHASE] = S.PH_END_TURN  # a piece off the mat ends the turn (CV-5)
+    elif b[S.G_PECK_ACORN] == 1:
+        set_ability(st, np.int64(-1))
+    else:
+        b[S.G_PHASE] = S.PH_PICK
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def apply_rest(tb, st, p, kind, code):
+    """``apply`` of every kind but the peck and its aim."""
+    b = st.board
+    if kind == S.D_PICK:
         take_card(tb, st, p, code, np.int64(S.TAKE_PICK))
         check_nests(tb, st)
         set_ability(st, code)

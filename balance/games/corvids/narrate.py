@@ -455,7 +455,7 @@ def option_words(compiled: Compiled, st: S.State, code: int) -> str:
 
 
 def aim_xy(compiled: Compiled, st: S.State, c: int, code: int) -> tuple[float, float]:
-    """The point of a fixed aim (every D_AIM code but AIM_RANDOM) at card ``c``: engine.aim_point
+    """The point of a fixed aim (every D_AIM code but AIM_RANDOM) at card ``c``: engine.apply_aim
     without its draw."""
     if code == S.AIM_NAMED:
         return float(st.fx[S.FX_AIM_X]), float(st.fx[S.FX_AIM_Y])

@@ -1,5 +1,13 @@
 """Corvids policies: every choice CV-5 and CV-4 leave to a seat, from what the seat knows (CV-12).
 
+``choose(tb, st, work)`` answers the pending decision point (state.DECISIONS; engine.advance
+makes them) with the acting seat's configured policy, drawing from that seat's stream exactly as
+the policies always have: the offers are listed in the orders they always drew from, a peck is
+its card here and its aim at the next point (the random seat's uniform point is drawn when the
+engine applies it), and a ticket count is planned at the turn's first ticket point and kept in
+the state (G_TK_PLAN). The values a seat works out are kept within a game in ``State.memo``
+(``fb`` below), a cache keyed by what they depend on.
+
 A policy sees the pile as it lies (positions, what lies on what, the up side of every card: a
 single-sided card face down shows its blank back), every collected card's up side except the
 other seats' face-down single-sided cards (which of string, ticket or coin they are is theirs),
@@ -936,21 +944,37 @@ def offered(ib, k):
     return ib[S.IB_OFFER, k] if k >= 0 else np.int64(S.C_NO)
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, inline="always")
 def choose(tb, st, work):
     """The code the acting seat's configured policy picks for the pending decision (one of
-    ``engine.legal``'s). The offers are listed here in the orders the policies have always drawn
-    from (the pile's list order, the paperclip's touches), so that every draw is as it was."""
+    ``engine.legal``'s). The offers are listed in the orders the policies have always drawn from
+    (the pile's list order, the paperclip's touches), so that every draw is as it was. A small
+    function inlined into ``play_game``; the rest in ``choose_rest``."""
     p, kind = S.pending(st)
+    if kind == S.D_PECK:
+        return choose_peck(tb, st, p, work.ib, st.memo)
+    if kind == S.D_AIM:
+        if st.board[S.G_AIM_NAMED] == 1:  # choose_aim, inlined
+            return np.int64(S.AIM_NAMED)
+        if is_random(tb, p):
+            return np.int64(S.AIM_RANDOM)
+        return np.int64(S.AIM_OUTWARD)
+    return choose_rest(tb, st, p, kind, work)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def choose_rest(tb, st, p, kind, work):
+    """``choose`` for every kind but the peck and its aim."""
     ib = work.ib
     fb = st.memo
     out = ib[S.IB_OFFER]
-    if kind == S.D_PECK:
-        return choose_peck(tb, st, p, ib, fb)
-    if kind == S.D_AIM:
-        return choose_aim(tb, st, p)
     if kind == S.D_PICK:
-        n = S.pick_offers(st, out)
+        pile = st.pile
+        n = np.int64(0)
+        for t in range(pile.n_on[0]):  # state.pick_offers, written out (one call less a turn)
+            c = pile.lst[0, t]
+            out[n] = c
+            n += np.int64(pile.cov[c, ph.COV_CARDS] == 0)
         return ib[S.IB_OFFER, choose_pick(tb, st, p, ib, fb, n)]
     if kind == S.D_ACORN:
         return choose_acorn(tb, st, p, ib, fb)

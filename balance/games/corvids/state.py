@@ -118,7 +118,7 @@ DECISIONS = (
 MAX_CARDS = 200  # schema.MAX_CARDS: the deck's bound (the test checks they agree)
 MAX_FEATHERS = 100  # schema.MAX_FEATHERS
 C_NO = MAX_CARDS  # the option "no" / "stop" / "decline": after every card and feather index
-# D_AIM's codes: the engine's candidate aims at the card chosen (engine.aim_point)
+# D_AIM's codes: the engine's candidate aims at the card chosen (engine.apply_aim)
 (
     AIM_OUTWARD,  # a quarter of the card's shorter side outward of its centre (the greedy aim)
     AIM_CENTRE,  # its centre
@@ -297,7 +297,7 @@ def alloc_replay_state(tb, log_cap):
     return _alloc(tb, log_cap, m + 2)
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, inline="always")
 def _alloc(tb, log_cap, rows):
     n_cards = tb.params[T.P_DECK_N]
     n_feathers = tb.params[T.P_FEATHERS]

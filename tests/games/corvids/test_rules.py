@@ -617,7 +617,8 @@ def acorn_choice(s: Scene, p: int = 0) -> tuple[int, float, float]:
     c = int(pol.choose_acorn(s.tb, s.st, q, s.ib, s.st.memo))
     if c == state.C_NO:
         return -1, 0.0, 0.0
-    ax, ay = engine.aim_point(s.tb, s.st, q, np.int64(c), pol.choose_aim(s.tb, s.st, q))
+    s.st.board[state.G_PECK_CARD] = c
+    ax, ay = narrate.aim_xy(s.c, s.st, c, int(pol.choose_aim(s.tb, s.st, q)))
     return c, float(ax), float(ay)
 
 
