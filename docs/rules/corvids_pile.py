@@ -57,7 +57,7 @@ def pile_svg(config_path: Path, game: int) -> str:
     config = load_config(config_path)
     compiled = tables.compile_tables(config)
     tb = compiled.tb
-    st = state.alloc_state(tb, 0, True)
+    st = state.alloc_replay_state(tb, 0)
     ib = state.alloc_work(tb).ib
     ok = engine.setup(tb, st, np.int64(config.seed), np.int64(game), ib)
     ph = tb.physics

@@ -18,6 +18,14 @@ clockwise until the pile holds no card (CV-7):
 A bird is revealed the moment its seat's nest is uncovered (CV-6), checked after every change to
 the pile. Scores are counted at the end (CV-3, ``score``); ties by feathers, then shared (CV-7).
 
+The game is a sequence of decision points (issue 28; docs/rules/corvids.md, Decisions): ``start``
+sets a game up, ``advance`` plays chance and every forced step until a seat must decide
+(``state.pending``: the seat and the kind, state.DECISIONS), ``legal`` lists the options,
+``apply`` carries one out, and ``play_game`` is that loop with ``policies.choose`` answering.
+The continuation (the phase of the turn and the rest, state.G_PHASE ...) is in the State, so a
+copied state (``state.copy_state``) resumes the same game. ``record`` writes an ended game's
+dataset row, for ``play_batch`` and for a game played from Python alike.
+
 Readings where the rules leave a choice (cite as ENGINE-n):
 
 - ENGINE-1 Pick (CV-5 as amended): only a *card* on top keeps a card from being picked (the
@@ -53,6 +61,8 @@ to a kernel is wrapped (``np.int64(K)``), tiny helpers are ``inline="always"``.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from numba import njit, prange
@@ -126,6 +136,7 @@ def setup(tb, st, seed, game, ib):
         st.cc[c, S.CC_TAKEN_FACE] = 0
         st.cc[c, S.CC_USED] = 0
         st.cc[c, S.CC_TURN] = -1
+        st.cc[c, S.CC_SEEN] = 0
     pile.fst[:, :] = 0
     for f in range(nf):
         pile.feathers[f, ph.FT_H] = 0.0
@@ -188,7 +199,12 @@ def snapshot(st):
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def check_nests(tb, st):
-    """CV-6: reveal the bird of every seat whose nest is now uncovered (once, for good)."""
+    """CV-6: reveal the bird of every seat whose nest is now uncovered (once, for good); remember
+    every nest uncovered (a hidden bird's nest never was: knowledge.determinize)."""
+    opened = st.board[S.G_NESTS_OPENED]
+    for k in range(ph.N_NESTS):
+        opened |= np.int64(st.pile.ncount[k] == 0) << k
+    st.board[S.G_NESTS_OPENED] = opened
     for p in range(st.board[S.G_N]):
         if st.pl[p, S.PL_REVEALED] != 0:
             continue
@@ -246,6 +262,7 @@ def take_card(tb, st, p, c, how):
     st.cc[c, S.CC_OWNER] = p
     st.cc[c, S.CC_TAKEN_FACE] = face
     st.cc[c, S.CC_TURN] = st.board[S.G_TURN]
+    st.cc[c, S.CC_SEEN] |= np.int64(1) << p  # its taker looks at it (CV-12)
     item = S.counts_as(st, c)
     st.pl[p, S.PL_HELD + item] += 1
     st.pl[p, S.PL_CARDS] += 1
@@ -277,20 +294,12 @@ def remove_off_mat(st, p):
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def do_peck(tb, st, p, ib, fb):
-    """CV-5, CV-9: seat ``p`` pecks; returns True if a piece went off the mat (the turn ends)."""
-    if st.pile.n_on[0] == 0:
-        return False
-    c, ax, ay = pol.choose_peck(tb, st, p, ib, fb)
-    return peck_card(tb, st, p, c, ax, ay)
-
-
-@njit(cache=True, _nrt=False, forceinline=False)
 def peck_card(tb, st, p, c, ax, ay):
     """CV-9: seat ``p`` pecks card ``c`` aiming at ``(ax, ay)``; returns True if a piece went off
     the mat (the turn ends)."""
     pile = st.pile
     pile.cst[c, ph.CS_FACE] = 1 - pile.cst[c, ph.CS_FACE]
+    st.cc[c, S.CC_SEEN] |= np.int64(1) << S.SEEN_ALL  # both its sides shown (CV-12)
     off, moved = ph.pile_peck(tb.physics, pile, c, ax, ay, tb.weights[p, T.W_CLUMSY], st.rng[1])
     st.board[S.G_PECKS] += 1
     S.emit(
@@ -308,177 +317,7 @@ def peck_card(tb, st, p, c, ax, ay):
     return off > 0
 
 
-# ---------------------------------------------------------------- abilities
-
-
-@njit(cache=True, _nrt=False, forceinline=False)
-def ability(tb, st, p, c, ib, fb):
-    """CV-4: resolve the ability of card ``c`` that seat ``p`` just took from the pile, chained
-    through paperclips (ENGINE-3). Returns True if an acorn's peck ended the turn."""
-    while c >= 0:
-        item = S.counts_as(st, c)
-        if st.pile.cst[c, ph.CS_FACE] == 0 and st.item[c, 1] == T.BLANK:
-            return False  # a face-down single-sided card: its use comes later (CV-4)
-        nxt = np.int64(-1)
-        if item == T.ACORN and st.pile.n_on[0] > 0:  # an acorn taken last has nothing to peck
-            # CV-5: resolving is optional, the second peck too (ENGINE-3)
-            k, ax, ay = pol.choose_acorn(tb, st, p, ib, fb)
-            if k >= 0:
-                S.tele(st, p, T.TE_ABILITY + T.ACORN, 1)
-                S.emit(st, S.E_ABILITY, p, item, c, 0, 0, 0, 0)
-                if peck_card(tb, st, p, k, ax, ay):
-                    return True
-        elif item == T.EARRING:
-            # one more completely uncovered earring, with its feathers: no card on it (CV-5,
-            # ENGINE-1; a feather on it comes with it)
-            n = np.int64(0)
-            for t in range(st.pile.n_on[0]):
-                j = st.pile.lst[0, t]
-                if st.pile.cov[j, ph.COV_CARDS] == 0 and S.up_item(st, j) == T.EARRING:
-                    ib[S.IB_OFFER, n] = j
-                    n += 1
-            if n > 0:
-                k = pol.choose_take(tb, st, p, ib, fb, n, np.int64(T.EARRING))
-                if k >= 0:
-                    S.tele(st, p, T.TE_ABILITY + T.EARRING, 1)
-                    S.emit(st, S.E_ABILITY, p, item, c, 0, 0, 0, 0)
-                    take_card(tb, st, p, ib[S.IB_OFFER, k], np.int64(S.TAKE_EARRING))
-                    check_nests(tb, st)
-        elif item == T.NUT:
-            nc = st.pile.cards.shape[0]
-            took = np.int64(0)
-            for _ in range(2):
-                n = np.int64(0)
-                for t in range(st.pile.n_on[1]):
-                    ib[S.IB_OFFER, n] = st.pile.lst[1, t] - nc
-                    n += 1
-                if n == 0:
-                    break
-                k = pol.choose_feather(tb, st, p, ib, fb, n, took)
-                if k < 0:
-                    break
-                ph.take_out(st.pile, np.int64(nc + ib[S.IB_OFFER, k]))
-                st.pl[p, S.PL_FEATHERS] += 1
-                S.tele(st, p, T.TE_FEATHERS_GAINED, 1)
-                took += 1
-            if took > 0:
-                S.tele(st, p, T.TE_ABILITY + T.NUT, 1)
-                S.emit(st, S.E_ABILITY, p, item, c, 0, 0, 0, 0)
-                S.emit(st, S.E_NUT, p, took, 0, 0, 0, 0, 0)
-        elif item == T.PAPERCLIP:
-            # a card touching it where it lay, covered or not (take_card kept them)
-            n = np.int64(0)
-            for t in range(st.touch[0]):
-                j = st.touch[1 + t]
-                if st.pile.att[j] == 1:
-                    ib[S.IB_OFFER, n] = j
-                    n += 1
-            if n > 0:
-                k = pol.choose_take(tb, st, p, ib, fb, n, np.int64(T.PAPERCLIP))
-                if k >= 0:
-                    S.tele(st, p, T.TE_ABILITY + T.PAPERCLIP, 1)
-                    S.emit(st, S.E_ABILITY, p, item, c, 0, 0, 0, 0)
-                    nxt = ib[S.IB_OFFER, k]
-                    take_card(tb, st, p, nxt, np.int64(S.TAKE_PAPERCLIP))
-                    check_nests(tb, st)
-        c = nxt
-    return False
-
-
-# ---------------------------------------------------------------- stealing
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def usable(st, c, item):
-    """A held face-down ``item`` (string or ticket) not used yet (CV-4, ENGINE-5)."""
-    return (
-        st.item[c, 0] == item
-        and st.item[c, 1] == T.BLANK
-        and st.cc[c, S.CC_TAKEN_FACE] == 0
-        and st.cc[c, S.CC_USED] == 0
-    )
-
-
-@njit(cache=True, _nrt=False, forceinline=False)
-def use_tickets(tb, st, p, ib, fb):
-    """CV-4: at the start of its turn seat ``p`` may flip face-down tickets for more steals."""
-    st.pl[p, S.PL_STEALS] = 1
-    if st.pl[p, S.PL_HELD + T.TICKET] == 0:  # no ticket held (most turns): no pass over the cards
-        return
-    n = np.int64(0)
-    for c in range(st.cc.shape[0]):
-        if (
-            st.cc[c, S.CC_OWNER] == p
-            and usable(st, c, np.int64(T.TICKET))
-            and (st.cc[c, S.CC_TURN] < st.board[S.G_TURN])
-        ):
-            ib[S.IB_OFFER, n] = c
-            n += 1
-    if n == 0:
-        return
-    k = pol.choose_tickets(tb, st, p, ib, fb, n)
-    for t in range(k):
-        c = ib[S.IB_OFFER, t]
-        st.cc[c, S.CC_USED] = 1
-        st.cc[c, S.CC_TAKEN_FACE] = 1
-        st.pl[p, S.PL_STEALS] += 1
-        S.tele(st, p, T.TE_ABILITY + T.TICKET, 1)
-        S.emit(st, S.E_TICKET, p, c, 0, 0, 0, 0, 0)
-
-
-@njit(cache=True, _nrt=False, forceinline=False)
-def steals(tb, st, p, ib, fb):
-    """CV-5, CV-11, ENGINE-6: seat ``p``'s steals this turn (one, more from tickets)."""
-    cost = tb.params[T.P_STEAL_COST]
-    nc = st.pile.cards.shape[0]
-    n_players = st.board[S.G_N]
-    while st.pl[p, S.PL_STEALS] > 0 and st.pl[p, S.PL_FEATHERS] >= cost:
-        if st.pile.n_on[0] == 0:
-            return
-        some = False  # a rival's nest open (most turns none is: no scan of the cards)
-        for v in range(n_players):
-            if v != p and nest_open(tb, st, v) and st.pl[v, S.PL_CARDS] > 0:
-                some = True
-        if not some:
-            return
-        n = np.int64(0)
-        for c in range(nc):
-            v = st.cc[c, S.CC_OWNER]
-            if v >= 0 and v != p and v < n_players and nest_open(tb, st, v):
-                ib[S.IB_OFFER, n] = c
-                n += 1
-        if n == 0:
-            return
-        k = pol.choose_steal(tb, st, p, ib, fb, n)
-        if k < 0:
-            return
-        c = ib[S.IB_OFFER, k]
-        v = st.cc[c, S.CC_OWNER]
-        st.pl[p, S.PL_STEALS] -= 1
-        # the payment: each feather dropped onto a random point of a card of the pile (CV-11)
-        paid = pay_feathers(tb, st, p, cost)
-        S.tele(st, p, T.TE_FEATHERS_PAID, paid)
-        # the victim may flip a face-down string to keep the card (CV-4)
-        kept = np.int64(-1)
-        for s in range(nc if st.pl[v, S.PL_HELD + T.STRING] > 0 else 0):
-            if st.cc[s, S.CC_OWNER] == v and usable(st, s, np.int64(T.STRING)):
-                if pol.choose_string(tb, st, v, c, ib, fb):
-                    kept = s
-                break
-        item = S.counts_as(st, c)
-        if kept >= 0:
-            st.cc[kept, S.CC_USED] = 1
-            st.cc[kept, S.CC_TAKEN_FACE] = 1
-            S.tele(st, v, T.TE_ABILITY + T.STRING, 1)
-        else:
-            st.cc[c, S.CC_OWNER] = p
-            st.pl[v, S.PL_HELD + item] -= 1
-            st.pl[v, S.PL_CARDS] -= 1
-            st.pl[p, S.PL_HELD + item] += 1
-            st.pl[p, S.PL_CARDS] += 1
-            S.tele(st, p, T.TE_STOLE + item, 1)
-            S.tele(st, v, T.TE_STOLEN + item, 1)
-        S.emit(st, S.E_STEAL, p, v, c, kept, paid, item, 0)
+# ---------------------------------------------------------------- helpers of the turn
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -494,28 +333,6 @@ def pay_feathers(tb, st, p, cost):
             paid += 1
     st.pl[p, S.PL_FEATHERS] -= paid
     return paid
-
-
-# ---------------------------------------------------------------- the turn
-
-
-@njit(cache=True, _nrt=False, forceinline=False)
-def pick(tb, st, p, ib, fb):
-    """CV-5, ENGINE-1: seat ``p`` takes a card with no card on top of it (a feather on it does
-    not block; it comes with the card); returns it (-1: the pile holds no card)."""
-    pile = st.pile
-    n = np.int64(0)
-    for t in range(pile.n_on[0]):  # the pickable cards, without a branch per card
-        c = pile.lst[0, t]
-        ib[S.IB_OFFER, n] = c
-        n += np.int64(pile.cov[c, ph.COV_CARDS] == 0)
-    if n == 0:
-        return np.int64(-1)
-    k = pol.choose_pick(tb, st, p, ib, fb, n)
-    c = ib[S.IB_OFFER, k]
-    take_card(tb, st, p, c, np.int64(S.TAKE_PICK))
-    check_nests(tb, st)
-    return c
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -536,39 +353,442 @@ def end_of_turn(tb, st):
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def play_turn(tb, st, p, ib, fb):
-    """One whole turn of seat ``p`` (CV-5)."""
-    S.emit(
-        st, S.E_TURN, p, st.board[S.G_TURN], st.pl[p, S.PL_FEATHERS], st.pl[p, S.PL_CARDS], 0, 0, 0
-    )
-    use_tickets(tb, st, p, ib, fb)
-    if not do_peck(tb, st, p, ib, fb):
-        c = pick(tb, st, p, ib, fb)
-        if c >= 0 and not ability(tb, st, p, c, ib, fb):
-            steals(tb, st, p, ib, fb)
-    end_of_turn(tb, st)
+def stealing(tb, st, p, c, kept):
+    """The steal of card ``c`` by seat ``p`` ends: kept by the victim's string ``kept`` (-1: the
+    card changes hands, and the thief looks at it: CV-11)."""
+    v = st.cc[c, S.CC_OWNER]
+    item = S.counts_as(st, c)
+    if kept >= 0:
+        st.cc[kept, S.CC_USED] = 1
+        st.cc[kept, S.CC_TAKEN_FACE] = 1
+        S.tele(st, v, T.TE_ABILITY + T.STRING, 1)
+    else:
+        st.cc[c, S.CC_OWNER] = p
+        st.cc[c, S.CC_SEEN] |= np.int64(1) << p
+        st.pl[v, S.PL_HELD + item] -= 1
+        st.pl[v, S.PL_CARDS] -= 1
+        st.pl[p, S.PL_HELD + item] += 1
+        st.pl[p, S.PL_CARDS] += 1
+        S.tele(st, p, T.TE_STOLE + item, 1)
+        S.tele(st, v, T.TE_STOLEN + item, 1)
+    S.emit(st, S.E_STEAL, p, v, c, kept, st.board[S.G_STEAL_PAID], item, 0)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def pend(st, kind, p):
+    st.board[S.G_KIND] = kind
+    st.board[S.G_ACTOR] = p
+    return p
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def set_ability(st, c):
+    """The ability of card ``c`` resolves next (-1: none, the steals come next)."""
+    st.board[S.G_CARD] = c
+    st.board[S.G_NUT_TOOK] = 0
+    st.board[S.G_NUT_STOP] = 0
+    st.board[S.G_PHASE] = S.PH_ABILITY
+
+
+# ---------------------------------------------------------------- decision points
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def start(tb, st, seed, game, work):
+    """Reset ``st`` to the start of game ``game`` of run ``seed`` (set-up, CV-1, CV-2, CV-8,
+    CV-10); no decision is pending yet (``advance``)."""
+    st.memo[:, :] = 0.0  # the policies' values, kept within a game (a new game)
+    ok = setup(tb, st, seed, game, work.ib)
+    st.board[S.G_KIND] = -1
+    st.board[S.G_ACTOR] = -1
+    st.board[S.G_ACTIVE] = st.board[S.G_FIRST]
+    st.board[S.G_PHASE] = S.PH_TURN if ok else S.PH_FAILED
+    st.board[S.G_STOP] = S.NO_STOP
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def advance(tb, st, work):
+    """Play chance and every forced step until a decision is pending: returns the acting seat, or
+    -1 when the game is over (its outcome final, the end logged). The peck, its aim and the pick,
+    the points of every turn, are reached here; the rest of the turn in ``advance_loop`` (one
+    call a turn: a small function inlined into ``play_game`` and a call to a large one cost the
+    kernel less, to run and to compile, than a large one called or inlined)."""
+    b = st.board
+    if b[S.G_KIND] >= 0:
+        return b[S.G_ACTOR]
+    phase = b[S.G_PHASE]
+    p = b[S.G_ACTIVE]
+    if phase < b[S.G_STOP]:
+        if phase == S.PH_AIM:
+            return pend(st, np.int64(S.D_AIM), p)
+        if st.pile.n_on[0] > 0:
+            if phase == S.PH_PECK:
+                return pend(st, np.int64(S.D_PECK), p)
+            if phase == S.PH_PICK:  # the highest card always qualifies (ENGINE-1)
+                return pend(st, np.int64(S.D_PICK), p)
+    return advance_loop(tb, st, work)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def advance_loop(tb, st, work):
+    """``advance`` through every phase."""
+    b = st.board
+    if b[S.G_KIND] >= 0:
+        return b[S.G_ACTOR]
+    p = b[S.G_ACTIVE]
+    out = work.ib[S.IB_OFFER]
+    while True:
+        phase = b[S.G_PHASE]
+        if phase >= b[S.G_STOP]:  # a test driver's wall (run_part)
+            return np.int64(-1)
+        if phase == S.PH_PECK:
+            if st.pile.n_on[0] > 0:
+                return pend(st, np.int64(S.D_PECK), p)
+            b[S.G_PHASE] = S.PH_PICK
+        elif phase == S.PH_AIM:
+            return pend(st, np.int64(S.D_AIM), p)
+        elif phase == S.PH_PICK:
+            if st.pile.n_on[0] > 0:  # the highest card always qualifies (ENGINE-1)
+                return pend(st, np.int64(S.D_PICK), p)
+            b[S.G_PHASE] = S.PH_END_TURN
+        elif phase == S.PH_TURN:
+            S.emit(st, S.E_TURN, p, b[S.G_TURN], st.pl[p, S.PL_FEATHERS], st.pl[p, S.PL_CARDS], 0, 0, 0)
+            st.pl[p, S.PL_STEALS] = 1
+            b[S.G_TK_FLIPPED] = 0
+            b[S.G_TK_PLAN] = -1
+            b[S.G_AIM_NAMED] = 0
+            b[S.G_PHASE] = S.PH_TICKETS
+        elif phase == S.PH_TICKETS:
+            if st.pl[p, S.PL_HELD + T.TICKET] > 0 and S.ticket_offers(st, p, out) > 0:
+                return pend(st, np.int64(S.D_TICKET), p)
+            b[S.G_PHASE] = S.PH_PECK
+        elif phase == S.PH_ABILITY:
+            c = b[S.G_CARD]
+            if c < 0 or (st.pile.cst[c, ph.CS_FACE] == 0 and st.item[c, 1] == T.BLANK):
+                # none, or a face-down single-sided card: its use comes later (CV-4)
+                b[S.G_PHASE] = S.PH_STEALS
+                continue
+            item = S.counts_as(st, c)
+            if item == T.ACORN:
+                if st.pile.n_on[0] > 0:  # an acorn taken last has nothing to peck
+                    return pend(st, np.int64(S.D_ACORN), p)
+            elif item == T.EARRING:
+                if S.earring_offers(st, out) > 0:
+                    return pend(st, np.int64(S.D_EARRING), p)
+            elif item == T.NUT:
+                took = b[S.G_NUT_TOOK]
+                if b[S.G_NUT_STOP] == 0 and took < 2 and st.pile.n_on[1] > 0:
+                    return pend(st, np.int64(S.D_FEATHER), p)
+                if took > 0:
+                    S.tele(st, p, T.TE_ABILITY + T.NUT, 1)
+                    S.emit(st, S.E_ABILITY, p, item, c, 0, 0, 0, 0)
+                    S.emit(st, S.E_NUT, p, took, 0, 0, 0, 0, 0)
+            elif item == T.PAPERCLIP:
+                if S.paperclip_offers(st, out) > 0:
+                    return pend(st, np.int64(S.D_PAPERCLIP), p)
+            set_ability(st, np.int64(-1))
+        elif phase == S.PH_STEALS:
+            if (
+                st.pl[p, S.PL_STEALS] > 0
+                and st.pl[p, S.PL_FEATHERS] >= tb.params[T.P_STEAL_COST]
+                and S.steal_offers(tb, st, p, out) > 0
+            ):
+                return pend(st, np.int64(S.D_STEAL), p)
+            b[S.G_PHASE] = S.PH_END_TURN
+        elif phase == S.PH_STRING:
+            return pend(st, np.int64(S.D_STRING), st.cc[b[S.G_STEAL_CARD], S.CC_OWNER])
+        elif phase == S.PH_END_TURN:
+            end_of_turn(tb, st)
+            b[S.G_TURN] += 1
+            snapshot(st)
+            p = (p + 1) % b[S.G_N]
+            b[S.G_ACTIVE] = p
+            if st.pile.n_on[0] > 0:
+                b[S.G_PHASE] = S.PH_TURN
+            else:
+                b[S.G_END] = S.END_EMPTY
+                b[S.G_PHASE] = S.PH_OVER
+                finish(tb, st, work)
+        elif phase == S.PH_FAILED:
+            b[S.G_END] = S.END_SETUP
+            b[S.G_PHASE] = S.PH_OVER
+            finish(tb, st, work)
+        else:  # PH_OVER (or no game started)
+            return np.int64(-1)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def visible_cards(tb, st, opts):
+    """The pile's visible cards (PHYS-3) by index into ``opts``; returns how many."""
+    n = np.int64(0)
+    for c in range(st.pile.cards.shape[0]):
+        if st.pile.att[c] == 1 and ph.visible(tb.physics, st.pile, c):
+            opts[n] = c
+            n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def sorted_with_no(out, n, opts, no):
+    """``out[:n]`` sorted into ``opts`` (then ``C_NO`` if ``no``); returns the count."""
+    for k in range(n):
+        opts[k] = out[k]
+    for k in range(1, n):  # insertion sort: a handful of cards
+        v = opts[k]
+        j = k - 1
+        while j >= 0 and opts[j] > v:
+            opts[j + 1] = opts[j]
+            j -= 1
+        opts[j + 1] = v
+    if no:
+        opts[n] = S.C_NO
+        n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def legal(tb, st, work, opts):
+    """Fill ``opts`` (int64[MAX_OPTIONS]) with the pending decision's option codes in the
+    canonical order (cards and feathers by index, then ``C_NO``; aims by code); returns how many
+    (0: nothing pending). docs/rules/corvids.md, Decisions."""
+    p, kind = S.pending(st)
+    out = work.ib[S.IB_OFFER]
+    b = st.board
+    if kind == S.D_PECK:
+        return visible_cards(tb, st, opts)
+    if kind == S.D_ACORN:
+        n = visible_cards(tb, st, opts)
+        opts[n] = S.C_NO
+        return n + 1
+    if kind == S.D_AIM:
+        for k in range(S.AIM_NAMED):
+            opts[k] = k
+        if b[S.G_AIM_NAMED] == 1:
+            opts[S.AIM_NAMED] = S.AIM_NAMED
+            return np.int64(S.N_AIMS)
+        return np.int64(S.AIM_NAMED)
+    if kind == S.D_PICK:
+        return sorted_with_no(out, S.pick_offers(st, out), opts, False)
+    if kind == S.D_TICKET:
+        return sorted_with_no(out, S.ticket_offers(st, p, out), opts, True)
+    if kind == S.D_EARRING:
+        return sorted_with_no(out, S.earring_offers(st, out), opts, True)
+    if kind == S.D_PAPERCLIP:
+        return sorted_with_no(out, S.paperclip_offers(st, out), opts, True)
+    if kind == S.D_FEATHER:
+        return sorted_with_no(out, S.feather_offers(st, out), opts, True)
+    if kind == S.D_STEAL:
+        return sorted_with_no(out, S.steal_offers(tb, st, b[S.G_ACTIVE], out), opts, True)
+    if kind == S.D_STRING:
+        opts[0] = b[S.G_STRING]
+        opts[1] = S.C_NO
+        return np.int64(2)
+    return np.int64(0)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def apply(tb, st, work, code):
+    """Carry out option ``code`` of the pending decision (no validation: the Python layer's);
+    nothing is pending until the next ``advance``."""
+    b = st.board
+    p, kind = S.pending(st)
+    b[S.G_KIND] = -1
+    b[S.G_ACTOR] = -1
+    if kind == S.D_PECK:
+        b[S.G_PECK_CARD] = code
+        b[S.G_PECK_ACORN] = 0
+        b[S.G_PHASE] = S.PH_AIM
+    elif kind == S.D_AIM:
+        apply_aim(tb, st, p, code)
+    else:
+        apply_rest(tb, st, p, kind, code)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def apply_aim(tb, st, p, code):
+    """D_AIM: seat ``p`` pecks G_PECK_CARD at aim ``code`` (CV-9)."""
+    b = st.board
+    c = b[S.G_PECK_CARD]
+    # the point of aim ``code`` (narrate.aim_xy says it in Python; AIM_RANDOM draws two uniforms
+    # from the seat's stream, as the random policy always has)
+    pile = st.pile
+    x = pile.cards[c, ph.CD_X]
+    y = pile.cards[c, ph.CD_Y]
+    if code == S.AIM_OUTWARD:
+        d = math.sqrt(x * x + y * y)
+        ax = x
+        ay = y
+        if d > 1e-9:
+            k = 0.25 * min(tb.physics[ph.PH_CARD_W], tb.physics[ph.PH_CARD_H]) / d
+            ax = x + k * x
+            ay = y + k * y
+    elif code == S.AIM_NAMED:
+        ax = st.fx[S.FX_AIM_X]
+        ay = st.fx[S.FX_AIM_Y]
+    elif code == S.AIM_CENTRE:
+        ax = x
+        ay = y
+    else:
+        if code == S.AIM_RANDOM:
+            r = st.rng[2 + p]
+            lx = tb.physics[ph.PH_CARD_W] * (uniform(r) - 0.5)
+            ly = tb.physics[ph.PH_CARD_H] * (uniform(r) - 0.5)
+        else:
+            q = code - S.AIM_Q0
+            lx = tb.physics[ph.PH_CARD_W] * (0.5 * (q % 2) - 0.25)
+            ly = tb.physics[ph.PH_CARD_H] * (0.5 * (q // 2) - 0.25)
+        cs = pile.cards[c, ph.CD_C]
+        sn = pile.cards[c, ph.CD_S]
+        ax = x + cs * lx - sn * ly
+        ay = y + sn * lx + cs * ly
+    b[S.G_AIM_NAMED] = 0
+    if peck_card(tb, st, p, c, ax, ay):
+        b[S.G_PHASE] = S.PH_END_TURN  # a piece off the mat ends the turn (CV-5)
+    elif b[S.G_PECK_ACORN] == 1:
+        set_ability(st, np.int64(-1))
+    else:
+        b[S.G_PHASE] = S.PH_PICK
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def apply_rest(tb, st, p, kind, code):
+    """``apply`` of every kind but the peck and its aim."""
+    b = st.board
+    if kind == S.D_PICK:
+        take_card(tb, st, p, code, np.int64(S.TAKE_PICK))
+        check_nests(tb, st)
+        set_ability(st, code)
+    elif kind == S.D_TICKET:
+        if code == S.C_NO:
+            b[S.G_PHASE] = S.PH_PECK
+        else:
+            st.cc[code, S.CC_USED] = 1
+            st.cc[code, S.CC_TAKEN_FACE] = 1
+            st.pl[p, S.PL_STEALS] += 1
+            b[S.G_TK_FLIPPED] += 1
+            S.tele(st, p, T.TE_ABILITY + T.TICKET, 1)
+            S.emit(st, S.E_TICKET, p, code, 0, 0, 0, 0, 0)
+    elif kind == S.D_ACORN:
+        c = b[S.G_CARD]
+        if code == S.C_NO:
+            set_ability(st, np.int64(-1))
+        else:
+            S.tele(st, p, T.TE_ABILITY + T.ACORN, 1)
+            S.emit(st, S.E_ABILITY, p, T.ACORN, c, 0, 0, 0, 0)
+            b[S.G_PECK_CARD] = code
+            b[S.G_PECK_ACORN] = 1
+            b[S.G_PHASE] = S.PH_AIM
+    elif kind == S.D_EARRING:
+        if code != S.C_NO:
+            S.tele(st, p, T.TE_ABILITY + T.EARRING, 1)
+            S.emit(st, S.E_ABILITY, p, T.EARRING, b[S.G_CARD], 0, 0, 0, 0)
+            take_card(tb, st, p, code, np.int64(S.TAKE_EARRING))
+            check_nests(tb, st)
+        set_ability(st, np.int64(-1))  # an earring taken by an earring takes none (ENGINE-3)
+    elif kind == S.D_PAPERCLIP:
+        if code == S.C_NO:
+            set_ability(st, np.int64(-1))
+        else:
+            S.tele(st, p, T.TE_ABILITY + T.PAPERCLIP, 1)
+            S.emit(st, S.E_ABILITY, p, T.PAPERCLIP, b[S.G_CARD], 0, 0, 0, 0)
+            take_card(tb, st, p, code, np.int64(S.TAKE_PAPERCLIP))
+            check_nests(tb, st)
+            set_ability(st, code)  # only a paperclip chains (CV-4)
+    elif kind == S.D_FEATHER:
+        if code == S.C_NO:
+            b[S.G_NUT_STOP] = 1
+        else:
+            ph.take_out(st.pile, np.int64(st.pile.cards.shape[0] + code))
+            st.pl[p, S.PL_FEATHERS] += 1
+            S.tele(st, p, T.TE_FEATHERS_GAINED, 1)
+            b[S.G_NUT_TOOK] += 1
+    elif kind == S.D_STEAL:
+        if code == S.C_NO:
+            b[S.G_PHASE] = S.PH_END_TURN
+        else:
+            v = st.cc[code, S.CC_OWNER]
+            st.pl[p, S.PL_STEALS] -= 1
+            # the payment: each feather dropped onto a random point of a card of the pile (CV-11)
+            paid = pay_feathers(tb, st, p, tb.params[T.P_STEAL_COST])
+            S.tele(st, p, T.TE_FEATHERS_PAID, paid)
+            b[S.G_STEAL_PAID] = paid
+            b[S.G_STEAL_CARD] = code
+            # the victim may flip a face-down string to keep the card (CV-4): its first one
+            s = np.int64(-1)
+            for j in range(st.cc.shape[0] if st.pl[v, S.PL_HELD + T.STRING] > 0 else 0):
+                if st.cc[j, S.CC_OWNER] == v and S.usable(st, j, np.int64(T.STRING)):
+                    s = np.int64(j)
+                    break
+            if s >= 0:
+                b[S.G_STRING] = s
+                b[S.G_PHASE] = S.PH_STRING
+            else:
+                stealing(tb, st, p, code, np.int64(-1))
+    elif kind == S.D_STRING:
+        thief = b[S.G_ACTIVE]
+        stealing(tb, st, thief, b[S.G_STEAL_CARD], code if code != S.C_NO else np.int64(-1))
+        b[S.G_PHASE] = S.PH_STEALS
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def play_game(tb, st, seed, game, work):
-    """Play one whole game into ``st`` with the scratch ``work`` (state.alloc_work)."""
-    ib = work.ib
-    fb = work.fb
-    fb[:, :] = 0.0  # the policies' scratch, whose worths are kept within a turn (a new game)
-    if not setup(tb, st, seed, game, ib):
-        st.board[S.G_END] = S.END_SETUP
-        finish(tb, st, work)
-        return
-    n = st.board[S.G_N]
-    a = st.board[S.G_FIRST]
-    while st.pile.n_on[0] > 0:
-        play_turn(tb, st, a, ib, fb)
-        st.board[S.G_TURN] += 1
-        snapshot(st)
-        a = (a + 1) % n
-    st.board[S.G_END] = S.END_EMPTY
-    finish(tb, st, work)
+    """Play one whole game into ``st`` with the scratch ``work`` (state.alloc_work): every choice
+    through the decision points."""
+    start(tb, st, seed, game, work)
+    while advance(tb, st, work) >= 0:
+        apply(tb, st, work, pol.choose(tb, st, work))
 
+
+# ---------------------------------------------------------------- drivers of part of a turn (tests)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def run_part(tb, st, p, work, phase, stop):
+    """Seat ``p``'s turn from phase ``phase`` on ``st`` as it stands, every decision by the
+    configured policies, until the phase reaches ``stop`` (PH_*, a wall ``advance`` does not
+    cross); returns the card whose ability was due then (G_CARD)."""
+    b = st.board
+    b[S.G_ACTIVE] = p
+    b[S.G_PHASE] = phase
+    b[S.G_KIND] = -1
+    b[S.G_ACTOR] = -1
+    b[S.G_STOP] = stop
+    while advance(tb, st, work) >= 0:
+        apply(tb, st, work, pol.choose(tb, st, work))
+    b[S.G_STOP] = S.NO_STOP
+    return b[S.G_CARD] if b[S.G_PHASE] == S.PH_ABILITY else np.int64(-1)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def play_turn(tb, st, p, work):
+    """The whole turn of seat ``p`` (CV-5) from its start, the end of turn included, without
+    moving the turn on (tests' scenes)."""
+    run_part(tb, st, p, work, np.int64(S.PH_TURN), np.int64(S.PH_END_TURN))
+    end_of_turn(tb, st)
+    st.board[S.G_PHASE] = S.PH_IDLE
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def pick(tb, st, p, work):
+    """Seat ``p``'s pick alone (CV-5): returns the card taken (-1 none)."""
+    st.board[S.G_CARD] = -1
+    return run_part(tb, st, p, work, np.int64(S.PH_PICK), np.int64(S.PH_ABILITY))
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def use_tickets(tb, st, p, work):
+    """Seat ``p``'s tickets at the start of its turn alone (CV-4); its steals this turn are reset
+    to one first, as the turn does."""
+    st.pl[p, S.PL_STEALS] = 1
+    st.board[S.G_TK_FLIPPED] = 0
+    st.board[S.G_TK_PLAN] = -1
+    run_part(tb, st, p, work, np.int64(S.PH_TICKETS), np.int64(S.PH_PECK))
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def steals(tb, st, p, work):
+    """Seat ``p``'s steals alone (CV-5, CV-11, ENGINE-6)."""
+    run_part(tb, st, p, work, np.int64(S.PH_STEALS), np.int64(S.PH_END_TURN))
 
 # ---------------------------------------------------------------- scoring
 
@@ -670,54 +890,61 @@ def finish(tb, st, work):
 # ---------------------------------------------------------------- the batch kernel
 
 
+@njit(cache=True, _nrt=False, forceinline=False)
+def record(tb, st, work, g, score_, rank, turns, end, order, team, role, extra, tele, clipped):
+    """Write the ended game's row ``g`` into the output arrays (kit.Outputs' fields; ``team``
+    is not written: Corvids deals no teams; ``clipped``: the block's row of clip counts, int64[C])."""
+    n = tb.params[T.P_PLAYERS]
+    sc = work.score
+    rk = work.rank
+    board = st.board
+    turns[g] = board[S.G_TURN]
+    end[g] = board[S.G_END] - 1
+    first = board[S.G_FIRST]
+    ranks(tb, st, sc, rk)
+    for p in range(n):
+        score_[g, p] = sc[p]
+        rank[g, p] = rk[p]
+        order[g, p] = (p - first) % n
+        role[g, p] = st.pl[p, S.PL_BIRD]
+        _, bird, sets = score(tb, st, p)
+        extra[g, p, 0] = st.pl[p, S.PL_FEATHERS]
+        extra[g, p, 1] = st.pl[p, S.PL_CARDS]
+        extra[g, p, 2] = bird
+        extra[g, p, 3] = sets
+        extra[g, p, 4] = st.pl[p, S.PL_REVEALED] - 1
+        extra[g, p, 5] = board[S.G_OFF_MAT]
+        extra[g, p, 6] = board[S.G_ISOLATED]
+        extra[g, p, 7] = board[S.G_RETRIES]
+        extra[g, p, 8] = board[S.G_FIRST_NEST] - 1
+        extra[g, p, 9] = board[S.G_REDRAWS]
+        extra[g, p, 10] = board[S.G_PUSHES]
+        seen = 0
+        for j in range(T.N_TELE):
+            v = st.pl[p, S.PL_TELE + j]
+            tele[g, p, j] = kit.clip_u8(v)
+            seen |= v
+        if seen > 255:
+            for j in range(T.N_TELE):
+                kit.tally_clipped(st.pl[p, S.PL_TELE + j], clipped, j)
+
+
 @njit(cache=True, parallel=True, forceinline=False)
 def play_batch(tb, seed, first_game, n_games, out):
     """Play games [first_game, first_game + n_games) into row i of the output arrays (``out``:
     kit.Outputs); block b counts the telemetry cells it clipped at 255 in row b of ``clipped``
     (per column)."""
-    score_, rank, turns, end, order, _, role, extra, tele, clipped = out
+    score_, rank, turns, end, order, team, role, extra, tele, clipped = out
     n_blocks = (n_games + S.BLOCK_GAMES - 1) // S.BLOCK_GAMES
-    n = tb.params[T.P_PLAYERS]
     for blk in prange(n_blocks):
-        st = S.alloc_state(tb, 0, False)
+        st = S.alloc_state(tb, 0)
         work = S.alloc_work(tb)
-        sc = work.score
-        rk = work.rank
         clip = clipped[blk]
         lo = blk * S.BLOCK_GAMES
         hi = min(n_games, lo + S.BLOCK_GAMES)
         for gi in range(lo, hi):
             play_game(tb, st, seed, first_game + gi, work)
-            board = st.board
-            turns[gi] = board[S.G_TURN]
-            end[gi] = board[S.G_END] - 1
-            first = board[S.G_FIRST]
-            ranks(tb, st, sc, rk)
-            for p in range(n):
-                score_[gi, p] = sc[p]
-                rank[gi, p] = rk[p]
-                order[gi, p] = (p - first) % n
-                role[gi, p] = st.pl[p, S.PL_BIRD]
-                _, bird, sets = score(tb, st, p)
-                extra[gi, p, 0] = st.pl[p, S.PL_FEATHERS]
-                extra[gi, p, 1] = st.pl[p, S.PL_CARDS]
-                extra[gi, p, 2] = bird
-                extra[gi, p, 3] = sets
-                extra[gi, p, 4] = st.pl[p, S.PL_REVEALED] - 1
-                extra[gi, p, 5] = board[S.G_OFF_MAT]
-                extra[gi, p, 6] = board[S.G_ISOLATED]
-                extra[gi, p, 7] = board[S.G_RETRIES]
-                extra[gi, p, 8] = board[S.G_FIRST_NEST] - 1
-                extra[gi, p, 9] = board[S.G_REDRAWS]
-                extra[gi, p, 10] = board[S.G_PUSHES]
-                seen = 0
-                for j in range(T.N_TELE):
-                    v = st.pl[p, S.PL_TELE + j]
-                    tele[gi, p, j] = kit.clip_u8(v)
-                    seen |= v
-                if seen > 255:
-                    for j in range(T.N_TELE):
-                        kit.tally_clipped(st.pl[p, S.PL_TELE + j], clip, j)
+            record(tb, st, work, gi, score_, rank, turns, end, order, team, role, extra, tele, clip)
 
 
 def play(compiled: Compiled, seed: int, first_game: int, n_games: int) -> Chunk:

@@ -43,7 +43,7 @@ def play_logged(compiled: Compiled, seed: int, game: int) -> Logged:
     n = compiled.players
 
     def play(cap: int) -> Logged:
-        st = S.alloc_state(tb, cap, True)
+        st = S.alloc_replay_state(tb, cap)
         work = S.alloc_work(tb)
         engine.play_game(tb, st, np.int64(seed), np.int64(game), work)
         sc = work.score
@@ -137,7 +137,7 @@ class Narrator(_tell.Narrator):
         self.lines.append(line)
 
     def card(self, c: int) -> str:
-        return card_words(self.st, c)
+        return card_words(self.st, c) if self.st is not None else f"#{c}"
 
     # ------------------------------------------------------------ the events
 
@@ -172,10 +172,11 @@ class Narrator(_tell.Narrator):
         self.say(
             f"{self.names[p]} is the {self.birds[b]} (nest {nest}; hidden until it is uncovered)."
         )
-        self.check(
-            int(self.st.pl[p, S.PL_BIRD]) == b,
-            f"seat {p} is dealt bird {b}, the engine says {int(self.st.pl[p, S.PL_BIRD])}",
-        )
+        if self.st is not None:
+            self.check(
+                int(self.st.pl[p, S.PL_BIRD]) == b,
+                f"seat {p} is dealt bird {b}, the engine says {int(self.st.pl[p, S.PL_BIRD])}",
+            )
 
     def ev_turn(self, row: tuple[int, ...]) -> None:
         p, turn, feathers, cards = row[:4]
@@ -285,6 +286,14 @@ class Narrator(_tell.Narrator):
     def ev_score(self, row: tuple[int, ...]) -> None:
         p, points, bird, sets, feathers, cards, rank = row
         st = self.st
+        if st is None:  # a partial log (event_lines): the events alone
+            self.say(
+                f"{self.names[p]}: {points} points before any handicap (bird bonus {bird}, set "
+                f"bonus {sets}), {_plural(feathers, 'feather')}, {_plural(cards, 'card')}, rank "
+                f"{rank}"
+            )
+            self.scored[p] = points
+            return
         hc = handicap(self.compiled, st, p)  # the event's points are CV-3's, without it
         self.say(
             f"{self.names[p]}: {points + hc} points ({f'{hc:+d} handicap, ' if hc else ''}"
@@ -376,6 +385,96 @@ def tell(compiled: Compiled, logged: Logged, seed: int, game: int) -> _tell.Told
     narrator = Narrator(compiled, logged, seed, game)
     narrator.run()
     return narrator.told()
+
+
+def event_lines(compiled: Compiled, log: np.ndarray, seed: int = 0, game: int = 0) -> list[str]:
+    """The lines of the events of ``log`` alone (a game in progress, or a hand-built position):
+    no final position, no checks against the engine; a card is named by its index."""
+    logged = Logged(np.asarray(log), None, np.zeros(0, np.int32), np.zeros(0, np.int32), 0, 0)
+    narrator = Narrator(compiled, logged, seed, game)
+    for i, raw in enumerate(logged.log):
+        handler = narrator.handlers.get(int(raw[0]))
+        if handler is None:
+            raise ValueError(f"event log row {i}: unknown event code {int(raw[0])}")
+        handler(tuple(int(x) for x in raw[1:]))
+    return narrator.lines
+
+
+AIM_WORDS = {
+    S.AIM_OUTWARD: "a little outward of its centre",
+    S.AIM_CENTRE: "its centre",
+    S.AIM_Q0: "its quarter point",
+    S.AIM_Q1: "its quarter point",
+    S.AIM_Q2: "its quarter point",
+    S.AIM_Q3: "its quarter point",
+    S.AIM_NAMED: "the point named",
+}
+
+
+def shown(st: S.State, c: int) -> str:
+    """What card ``c`` shows to every seat: in the pile its up side, collected as it counts (a
+    face-down single-sided card: its blank back)."""
+    owner = int(st.cc[c, S.CC_OWNER])
+    face = int(st.cc[c, S.CC_TAKEN_FACE]) if owner >= 0 else int(st.pile.cst[c, ph.CS_FACE])
+    return a_item(int(st.item[c, 1 - face]))
+
+
+def option_words(compiled: Compiled, st: S.State, code: int) -> str:
+    """One short phrase for option ``code`` of ``st``'s pending decision (what every seat sees:
+    a card by its index and the side it shows)."""
+    kind = int(st.board[S.G_KIND])
+    code = int(code)
+    no = code == S.C_NO
+    if kind == S.D_TICKET:
+        return "flip no more tickets" if no else f"flip ticket #{code} face up for one more steal"
+    if kind == S.D_PECK:
+        return f"peck #{code} ({shown(st, code)} up)"
+    if kind == S.D_AIM:
+        c = int(st.board[S.G_PECK_CARD])
+        if code == S.AIM_RANDOM:
+            return f"peck #{c} at a random point of it"
+        ax, ay = aim_xy(compiled, st, c, code)
+        return f"peck #{c} at ({round(ax)}, {round(ay)}): {AIM_WORDS[code]}"
+    if kind == S.D_PICK:
+        return f"pick #{code} ({shown(st, code)} up)"
+    if kind == S.D_ACORN:
+        return "decline the acorn's peck" if no else f"peck #{code} with the acorn"
+    if kind == S.D_EARRING:
+        return "take no second earring" if no else f"take earring #{code} too"
+    if kind == S.D_FEATHER:
+        return "take no more feathers" if no else f"take feather {code} with the nut"
+    if kind == S.D_PAPERCLIP:
+        return "take no card with the paperclip" if no else f"take #{code} with the paperclip"
+    if kind == S.D_STEAL:
+        if no:
+            return "steal nothing"
+        return f"steal #{code} ({shown(st, code)}) from seat {int(st.cc[code, S.CC_OWNER])}"
+    if kind == S.D_STRING:
+        return "let the card go" if no else f"flip string #{code} to keep the card"
+    raise ValueError(f"no decision is pending (kind {kind})")
+
+
+def aim_xy(compiled: Compiled, st: S.State, c: int, code: int) -> tuple[float, float]:
+    """The point of a fixed aim (every D_AIM code but AIM_RANDOM) at card ``c``: engine.apply_aim
+    without its draw."""
+    if code == S.AIM_NAMED:
+        return float(st.fx[S.FX_AIM_X]), float(st.fx[S.FX_AIM_Y])
+    prm = compiled.tb.physics
+    cards = st.pile.cards
+    x, y = float(cards[c, ph.CD_X]), float(cards[c, ph.CD_Y])
+    if code == S.AIM_OUTWARD:
+        d = (x * x + y * y) ** 0.5
+        if d > 1e-9:
+            k = 0.25 * min(prm[ph.PH_CARD_W], prm[ph.PH_CARD_H]) / d
+            return x + k * x, y + k * y
+        return x, y
+    if code == S.AIM_CENTRE:
+        return x, y
+    q = code - S.AIM_Q0
+    lx = prm[ph.PH_CARD_W] * (0.5 * (q % 2) - 0.25)
+    ly = prm[ph.PH_CARD_H] * (0.5 * (q // 2) - 0.25)
+    cs, sn = float(cards[c, ph.CD_C]), float(cards[c, ph.CD_S])
+    return x + cs * lx - sn * ly, y + sn * lx + cs * ly
 
 
 def handicap(compiled: Compiled, st: S.State, p: int) -> int:

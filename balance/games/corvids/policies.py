@@ -1,5 +1,13 @@
 """Corvids policies: every choice CV-5 and CV-4 leave to a seat, from what the seat knows (CV-12).
 
+``choose(tb, st, work)`` answers the pending decision point (state.DECISIONS; engine.advance
+makes them) with the acting seat's configured policy, drawing from that seat's stream exactly as
+the policies always have: the offers are listed in the orders they always drew from, a peck is
+its card here and its aim at the next point (the random seat's uniform point is drawn when the
+engine applies it), and a ticket count is planned at the turn's first ticket point and kept in
+the state (G_TK_PLAN). The values a seat works out are kept within a game in ``State.memo``
+(``fb`` below), a cache keyed by what they depend on.
+
 A policy sees the pile as it lies (positions, what lies on what, the up side of every card: a
 single-sided card face down shows its blank back), every collected card's up side except the
 other seats' face-down single-sided cards (which of string, ticket or coin they are is theirs),
@@ -51,7 +59,7 @@ from balance.games._kit import Offsets
 from balance.games.corvids import physics as ph
 from balance.games.corvids import state as S
 from balance.games.corvids import tables as T
-from balance.rng import below, uniform
+from balance.rng import below
 
 _NEG = -1e18
 N_NESTS = ph.N_NESTS
@@ -410,18 +418,6 @@ def held_worth(tb, st, p, c):
 # ---------------------------------------------------------------- the peck
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
-def random_point(tb, st, p, c):
-    """A uniform point of card ``c`` (the random policy's aim)."""
-    pile = st.pile
-    r = prng(st, p)
-    lx = tb.physics[ph.PH_CARD_W] * (uniform(r) - 0.5)
-    ly = tb.physics[ph.PH_CARD_H] * (uniform(r) - 0.5)
-    cs = pile.cards[c, ph.CD_C]
-    sn = pile.cards[c, ph.CD_S]
-    return pile.cards[c, ph.CD_X] + cs * lx - sn * ly, pile.cards[c, ph.CD_Y] + sn * lx + cs * ly
-
-
 @njit(cache=True, _nrt=False, forceinline=True)
 def peck_risk(tb, st, p, i, nestv):
     """For pecking card ``i``, in one pass over the pieces touching it: a rough chance that the
@@ -688,41 +684,41 @@ def greedy_peck(tb, st, p, ib, fb):
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def choose_peck(tb, st, p, ib, fb):
-    """CV-5, CV-9: the card seat ``p`` pecks and its aim point."""
+    """CV-5, CV-9: the card seat ``p`` pecks (D_PECK; its aim is D_AIM's, ``choose_aim``). A
+    scripted seat names its aim with the card (G_AIM_NAMED); the random seat draws visible cards
+    uniformly (rejection over the pile's cards: exactly uniform)."""
     pile = st.pile
     nc = pile.cards.shape[0]
     if scripted(tb, st, p, 3):
         c = np.int64(next_value(tb, st, p))
-        ax = next_value(tb, st, p)
-        ay = next_value(tb, st, p)
+        st.fx[S.FX_AIM_X] = next_value(tb, st, p)
+        st.fx[S.FX_AIM_Y] = next_value(tb, st, p)
+        st.board[S.G_AIM_NAMED] = 1
         if c < 0 or c >= nc or pile.att[c] == 0 or not ph.visible(tb.physics, pile, c):
             st.board[S.G_SCRIPT_BAD] = 1
             c = greedy_peck(tb, st, p, ib, fb)
-        return c, ax, ay
+        return c
     if is_random(tb, p):
         n = pile.n_on[0]
         r = prng(st, p)
         while True:  # rejection: uniform over the visible cards
             c = pile.lst[0, below(r, n)]
             if ph.visible(tb.physics, pile, c):
-                ax, ay = random_point(tb, st, p, c)
-                return c, ax, ay
-    c = greedy_peck(tb, st, p, ib, fb)
-    ax, ay = greedy_aim(tb, pile, c)
-    return c, ax, ay
+                return np.int64(c)
+    return greedy_peck(tb, st, p, ib, fb)
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
-def greedy_aim(tb, pile, c):
-    """Where the greedy seat aims at card ``c``: a little outward of its centre, so that what
-    moves (away from the aim) goes towards the middle of the mat."""
-    x = pile.cards[c, ph.CD_X]
-    y = pile.cards[c, ph.CD_Y]
-    d = math.sqrt(x * x + y * y)
-    if d > 1e-9:
-        k = 0.25 * min(tb.physics[ph.PH_CARD_W], tb.physics[ph.PH_CARD_H]) / d
-        return x + k * x, y + k * y
-    return x, y
+@njit(cache=True, _nrt=False, forceinline=False)
+def choose_aim(tb, st, p):
+    """CV-9: where seat ``p`` aims at the card it pecks (D_AIM): the point it named (a scripted
+    seat), a uniform point of the card (random: drawn by the engine from the seat's stream), or a
+    little outward of its centre, so that what moves (away from the aim) goes towards the middle
+    of the mat (greedy)."""
+    if st.board[S.G_AIM_NAMED] == 1:
+        return np.int64(S.AIM_NAMED)
+    if is_random(tb, p):
+        return np.int64(S.AIM_RANDOM)
+    return np.int64(S.AIM_OUTWARD)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -759,23 +755,20 @@ def greedy_acorn(tb, st, p, ib, fb):
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def choose_acorn(tb, st, p, ib, fb):
-    """CV-4, CV-5: whether seat ``p`` uses an acorn's peck, and which card it pecks and where:
-    ``(card, aim x, aim y)``, card -1 to decline. A scripted seat takes one value (1 pecks, 0
-    declines) and then its peck's three; the random seat pecks on an even draw of its own
+    """CV-4, CV-5: whether seat ``p`` uses an acorn's peck and which card it pecks (D_ACORN):
+    the card, ``C_NO`` to decline (its aim is D_AIM's). A scripted seat takes one value (1 pecks,
+    0 declines) and then its peck's three; the random seat pecks on an even draw of its own
     stream, then as for any peck."""
     if scripted(tb, st, p, 1):
         if next_value(tb, st, p) < 0.5:
-            return np.int64(-1), 0.0, 0.0
+            return np.int64(S.C_NO)
         return choose_peck(tb, st, p, ib, fb)
     if is_random(tb, p):
         if below(prng(st, p), np.int64(2)) == 0:
-            return np.int64(-1), 0.0, 0.0
+            return np.int64(S.C_NO)
         return choose_peck(tb, st, p, ib, fb)
     c = greedy_acorn(tb, st, p, ib, fb)
-    if c < 0:
-        return c, 0.0, 0.0
-    ax, ay = greedy_aim(tb, st.pile, c)
-    return c, ax, ay
+    return c if c >= 0 else np.int64(S.C_NO)
 
 
 # ---------------------------------------------------------------- picks and abilities
@@ -940,3 +933,73 @@ def choose_string(tb, st, v, c, ib, fb):
     if is_random(tb, v):
         return below(prng(st, v), np.int64(2)) == 1
     return held_worth(tb, st, v, c) > 0.0
+
+
+# ---------------------------------------------------------------- the decision points
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def offered(ib, k):
+    """The code of offer ``k`` of ``ib[IB_OFFER]`` (-1: C_NO)."""
+    return ib[S.IB_OFFER, k] if k >= 0 else np.int64(S.C_NO)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def choose(tb, st, work):
+    """The code the acting seat's configured policy picks for the pending decision (one of
+    ``engine.legal``'s). The offers are listed in the orders the policies have always drawn from
+    (the pile's list order, the paperclip's touches), so that every draw is as it was. A small
+    function inlined into ``play_game``; the rest in ``choose_rest``."""
+    p, kind = S.pending(st)
+    if kind == S.D_PECK:
+        return choose_peck(tb, st, p, work.ib, st.memo)
+    if kind == S.D_AIM:
+        if st.board[S.G_AIM_NAMED] == 1:  # choose_aim, inlined
+            return np.int64(S.AIM_NAMED)
+        if is_random(tb, p):
+            return np.int64(S.AIM_RANDOM)
+        return np.int64(S.AIM_OUTWARD)
+    return choose_rest(tb, st, p, kind, work)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def choose_rest(tb, st, p, kind, work):
+    """``choose`` for every kind but the peck and its aim."""
+    ib = work.ib
+    fb = st.memo
+    out = ib[S.IB_OFFER]
+    if kind == S.D_PICK:
+        pile = st.pile
+        n = np.int64(0)
+        for t in range(pile.n_on[0]):  # state.pick_offers, written out (one call less a turn)
+            c = pile.lst[0, t]
+            out[n] = c
+            n += np.int64(pile.cov[c, ph.COV_CARDS] == 0)
+        return ib[S.IB_OFFER, choose_pick(tb, st, p, ib, fb, n)]
+    if kind == S.D_ACORN:
+        return choose_acorn(tb, st, p, ib, fb)
+    if kind == S.D_EARRING:
+        n = S.earring_offers(st, out)
+        return offered(ib, choose_take(tb, st, p, ib, fb, n, np.int64(T.EARRING)))
+    if kind == S.D_PAPERCLIP:
+        n = S.paperclip_offers(st, out)
+        return offered(ib, choose_take(tb, st, p, ib, fb, n, np.int64(T.PAPERCLIP)))
+    if kind == S.D_FEATHER:
+        n = S.feather_offers(st, out)
+        return offered(ib, choose_feather(tb, st, p, ib, fb, n, st.board[S.G_NUT_TOOK]))
+    if kind == S.D_STEAL:
+        n = S.steal_offers(tb, st, p, out)
+        return offered(ib, choose_steal(tb, st, p, ib, fb, n))
+    if kind == S.D_STRING:
+        keep = choose_string(tb, st, p, st.board[S.G_STEAL_CARD], ib, fb)
+        return st.board[S.G_STRING] if keep else np.int64(S.C_NO)
+    if kind == S.D_TICKET:
+        # the count is planned at the turn's first ticket point (G_TK_PLAN), as the policies
+        # have always chosen it, then flipped one point at a time, the lowest card first
+        n = S.ticket_offers(st, p, out)
+        if st.board[S.G_TK_PLAN] < 0:
+            st.board[S.G_TK_PLAN] = choose_tickets(tb, st, p, ib, fb, n)
+        if st.board[S.G_TK_FLIPPED] < st.board[S.G_TK_PLAN]:
+            return ib[S.IB_OFFER, 0]
+        return np.int64(S.C_NO)
+    return np.int64(-1)

@@ -177,7 +177,7 @@ class Scene:
     c: Compiled
     st: state.State
     ib: np.ndarray
-    fb: np.ndarray
+    work: state.Work
     scripts: dict[int, list[float]] = field(default_factory=dict)
     covers: dict[int, tuple[int, int]] = field(default_factory=dict)  # seat -> nest cover rows
 
@@ -194,7 +194,7 @@ class Scene:
         return int(self.pile.cards.shape[0])
 
     def turn(self, p: int) -> None:
-        engine.play_turn(self.tb, self.st, np.int64(p), self.ib, self.fb)
+        engine.play_turn(self.tb, self.st, np.int64(p), self.work)
 
     def next_turn(self) -> None:
         self.st.board[G_TURN] += 1
@@ -299,9 +299,9 @@ def build(
     scripts = {p: list(v) for p, v in (scripts or {}).items()}
     cs = tables.with_script(c, scripts) if scripts else c
     tb = cs.tb
-    st = state.alloc_state(tb, LOG_CAP, False)
+    st = state.alloc_state(tb, LOG_CAP)
     work = state.alloc_work(tb)
-    ib, fb = work.ib, work.fb
+    ib = work.ib
     assert engine.setup(tb, st, np.int64(SEED), np.int64(0), ib)
     n = int(st.board[G_N])
     pile = st.pile
@@ -386,7 +386,7 @@ def build(
             if pile.ov[k, j] == 1:
                 assert j in cover_rows, f"the nest cover {k} touches piece {j} of the scene"
     st.board[G_LOG_N] = 0
-    return Scene(cs, st, ib, fb, scripts, covers)
+    return Scene(cs, st, ib, work, scripts, covers)
 
 
 def _held(held: dict[int, dict[int, Held]], k: int) -> bool:

@@ -280,9 +280,9 @@ class Checker:
 def play_stepwise(c: Compiled, seed: int, game: int, checker: Checker) -> state.State:
     """``engine.play_game`` turn by turn, with ``checker`` after set-up and after every turn."""
     tb = c.tb
-    st = state.alloc_state(tb, 8192, False)
+    st = state.alloc_state(tb, 8192)
     work = state.alloc_work(tb)
-    ib, fb = work.ib, work.fb
+    ib = work.ib
     if not engine.setup(tb, st, np.int64(seed), np.int64(game), ib):
         assert st.board[G_RETRIES] == -1
         return st
@@ -293,7 +293,7 @@ def play_stepwise(c: Compiled, seed: int, game: int, checker: Checker) -> state.
     while st.pile.att[:nc].sum() > 0:
         checker.before_turn(st)
         n0 = int(st.board[state.G_LOG_N])
-        engine.play_turn(tb, st, np.int64(a), ib, fb)
+        engine.play_turn(tb, st, np.int64(a), work)
         st.board[G_TURN] += 1
         rows = [tuple(int(v) for v in r) for r in state.log_rows(st)[n0:]]
         checker.after_turn(st, rows)

@@ -83,12 +83,12 @@ def hide_otherwise(tb, st, p: int, keep: int, rng: np.random.Generator) -> state
     return b
 
 
-def first_choices(tb, st, p, ib, fb):
+def first_choices(tb, st, p, work):
     """Play seat ``p``'s turn on ``st``; its opening choices as the log shows them: tickets, the
     first peck, and the first pick (None if a nest was uncovered before it: then the seat knows
     more)."""
     n0 = int(st.board[state.G_LOG_N])
-    engine.play_turn(tb, st, np.int64(p), ib, fb)
+    engine.play_turn(tb, st, np.int64(p), work)
     rows = [tuple(int(v) for v in r) for r in state.log_rows(st)[n0:]]
     tickets = [r for r in rows if r[0] == E_TICKET]
     peck = next(r for r in rows if r[0] == E_PECK)
@@ -113,9 +113,9 @@ def test_cv12_policies_do_not_read_what_their_seat_cannot_know(seats):
     rng = np.random.default_rng(5)
     compared = 0
     for game in range(4):
-        st = state.alloc_state(tb, 4096, False)
+        st = state.alloc_state(tb, 4096)
         work = state.alloc_work(tb)
-        ib, fb = work.ib, work.fb
+        ib = work.ib
         assert engine.setup(tb, st, np.int64(SEED), np.int64(game), ib)
         a = int(st.board[G_FIRST])
         for turn in range(14):
@@ -123,13 +123,13 @@ def test_cv12_policies_do_not_read_what_their_seat_cannot_know(seats):
                 break
             if turn % 3 == 2:
                 base = clone(st)
-                got = first_choices(tb, clone(st), a, ib, fb)
+                got = first_choices(tb, clone(st), a, work)
                 keep = got[1][2]
                 for _ in range(2):
                     other = hide_otherwise(tb, base, a, keep, rng)
-                    assert first_choices(tb, other, a, ib, fb) == got
+                    assert first_choices(tb, other, a, work) == got
                     compared += 1
-            engine.play_turn(tb, st, np.int64(a), ib, fb)
+            engine.play_turn(tb, st, np.int64(a), work)
             st.board[G_TURN] += 1
             a = (a + 1) % 4
     assert compared >= 16

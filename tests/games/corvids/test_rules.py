@@ -314,7 +314,7 @@ def test_cv5_only_a_card_on_top_blocks_the_pick():
         s = build(steady(), cards, feathers, scripts={0: [k]})
         blocked = card_on_top(s.pile, k)
         gains = touching_feathers(s.pile, k)
-        got = engine.pick(s.tb, s.st, I0, s.ib, s.fb)
+        got = engine.pick(s.tb, s.st, I0, s.work)
         assert bool(s.st.board[G_SCRIPT_BAD]) == blocked, k
         if not blocked:
             legal.add(k)
@@ -324,7 +324,7 @@ def test_cv5_only_a_card_on_top_blocks_the_pick():
     assert {0, 2, 4, 5} <= legal and 1 not in legal
     assert legal == {0, 2, 4, 5} | {b for _, b in first.covers.values()}
     s = build(steady(), cards, feathers, scripts={0: [2]})
-    engine.pick(s.tb, s.st, I0, s.ib, s.fb)
+    engine.pick(s.tb, s.st, I0, s.work)
     assert rows_of(s, E_PICK) == [(E_PICK, 0, 2, KEY, 1, 1, TAKE_PICK, 0)]
     assert not s.feather_on(0) and s.feathers(0) == 1
 
@@ -338,17 +338,17 @@ def test_engine1_feathers_on_every_card_block_no_pick():
     feathers = {0: Feather(-20.0, 0.0, 12.0), 1: Feather(40.0, 0.0, 12.0)}
     s = build(steady(), cards, feathers, feathered_covers=True, scripts={0: [1]})
     assert all(s.pile.cov[k, physics.COV_ANY] > 0 for k in range(s.nc) if s.on(k))
-    assert engine.pick(s.tb, s.st, I0, s.ib, s.fb) == 1
+    assert engine.pick(s.tb, s.st, I0, s.work) == 1
     assert rows_of(s, E_PICK) == [(E_PICK, 0, 1, NUT, 1, 1, TAKE_PICK, 0)]
     assert not s.feather_on(1) and s.feather_on(0) and s.feathers(0) == 1
     s.check()
     covers = {b for _, b in s.covers.values()}
     for k in covers:  # an upper cover, a feather on it
         t = build(steady(), cards, feathers, feathered_covers=True, scripts={0: [k]})
-        assert engine.pick(t.tb, t.st, I0, t.ib, t.fb) == k and t.st.board[G_SCRIPT_BAD] == 0
+        assert engine.pick(t.tb, t.st, I0, t.work) == k and t.st.board[G_SCRIPT_BAD] == 0
         assert t.feathers(0) == 1
     s = build(steady(), cards, feathers, feathered_covers=True, scripts={0: [0]})
-    engine.pick(s.tb, s.st, I0, s.ib, s.fb)
+    engine.pick(s.tb, s.st, I0, s.work)
     assert s.st.board[G_SCRIPT_BAD] == 1  # card 0 has card 1 on top
 
 
@@ -364,9 +364,9 @@ def test_cv5_engine2_on_real_piles_no_feather_blocks_a_pick_and_every_touching_o
     feathered = 0
     tried = 0
     for game in range(6):
-        st = state.alloc_state(tb, 4096, False)
+        st = state.alloc_state(tb, 4096)
         work = state.alloc_work(tb)
-        ib, fb = work.ib, work.fb
+        ib = work.ib
         assert engine.setup(tb, st, np.int64(SEED), np.int64(game), ib)
         a = int(st.board[G_FIRST])
         for turn in range(40):
@@ -386,7 +386,7 @@ def test_cv5_engine2_on_real_piles_no_feather_blocks_a_pick_and_every_touching_o
                     cs = tables.with_script(c, {a: [k]})
                     other = clone(st)
                     held = int(other.pl[a, PL_FEATHERS])
-                    engine.pick(cs.tb, other, np.int64(a), ib, fb)
+                    engine.pick(cs.tb, other, np.int64(a), work)
                     assert bool(other.board[G_SCRIPT_BAD]) == blocked, (game, turn, k)
                     if not blocked:
                         assert int(other.cc[k, CC_OWNER]) == a
@@ -397,7 +397,7 @@ def test_cv5_engine2_on_real_piles_no_feather_blocks_a_pick_and_every_touching_o
                         was = {f for f in range(pile.feathers.shape[0]) if pile.fst[f, ph.FS_ON]}
                         assert left == was - gains
                     tried += 1
-            engine.play_turn(tb, st, np.int64(a), ib, fb)
+            engine.play_turn(tb, st, np.int64(a), work)
             st.board[G_TURN] += 1
             a = (a + 1) % 4
     assert tried > 300 and feathered >= 10
@@ -613,8 +613,13 @@ def test_cv5_engine3_an_acorns_peck_may_be_declined_and_the_steal_follows():
 
 
 def acorn_choice(s: Scene, p: int = 0) -> tuple[int, float, float]:
-    c, ax, ay = pol.choose_acorn(s.tb, s.st, np.int64(p), s.ib, s.fb)
-    return int(c), float(ax), float(ay)
+    q = np.int64(p)
+    c = int(pol.choose_acorn(s.tb, s.st, q, s.ib, s.st.memo))
+    if c == state.C_NO:
+        return -1, 0.0, 0.0
+    s.st.board[state.G_PECK_CARD] = c
+    ax, ay = narrate.aim_xy(s.c, s.st, c, int(pol.choose_aim(s.tb, s.st, q)))
+    return c, float(ax), float(ay)
 
 
 def test_engine3_the_greedy_seat_pecks_with_an_acorn_only_to_uncover_a_nest():
@@ -945,7 +950,7 @@ def test_cv4_engine5_a_ticket_collected_this_turn_waits_for_a_later_turn():
     s.next_turn()
     s.clear_log()
     s.rescript({0: [1]})
-    engine.use_tickets(s.tb, s.st, I0, s.ib, s.fb)
+    engine.use_tickets(s.tb, s.st, I0, s.work)
     assert rows_of(s, E_TICKET) == [(E_TICKET, 0, 1, 0, 0, 0, 0, 0)]
     assert s.st.pl[0, PL_STEALS] == 2
     s.check()
@@ -955,7 +960,7 @@ def test_cv4_a_ticket_taken_face_up_has_no_use():
     """CV-4: a ticket taken face up has no ability: at the start of the turn there is nothing to
     flip (the scripted ticket count is never asked) and the seat has one steal."""
     s = build(steady(), held={0: {12: Held(TICKET, face=1)}}, scripts={0: [1]})
-    engine.use_tickets(s.tb, s.st, I0, s.ib, s.fb)
+    engine.use_tickets(s.tb, s.st, I0, s.work)
     assert s.st.pl[0, PL_STEALS] == 1 and s.st.pl[0, PL_SCRIPT] == 0 and not s.events()
 
 
@@ -983,7 +988,7 @@ def test_engine5_a_ticket_stolen_face_down_keeps_its_use():
     s.next_turn()
     s.clear_log()
     s.rescript({0: [1]})
-    engine.use_tickets(s.tb, s.st, I0, s.ib, s.fb)
+    engine.use_tickets(s.tb, s.st, I0, s.work)
     assert rows_of(s, E_TICKET) == [(E_TICKET, 0, 10, 0, 0, 0, 0, 0)]
     assert s.st.pl[0, PL_STEALS] == 2
     s.check()
@@ -1125,7 +1130,7 @@ def test_cv6_engine7_a_bird_revealed_stays_revealed_when_its_nest_is_covered_aga
     st.board[G_F_REMOVED] -= 2
     s.rescript({0: [20]})
     st.pl[0, PL_STEALS] = 1
-    engine.steals(tb, st, I0, s.ib, s.fb)
+    engine.steals(tb, st, I0, s.work)
     assert st.pl[0, PL_SCRIPT] == 0 and s.owner(20) == 1
     # and uncovered once more: no second E_NEST
     ph.take_out(pile, np.int64(2))
@@ -1278,7 +1283,7 @@ def test_cv7_ties_are_broken_by_feathers_then_shared(buttons, feathers, ranks):
 
 def set_up(c, seed: int, game: int):
     tb = c.tb
-    st = state.alloc_state(tb, 256, False)
+    st = state.alloc_state(tb, 256)
     ib = state.alloc_work(tb).ib
     ok = engine.setup(tb, st, np.int64(seed), np.int64(game), ib)
     return ok, st

@@ -19,7 +19,7 @@ def tb():
 
 
 def test_the_state_holds_every_card_and_feather_of_the_config(tb):
-    st = state.alloc_state(tb, 16, True)
+    st = state.alloc_replay_state(tb, 16)
     assert st.pile.cards.shape == (40, physics.N_CD) and st.item.shape == (40, 2)
     assert st.pile.feathers.shape == (15, physics.N_FT)
     assert st.pile.ov.shape == (55, 55) and st.pile.lst.shape == (2, 40)
@@ -27,13 +27,13 @@ def test_the_state_holds_every_card_and_feather_of_the_config(tb):
     assert (st.item == tables.BLANK).all() and st.board[state.G_LOG_CAP] == 16
     # a replay keeps the pile after set-up and after each of at most 55 turns (ENGINE-4)
     assert st.snap.shape == (57, 55, state.N_SN)
-    assert state.alloc_state(tb, 0, False).snap.shape[0] == 0
+    assert state.alloc_state(tb, 0).snap.shape[0] == 0
 
 
 def test_a_card_shows_its_up_side_and_scores_as_it_was_taken(tb):
     """CV-3: a double-sided card counts as the side up when taken; a single-sided one (back
     BLANK) as its item either way."""
-    st = state.alloc_state(tb, 0, False)
+    st = state.alloc_state(tb, 0)
     st.item[0] = (tables.KEY, tables.NUT)
     st.item[1] = (tables.COIN, tables.BLANK)
     st.pile.cst[0, physics.CS_FACE] = 0
@@ -47,7 +47,7 @@ def test_a_card_shows_its_up_side_and_scores_as_it_was_taken(tb):
 
 
 def test_places_count_the_pile_the_seats_and_the_removed(tb):
-    st = state.alloc_state(tb, 0, False)
+    st = state.alloc_state(tb, 0)
     st.board[state.G_N] = 4
     st.pile.cst[:30, physics.CS_ON] = 1
     st.cc[:, state.CC_OWNER] = state.OWN_PILE
