@@ -558,3 +558,9 @@ def steal_offers(tb, st, p, out):
             out[n] = c
             n += 1
     return n
+
+
+def new_state(tb, log_cap: int = 0) -> State:
+    """A State for the config, from Python (the kernels use ``alloc_state``): the Python entry
+    every game's state.py has (balance/games/position.py)."""
+    return alloc_state(tb, np.int64(log_cap))
