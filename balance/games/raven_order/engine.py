@@ -316,9 +316,7 @@ def has_target(st, killer, unpainted_only):
     if st.pl[q, S.PL_WORKERS] > 0:
         return True
     for i in range(st.pl[q, S.PL_NU]):
-        if st.units[q, i, S.U_DEAD] == 0 and not (
-            unpainted_only and st.units[q, i, S.U_RUNE] >= 0
-        ):
+        if st.units[q, i, S.U_DEAD] == 0 and not (unpainted_only and st.units[q, i, S.U_RUNE] >= 0):
             return True
     return False
 
@@ -374,7 +372,15 @@ def _declare(tb, st, p):
         if t == T.RIDER:
             riders += 1
         S.emit(
-            st, S.E_ATTACK, p, t, S.unit_power(tb, st, p, i, True), st.units[p, i, S.U_RUNE], 0, 0, 0
+            st,
+            S.E_ATTACK,
+            p,
+            t,
+            S.unit_power(tb, st, p, i, True),
+            st.units[p, i, S.U_RUNE],
+            0,
+            0,
+            0,
         )
     st.board[S.G_RIDERS] = riders
 
@@ -488,11 +494,20 @@ def _end_turn(tb, st, p):
 def advance(tb, st, work):
     """Play chance and every forced step until a decision is pending: returns the acting seat,
     or -1 when the game is over (its end logged)."""
+    return run_until(tb, st, work, -1)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def run_until(tb, st, work, stop):
+    """``advance``, but stop (returning -2) on reaching phase ``stop`` before running it: tests
+    run one part of a turn (a war, a Construction) through the decision points."""
     b = st.board
     if b[S.G_PKIND] >= 0:
         return np.int64(b[S.G_PACTOR])
     while True:
         ph = b[S.G_PHASE]
+        if ph == stop:
+            return np.int64(-2)
         p = np.int64(b[S.G_ACTIVE])
         q = 1 - p
         if ph == S.PH_ACTION:
@@ -530,6 +545,8 @@ def advance(tb, st, work):
                 st.pl[p, S.PL_HAND_N],
             )
             harvest(tb, st, p)
+            b[S.G_PHASE] = S.PH_CONSTRUCT
+        elif ph == S.PH_CONSTRUCT:  # RO-3: one building a turn
             st.pl[p, S.PL_BUILDS] = 1
             st.pl[p, S.PL_ACTIONS] = 0
             b[S.G_PHASE] = S.PH_ACTION
@@ -560,16 +577,21 @@ def advance(tb, st, work):
         elif ph == S.PH_CONQUEST:
             riders = b[S.G_RIDERS]
             if S.has(st, p, T.CONQUEST) > 0 and riders >= tb.rune[T.CONQUEST, T.RN_MIN_RIDERS]:
-                w = S.has(st, p, T.CONQUEST) * tb.rune[T.CONQUEST, T.RN_WORKERS] * st.pl[p, S.PL_ACAD]
+                w = (
+                    S.has(st, p, T.CONQUEST)
+                    * tb.rune[T.CONQUEST, T.RN_WORKERS]
+                    * st.pl[p, S.PL_ACAD]
+                )
                 st.pl[p, S.PL_WORKERS] += w
                 S.emit(st, S.E_CONQUEST, p, w, 0, 0, 0, 0, 0)
             b[S.G_K] = 0
             b[S.G_PHASE] = S.PH_DAWN
         elif ph == S.PH_DAWN:  # ENGINE-4: each copy in play kills before blockers are chosen
             n = 0
-            if S.has(st, p, T.DAWN_RAID) > 0 and b[S.G_RIDERS] >= tb.rune[
-                T.DAWN_RAID, T.RN_MIN_RIDERS
-            ]:
+            if (
+                S.has(st, p, T.DAWN_RAID) > 0
+                and b[S.G_RIDERS] >= tb.rune[T.DAWN_RAID, T.RN_MIN_RIDERS]
+            ):
                 n = S.has(st, p, T.DAWN_RAID) * tb.rune[T.DAWN_RAID, T.RN_KILLS]
             pend = False
             while b[S.G_K] < n:
@@ -691,7 +713,17 @@ def advance(tb, st, work):
                 if squire_may(tb, st, p, att):  # ENGINE-7
                     b[S.G_PHASE] = S.PH_BATTLE_SQUIRE
                     return _pend(st, p, S.D_SQUIRE)
-                S.emit(st, S.E_DEATH, p, st.units[p, att, S.U_TYPE], st.units[p, att, S.U_RUNE], 0, 0, 0, 0)
+                S.emit(
+                    st,
+                    S.E_DEATH,
+                    p,
+                    st.units[p, att, S.U_TYPE],
+                    st.units[p, att, S.U_RUNE],
+                    0,
+                    0,
+                    0,
+                    0,
+                )
                 S.mark_killed(st, p, att)
             b[S.G_A] = a + 1
             b[S.G_PHASE] = S.PH_BATTLE
@@ -736,10 +768,7 @@ def _apply_action(tb, st, p, code):
         f = code - S.AC_TRAIN
         if not pol.can_train(tb, st, p, f):
             b[S.G_PHASE] = S.PH_WAR
-        elif f == T.WORKER:
-            train(tb, st, p, f, -1)
-            _acted(st, p)
-        elif st.pl[p, S.PL_CNT + f] == 1:  # no choice: the only one (every row lives now)
+        elif f == T.WORKER or st.pl[p, S.PL_CNT + f] == 1:
             train(tb, st, p, f, -1)
             _acted(st, p)
         else:
@@ -871,7 +900,15 @@ def apply(tb, st, work, code):
                 S.emit(st, S.E_SQUIRE, p, 0, 0, 0, 0, 0, 0)
             else:
                 S.emit(
-                    st, S.E_DEATH, p, st.units[p, att, S.U_TYPE], st.units[p, att, S.U_RUNE], 0, 0, 0, 0
+                    st,
+                    S.E_DEATH,
+                    p,
+                    st.units[p, att, S.U_TYPE],
+                    st.units[p, att, S.U_RUNE],
+                    0,
+                    0,
+                    0,
+                    0,
                 )
                 S.mark_killed(st, p, att)
             b[S.G_A] = a + 1
@@ -1005,6 +1042,13 @@ def legal(tb, st, work, opts):
 def play_game(tb, st, seed, game, work):
     """Play one whole game into ``st`` through its decision points (``work``: the scratch)."""
     start(tb, st, seed, game, work)
+    while advance(tb, st, work) >= 0:
+        apply(tb, st, work, pol.choose(tb, st, work))
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def play_out(tb, st, work):
+    """Play the game of ``st`` from wherever it stands to its end with the seats' policies."""
     while advance(tb, st, work) >= 0:
         apply(tb, st, work, pol.choose(tb, st, work))
 

@@ -556,7 +556,9 @@ def option_words(compiled: T.Compiled, st: S.State, code: int) -> str:
     if kind == S.D_WORKER_BLOCK:
         if code == 0:
             return "no more workers block"
-        return f"a worker blocks {_row(st, p, int(st.aux[S.A_ATK, code - 1]))} (attacker {code - 1})"
+        return (
+            f"a worker blocks {_row(st, p, int(st.aux[S.A_ATK, code - 1]))} (attacker {code - 1})"
+        )
     if kind == S.D_KILL:
         unit = _row(st, q, int(st.aux[S.A_GROUP, int(b[S.G_K])]))
         return f"kill {unit}" if code else f"spare {unit}"

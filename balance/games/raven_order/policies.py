@@ -757,9 +757,13 @@ def _sub_action(tb, st, p, kind):
     arg = b[S.G_ARG]
     want = b[S.G_PLAN_ARG]
     if kind == S.D_TRAIN_UNIT:
-        if b[S.G_PLAN_ACT] == S.AC_TRAIN + arg and 0 <= want < st.pl[p, S.PL_NU]:
-            if st.units[p, want, S.U_TYPE] == arg and st.units[p, want, S.U_DEAD] == 0:
-                return np.int64(want)
+        if (
+            b[S.G_PLAN_ACT] == S.AC_TRAIN + arg
+            and 0 <= want < st.pl[p, S.PL_NU]
+            and st.units[p, want, S.U_TYPE] == arg
+            and st.units[p, want, S.U_DEAD] == 0
+        ):
+            return np.int64(want)
         for i in range(st.pl[p, S.PL_NU]):
             if st.units[p, i, S.U_TYPE] == arg and st.units[p, i, S.U_DEAD] == 0:
                 return np.int64(i)

@@ -218,7 +218,8 @@ MAX_OPTIONS = max(CAPU + 1, N_ACTION_CODES)
 
 # The phases of the continuation (board[G_PHASE]); engine.advance runs the forced ones.
 (
-    PH_TURN,  # Harvest, then Construction
+    PH_TURN,  # the turn's Harvest
+    PH_CONSTRUCT,  # Construction begins
     PH_ACTION,  # pending D_ACTION
     PH_STATUE,  # pending D_STATUE
     PH_TRAIN_UNIT,  # pending D_TRAIN_UNIT
@@ -246,7 +247,7 @@ MAX_OPTIONS = max(CAPU + 1, N_ACTION_CODES)
     PH_TURN_END,  # RO-9, the turn cap, the next seat
     PH_OVER,  # the game ended: log its end
     PH_DONE,  # nothing left
-) = range(28)
+) = range(29)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
