@@ -295,17 +295,25 @@ def alloc_work(tb):
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def copy_state(src, dst):
-    """Copy everything of ``src`` into the same-shaped ``dst`` in place: the seats, units, board
-    (the continuation included), random streams, the war's and policies' rows and the log rows in
-    use."""
-    dst.pl[:, :] = src.pl
-    dst.units[:, :, :] = src.units
-    dst.board[:] = src.board
-    dst.rng[:, :] = src.rng
+    """Copy everything of ``src`` into the same-shaped ``dst`` in place: the seats, the units,
+    the board (the continuation included), random streams, the war's and policies' rows
+    and the log rows in use."""
+    for p in range(src.pl.shape[0]):
+        for j in range(src.pl.shape[1]):
+            dst.pl[p, j] = src.pl[p, j]
+        for i in range(src.units.shape[1]):
+            for f in range(N_U):
+                dst.units[p, i, f] = src.units[p, i, f]
+    for j in range(src.board.shape[0]):
+        dst.board[j] = src.board[j]
+    for s in range(src.rng.shape[0]):
+        dst.rng[s, 0] = src.rng[s, 0]
     n = AUX_LOG + src.board[G_LOG_N]
     if n > src.aux.shape[0]:
         n = src.aux.shape[0]
-    dst.aux[:n, :] = src.aux[:n, :]
+    for r in range(n):
+        for j in range(src.aux.shape[1]):
+            dst.aux[r, j] = src.aux[r, j]
 
 
 @njit(cache=True, _nrt=False, inline="always")
