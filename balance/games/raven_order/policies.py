@@ -1,7 +1,8 @@
 """The Raven Order policies: ``random`` and ``heuristic`` (the ``economy`` and ``rush`` presets).
 
-Every decision of the game goes through one function here, which dispatches on the seat's policy
-kind (``tables.POL_*``). A policy reads only what its seat may know: everything on the table is
+Every decision point of the game (engine.advance) is answered by ``choose``, which dispatches on
+the decision's kind and on the seat's policy kind (``tables.POL_*``); a compound choice (the
+attackers, the blocks, the kills) is planned whole at its first point and kept in the State. A policy reads only what its seat may know: everything on the table is
 public (buildings, units, runes in play, gold, workers); the opponent's hand and the deck order
 are not, and no function here reads ``PL_HAND`` of the other seat or the deck.
 

@@ -8,26 +8,32 @@ killed before the battles (Dawn Raid, a Spirit Rune) leaves play at once (``mark
 killed in a battle or by Poisons is marked ``KILLED`` and stays in play, its rune still counting,
 until the end of the war (``sweep``), so every battle group sees the same modifiers whatever the
 order the groups are fought in (RO-8, ENGINE-10).
-Everything lives in plain arrays, so a search policy can copy a state (``copy_state``) and resample
-the opponent's hidden hand from the unseen runes.
+Everything lives in plain arrays, the game's continuation included (``G_PHASE`` and the
+counters after it, the policies' plans in the ``A_P*`` rows), so ``copy_state`` copies a game that
+resumes from the decision it was copied at, and a search can re-deal the opponent's hidden hand
+(``knowledge.determinize``). ``DECISIONS`` names the decision kinds (``D_*``), ``pending`` tells the
+seat and kind of the pending one, ``MAX_OPTIONS`` bounds any point's options.
 
 The names every game gives the same things (balance/games/_kit.py): ``State`` is ``pl`` (a row
 per seat, ``PL_*`` offsets, ``N_PL`` wide), ``units`` (a row per sentry, rider or druid, ``U_*``),
 ``board`` (the game's scalars ``G_*``, then the rune deck from ``B_DECK``: the board is ``B_DECK``
 plus the config's deck wide, so it has no fixed ``N_BOARD``), ``rng`` (the game's stream and one
 per seat's policy) and ``aux`` (rows ``A_*`` of the war's and the policies' scratch, then the
-event log from ``AUX_LOG``); ``Work``/``alloc_work`` are the rest of ``engine.play_game``'s
-scratch; ``END_REASONS`` and ``EXTRA_COLUMNS`` name the Chunk's end reasons and extra columns;
-``BLOCK_GAMES`` is the batch kernel's block. Every array is int32 (the rng uint64), as the tables
+event log from ``AUX_LOG``); ``Work``/``alloc_work`` are the engine's and policies' scratch,
+whose content never outlives one call; ``END_REASONS`` and ``EXTRA_COLUMNS`` name the Chunk's
+end reasons and extra columns; ``BLOCK_GAMES`` is the batch kernel's block. Every array is int32 (the rng uint64), as the tables
 are: the counts and ids fit it easily, and it halves the state a thread keeps hot (``aux`` alone is
 ``CAPU`` wide); int64 was not measured, so the width stays what the kernels were tuned with.
 
-Kernel decorators, chosen for compile time (``benchmarks/compile_time.py``): a helper is
-``inline="always"`` (numba copies its IR into every caller); ``play_turn``, the whole turn, is
-``forceinline=True`` (LLVM inlines it into play_game): numba's inliner deep-copies a callee's IR
-at every call site at a cost that grows with the square of its size (17 s of a cold compile for
-the turn's 614 blocks); every other kernel says ``forceinline=False``, since a function first
-compiled under a forceinline caller would inherit the flag.
+Kernel decorators, chosen for compile time and speed (``benchmarks/compile_time.py``,
+``benchmarks/kernel_play.py``): a helper is ``inline="always"`` (numba copies its IR into every
+caller); ``engine.advance`` / ``run_until``, ``engine.apply`` and ``policies.choose``, with the
+steps they call once (``_apply_action``, ``_declare``, ``_battle_begin``, ``_battle_end``,
+``_end_turn``, ``policies._action_code``), are ``forceinline=True`` (LLVM inlines them into
+``play_game``, so a decision point costs no call: numba's own inliner deep-copies a callee's IR at
+every call site at a cost that grows with the square of its size); every other kernel says
+``forceinline=False``, since a function first compiled under a forceinline caller would inherit
+the flag.
 """
 
 from __future__ import annotations
