@@ -490,3 +490,78 @@ class Narration(_tell.Narrator):
                 f"{int(st.pl[p, S.PL_GOLD])} gold; hand: {', '.join(hand) or 'empty'}"
             )
         return out
+
+
+# ---------------------------------------------------------------- decision options
+
+
+def _row(st: S.State, p: int, i: int) -> str:
+    """Unit row ``i`` of seat ``p`` in words: "druid 3 (Frost Mark)"."""
+    t = int(st.units[p, i, S.U_TYPE])
+    r = int(st.units[p, i, S.U_RUNE])
+    return f"{_unit(t)} {i}" + (f" ({_rune(r)})" if r >= 0 else "")
+
+
+def option_words(compiled: T.Compiled, st: S.State, code: int) -> str:
+    """One short phrase for option ``code`` of the pending decision of ``st`` (engine.legal's
+    codes): "build the Armory", "train a sentry into a rider", "block rider 4 (attacker 1)" ..."""
+    b = st.board
+    kind = int(b[S.G_PKIND])
+    actor = int(b[S.G_PACTOR])
+    p = int(b[S.G_ACTIVE])
+    q = 1 - p
+    code = int(code)
+    if kind < 0:
+        raise ValueError("no decision is pending")
+    if kind == S.D_ACTION:
+        if code == S.AC_END:
+            return "end Construction"
+        if code < S.AC_TRAIN:
+            return f"build the {_bld(code - S.AC_BUILD)}"
+        if code < S.AC_SELL:
+            f = code - S.AC_TRAIN
+            return f"train a {_unit(f)} into a {_unit(f + 1)}"
+        if code == S.AC_SELL:
+            return "sell a worker"
+        return f"play the {_rune(code - S.AC_RUNE)}"
+    if kind == S.D_STATUE:
+        return ("take the Statue's workers", "draw the Statue's runes", "take the Statue's builds")[
+            code
+        ]
+    if kind == S.D_TRAIN_UNIT:
+        return f"train {_row(st, p, code)}"
+    if kind == S.D_RUNE_HOST:
+        r = int(b[S.G_ARG])
+        if compiled.tb.rune[r, T.RN_TARGET] == T.T_DRUID:
+            return f"paint {_row(st, p, code)}"
+        return f"put it on the {_bld(code)}"
+    if kind in (S.D_CORRUPTION, S.D_DAWN_RAID, S.D_SPIRIT_ATTACK, S.D_SPIRIT_BLOCK):
+        verb = "take" if kind == S.D_CORRUPTION else "kill"
+        other = 1 - actor
+        if code == S.TG_WORKER:
+            return f"{verb} a worker of seat {other}"
+        return f"{verb} {_row(st, other, code)} of seat {other}"
+    if kind == S.D_ATTACK:
+        unit = _row(st, p, int(b[S.G_I]))
+        return f"attack with {unit}" if code else f"keep {unit} home"
+    if kind == S.D_CANINE:
+        return f"strengthen {_row(st, p, int(st.aux[S.A_ATK, code]))} with the Canine"
+    if kind == S.D_SQUIRE:
+        return "a worker dies in the rider's place" if code else "the rider dies"
+    if kind == S.D_BLOCK:
+        unit = _row(st, q, int(b[S.G_I]))
+        if code == 0:
+            return f"{unit} does not block"
+        return f"{unit} blocks {_row(st, p, int(st.aux[S.A_ATK, code - 1]))} (attacker {code - 1})"
+    if kind == S.D_WORKER_BLOCK:
+        if code == 0:
+            return "no more workers block"
+        return (
+            f"a worker blocks {_row(st, p, int(st.aux[S.A_ATK, code - 1]))} (attacker {code - 1})"
+        )
+    if kind == S.D_KILL:
+        unit = _row(st, q, int(st.aux[S.A_GROUP, int(b[S.G_K])]))
+        return f"kill {unit}" if code else f"spare {unit}"
+    if kind == S.D_DESTROY:
+        return f"destroy the {_bld(code)}"
+    raise ValueError(f"unknown decision kind {kind}")

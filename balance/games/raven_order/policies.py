@@ -1,7 +1,8 @@
 """The Raven Order policies: ``random`` and ``heuristic`` (the ``economy`` and ``rush`` presets).
 
-Every decision of the game goes through one function here, which dispatches on the seat's policy
-kind (``tables.POL_*``). A policy reads only what its seat may know: everything on the table is
+Every decision point of the game (engine.advance) is answered by ``choose``, which dispatches on
+the decision's kind and on the seat's policy kind (``tables.POL_*``); a compound choice (the
+attackers, the blocks, the kills) is planned whole at its first point and kept in the State. A policy reads only what its seat may know: everything on the table is
 public (buildings, units, runes in play, gold, workers); the opponent's hand and the deck order
 are not, and no function here reads ``PL_HAND`` of the other seat or the deck.
 
@@ -11,6 +12,7 @@ conditions (RO-3, RO-4, RO-6); the engine applies a decision only through them.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from balance.games.raven_order import state as S
@@ -421,15 +423,18 @@ def choose_attacker_victim(tb, st, q):
 
 @njit(cache=True, _nrt=False, inline="always")
 def choose_attackers(tb, st, p):
-    """Attackers of ``p`` into aux[A_ATK]; returns how many."""
+    """The attackers of ``p``: aux[A_PATK][i] = 1 for each unit row i that attacks (the plan the
+    ``attack`` points read); returns how many."""
     q = 1 - p
-    atk = st.aux[S.A_ATK]
+    atk = st.aux[S.A_PATK]
+    for i in range(st.pl[p, S.PL_NU]):
+        atk[i] = 0
     n = 0
     if tb.seat[p, T.SP_KIND] == T.POL_RANDOM:
         chance = tb.weights[p, T.W_RANDOM_ATTACK]
         for i in range(st.pl[p, S.PL_NU]):
             if S.can_attack(tb, st, p, i) and uniform(st.rng[1 + p]) < chance:
-                atk[n] = i
+                atk[i] = 1
                 n += 1
         return n
     # Heuristic: the enemy's possible blockers and their power.
@@ -472,7 +477,7 @@ def choose_attackers(tb, st, p):
         pw = S.unit_power(tb, st, p, i, True)
         stop = druid_power if S.druids_only(st, p, i) else block_power
         if all_in or stop < pw:
-            atk[n] = i
+            atk[i] = 1
             n += 1
     return n
 
@@ -505,12 +510,13 @@ def _may_block(st, q, i, p, att):
 
 @njit(cache=True, _nrt=False, inline="always")
 def choose_blocks(tb, st, q, n_atk):
-    """Defender ``q`` assigns blockers: aux[A_BLK][i] = attacker index or -1 for each unit row,
-    aux[A_AWK][a] = workers blocking attacker a (RO-7). aux[A_BPOW][i] holds the unit's power."""
+    """Defender ``q``'s plan of blocks (RO-7), which the ``block`` and ``worker_block`` points
+    read: aux[A_PBLK][i] = attacker index or -1 for each unit row, aux[A_PAWK][a] = workers
+    blocking attacker a. aux[A_BPOW][i] holds the unit's power."""
     p = 1 - q
     atk = st.aux[S.A_ATK]
-    blk = st.aux[S.A_BLK]
-    awk = st.aux[S.A_AWK]
+    blk = st.aux[S.A_PBLK]
+    awk = st.aux[S.A_PAWK]
     for i in range(st.pl[q, S.PL_NU]):
         blk[i] = -1
     for a in range(n_atk):
@@ -710,3 +716,124 @@ def choose_destroy(tb, st, p):
                 best_v = v
                 best = b
     return best
+
+
+# ---------------------------------------------------------------------------------------------
+# The decision points (engine.advance / legal / apply)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _target(v):
+    """A victim of choose_enemy_unit / choose_attacker_victim (a row, -2 a worker) as a code."""
+    return S.TG_WORKER if v == -2 else v
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def _action_code(tb, st, p, work):
+    """D_ACTION: the seat's construction action as a code (state.AC_*); its unit or host is kept
+    in the State (G_PLAN_ACT, G_PLAN_ARG) for the ``train_unit`` / ``rune_host`` point after it."""
+    act = work.act
+    choose_action(tb, st, p, act)
+    k = act[0]
+    if k == ACT_BUILD:
+        code = S.AC_BUILD + act[1]
+    elif k == ACT_TRAIN:
+        code = S.AC_TRAIN + act[1]
+    elif k == ACT_SELL:
+        code = S.AC_SELL
+    elif k == ACT_RUNE:
+        code = S.AC_RUNE + act[1]
+    else:
+        code = S.AC_END
+    st.board[S.G_PLAN_ACT] = code
+    st.board[S.G_PLAN_ARG] = act[2]
+    return np.int64(code)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def _sub_action(tb, st, p, kind):
+    """D_TRAIN_UNIT / D_RUNE_HOST: the unit or host the seat chose with its action; the first
+    legal one if the action was not its own choice."""
+    b = st.board
+    arg = b[S.G_ARG]
+    want = b[S.G_PLAN_ARG]
+    if kind == S.D_TRAIN_UNIT:
+        if (
+            b[S.G_PLAN_ACT] == S.AC_TRAIN + arg
+            and 0 <= want < st.pl[p, S.PL_NU]
+            and st.units[p, want, S.U_TYPE] == arg
+            and st.units[p, want, S.U_DEAD] == 0
+        ):
+            return np.int64(want)
+        for i in range(st.pl[p, S.PL_NU]):
+            if st.units[p, i, S.U_TYPE] == arg and st.units[p, i, S.U_DEAD] == 0:
+                return np.int64(i)
+        return np.int64(-1)
+    if b[S.G_PLAN_ACT] == S.AC_RUNE + arg and rune_target_ok(tb, st, p, arg, want):
+        return np.int64(want)
+    n = st.pl[p, S.PL_NU] if tb.rune[arg, T.RN_TARGET] == T.T_DRUID else T.NB
+    for h in range(n):
+        if rune_target_ok(tb, st, p, arg, h):
+            return np.int64(h)
+    return np.int64(-1)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def choose(tb, st, work):
+    """The code the acting seat's policy picks for the pending decision (one of engine.legal's).
+    A compound choice (the attackers, the blocks, the kills) is planned whole at its first point
+    (the State's A_P* rows, G_PLAN) and its next points answered from the plan."""
+    b = st.board
+    kind = b[S.G_PKIND]
+    p = np.int64(b[S.G_PACTOR])
+    if kind == S.D_ACTION:
+        return _action_code(tb, st, p, work)
+    if kind == S.D_ATTACK:
+        if b[S.G_PLAN] == 0:
+            choose_attackers(tb, st, p)
+            b[S.G_PLAN] = 1
+        return np.int64(st.aux[S.A_PATK, b[S.G_I]])
+    if kind == S.D_BLOCK or kind == S.D_WORKER_BLOCK:
+        if b[S.G_PLAN] == 0:
+            choose_blocks(tb, st, p, b[S.G_NATK])
+            b[S.G_PLAN] = 1
+        if kind == S.D_BLOCK:
+            return np.int64(st.aux[S.A_PBLK, b[S.G_I]] + 1)
+        for a in range(b[S.G_NATK]):
+            if st.aux[S.A_PAWK, a] > st.aux[S.A_AWK, a]:
+                return np.int64(a + 1)
+        return np.int64(0)
+    if kind == S.D_KILL:
+        if b[S.G_PLAN] == 0:
+            choose_kills(
+                tb,
+                st,
+                p,
+                st.aux[S.A_GROUP],
+                st.aux[S.A_GPOW],
+                np.int64(b[S.G_BN]),
+                np.int64(b[S.G_BA]),
+                st.aux[S.A_PKILL],
+            )
+            b[S.G_PLAN] = 1
+        k = b[S.G_K]
+        if st.aux[S.A_PKILL, k] != 0 and st.aux[S.A_GPOW, k] <= b[S.G_BLEFT]:
+            return np.int64(1)
+        return np.int64(0)
+    if kind == S.D_STATUE:
+        return np.int64(choose_statue(tb, st, p))
+    if kind == S.D_TRAIN_UNIT or kind == S.D_RUNE_HOST:
+        return _sub_action(tb, st, p, kind)
+    if kind == S.D_CORRUPTION or kind == S.D_DAWN_RAID:
+        return np.int64(_target(choose_enemy_unit(tb, st, p, False)))
+    if kind == S.D_SPIRIT_ATTACK:
+        return np.int64(_target(choose_enemy_unit(tb, st, p, True)))
+    if kind == S.D_SPIRIT_BLOCK:
+        return np.int64(_target(choose_attacker_victim(tb, st, p)))
+    if kind == S.D_CANINE:
+        return np.int64(choose_canine(tb, st, p, np.int64(b[S.G_NATK])))
+    if kind == S.D_SQUIRE:
+        return np.int64(1 if choose_squire(tb, st, p) else 0)
+    if kind == S.D_DESTROY:
+        return np.int64(choose_destroy(tb, st, p))
+    return np.int64(-1)

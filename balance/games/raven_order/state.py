@@ -8,26 +8,32 @@ killed before the battles (Dawn Raid, a Spirit Rune) leaves play at once (``mark
 killed in a battle or by Poisons is marked ``KILLED`` and stays in play, its rune still counting,
 until the end of the war (``sweep``), so every battle group sees the same modifiers whatever the
 order the groups are fought in (RO-8, ENGINE-10).
-Everything lives in plain arrays, so a search policy can copy a state (``copy_state``) and resample
-the opponent's hidden hand from the unseen runes.
+Everything lives in plain arrays, the game's continuation included (``G_PHASE`` and the
+counters after it, the policies' plans in the ``A_P*`` rows), so ``copy_state`` copies a game that
+resumes from the decision it was copied at, and a search can re-deal the opponent's hidden hand
+(``knowledge.determinize``). ``DECISIONS`` names the decision kinds (``D_*``), ``pending`` tells the
+seat and kind of the pending one, ``MAX_OPTIONS`` bounds any point's options.
 
 The names every game gives the same things (balance/games/_kit.py): ``State`` is ``pl`` (a row
 per seat, ``PL_*`` offsets, ``N_PL`` wide), ``units`` (a row per sentry, rider or druid, ``U_*``),
 ``board`` (the game's scalars ``G_*``, then the rune deck from ``B_DECK``: the board is ``B_DECK``
 plus the config's deck wide, so it has no fixed ``N_BOARD``), ``rng`` (the game's stream and one
 per seat's policy) and ``aux`` (rows ``A_*`` of the war's and the policies' scratch, then the
-event log from ``AUX_LOG``); ``Work``/``alloc_work`` are the rest of ``engine.play_game``'s
-scratch; ``END_REASONS`` and ``EXTRA_COLUMNS`` name the Chunk's end reasons and extra columns;
-``BLOCK_GAMES`` is the batch kernel's block. Every array is int32 (the rng uint64), as the tables
+event log from ``AUX_LOG``); ``Work``/``alloc_work`` are the engine's and policies' scratch,
+whose content never outlives one call; ``END_REASONS`` and ``EXTRA_COLUMNS`` name the Chunk's
+end reasons and extra columns; ``BLOCK_GAMES`` is the batch kernel's block. Every array is int32 (the rng uint64), as the tables
 are: the counts and ids fit it easily, and it halves the state a thread keeps hot (``aux`` alone is
 ``CAPU`` wide); int64 was not measured, so the width stays what the kernels were tuned with.
 
-Kernel decorators, chosen for compile time (``benchmarks/compile_time.py``): a helper is
-``inline="always"`` (numba copies its IR into every caller); ``play_turn``, the whole turn, is
-``forceinline=True`` (LLVM inlines it into play_game): numba's inliner deep-copies a callee's IR
-at every call site at a cost that grows with the square of its size (17 s of a cold compile for
-the turn's 614 blocks); every other kernel says ``forceinline=False``, since a function first
-compiled under a forceinline caller would inherit the flag.
+Kernel decorators, chosen for compile time and speed (``benchmarks/compile_time.py``,
+``benchmarks/kernel_play.py``): a helper is ``inline="always"`` (numba copies its IR into every
+caller); ``engine.advance`` / ``run_until``, ``engine.apply`` and ``policies.choose``, with the
+steps they call once (``_apply_action``, ``_declare``, ``_battle_begin``, ``_battle_end``,
+``_end_turn``, ``policies._action_code``), are ``forceinline=True`` (LLVM inlines them into
+``play_game``, so a decision point costs no call: numba's own inliner deep-copies a callee's IR at
+every call site at a cost that grows with the square of its size); every other kernel says
+``forceinline=False``, since a function first compiled under a forceinline caller would inherit
+the flag.
 """
 
 from __future__ import annotations
@@ -85,10 +91,31 @@ G_END = _b(1)  # END_*
 G_WINNER = _b(1)  # -1: a draw
 G_LOG_N = _b(1)  # log rows written
 G_NATK = _b(1)  # attackers of the war in progress
+# The continuation (engine.advance / apply): where the game stands and the pending decision.
+G_PHASE = _b(1)  # PH_*: the step the game resumes at
+G_PKIND = _b(1)  # the pending decision's D_* kind, -1 none
+G_PACTOR = _b(1)  # the seat that must decide, -1 none
+G_I = _b(1)  # unit row of the point in progress (attack, block, spirit blockers)
+G_A = _b(1)  # attacker index of the point in progress (spirit attackers, battles, razing)
+G_K = _b(1)  # kills done of the rune acting (Dawn Raid, Spirit Rune); blocker index in a battle
+G_ARG = _b(1)  # the unit type to train (PH_TRAIN_UNIT) or the rune to play (PH_RUNE_HOST)
+G_KILLER = _b(1)  # a kill before the battles: the seat killing
+G_VICTIM = _b(1)  # its victim: a unit row of the other seat, -2 a worker
+G_SRC = _b(1)  # the rune killing (Dawn Raid or Spirit Rune)
+G_RET = _b(1)  # the phase to resume after that kill
+G_RIDERS = _b(1)  # riders among the attackers
+G_WLEFT = _b(1)  # the defender's workers not yet assigned to block
+G_BN = _b(1)  # battle in progress: unit blockers (aux[A_GROUP][:G_BN])
+G_BA = _b(1)  # its attacker's power
+G_BWK = _b(1)  # workers blocking it
+G_BDIES = _b(1)  # 1 if the attacker dies
+G_BLEFT = _b(1)  # attacker's power not yet spent on kills
+G_PLAN = _b(1)  # 1 once the acting policy planned the compound choice in progress
+G_PLAN_ACT = _b(1)  # the construction action the policy chose last (its D_ACTION code)
+G_PLAN_ARG = _b(1)  # and its unit row or host (answers D_TRAIN_UNIT / D_RUNE_HOST)
 N_G_RESET = _b.end  # board[:N_G_RESET] is cleared for every game
 G_LOG_CAP = _b(1)  # set at allocation, kept across games
 G_LOG0 = _b(1)  # aux row of the first log row
-_b(2)  # unused
 B_DECK = _b(0)  # + i: rune id of deck card i (as many as the config's deck holds)
 
 # How a game ended: board[G_END] holds an END_* code, and Chunk.end_reason the index of its name
@@ -108,7 +135,15 @@ A_AWK = _a(1)  # [a]: workers blocking attacker a
 A_BLK = _a(1)  # [i]: defender unit row i blocks attacker A_BLK[i], -1 none
 A_BONUS = _a(1)  # [a]: temporary power of attacker a (Canine)
 A_BPOW = _a(1)  # [i]: defender unit i's power in its battle
-A_TMP = _a(3)  # 3 rows of policy scratch
+A_TMP = _a(3)  # 3 rows of policy scratch (never read across calls)
+A_GROUP = _a(1)  # [k]: the battle in progress: unit row of blocker k
+A_GPOW = _a(1)  # [k]: blocker k's power in it
+A_KILL = _a(1)  # [k]: 1 if the attacker chose to kill blocker k
+A_FREE = _a(1)  # [a]: 1 if attacker a was not engaged (it razes, RO-9)
+A_PATK = _a(1)  # [i]: the attacking policy's plan: 1 if unit row i attacks
+A_PBLK = _a(1)  # [i]: the defending policy's plan: attacker index unit row i blocks, -1 none
+A_PAWK = _a(1)  # [a]: the defending policy's plan: workers blocking attacker a
+A_PKILL = _a(1)  # [k]: the attacking policy's plan: 1 if it kills blocker k
 AUX_LOG = _a.end  # + i: log row i
 
 # Log events (narrate.py): code, then up to seven integers.
@@ -136,6 +171,97 @@ AUX_LOG = _a.end  # + i: log row i
 ) = range(20)
 
 
+# The decision kinds (engine.legal documents each one's option codes; docs/rules/raven_order.md,
+# Decisions). D_<NAME> indexes DECISIONS.
+DECISIONS: tuple[str, ...] = (
+    "action",  # a construction action or the end of Construction (RO-3..RO-6)
+    "statue",  # the Statue's choice (RO-3)
+    "train_unit",  # which unit of the type the action trains (RO-4)
+    "rune_host",  # which druid or building the rune the action plays goes on (RO-6)
+    "corruption",  # the enemy unit Corruption takes (RO-10)
+    "attack",  # does this eligible unit attack? (RO-7; one point per eligible unit)
+    "canine",  # the attacking rider Canine strengthens (RO-10)
+    "dawn_raid",  # the enemy unit Dawn Raid kills (RO-10, ENGINE-4)
+    "spirit_attack",  # the unpainted enemy unit an attacking Spirit Rune kills (ENGINE-4)
+    "squire",  # kill a worker instead of the attacking rider? (ENGINE-7)
+    "block",  # which attacker this unit blocks, or none (RO-7; one point per unit)
+    "worker_block",  # which attacker the next worker blocks, or stop (RO-7)
+    "spirit_block",  # the unpainted enemy unit a blocking Spirit Rune kills (ENGINE-4)
+    "kill",  # does the attacker kill this blocker? (RO-8; one point per unit blocker)
+    "destroy",  # the building an unblocked attacker destroys (RO-9)
+)
+(
+    D_ACTION,
+    D_STATUE,
+    D_TRAIN_UNIT,
+    D_RUNE_HOST,
+    D_CORRUPTION,
+    D_ATTACK,
+    D_CANINE,
+    D_DAWN_RAID,
+    D_SPIRIT_ATTACK,
+    D_SQUIRE,
+    D_BLOCK,
+    D_WORKER_BLOCK,
+    D_SPIRIT_BLOCK,
+    D_KILL,
+    D_DESTROY,
+) = range(len(DECISIONS))
+# D_ACTION codes: 0 end Construction, AC_BUILD + building, AC_TRAIN + the unit type trained from
+# (worker, sentry, rider), AC_SELL, AC_RUNE + rune; N_ACTION_CODES of them.
+AC_END = 0
+AC_BUILD = 1
+AC_TRAIN = AC_BUILD + T.NB
+AC_SELL = AC_TRAIN + 3
+AC_RUNE = AC_SELL + 1
+N_ACTION_CODES = AC_RUNE + T.NR
+# A target (corruption, dawn_raid, spirit_attack, spirit_block): an enemy unit row, or TG_WORKER.
+TG_WORKER = CAPU
+# The most options of any point: a target (CAPU unit rows and a worker), or a block (none and up to
+# CAPU attackers); an action has N_ACTION_CODES <= CAPU + 1, the others fewer. CAPU bounds the
+# unit rows a seat holds for every config (ENGINE-9), so this holds for any config.
+MAX_OPTIONS = max(CAPU + 1, N_ACTION_CODES)
+
+# The phases of the continuation (board[G_PHASE]); engine.advance runs the forced ones.
+(
+    PH_TURN,  # the turn's Harvest
+    PH_CONSTRUCT,  # Construction begins
+    PH_ACTION,  # pending D_ACTION
+    PH_STATUE,  # pending D_STATUE
+    PH_TRAIN_UNIT,  # pending D_TRAIN_UNIT
+    PH_RUNE_HOST,  # pending D_RUNE_HOST
+    PH_CORRUPT,  # Corruption was played: D_CORRUPTION if it has a target
+    PH_WAR,  # the War begins
+    PH_ATTACK,  # D_ATTACK for the next eligible unit from G_I, then declare
+    PH_DECLARE,  # the attackers attack
+    PH_CANINE,  # pending D_CANINE
+    PH_CONQUEST,  # Conquest, then Dawn Raid
+    PH_DAWN,  # Dawn Raid's kills (G_K done)
+    PH_SPIRIT_ATK,  # attacking Spirit Runes' kills (G_A, G_K)
+    PH_PREKILL,  # a kill before the battles (G_KILLER, G_VICTIM, G_SRC), then G_RET
+    PH_PREKILL_SQUIRE,  # pending D_SQUIRE for that kill
+    PH_APOW,  # the attackers' powers the defender sees; blocking begins
+    PH_BLOCK,  # D_BLOCK for the next unit from G_I that may block
+    PH_WORKER_BLOCK,  # D_WORKER_BLOCK while workers are left
+    PH_RESOLVE,  # the blocks are made
+    PH_SPIRIT_BLK,  # blocking Spirit Runes' kills (G_I, G_K)
+    PH_BATTLE,  # the next battle group from G_A
+    PH_KILL,  # D_KILL for blocker G_K of the battle in progress
+    PH_BATTLE_END,  # the battle's deaths, Looting, Poisons, the attacker's fate
+    PH_BATTLE_SQUIRE,  # pending D_SQUIRE for the attacking rider
+    PH_DESTROY,  # D_DESTROY for the next unblocked attacker from G_A
+    PH_TURN_END,  # RO-9, the turn cap, the next seat
+    PH_OVER,  # the game ended: log its end
+    PH_DONE,  # nothing left
+) = range(29)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def pending(st):
+    """(the seat that must decide, its D_* kind); (-1, -1) when no decision is pending."""
+    return np.int64(st.board[G_PACTOR]), np.int64(st.board[G_PKIND])
+
+
 class State(NamedTuple):
     """One game in progress (a few arrays; see the PL_/U_/G_/A_ layouts)."""
 
@@ -161,31 +287,39 @@ def alloc_state(tb, log_cap):
 
 
 class Work(NamedTuple):
-    """The per-game working arrays of ``engine.play_game`` (allocated once per block of the batch
-    kernel, and once per replay), apart from the state: nothing in them outlives a call."""
+    """Scratch of ``engine.advance`` / ``apply`` and ``policies.choose`` (allocated once per block
+    of the batch kernel, and once per replay): nothing in it outlives one call."""
 
-    act: np.ndarray  # int32[3]: the chosen construction action: policies.ACT_*, a, b
-    group: np.ndarray  # int32[CAPU]: a battle group's unit rows
-    powers: np.ndarray  # int32[CAPU]: their powers in the battle
-    kills: np.ndarray  # int32[CAPU]: 1 for the blockers the attacker kills
+    act: np.ndarray  # int32[3]: a policy's construction action: policies.ACT_*, a, b
 
 
 @njit(cache=True, forceinline=False)
 def alloc_work(tb):
-    """The ``Work`` of ``engine.play_game`` (its size depends on no table: ``tb`` for the shape
-    every game's ``alloc_work`` has)."""
-    return Work(
-        np.zeros(3, np.int32),
-        np.zeros(CAPU, np.int32),
-        np.zeros(CAPU, np.int32),
-        np.zeros(CAPU, np.int32),
-    )
+    """The ``Work`` of the engine and policies (``tb`` for the shape every game's has)."""
+    return Work(np.zeros(3, np.int32))
 
 
-
-@njit(cache=True, forceinline=False)
-def copy_state(st):
-    return State(st.pl.copy(), st.units.copy(), st.board.copy(), st.rng.copy(), st.aux.copy())
+@njit(cache=True, _nrt=False, forceinline=False)
+def copy_state(src, dst):
+    """Copy everything of ``src`` into the same-shaped ``dst`` in place: the seats, the units,
+    the board (the continuation included), random streams, the war's and policies' rows
+    and the log rows in use."""
+    for p in range(src.pl.shape[0]):
+        for j in range(src.pl.shape[1]):
+            dst.pl[p, j] = src.pl[p, j]
+        for i in range(src.units.shape[1]):
+            for f in range(N_U):
+                dst.units[p, i, f] = src.units[p, i, f]
+    for j in range(src.board.shape[0]):
+        dst.board[j] = src.board[j]
+    for s in range(src.rng.shape[0]):
+        dst.rng[s, 0] = src.rng[s, 0]
+    n = AUX_LOG + src.board[G_LOG_N]
+    if n > src.aux.shape[0]:
+        n = src.aux.shape[0]
+    for r in range(n):
+        for j in range(src.aux.shape[1]):
+            dst.aux[r, j] = src.aux[r, j]
 
 
 @njit(cache=True, _nrt=False, inline="always")

@@ -5,7 +5,8 @@ that a test reads like the rulebook (rulebooks/raven-order.txt, RULINGS.md RO-1.
 Seats in the hand-built positions use the ``POL_SCRIPT`` policy kind: their construction phase
 ends at once and every other choice (attackers, blocks, kills, victims, razing) is the heuristic's
 deterministic one, so a scenario's outcome is exact. Tests that need a particular choice fill the
-war's arrays themselves (``fight``).
+war's arrays themselves (``fight``). A part of a turn runs through the engine's decision points
+(``drive``: ``engine.run_until`` a phase, each pending decision answered by ``policies.choose``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import numpy as np
 
 from balance.config import RunConfig, config_from_dict
 from balance.config.loading import load_yaml
-from balance.games.raven_order import engine, state
+from balance.games.raven_order import engine, policies, state
+from balance.games.raven_order import tables as state_tables
 from balance.games.raven_order.state import (
     A_ATK,
     A_AWK,
@@ -110,7 +112,7 @@ def scripted(c: Compiled) -> Compiled:
 
 
 def work(c: Compiled) -> Work:
-    """(act, group, powers, kills): the kernels' scratch arrays (state.alloc_work)."""
+    """The kernels' scratch (state.alloc_work)."""
     return alloc_work(c.tb)
 
 
@@ -129,6 +131,8 @@ def blank(c: Compiled, turn: int = TURN, log_cap: int = 0, deck: list[int] = ())
     st.board[G_DECK_TOP] = 0
     st.aux[A_BLK] = -1
     st.aux[A_AWK] = 0
+    st.board[state.G_PKIND] = -1
+    st.board[state.G_PACTOR] = -1
     st.rng[:, 0] = np.arange(3, dtype=np.uint64) * np.uint64(7919) + np.uint64(12345)
     return st
 
@@ -212,7 +216,64 @@ def check_counts(st: State) -> None:
     st.pl[:] = pl
 
 
-# ---------------------------------------------------------------- a war, scripted
+# ---------------------------------------------------------------- parts of a turn
+
+
+def drive(c: Compiled, st: State, stop: int) -> int:
+    """Run ``st`` through its decision points, each answered by the seats' policies, until the
+    game reaches phase ``stop`` (state.PH_*; returns -2) or ends (-1)."""
+    w = work(c)
+    while True:
+        a = int(engine.run_until(c.tb, st, w, stop))
+        if a < 0:
+            return a
+        engine.apply(c.tb, st, w, policies.choose(c.tb, st, w))
+
+
+def resume(st: State, p: int, phase: int) -> None:
+    """Seat ``p``'s turn resumes at ``phase``, nothing pending."""
+    st.board[state.G_ACTIVE] = p
+    st.board[state.G_PHASE] = phase
+    st.board[state.G_PKIND] = -1
+    st.board[state.G_PACTOR] = -1
+
+
+def build(c: Compiled, st: State, p: int, b: int, statue_choice: int = -1) -> bool:
+    """RO-3: ``p`` builds ``b`` (engine.build); a Statue then takes ``statue_choice`` (the seat's
+    policy's when -1). False, changing nothing, when it may not."""
+    if not engine.build(c.tb, st, p, b):
+        return False
+    if b == state_tables.STATUE:
+        if statue_choice < 0:
+            statue_choice = int(policies.choose_statue(c.tb, st, p))
+        engine.statue(c.tb, st, p, statue_choice)
+    return True
+
+
+def play_rune(c: Compiled, st: State, p: int, r: int, host: int) -> bool:
+    """RO-6: ``p`` plays rune ``r`` on ``host`` (engine.play_rune); Corruption then takes the
+    enemy unit the seat's policy picks (its ``corruption`` decision)."""
+    if not engine.play_rune(c.tb, st, p, r, host):
+        return False
+    if r == state_tables.CORRUPTION:
+        v = int(policies.choose_enemy_unit(c.tb, st, p, False))
+        if engine.take_unit(c.tb, st, p, v) < 0:
+            state.emit(st, state.E_CORRUPT, p, -1, -1, 0, 0, 0, 0)
+    return True
+
+
+def construction(c: Compiled, st: State, p: int) -> None:
+    """Seat ``p``'s Construction phase with its own choices (one build allowed, RO-3)."""
+    resume(st, p, state.PH_CONSTRUCT)
+    drive(c, st, state.PH_WAR)
+
+
+def declare(c: Compiled, st: State, p: int, n: int) -> None:
+    """The attackers in aux[A_ATK][:n] of ``p`` attack (RO-7); Canine, Conquest, Dawn Raid and
+    attacking Spirit Runes act (ENGINE-4) with the seats' choices."""
+    st.board[state.G_NATK] = n
+    resume(st, p, state.PH_DECLARE)
+    drive(c, st, state.PH_APOW)
 
 
 def fight(
@@ -227,24 +288,35 @@ def fight(
     index ``blocks[i]`` and ``wblocks[a]`` workers block attacker a. Declares (RO-7; Canine,
     Conquest, Dawn Raid, attacking Spirit Runes), then resolves (RO-8, RO-9). Returns the number
     of unblocked attackers; the dead are swept (rows move)."""
-    tb = c.tb
-    _, group, powers, kills = work(c)
     n = len(attackers)
     st.aux[A_ATK, :n] = attackers
-    engine.declare(tb, st, p, n)
+    declare(c, st, p, n)
     st.aux[A_BLK] = -1
     st.aux[A_AWK] = 0
     for i, a in (blocks or {}).items():
         st.aux[A_BLK, i] = a
     for a, w in (wblocks or {}).items():
         st.aux[A_AWK, a] = w
-    return int(engine.resolve(tb, st, p, n, group, powers, kills))
+    resume(st, p, state.PH_RESOLVE)
+    drive(c, st, state.PH_TURN_END)
+    return int(st.aux[state.A_FREE, :n].sum())
 
 
 def war(c: Compiled, st: State, p: int) -> None:
-    """Seat ``p``'s whole War phase with the seats' own choices (engine.war)."""
-    _, group, powers, kills = work(c)
-    engine.war(c.tb, st, p, group, powers, kills)
+    """Seat ``p``'s whole War phase with the seats' own choices."""
+    resume(st, p, state.PH_WAR)
+    drive(c, st, state.PH_TURN_END)
+
+
+def play_turn(c: Compiled, st: State, p: int) -> bool:
+    """One turn of ``p``: Harvest, Construction, War; True if the game ended with it (RO-9)."""
+    resume(st, p, state.PH_TURN)
+    drive(c, st, state.PH_TURN_END)
+    if st.pl[1 - p, PL_NBLD] == 0:
+        st.board[G_END] = state.END_DESTRUCTION
+        st.board[G_WINNER] = p
+        return True
+    return False
 
 
 __all__ = [
@@ -267,28 +339,15 @@ __all__ = [
 
 
 def play_stepwise(c: Compiled, seed: int, game: int, on_turn=None) -> State:
-    """Game ``game`` of run ``seed`` as ``engine.play_game`` plays it, one ``play_turn`` at a
-    time, calling ``on_turn(st, p)`` after each turn (RO-9 and ENGINE-1 as in play_game)."""
-    from balance.games.raven_order.state import END_DRAW, G_FIRST
-    from balance.games.raven_order.tables import P_TURN_CAP
-
+    """Game ``game`` of run ``seed`` as ``engine.play_game`` plays it, through its decision points,
+    calling ``on_turn(st, p)`` after each turn's War (before RO-9 and the turn cap are checked)."""
     tb = c.tb
     st = alloc_state(tb, 0)
-    act, group, powers, kills = work(c)
-    engine.setup(tb, st, seed, game)
-    p = int(st.board[G_FIRST])
-    cap = int(tb.params[P_TURN_CAP])
+    engine.start(tb, st, seed, game, work(c))
     while True:
-        ended = engine.play_turn(tb, st, p, act, group, powers, kills)
+        p = int(st.board[state.G_ACTIVE])
+        drive(c, st, state.PH_TURN_END)
         if on_turn is not None:
             on_turn(st, p)
-        if ended:
-            break
-        st.board[G_TURN] += 1
-        if st.board[G_TURN] >= cap:
-            st.board[G_END] = END_DRAW
-            st.board[G_WINNER] = -1
-            st.board[G_TURN] -= 1
-            break
-        p = 1 - p
-    return st
+        if drive(c, st, state.PH_TURN) == -1:
+            return st

@@ -9,38 +9,25 @@ import pytest
 from balance.config import load_config
 from balance.games.raven_order import engine, policies
 from balance.games.raven_order.state import (
-    A_APOW,
-    A_ATK,
-    A_AWK,
-    A_BLK,
-    A_BONUS,
-    END_DESTRUCTION,
-    END_DRAW,
+    AC_END,
+    AUX_LOG,
+    D_ACTION,
+    D_ATTACK,
+    D_BLOCK,
+    DECISIONS,
     G_END,
-    G_FIRST,
-    G_NATK,
     G_TURN,
-    G_WINNER,
+    MAX_OPTIONS,
     PL_ACTIONS,
-    PL_BUILDS,
     PL_HAND,
     PL_HAND_N,
     PL_NBLD,
-    PL_NU,
-    PL_WORKERS,
-    U_DEAD,
-    U_TYPE,
     State,
     alloc_state,
-    can_attack,
-    can_block,
-    druids_only,
-    unit_power,
+    pending,
 )
 from balance.games.raven_order.tables import (
-    DRUID,
     NR,
-    P_TURN_CAP,
     POL_HEURISTIC,
     POL_RANDOM,
     SP_KIND,
@@ -75,80 +62,38 @@ def copy(st: State) -> State:
 
 
 def checked_game(c, seed: int, game: int, hide=None) -> State:
-    """Game ``game`` of run ``seed`` played by the seats' policies through the engine's own steps
-    (engine.play_turn, unrolled), asserting that every decision is legal: every construction
-    action applies (the engine returns False on an illegal one), attackers may attack (RO-5),
-    blockers may block (RO-5, RO-7, Shadow Rune, Cloaking) and no more workers block than exist.
-    ``hide(st, p)`` is called before each decision of seat p to check hidden-hand independence."""
+    """Game ``game`` of run ``seed`` played by the seats' policies through the engine's decision
+    points (start, advance, choose, apply), asserting that every choice is one of the legal
+    options (engine.legal: construction actions the rules allow, attackers that may attack, RO-5,
+    blockers that may block, RO-5, RO-7, Shadow Rune, Cloaking, workers while some are left) and
+    that no seat takes more construction actions than its policy allows. ``hide(st, p, kind)`` is
+    called before each decision of seat p to check hidden-hand independence."""
     tb = c.tb
     st = alloc_state(tb, 0)
-    act, group, powers, kills = work(c)
-    engine.setup(tb, st, seed, game)
-    p = int(st.board[G_FIRST])
+    w = work(c)
+    opts = np.zeros(MAX_OPTIONS, np.int64)
+    engine.start(tb, st, seed, game, w)
     while True:
-        q = 1 - p
-        engine.harvest(tb, st, p)
-        st.pl[p, PL_BUILDS] = 1
-        st.pl[p, PL_ACTIONS] = 0
-        while True:
-            if hide is not None:
-                hide(st, p, "action")
-            policies.choose_action(tb, st, p, act)
-            if act[0] == policies.ACT_END:
-                break
-            assert engine.apply_action(tb, st, p, act[0], act[1], act[2]), act.tolist()
-            st.pl[p, PL_ACTIONS] += 1
-            assert st.pl[p, PL_ACTIONS] <= tb.seat[p, SP_MAXACT]
-        # War (engine.war, with checks)
+        p = int(engine.advance(tb, st, w))
+        if p < 0:
+            return st
+        actor, kind = (int(x) for x in pending(st))
+        assert actor == p
+        n = int(engine.legal(tb, st, w, opts))
+        assert 1 <= n <= MAX_OPTIONS
         if hide is not None:
-            hide(st, p, "attack")
-        n = policies.choose_attackers(tb, st, p)
-        rows = st.aux[A_ATK, :n].tolist()
-        assert len(set(rows)) == n
-        for i in rows:
-            assert can_attack(tb, st, p, i)
-        if n > 0:
-            engine.declare(tb, st, p, n)
-            for a in range(n):
-                i = st.aux[A_ATK, a]
-                st.aux[A_APOW, a] = unit_power(tb, st, p, i, True) + st.aux[A_BONUS, a]
-            if hide is not None:
-                hide(st, q, "block")
-            policies.choose_blocks(tb, st, q, n)
-            for i in range(st.pl[q, PL_NU]):
-                a = st.aux[A_BLK, i]
-                if a < 0:
-                    continue
-                assert 0 <= a < n and st.units[q, i, U_DEAD] == 0
-                assert can_block(st, q, i)
-                if druids_only(st, p, st.aux[A_ATK, a]):
-                    assert st.units[q, i, U_TYPE] == DRUID
-            awk = st.aux[A_AWK, :n]
-            assert (awk >= 0).all() and awk.sum() <= st.pl[q, PL_WORKERS]
-            for a in range(n):
-                if awk[a]:
-                    assert not druids_only(st, p, st.aux[A_ATK, a])
-            engine.resolve(tb, st, p, n, group, powers, kills)
-        else:
-            st.board[G_NATK] = 0
-        if st.pl[q, PL_NBLD] == 0:
-            st.board[G_END] = END_DESTRUCTION
-            st.board[G_WINNER] = p
-            break
-        st.board[G_TURN] += 1
-        if st.board[G_TURN] >= tb.params[P_TURN_CAP]:
-            st.board[G_END] = END_DRAW
-            st.board[G_WINNER] = -1
-            st.board[G_TURN] -= 1
-            break
-        p = q
-    return st
+            hide(st, p, kind)
+        code = int(policies.choose(tb, st, w))
+        assert code in opts[:n].tolist(), (DECISIONS[kind], code, opts[:n].tolist())
+        if kind == D_ACTION and code != AC_END:
+            assert st.pl[p, PL_ACTIONS] < tb.seat[p, SP_MAXACT]
+        engine.apply(tb, st, w, code)
 
 
 @pytest.mark.parametrize(
     "seats", [["random", "random"], ["economy", "random"], ["random", "rush"], ["economy", "rush"]]
 )
-def test_every_decision_is_legal_and_the_unrolled_turns_are_the_engines(seats):
+def test_every_decision_is_legal_and_the_stepped_games_are_the_engines(seats):
     c = compiled(seats, {"runes": {n: {"count": 2} for n in ("corruption", "spirit_rune")}})
     ch = engine.play(c, 23, 0, 40)
     for g in range(40):
@@ -166,34 +111,24 @@ def _other_hand(st: State, p: int, rng: np.random.Generator) -> None:
 
 @pytest.mark.parametrize("kind", [POL_HEURISTIC, POL_RANDOM])
 def test_decisions_do_not_read_the_opponents_hand(kind):
-    """Same public position, a different hidden opponent hand: the same construction action,
-    attackers and blocks (the random policy from the same random stream)."""
+    """Same public position, a different hidden opponent hand: the same choice at every decision
+    point (the random policy from the same random stream)."""
     seats = ["economy", "rush"] if kind == POL_HEURISTIC else ["random", "random"]
     c = compiled(seats)
     assert (c.tb.seat[:, SP_KIND] == kind).all()
     tb = c.tb
     rng = np.random.default_rng(0)
-    checked = {"action": 0, "attack": 0, "block": 0}
+    w = work(c)
+    checked = {D_ACTION: 0, D_ATTACK: 0, D_BLOCK: 0}
 
-    def hide(st, p, what):
+    def hide(st, p, kind):
         a, b = copy(st), copy(st)
         _other_hand(b, 1 - p, rng)
-        if what == "action":
-            oa, ob = np.zeros(3, np.int32), np.zeros(3, np.int32)
-            policies.choose_action(tb, a, p, oa)
-            policies.choose_action(tb, b, p, ob)
-            assert oa.tolist() == ob.tolist()
-        elif what == "attack":
-            na = policies.choose_attackers(tb, a, p)
-            nb = policies.choose_attackers(tb, b, p)
-            assert na == nb and (a.aux[A_ATK, :na] == b.aux[A_ATK, :nb]).all()
-        else:
-            n = int(st.board[G_NATK])
-            policies.choose_blocks(tb, a, p, n)
-            policies.choose_blocks(tb, b, p, n)
-            assert (a.aux[A_BLK] == b.aux[A_BLK]).all() and (a.aux[A_AWK] == b.aux[A_AWK]).all()
+        assert policies.choose(tb, a, w) == policies.choose(tb, b, w)
         np.testing.assert_array_equal(a.rng, b.rng)
-        checked[what] += 1
+        np.testing.assert_array_equal(a.aux[:AUX_LOG], b.aux[:AUX_LOG])
+        if kind in checked:
+            checked[kind] += 1
 
     for g in range(8):
         checked_game(c, 31, g, hide)

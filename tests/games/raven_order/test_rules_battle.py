@@ -9,8 +9,8 @@ from balance.games.raven_order import engine, policies, state
 from balance.games.raven_order.state import (
     A_APOW,
     A_ATK,
-    A_AWK,
-    A_BLK,
+    A_PAWK,
+    A_PBLK,
     END_DESTRUCTION,
     END_DRAW,
     G_END,
@@ -59,6 +59,8 @@ from .helpers import (
     work,
     workers,
 )
+from .helpers import declare as hdeclare
+from .helpers import play_turn as hplay_turn
 
 # ---------------------------------------------------------------- RO-8: the rulebook's checks
 
@@ -171,8 +173,7 @@ def test_ro9_victory_when_the_last_building_falls(ro):
     st = blank(ro)
     seat(st, 0, [CAMP], units=[RIDER])
     seat(st, 1, [ARMORY])
-    act, group, powers, kills = work(ro)
-    assert engine.play_turn(ro.tb, st, 0, act, group, powers, kills)
+    assert hplay_turn(ro, st, 0)
     assert st.board[G_END] == END_DESTRUCTION and st.board[G_WINNER] == 0
     assert built(st, 1) == []
     # ENGINE-2: the score is the buildings standing; the winner is ranked 1
@@ -184,8 +185,7 @@ def test_ro9_no_victory_while_a_building_stands(ro):
     st = blank(ro)
     seat(st, 0, [CAMP], units=[RIDER])
     seat(st, 1, [ARMORY, CAMP])
-    act, group, powers, kills = work(ro)
-    assert not engine.play_turn(ro.tb, st, 0, act, group, powers, kills)
+    assert not hplay_turn(ro, st, 0)
     assert len(built(st, 1)) == 1
     assert st.board[G_END] == 0
 
@@ -332,19 +332,20 @@ def test_ro5_the_tired_unit_is_never_chosen_as_a_blocker(ro):
             st.units[1, 1, U_TIRED] = TURN
             st.units[1, 2, U_TIRED] = TURN
             st.aux[A_ATK, :3] = rows
-            engine.declare(c.tb, st, 0, 3)
+            hdeclare(c, st, 0, 3)
             st.aux[A_APOW, :3] = 2
-            policies.choose_blocks(c.tb, st, 1, 3)
-            assert st.aux[A_BLK, 1] == -1 and st.aux[A_BLK, 2] == -1
+            policies.choose_blocks(c.tb, st, 1, 3)  # its plan (state.A_PBLK)
+            assert st.aux[A_PBLK, 1] == -1 and st.aux[A_PBLK, 2] == -1
 
 
 # ---------------------------------------------------------------- druids only (Shadow, Cloaking)
 
 
 def _blocks_of(c, st, n):
+    """The defender's plan of blocks (policies.choose_blocks: state.A_PBLK, A_PAWK)."""
     policies.choose_blocks(c.tb, st, 1, n)
-    return [int(x) for x in st.aux[A_BLK, : int(st.pl[1, PL_NU])]], [
-        int(x) for x in st.aux[A_AWK, :n]
+    return [int(x) for x in st.aux[A_PBLK, : int(st.pl[1, PL_NU])]], [
+        int(x) for x in st.aux[A_PAWK, :n]
     ]
 
 
@@ -365,7 +366,7 @@ def test_shadow_rune_and_cloaking_attackers_are_stopped_only_by_druids(ro, kind,
         # one building left: a heuristic defender blocks with whatever may block
         seat(st, 1, [CAMP], workers=4, units=[SENTRY, RIDER, DRUID, DRUID, SENTRY])
         st.aux[A_ATK, :1] = rows
-        engine.declare(c.tb, st, 0, 1)
+        hdeclare(c, st, 0, 1)
         st.aux[A_APOW, 0] = 5 if how == "shadow" else 2
         blk, awk = _blocks_of(c, st, 1)
         assert awk == [0]
@@ -390,10 +391,10 @@ def test_cloaking_is_for_druids_riders_may_be_stopped_by_anything(ro):
     seat(st, 0, [CAMP, TOWN, CAPITOL], units=[RIDER], brunes={CAPITOL: CLOAKING})
     [s] = seat(st, 1, [CAMP], units=[SENTRY])
     st.aux[A_ATK, 0] = 0
-    engine.declare(ro.tb, st, 0, 1)
+    hdeclare(ro, st, 0, 1)
     st.aux[A_APOW, 0] = 2
     policies.choose_blocks(ro.tb, st, 1, 1)
-    assert st.aux[A_BLK, s] == 0  # a sentry may stop a cloaked player's rider
+    assert st.aux[A_PBLK, s] == 0  # a sentry may stop a cloaked player's rider
 
 
 def test_a_druid_blocks_a_shadow_druid_with_crown(ro):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from balance.games.raven_order import engine, narrate, state
+from balance.games.raven_order import narrate, state
 from balance.games.raven_order.state import (
     A_ATK,
     A_AWK,
@@ -61,6 +61,7 @@ from .helpers import (
     types,
     workers,
 )
+from .helpers import declare as hdeclare
 
 ACADS = [ACAD1, ACAD2, ACAD3]
 LOG = 256  # log rows of a scripted war
@@ -179,7 +180,7 @@ def test_engine10_killed_units_stay_in_play_until_the_end_of_the_war(ro):
     count stay; sweep removes it, with them."""
     st, attackers, _ = _crown_attacker(ro)
     st.aux[A_ATK, :2] = attackers
-    engine.declare(ro.tb, st, 0, 2)
+    hdeclare(ro, st, 0, 2)
     st.aux[A_BLK] = -1
     st.aux[A_AWK] = 0
     mark_killed(st, 0, attackers[0])

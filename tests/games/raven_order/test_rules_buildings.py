@@ -3,7 +3,6 @@ RO-4, RO-5, RO-6)."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from balance.games.raven_order import engine
@@ -44,6 +43,9 @@ from balance.games.raven_order.tables import (
 )
 
 from .helpers import blank, built, compiled, gold, hand, scripted, seat, types, workers
+from .helpers import build as hbuild
+from .helpers import construction as hconstruction
+from .helpers import play_rune as hplay_rune
 
 # ---------------------------------------------------------------- RO-2: Harvest
 
@@ -217,10 +219,10 @@ def test_ro3_building_costs(ro, b, cost):
            STATUE: [ARMORY], ACAD2: [ACAD1], ACAD3: [ACAD1, ACAD2]}.get(b, [])  # fmt: skip
     st = blank(ro)
     seat(st, 0, req, gold=cost - 1)
-    assert not engine.build(ro.tb, st, 0, b, STATUE_WORKERS)
+    assert not hbuild(ro, st, 0, b, STATUE_WORKERS)
     assert built(st, 0) == sorted(req) and gold(st, 0) == cost - 1
     st.pl[0, PL_GOLD] = cost + 3
-    assert engine.build(ro.tb, st, 0, b, STATUE_WORKERS)
+    assert hbuild(ro, st, 0, b, STATUE_WORKERS)
     assert built(st, 0) == sorted([*req, b]) and gold(st, 0) == 3
     assert st.pl[0, PL_NBLD] == len(req) + 1
 
@@ -234,29 +236,29 @@ def test_ro3_requirements_must_be_standing(ro, b, req):
     st = blank(ro)
     others = [x for x in (CAMP, TOWN, ARMORY, CITADEL, ACAD1, ACAD2) if x not in (b, req)]
     seat(st, 0, others, gold=20)
-    assert not engine.build(ro.tb, st, 0, b, STATUE_WORKERS)
+    assert not hbuild(ro, st, 0, b, STATUE_WORKERS)
     assert gold(st, 0) == 20
     st.pl[0, PL_BUILT + req] = 1
     st.pl[0, PL_NBLD] += 1
-    assert engine.build(ro.tb, st, 0, b, STATUE_WORKERS)
+    assert hbuild(ro, st, 0, b, STATUE_WORKERS)
 
 
 def test_ro3_a_razed_requirement_blocks_building(ro):
     st = blank(ro)
     seat(st, 0, [CAMP, ARMORY], gold=20)
     engine.destroy_building(ro.tb, st, 0, ARMORY)
-    assert not engine.build(ro.tb, st, 0, CITADEL, -1)
+    assert not hbuild(ro, st, 0, CITADEL, -1)
 
 
 def test_ro3_one_building_a_turn(ro):
     st = blank(ro)
     seat(st, 0, [CAMP], gold=20)
-    assert engine.build(ro.tb, st, 0, ARMORY, -1)
-    assert not engine.build(ro.tb, st, 0, ACAD1, -1)
-    assert not engine.build(ro.tb, st, 0, TOWN, -1)
+    assert hbuild(ro, st, 0, ARMORY, -1)
+    assert not hbuild(ro, st, 0, ACAD1, -1)
+    assert not hbuild(ro, st, 0, TOWN, -1)
     assert built(st, 0) == [CAMP, ARMORY] and gold(st, 0) == 18
     st.pl[0, PL_BUILDS] = 1  # the next turn (engine.construction resets it)
-    assert engine.build(ro.tb, st, 0, ACAD1, -1)
+    assert hbuild(ro, st, 0, ACAD1, -1)
 
 
 def test_ro3_the_construction_phase_allows_one_build(ro):
@@ -264,8 +266,7 @@ def test_ro3_the_construction_phase_allows_one_build(ro):
     st = blank(ro)
     seat(st, 0, [CAMP], gold=20)
     st.pl[0, PL_BUILDS] = 0
-    act = np.zeros(3, np.int32)
-    engine.construction(ro.tb, st, 0, act)  # a scripted seat ends the phase at once
+    hconstruction(ro, st, 0)  # a scripted seat ends the phase at once
     assert st.pl[0, PL_BUILDS] == 1
 
 
@@ -273,7 +274,7 @@ def test_ro3_only_one_of_each_type(ro):
     st = blank(ro)
     seat(st, 0, [CAMP, ARMORY], gold=20)
     for b in (CAMP, ARMORY):
-        assert not engine.build(ro.tb, st, 0, b, -1)
+        assert not hbuild(ro, st, 0, b, -1)
     assert gold(st, 0) == 20 and st.pl[0, PL_NBLD] == 2
 
 
@@ -282,7 +283,7 @@ def test_ro3_a_destroyed_building_may_be_rebuilt(ro):
     seat(st, 0, [CAMP, TOWN], gold=5)
     engine.destroy_building(ro.tb, st, 0, TOWN)
     assert built(st, 0) == [CAMP] and st.pl[0, PL_NBLD] == 1
-    assert engine.build(ro.tb, st, 0, TOWN, -1)
+    assert hbuild(ro, st, 0, TOWN, -1)
     assert built(st, 0) == [CAMP, TOWN] and gold(st, 0) == 0
     engine.harvest(ro.tb, st, 0)
     assert gold(st, 0) == 4  # and it works again
@@ -291,7 +292,7 @@ def test_ro3_a_destroyed_building_may_be_rebuilt(ro):
 def test_ro3_statue_two_workers(ro):
     st = blank(ro, deck=[CROWN, SHADOW])
     seat(st, 0, [ARMORY], gold=1, workers=1)
-    assert engine.build(ro.tb, st, 0, STATUE, STATUE_WORKERS)
+    assert hbuild(ro, st, 0, STATUE, STATUE_WORKERS)
     assert (gold(st, 0), workers(st, 0), hand(st, 0)) == (0, 3, {})
     assert st.pl[0, PL_BUILDS] == 0
 
@@ -299,7 +300,7 @@ def test_ro3_statue_two_workers(ro):
 def test_ro3_statue_two_runes(ro):
     st = blank(ro, deck=[CROWN, SHADOW, SPIRIT])
     seat(st, 0, [ARMORY], gold=1)
-    assert engine.build(ro.tb, st, 0, STATUE, STATUE_RUNES)
+    assert hbuild(ro, st, 0, STATUE, STATUE_RUNES)
     assert hand(st, 0) == {CROWN: 1, SHADOW: 1} and st.pl[0, PL_HAND_N] == 2
     assert workers(st, 0) == 0 and st.board[G_DECK_TOP] == 2
 
@@ -307,17 +308,17 @@ def test_ro3_statue_two_runes(ro):
 def test_ro3_statue_runes_from_a_short_deck(ro):
     st = blank(ro, deck=[CROWN])
     seat(st, 0, [ARMORY], gold=1)
-    assert engine.build(ro.tb, st, 0, STATUE, STATUE_RUNES)
+    assert hbuild(ro, st, 0, STATUE, STATUE_RUNES)
     assert hand(st, 0) == {CROWN: 1}
 
 
 def test_ro3_statue_two_extra_builds_this_turn(ro):
     st = blank(ro)
     seat(st, 0, [CAMP, ARMORY], gold=20)
-    assert engine.build(ro.tb, st, 0, STATUE, STATUE_BUILDS)
-    assert engine.build(ro.tb, st, 0, ACAD1, -1)
-    assert engine.build(ro.tb, st, 0, ACAD2, -1)  # its requirement was built this turn
-    assert not engine.build(ro.tb, st, 0, GUILDHALL, -1)
+    assert hbuild(ro, st, 0, STATUE, STATUE_BUILDS)
+    assert hbuild(ro, st, 0, ACAD1, -1)
+    assert hbuild(ro, st, 0, ACAD2, -1)  # its requirement was built this turn
+    assert not hbuild(ro, st, 0, GUILDHALL, -1)
     assert built(st, 0) == [CAMP, ARMORY, STATUE, ACAD1, ACAD2]
     assert gold(st, 0) == 20 - 1 - 2 - 2
     assert workers(st, 0) == 0
@@ -326,10 +327,10 @@ def test_ro3_statue_two_extra_builds_this_turn(ro):
 def test_ro3_a_rebuilt_statue_chooses_again(ro):
     st = blank(ro, deck=[CROWN, SHADOW])
     seat(st, 0, [ARMORY], gold=2)
-    assert engine.build(ro.tb, st, 0, STATUE, STATUE_WORKERS)
+    assert hbuild(ro, st, 0, STATUE, STATUE_WORKERS)
     engine.destroy_building(ro.tb, st, 0, STATUE)
     st.pl[0, PL_BUILDS] = 1
-    assert engine.build(ro.tb, st, 0, STATUE, STATUE_RUNES)
+    assert hbuild(ro, st, 0, STATUE, STATUE_RUNES)
     assert (gold(st, 0), workers(st, 0), hand(st, 0)) == (0, 2, {CROWN: 1, SHADOW: 1})
 
 
@@ -337,20 +338,20 @@ def test_ro3_statue_numbers_are_config():
     c = scripted(compiled(rules={"statue": {"workers": 5, "extra_builds": 1}}))
     st = blank(c)
     seat(st, 0, [ARMORY], gold=10)
-    assert engine.build(c.tb, st, 0, STATUE, STATUE_WORKERS)
+    assert hbuild(c, st, 0, STATUE, STATUE_WORKERS)
     assert workers(st, 0) == 5
     st2 = blank(c)
     seat(st2, 0, [ARMORY], gold=10)
-    assert engine.build(c.tb, st2, 0, STATUE, STATUE_BUILDS)
-    assert engine.build(c.tb, st2, 0, ACAD1, -1)
-    assert not engine.build(c.tb, st2, 0, GUILDHALL, -1)
+    assert hbuild(c, st2, 0, STATUE, STATUE_BUILDS)
+    assert hbuild(c, st2, 0, ACAD1, -1)
+    assert not hbuild(c, st2, 0, GUILDHALL, -1)
 
 
 def test_ro3_the_statue_asks_the_policy_when_no_choice_is_given(ro):
     """statue_choice -1: the seat's configured choice (economy: builds)."""
     st = blank(ro)
     seat(st, 0, [ARMORY], gold=10)
-    assert engine.build(ro.tb, st, 0, STATUE, -1)
+    assert hbuild(ro, st, 0, STATUE, -1)
     assert st.pl[0, PL_BUILDS] == 2
 
 
@@ -372,7 +373,7 @@ def test_ro6_academy_levels_gate_rune_levels(ro, acads, playable):
     for r, host in ((MEDICINE, GUILDHALL), (LOOTING, ARMORY), (FROST, 0), (CROWN, 0), (SPIRIT, 0)):
         st = blank(ro)
         seat(st, 0, [CAMP, ARMORY, GUILDHALL, *acads], units=[DRUID], hand=[r])
-        if engine.play_rune(ro.tb, st, 0, r, host):
+        if hplay_rune(ro, st, 0, r, host):
             got.add(r)
             assert hand(st, 0) == {}
         else:

@@ -74,6 +74,9 @@ from .helpers import (
     war,
     workers,
 )
+from .helpers import build as hbuild
+from .helpers import declare as hdeclare
+from .helpers import play_rune as hplay_rune
 
 ACADS = [ACAD1, ACAD2, ACAD3]
 
@@ -97,7 +100,7 @@ def test_ro6_tradition_and_tech_runes_go_on_their_named_building_only(ro, r, hos
     for b in everything:
         st = blank(ro)
         seat(st, 0, everything, hand=[r])
-        ok = engine.play_rune(ro.tb, st, 0, r, b)
+        ok = hplay_rune(ro, st, 0, r, b)
         assert ok == (b == host_building), b
         if ok:
             assert st.pl[0, PL_BRUNE + b] == r
@@ -109,18 +112,18 @@ def test_ro6_tradition_and_tech_runes_go_on_their_named_building_only(ro, r, hos
 def test_ro6_a_named_building_must_be_standing(ro):
     st = blank(ro)
     seat(st, 0, [CAMP, *ACADS], hand=[LOOTING])
-    assert not engine.play_rune(ro.tb, st, 0, LOOTING, ARMORY)
+    assert not hplay_rune(ro, st, 0, LOOTING, ARMORY)
 
 
 def test_ro6_canine_goes_on_any_own_building(ro):
     for b in (CAMP, TOWN, ACAD1, STATUE):
         st = blank(ro)
         seat(st, 0, [CAMP, TOWN, ARMORY, STATUE, ACAD1], hand=[CANINE])
-        assert engine.play_rune(ro.tb, st, 0, CANINE, b)
+        assert hplay_rune(ro, st, 0, CANINE, b)
         assert inplay(st, 0) == {CANINE: 1}
     st = blank(ro)
     seat(st, 0, [CAMP, ACAD1], hand=[CANINE])
-    assert not engine.play_rune(ro.tb, st, 0, CANINE, TOWN)  # not standing
+    assert not hplay_rune(ro, st, 0, CANINE, TOWN)  # not standing
 
 
 @pytest.mark.parametrize("r", [FROST, BLOOM, CROWN, SHADOW, SPIRIT])
@@ -129,13 +132,13 @@ def test_ro6_paint_goes_on_an_own_living_druid_only(ro, r):
     rows = seat(st, 0, [CAMP, *ACADS], workers=2, units=[SENTRY, RIDER, DRUID], hand={r: 2})
     seat(st, 1, [CAMP], units=[DRUID])
     for b in (CAMP, ACAD1):
-        assert not engine.play_rune(ro.tb, st, 0, r, b)  # a building is no host for paint
-    assert not engine.play_rune(ro.tb, st, 0, r, rows[0])
-    assert not engine.play_rune(ro.tb, st, 0, r, rows[1])
-    assert not engine.play_rune(ro.tb, st, 0, r, 3)  # no such row of seat 0
-    assert engine.play_rune(ro.tb, st, 0, r, rows[2])
+        assert not hplay_rune(ro, st, 0, r, b)  # a building is no host for paint
+    assert not hplay_rune(ro, st, 0, r, rows[0])
+    assert not hplay_rune(ro, st, 0, r, rows[1])
+    assert not hplay_rune(ro, st, 0, r, 3)  # no such row of seat 0
+    assert hplay_rune(ro, st, 0, r, rows[2])
     assert st.units[0, rows[2], U_RUNE] == r
-    assert not engine.play_rune(ro.tb, st, 0, r, rows[2])  # one rune per host
+    assert not hplay_rune(ro, st, 0, r, rows[2])  # one rune per host
     assert hand(st, 0) == {r: 1} and inplay(st, 0) == {r: 1}
     assert st.units[1, 0, U_RUNE] == -1
 
@@ -143,10 +146,10 @@ def test_ro6_paint_goes_on_an_own_living_druid_only(ro, r):
 def test_ro6_one_rune_per_building(ro):
     st = blank(ro)
     seat(st, 0, [CAMP, ARMORY, ACAD1], hand=[LOOTING, CONQUEST, CANINE])
-    assert engine.play_rune(ro.tb, st, 0, LOOTING, ARMORY)
-    assert not engine.play_rune(ro.tb, st, 0, CONQUEST, ARMORY)
-    assert not engine.play_rune(ro.tb, st, 0, CANINE, ARMORY)
-    assert engine.play_rune(ro.tb, st, 0, CANINE, CAMP)
+    assert hplay_rune(ro, st, 0, LOOTING, ARMORY)
+    assert not hplay_rune(ro, st, 0, CONQUEST, ARMORY)
+    assert not hplay_rune(ro, st, 0, CANINE, ARMORY)
+    assert hplay_rune(ro, st, 0, CANINE, CAMP)
     assert hand(st, 0) == {CONQUEST: 1}
 
 
@@ -154,7 +157,7 @@ def test_ro6_a_rune_must_be_in_hand(ro):
     st = blank(ro)
     seat(st, 0, [CAMP, ARMORY, ACAD1], hand=[CONQUEST])
     seat(st, 1, [CAMP, ARMORY, ACAD1], hand=[LOOTING])
-    assert not engine.play_rune(ro.tb, st, 0, LOOTING, ARMORY)  # the opponent's card
+    assert not hplay_rune(ro, st, 0, LOOTING, ARMORY)  # the opponent's card
     assert inplay(st, 0) == {} and hand(st, 1) == {LOOTING: 1}
 
 
@@ -180,7 +183,7 @@ def test_ro6_a_rune_leaves_play_with_its_building(ro):
     assert inplay(st, 0) == {} and power(ro, st, 0, r) == 2
     st.pl[0, PL_BUILDS] = 1
     st.pl[0, PL_GOLD] = 2
-    assert engine.build(ro.tb, st, 0, CITADEL, -1)  # rebuilt: without its rune
+    assert hbuild(ro, st, 0, CITADEL, -1)  # rebuilt: without its rune
     assert st.pl[0, PL_BRUNE + CITADEL] == -1 and power(ro, st, 0, r) == 2
 
 
@@ -377,8 +380,8 @@ def test_looting_nothing_for_riders_or_druids_killed_or_for_druid_kills(ro):
 def test_horses_goes_on_the_shrine_and_lifts_ro5_for_riders(ro):
     st = blank(ro)
     seat(st, 0, [CAMP, ARMORY, CITADEL, SHRINE, ACAD1], gold=1, units=[SENTRY], hand=[HORSES])
-    assert not engine.play_rune(ro.tb, st, 0, HORSES, CITADEL)
-    assert engine.play_rune(ro.tb, st, 0, HORSES, SHRINE)
+    assert not hplay_rune(ro, st, 0, HORSES, CITADEL)
+    assert hplay_rune(ro, st, 0, HORSES, SHRINE)
     i = engine.train(ro.tb, st, 0, SENTRY, 0)
     assert can_attack(ro.tb, st, 0, i)
 
@@ -452,7 +455,7 @@ def test_corruption_takes_an_enemy_unit_with_its_rune(ro):
     st = blank(ro)
     seat(st, 0, [CAMP, GUILDHALL, *ACADS], hand=[CORRUPTION])
     seat(st, 1, [CAMP, ACAD1], units=[SENTRY, (DRUID, FROST), RIDER])
-    assert engine.play_rune(ro.tb, st, 0, CORRUPTION, GUILDHALL)
+    assert hplay_rune(ro, st, 0, CORRUPTION, GUILDHALL)
     # the heuristic takes the most valuable unit: the painted druid; its rune goes with it
     assert alive(st, 0) == [(DRUID, FROST)]
     assert alive(st, 1) == [(SENTRY, -1), (RIDER, -1)]
@@ -470,12 +473,12 @@ def test_corruption_takes_a_worker_or_nothing(ro):
     st = blank(ro)
     seat(st, 0, [CAMP, GUILDHALL, *ACADS], hand={CORRUPTION: 1})
     seat(st, 1, [CAMP], workers=2)
-    assert engine.play_rune(ro.tb, st, 0, CORRUPTION, GUILDHALL)
+    assert hplay_rune(ro, st, 0, CORRUPTION, GUILDHALL)
     assert (workers(st, 0), workers(st, 1)) == (1, 1)
     st = blank(ro)
     seat(st, 0, [CAMP, GUILDHALL, *ACADS], hand={CORRUPTION: 1})
     seat(st, 1, [CAMP])
-    assert engine.play_rune(ro.tb, st, 0, CORRUPTION, GUILDHALL)
+    assert hplay_rune(ro, st, 0, CORRUPTION, GUILDHALL)
     assert types(st, 0) == [] and workers(st, 0) == 0 and inplay(st, 0) == {CORRUPTION: 1}
 
 
@@ -484,7 +487,7 @@ def test_dawn_raid_kills_one_unit_before_blockers_are_chosen(ro):
     [r] = seat(st, 0, [CAMP, CITADEL, *ACADS], units=[RIDER], brunes={CITADEL: DAWN_RAID})
     seat(st, 1, [CAMP], units=[SENTRY, DRUID])
     st.aux[A_ATK, 0] = r
-    engine.declare(ro.tb, st, 0, 1)
+    hdeclare(ro, st, 0, 1)
     assert st.units[1, 1, U_DEAD] == 1  # the druid (most valuable) is already dead
     assert st.units[1, 0, U_DEAD] == 0
 
@@ -542,7 +545,7 @@ def test_medicine_gold_never_below_0(ro):
 def test_medicine_needs_no_academy(ro):
     st = blank(ro)
     seat(st, 0, [CAMP, GUILDHALL], hand=[MEDICINE])
-    assert engine.play_rune(ro.tb, st, 0, MEDICINE, GUILDHALL)
+    assert hplay_rune(ro, st, 0, MEDICINE, GUILDHALL)
 
 
 def test_shields_a_sentry_blocking_a_rider_gains_1(ro):
@@ -584,7 +587,7 @@ def test_cloaking_druids_only_stopped_by_druids(ro):
     st = blank(ro)
     d, r = seat(st, 0, [CAMP, TOWN, CAPITOL], units=[DRUID, RIDER], hand=[CLOAKING])
     assert not state_druids_only(st, 0, d)
-    assert engine.play_rune(ro.tb, st, 0, CLOAKING, CAPITOL)  # no academy needed
+    assert hplay_rune(ro, st, 0, CLOAKING, CAPITOL)  # no academy needed
     assert state_druids_only(st, 0, d) and not state_druids_only(st, 0, r)
     seat(st, 1, [CAMP, TOWN], workers=3, units=[SENTRY, SENTRY])
     war(ro, st, 0)
