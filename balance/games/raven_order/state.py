@@ -517,3 +517,9 @@ def recount(st) -> None:
                 st.pl[p, PL_CNT + st.units[p, i, U_TYPE]] += 1
                 if r >= 0:
                     st.pl[p, PL_INPLAY + r] += 1
+
+
+def new_state(tb, log_cap: int = 0) -> State:
+    """A State for the config, from Python (the kernels use ``alloc_state``): the Python entry
+    every game's state.py has (balance/games/position.py)."""
+    return alloc_state(tb, np.int64(log_cap))
