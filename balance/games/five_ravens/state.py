@@ -89,9 +89,9 @@ B_CENTRE = _b(MAX_SLOTS)  # + slot: relic card id (-1 empty)
 B_FACE = _b(MAX_SLOTS)  # + slot: face up
 B_LOCK = _b(MAX_SLOTS)  # + slot: locked
 B_ORDER = _b(MAX_SLOTS)  # + i: the Theft's steal order (engine.steal_order)
-B_RDECK = _b(T.MAX_CAP)  # + i: the relic deck as a circular buffer (at most MAX_CAP cards)
 B_PLAN = _b(T.MAX_CAP)  # + i: a policy's plan of the 8's stack or the 4's set-aside, in order
 B_ASIDE = _b(T.MAX_CAP)  # + i: the cards the 4 set aside so far (in no pile, ENGINE-12)
+B_RDECK = _b(T.MAX_CAP)  # + i: the relic deck as a circular buffer (at most MAX_CAP cards)
 N_BOARD = _b.end
 
 # State.pile[p, PILE_*, i]: the four piles of a seat; top of the deck = last card.
