@@ -38,6 +38,15 @@ code and tests cite them as ENGINE-n):
   stream): game ``i`` of a seed is the same game whatever the policies, threads or chunks.
 - ENGINE-15 ``rules.handicap`` (not in the rulebook) adds its entry for the seat's place in the
   first round's turn order to its FR-13 score before FR-14 ranks the seats.
+- ENGINE-16 What a search may assume a seat knows (knowledge.py): besides ENGINE-13, each other
+  seat's hand, deck and face-down thief as one set, not which card is where; no other memory.
+- ENGINE-17 Decision points: a rule with nothing to choose asks nothing; the 8's stacking and the
+  4's set-aside are asked a card at a time ("which card next, or stop").
+
+Decision points (docs/rules/five_ravens.md, "Decisions"): ``start`` resets the State,
+``advance`` plays to the next decision (state.pending), ``legal`` lists its option codes,
+``apply`` carries one out; ``play_game`` plays them all with policies.choose. The game's
+continuation (stage, Mission position, steal order, the Raven resolving, ...) is on the board.
 
 State layout (one game; allocated once per block of games and reset per game). ``P`` seats,
 ``CAP = 9 + n_relics`` slots per pile; card ids are 0..8 for Ravens of rank 1..9 and 9 + i for
@@ -57,7 +66,7 @@ from balance.games.five_ravens import tables as T
 from balance.rng import below, seed_stream
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def reveal_slot(tb, st, slot):
     """A centre relic turns face up: public, and locked at once if cursed (FR-4)."""
     st.r.board[S.B_FACE + slot] = 1
@@ -233,7 +242,7 @@ def legal_moves(tb, st, p, moves):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def n_handable(st, p):
+def n_handable(st, p):  # ENGINE-17: the engine asks only when a point has an option
     """Hand cards the seat may take out of its hand by an effect: all but a last Raven (FR-6,
     ENGINE-3)."""
     n = st.r.pl[p, S.PL_HAND_N]
@@ -495,7 +504,7 @@ def take_set_aside(tb, st, p, c):
     end_four(tb, st, p)
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def end_four(tb, st, p):
     n = st.r.board[S.G_SEQ]
     S.emit(st, S.E_SET_ASIDE, p, n, 0, 0, 0, 0, 0)
@@ -531,6 +540,8 @@ def act_two(tb, st, p):
 
 @njit(cache=True, _nrt=False, forceinline=True)
 def take_borrow(tb, st, p, c):
+    if c == S.OPT_NONE:  # none (the greedy 2 when every action it could borrow is off)
+        return
     S.emit(st, S.E_ACTION, p, c, 1, 0, 0, 0, 0)
     if tb.r.params[T.P_ACTION + c] == 1:
         resolve_other(tb, st, p, c)
@@ -808,7 +819,7 @@ def steal(tb, st, p, choice):
 
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def thief_captured(tb, st, p):
     """FR-11: the seat's revealed thief is captured, before the next steal (ENGINE-7); a 7
     rescues."""
@@ -829,14 +840,14 @@ def take_steal(tb, st, p, code):
     thief_captured(tb, st, p)
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def theft_begin(tb, st):
     """The Theft (FR-9): the steal order, into B_ORDER."""
     steal_order(tb, st, st.r.board[S.B_ORDER : S.B_ORDER + S.MAX_SLOTS])
     st.r.board[S.G_TI] = 0
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def theft_next(tb, st):
     """The Theft and Capture phases (FR-9..FR-11), seat by seat in steal order: stops at the next
     seat that can steal (returns it), or at a rescue; -1 when every seat is done."""
@@ -853,7 +864,7 @@ def theft_next(tb, st):
     return -1
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def theft_end(tb, st):
     """Unclaimed relics go under the relic deck in slot order (ENGINE-8)."""
     for slot in range(S.n_seats(tb)):
@@ -1005,13 +1016,13 @@ def final_scores(tb, st, score, rank, sb, cursed):
 # ---------------------------------------------------------------- decision points
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def start(tb, st, seed, game, work):
     """Reset ``st`` to the start of game ``game`` of run ``seed``; no decision is pending yet."""
     setup(tb, st, seed, game)
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def end_game(tb, st, work):
     """Final scores (FR-13, ENGINE-15) and ranks (FR-14) into the seat rows; logs them."""
     final_scores(tb, st, work.score, work.rank, work.sb, work.cursed)
@@ -1173,6 +1184,9 @@ def legal(tb, st, work, opts):
             ):
                 opts[n] = c
                 n += 1
+        if kind == S.D_BORROW:
+            opts[n] = S.OPT_NONE
+            n += 1
     else:  # slot decisions
         if kind == S.D_SEVEN:
             opts[n] = S.OPT_NONE
@@ -1206,7 +1220,7 @@ def play_game(tb, st, seed, game, work):
         apply(tb, st, work, pol.choose(tb, st, work))
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def record(tb, st, work, g, score, rank, turns, end, order, team, role, extra, tele, clipped):
     """Write the ended game of ``st`` into row ``g`` of the output arrays (kit.Outputs' fields;
     ``clipped`` is the row of the block, int64[C]). ``end`` stays 0 (END_CLOCKS: every game ends
@@ -1221,12 +1235,15 @@ def record(tb, st, work, g, score, rank, turns, end, order, team, role, extra, t
         rank[g, p] = st.r.pl[p, S.PL_RANK]
         order[g, p] = (p - start_seat + P) % P
         extra[g, p, S.X_CAPTURED] = st.r.pl[p, S.PL_CAPT_N]
-        seen = 0  # the OR of the row's counts (clip_u8)
-        for j in range(ncol):
-            v = st.r.pl[p, S.PL_TELE + tb.r.cards[T.C_TEV, j] * nct + tb.r.cards[T.C_TCARD, j]]
+    seen = 0  # the OR of every count of the row (clip_u8)
+    for j in range(ncol):  # a column's place in the seat rows, once for every seat
+        col = S.nn(S.PL_TELE + tb.r.cards[T.C_TEV, j] * nct + tb.r.cards[T.C_TCARD, j])
+        for p in range(P):
+            v = st.r.pl[p, col]
             tele[g, p, j] = kit.clip_u8(v)
             seen |= v
-        if seen > kit.U8_MAX:  # some count passed 255: count the clipped cells per column
+    if seen > kit.U8_MAX:  # some count passed 255: count the clipped cells per column
+        for p in range(P):
             for j in range(ncol):
                 v = st.r.pl[p, S.PL_TELE + tb.r.cards[T.C_TEV, j] * nct + tb.r.cards[T.C_TCARD, j]]
                 kit.tally_clipped(v, clipped, j)

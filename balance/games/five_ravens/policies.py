@@ -7,8 +7,14 @@ Every ``choose_*`` function dispatches on the seat's policy kind (``tables.POL_*
   thief (rank, what its capture gives, what it costs), play other Ravens for their action only
   when the action's estimated value beats ``action_threshold``, steal the relic worth most to
   this seat, rescue the card whose capture hurts most.
-- ``script``: the next number of ``State.script`` (scripted test scenarios); greedy once it runs
-  out.
+- ``script``: the next number of ``State.script`` (scripted test scenarios, state.new_state's
+  ``script``); greedy once it runs out.
+
+``choose(tb, st, work)`` is the decision points' entry (engine.play_game): it answers the pending
+point (state.pending) with the code of the choose_* function of its kind, so that every draw is
+the one those functions made when the engine called them directly; the 8's and the 4's plans are
+kept in the State (choose_planned); a greedy seat's turn is the inlined greedy turn, which needs
+no list of legal moves.
 
 ENGINE-5: a choice of an action's target returns one whenever one is legal (the 5 captures,
 the 6 flips, the 7 buries or swaps, the 1 replaces, the 3 examines); -1 only when there is none.
@@ -68,7 +74,7 @@ def slot_ok(st, s, face):
     return face == ANY_FACE or st.r.board[S.B_FACE + s] == face
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def count_slots(tb, st, face):
     n = 0
     for s in range(S.n_seats(tb)):
@@ -77,7 +83,7 @@ def count_slots(tb, st, face):
     return n
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def nth_slot(tb, st, face, j):
     """The ``j``-th (from 0) slot that is ``slot_ok`` for ``face``, -1 if there are fewer."""
     for s in range(S.n_seats(tb)):
@@ -1039,7 +1045,7 @@ def choose_rescue(tb, st, p, exclude):
 @njit(cache=True, _nrt=False, inline="always")
 def card_code(c):
     """A choose_* answer of a card or a slot as an option code: -1 (bury, the relic deck's
-    bottom) is OPT_NONE."""
+    bottom, borrow none) is OPT_NONE."""
     return S.OPT_NONE if c < 0 else c
 
 
@@ -1085,7 +1091,7 @@ def _legal_moves(tb, st, p, moves):
     return k
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def choose_planned(tb, st, p, kind):
     """The 8's stack and the 4's set-aside, a point per card: the policy plans the whole set at
     the sequence's first point (choose_stack, choose_set_aside: the draws of today, in the same
@@ -1122,7 +1128,7 @@ def choose_sub(tb, st, p, kind):
     if kind == S.D_CAPTURE:
         return choose_capture(tb, st, p)
     if kind == S.D_BORROW:
-        return choose_borrow(tb, st, p)
+        return card_code(choose_borrow(tb, st, p))
     if kind == S.D_DISCARD:
         return choose_discard(tb, st, p)
     if kind == S.D_SEVEN:

@@ -19,6 +19,15 @@ streams ``rng``, beside the piles ``pile`` and the greedy turn's values ``fv``, 
 and the event log in ``aux``; ``Work`` and ``alloc_work(tb)``, the scratch of
 ``engine.play_game(tb, st, seed, game, work)``; ``END_REASONS`` and ``EXTRA_COLUMNS``.
 
+Decision points (issue 28; docs/rules/five_ravens.md, "Decisions"): ``DECISIONS`` and the
+``D_*`` kinds, ``MAX_OPTIONS``, the option codes ``OPT_*``, ``pending(st)``; the game's
+continuation (G_STAGE .. G_TI, B_ORDER, B_PLAN, B_ASIDE) is on the board, so that
+``copy_state(src, dst)`` copies a game that resumes from any point. ``alloc_state(tb, log_cap)``
+is every game's signature; a scenario's script comes in through ``alloc_state_script``.
+The small functions the decision points call once per point or per card (emit's test for room,
+the pile and relic-deck helpers, the Theft's steps) are ``forceinline=True``: a call passes the
+State's aux array field by field and cost more than its body.
+
 Widths: the State is one numpy record, not a NamedTuple of arrays, because a call then passes it
 as one pointer with every stride a constant (measured to pay: this is the speed benchmark's
 game; see State). Its integers are int32, like the Tables' (tables.py: every config compiles to
@@ -486,9 +495,17 @@ def alloc_work(tb):
 # ---------------------------------------------------------------- small helpers
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def emit(st, code, a, b, c, d, e, f, h):
-    """Log event ``code`` (E_*) with seven integers (the kit's log, kept in State.aux)."""
+    """Log event ``code`` (E_*) with seven integers (the kit's log, kept in State.aux). The test
+    for room is inlined at every site: the batch kernel keeps no log, and a call per event (some
+    250 a game) cost more than the decision points add."""
+    if st.r.board[G_LOG_N] < st.r.board[G_LOG_CAP]:
+        _emit(st, code, a, b, c, d, e, f, h)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def _emit(st, code, a, b, c, d, e, f, h):
     kit.log_event(st.r.board, st.aux, G_LOG_N, G_LOG_CAP, G_LOG0, code, a, b, c, d, e, f, h)
 
 
@@ -542,7 +559,7 @@ def ctype_col(tb, t):
     return nn(PL_TELE + 5 * (T.N_RAVENS + tb.r.params[T.P_N_TYPES]) + t)
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def _captured_changed(tb, st, p, c, d):
     st.r.pl[p, PL_RESCUE_OK] = 0
     if c < T.N_RAVENS:
@@ -555,14 +572,14 @@ def _captured_changed(tb, st, p, c, d):
         st.r.pl[p, ctype_col(tb, rtype(tb, c))] += d
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def capt_push(tb, st, p, c):
     st.r.pile[p, PILE_CAPT, nn(st.r.pl[p, PL_CAPT_N])] = c
     st.r.pl[p, PL_CAPT_N] += 1
     _captured_changed(tb, st, p, c, 1)
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def capt_take(tb, st, p, c):
     """Remove card ``c`` from the seat's captured cards."""
     j = find(st.r.pile[p, PILE_CAPT], st.r.pl[p, PL_CAPT_N], c)
@@ -589,7 +606,7 @@ def recount(tb, st):
                     _captured_changed(tb, st, p, c, 1)
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def deck_push_top(st, p, c):
     st.r.pile[p, PILE_DECK, nn(st.r.pl[p, PL_DECK_N])] = c
     st.r.pl[p, PL_DECK_N] += 1
@@ -657,7 +674,7 @@ def can_thief(tb, st, p, c):
 # ---------------------------------------------------------------- relic deck (circular)
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def rd_index(st, k):
     """Physical index of the k-th relic from the bottom."""
     return (st.r.board[G_RD_BOT] + k) & (st.r.board[G_RMASK])
@@ -678,7 +695,7 @@ def rd_bottom_card(st):
     return st.r.board[B_RDECK + st.r.board[G_RD_BOT]]
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def rd_pop_top(st):
     n = st.r.board[G_RD_N]
     if n == 0:
@@ -707,7 +724,7 @@ def rd_pop_bottom(st):
     return x
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def rd_push_bottom(st, x, knowers):
     """Put relic ``x`` at the bottom; seats whose bit is set in ``knowers`` know it is there
     (ENGINE-13)."""
@@ -721,7 +738,7 @@ def rd_push_bottom(st, x, knowers):
             st.r.pl[s, PL_RD_TOP] = st.r.pl[s, PL_RD_BOT]
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def slot_knowers(st, slot):
     m = 0
     for s in range(state_seats(st)):

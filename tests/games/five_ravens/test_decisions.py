@@ -77,8 +77,8 @@ def test_engine9_capped_seat_may_only_play_a_thief(fr2):
 
 
 def test_fr8_eight_is_a_point_per_card_and_keeps_the_last_raven(fr2):
-    """FR-8 (the 8), FR-6, ENGINE-2, ENGINE-3: the 8 is in no pile while it resolves; each point
-    offers the cards of hand and discard but the last Raven in hand, then stop."""
+    """FR-8 (the 8), FR-6, ENGINE-2, ENGINE-3, ENGINE-17: the 8 is in no pile while it resolves;
+    a point per card, each offers the cards of hand and discard but the last Raven in hand, then stop."""
     c = fr2
     gem = relic_id(c, "gem")
     st = blank(c)
@@ -154,7 +154,8 @@ def test_fr9_steal_offers_every_centre_relic_then_the_deck_bottom_with_a_capture
 
 
 def test_no_point_is_asked_where_nothing_can_be_chosen(fr2):
-    """A rule with nothing to choose asks nothing (ENGINE-5: the 3 with no face-down relic)."""
+    """ENGINE-17: a rule with nothing to choose asks nothing (ENGINE-5: the 3 with no face-down
+    relic)."""
     c = fr2
     st = blank(c)
     set_seat(c, st, 0, hand=[raven(3), raven(1)])
@@ -263,3 +264,47 @@ def test_decision_names_and_bounds():
     assert len(S.DECISIONS) == 15 and S.DECISIONS[S.D_TURN] == "turn"
     assert S.MAX_OPTIONS == 2 * T.MAX_CAP + 2
     assert S.OPT_NONE >= T.MAX_CAP and S.OPT_CAPT1 < S.MAX_OPTIONS + T.MAX_CAP
+
+
+def test_option_words_and_the_lines_of_a_game_in_progress(random4):
+    from balance.games.five_ravens import narrate
+
+    c = random4
+    tb = c.tb
+    kinds = set()
+    for g in range(3):
+        st = S.new_state(tb, 3000)
+        w = S.alloc_work(tb)
+        engine.start(tb, st, np.int64(8), np.int64(g), w)
+        k = 0
+        while engine.advance(tb, st, w) >= 0:
+            n = engine.legal(tb, st, w, OPTS)
+            words = [narrate.option_words(c, st, int(x)) for x in OPTS[:n]]
+            assert all(words) and len(set(words)) == n, words
+            kinds.add(S.pending(st)[1])
+            engine.apply(tb, st, w, pol.choose(tb, st, w))
+            k += 1
+            if g == 0 and k == 60:
+                lines = narrate.event_lines(c, S.log_rows(st), 8, g)
+                assert any("thief" in ln or "plays" in ln for ln in lines)
+    assert {S.D_TURN, S.D_STEAL, S.D_STACK, S.D_CAPTURE} <= kinds
+
+
+def test_engine6_the_greedy_two_borrows_none_when_every_action_it_could_is_off():
+    """ENGINE-6, FR-8 (the 2): a switched-off action does nothing, and the greedy 2 then borrows
+    none (OPT_NONE, listed last)."""
+    c = compile_tables(config(2, rules={"ravens": {"five": {"action": False}}}))
+    st = blank(c)
+    set_seat(c, st, 0, hand=[raven(2), raven(3)], captured=[raven(5)])
+    set_seat(c, st, 1, hand=[raven(4)])
+    st.board[S.G_STAGE] = S.STAGE_MISSION
+    st.board[S.G_MK] = 0
+    st.board[S.G_ACTED] = 0
+    st.board[S.G_KIND] = -1
+    w = S.alloc_work(c.tb)
+    assert engine.advance(c.tb, st, w) == 0
+    engine.apply(c.tb, st, w, 0)  # the 2 for its action
+    assert engine.advance(c.tb, st, w) == 0
+    assert S.pending(st) == (0, S.D_BORROW)
+    assert options(c, st) == [raven(5), S.OPT_NONE]
+    assert pol.choose(c.tb, st, w) == S.OPT_NONE

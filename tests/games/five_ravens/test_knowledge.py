@@ -100,8 +100,8 @@ def test_observe_hides_other_hands_and_unknown_relics(greedy4):
 
 @pytest.mark.parametrize("name", ["base.yaml", "two_players.yaml", "random_vs_greedy.yaml"])
 def test_determinize_keeps_what_the_seat_knows_and_plays_on(name):
-    """(a) a legal state that plays to the end, cards conserved; (c) the actor's observation and
-    legal options unchanged; (d) every stream seeded again."""
+    """ENGINE-16, FR-15: (a) a legal state that plays to the end, cards conserved; (c) the actor's
+    observation and legal options unchanged; (d) every stream seeded again (ENGINE-14)."""
     from balance.config import load_config
 
     c = compile_tables(load_config(CONFIGS / name))
