@@ -500,8 +500,18 @@ def emit(st, code, a, b, c, d, e, f, h):
     """Log event ``code`` (E_*) with seven integers (the kit's log, kept in State.aux). The test
     for room is inlined at every site: the batch kernel keeps no log, and a call per event (some
     250 a game) cost more than the decision points add."""
-    if st.r.board[G_LOG_N] < st.r.board[G_LOG_CAP]:
-        _emit(st, code, a, b, c, d, e, f, h)
+    if st.r.board[G_LOG_N] < st.r.board[G_LOG_CAP]:  # one compiled _emit: every argument int64
+        _emit(
+            st,
+            np.int64(code),
+            np.int64(a),
+            np.int64(b),
+            np.int64(c),
+            np.int64(d),
+            np.int64(e),
+            np.int64(f),
+            np.int64(h),
+        )
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
