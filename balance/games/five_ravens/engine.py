@@ -38,6 +38,15 @@ code and tests cite them as ENGINE-n):
   stream): game ``i`` of a seed is the same game whatever the policies, threads or chunks.
 - ENGINE-15 ``rules.handicap`` (not in the rulebook) adds its entry for the seat's place in the
   first round's turn order to its FR-13 score before FR-14 ranks the seats.
+- ENGINE-16 What a search may assume a seat knows (knowledge.py): besides ENGINE-13, each other
+  seat's hand, deck and face-down thief as one set, not which card is where; no other memory.
+- ENGINE-17 Decision points: a rule with nothing to choose asks nothing; the 8's stacking and the
+  4's set-aside are asked a card at a time ("which card next, or stop").
+
+Decision points (docs/rules/five_ravens.md, "Decisions"): ``start`` resets the State,
+``advance`` plays to the next decision (state.pending), ``legal`` lists its option codes,
+``apply`` carries one out; ``play_game`` plays them all with policies.choose. The game's
+continuation (stage, Mission position, steal order, the Raven resolving, ...) is on the board.
 
 State layout (one game; allocated once per block of games and reset per game). ``P`` seats,
 ``CAP = 9 + n_relics`` slots per pile; card ids are 0..8 for Ravens of rank 1..9 and 9 + i for
@@ -57,7 +66,7 @@ from balance.games.five_ravens import tables as T
 from balance.rng import below, seed_stream
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def reveal_slot(tb, st, slot):
     """A centre relic turns face up: public, and locked at once if cursed (FR-4)."""
     st.r.board[S.B_FACE + slot] = 1
@@ -142,6 +151,11 @@ def setup(tb, st, seed, game):
     first = below(st.r.rng[0], P)  # ENGINE-14: the first player, from the game's stream
     st.r.board[S.G_FIRST] = first
     st.r.board[S.G_START] = first
+    st.r.board[S.G_STAGE] = S.STAGE_ROUND
+    st.r.board[S.G_KIND] = -1
+    st.r.board[S.G_ACTOR] = -1
+    st.r.board[S.G_PLAYED] = -1
+    st.r.board[S.G_SEEN] = -1
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -221,52 +235,153 @@ def legal_moves(tb, st, p, moves):
 # ---------------------------------------------------------------- actions (FR-8)
 
 
+# ---------------------------------------------------------------- what a point may offer
+# How many options a decision point would have: the engine asks only when there is one at least
+# (a rule with nothing to choose does nothing, as the policies' -1 did), so that every pending
+# point has a legal option and no policy draws for a point that has none.
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def n_handable(st, p):  # ENGINE-17: the engine asks only when a point has an option
+    """Hand cards the seat may take out of its hand by an effect: all but a last Raven (FR-6,
+    ENGINE-3)."""
+    n = st.r.pl[p, S.PL_HAND_N]
+    if S.ravens_in_hand(st, p) == 1:
+        n -= 1
+    return n
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def n_slots(tb, st, face):
+    """Unlocked centre relics face down (0), face up (1) or either (2) (policies.count_slots)."""
+    n = 0
+    for s in range(S.n_seats(tb)):
+        if st.r.board[S.B_CENTRE + s] >= 0 and st.r.board[S.B_LOCK + s] == 0:
+            if face == 2 or st.r.board[S.B_FACE + s] == face:
+                n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def n_borrowable(st, p):
+    n = 0
+    for i in range(st.r.pl[p, S.PL_CAPT_N]):
+        c = st.r.pile[p, S.PILE_CAPT, i]
+        if c < T.N_RAVENS and c != T.TWO:
+            n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def bottom_ok(tb, st, p):
+    """A captured 2 lets the seat steal the relic deck's bottom instead (FR-9)."""
+    return (
+        tb.r.params[T.P_CAPTURE + T.TWO] == 1
+        and S.has_captured(st, p, T.TWO)
+        and st.r.board[S.G_RD_N] > 0
+    )
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def n_steal(tb, st, p):
+    n = 1 if bottom_ok(tb, st, p) else 0
+    for s in range(S.n_seats(tb)):
+        if st.r.board[S.B_CENTRE + s] >= 0:
+            n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def has_turn(tb, st, p):
+    """The seat has a legal Mission turn (legal_moves would list one, FR-5, FR-7, ENGINE-9)."""
+    nh = st.r.pl[p, S.PL_HAND_N]
+    if st.r.pl[p, S.PL_NO_THIEF] == 0:  # a Raven or a thief relic in hand: a thief (early out)
+        for i in range(nh):
+            c = st.r.pile[p, S.PILE_HAND, i]
+            if c < T.N_RAVENS or tb.r.cards[T.C_THIEF, S.rtype(tb, c)] == 1:
+                return True
+    if st.r.pl[p, S.PL_TURNS] >= S.MAX_ROUND_TURNS:
+        return False
+    return S.ravens_in_hand(st, p) >= 2 or S.can_capt3(tb, st, p) or S.can_capt1(tb, st, p)
+
+
+# ---------------------------------------------------------------- actions (FR-8)
+# Each action starts with act_*: the steps before its choice, then it asks (S.ask) for its
+# decision, or ends if there is nothing to choose; apply_sub carries out the choice (take_*).
+# The Raven played (G_PLAYED) goes to the discard when its action asks nothing more (apply).
+
+
 @njit(cache=True, _nrt=False, forceinline=False)
 def act_nine(tb, st, p):
     """9: draw two cards, then discard one (not the last Raven, FR-6)."""
     p = S.seat_ix(p)
     for _ in range(2):  # one inlined copy of _draw
         _draw(tb, st, p)
-    c = pol.choose_discard(tb, st, p)
-    if c >= 0:
-        S.hand_remove(st, p, c)
-        S.disc_push(st, p, c)
-        S.emit(st, S.E_DISCARD, p, c, 0, 0, 0, 0, 0)
+    if n_handable(st, p) > 0:
+        S.ask(st, S.D_DISCARD, p)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def take_discard(tb, st, p, c):
+    S.hand_remove(st, p, c)
+    S.disc_push(st, p, c)
+    S.emit(st, S.E_DISCARD, p, c, 0, 0, 0, 0, 0)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def n_stackable(st, p):
+    return n_handable(st, p) + st.r.pl[p, S.PL_DISC_N]
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def act_eight(tb, st, p):
-    """8: put any cards from hand and/or discard on top of the deck, in any order."""
+    """8: put any cards from hand and/or discard on top of the deck, in any order: one point per
+    card ("which card goes on top next, or stop")."""
     p = S.seat_ix(p)
-    n = pol.choose_stack(tb, st, p, st.aux[S.AUX_TMP])
-    for i in range(n):
-        c = st.aux[S.AUX_TMP][i]
-        j = S.find(st.r.pile[p, S.PILE_HAND], st.r.pl[p, S.PL_HAND_N], c)
-        if j >= 0:
-            st.r.pl[p, S.PL_HAND_N] = S.remove_at(
-                st.r.pile[p, S.PILE_HAND], st.r.pl[p, S.PL_HAND_N], j
-            )
-        else:
-            j = S.find(st.r.pile[p, S.PILE_DISC], st.r.pl[p, S.PL_DISC_N], c)
-            st.r.pl[p, S.PL_DISC_N] = S.remove_at(
-                st.r.pile[p, S.PILE_DISC], st.r.pl[p, S.PL_DISC_N], j
-            )
-        S.deck_push_top(st, p, c)
-        S.emit(st, S.E_TOP, p, c, 0, 0, 0, 0, 0)
+    st.r.board[S.G_SEQ] = 0
+    st.r.board[S.G_PLANNED] = 0
+    if n_stackable(st, p) > 0:
+        S.ask(st, S.D_STACK, p)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def take_stack(tb, st, p, c):
+    if c == S.OPT_NONE:
+        return
+    j = S.find(st.r.pile[p, S.PILE_HAND], st.r.pl[p, S.PL_HAND_N], c)
+    if j >= 0:
+        st.r.pl[p, S.PL_HAND_N] = S.remove_at(st.r.pile[p, S.PILE_HAND], st.r.pl[p, S.PL_HAND_N], j)
+    else:
+        j = S.find(st.r.pile[p, S.PILE_DISC], st.r.pl[p, S.PL_DISC_N], c)
+        st.r.pl[p, S.PL_DISC_N] = S.remove_at(st.r.pile[p, S.PILE_DISC], st.r.pl[p, S.PL_DISC_N], j)
+    S.deck_push_top(st, p, c)
+    S.emit(st, S.E_TOP, p, c, 0, 0, 0, 0, 0)
+    st.r.board[S.G_SEQ] += 1
+    if n_stackable(st, p) > 0:
+        S.ask(st, S.D_STACK, p)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def act_seven(tb, st, p):
-    """7: look at the top relic; bury it, or swap it with an unlocked face-down centre relic."""
+    """7: look at the top relic (G_SEEN, in no pile meanwhile); then bury it, or swap it with an
+    unlocked face-down centre relic."""
     p = S.seat_ix(p)
     x = S.rd_pop_top(st)
     if x < 0:
         return
-    slot = pol.choose_seven(tb, st, p, x)
-    if slot < 0:
+    st.r.board[S.G_SEEN] = x
+    S.ask(st, S.D_SEVEN, p)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def take_seven(tb, st, p, code):
+    x = st.r.board[S.G_SEEN]
+    st.r.board[S.G_SEEN] = -1
+    if code == S.OPT_NONE:
         S.rd_push_bottom(st, x, 1 << p)
         S.emit(st, S.E_SEVEN, p, x, -1, -1, 0, 0, 0)
     else:
+        slot = code
         y = st.r.board[S.B_CENTRE + slot]
         knowers = S.slot_knowers(st, slot)
         st.r.board[S.B_CENTRE + slot] = x
@@ -281,16 +396,13 @@ def act_seven(tb, st, p):
 def act_six(tb, st, p):
     """6: flip one unlocked centre relic; then optionally shuffle the face-down ones."""
     p = S.seat_ix(p)
-    slot = pol.choose_flip(tb, st, p)
-    if slot < 0:
-        return
-    if st.r.board[S.B_FACE + slot]:
-        st.r.board[S.B_FACE + slot] = 0  # ENGINE-13: everyone saw it face up, everyone knows it
-    else:
-        reveal_slot(tb, st, slot)
-    S.emit(
-        st, S.E_FLIP, p, slot, st.r.board[S.B_CENTRE + slot], st.r.board[S.B_FACE + slot], 0, 0, 0
-    )
+    if n_slots(tb, st, 2) > 0:
+        S.ask(st, S.D_FLIP, p)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def shuffle_slots(tb, st, out):
+    """The unlocked face-down centre slots, into ``out``; returns how many."""
     n = 0
     for s in range(S.n_seats(tb)):
         if (
@@ -298,38 +410,61 @@ def act_six(tb, st, p):
             and st.r.board[S.B_FACE + s] == 0
             and st.r.board[S.B_LOCK + s] == 0
         ):
-            st.aux[S.AUX_TMP2][n] = s
+            out[n] = s
             n += 1
-    if n >= 2 and pol.choose_shuffle(tb, st, p):
-        for i in range(n):
-            st.aux[S.AUX_TMP][i] = st.r.board[S.B_CENTRE + st.aux[S.AUX_TMP2][i]]
-        kit.shuffle(st.aux[S.AUX_TMP], n, st.r.rng[0])
-        for i in range(n):
-            slot = st.aux[S.AUX_TMP2][i]
-            st.r.board[S.B_CENTRE + slot] = st.aux[S.AUX_TMP][i]
-            for s in range(S.n_seats(tb)):
-                st.r.pl[s, S.PL_CKNOWN + slot] = 0
-        P = S.n_seats(tb)
-        S.emit(
-            st,
-            S.E_SHUFFLE_CENTRE,
-            p,
-            n,
-            st.r.board[S.B_CENTRE + 0],
-            st.r.board[S.B_CENTRE + 1],
-            st.r.board[S.B_CENTRE + 2] if P > 2 else -1,
-            st.r.board[S.B_CENTRE + 3] if P > 3 else -1,
-            0,
-        )
+    return n
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def take_flip(tb, st, p, slot):
+    if st.r.board[S.B_FACE + slot]:
+        st.r.board[S.B_FACE + slot] = 0  # ENGINE-13: everyone saw it face up, everyone knows it
+    else:
+        reveal_slot(tb, st, slot)
+    S.emit(
+        st, S.E_FLIP, p, slot, st.r.board[S.B_CENTRE + slot], st.r.board[S.B_FACE + slot], 0, 0, 0
+    )
+    if shuffle_slots(tb, st, st.aux[S.AUX_TMP2]) >= 2:
+        S.ask(st, S.D_SHUFFLE, p)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def take_shuffle(tb, st, p, yes):
+    if yes == 0:
+        return
+    n = shuffle_slots(tb, st, st.aux[S.AUX_TMP2])
+    for i in range(n):
+        st.aux[S.AUX_TMP][i] = st.r.board[S.B_CENTRE + st.aux[S.AUX_TMP2][i]]
+    kit.shuffle(st.aux[S.AUX_TMP], n, st.r.rng[0])
+    for i in range(n):
+        slot = st.aux[S.AUX_TMP2][i]
+        st.r.board[S.B_CENTRE + slot] = st.aux[S.AUX_TMP][i]
+        for s in range(S.n_seats(tb)):
+            st.r.pl[s, S.PL_CKNOWN + slot] = 0
+    P = S.n_seats(tb)
+    S.emit(
+        st,
+        S.E_SHUFFLE_CENTRE,
+        p,
+        n,
+        st.r.board[S.B_CENTRE + 0],
+        st.r.board[S.B_CENTRE + 1],
+        st.r.board[S.B_CENTRE + 2] if P > 2 else -1,
+        st.r.board[S.B_CENTRE + 3] if P > 3 else -1,
+        0,
+    )
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def act_five(tb, st, p):
     """5: capture a Raven or relic from hand or discard; a captured 7 rescues at once."""
     p = S.seat_ix(p)
-    c = pol.choose_capture(tb, st, p)
-    if c < 0:
-        return
+    if n_stackable(st, p) > 0:
+        S.ask(st, S.D_CAPTURE, p)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def take_capture(tb, st, p, c):
     j = S.find(st.r.pile[p, S.PILE_HAND], st.r.pl[p, S.PL_HAND_N], c)
     if j >= 0:
         st.r.pl[p, S.PL_HAND_N] = S.remove_at(st.r.pile[p, S.PILE_HAND], st.r.pl[p, S.PL_HAND_N], j)
@@ -341,53 +476,87 @@ def act_five(tb, st, p):
     S.emit(st, S.E_CAPTURE5, p, c, 0, 0, 0, 0, 0)
     # FR-8: a 7 captured this way rescues at once
     if c == T.SEVEN and tb.r.params[T.P_CAPTURE + T.SEVEN] == 1:
-        rescue(tb, st, p, T.SEVEN)
+        rescue(tb, st, p)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def act_four(tb, st, p):
-    """4: set aside other cards from hand, draw as many, then discard the set-aside cards (in no
-    pile while it draws, ENGINE-12)."""
+    """4: set aside other cards from hand (one point per card: "which next, or stop"), draw as
+    many, then discard the set-aside cards (in no pile while it draws, ENGINE-12)."""
     p = S.seat_ix(p)
-    n = pol.choose_set_aside(tb, st, p, st.aux[S.AUX_TMP2])
-    for i in range(n):
-        S.hand_remove(st, p, st.aux[S.AUX_TMP2][i])
+    st.r.board[S.G_SEQ] = 0
+    st.r.board[S.G_PLANNED] = 0
+    if n_handable(st, p) > 0:
+        S.ask(st, S.D_SET_ASIDE, p)
+    else:
+        end_four(tb, st, p)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def take_set_aside(tb, st, p, c):
+    if c != S.OPT_NONE:
+        S.hand_remove(st, p, c)
+        st.r.board[S.B_ASIDE + S.nn(st.r.board[S.G_SEQ])] = c
+        st.r.board[S.G_SEQ] += 1
+        if n_handable(st, p) > 0:
+            S.ask(st, S.D_SET_ASIDE, p)
+            return
+    end_four(tb, st, p)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def end_four(tb, st, p):
+    n = st.r.board[S.G_SEQ]
     S.emit(st, S.E_SET_ASIDE, p, n, 0, 0, 0, 0, 0)
     for _ in range(n):
         _draw(tb, st, p)
     for i in range(n):
-        S.disc_push(st, p, st.aux[S.AUX_TMP2][i])
-        S.emit(st, S.E_DISCARD, p, st.aux[S.AUX_TMP2][i], 0, 0, 0, 0, 0)
+        c = st.r.board[S.B_ASIDE + i]
+        S.disc_push(st, p, c)
+        S.emit(st, S.E_DISCARD, p, c, 0, 0, 0, 0, 0)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def act_three(tb, st, p):
     """3: look at one unlocked face-down centre relic."""
     p = S.seat_ix(p)
-    slot = pol.choose_examine(tb, st, p)
-    if slot >= 0:
-        st.r.pl[p, S.PL_CKNOWN + slot] = 1
-        S.emit(st, S.E_EXAMINE, p, slot, st.r.board[S.B_CENTRE + slot], 0, 0, 0, 0)
+    if n_slots(tb, st, 0) > 0:
+        S.ask(st, S.D_EXAMINE, p)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def take_examine(tb, st, p, slot):
+    st.r.pl[p, S.PL_CKNOWN + slot] = 1
+    S.emit(st, S.E_EXAMINE, p, slot, st.r.board[S.B_CENTRE + slot], 0, 0, 0, 0)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def act_two(tb, st, p):
     """2: resolve the action text of one of your captured Ravens (not another 2)."""
     p = S.seat_ix(p)
-    c = pol.choose_borrow(tb, st, p)
-    if c >= 0:
-        S.emit(st, S.E_ACTION, p, c, 1, 0, 0, 0, 0)
-        if tb.r.params[T.P_ACTION + c] == 1:
-            resolve_other(tb, st, p, c)
+    if n_borrowable(st, p) > 0:
+        S.ask(st, S.D_BORROW, p)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def take_borrow(tb, st, p, c):
+    if c == S.OPT_NONE:  # none (the greedy 2 when every action it could borrow is off)
+        return
+    S.emit(st, S.E_ACTION, p, c, 1, 0, 0, 0, 0)
+    if tb.r.params[T.P_ACTION + c] == 1:
+        resolve_other(tb, st, p, c)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def act_one(tb, st, p):
     """1: put an unlocked face-up centre relic on the bottom, replace it with the top relic."""
     p = S.seat_ix(p)
-    slot = pol.choose_replace(tb, st, p)
-    if slot < 0:
-        return
+    if n_slots(tb, st, 1) > 0:
+        S.ask(st, S.D_REPLACE, p)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def take_replace(tb, st, p, slot):
     old = st.r.board[S.B_CENTRE + slot]
     # ENGINE-11: under first, then the top: an empty relic deck gives the same relic back
     S.rd_push_bottom(st, old, (1 << S.n_seats(tb)) - 1)
@@ -408,7 +577,7 @@ def act_one(tb, st, p):
 
 @njit(cache=True, _nrt=False, inline="always")
 def resolve_other(tb, st, p, c):
-    """Resolve the action text of Raven ``c``, any rank but 2 (so the 2 never recurses)."""
+    """Start the action text of Raven ``c``, any rank but 2 (so the 2 never recurses)."""
     if c == T.NINE:
         act_nine(tb, st, p)
     elif c == T.EIGHT:
@@ -429,7 +598,7 @@ def resolve_other(tb, st, p, c):
 
 @njit(cache=True, _nrt=False, inline="always")
 def resolve_action(tb, st, p, c):
-    """Resolve the action text of Raven ``c`` for seat ``p`` (does nothing if switched off)."""
+    """Start the action text of Raven ``c`` for seat ``p`` (does nothing if switched off)."""
     if tb.r.params[T.P_ACTION + c] == 0:  # ENGINE-6: played, switched off: nothing
         return
     if c == T.TWO:
@@ -443,7 +612,11 @@ def capt3_action(tb, st, p):
     """Captured 3, once a round: look at the top or the bottom relic of the relic deck."""
     p = S.seat_ix(p)
     st.r.pl[p, S.PL_USED3] = 1
-    bottom = pol.choose_peek_end(tb, st, p)
+    S.ask(st, S.D_PEEK_END, p)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def take_peek_end(tb, st, p, bottom):
     x = S.rd_bottom_card(st) if bottom else S.rd_top_card(st)
     if bottom:
         st.r.pl[p, S.PL_RD_BOT] = x
@@ -457,37 +630,41 @@ def capt1_action(tb, st, p):
     """Captured 1, once a round: lock one centre relic until the round ends."""
     p = S.seat_ix(p)
     st.r.pl[p, S.PL_USED1] = 1
-    slot = pol.choose_lock(tb, st, p)
-    if slot >= 0:
-        st.r.board[S.B_LOCK + slot] = 1
-        S.emit(
-            st,
-            S.E_LOCK,
-            p,
-            slot,
-            st.r.board[S.B_CENTRE + slot],
-            st.r.board[S.B_FACE + slot],
-            0,
-            0,
-            0,
-        )
+    if n_slots(tb, st, 2) > 0:
+        S.ask(st, S.D_LOCK, p)
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
-def play_turn(tb, st, p, move, c, i=-1):
-    """Carry out one Mission turn (FR-5) chosen by the seat's policy; ``c`` is at index ``i``
-    of the hand, or ``i`` is -1 (look it up)."""
+def take_lock(tb, st, p, slot):
+    st.r.board[S.B_LOCK + slot] = 1
+    S.emit(
+        st,
+        S.E_LOCK,
+        p,
+        slot,
+        st.r.board[S.B_CENTRE + slot],
+        st.r.board[S.B_FACE + slot],
+        0,
+        0,
+        0,
+    )
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def play_turn(tb, st, p, move, c, i):
+    """Start one Mission turn (FR-5): ``c`` is at index ``i`` of the hand (or ``i`` is -1: look
+    it up). A Raven played for its action is G_PLAYED until its action is over (apply)."""
     st.r.board[S.G_TURNS] += 1
     st.r.pl[p, S.PL_TURNS] += 1
-    if move in (S.M_ACTION, S.M_THIEF):
+    if move == S.M_ACTION or move == S.M_THIEF:
         if i < 0:
             i = S.find(st.r.pile[p, S.PILE_HAND], st.r.pl[p, S.PL_HAND_N], c)
         st.r.pl[p, S.PL_HAND_N] = S.remove_at(st.r.pile[p, S.PILE_HAND], st.r.pl[p, S.PL_HAND_N], i)
     if move == S.M_ACTION:  # ENGINE-2: the card is in no pile while it resolves
         S.count(tb, st, p, T.EV_PLAYED, c)
         S.emit(st, S.E_ACTION, p, c, 0, 0, 0, 0, 0)
+        st.r.board[S.G_PLAYED] = c
         resolve_action(tb, st, p, c)
-        S.disc_push(st, p, c)
     elif move == S.M_CAPT3:
         capt3_action(tb, st, p)
     elif move == S.M_CAPT1:
@@ -499,37 +676,54 @@ def play_turn(tb, st, p, move, c, i=-1):
         S.emit(st, S.E_THIEF, p, c, 0, 0, 0, 0, 0)
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
-def mission(tb, st, moves):
-    """Turns clockwise from the first player until every seat has a thief or is done (FR-5)."""
+@njit(cache=True, _nrt=False, inline="always")
+def turn_code(st, p, move, c, i):
+    """The option code of the turn (move, card ``c`` at hand index ``i``, or -1: look it up)."""
+    if move == S.M_CAPT3:
+        return S.OPT_CAPT3
+    if move == S.M_CAPT1:
+        return S.OPT_CAPT1
+    if i < 0:
+        i = S.find(st.r.pile[p, S.PILE_HAND], st.r.pl[p, S.PL_HAND_N], c)
+    return 2 * i + (1 if move == S.M_THIEF else 0)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def take_turn(tb, st, p, code):
+    """Start the turn of option ``code`` (S.OPT_* / 2 * hand index + thief)."""
+    if code < S.OPT_CAPT3:
+        i = code >> 1
+        c = st.r.pile[p, S.PILE_HAND, S.nn(i)]
+        play_turn(tb, st, p, S.M_THIEF if code & 1 else S.M_ACTION, c, i)
+    elif code == S.OPT_CAPT3:
+        play_turn(tb, st, p, S.M_CAPT3, -1, -1)
+    else:
+        play_turn(tb, st, p, S.M_CAPT1, -1, -1)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def mission_next(tb, st):
+    """The Mission (FR-5): turns clockwise from the first player until every seat has a thief or
+    is done. Stops at the next seat with a legal turn (returns it; a seat with none is done), or
+    returns -1 when a whole pass played no turn."""
     P = S.n_seats(tb)
     first = st.r.board[S.G_FIRST]
-    fv = st.r.fv  # the greedy turn's scratch values (policies.V_*)
+    k = st.r.board[S.G_MK]
     while True:
-        acted = False
-        for k in range(P):
-            p = S.clockwise(first, k, P)
-            if st.r.pl[p, S.PL_STATUS] != S.ST_ACTIVE:
-                continue
-            if pol._kind(tb, st, p) == T.POL_GREEDY:  # no list of legal moves needed
-                mv, c, hi = pol._greedy_turn(tb, st, p, fv)  # inlined
-            else:
-                n = legal_moves(tb, st, p, moves)
-                mv = S.M_NONE
-                c = -1
-                hi = -1
-                if n > 0:
-                    i = pol.choose_turn_other(tb, st, p, moves, n)
-                    mv = moves[i, 0]
-                    c = moves[i, 1]
-            if mv == S.M_NONE:
-                st.r.pl[p, S.PL_STATUS] = S.ST_DONE
-                S.emit(st, S.E_DONE, p, 0, 0, 0, 0, 0, 0)
-                continue
-            play_turn(tb, st, p, mv, c, hi)
-            acted = True
-        if not acted:
-            break
+        if k >= P:
+            if st.r.board[S.G_ACTED] == 0:
+                return -1
+            k = 0
+            st.r.board[S.G_ACTED] = 0
+        p = S.clockwise(first, k, P)
+        if st.r.pl[p, S.PL_STATUS] == S.ST_ACTIVE:
+            if has_turn(tb, st, p):
+                st.r.board[S.G_MK] = k
+                S.ask(st, S.D_TURN, p)
+                return p
+            st.r.pl[p, S.PL_STATUS] = S.ST_DONE
+            S.emit(st, S.E_DONE, p, 0, 0, 0, 0, 0, 0)
+        k += 1
 
 
 # ---------------------------------------------------------------- theft and capture (FR-9..FR-11)
@@ -563,20 +757,27 @@ def steal_order(tb, st, order):
     return P
 
 
+
+
 @njit(cache=True, _nrt=False, forceinline=False)
-def rescue(tb, st, p, exclude):
-    """FR-11: move one captured card other than ``exclude`` to the top of the owner's deck."""
+def rescue(tb, st, p):
+    """FR-11: asks the seat to move one captured card other than the 7 (the one rescuing) to the
+    top of its deck, if it has one."""
     p = S.seat_ix(p)
-    c = pol.choose_rescue(tb, st, p, exclude)
-    if c < 0:
-        return
+    for i in range(st.r.pl[p, S.PL_CAPT_N]):
+        if st.r.pile[p, S.PILE_CAPT, i] != T.SEVEN:
+            S.ask(st, S.D_RESCUE, p)
+            return
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def take_rescue(tb, st, p, c):
     S.capt_take(tb, st, p, c)
     S.deck_push_top(st, p, c)
     if c == T.SIX or c == st.r.pl[p, S.PL_DOUBLED]:  # a rescued 6 or chest is no longer doubled
         st.r.pl[p, S.PL_DOUBLED] = -1
         st.r.pl[p, S.PL_RESCUE_OK] = 0
     S.emit(st, S.E_RESCUE, p, c, 0, 0, 0, 0, 0)
-
 
 @njit(cache=True, _nrt=False, inline="always")
 def steal(tb, st, p, choice):
@@ -617,26 +818,56 @@ def steal(tb, st, p, choice):
     return x
 
 
+
 @njit(cache=True, _nrt=False, forceinline=True)
-def theft(tb, st, order):
-    """Theft and Capture phases (FR-9..FR-11)."""
+def thief_captured(tb, st, p):
+    """FR-11: the seat's revealed thief is captured, before the next steal (ENGINE-7); a 7
+    rescues."""
+    c = st.r.pl[p, S.PL_THIEF]
+    if c >= 0:
+        S.capt_push(tb, st, p, c)
+        S.count(tb, st, p, T.EV_CAPTURED, c)
+        S.emit(st, S.E_CAPTURED, p, c, 0, 0, 0, 0, 0)
+        if c == T.SEVEN and tb.r.params[T.P_CAPTURE + T.SEVEN] == 1:
+            rescue(tb, st, p)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def take_steal(tb, st, p, code):
+    x = steal(tb, st, p, -1 if code == S.OPT_NONE else code)
+    if x >= 0:  # ENGINE-10: stealing last is taking a relic last
+        st.r.board[S.G_LAST] = p
+    thief_captured(tb, st, p)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def theft_begin(tb, st):
+    """The Theft (FR-9): the steal order, into B_ORDER."""
+    steal_order(tb, st, st.r.board[S.B_ORDER : S.B_ORDER + S.MAX_SLOTS])
+    st.r.board[S.G_TI] = 0
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def theft_next(tb, st):
+    """The Theft and Capture phases (FR-9..FR-11), seat by seat in steal order: stops at the next
+    seat that can steal (returns it), or at a rescue; -1 when every seat is done."""
     P = S.n_seats(tb)
-    n = steal_order(tb, st, order)
-    for i in range(n):
-        p = order[i]
-        choice = pol.choose_steal(tb, st, p)
-        if choice != -2:
-            x = steal(tb, st, p, choice)
-            if x >= 0:  # ENGINE-10: stealing last is taking a relic last
-                st.r.board[S.G_LAST] = p
-        c = st.r.pl[p, S.PL_THIEF]
-        if c >= 0:  # FR-11: every revealed thief is captured, before the next steal (ENGINE-7)
-            S.capt_push(tb, st, p, c)
-            S.count(tb, st, p, T.EV_CAPTURED, c)
-            S.emit(st, S.E_CAPTURED, p, c, 0, 0, 0, 0, 0)
-            if c == T.SEVEN and tb.r.params[T.P_CAPTURE + T.SEVEN] == 1:
-                rescue(tb, st, p, T.SEVEN)
-    for slot in range(P):  # unclaimed relics go under the relic deck in slot order (ENGINE-8)
+    while st.r.board[S.G_TI] < P:
+        p = S.seat_ix(st.r.board[S.B_ORDER + st.r.board[S.G_TI]])
+        if n_steal(tb, st, p) > 0:
+            S.ask(st, S.D_STEAL, p)
+            return p
+        st.r.board[S.G_TI] += 1
+        thief_captured(tb, st, p)
+        if st.r.board[S.G_KIND] >= 0:
+            return p
+    return -1
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def theft_end(tb, st):
+    """Unclaimed relics go under the relic deck in slot order (ENGINE-8)."""
+    for slot in range(S.n_seats(tb)):
         x = st.r.board[S.B_CENTRE + slot]
         if x >= 0:
             S.rd_push_bottom(st, x, S.slot_knowers(st, slot))
@@ -659,13 +890,12 @@ def epilogue(tb, st):
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def play_round(tb, st, moves, order):
+def round_begin(tb, st):
+    """A round's Prelude; the Mission starts at the first player."""
     st.r.board[S.G_LAST] = st.r.board[S.G_FIRST]  # nobody steals: the first stays (ENGINE-10)
     prelude(tb, st)
-    mission(tb, st, moves)
-    theft(tb, st, order)
-    epilogue(tb, st)
-
+    st.r.board[S.G_MK] = 0
+    st.r.board[S.G_ACTED] = 0
 
 # ---------------------------------------------------------------- scoring (FR-13, FR-14)
 
@@ -781,61 +1011,265 @@ def final_scores(tb, st, score, rank, sb, cursed):
     rank_seats(score, st.r.pl[:, S.PL_CAPT_N], rank)
 
 
+
+
+# ---------------------------------------------------------------- decision points
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def start(tb, st, seed, game, work):
+    """Reset ``st`` to the start of game ``game`` of run ``seed``; no decision is pending yet."""
+    setup(tb, st, seed, game)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def end_game(tb, st, work):
+    """Final scores (FR-13, ENGINE-15) and ranks (FR-14) into the seat rows; logs them."""
+    final_scores(tb, st, work.score, work.rank, work.sb, work.cursed)
+    for p in range(S.n_seats(tb)):
+        st.r.pl[p, S.PL_SCORE] = work.score[p]
+        st.r.pl[p, S.PL_RANK] = work.rank[p]
+    st.r.board[S.G_STAGE] = S.STAGE_OVER
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def advance(tb, st, work):
+    """Play chance and every forced step until a decision is pending; returns its seat, or -1
+    when the game is over (the outcome is then in PL_SCORE and PL_RANK)."""
+    while True:
+        if st.r.board[S.G_KIND] >= 0:  # asked by the last option applied
+            st.r.board[S.G_PENDING] = 1
+            return st.r.board[S.G_ACTOR]
+        stage = st.r.board[S.G_STAGE]
+        if stage == S.STAGE_MISSION:
+            p = mission_next(tb, st)
+            if p >= 0:
+                st.r.board[S.G_PENDING] = 1
+                return p
+            theft_begin(tb, st)
+            st.r.board[S.G_STAGE] = S.STAGE_THEFT
+        elif stage == S.STAGE_THEFT:
+            if theft_next(tb, st) < 0:
+                theft_end(tb, st)
+                epilogue(tb, st)
+                st.r.board[S.G_STAGE] = S.STAGE_ROUND
+        elif stage == S.STAGE_ROUND:
+            if st.r.board[S.G_ROUND] >= tb.r.params[T.P_ROUNDS]:
+                end_game(tb, st, work)
+                return -1
+            round_begin(tb, st)
+            st.r.board[S.G_STAGE] = S.STAGE_MISSION
+        else:
+            return -1
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def apply_sub(tb, st, p, kind, code):
+    """Carry out option ``code`` of a decision of ``kind`` other than a turn (the kinds in order
+    of how often a game meets them)."""
+    if kind == S.D_STEAL:
+        st.r.board[S.G_TI] += 1
+        take_steal(tb, st, p, code)
+    elif kind == S.D_STACK:
+        take_stack(tb, st, p, code)
+    elif kind == S.D_SET_ASIDE:
+        take_set_aside(tb, st, p, code)
+    elif kind == S.D_EXAMINE:
+        take_examine(tb, st, p, code)
+    elif kind == S.D_REPLACE:
+        take_replace(tb, st, p, code)
+    elif kind == S.D_CAPTURE:
+        take_capture(tb, st, p, code)
+    elif kind == S.D_BORROW:
+        take_borrow(tb, st, p, code)
+    elif kind == S.D_DISCARD:
+        take_discard(tb, st, p, code)
+    elif kind == S.D_SEVEN:
+        take_seven(tb, st, p, code)
+    elif kind == S.D_LOCK:
+        take_lock(tb, st, p, code)
+    elif kind == S.D_RESCUE:
+        take_rescue(tb, st, p, code)
+    elif kind == S.D_FLIP:
+        take_flip(tb, st, p, code)
+    elif kind == S.D_SHUFFLE:
+        take_shuffle(tb, st, p, code)
+    else:
+        take_peek_end(tb, st, p, code)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def action_over(st, p):
+    """If nothing more is asked, the Raven played is discarded (ENGINE-2)."""
+    c = st.r.board[S.G_PLAYED]
+    if st.r.board[S.G_KIND] < 0 and c >= 0:
+        S.disc_push(st, p, c)
+        st.r.board[S.G_PLAYED] = -1
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def apply(tb, st, work, code):
+    """Carry out option ``code`` of the pending decision (no validation: see legal); then nothing
+    is pending until the next advance."""
+    kind = st.r.board[S.G_KIND]
+    p = S.seat_ix(st.r.board[S.G_ACTOR])
+    st.r.board[S.G_KIND] = -1
+    st.r.board[S.G_PENDING] = 0
+    if kind == S.D_TURN:
+        st.r.board[S.G_MK] += 1  # the Mission goes on with the next seat
+        st.r.board[S.G_ACTED] = 1
+        take_turn(tb, st, p, code)
+    else:
+        apply_sub(tb, st, p, kind, code)
+    action_over(st, p)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def legal(tb, st, work, opts):
+    """Fill ``opts`` (int64[MAX_OPTIONS]) with the option codes of the pending decision, in the
+    canonical order of docs/rules/five_ravens.md ("Decisions"); returns how many (0 if none is
+    pending)."""
+    if st.r.board[S.G_PENDING] == 0:
+        return 0
+    kind = st.r.board[S.G_KIND]
+    p = S.seat_ix(st.r.board[S.G_ACTOR])
+    P = S.n_seats(tb)
+    n = 0
+    nh = st.r.pl[p, S.PL_HAND_N]
+    hand = st.r.pile[p, S.PILE_HAND]
+    keep = S.ravens_in_hand(st, p) == 1  # FR-6, ENGINE-3: the last Raven stays in hand
+    if kind == S.D_TURN:
+        capped = st.r.pl[p, S.PL_TURNS] >= S.MAX_ROUND_TURNS  # ENGINE-9
+        n_rav = S.ravens_in_hand(st, p)
+        for i in range(nh):
+            c = hand[i]
+            if not capped and c < T.N_RAVENS and n_rav >= 2:
+                opts[n] = 2 * i
+                n += 1
+            if S.can_thief(tb, st, p, c):
+                opts[n] = 2 * i + 1
+                n += 1
+        if not capped and S.can_capt3(tb, st, p):
+            opts[n] = S.OPT_CAPT3
+            n += 1
+        if not capped and S.can_capt1(tb, st, p):
+            opts[n] = S.OPT_CAPT1
+            n += 1
+    elif (
+        kind == S.D_DISCARD
+        or kind == S.D_STACK
+        or kind == S.D_CAPTURE
+        or kind == S.D_SET_ASIDE
+    ):
+        for i in range(nh):
+            if not (keep and hand[i] < T.N_RAVENS):
+                opts[n] = hand[i]
+                n += 1
+        if kind == S.D_STACK or kind == S.D_CAPTURE:
+            for i in range(st.r.pl[p, S.PL_DISC_N]):
+                opts[n] = st.r.pile[p, S.PILE_DISC, i]
+                n += 1
+        if kind == S.D_STACK or kind == S.D_SET_ASIDE:
+            opts[n] = S.OPT_NONE
+            n += 1
+    elif kind == S.D_SHUFFLE or kind == S.D_PEEK_END:
+        opts[0] = 0
+        opts[1] = 1
+        n = 2
+    elif kind == S.D_BORROW or kind == S.D_RESCUE:
+        for i in range(st.r.pl[p, S.PL_CAPT_N]):
+            c = st.r.pile[p, S.PILE_CAPT, i]
+            if (kind == S.D_BORROW and c < T.N_RAVENS and c != T.TWO) or (
+                kind == S.D_RESCUE and c != T.SEVEN
+            ):
+                opts[n] = c
+                n += 1
+        if kind == S.D_BORROW:
+            opts[n] = S.OPT_NONE
+            n += 1
+    else:  # slot decisions
+        if kind == S.D_SEVEN:
+            opts[n] = S.OPT_NONE
+            n += 1
+        for s in range(P):
+            x = st.r.board[S.B_CENTRE + s]
+            if x < 0:
+                continue
+            free = st.r.board[S.B_LOCK + s] == 0
+            face = st.r.board[S.B_FACE + s]
+            if (
+                ((kind == S.D_SEVEN or kind == S.D_EXAMINE) and free and face == 0)
+                or ((kind == S.D_FLIP or kind == S.D_LOCK) and free)
+                or (kind == S.D_REPLACE and free and face == 1)
+                or kind == S.D_STEAL
+            ):
+                opts[n] = s
+                n += 1
+        if kind == S.D_STEAL and bottom_ok(tb, st, p):
+            opts[n] = S.OPT_NONE
+            n += 1
+    return n
+
+
 @njit(cache=True, _nrt=False, forceinline=False)
 def play_game(tb, st, seed, game, work):
-    """Play one whole game into ``st``; fills ``work.score`` and ``work.rank`` (int32[P])."""
-    setup(tb, st, seed, game)
-    for _ in range(tb.r.params[T.P_ROUNDS]):
-        play_round(tb, st, work.moves, work.order)
-    final_scores(tb, st, work.score, work.rank, work.sb, work.cursed)
+    """Play one whole game into ``st`` through its decision points, every choice by the seat's
+    configured policy."""
+    start(tb, st, seed, game, work)
+    while advance(tb, st, work) >= 0:
+        apply(tb, st, work, pol.choose(tb, st, work))
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def record(tb, st, work, g, score, rank, turns, end, order, team, role, extra, tele, clipped):
+    """Write the ended game of ``st`` into row ``g`` of the output arrays (kit.Outputs' fields;
+    ``clipped`` is the row of the block, int64[C]). ``end`` stays 0 (END_CLOCKS: every game ends
+    so); no teams, no roles (``team``, ``role`` are not written)."""
+    P = S.n_seats(tb)
+    ncol = tb.r.params[T.P_N_TELE]
+    nct = T.N_RAVENS + tb.r.params[T.P_N_TYPES]
+    turns[g] = st.r.board[S.G_TURNS]
+    start_seat = st.r.board[S.G_START]
+    for p in range(P):
+        score[g, p] = st.r.pl[p, S.PL_SCORE]
+        rank[g, p] = st.r.pl[p, S.PL_RANK]
+        order[g, p] = (p - start_seat + P) % P
+        extra[g, p, S.X_CAPTURED] = st.r.pl[p, S.PL_CAPT_N]
+    seen = 0  # the OR of every count of the row (clip_u8)
+    for j in range(ncol):  # a column's place in the seat rows, once for every seat
+        col = S.nn(S.PL_TELE + tb.r.cards[T.C_TEV, j] * nct + tb.r.cards[T.C_TCARD, j])
+        for p in range(P):
+            v = st.r.pl[p, col]
+            tele[g, p, j] = kit.clip_u8(v)
+            seen |= v
+    if seen > kit.U8_MAX:  # some count passed 255: count the clipped cells per column
+        for p in range(P):
+            for j in range(ncol):
+                v = st.r.pl[p, S.PL_TELE + tb.r.cards[T.C_TEV, j] * nct + tb.r.cards[T.C_TCARD, j]]
+                kit.tally_clipped(v, clipped, j)
 
 
 @njit(cache=True, parallel=True, forceinline=False)
 def play_batch(tables, seed, first_game, n_games, out):
     """Play games [first_game, first_game + n_games) into row i of the output arrays ``out``
-    (kit.Outputs); block b counts the telemetry cells it clipped at 255 in row b of
-    ``out.clipped`` (per column). ``out.end`` stays 0 (END_CLOCKS: every game ends so) and
-    ``out.extra[i, p, X_CAPTURED]`` is the seat's captured cards; no teams, no roles.
+    (kit.Outputs) with play_game and record; block b counts the telemetry cells it clipped at 255
+    in row b of ``out.clipped`` (per column). ``out.end`` stays 0 (END_CLOCKS: every game ends
+    so) and ``out.extra[i, p, X_CAPTURED]`` is the seat's captured cards; no teams, no roles.
 
     ``tables`` is the one-element TABLES_DTYPE array of the Tables record: numba's parallel
     loop cannot take a record among its arguments, so each block makes its own Tables."""
-    # no end reason but END_CLOCKS (out.end stays 0), no teams, no roles
-    score, rank, turns, _end, order, _team, _role, extra, tele, clipped = out
-    P = min(tables[0].params[T.P_PLAYERS], T.MAX_SEATS)
+    score, rank, turns, end, order, team, role, extra, tele, clipped = out
     n_blocks = (n_games + S.BLOCK_GAMES - 1) // S.BLOCK_GAMES
-    ncol = tables[0].params[T.P_N_TELE]
-    nct = T.N_RAVENS + tables[0].params[T.P_N_TYPES]
-    script = np.zeros(0, np.int32)
     for b in prange(n_blocks):
         tb = T.Tables(tables[0])
-        s, aux = S.alloc_state(tb, 0, script)
+        s, aux = S.alloc_state(tb, 0)
         st = S.State(s[0], aux)  # the record: s stays alive to the end of the block (below)
         work = S.alloc_work(tb)
-        block_clipped = clipped[b]
         lo = b * S.BLOCK_GAMES
         hi = min(n_games, lo + S.BLOCK_GAMES)
         for i in range(lo, hi):
             play_game(tb, st, seed, first_game + i, work)
-            turns[i] = st.r.board[S.G_TURNS]
-            start = st.r.board[S.G_START]
-            for p in range(P):
-                score[i, p] = work.score[p]
-                rank[i, p] = work.rank[p]
-                order[i, p] = (p - start + P) % P
-                extra[i, p, S.X_CAPTURED] = st.r.pl[p, S.PL_CAPT_N]
-                seen = 0  # the OR of the row's counts (clip_u8)
-                for j in range(ncol):
-                    v = st.r.pl[
-                        p, S.PL_TELE + tb.r.cards[T.C_TEV, j] * nct + tb.r.cards[T.C_TCARD, j]
-                    ]
-                    tele[i, p, j] = kit.clip_u8(v)
-                    seen |= v
-                if seen > kit.U8_MAX:  # some count passed 255: count the clipped cells per column
-                    for j in range(ncol):
-                        v = st.r.pl[
-                            p, S.PL_TELE + tb.r.cards[T.C_TEV, j] * nct + tb.r.cards[T.C_TCARD, j]
-                        ]
-                        kit.tally_clipped(v, block_clipped, j)
+            record(tb, st, work, i, score, rank, turns, end, order, team, role, extra, tele, clipped[b])
         s[0].board[S.G_LOG_N] = 0  # a use of s after the games: st.r points into it
 
 
@@ -853,3 +1287,55 @@ def play(compiled: T.Compiled, seed: int, first_game: int, n_games: int) -> Chun
         block=S.BLOCK_GAMES,
         extra_names=S.EXTRA_COLUMNS,
     )
+
+
+# ---------------------------------------------------------------- whole phases with the policies
+# (scenario tests: a phase of a built position played through the same decision points)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def settle(tb, st, work):
+    """Answer every decision the last step asked, with the seats' policies, until none is asked."""
+    while st.r.board[S.G_KIND] >= 0:
+        st.r.board[S.G_PENDING] = 1
+        apply(tb, st, work, pol.choose(tb, st, work))
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def turn(tb, st, work, p, move, c):
+    """Seat ``p`` plays the turn (move, card ``c``) and its action to the end with its policy."""
+    st.r.board[S.G_KIND] = -1
+    play_turn(tb, st, p, move, c, -1)
+    action_over(st, p)
+    settle(tb, st, work)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def mission(tb, st, work):
+    """The whole Mission from the first player, every turn by the seats' policies (FR-5)."""
+    st.r.board[S.G_KIND] = -1
+    st.r.board[S.G_MK] = 0
+    st.r.board[S.G_ACTED] = 0
+    while mission_next(tb, st) >= 0:
+        settle(tb, st, work)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def theft(tb, st, work):
+    """The whole Theft and Capture (FR-9..FR-11) and the unclaimed relics (ENGINE-8)."""
+    st.r.board[S.G_KIND] = -1
+    theft_begin(tb, st)
+    while True:
+        settle(tb, st, work)
+        if theft_next(tb, st) < 0:
+            break
+    theft_end(tb, st)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def play_round(tb, st, work):
+    """One whole round (Prelude, Mission, Theft, Epilogue) with the seats' policies."""
+    round_begin(tb, st)
+    mission(tb, st, work)
+    theft(tb, st, work)
+    epilogue(tb, st)

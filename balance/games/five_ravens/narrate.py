@@ -76,7 +76,9 @@ def play_logged(compiled: T.Compiled, seed: int, game: int) -> Logged:
         work = S.alloc_work(tb)
         engine.play_game(tb, st, np.int64(seed), np.int64(game), work)
         turns = int(st.board[S.G_TURNS])
-        return Logged(S.log_rows(st), st, work.score, work.rank, turns, S.END_CLOCKS)
+        score = st.pl[:, S.PL_SCORE].copy()
+        rank = st.pl[:, S.PL_RANK].copy()
+        return Logged(S.log_rows(st), st, score, rank, turns, S.END_CLOCKS)
 
     return kit.play_logged(play, seed, game, LOG_CAP)
 
@@ -86,6 +88,70 @@ def tell(compiled: T.Compiled, logged: Logged, seed: int, game: int) -> Told:
     n = _Narrator(compiled, logged, seed, game)
     n.run()
     return n.told()
+
+
+def event_lines(compiled: T.Compiled, log: np.ndarray, seed: int = 0, game: int = 0) -> list[str]:
+    """The lines of the events of ``log`` alone (a game in progress, or a hand-built position's
+    log), without the final position or any check; raises ValueError on an unknown event code."""
+    n = _Narrator(compiled, None, seed, game)
+    for i, raw in enumerate(log):
+        n.row = i
+        handler = n.handlers.get(int(raw[0]))
+        if handler is None:
+            raise ValueError(f"event log row {i}: unknown event code {int(raw[0])}")
+        handler(tuple(int(x) for x in raw[1:]))
+    return [str(x) for x in n.out]
+
+
+def option_words(compiled: T.Compiled, st: S.State, code: int) -> str:
+    """One short phrase for option ``code`` of the pending decision of ``st``."""
+    w = Words(compiled, None, 0, 0)
+    b = st.r["board"]
+    kind = int(b[S.G_KIND])
+    p = int(b[S.G_ACTOR])
+    code = int(code)
+    none = code == S.OPT_NONE
+    if kind == S.D_TURN:
+        if code == S.OPT_CAPT3:
+            return "use the captured 3: look at the top or the bottom of the relic deck"
+        if code == S.OPT_CAPT1:
+            return "use the captured 1: lock a centre relic"
+        c = int(st.pile[p, S.PILE_HAND, code >> 1])
+        if code & 1:
+            return f"play {w.thief_card(c)} as thief"
+        return f"play {w.the(c)} for its action"
+    if kind == S.D_DISCARD:
+        return f"discard {w.the(code)}"
+    if kind == S.D_STACK:
+        return "stop putting cards on the deck" if none else f"put {w.the(code)} on top of the deck"
+    if kind == S.D_SEVEN:
+        seen = w.name(int(b[S.G_SEEN]))
+        if none:
+            return f"bury {seen} under the relic deck"
+        return f"swap {seen} with the face-down relic in slot {code}"
+    if kind == S.D_FLIP:
+        return f"flip the relic in slot {code}"
+    if kind == S.D_SHUFFLE:
+        return "shuffle the face-down relics" if code else "leave the face-down relics in place"
+    if kind == S.D_CAPTURE:
+        return f"capture {w.the(code)}"
+    if kind == S.D_SET_ASIDE:
+        return "stop setting cards aside" if none else f"set {w.the(code)} aside"
+    if kind == S.D_EXAMINE:
+        return f"look at the face-down relic in slot {code}"
+    if kind == S.D_BORROW:
+        return "borrow no action" if none else f"resolve the action of the captured {code + 1}"
+    if kind == S.D_REPLACE:
+        return f"replace the relic in slot {code} with the top relic"
+    if kind == S.D_PEEK_END:
+        return "look at the bottom relic of the relic deck" if code else "look at the top relic"
+    if kind == S.D_LOCK:
+        return f"lock the relic in slot {code}"
+    if kind == S.D_STEAL:
+        return "steal the relic deck's bottom relic" if none else f"steal from slot {code}"
+    if kind == S.D_RESCUE:
+        return f"rescue {w.the(code)} to the top of the deck"
+    raise ValueError(f"no decision is pending (kind {kind})")
 
 
 class _Narrator(Words):

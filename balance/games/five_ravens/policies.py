@@ -7,8 +7,14 @@ Every ``choose_*`` function dispatches on the seat's policy kind (``tables.POL_*
   thief (rank, what its capture gives, what it costs), play other Ravens for their action only
   when the action's estimated value beats ``action_threshold``, steal the relic worth most to
   this seat, rescue the card whose capture hurts most.
-- ``script``: the next number of ``State.script`` (scripted test scenarios); greedy once it runs
-  out.
+- ``script``: the next number of ``State.script`` (scripted test scenarios, state.new_state's
+  ``script``); greedy once it runs out.
+
+``choose(tb, st, work)`` is the decision points' entry (engine.play_game): it answers the pending
+point (state.pending) with the code of the choose_* function of its kind, so that every draw is
+the one those functions made when the engine called them directly; the 8's and the 4's plans are
+kept in the State (choose_planned); a greedy seat's turn is the inlined greedy turn, which needs
+no list of legal moves.
 
 ENGINE-5: a choice of an action's target returns one whenever one is legal (the 5 captures,
 the 6 flips, the 7 buries or swaps, the 1 replaces, the 3 examines); -1 only when there is none.
@@ -68,7 +74,7 @@ def slot_ok(st, s, face):
     return face == ANY_FACE or st.r.board[S.B_FACE + s] == face
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def count_slots(tb, st, face):
     n = 0
     for s in range(S.n_seats(tb)):
@@ -77,7 +83,7 @@ def count_slots(tb, st, face):
     return n
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def nth_slot(tb, st, face, j):
     """The ``j``-th (from 0) slot that is ``slot_ok`` for ``face``, -1 if there are fewer."""
     for s in range(S.n_seats(tb)):
@@ -1031,3 +1037,127 @@ def choose_rescue(tb, st, p, exclude):
                 bv = v
                 best = c
     return best
+
+
+# ---------------------------------------------------------------- the decision points
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def card_code(c):
+    """A choose_* answer of a card or a slot as an option code: -1 (bury, the relic deck's
+    bottom, borrow none) is OPT_NONE."""
+    return S.OPT_NONE if c < 0 else c
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def choose_turn_code(tb, st, p, moves):
+    """The option code of a random or script seat's turn (choose_turn_other over legal_moves,
+    whose order legal's follows)."""
+    n = _legal_moves(tb, st, p, moves)
+    i = choose_turn_other(tb, st, p, moves, n)
+    mv = moves[i, 0]
+    if mv == S.M_CAPT3:
+        return S.OPT_CAPT3
+    if mv == S.M_CAPT1:
+        return S.OPT_CAPT1
+    j = S.find(st.r.pile[p, S.PILE_HAND], st.r.pl[p, S.PL_HAND_N], moves[i, 1])
+    return 2 * j + (1 if mv == S.M_THIEF else 0)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _legal_moves(tb, st, p, moves):
+    """engine.legal_moves (here, since the engine imports this module)."""
+    k = 0
+    capped = st.r.pl[p, S.PL_TURNS] >= S.MAX_ROUND_TURNS  # ENGINE-9
+    n_rav = S.ravens_in_hand(st, p)
+    for i in range(st.r.pl[p, S.PL_HAND_N]):
+        c = st.r.pile[p, S.PILE_HAND, i]
+        if not capped and c < T.N_RAVENS and n_rav >= 2:
+            moves[k, 0] = S.M_ACTION
+            moves[k, 1] = c
+            k += 1
+        if S.can_thief(tb, st, p, c):
+            moves[k, 0] = S.M_THIEF
+            moves[k, 1] = c
+            k += 1
+    if not capped and S.can_capt3(tb, st, p):
+        moves[k, 0] = S.M_CAPT3
+        moves[k, 1] = -1
+        k += 1
+    if not capped and S.can_capt1(tb, st, p):
+        moves[k, 0] = S.M_CAPT1
+        moves[k, 1] = -1
+        k += 1
+    return k
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def choose_planned(tb, st, p, kind):
+    """The 8's stack and the 4's set-aside, a point per card: the policy plans the whole set at
+    the sequence's first point (choose_stack, choose_set_aside: the draws of today, in the same
+    order) into B_PLAN, and each point answers the next card of it (G_SEQ - G_PLAN_AT cards of it
+    are placed), or stop. A plan dropped (knowledge.determinize) is made again from the point
+    reached."""
+    if st.r.board[S.G_PLANNED] == 0:
+        plan = st.r.board[S.B_PLAN : S.B_PLAN + T.MAX_CAP]
+        if kind == S.D_STACK:
+            n = choose_stack(tb, st, p, plan)
+        else:
+            n = choose_set_aside(tb, st, p, plan)
+        st.r.board[S.G_PLAN_N] = n
+        st.r.board[S.G_PLAN_AT] = st.r.board[S.G_SEQ]
+        st.r.board[S.G_PLANNED] = 1
+    i = st.r.board[S.G_SEQ] - st.r.board[S.G_PLAN_AT]
+    if i < st.r.board[S.G_PLAN_N]:
+        return st.r.board[S.B_PLAN + S.nn(i)]
+    return S.OPT_NONE
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def choose_sub(tb, st, p, kind):
+    """choose for every kind but the turn: today's choose_* answer as an option code (the kinds
+    in order of how often a game meets them)."""
+    if kind == S.D_STEAL:
+        return card_code(choose_steal(tb, st, p))
+    if kind == S.D_STACK or kind == S.D_SET_ASIDE:
+        return choose_planned(tb, st, p, kind)
+    if kind == S.D_EXAMINE:
+        return choose_examine(tb, st, p)
+    if kind == S.D_REPLACE:
+        return choose_replace(tb, st, p)
+    if kind == S.D_CAPTURE:
+        return choose_capture(tb, st, p)
+    if kind == S.D_BORROW:
+        return card_code(choose_borrow(tb, st, p))
+    if kind == S.D_DISCARD:
+        return choose_discard(tb, st, p)
+    if kind == S.D_SEVEN:
+        return card_code(choose_seven(tb, st, p, st.r.board[S.G_SEEN]))
+    if kind == S.D_LOCK:
+        return choose_lock(tb, st, p)
+    if kind == S.D_RESCUE:
+        return choose_rescue(tb, st, p, T.SEVEN)
+    if kind == S.D_FLIP:
+        return choose_flip(tb, st, p)
+    if kind == S.D_SHUFFLE:
+        return 1 if choose_shuffle(tb, st, p) else 0
+    return choose_peek_end(tb, st, p)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def choose(tb, st, work):
+    """The option code the acting seat's configured policy picks for the pending decision
+    (engine.legal's codes), drawing from the seat's stream exactly as the choose_* functions do.
+    A greedy seat's turn is the inlined greedy turn, which needs no list of legal moves."""
+    kind = st.r.board[S.G_KIND]
+    p = S.seat_ix(st.r.board[S.G_ACTOR])
+    if kind == S.D_TURN:
+        if _kind(tb, st, p) == T.POL_GREEDY:
+            mv, c, hi = _greedy_turn(tb, st, p, st.r.fv)  # inlined
+            if mv == S.M_CAPT3:
+                return S.OPT_CAPT3
+            if mv == S.M_CAPT1:
+                return S.OPT_CAPT1
+            return 2 * hi + (1 if mv == S.M_THIEF else 0)
+        return choose_turn_code(tb, st, p, work.moves)
+    return choose_sub(tb, st, p, kind)

@@ -19,6 +19,15 @@ streams ``rng``, beside the piles ``pile`` and the greedy turn's values ``fv``, 
 and the event log in ``aux``; ``Work`` and ``alloc_work(tb)``, the scratch of
 ``engine.play_game(tb, st, seed, game, work)``; ``END_REASONS`` and ``EXTRA_COLUMNS``.
 
+Decision points (issue 28; docs/rules/five_ravens.md, "Decisions"): ``DECISIONS`` and the
+``D_*`` kinds, ``MAX_OPTIONS``, the option codes ``OPT_*``, ``pending(st)``; the game's
+continuation (G_STAGE .. G_TI, B_ORDER, B_PLAN, B_ASIDE) is on the board, so that
+``copy_state(src, dst)`` copies a game that resumes from any point. ``alloc_state(tb, log_cap)``
+is every game's signature; a scenario's script comes in through ``alloc_state_script``.
+The small functions the decision points call once per point or per card (emit's test for room,
+the pile and relic-deck helpers, the Theft's steps) are ``forceinline=True``: a call passes the
+State's aux array field by field and cost more than its body.
+
 Widths: the State is one numpy record, not a NamedTuple of arrays, because a call then passes it
 as one pointer with every stride a constant (measured to pay: this is the speed benchmark's
 game; see State). Its integers are int32, like the Tables' (tables.py: every config compiles to
@@ -61,6 +70,20 @@ G_LAST = _b(1)  # the seat that stole last this round (FR-12)
 G_LOG_N = _b(1)  # log rows written
 G_START = _b(1)  # first player of the game
 G_SCRIPT = _b(1)  # script entries used
+# the continuation of the game (engine.advance/apply): the stage, the decision pending or next
+G_STAGE = _b(1)  # STAGE_*
+G_KIND = _b(1)  # the D_* kind of the decision to take next, -1 none
+G_ACTOR = _b(1)  # the seat that takes it
+G_PENDING = _b(1)  # 1: advance stopped at it (pending() reports it)
+G_MK = _b(1)  # the Mission's position: clockwise place (from G_FIRST) of the seat to act
+G_ACTED = _b(1)  # the Mission's pass so far played a turn
+G_PLAYED = _b(1)  # the Raven whose action resolves (ENGINE-2: to the discard after), -1 none
+G_SEEN = _b(1)  # the relic the 7 took from the relic deck and looks at (in no pile meanwhile)
+G_SEQ = _b(1)  # steps taken of the 8's stacking or the 4's set-aside (B_ASIDE: the set-aside)
+G_PLANNED = _b(1)  # 1: the seat's policy put its plan of the 8 or the 4 in B_PLAN
+G_PLAN_N = _b(1)  # cards of that plan
+G_PLAN_AT = _b(1)  # the step (G_SEQ) at which it was made
+G_TI = _b(1)  # the Theft's position in B_ORDER
 N_G_RESET = _b.end  # board[:N_G_RESET] is cleared for every game
 # set at allocation and kept across games; G_NSEAT, G_PL_W, G_CAP: the part of the State
 # record's fixed-size arrays this config uses (seats, seat columns, cards per pile)
@@ -74,7 +97,9 @@ G_CAP = _b(1)
 B_CENTRE = _b(MAX_SLOTS)  # + slot: relic card id (-1 empty)
 B_FACE = _b(MAX_SLOTS)  # + slot: face up
 B_LOCK = _b(MAX_SLOTS)  # + slot: locked
-_b(MAX_SLOTS)  # unused
+B_ORDER = _b(MAX_SLOTS)  # + i: the Theft's steal order (engine.steal_order)
+B_PLAN = _b(T.MAX_CAP)  # + i: a policy's plan of the 8's stack or the 4's set-aside, in order
+B_ASIDE = _b(T.MAX_CAP)  # + i: the cards the 4 set aside so far (in no pile, ENGINE-12)
 B_RDECK = _b(T.MAX_CAP)  # + i: the relic deck as a circular buffer (at most MAX_CAP cards)
 N_BOARD = _b.end
 
@@ -106,6 +131,8 @@ PL_GEMS = _s(1)  # gems the seat owns
 PL_CAPT_MASK = _s(1)  # bit r: Raven r is captured
 PL_CAPT_RELICS = _s(1)  # number of captured relics
 PL_RESCUE_OK = _s(1)  # 1: the seat's best rescue gain in State.fv[V_RESCUE + p] is current
+PL_SCORE = _s(1)  # the final score with the handicap (set when the game ends)
+PL_RANK = _s(1)  # the final FR-14 rank (set when the game ends)
 # PL_GEMS, PL_CAPT_MASK, PL_CAPT_RELICS and the per-type captured counts (ctype_col) are caches of
 # the piles kept up to date by capt_push/capt_take and the theft, so that rules and policies need
 # not scan the piles; scoring recounts from the piles; recount() rebuilds them (tests).
@@ -136,6 +163,58 @@ AUX_SCRIPT = _a.end  # the script's rows start here (as many as it needs), then 
 
 # Turn moves (FR-5): play a Raven for its action, captured 3 / captured 1 turn action, thief.
 M_ACTION, M_CAPT3, M_CAPT1, M_THIEF, M_NONE = range(5)
+
+# The decision points (docs/rules/five_ravens.md, "Decisions"): every choice the rules leave to a
+# seat, in the order the kinds are listed there. The 8's stacking and the 4's set-aside are
+# sequences of points ("which card next, or stop"), never a subset at once.
+DECISIONS: tuple[str, ...] = (
+    "turn",  # a Mission turn (FR-5)
+    "discard",  # the 9: the card to discard
+    "stack",  # the 8: the next card onto the deck, or stop
+    "seven",  # the 7: bury the relic seen, or swap it into a face-down slot
+    "flip",  # the 6: the slot to flip
+    "shuffle",  # the 6: shuffle the face-down relics, or not
+    "capture",  # the 5: the card to capture
+    "set_aside",  # the 4: the next card to set aside, or stop
+    "examine",  # the 3: the face-down slot to look at
+    "borrow",  # the 2: the captured Raven whose action to resolve
+    "replace",  # the 1: the face-up slot to replace
+    "peek_end",  # captured 3: look at the top or the bottom of the relic deck
+    "lock",  # captured 1: the slot to lock
+    "steal",  # FR-9: the slot to steal from, or the relic deck's bottom (captured 2)
+    "rescue",  # FR-11: the captured card to put back on top of the deck
+)
+(
+    D_TURN,
+    D_DISCARD,
+    D_STACK,
+    D_SEVEN,
+    D_FLIP,
+    D_SHUFFLE,
+    D_CAPTURE,
+    D_SET_ASIDE,
+    D_EXAMINE,
+    D_BORROW,
+    D_REPLACE,
+    D_PEEK_END,
+    D_LOCK,
+    D_STEAL,
+    D_RESCUE,
+) = range(len(DECISIONS))
+# Option codes: a card decision's option is the card id, a slot decision's the slot; OPT_NONE
+# (past every card id) is the 8's and the 4's "stop", the 7's "bury" and the steal from the relic
+# deck's bottom; yes/no and top/bottom are 0/1. A turn's option is 2 * i (play hand card i for its
+# action) or 2 * i + 1 (play it as thief), OPT_CAPT3 or OPT_CAPT1 (the captured 3's, 1's turn).
+OPT_NONE = T.MAX_CAP
+OPT_CAPT3 = 2 * T.MAX_CAP
+OPT_CAPT1 = 2 * T.MAX_CAP + 1
+# The most options of a point: a turn with every card of the seat in hand (at most MAX_CAP =
+# 9 Ravens + schema.MAX_RELICS relics, below tables.MAX_CAP), each an action and a thief, and the
+# captured 3's and 1's turns; every other kind has at most a pile's cards and one more.
+MAX_OPTIONS = 2 * T.MAX_CAP + 2
+
+# G_STAGE: what advance does when no decision is next.
+STAGE_ROUND, STAGE_MISSION, STAGE_THEFT, STAGE_OVER = range(4)
 
 # Event codes of the game log (narrate.py turns them into words); row: code, then 7 ints.
 (
@@ -252,21 +331,24 @@ class State(NamedTuple):
 
 
 def new_state(tb: T.Tables, log_cap: int = 0, script: np.ndarray | None = None) -> State:
-    """Allocate a State for the config (Python entry; the kernels use alloc_state)."""
+    """Allocate a State for the config (Python entry; the kernels use alloc_state). ``script``:
+    the choices of the seats whose policy kind is ``script`` (scenario tests), read in order."""
     if script is None:
-        script = np.zeros(0, np.int32)
-    s, aux = alloc_state(tb, log_cap, np.ascontiguousarray(script, dtype=np.int32))
+        s, aux = alloc_state(tb, log_cap)
+    else:
+        s, aux = alloc_state_script(tb, log_cap, np.ascontiguousarray(script, dtype=np.int32))
     # an array made by numba comes back as plain structured: view it as records again, so
     # that the kernels' ``st.r.pl`` also works when they run as Python (tests); the record
     # keeps its array alive
     return State(s.view(STATE_DTYPE)[0], aux)
 
 
-def copy_state(st: State) -> State:
-    """An independent copy of a State (for search policies that clone and resample)."""
+def clone_state(st: State) -> State:
+    """An independent copy of a State (a new one of the same shape, filled by copy_state)."""
     s = np.empty(1, STATE_DTYPE)
-    s[0] = st.r
-    return State(s[0], st.aux.copy())
+    dst = State(s[0], np.zeros_like(st.aux))
+    copy_state(st, dst)
+    return dst
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -317,10 +399,17 @@ def clockwise(first, k, P):
 
 
 @njit(cache=True, forceinline=False)
-def alloc_state(tb, log_cap, script):
-    """The arrays of a new State: a one-element STATE_DTYPE array and the aux rows. The State
-    holds the record ``s[0]``, which does not keep ``s`` alive: the caller does (new_state, or
-    play_batch for the block's games)."""
+def alloc_state(tb, log_cap):
+    """The arrays of a new State: a one-element STATE_DTYPE array and the aux rows (``log_cap``
+    rows of event log). The State holds the record ``s[0]``, which does not keep ``s`` alive: the
+    caller does (new_state, or play_batch for the block's games)."""
+    return alloc_state_script(tb, log_cap, np.zeros(0, np.int32))
+
+
+@njit(cache=True, forceinline=False)
+def alloc_state_script(tb, log_cap, script):
+    """alloc_state with a script: the choices (int32) the seats of policy kind ``script`` read in
+    order (policies._script), kept in aux rows before the log's."""
     cap = T.N_RAVENS + tb.r.params[T.P_N_RELICS]
     rcap = 1
     while rcap < tb.r.params[T.P_N_RELICS] + 1:
@@ -343,6 +432,36 @@ def alloc_state(tb, log_cap, script):
     board[G_PL_W] = seat_width(tb)
     board[G_CAP] = cap
     return s, aux
+
+
+@njit(cache=True, forceinline=False)
+def copy_state(src, dst):
+    """Copy everything of State ``src`` into the same-shaped State ``dst`` in place: the record
+    (piles, seat rows, board with the game's continuation and any policy's plan, random streams,
+    the greedy scratch values) and the aux rows in use (scratch, script, the log rows written)."""
+    dst.r.pile[:, :, :] = src.r.pile
+    dst.r.pl[:, :] = src.r.pl
+    dst.r.board[:] = src.r.board
+    dst.r.rng[:, :] = src.r.rng
+    dst.r.fv[:] = src.r.fv
+    n = src.r.board[G_LOG0] + src.r.board[G_LOG_N]
+    dst.aux[:n] = src.aux[:n]
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def pending(st):
+    """(seat, D_* kind) of the decision pending, (-1, -1) if none (before engine.advance, after
+    engine.apply, or when the game is over)."""
+    if st.r.board[G_PENDING] == 0:
+        return -1, -1
+    return st.r.board[G_ACTOR], st.r.board[G_KIND]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def ask(st, kind, p):
+    """Make ``kind`` the next decision, seat ``p``'s (engine.advance then stops at it)."""
+    st.r.board[G_KIND] = kind
+    st.r.board[G_ACTOR] = p
 
 
 class Work(NamedTuple):
@@ -376,9 +495,27 @@ def alloc_work(tb):
 # ---------------------------------------------------------------- small helpers
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def emit(st, code, a, b, c, d, e, f, h):
-    """Log event ``code`` (E_*) with seven integers (the kit's log, kept in State.aux)."""
+    """Log event ``code`` (E_*) with seven integers (the kit's log, kept in State.aux). The test
+    for room is inlined at every site: the batch kernel keeps no log, and a call per event (some
+    250 a game) cost more than the decision points add."""
+    if st.r.board[G_LOG_N] < st.r.board[G_LOG_CAP]:  # one compiled _emit: every argument int64
+        _emit(
+            st,
+            np.int64(code),
+            np.int64(a),
+            np.int64(b),
+            np.int64(c),
+            np.int64(d),
+            np.int64(e),
+            np.int64(f),
+            np.int64(h),
+        )
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def _emit(st, code, a, b, c, d, e, f, h):
     kit.log_event(st.r.board, st.aux, G_LOG_N, G_LOG_CAP, G_LOG0, code, a, b, c, d, e, f, h)
 
 
@@ -432,7 +569,7 @@ def ctype_col(tb, t):
     return nn(PL_TELE + 5 * (T.N_RAVENS + tb.r.params[T.P_N_TYPES]) + t)
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def _captured_changed(tb, st, p, c, d):
     st.r.pl[p, PL_RESCUE_OK] = 0
     if c < T.N_RAVENS:
@@ -445,14 +582,14 @@ def _captured_changed(tb, st, p, c, d):
         st.r.pl[p, ctype_col(tb, rtype(tb, c))] += d
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def capt_push(tb, st, p, c):
     st.r.pile[p, PILE_CAPT, nn(st.r.pl[p, PL_CAPT_N])] = c
     st.r.pl[p, PL_CAPT_N] += 1
     _captured_changed(tb, st, p, c, 1)
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def capt_take(tb, st, p, c):
     """Remove card ``c`` from the seat's captured cards."""
     j = find(st.r.pile[p, PILE_CAPT], st.r.pl[p, PL_CAPT_N], c)
@@ -479,7 +616,7 @@ def recount(tb, st):
                     _captured_changed(tb, st, p, c, 1)
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def deck_push_top(st, p, c):
     st.r.pile[p, PILE_DECK, nn(st.r.pl[p, PL_DECK_N])] = c
     st.r.pl[p, PL_DECK_N] += 1
@@ -547,7 +684,7 @@ def can_thief(tb, st, p, c):
 # ---------------------------------------------------------------- relic deck (circular)
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def rd_index(st, k):
     """Physical index of the k-th relic from the bottom."""
     return (st.r.board[G_RD_BOT] + k) & (st.r.board[G_RMASK])
@@ -568,7 +705,7 @@ def rd_bottom_card(st):
     return st.r.board[B_RDECK + st.r.board[G_RD_BOT]]
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def rd_pop_top(st):
     n = st.r.board[G_RD_N]
     if n == 0:
@@ -597,7 +734,7 @@ def rd_pop_bottom(st):
     return x
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def rd_push_bottom(st, x, knowers):
     """Put relic ``x`` at the bottom; seats whose bit is set in ``knowers`` know it is there
     (ENGINE-13)."""
@@ -611,7 +748,7 @@ def rd_push_bottom(st, x, knowers):
             st.r.pl[s, PL_RD_TOP] = st.r.pl[s, PL_RD_BOT]
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def slot_knowers(st, slot):
     m = 0
     for s in range(state_seats(st)):

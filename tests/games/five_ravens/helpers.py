@@ -343,7 +343,7 @@ def order_of(compiled: Compiled, st: State) -> list[int]:
 
 
 def theft(compiled: Compiled, st: State) -> None:
-    engine.theft(compiled.tb, st, np.zeros(players(compiled), np.int32))
+    engine.theft(compiled.tb, st, alloc_work(compiled.tb))
 
 
 def breakdown(compiled: Compiled, st: State, p: int) -> dict[str, int]:

@@ -50,9 +50,10 @@ from balance.games.five_ravens.state import (
     E_UNCLAIMED,
     G_FIRST,
     G_LOG_N,
-    copy_state,
+    clone_state,
     new_state,
     recount,
+    alloc_work,
 )
 from balance.games.five_ravens.tables import compile_tables
 
@@ -146,7 +147,7 @@ def check_conservation(c, st_, removed):
 
 def check_caches(c, st_):
     """The seat's cached counts (gems, captured cards) are what the piles say."""
-    fresh = copy_state(st_)
+    fresh = clone_state(st_)
     recount(c.tb, fresh)
     assert np.array_equal(fresh.pl, st_.pl)
 
@@ -616,7 +617,7 @@ def test_every_round_conserves_cards_and_replays_legally(case):
         for _ in range(cfg.rules.rounds):
             model = Round(c, cfg, st_)
             n0 = int(st_.board[G_LOG_N])
-            engine.play_round(tb, st_, moves, order)
+            engine.play_round(tb, st_, alloc_work(tb))
             assert st_.board[G_LOG_N] < 4000
             check_conservation(c, st_, removed)
             check_caches(c, st_)
@@ -703,7 +704,7 @@ def test_play_game_is_setup_then_rounds(case):
     mine = new_state(c.tb, log_cap=4000)
     engine.setup(c.tb, mine, seed, game)
     for _ in range(cfg.rules.rounds):
-        engine.play_round(c.tb, mine, moves_buffer(c), np.zeros(cfg.players, np.int32))
+        engine.play_round(c.tb, mine, alloc_work(c.tb))
     rows = log(st_)
     assert rows[: len(log(mine))] == log(mine)
     assert [r[0] for r in rows[len(log(mine)) :]] == [E_SCORE] * cfg.players
@@ -725,7 +726,7 @@ def test_the_replay_sees_every_kind_of_event():
                 for _ in range(cfg.rules.rounds):
                     model = Round(c, cfg, st_)
                     n0 = int(st_.board[G_LOG_N])
-                    engine.play_round(c.tb, st_, moves_buffer(c), np.zeros(players, np.int32))
+                    engine.play_round(c.tb, st_, alloc_work(c.tb))
                     rows = log(st_)[n0:]
                     model.replay(rows, st_)
                     check_conservation(c, st_, removed)

@@ -39,8 +39,9 @@ from balance.games.five_ravens.state import (
     PL_TURNS,
     ST_ACTIVE,
     ST_DONE,
-    copy_state,
+    clone_state,
     new_state,
+    alloc_work,
 )
 from balance.games.five_ravens.tables import (
     GREEDY_WEIGHTS,
@@ -194,20 +195,20 @@ def test_fr15_decisions_use_only_what_the_seat_knows(kind):
         st_ = new_state(c.tb, log_cap=0)
         engine.setup(c.tb, st_, 12, game)
         for _ in range(game % 5):
-            engine.play_round(c.tb, st_, moves, np.zeros(4, np.int32))
+            engine.play_round(c.tb, st_, alloc_work(c.tb))
         engine.prelude(c.tb, st_)
         for p in range(4):
             n = engine.legal_moves(c.tb, st_, p, moves)
             if n == 0:
                 continue
             st_.pl[p, PL_THIEF] = int(moves[n - 1, 1])  # for the steal valuation
-            twin = copy_state(st_)
+            twin = clone_state(st_)
             hide_and_reshuffle(c, twin, p, rng)
             changed += not np.array_equal(twin.pile, st_.pile)
             assert engine.legal_moves(c.tb, twin, p, moves) == n
             for name, choose in decisions(c, p, moves, n).items():
                 # same random stream for both: only what the seat sees may differ
-                assert choose(copy_state(st_)) == choose(copy_state(twin)), name
+                assert choose(clone_state(st_)) == choose(clone_state(twin)), name
             checked += 1
     assert checked > 50 and changed > 0.8 * checked
 
@@ -470,7 +471,7 @@ def test_greedy_turn_matches_the_card_by_card_reference(players, rules, weights)
                         st.pl[p, PL_STATUS] = ST_DONE
                         continue
                     if fast[:2] == (M_ACTION, 1):  # the 2 resolves with itself out of the hand
-                        two = copy_state(st)
+                        two = clone_state(st)
                         hand_remove(two, p, 1)
                         fast_b = int(pol.choose_borrow(tb, two, p))
                         slow_b = reference_borrow(tb, two, p)
@@ -478,9 +479,9 @@ def test_greedy_turn_matches_the_card_by_card_reference(players, rules, weights)
                             f"game {game}, seat {p}: 2 borrows {fast_b}, {slow_b}"
                         )
                         borrows += fast_b >= 0
-                    engine.play_turn(tb, st, p, fast[0], fast[1])
+                    engine.turn(tb, st, alloc_work(tb), p, fast[0], fast[1])
                     acted = True
-            engine.theft(tb, st, order)
+            engine.theft(tb, st, alloc_work(tb))
             engine.epilogue(tb, st)
     assert turns > 100 * players
     assert borrows > 0

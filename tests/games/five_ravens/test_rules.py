@@ -70,6 +70,7 @@ from balance.games.five_ravens.state import (
     ST_DONE,
     ST_THIEF,
     new_state,
+    alloc_work,
 )
 from balance.games.five_ravens.tables import compile_tables
 
@@ -102,12 +103,12 @@ RAVENS = list(range(9))
 
 
 def turn(c, st, p, move, card=-1):
-    engine.play_turn(c.tb, st, p, move, card)
+    engine.turn(c.tb, st, alloc_work(c.tb), p, move, card)
 
 
 def act(c, st, p, rank):
     """Seat ``p`` plays its Raven of ``rank`` from hand for its action."""
-    engine.play_turn(c.tb, st, p, M_ACTION, raven(rank))
+    engine.turn(c.tb, st, alloc_work(c.tb), p, M_ACTION, raven(rank))
 
 
 def script_used(st) -> int:
@@ -299,7 +300,7 @@ def test_fr5_turns_go_clockwise_from_the_first_player_and_skip_thieves(fr3):
     set_seat(c, st, 0, hand=[raven(1), raven(2)])
     set_seat(c, st, 1, hand=[raven(3), raven(4)])
     set_seat(c, st, 2, hand=[raven(5), raven(6)])
-    engine.mission(c.tb, st, moves_buffer(c))
+    engine.mission(c.tb, st, alloc_work(c.tb))
     turns = [e for e in log(st) if e[0] in (E_ACTION, E_THIEF)]
     assert turns == [
         (E_ACTION, 1, raven(3), 0),
@@ -325,7 +326,7 @@ def test_fr5_a_player_with_no_legal_turn_is_done(fr2):
     set_seat(c, st, 0, hand=[R("gem"), R("hollow")])
     set_seat(c, st, 1, hand=[raven(3)])
     assert legal(c, st, 0) == set()
-    engine.mission(c.tb, st, moves_buffer(c))
+    engine.mission(c.tb, st, alloc_work(c.tb))
     assert [e for e in log(st) if e[0] in (E_DONE, E_THIEF)] == [
         (E_DONE, 0),
         (E_THIEF, 1, raven(3)),
@@ -1154,7 +1155,7 @@ def test_fr12_nobody_steals_and_the_first_player_stays(fr3):
     for p in range(3):
         set_seat(c, st, p, deck=RAVENS[:6])
     moves = np.zeros((2 * len(all_relics(c)) + 20, 2), np.int32)
-    engine.play_round(c.tb, st, moves, np.zeros(3, np.int32))
+    engine.play_round(c.tb, st, alloc_work(c.tb))
     assert events(st, E_DEAL) == [] and events(st, E_STEAL) == []
     assert [e[:2] for e in events(st, E_EPILOGUE)] == [(1, 1)]
     assert st.board[G_FIRST] == 1

@@ -8,7 +8,7 @@ from functools import partial
 import pytest
 
 from balance.games.five_ravens import engine
-from balance.games.five_ravens.state import E_SCORE, M_ACTION, PL_DOUBLED, PL_THIEF
+from balance.games.five_ravens.state import E_SCORE, M_ACTION, PL_DOUBLED, PL_THIEF, alloc_work
 
 from .helpers import (
     blank,
@@ -92,7 +92,7 @@ def test_fr11_a_rescued_six_captured_again_by_the_five_does_not_double_again(fr2
     round_two_seven_rescues(c, st)
     assert total(c, st, 0) == 3
     set_seat(c, st, 0, deck=[], hand=[raven(5), raven(6), raven(3)])  # the 6 drawn again
-    engine.play_turn(c.tb, st, 0, M_ACTION, raven(5))
+    engine.turn(c.tb, st, alloc_work(c.tb), 0, M_ACTION, raven(5))
     assert sorted(pile_cards(st, 0, "captured")) == sorted([raven(6), raven(7), R("chest_3")])
     assert total(c, st, 0) == 3  # FR-8: a 6 captured by the 5 has no stolen relic
 

@@ -23,7 +23,7 @@ def test_the_state_record_holds_seat_rows_board_and_streams() -> None:
     assert st.pl.shape[1] <= state.N_PL and st.r.pl.shape == (4, state.N_PL)
     assert st.r.board.shape == (state.N_BOARD,) and st.board.shape[0] <= state.N_BOARD
     assert st.rng.shape == (4, 1)
-    twin = state.copy_state(st)
+    twin = state.clone_state(st)
     twin.pl[0, state.PL_GEMS] = 7
     assert st.pl[0, state.PL_GEMS] == 0  # a copy shares nothing
 
