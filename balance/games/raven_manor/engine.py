@@ -863,7 +863,7 @@ def ask(st, p, kind, q, n):
 ) = range(1, 21)
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def call_window(st, a, card, from_hand, eff, t):
     bd = st.board
     bd[S.G_WIN_A] = a
@@ -874,7 +874,7 @@ def call_window(st, a, card, from_hand, eff, t):
     push(st, np.int64(P_WINDOW), np.int64(S.G_WIN_PC))
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def call_kill(st, killer, t, cause):
     bd = st.board
     bd[S.G_KILL_KILLER] = killer
@@ -883,13 +883,13 @@ def call_kill(st, killer, t, cause):
     push(st, np.int64(P_KILL), np.int64(S.G_KILL_PC))
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def call_draw(st, p):
     st.board[S.G_DRAW_P] = p
     push(st, np.int64(P_DRAW), np.int64(S.G_DRAW_PC))
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def call_trade(st, a, b, kind):
     bd = st.board
     bd[S.G_TRADE_A] = a
@@ -898,21 +898,21 @@ def call_trade(st, a, b, kind):
     push(st, np.int64(P_TRADE), np.int64(S.G_TRADE_PC))
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def call_pillow(st, giver, receiver):
     st.board[S.G_PILLOW_GIVER] = giver
     st.board[S.G_PILLOW_RECV] = receiver
     push(st, np.int64(P_PILLOW), np.int64(S.G_PILLOW_PC))
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def call_drink(st, a, t):
     st.board[S.G_DRINK_A] = a
     st.board[S.G_DRINK_T] = t
     push(st, np.int64(P_DRINK), np.int64(S.G_DRINK_PC))
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def call_use(st, p, c, living):
     st.board[S.G_USE_P] = p
     st.board[S.G_USE_C] = c
@@ -920,7 +920,7 @@ def call_use(st, p, c, living):
     push(st, np.int64(P_USE), np.int64(S.G_USE_PC))
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def call_chain(st, a, c, t, o, from_hand, entering, living):
     bd = st.board
     bd[S.G_CHAIN_A] = a
@@ -933,7 +933,7 @@ def call_chain(st, a, c, t, o, from_hand, entering, living):
     push(st, np.int64(P_CHAIN), np.int64(S.G_CHAIN_PC))
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def call_deaths(st):
     push(st, np.int64(P_DEATHS), np.int64(S.G_DEATHS_PC))
 
@@ -963,7 +963,7 @@ def s_draw(tb, st):
             S.add_hand(st, p, c)
             S.emit(st, S.E_BACKPACK, p, c, 0, 0, 0, 0, 0)
             ret(st, c, 0)
-            return
+            return True
         top = False
     else:  # D_BLUFF answered
         c = bd[S.G_DRAW_C]
@@ -971,7 +971,7 @@ def s_draw(tb, st):
             S.add_hand(st, p, c)
             S.emit(st, S.E_DRAW, p, c, 0, 0, 0, 0, 0)
             ret(st, c, 0)
-            return
+            return True
         S.discard_card(st, c)
         st.pl[p, S.PL_FEATHER_DISC] += 1
         S.emit(st, S.E_FEATHER, p, 1, 0, 0, 0, 0, 0)
@@ -979,7 +979,7 @@ def s_draw(tb, st):
         if top:
             if it >= st.deck.shape[0] + 2:
                 ret(st, -1, 0)
-                return
+                return True
             it += 1
             if st.pl[p, S.PL_BP_N] > 0:
                 k = np.int64(0)
@@ -990,12 +990,12 @@ def s_draw(tb, st):
                 bd[S.G_DRAW_IT] = it
                 bd[S.G_DRAW_PC] = 1
                 ask(st, p, np.int64(S.D_TAKE), np.int64(-1), k)
-                return
+                return False
         top = True
         c = pop_deck(st)
         if c < 0:
             ret(st, -1, 0)
-            return
+            return True
         S.tele(st, p, T.TE_DRAWN + c, 1)
         if c == T.FEATHER:
             if st.pl[p, S.PL_CHAR] != T.RAVEN:  # RM-6: the Horseman uses only Feathers received
@@ -1007,14 +1007,14 @@ def s_draw(tb, st):
             bd[S.G_DRAW_C] = c
             bd[S.G_DRAW_PC] = 2
             ask(st, p, np.int64(S.D_BLUFF), np.int64(-1), np.int64(2))
-            return
+            return False
         S.add_hand(st, p, c)
         S.emit(st, S.E_DRAW, p, c, 0, 0, 0, 0, 0)
         ret(st, c, 0)
-        return
+        return True
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def s_refill(tb, st):
     """P_REFILL: RM-4 (3): draw or discard (D_DISCARD) to exactly the hand size (ENGINE-14)."""
     bd = st.board
@@ -1026,7 +1026,9 @@ def s_refill(tb, st):
             if S.hand_n(st, p) < h:
                 bd[S.G_REFILL_PC] = 1
                 call_draw(st, p)
-                return
+                if not s_draw(tb, st):
+                    return False
+                pc = 1
             pc = 2
         elif pc == 1:
             pc = 2 if bd[S.G_RV] < 0 else 0
@@ -1035,9 +1037,9 @@ def s_refill(tb, st):
                 bd[S.G_REFILL_PC] = 3
                 bd[S.G_SUB] = 0
                 ask(st, p, np.int64(S.D_DISCARD), np.int64(-1), np.int64(0))
-                return
+                return False
             ret(st, 0, 0)
-            return
+            return True
         else:
             discard_from_hand(st, p, bd[S.G_ANS], np.int64(0))
             pc = 2
@@ -1058,23 +1060,23 @@ def s_fix(tb, st):
         elif pc == 1:
             if bd[S.G_FIX_IT] >= st.deck.shape[0] + 2:
                 ret(st, bd[S.G_FIX_K], 0)
-                return
+                return True
             bd[S.G_FIX_IT] += 1
             if st.pl[p, S.PL_HAND + T.FEATHER] == 0:
                 ret(st, bd[S.G_FIX_K], 0)
-                return
+                return True
             if st.pl[p, S.PL_CHAR] == T.RAVEN:
                 bd[S.G_FIX_PC] = 2
                 ask(st, p, np.int64(S.D_BLUFF), np.int64(-1), np.int64(2))
-                return
+                return False
             elif tb.params[T.P_FEATHER_REDRAW] == 0:
                 ret(st, bd[S.G_FIX_K], 0)
-                return
+                return True
             pc = 3
         elif pc == 2:
             if bd[S.G_ANS] == 0:
                 ret(st, bd[S.G_FIX_K], 0)
-                return
+                return True
             pc = 3
         else:
             S.take_hand(st, p, T.FEATHER)
@@ -1084,7 +1086,7 @@ def s_fix(tb, st):
             c = pop_deck(st)
             if c < 0:
                 ret(st, bd[S.G_FIX_K], 0)
-                return
+                return True
             S.tele(st, p, T.TE_DRAWN + c, 1)
             S.add_hand(st, p, c)
             pc = 1
@@ -1108,13 +1110,15 @@ def s_opening(tb, st):
             if bd[S.G_OPEN_I] >= n:
                 reshuffle(st)
                 ret(st, 0, 0)
-                return
+                return True
             p = S.seat_at(st, first + bd[S.G_OPEN_I])
             bd[S.G_OPEN_P] = p
             bd[S.G_OPEN_PC] = 2
             bd[S.G_FIX_P] = p
             push(st, np.int64(P_FIX), np.int64(S.G_FIX_PC))
-            return
+            if not s_fix(tb, st):
+                return False
+            pc = 2
         elif pc == 2:
             bd[S.G_OPEN_K] = bd[S.G_RV]
             bd[S.G_OPEN_M] = 0
@@ -1125,7 +1129,7 @@ def s_opening(tb, st):
             else:
                 bd[S.G_OPEN_PC] = 4
                 ask(st, bd[S.G_OPEN_P], np.int64(S.D_MULLIGAN), np.int64(-1), np.int64(2))
-                return
+                return False
         elif pc == 4:
             if bd[S.G_ANS] == 0:
                 pc = 5
@@ -1139,7 +1143,9 @@ def s_opening(tb, st):
                 bd[S.G_OPEN_PC] = 6
                 bd[S.G_FIX_P] = p
                 push(st, np.int64(P_FIX), np.int64(S.G_FIX_PC))
-                return
+                if not s_fix(tb, st):
+                    return False
+                pc = 6
         elif pc == 6:
             bd[S.G_OPEN_K] += bd[S.G_RV]
             bd[S.G_OPEN_M] += 1
@@ -1270,7 +1276,7 @@ def s_window(tb, st):
             bd[S.G_WIN_LVL] = lvl
             bd[S.G_WIN_PC] = 1
             ask(st, r, np.int64(S.D_REACT), protects, n_opts)
-            return
+            return False
         if lvl == 0:
             break
         c = bd[b]
@@ -1301,6 +1307,7 @@ def s_window(tb, st):
         if lvl == 0 and bd[sk + 3] & CANCELLED:
             break
     ret(st, bd[sk + 3], 0)
+    return True
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1319,22 +1326,22 @@ def s_kill(tb, st):
     if bd[S.G_KILL_PC] == 0:
         if bd[S.G_END] != 0:
             ret(st, 0, 0)
-            return
+            return True
         if not S.alive(st, t):
             S.emit(st, S.E_KILL_SAVED, t, 1, 0, 0, 0, 0, 0)
             ret(st, 0, 0)
-            return
+            return True
         if st.pl[t, S.PL_SAFE_KILL] == bd[S.G_TURN] + 1:
             S.emit(st, S.E_KILL_SAVED, t, 0, 0, 0, 0, 0, 0)
             ret(st, 0, 0)
-            return
+            return True
         if cause != T.D_PILLOW:
             for s in range(S.n_players(st)):
                 if s != t and st.pl[s, S.PL_CHAR] == T.SHARK and S.alive(st, s):
                     bd[S.G_KILL_S] = s
                     bd[S.G_KILL_PC] = 1
                     ask(st, np.int64(s), np.int64(S.D_SACRIFICE), t, np.int64(2))
-                    return
+                    return False
     elif bd[S.G_ANS] != 0:
         victim = bd[S.G_KILL_S]
         cause = T.D_SACRIFICE
@@ -1343,9 +1350,9 @@ def s_kill(tb, st):
         st.pl[killer, S.PL_KILLS] += 1
     die(st, victim, np.int64(cause), killer)
     ret(st, 1, 0)
+    return True
 
-
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def s_pillow(tb, st):
     """P_PILLOW: RM-8: the giver of a Pillow may reveal it (D_PILLOW); the receiver dies
     (ENGINE-8)."""
@@ -1355,13 +1362,13 @@ def s_pillow(tb, st):
     if bd[S.G_PILLOW_PC] == 0:
         if not S.alive(st, giver) or not S.alive(st, receiver) or bd[S.G_END] != 0:
             ret(st, 0, 0)
-            return
+            return True
         if not S.has(st, receiver, T.PILLOW):
             ret(st, 0, 0)
-            return
+            return True
         bd[S.G_PILLOW_PC] = 1
         ask(st, giver, np.int64(S.D_PILLOW), receiver, np.int64(2))
-        return
+        return False
     if bd[S.G_ANS] != 0:
         S.take_hand(st, receiver, T.PILLOW)
         S.discard_card(st, T.PILLOW)
@@ -1370,9 +1377,9 @@ def s_pillow(tb, st):
         st.pl[giver, S.PL_KILLS] += 1
         die(st, receiver, np.int64(T.D_PILLOW), giver)
     ret(st, 0, 0)
+    return True
 
-
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def s_trade(tb, st):
     """P_TRADE: ``a`` and ``b`` exchange one card each (D_GIVE, RM-16: chosen before either is
     seen); ENGINE-12."""
@@ -1385,7 +1392,7 @@ def s_trade(tb, st):
             if S.free_cards(st, a) > 0:
                 bd[S.G_TRADE_PC] = 1
                 ask(st, a, np.int64(S.D_GIVE), b, np.int64(0))
-                return
+                return False
             bd[S.G_TRADE_CA] = -1
             pc = 2
         elif pc == 1:
@@ -1396,7 +1403,7 @@ def s_trade(tb, st):
             if S.free_cards(st, b) > 0:
                 bd[S.G_TRADE_PC] = 3
                 ask(st, b, np.int64(S.D_GIVE), a, np.int64(0))
-                return
+                return False
             bd[S.G_TRADE_CB] = -1
             pc = 4
         elif pc == 3:
@@ -1414,7 +1421,7 @@ def s_trade(tb, st):
                     S.show_hand(st, a, b)
                     S.emit(st, S.E_SHOW, b, a, S.hand_n(st, b), 0, 0, 0, 0)
                 ret(st, 0, 0)
-                return
+                return True
             give_card(st, a, b, ca)
             give_card(st, b, a, cb)
             S.emit(st, S.E_XCHG, a, b, ca, cb, bd[S.G_TRADE_KIND], 0, 0)
@@ -1425,18 +1432,22 @@ def s_trade(tb, st):
             if ca == T.PILLOW:
                 bd[S.G_TRADE_PC] = 5
                 call_pillow(st, a, b)
-                return
+                if not s_pillow(tb, st):
+                    return False
+                pc = 5
             pc = 5
         elif pc == 5:
             if bd[S.G_TRADE_CB] == T.PILLOW:
                 bd[S.G_TRADE_PC] = 6
                 call_pillow(st, b, a)
-                return
+                if not s_pillow(tb, st):
+                    return False
+                pc = 6
             ret(st, 0, 0)
-            return
+            return True
         else:
             ret(st, 0, 0)
-            return
+            return True
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -1455,13 +1466,13 @@ def s_drink(tb, st):
                 k += 1
         if k == 0:
             ret(st, 0, 0)
-            return
+            return True
         bd[S.G_DRINK_PC] = 1
         ask(st, a, np.int64(S.D_DRINK), t, k)
-        return
+        return False
     discard_from_hand(st, t, bd[S.B_PICK + bd[S.G_ANS]], np.int64(2))
     ret(st, 0, 0)
-
+    return True
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def s_use(tb, st):
@@ -1476,13 +1487,13 @@ def s_use(tb, st):
         )
         if n == 0:
             ret(st, -2, 0)
-            return
+            return True
         bd[S.G_USE_PC] = 1
         ask(st, p, np.int64(S.D_USE), np.int64(-1), n)
-        return
+        return False
     b = S.B_CAND + 4 * bd[S.G_ANS]
     ret(st, bd[b + 2], bd[b + 3])
-
+    return True
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def s_mountains(tb, st):
@@ -1496,11 +1507,11 @@ def s_mountains(tb, st):
         if pc == 0:
             if not S.alive(st, t) or bd[S.G_END] != 0:
                 ret(st, 0, 0)
-                return
+                return True
             if st.pl[t, S.PL_SAFE_KILL] == bd[S.G_TURN] + 1:
                 S.emit(st, S.E_KILL_SAVED, t, 0, 0, 0, 0, 0, 0)
                 ret(st, 0, 0)
-                return
+                return True
             if st.pl[t, S.PL_STUNNED] == 0 and S.has(st, t, T.EVADE):
                 bd[S.B_OPTS] = T.EVADE
                 bd[S.B_STACK + 5] = T.MOUNTAINS
@@ -1508,7 +1519,7 @@ def s_mountains(tb, st):
                 bd[S.B_STACK + 9] = t
                 bd[S.G_MNT_PC] = 1
                 ask(st, t, np.int64(S.D_MOUNTAINS_EVADE), a, np.int64(1))
-                return
+                return False
             pc = 3
         elif pc == 1:
             if bd[S.G_ANS] == T.EVADE:
@@ -1524,13 +1535,15 @@ def s_mountains(tb, st):
             if st.pl[a, S.PL_STUNNED] == 0 and S.has(st, a, T.EVADE):
                 bd[S.G_MNT_PC] = 4
                 ask(st, a, np.int64(S.D_MOUNTAINS_BACK), t, np.int64(2))
-                return
+                return False
             ret(st, 0, 0)
-            return
+            return True
         elif pc == 3:
             bd[S.G_MNT_PC] = 9
             call_kill(st, a, t, np.int64(T.D_MOUNTAINS))
-            return
+            if not s_kill(tb, st):
+                return False
+            pc = 9
         elif pc == 4:
             if bd[S.G_ANS] != 0:
                 S.take_hand(st, a, T.EVADE)
@@ -1545,10 +1558,10 @@ def s_mountains(tb, st):
                 if bd[S.G_DEPTH] == bd[S.G_DEATHS_N]:
                     check_end(st)
             ret(st, 0, 0)
-            return
+            return True
         else:
             ret(st, 0, 0)
-            return
+            return True
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1579,7 +1592,9 @@ def s_card(tb, st):
             bd[S.G_CARD_NXT] = -1
             bd[S.G_CARD_PC] = 1
             call_window(st, a, c, bd[S.G_CARD_FH], card_effects(c, o), t)
-            return
+            if not s_window(tb, st):
+                return False
+            pc = 1
         elif pc == 1:
             place = is_place(c)
             status = bd[S.G_RV]
@@ -1588,18 +1603,18 @@ def s_card(tb, st):
                     if status & CANCELLED:
                         S.discard_card(st, c)  # RM-19: a cancelled Room or Location: discarded
                         ret(st, -1, 0)
-                        return
+                        return True
                     bd[S.B_INPLAY + c] += 1
                     S.emit(st, S.E_INPLAY, a, c, 1, 0, 0, 0, 0)
                 if status & CANCELLED:
                     ret(st, -1, 0)
-                    return
+                    return True
                 u = c - T.ROOM0 if c < T.ROOM1 else (T.ROOM1 - T.ROOM0) + (c - T.LOC0)
                 S.tele(st, a, T.TE_USED + u, 1)
             elif status & CANCELLED:
                 S.discard_card(st, c)
                 ret(st, -1, 0)
-                return
+                return True
             avoided = status & AVOIDED
             pc = 2
             if c == T.BASEMENT or c == T.BEDROOM or c == T.FATHERS_STUDY or c == T.KITCHEN:
@@ -1614,7 +1629,9 @@ def s_card(tb, st):
                     if o == 0:
                         bd[S.G_CARD_PC] = 2
                         call_trade(st, a, t, np.int64(1))
-                        return
+                        if not s_trade(tb, st):
+                            return False
+                        pc = 2
                     swap_seats(st, a, t)
             elif c == T.GUESTROOM:
                 if o == 0:
@@ -1623,7 +1640,7 @@ def s_card(tb, st):
                     bd[S.G_CARD_PC] = 20
                     bd[S.G_SUB] = 2
                     ask(st, a, np.int64(S.D_DISCARD), np.int64(-1), np.int64(0))
-                    return
+                    return False
             elif c == T.LIBRARY:
                 S.show_hand(st, a, t)
                 S.emit(st, S.E_SHOW, t, a, S.hand_n(st, t), 0, 0, 0, 0)
@@ -1631,7 +1648,9 @@ def s_card(tb, st):
                 if not avoided:
                     bd[S.G_CARD_PC] = 2
                     call_trade(st, a, t, np.int64(1))
-                    return
+                    if not s_trade(tb, st):
+                        return False
+                    pc = 2
             elif c == T.GET_OVER_HERE:
                 if o == 1:
                     S.show_hand(st, a, t)
@@ -1641,22 +1660,26 @@ def s_card(tb, st):
             elif c == T.VASE or c == T.HAYMAKER:
                 stun_with(st, a, t, c)
                 ret(st, -1, 0)
-                return
+                return True
             elif c == T.BOTTLE:
                 placed = stun(st, a, t, c)
                 search_to_hand(st, a, np.int64(T.BROKEN_BOTTLE), np.int64(0))
                 if not placed:
                     S.discard_card(st, c)
                 ret(st, -1, 0)
-                return
+                return True
             elif c == T.AXE or c == T.BROKEN_BOTTLE or c == T.KNIFE or c == T.RIFLE:
                 bd[S.G_CARD_PC] = 2
                 call_kill(st, a, t, np.int64(T.D_KILL))
-                return
+                if not s_kill(tb, st):
+                    return False
+                pc = 2
             elif c == T.HARPOON:  # RM-21: kill, then stun, each answered on its own; Rod or Rat
                 bd[S.G_CARD_PC] = 30  # Treachery in the first window cancels both
                 call_kill(st, a, t, np.int64(T.D_KILL))
-                return
+                if not s_kill(tb, st):
+                    return False
+                pc = 30
             elif c == T.CANDLE:
                 k = np.int64(0)
                 for _ in range(tb.params[T.P_CANDLE]):
@@ -1669,7 +1692,7 @@ def s_card(tb, st):
                     bd[S.G_CARD_K] = k
                     bd[S.G_CARD_PC] = 40
                     ask(st, a, np.int64(S.D_CANDLE_KEEP), np.int64(-1), k)
-                    return
+                    return False
             elif c == T.MANOR_PLAN or c == T.COMPASS:
                 if find_card(st, a, o, np.int64(0)):
                     bd[S.G_CARD_NXT] = o
@@ -1681,11 +1704,13 @@ def s_card(tb, st):
                 bd[S.B_BARR + t] += 1
                 S.emit(st, S.E_BARRICADE, a, t, 1, 0, 0, 0, 0)
                 ret(st, -1, 0)
-                return
+                return True
             elif c == T.DRINK:
                 bd[S.G_CARD_PC] = 2
                 call_drink(st, a, t)
-                return
+                if not s_drink(tb, st):
+                    return False
+                pc = 2
             elif c == T.TORCH or c == T.ABANDONED_MINE:
                 bd[S.G_CARD_K] = reveal_top(
                     st, tb.params[T.P_TORCH if c == T.TORCH else T.P_MINE_REVEAL]
@@ -1700,7 +1725,9 @@ def s_card(tb, st):
                 else:
                     bd[S.G_CARD_PC] = 2
                     call_drink(st, a, t)
-                    return
+                    if not s_drink(tb, st):
+                        return False
+                    pc = 2
             elif c == T.CAVE:
                 random_take(st, a, t)
             elif c == T.COAST:
@@ -1713,26 +1740,28 @@ def s_card(tb, st):
                 bd[S.G_CARD_X] = s
                 bd[S.G_CARD_PC] = 70
                 ask(st, s, np.int64(S.D_FOREST), t, np.int64(2))
-                return
+                return False
             elif c == T.MOUNTAINS:
                 bd[S.G_MNT_A] = a
                 bd[S.G_MNT_T] = t
                 bd[S.G_CARD_PC] = 2
                 push(st, np.int64(P_MOUNTAINS), np.int64(S.G_MNT_PC))
-                return
+                if not s_mountains(tb, st):
+                    return False
+                pc = 2
             elif c == T.THE_INN:
                 bd[S.G_CARD_PC] = 80
                 ask(st, t, np.int64(S.D_INN), a, np.int64(2))
-                return
+                return False
         elif pc == 2:
             card_fin(st, c)
-            return
+            return True
         elif pc == 10:  # Bathroom: discard any number (D_BATHROOM), then draw as many
             if S.free_cards(st, a) > 0:
                 bd[S.G_CARD_PC] = 11
                 bd[S.G_SUB] = bd[S.G_CARD_K]
                 ask(st, a, np.int64(S.D_BATHROOM), np.int64(-1), np.int64(0))
-                return
+                return False
             bd[S.G_CARD_J] = 0
             pc = 12
         elif pc == 11:
@@ -1749,21 +1778,27 @@ def s_card(tb, st):
                 bd[S.G_CARD_J] += 1
                 bd[S.G_CARD_PC] = 12
                 call_draw(st, a)
-                return
+                if not s_draw(tb, st):
+                    return False
+                pc = 12
             pc = 2
         elif pc == 20:  # Guestroom: the card discarded, then one drawn
             discard_from_hand(st, a, bd[S.G_ANS], np.int64(2))
             bd[S.G_CARD_PC] = 2
             call_draw(st, a)
-            return
+            if not s_draw(tb, st):
+                return False
+            pc = 2
         elif pc == 30:
             bd[S.G_CARD_PC] = 31
             call_window(st, a, np.int64(-1), np.int64(0), np.int64(EF_STUN), t)
-            return
+            if not s_window(tb, st):
+                return False
+            pc = 31
         elif pc == 31:
             stun_with(st, a, t, c)
             ret(st, -1, 0)
-            return
+            return True
         elif pc == 40:  # Candle: the card into hand chosen, then the one on top
             k = bd[S.G_CARD_K]
             i = bd[S.G_ANS]
@@ -1775,7 +1810,7 @@ def s_card(tb, st):
             if k > 0:
                 bd[S.G_CARD_PC] = 41
                 ask(st, a, np.int64(S.D_CANDLE_TOP), np.int64(-1), k)
-                return
+                return False
             pc = 42
         elif pc == 41:
             k = bd[S.G_CARD_K]
@@ -1810,7 +1845,7 @@ def s_card(tb, st):
         elif pc == 50:  # Backpack: store up to its slots (D_STORE)
             if bd[S.G_CARD_J] >= tb.params[T.P_BACKPACK]:
                 ret(st, -1, 0)
-                return
+                return True
             bd[S.G_CARD_J] += 1
             k = np.int64(0)
             for x in range(T.NC):
@@ -1819,15 +1854,15 @@ def s_card(tb, st):
                     k += 1
             if k == 0:
                 ret(st, -1, 0)
-                return
+                return True
             bd[S.G_CARD_PC] = 51
             ask(st, a, np.int64(S.D_STORE), np.int64(-1), k)
-            return
+            return False
         elif pc == 51:
             i = bd[S.G_ANS]
             if i >= bd[S.G_NOPT]:
                 ret(st, -1, 0)
-                return
+                return True
             x = bd[S.B_PICK + i]
             S.take_hand(st, a, x)
             st.pl[a, S.PL_BP + x] += 1
@@ -1843,7 +1878,7 @@ def s_card(tb, st):
                 bd[S.G_CARD_PC] = 61
                 kind = S.D_TORCH if c == T.TORCH else S.D_MINE
                 ask(st, a, np.int64(kind), np.int64(-1), bd[S.G_CARD_K])
-                return
+                return False
         elif pc == 61:
             i = bd[S.G_ANS]
             k = bd[S.G_CARD_K]
@@ -1863,7 +1898,7 @@ def s_card(tb, st):
                 S.emit(st, S.E_INPLAY, a, c, 0, 0, 0, 0, 0)
             if c == T.ABANDONED_MINE:
                 ret(st, -1, 0)
-                return
+                return True
             pc = 2
         elif pc == 70:  # Forest: the consent answered
             s = bd[S.G_CARD_X]
@@ -1873,7 +1908,9 @@ def s_card(tb, st):
                 st.pl[s, S.PL_SKIP] = 1
                 bd[S.G_CARD_PC] = 71
                 call_kill(st, a, t, np.int64(T.D_KILL))
-                return
+                if not s_kill(tb, st):
+                    return False
+                pc = 71
             pc = 71
         elif pc == 71:
             bd[S.G_OVER] = 1  # RM-20
@@ -1884,7 +1921,7 @@ def s_card(tb, st):
             if yes and S.free_cards(st, a) > 0:
                 bd[S.G_CARD_PC] = 81
                 ask(st, a, np.int64(S.D_GIVE), t, np.int64(0))
-                return
+                return False
             pc = 2
         else:  # 81: the card given at The Inn
             x = bd[S.G_ANS]
@@ -1895,7 +1932,9 @@ def s_card(tb, st):
             elif x == T.PILLOW:
                 bd[S.G_CARD_PC] = 2
                 call_pillow(st, a, t)
-                return
+                if not s_pillow(tb, st):
+                    return False
+                pc = 2
             pc = 2
 
 
@@ -1915,7 +1954,7 @@ def s_chain(tb, st):
         elif pc == 1:
             if bd[S.G_CHAIN_IT] >= 4:
                 ret(st, 0, 0)
-                return
+                return True
             bd[S.G_CHAIN_IT] += 1
             bd[S.G_CARD_A] = a
             bd[S.G_CARD_C] = bd[S.G_CHAIN_C]
@@ -1926,18 +1965,22 @@ def s_chain(tb, st):
             bd[S.G_CARD_LIVING] = bd[S.G_CHAIN_LIVING]
             bd[S.G_CHAIN_PC] = 2
             push(st, np.int64(P_CARD), np.int64(S.G_CARD_PC))
-            return
+            if not s_card(tb, st):
+                return False
+            pc = 2
         elif pc == 2:
             nxt = bd[S.G_RV]
             if nxt < 0 or bd[S.G_END] != 0:
                 ret(st, 0, 0)
-                return
+                return True
             bd[S.G_CHAIN_C] = nxt
             bd[S.G_CHAIN_FH] = 0
             bd[S.G_CHAIN_ENT] = 1
             bd[S.G_CHAIN_PC] = 3
             call_use(st, a, nxt, bd[S.G_CHAIN_LIVING])
-            return
+            if not s_use(tb, st):
+                return False
+            pc = 3
         else:
             t = bd[S.G_RV]
             if t == -2:  # no legal use: a Room or Location still enters play
@@ -1948,7 +1991,7 @@ def s_chain(tb, st):
                 else:
                     S.discard_card(st, c)
                 ret(st, 0, 0)
-                return
+                return True
             bd[S.G_CHAIN_T] = t
             bd[S.G_CHAIN_O] = bd[S.G_RV2]
             pc = 1
@@ -1966,36 +2009,49 @@ def s_weapon(tb, st):
     pc = bd[S.G_WEAP_PC]
     v = bd[S.G_WEAP_V]
     card = bd[S.G_WEAP_CARD]
-    t = bd[S.G_WEAP_T]
-    if pc == 0:
-        if not find_card(st, v, card, np.int64(1)):
+    while True:
+        t = bd[S.G_WEAP_T]
+        if pc == 0:
+            if not find_card(st, v, card, np.int64(1)):
+                ret(st, 0, 0)
+                return True
+            if target_mask(st, v, np.int64(1), np.int64(0)) == 0:
+                S.discard_card(st, card)
+                ret(st, 0, 0)
+                return True
+            bd[S.G_WEAP_PC] = 1
+            ask(st, v, np.int64(S.D_KILL_TARGET), np.int64(-1), S.n_players(st))
+            return False
+        elif pc == 1:
+            t = bd[S.G_ANS]
+            bd[S.G_WEAP_T] = t
+            S.emit(st, S.E_ABILITY, v, bd[S.G_WEAP_CH], t, card, 0, 0, 0)  # ch: the card it died as
+            bd[S.G_WEAP_PC] = 2
+            call_window(st, v, np.int64(-1), np.int64(0), np.int64(EF_KILL), t)
+            if not s_window(tb, st):
+                return False
+            pc = 2
+        elif pc == 2:
+            bd[S.G_WEAP_PC] = 3
+            call_kill(st, v, t, np.int64(T.D_ABILITY))
+            if not s_kill(tb, st):
+                return False
+            pc = 3
+        elif pc == 3:
+            if card == T.HARPOON:  # RM-21: the stun is answered on its own
+                bd[S.G_WEAP_PC] = 4
+                call_window(st, v, np.int64(-1), np.int64(0), np.int64(EF_STUN), t)
+                if not s_window(tb, st):
+                    return False
+                pc = 4
+            else:
+                S.discard_card(st, card)
+                ret(st, 0, 0)
+                return True
+        else:
+            stun_with(st, v, t, card)
             ret(st, 0, 0)
-            return
-        if target_mask(st, v, np.int64(1), np.int64(0)) == 0:
-            S.discard_card(st, card)
-            ret(st, 0, 0)
-            return
-        bd[S.G_WEAP_PC] = 1
-        ask(st, v, np.int64(S.D_KILL_TARGET), np.int64(-1), S.n_players(st))
-    elif pc == 1:
-        t = bd[S.G_ANS]
-        bd[S.G_WEAP_T] = t
-        S.emit(st, S.E_ABILITY, v, bd[S.G_WEAP_CH], t, card, 0, 0, 0)  # ch: the card it died as
-        bd[S.G_WEAP_PC] = 2
-        call_window(st, v, np.int64(-1), np.int64(0), np.int64(EF_KILL), t)
-    elif pc == 2:
-        bd[S.G_WEAP_PC] = 3
-        call_kill(st, v, t, np.int64(T.D_ABILITY))
-    elif pc == 3:
-        if card == T.HARPOON:  # RM-21: the stun is answered on its own
-            bd[S.G_WEAP_PC] = 4
-            call_window(st, v, np.int64(-1), np.int64(0), np.int64(EF_STUN), t)
-            return
-        S.discard_card(st, card)
-        ret(st, 0, 0)
-    else:
-        stun_with(st, v, t, card)
-        ret(st, 0, 0)
+            return True
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -2023,7 +2079,8 @@ def s_death(tb, st):
                 bd[S.G_DEATH_PC] = 10
                 if not ask_target(st, v, np.int64(S.D_KILL_TARGET), np.int64(1)):
                     ret(st, 0, 0)
-                return
+                    return True
+                return False
             elif ch == T.PIKE or ch == T.LUMBEARJACK or ch == T.WOLF:
                 bd[S.G_WEAP_V] = v
                 bd[S.G_WEAP_CH] = ch
@@ -2032,27 +2089,33 @@ def s_death(tb, st):
                 )
                 bd[S.G_DEATH_PC] = 99
                 push(st, np.int64(P_WEAPON), np.int64(S.G_WEAP_PC))
-                return
+                if not s_weapon(tb, st):
+                    return False
+                pc = 99
             elif ch == T.ANGLER:
                 bd[S.G_DEATH_PC] = 20
                 if not ask_target(st, v, np.int64(S.D_LOOK_TARGET), np.int64(0)):
                     ret(st, 0, 0)
-                return
+                    return True
+                return False
             elif ch == T.BUNNY:
                 bd[S.G_DEATH_PC] = 30
                 if not ask_target(st, v, np.int64(S.D_SWAP_TARGET), np.int64(0)):
                     ret(st, 0, 0)
-                return
+                    return True
+                return False
             elif ch == T.CATFISH:
                 bd[S.G_DEATH_PC] = 40
                 if not ask_target(st, v, np.int64(S.D_REVEAL_TARGET), np.int64(0)):
                     ret(st, 0, 0)
-                return
+                    return True
+                return False
             elif ch == T.CRAYFISH:
                 bd[S.G_DEATH_PC] = 50
                 if not ask_target(st, v, np.int64(S.D_STUN_SWAP_TARGET), np.int64(0)):
                     ret(st, 0, 0)
-                return
+                    return True
+                return False
             elif ch == T.EEL:
                 S.emit(st, S.E_ABILITY, v, ch, -1, 0, 0, 0, 0)
                 bd[S.G_DEATH_I] = 1
@@ -2065,49 +2128,58 @@ def s_death(tb, st):
                             k = enum_card(tb, st, v, c, np.int64(pol.K_FREE), np.int64(1), k)
                 if k == 0:
                     ret(st, 0, 0)
-                    return
+                    return True
                 bd[S.G_DEATH_PC] = 70
                 ask(st, v, np.int64(S.D_GROGUS), np.int64(-1), k)
-                return
+                return False
             elif ch == T.WHALE:
                 bd[S.G_DEATH_PC] = 80
                 if not ask_target(st, v, np.int64(S.D_WHALE_TARGET), np.int64(0)):
                     ret(st, 0, 0)
-                return
+                    return True
+                return False
             elif ch == T.MAYOR:  # RM-24
                 bd[S.G_DEATH_PC] = 90
                 if not ask_target(st, v, np.int64(S.D_KILL_TARGET), np.int64(1)):
                     ret(st, 0, 0)
-                return
+                    return True
+                return False
             elif ch == T.SQUIRREL:
                 S.emit(st, S.E_ABILITY, v, ch, -1, T.ROD, 0, 0, 0)
                 search_to_hand(st, v, np.int64(T.ROD), np.int64(1))
                 bd[S.G_DEATH_PC] = 100
                 if not ask_target(st, v, np.int64(S.D_LOOK_TARGET), np.int64(0)):
                     ret(st, 0, 0)
-                return
+                    return True
+                return False
             elif ch == T.ALLIGATOR:
                 S.emit(st, S.E_ABILITY, v, ch, -1, T.TREASURE_MAP, 0, 0, 0)
                 if find_card(st, v, np.int64(T.TREASURE_MAP), np.int64(1)):
                     bd[S.G_DEATH_PC] = 110
                     call_use(st, v, np.int64(T.TREASURE_MAP), np.int64(0))
-                    return
+                    if not s_use(tb, st):
+                        return False
+                    pc = 110
                 ret(st, 0, 0)
-                return
+                return True
             else:
                 ret(st, 0, 0)
-                return
+                return True
         elif pc == 10:  # Boar, Doc: the kill
             t = bd[S.G_ANS]
             bd[S.G_DEATH_T] = t
             S.emit(st, S.E_ABILITY, v, ch, t, 0, 0, 0, 0)
             bd[S.G_DEATH_PC] = 11
             call_window(st, v, np.int64(-1), np.int64(0), np.int64(EF_KILL), t)
-            return
+            if not s_window(tb, st):
+                return False
+            pc = 11
         elif pc == 11:
             bd[S.G_DEATH_PC] = 99
             call_kill(st, v, t, np.int64(T.D_ABILITY))
-            return
+            if not s_kill(tb, st):
+                return False
+            pc = 99
         elif pc == 20:  # Angler: the target, then a look at its character or its hand
             t = bd[S.G_ANS]
             bd[S.G_DEATH_T] = t
@@ -2117,7 +2189,7 @@ def s_death(tb, st):
             else:
                 bd[S.G_DEATH_PC] = 21
                 ask(st, v, np.int64(S.D_ANGLER_LOOK), t, np.int64(2))
-                return
+                return False
         elif pc == 21:
             bd[S.G_DEATH_MINE] = 1 if bd[S.G_ANS] != 0 else 0
             pc = 22
@@ -2127,55 +2199,63 @@ def s_death(tb, st):
             if look:
                 look_char(st, v, t)
                 ret(st, 0, 0)
-                return
+                return True
             bd[S.G_DEATH_PC] = 99
             call_drink(st, v, t)
-            return
+            if not s_drink(tb, st):
+                return False
+            pc = 99
         elif pc == 30:  # Bunny
             t = bd[S.G_ANS]
             bd[S.G_DEATH_T] = t
             S.emit(st, S.E_ABILITY, v, ch, t, 0, 0, 0, 0)
             bd[S.G_DEATH_PC] = 31
             call_window(st, v, np.int64(-1), np.int64(0), np.int64(EF_SWAP), t)
-            return
+            if not s_window(tb, st):
+                return False
+            pc = 31
         elif pc == 31:
             if not bd[S.G_RV] & AVOIDED:
                 swap_seats(st, v, t)
             ret(st, 0, 0)
-            return
+            return True
         elif pc == 40:  # Catfish
             t = bd[S.G_ANS]
             S.emit(st, S.E_ABILITY, v, ch, t, 0, 0, 0, 0)
             S.reveal_hand(st, t)
             S.emit(st, S.E_SHOW, t, -1, S.hand_n(st, t), 0, 0, 0, 0)
             ret(st, 0, 0)
-            return
+            return True
         elif pc == 50:  # Crayfish: two effects, each answered on its own (as Harpoon's, RM-21)
             t = bd[S.G_ANS]
             bd[S.G_DEATH_T] = t
             S.emit(st, S.E_ABILITY, v, ch, t, 0, 0, 0, 0)
             bd[S.G_DEATH_PC] = 51
             call_window(st, v, np.int64(-1), np.int64(0), np.int64(EF_STUN), t)
-            return
+            if not s_window(tb, st):
+                return False
+            pc = 51
         elif pc == 51:
             stun(st, v, t, np.int64(-1))
             bd[S.G_DEATH_PC] = 52
             call_window(st, v, np.int64(-1), np.int64(0), np.int64(EF_XCHG), t)
-            return
+            if not s_window(tb, st):
+                return False
+            pc = 52
         elif pc == 52:
             if not bd[S.G_RV] & AVOIDED:
                 swap_hands(st, v, t)
             ret(st, 0, 0)
-            return
+            return True
         elif pc == 60:  # Eel: each other seat in turn order chooses (D_EEL)
             i = bd[S.G_DEATH_I]
             if i >= n:
                 ret(st, 0, 0)
-                return
+                return True
             q = S.seat_at(st, st.pl[v, S.PL_POS] + i)
             bd[S.G_DEATH_PC] = 61
             ask(st, q, np.int64(S.D_EEL), v, np.int64(2))
-            return
+            return False
         elif pc == 61:
             q = bd[S.G_ACTOR]
             if bd[S.G_ANS] != 0:
@@ -2200,20 +2280,22 @@ def s_death(tb, st):
             S.tele(st, v, T.TE_PLAYED + c, 1)
             bd[S.G_DEATH_PC] = 99
             call_chain(st, v, c, t, o, np.int64(0), np.int64(1), np.int64(1))
-            return
+            if not s_chain(tb, st):
+                return False
+            pc = 99
         elif pc == 80:  # Lady Whale
             t = bd[S.G_ANS]
             S.emit(st, S.E_ABILITY, v, ch, t, 0, 0, 0, 0)
             whale_swap(st, v, t)
             ret(st, 0, 0)
-            return
+            return True
         elif pc == 90:  # Mayor: the target, then the votes (D_VOTE), its own first
             t = bd[S.G_ANS]
             bd[S.G_DEATH_T] = t
             bd[S.G_DEATH_KILLS] = 0
             bd[S.G_DEATH_PC] = 91
             ask(st, v, np.int64(S.D_VOTE), t, np.int64(2))
-            return
+            return False
         elif pc == 91:
             bd[S.G_DEATH_MINE] = 1 if bd[S.G_ANS] != 0 else 0
             bd[S.G_DEATH_I] = 0
@@ -2227,7 +2309,7 @@ def s_death(tb, st):
             if i < n:
                 bd[S.G_DEATH_PC] = 93
                 ask(st, i, np.int64(S.D_VOTE), t, np.int64(2))
-                return
+                return False
             kills = bd[S.G_DEATH_KILLS]
             mine = bd[S.G_DEATH_MINE] != 0
             stuns = n - kills
@@ -2239,7 +2321,9 @@ def s_death(tb, st):
             else:
                 bd[S.G_DEATH_PC] = 95
                 call_window(st, v, np.int64(-1), np.int64(0), np.int64(EF_STUN), t)
-            return
+                if not s_window(tb, st):
+                    return False
+                pc = 95
         elif pc == 93:
             if bd[S.G_ANS] != 0:
                 bd[S.G_DEATH_KILLS] += 1
@@ -2248,15 +2332,17 @@ def s_death(tb, st):
         elif pc == 94:
             bd[S.G_DEATH_PC] = 99
             call_kill(st, v, t, np.int64(T.D_VOTE))
-            return
+            if not s_kill(tb, st):
+                return False
+            pc = 99
         elif pc == 95:
             stun(st, v, t, np.int64(-1))
             ret(st, 0, 0)
-            return
+            return True
         elif pc == 100:  # Squirrel: the look
             look_char(st, v, bd[S.G_ANS])
             ret(st, 0, 0)
-            return
+            return True
         elif pc == 110:  # Alligator: the Treasure Map's use
             t = bd[S.G_RV]
             o = bd[S.G_RV2]
@@ -2264,35 +2350,39 @@ def s_death(tb, st):
             call_chain(
                 st, v, np.int64(T.TREASURE_MAP), t, o, np.int64(0), np.int64(1), np.int64(0)
             )
-            return
+            return False
         else:
             ret(st, 0, 0)
-            return
+            return True
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def s_deaths(tb, st):
     """P_DEATHS: ENGINE-7: the queued death abilities, in the order of the deaths."""
     bd = st.board
     if bd[S.G_DEATHS_PC] == 1 and bd[S.G_DEPTH] == bd[S.G_DEATHS_N]:
         check_end(st)
-    if bd[S.G_DEPTH] < bd[S.G_DEATHS_N] and bd[S.G_END] == 0:
+    while bd[S.G_DEPTH] < bd[S.G_DEATHS_N] and bd[S.G_END] == 0:
         i = bd[S.G_DEPTH]
         bd[S.G_DEPTH] = i + 1
         bd[S.G_DEATH_V] = bd[S.B_DEATHS + 2 * i]
         bd[S.G_DEATH_CH] = bd[S.B_DEATHS + 2 * i + 1]
         bd[S.G_DEATHS_PC] = 1
         push(st, np.int64(P_DEATH), np.int64(S.G_DEATH_PC))
-        return
+        if not s_death(tb, st):
+            return False
+        if bd[S.G_DEPTH] == bd[S.G_DEATHS_N]:
+            check_end(st)
     check_end(st)
     ret(st, 0, 0)
+    return True
 
 
 # ---------------------------------------------------------------------------------------------
 # The turn
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def s_action(tb, st):
     """P_ACTION: the action ``kind`` (card ``c``, target ``t``, option ``o``) of ``a``."""
     bd = st.board
@@ -2311,11 +2401,15 @@ def s_action(tb, st):
                 S.tele(st, a, T.TE_PLAYED + c, 1)
                 bd[S.G_ACT_PC] = 99
                 call_chain(st, a, c, t, o, np.int64(1), np.int64(1), living)
-                return
+                if not s_chain(tb, st):
+                    return False
+                pc = 99
             elif kind == pol.K_USE:
                 bd[S.G_ACT_PC] = 99
                 call_chain(st, a, c, t, o, np.int64(0), np.int64(0), living)
-                return
+                if not s_chain(tb, st):
+                    return False
+                pc = 99
             elif kind == pol.K_CYCLE:  # RM-4: discard 2 to draw 1
                 bd[S.G_ACT_J] = 0
                 pc = 10
@@ -2324,31 +2418,37 @@ def s_action(tb, st):
                 if bd[S.G_END] == 0 and find_card(st, a, o, np.int64(0)):
                     bd[S.G_ACT_PC] = 20
                     call_use(st, a, o, np.int64(0))
-                    return
+                    if not s_use(tb, st):
+                        return False
+                    pc = 20
                 ret(st, 0, 0)
-                return
+                return True
             elif kind == pol.K_BREAK:  # RM-17: the Axe or Rifle spent on a Barricade
                 S.take_hand(st, a, c)
                 S.tele(st, a, T.TE_PLAYED + c, 1)
                 bd[S.G_ACT_PC] = 30
                 call_window(st, a, c, np.int64(1), np.int64(0), np.int64(-1))
-                return
+                if not s_window(tb, st):
+                    return False
+                pc = 30
             else:  # K_PASS, RM-29: show the hand to the next player
                 q = S.left(st, a)
                 S.show_hand(st, q, a)
                 S.emit(st, S.E_SHOW, a, q, S.hand_n(st, a), 0, 0, 0, 0)
                 ret(st, 0, 0)
-                return
+                return True
         elif pc == 10:
             if bd[S.G_ACT_J] < tb.params[T.P_DISCARD_DRAW] and S.free_cards(st, a) > 0:
                 bd[S.G_ACT_J] += 1
                 bd[S.G_ACT_PC] = 11
                 bd[S.G_SUB] = 1
                 ask(st, a, np.int64(S.D_DISCARD), np.int64(-1), np.int64(0))
-                return
+                return False
             bd[S.G_ACT_PC] = 99
             call_draw(st, a)
-            return
+            if not s_draw(tb, st):
+                return False
+            pc = 99
         elif pc == 11:
             discard_from_hand(st, a, bd[S.G_ANS], np.int64(1))
             pc = 10
@@ -2359,10 +2459,12 @@ def s_action(tb, st):
                 bd[S.B_INPLAY + o] += 1
                 S.emit(st, S.E_INPLAY, a, o, 1, 0, 0, 0, 0)
                 ret(st, 0, 0)
-                return
+                return True
             bd[S.G_ACT_PC] = 99
             call_chain(st, a, o, t2, o2, np.int64(0), np.int64(1), np.int64(0))
-            return
+            if not s_chain(tb, st):
+                return False
+            pc = 99
         elif pc == 30:
             status = bd[S.G_RV]
             if not status & CANCELLED and bd[S.B_BARR + t] > 0:
@@ -2371,20 +2473,20 @@ def s_action(tb, st):
                 S.emit(st, S.E_BARRICADE, a, t, 0, 0, 0, 0, 0)
             S.discard_card(st, c)
             ret(st, 0, 0)
-            return
+            return True
         else:
             ret(st, 0, 0)
-            return
+            return True
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def s_exch(tb, st):
     """P_EXCH: RM-4 (2), RM-29: exchange with the next player in turn order who is not
     stunned."""
     bd = st.board
     if bd[S.G_EXCH_PC] != 0:
         ret(st, 0, 0)
-        return
+        return True
     a = bd[S.G_EXCH_A]
     n = S.n_players(st)
     q = -1
@@ -2395,20 +2497,25 @@ def s_exch(tb, st):
             break
     if q < 0:
         ret(st, 0, 0)
-        return
+        return True
     if S.free_cards(st, a) == 0 or S.free_cards(st, q) == 0:
         S.show_hand(st, q, a)
         S.emit(st, S.E_SHOW, a, q, S.hand_n(st, a), 0, 0, 0, 0)
         ret(st, 0, 0)
-        return
+        return True
     bd[S.G_EXCH_PC] = 1
     call_trade(st, a, np.int64(q), np.int64(0))
+    if not s_trade(tb, st):
+        return False
+    ret(st, 0, 0)
+    return True
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def s_turn(tb, st):
-    """P_TURN: one turn of ``a`` (RM-4): its action (D_ACTION), the death abilities, the
-    exchange, the draw or discard to the hand size."""
+    """P_TURN: turns from ``a``'s on (RM-4): its action (D_ACTION), the death abilities, the
+    exchange with the next player, the draw or discard to the hand size; then, with G_TURN_LOOP
+    set, the next seat's turn until a side wins or the turn cap (RM-10)."""
     bd = st.board
     pc = bd[S.G_TURN_PC]
     a = bd[S.G_TURN_A]
@@ -2434,17 +2541,16 @@ def s_turn(tb, st):
                     S.discard_card(st, st.pl[a, S.PL_STUN_CARD])
                     st.pl[a, S.PL_STUN_CARD] = -1
                 S.emit(st, S.E_SKIP, a, 0, 0, 0, 0, 0, 0)
-                ret(st, 0, 0)
-                return
-            if st.pl[a, S.PL_SKIP] != 0:
+                pc = 99
+            elif st.pl[a, S.PL_SKIP] != 0:
                 st.pl[a, S.PL_SKIP] = 0
                 S.emit(st, S.E_SKIP, a, 1, 0, 0, 0, 0, 0)
-                ret(st, 0, 0)
-                return
-            n = enum_actions(tb, st, a)
-            bd[S.G_TURN_PC] = 1
-            ask(st, a, np.int64(S.D_ACTION), np.int64(-1), n)
-            return
+                pc = 99
+            else:
+                n = enum_actions(tb, st, a)
+                bd[S.G_TURN_PC] = 1
+                ask(st, a, np.int64(S.D_ACTION), np.int64(-1), n)
+                return False
         elif pc == 1:
             b = S.B_CAND + 4 * bd[S.G_ANS]
             bd[S.G_ACT_A] = a
@@ -2454,44 +2560,70 @@ def s_turn(tb, st):
             bd[S.G_ACT_O] = bd[b + 3]
             bd[S.G_TURN_PC] = 2
             push(st, np.int64(P_ACTION), np.int64(S.G_ACT_PC))
-            return
-        elif pc == 2:
-            bd[S.G_TURN_PC] = 3
-            call_deaths(st)
-            return
+            if not s_action(tb, st):
+                return False
+            pc = 2
+        elif pc == 2 or pc == 4:
+            nxt = 3 if pc == 2 else 6
+            if bd[S.G_DEPTH] < bd[S.G_DEATHS_N] and bd[S.G_END] == 0:
+                bd[S.G_TURN_PC] = nxt
+                call_deaths(st)
+                if not s_deaths(tb, st):
+                    return False
+            else:
+                check_end(st)  # s_deaths with nothing queued
+            pc = nxt
         elif pc == 3:
             if bd[S.G_END] != 0:
-                ret(st, 0, 0)
-                return
-            if bd[S.G_OVER] == 0 and st.pl[a, S.PL_STUNNED] != 0:
+                pc = 99
+            elif bd[S.G_OVER] == 0 and st.pl[a, S.PL_STUNNED] != 0:
                 # RM-4: stunned during its own turn (a death ability it triggered), it "cannot
                 # participate in Trades": no end-of-turn exchange; it still draws or discards
                 S.emit(st, S.E_SKIP, a, 2, 0, 0, 0, 0, 0)
                 pc = 5
-            elif bd[S.G_OVER] == 0:
-                bd[S.G_EXCH_A] = a
-                bd[S.G_TURN_PC] = 4
-                push(st, np.int64(P_EXCH), np.int64(S.G_EXCH_PC))
-                return
+            elif bd[S.G_OVER] == 0:  # RM-4 (2), RM-29: the next player who is not stunned
+                n = S.n_players(st)
+                q = -1
+                for i in range(1, n):
+                    x = S.seat_at(st, st.pl[a, S.PL_POS] + i)
+                    if st.pl[x, S.PL_STUNNED] == 0:
+                        q = x
+                        break
+                pc = 4
+                if q >= 0:
+                    if S.free_cards(st, a) == 0 or S.free_cards(st, q) == 0:
+                        S.show_hand(st, q, a)
+                        S.emit(st, S.E_SHOW, a, q, S.hand_n(st, a), 0, 0, 0, 0)
+                    else:
+                        bd[S.G_TURN_PC] = 4
+                        call_trade(st, a, np.int64(q), np.int64(0))
+                        if not s_trade(tb, st):
+                            return False
             else:
                 pc = 5
-        elif pc == 4:
-            bd[S.G_TURN_PC] = 6
-            call_deaths(st)
-            return
         elif pc == 6:
-            if bd[S.G_END] != 0:
-                ret(st, 0, 0)
-                return
-            pc = 5
+            pc = 99 if bd[S.G_END] != 0 else 5
         elif pc == 5:
             bd[S.G_REFILL_P] = a
             bd[S.G_TURN_PC] = 99
             push(st, np.int64(P_REFILL), np.int64(S.G_REFILL_PC))
-            return
-        else:
-            ret(st, 0, 0)
-            return
+            if not s_refill(tb, st):
+                return False
+            pc = 99
+        else:  # the turn is over
+            if bd[S.G_TURN_LOOP] == 0:
+                ret(st, 0, 0)
+                return True
+            bd[S.G_TURN] += 1
+            if bd[S.G_END] == 0 and bd[S.G_TURN] >= tb.params[T.P_TURN_CAP]:  # RM-10
+                bd[S.G_END] = S.END_CAP
+            if bd[S.G_END] != 0:
+                ret(st, 0, 0)
+                return True
+            nxt = bd[S.G_NEXT]
+            a = nxt if nxt >= 0 else S.left(st, a)
+            bd[S.G_TURN_A] = a
+            pc = 0
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -2503,7 +2635,9 @@ def s_game(tb, st):
         if pc == 0:
             bd[S.G_GAME_PC] = 1
             push(st, np.int64(P_OPENING), np.int64(S.G_OPEN_PC))
-            return
+            if not s_opening(tb, st):
+                return False
+            pc = 1
         elif pc == 1:
             bd[S.G_GAME_A] = bd[S.G_FIRST]
             check_end(st)
@@ -2511,33 +2645,25 @@ def s_game(tb, st):
         elif pc == 2:
             if bd[S.G_END] != 0:
                 pc = 9
-            else:
+            else:  # the turns, until the end (s_turn with G_TURN_LOOP)
                 bd[S.G_TURN_A] = bd[S.G_GAME_A]
-                bd[S.G_GAME_PC] = 3
+                bd[S.G_TURN_LOOP] = 1
+                bd[S.G_GAME_PC] = 9
                 push(st, np.int64(P_TURN), np.int64(S.G_TURN_PC))
-                return
-        elif pc == 3:
-            bd[S.G_TURN] += 1
-            if bd[S.G_END] != 0:
+                if not s_turn(tb, st):
+                    return False
                 pc = 9
-            elif bd[S.G_TURN] >= tb.params[T.P_TURN_CAP]:  # RM-10
-                bd[S.G_END] = S.END_CAP
-                pc = 9
-            else:
-                nxt = bd[S.G_NEXT]
-                bd[S.G_GAME_A] = nxt if nxt >= 0 else S.left(st, bd[S.G_GAME_A])
-                pc = 2
         else:
             S.emit(st, S.E_END, bd[S.G_END], bd[S.G_TURN], 0, 0, 0, 0, 0)
             ret(st, 0, 0)
-            return
+            return True
 
 
 # ---------------------------------------------------------------------------------------------
 # The interface: start, advance, legal, apply, play_game, record
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def run(tb, st):
     """Run the procedures on the call stack until a decision is pending (returns its seat) or the
     stack is empty (returns -1)."""
@@ -2549,30 +2675,30 @@ def run(tb, st):
         if sp == 0:
             return np.int64(-1)
         proc = bd[S.B_CALL + sp - 1]
-        if proc == P_WINDOW:
+        if proc == P_TRADE:
+            s_trade(tb, st)
+        elif proc == P_TURN:
+            s_turn(tb, st)
+        elif proc == P_REFILL:
+            s_refill(tb, st)
+        elif proc == P_EXCH:
+            s_exch(tb, st)
+        elif proc == P_GAME:
+            s_game(tb, st)
+        elif proc == P_WINDOW:
             s_window(tb, st)
-        elif proc == P_DRAW:
-            s_draw(tb, st)
         elif proc == P_CARD:
             s_card(tb, st)
         elif proc == P_CHAIN:
             s_chain(tb, st)
-        elif proc == P_TURN:
-            s_turn(tb, st)
         elif proc == P_ACTION:
             s_action(tb, st)
         elif proc == P_DEATHS:
             s_deaths(tb, st)
-        elif proc == P_REFILL:
-            s_refill(tb, st)
-        elif proc == P_TRADE:
-            s_trade(tb, st)
-        elif proc == P_EXCH:
-            s_exch(tb, st)
+        elif proc == P_DRAW:
+            s_draw(tb, st)
         elif proc == P_KILL:
             s_kill(tb, st)
-        elif proc == P_GAME:
-            s_game(tb, st)
         elif proc == P_DEATH:
             s_death(tb, st)
         elif proc == P_USE:
@@ -2600,14 +2726,14 @@ def start(tb, st, seed, game, work):
     push(st, np.int64(P_GAME), np.int64(S.G_GAME_PC))
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def advance(tb, st, work):
     """Play chance and every forced step until a decision is pending: its seat, or -1 when the
     game is over (the outcome and the E_END event are then in the State)."""
     return run(tb, st)
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def apply(tb, st, work, code):
     """Carry out option ``code`` of the pending decision (the engine reads it when ``advance``
     resumes the procedure that asked; nothing is pending until then). No validation."""
@@ -2825,5 +2951,6 @@ def do_action(tb, st, a, kind, c, t, o, stack, opts, pick):
 def play_turn(tb, st, a, stack, opts, pick, mask):
     st.board[S.G_SP] = 0
     st.board[S.G_TURN_A] = a
+    st.board[S.G_TURN_LOOP] = 0
     push(st, np.int64(P_TURN), np.int64(S.G_TURN_PC))
     drive(tb, st)

@@ -751,7 +751,7 @@ _YES[S.D_WHALE_TARGET] = T_WHALE
 SUB_OF_KIND = _YES  # the Y_*, PK_* or T_* of a D_* kind (-1: none)
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def choose(tb, st, work):
     """The code the acting seat's policy picks for the pending decision (engine.legal's codes)."""
     bd = st.board

@@ -152,6 +152,7 @@ G_ACT_PC, G_ACT_A, G_ACT_KIND, G_ACT_C, G_ACT_T = _b(1), _b(1), _b(1), _b(1), _b
 G_ACT_O, G_ACT_LIVING, G_ACT_J = _b(1), _b(1), _b(1)
 G_EXCH_PC, G_EXCH_A = _b(1), _b(1)
 G_TURN_PC, G_TURN_A = _b(1), _b(1)
+G_TURN_LOOP = _b(1)  # 1: P_TURN plays the following turns too (the game), 0: one turn
 G_PLAN = _b(1)  # a policy's plan for the pending compound choice (unused: none is planned)
 N_G_RESET = _b.end  # board[:N_G_RESET] is cleared for every game
 G_LOG_CAP = _b(1)
