@@ -5,6 +5,16 @@ end-of-turn exchange and the draw or discard to 4, until a side wins (RM-10, RM-
 cap makes it a draw. Every decision is asked of ``policies``; this module applies it through the
 rules' own conditions.
 
+Decision points (docs/rules/raven_manor.md "## Decisions"): every choice a seat makes is a
+pending decision in the State (board G_ACTOR, G_KIND, its list in B_CAND, B_PICK, B_OPTS or
+B_MASK). The rules are procedures (``s_*``, ids ``P_*``) whose program counter and locals are
+board registers (state.py, G_<PROC>_*) and whose callers are on a call stack (B_CALL, G_SP): a
+procedure that must ask sets the pending decision and returns False, and ``advance`` (``run``)
+resumes the procedure on top of the stack once ``apply`` has stored the answer (G_ANS). A call
+runs the callee at once in its caller (``if not s_x(tb, st): return False``), so the interpreter
+loop only resumes after a decision; the hot small procedures are inlined by LLVM
+(``forceinline=True``) to keep the kernel's speed.
+
 Compile time (``benchmarks/compile_time.py raven_manor``): numba finalises every compiled
 function with all the functions it calls linked in and optimised again, so each level of the call
 tree above the rules costs a pass over nearly the whole engine. The thin levels under
@@ -2650,9 +2660,7 @@ def s_game(tb, st):
                 bd[S.G_TURN_LOOP] = 1
                 bd[S.G_GAME_PC] = 9
                 push(st, np.int64(P_TURN), np.int64(S.G_TURN_PC))
-                if not s_turn(tb, st):
-                    return False
-                pc = 9
+                return False  # the interpreter runs the turns (s_turn is inlined there only)
         else:
             S.emit(st, S.E_END, bd[S.G_END], bd[S.G_TURN], 0, 0, 0, 0, 0)
             ret(st, 0, 0)

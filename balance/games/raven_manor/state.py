@@ -345,7 +345,7 @@ def alloc_work(tb):
 
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, forceinline=False)
 def copy_state(src, dst):
     """Copy the game ``src`` into the same-shaped ``dst`` in place (the continuation, the random
     streams and the log rows in use included)."""

@@ -64,7 +64,9 @@ def drive(c: T.Compiled, seed: int, game: int, check=None, log_cap: int = 0):
 
 
 def row(c: T.Compiled, st, work) -> dict[str, np.ndarray]:
-    out = kit.alloc_outputs(1, c.players, T.N_TELE, state.BLOCK_GAMES, len(state.EXTRA_COLUMNS))
+    out = kit.alloc_outputs(
+        1, c.players, T.N_TELE, state.BLOCK_GAMES, len(state.EXTRA_COLUMNS), team=True, role=True
+    )
     score, rank, turns, end, order, team, role, extra, tele, clipped = out
     engine.record(
         c.tb, st, work, 0, score, rank, turns, end, order, team, role, extra, tele, clipped[0]
@@ -163,15 +165,19 @@ def test_rm19_a_kill_opens_a_window_the_target_may_evade_then_others_may_rod(bui
     not; its Evade opens a window of its own in which seat 2 may Rod it."""
     from balance.games.raven_manor.tables import AXE, EVADE, ROD
 
-    s = build([T.MAYOR, T.AUNT_CAT, T.ANGLER, T.BOAR], hands={1: [EVADE], 2: [ROD]})
+    s = build([T.MAYOR, T.AUNT_CAT, T.ANGLER, T.BOAR], hands={0: [AXE], 1: [EVADE], 2: [ROD]})
     assert start_action(s, 0, policies.K_PLAY, AXE, 1) == 1
-    s.pl[0, state.PL_HAND + AXE] += 0
     assert tuple(state.pending(s.st)) == (1, D_REACT)
     assert legal_codes(s.tb, s.st, s.work) == [EVADE, NO_CARD]
     engine.apply(s.tb, s.st, s.work, EVADE)
     assert engine.advance(s.tb, s.st, s.work) == 2
     assert tuple(state.pending(s.st)) == (2, D_REACT)
     assert int(s.board[state.G_WIN_LVL]) == 1
+    assert legal_codes(s.tb, s.st, s.work) == [ROD, NO_CARD]
+    engine.apply(s.tb, s.st, s.work, NO_CARD)
+    # the Evade resolved; the Axe's own window goes on: seat 2 may still Rod the Axe itself
+    assert engine.advance(s.tb, s.st, s.work) == 2
+    assert int(s.board[state.G_WIN_LVL]) == 0
     assert legal_codes(s.tb, s.st, s.work) == [ROD, NO_CARD]
     engine.apply(s.tb, s.st, s.work, NO_CARD)
     assert engine.advance(s.tb, s.st, s.work) == -1
@@ -183,8 +189,6 @@ def test_rm21_shark_bouncer_is_asked_before_the_kill_resolves(build):
     from balance.games.raven_manor.tables import AXE
 
     s = build([T.MAYOR, T.AUNT_CAT, T.SHARK, T.BOAR], hands={0: [AXE]})
-    s.pl[0, state.PL_HAND + AXE] -= 1
-    s.pl[0, state.PL_HAND_N] -= 1
     assert start_action(s, 0, policies.K_PLAY, AXE, 1) == 2
     assert tuple(state.pending(s.st)) == (2, D_SACRIFICE)
     assert int(s.board[state.G_Q]) == 1
@@ -200,8 +204,6 @@ def test_rm5_rm23_a_death_ability_asks_its_target_among_the_living(build):
     from balance.games.raven_manor.tables import AXE
 
     s = build([T.MAYOR, T.BOAR, T.AUNT_CAT, T.ANGLER], hands={0: [AXE]}, dead=(3,))
-    s.pl[0, state.PL_HAND + AXE] -= 1
-    s.pl[0, state.PL_HAND_N] -= 1
     assert start_action(s, 0, policies.K_PLAY, AXE, 1) == -1
     assert not s.alive(1)
     s.board[state.G_SP] = 0
