@@ -1039,7 +1039,8 @@ def s_refill(tb, st):
                 if not s_draw(tb, st):
                     return False
                 pc = 1
-            pc = 2
+            else:
+                pc = 2
         elif pc == 1:
             pc = 2 if bd[S.G_RV] < 0 else 0
         elif pc == 2:
@@ -1642,7 +1643,8 @@ def s_card(tb, st):
                         if not s_trade(tb, st):
                             return False
                         pc = 2
-                    swap_seats(st, a, t)
+                    else:
+                        swap_seats(st, a, t)
             elif c == T.GUESTROOM:
                 if o == 0:
                     search_to_hand(st, a, np.int64(T.PILLOW), np.int64(0))
@@ -1791,7 +1793,8 @@ def s_card(tb, st):
                 if not s_draw(tb, st):
                     return False
                 pc = 12
-            pc = 2
+            else:
+                pc = 2
         elif pc == 20:  # Guestroom: the card discarded, then one drawn
             discard_from_hand(st, a, bd[S.G_ANS], np.int64(2))
             bd[S.G_CARD_PC] = 2
@@ -2170,8 +2173,9 @@ def s_death(tb, st):
                     if not s_use(tb, st):
                         return False
                     pc = 110
-                ret(st, 0, 0)
-                return True
+                else:
+                    ret(st, 0, 0)
+                    return True
             else:
                 ret(st, 0, 0)
                 return True
@@ -2328,6 +2332,9 @@ def s_death(tb, st):
             if do_kill:
                 bd[S.G_DEATH_PC] = 94
                 call_window(st, v, np.int64(-1), np.int64(0), np.int64(EF_KILL), t)
+                if not s_window(tb, st):
+                    return False
+                pc = 94
             else:
                 bd[S.G_DEATH_PC] = 95
                 call_window(st, v, np.int64(-1), np.int64(0), np.int64(EF_STUN), t)
@@ -2360,7 +2367,9 @@ def s_death(tb, st):
             call_chain(
                 st, v, np.int64(T.TREASURE_MAP), t, o, np.int64(0), np.int64(1), np.int64(0)
             )
-            return False
+            if not s_chain(tb, st):
+                return False
+            pc = 99
         else:
             ret(st, 0, 0)
             return True
@@ -2431,8 +2440,9 @@ def s_action(tb, st):
                     if not s_use(tb, st):
                         return False
                     pc = 20
-                ret(st, 0, 0)
-                return True
+                else:
+                    ret(st, 0, 0)
+                    return True
             elif kind == pol.K_BREAK:  # RM-17: the Axe or Rifle spent on a Barricade
                 S.take_hand(st, a, c)
                 S.tele(st, a, T.TE_PLAYED + c, 1)
