@@ -9,7 +9,7 @@ Decision points (docs/rules/raven_manor.md "## Decisions"): every choice a seat 
 pending decision in the State (board G_ACTOR, G_KIND, its list in B_CAND, B_PICK, B_OPTS or
 B_MASK). The rules are procedures (``s_*``, ids ``P_*``) whose program counter and locals are
 board registers (state.py, G_<PROC>_*) and whose callers are on a call stack (B_CALL, G_SP): a
-procedure that must ask sets the pending decision and returns False, and ``advance``
+procedure that must ask sets the pending decision and returns False, and ``advance`` (``run``)
 resumes the procedure on top of the stack once ``apply`` has stored the answer (G_ANS). A call
 runs the callee at once in its caller (``if not s_x(tb, st): return False``), so the interpreter
 loop only resumes after a decision; the hot small procedures are inlined by LLVM
@@ -2681,21 +2681,10 @@ def s_game(tb, st):
 # The interface: start, advance, legal, apply, play_game, record
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
-def start(tb, st, seed, game, work):
-    """Reset ``st`` to the start of game ``game`` of run ``seed`` (the characters dealt, the deck
-    shuffled); no decision is pending yet (``advance`` plays the opening, RM-3)."""
-    deal(tb, st, seed, game, work.pick)
-    st.board[S.G_SP] = 0
-    push(st, np.int64(P_GAME), np.int64(S.G_GAME_PC))
-
-
 @njit(cache=True, _nrt=False, forceinline=True)
-def advance(tb, st, work):
-    """Play chance and every forced step until a decision is pending: its seat, or -1 when the
-    game is over (the outcome and the E_END event are then in the State). It runs the procedures
-    on the call stack (the top one resumes where it asked) until a decision is pending or the
-    stack is empty."""
+def run(tb, st):
+    """Run the procedures on the call stack until a decision is pending (returns its seat) or the
+    stack is empty (returns -1)."""
     bd = st.board
     while True:
         if bd[S.G_KIND] >= 0:
@@ -2744,6 +2733,22 @@ def advance(tb, st, work):
             s_fix(tb, st)
         else:
             s_opening(tb, st)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def start(tb, st, seed, game, work):
+    """Reset ``st`` to the start of game ``game`` of run ``seed`` (the characters dealt, the deck
+    shuffled); no decision is pending yet (``advance`` plays the opening, RM-3)."""
+    deal(tb, st, seed, game, work.pick)
+    st.board[S.G_SP] = 0
+    push(st, np.int64(P_GAME), np.int64(S.G_GAME_PC))
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def advance(tb, st, work):
+    """Play chance and every forced step until a decision is pending: its seat, or -1 when the
+    game is over (the outcome and the E_END event are then in the State)."""
+    return run(tb, st)
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -2889,7 +2894,7 @@ def drive(tb, st):
     the seats' policies."""
     work = S.alloc_work(tb)
     st.board[S.G_KIND] = -1
-    while advance(tb, st, work) >= 0:
+    while run(tb, st) >= 0:
         apply(tb, st, work, pol.choose(tb, st, work))
 
 
