@@ -92,6 +92,104 @@ def tell(compiled: T.Compiled, logged: kit.Logged, seed: int, game: int) -> Told
     return n.told()
 
 
+def event_lines(compiled: T.Compiled, log: np.ndarray, seed: int = 0, game: int = 0) -> list[str]:
+    """The lines of the events of ``log`` (rows from the start of game ``game`` of run ``seed``,
+    e.g. the log of a game in progress), without the final checks."""
+    st = S.alloc_state(compiled.tb, 0)
+    logged = kit.Logged(np.asarray(log), st, None, None, 0, -1)
+    n = _Narrator(compiled, logged, seed, game, opening_hands(compiled, seed, game))
+    for i, raw in enumerate(log):
+        n.row = i
+        handler = n.handlers.get(int(raw[0]))
+        if handler is None:
+            raise ValueError(f"event log row {i}: unknown event code {int(raw[0])}")
+        handler(tuple(int(x) for x in raw[1:]))
+    n.settle_pick(-1, [])
+    return n.render()
+
+
+_YES_WORDS = {
+    S.D_MOUNTAINS_BACK: ("Evade back: both die", "do not Evade back"),
+    S.D_MULLIGAN: ("take a mulligan", "keep the hand"),
+    S.D_BLUFF: ("discard the Feather (bluff)", "keep the Feather"),
+    S.D_SACRIFICE: ("die in the target's place", "do not sacrifice"),
+    S.D_PILLOW: ("reveal the Pillow", "keep the Pillow hidden"),
+    S.D_FOREST: ("consent to the kill", "refuse"),
+    S.D_INN: ("accept the card", "refuse the card"),
+    S.D_ANGLER_LOOK: ("look at the character", "look at the hand"),
+    S.D_EEL: ("be stunned", "discard the hand"),
+    S.D_VOTE: ("vote to kill", "vote to stun"),
+}
+_ACTION_WORDS = {
+    pol.K_CYCLE: "discard to draw a card",
+    pol.K_PASS: "pass (show the hand to the next player)",
+}
+
+
+def option_words(compiled: T.Compiled, st: S.State, code: int) -> str:
+    """A short phrase for option ``code`` of the pending decision of ``st``."""
+    bd = st.board
+    kind = int(bd[S.G_KIND])
+    if kind < 0:
+        return "no decision is pending"
+    code = int(code)
+    q = int(bd[S.G_Q])
+    if kind in (S.D_ACTION, S.D_USE, S.D_GROGUS):
+        b = S.B_CAND + 4 * code
+        k, c, t, o = (int(x) for x in bd[b : b + 4])
+        if k in _ACTION_WORDS:
+            return _ACTION_WORDS[k]
+        if k == pol.K_EAGLE:
+            return f"die as the Guardian Eagle to play {card(o)}"
+        verb = {pol.K_PLAY: "play", pol.K_USE: "use", pol.K_BREAK: "break a Barricade with"}.get(
+            k, "play"
+        )
+        if k == pol.K_BREAK:
+            return f"break the Barricade on {card(t)} with {card(c)}"
+        text = f"{verb} {card(c)}"
+        if t >= 0:
+            text += f" on seat {t}"
+        if c in (T.BASEMENT, T.BEDROOM, T.FATHERS_STUDY, T.KITCHEN, T.CABIN, T.MANOR_PLAN,
+                 T.COMPASS, T.TREASURE_MAP):
+            text += f" for {card(o)}"
+        elif o and c in (T.DINING_ROOM, T.GET_OVER_HERE, T.ZAKUS_CAMERA, T.GUESTROOM):
+            text += " (its second use)"
+        return text
+    if kind in (S.D_REACT, S.D_MOUNTAINS_EVADE):
+        return "do not react" if code == S.NO_CARD else f"react with {card(code)}"
+    if kind in _YES_WORDS:
+        yes, no = _YES_WORDS[kind]
+        return yes if code else no
+    if kind == S.D_DISCARD:
+        return f"discard {card(code)}"
+    if kind == S.D_BATHROOM:
+        return "stop discarding" if code == S.NO_CARD else f"discard {card(code)}"
+    if kind == S.D_GIVE:
+        return f"give {card(code)} to seat {q}"
+    if S.D_CANDLE_KEEP <= kind <= S.D_DRINK:
+        if code >= int(bd[S.G_NOPT]):
+            return "draw instead" if kind == S.D_TAKE else "store nothing more"
+        c = card(int(bd[S.B_PICK + code]))
+        return {
+            S.D_CANDLE_KEEP: f"take {c} into the hand",
+            S.D_CANDLE_TOP: f"put {c} back on top of the deck",
+            S.D_TORCH: f"take {c} into the hand",
+            S.D_MINE: f"take {c} into the hand",
+            S.D_STORE: f"store {c} in the Backpack",
+            S.D_TAKE: f"take {c} from the Backpack",
+            S.D_DRINK: f"make seat {q} discard {c}",
+        }[kind]
+    what = {
+        S.D_KILL_TARGET: "kill",
+        S.D_LOOK_TARGET: "look at the character of",
+        S.D_SWAP_TARGET: "swap seats with",
+        S.D_REVEAL_TARGET: "reveal the hand of",
+        S.D_STUN_SWAP_TARGET: "stun and swap hands with",
+        S.D_WHALE_TARGET: "swap characters with",
+    }[kind]
+    return f"{what} seat {code}"
+
+
 # ---------------------------------------------------------------- narration
 
 _PICKS = (T.CANDLE, T.TORCH, T.ABANDONED_MINE)  # they put cards into a hand without an event

@@ -520,9 +520,11 @@ def choose_give(tb, st, p, q):
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def choose_pick(tb, st, p, cards, n, purpose):
-    """Index of the card ``p`` picks among ``cards[:n]`` (Torch, Candle, Abandoned Mine,
-    Groguś, the Backpack), -1 for none where allowed (PK_STORE, PK_TAKE)."""
+def choose_pick(tb, st, p, n, purpose):
+    """Index of the card ``p`` picks among the ``n`` of the pick list ``board[B_PICK:]``
+    (Torch, Candle, Abandoned Mine, the Backpack, Drink), -1 for none where allowed (PK_STORE,
+    PK_TAKE)."""
+    cards = st.board[S.B_PICK : S.B_PICK + S.MAX_PICK]
     optional = purpose == PK_STORE or purpose == PK_TAKE
     if scripted(tb, st, p, np.int64(1)):  # the card to pick, -1 none
         c = next_scripted(tb, st, p)
@@ -598,8 +600,10 @@ def choose_yes(tb, st, p, q, what):
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def choose_target(tb, st, p, purpose, mask, n):
-    """The seat ``p`` chooses (``mask[q]`` = 1 for the legal ones) for a death ability."""
+def choose_target(tb, st, p, purpose, n):
+    """The seat ``p`` chooses (``board[B_MASK + q]`` = 1 for the legal ones) for a death
+    ability."""
+    mask = st.board[S.B_MASK : S.B_MASK + T.MAXP]
     if scripted(tb, st, p, np.int64(1)):
         q = next_scripted(tb, st, p)
         if 0 <= q < n and mask[q]:
@@ -645,10 +649,13 @@ def choose_target(tb, st, p, purpose, mask, n):
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def choose_reaction(tb, st, r, opts, n_opts, stack, lvl, protects):
-    """The reaction ``r`` plays in the window of stack level ``lvl`` (``opts[:n_opts]`` the
-    fitting cards), -1 for none. ``stack[lvl]`` is (card, player, cursor, cancelled, target) of
-    the card answered; ``protects`` is the player a protective answer would save (or -1)."""
+def choose_reaction(tb, st, r, n_opts, lvl, protects):
+    """The reaction ``r`` plays in the window of stack level ``lvl`` (``board[B_OPTS:]``, the
+    ``n_opts`` fitting cards), -1 for none. Level ``lvl`` of the window stack
+    (``board[B_STACK + 5 lvl:]``) is (card, player, cursor, cancelled, target) of the card
+    answered; ``protects`` is the player a protective answer would save (or -1)."""
+    opts = st.board[S.B_OPTS : S.B_OPTS + S.MAX_REACT]
+    b = S.B_STACK + 5 * lvl
     if scripted(tb, st, r, np.int64(1)):  # the reaction card, -1 none
         c = next_scripted(tb, st, r)
         if c < 0:
@@ -660,9 +667,9 @@ def choose_reaction(tb, st, r, opts, n_opts, stack, lvl, protects):
     if is_random(tb, st, r):
         k = below(st.rng[2 + r], n_opts + 1)
         return -1 if k == n_opts else opts[k]
-    card = stack[lvl, 0]
-    owner = stack[lvl, 1]
-    target = stack[lvl, 4]
+    card = st.board[b]
+    owner = st.board[b + 1]
+    target = st.board[b + 4]
     best, best_v = -1, 0.0
     for i in range(n_opts):
         c = opts[i]
@@ -711,3 +718,68 @@ def _cancel_value(tb, st, r, card, owner, target, lvl):
     if enemy(st, r, owner) and target >= 0 and trusted(st, r, target):
         return 0.8 * w
     return -1.0
+
+
+# ---------------------------------------------------------------- the decision points
+
+# The yes/no kinds' questions (choose_yes), the picks' purposes (choose_pick) and the targets'
+# (choose_target), indexed by the D_* kind.
+_YES = np.full(len(S.DECISIONS), -1, np.int64)
+_YES[S.D_MOUNTAINS_BACK] = Y_MOUNTAIN_EVADE
+_YES[S.D_MULLIGAN] = Y_MULLIGAN
+_YES[S.D_BLUFF] = Y_BLUFF
+_YES[S.D_SACRIFICE] = Y_SACRIFICE
+_YES[S.D_PILLOW] = Y_PILLOW
+_YES[S.D_FOREST] = Y_FOREST
+_YES[S.D_INN] = Y_INN
+_YES[S.D_ANGLER_LOOK] = Y_ANGLER_LOOK
+_YES[S.D_EEL] = Y_EEL_STUN
+_YES[S.D_VOTE] = Y_VOTE_KILL
+_YES[S.D_CANDLE_KEEP] = PK_HAND
+_YES[S.D_CANDLE_TOP] = PK_TOP
+_YES[S.D_TORCH] = PK_HAND
+_YES[S.D_MINE] = PK_MINE
+_YES[S.D_STORE] = PK_STORE
+_YES[S.D_TAKE] = PK_TAKE
+_YES[S.D_DRINK] = PK_DRINK
+_YES[S.D_KILL_TARGET] = T_KILL
+_YES[S.D_LOOK_TARGET] = T_LOOK_CHAR
+_YES[S.D_SWAP_TARGET] = T_SWAP
+_YES[S.D_REVEAL_TARGET] = T_REVEAL_HAND
+_YES[S.D_STUN_SWAP_TARGET] = T_STUN_SWAP
+_YES[S.D_WHALE_TARGET] = T_WHALE
+SUB_OF_KIND = _YES  # the Y_*, PK_* or T_* of a D_* kind (-1: none)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def choose(tb, st, work):
+    """The code the acting seat's policy picks for the pending decision (engine.legal's codes)."""
+    bd = st.board
+    p = bd[S.G_ACTOR]
+    kind = bd[S.G_KIND]
+    q = bd[S.G_Q]
+    n = bd[S.G_NOPT]
+    if kind == S.D_ACTION or kind == S.D_USE or kind == S.D_GROGUS:
+        return np.int64(choose_action(tb, st, p, n))
+    if kind == S.D_REACT:
+        c = choose_reaction(tb, st, p, n, bd[S.G_WIN_LVL], q)
+        return np.int64(S.NO_CARD if c < 0 else c)
+    if kind == S.D_MOUNTAINS_EVADE:
+        c = choose_reaction(tb, st, p, np.int64(1), np.int64(1), p)
+        return np.int64(S.NO_CARD if c < 0 else c)
+    sub = SUB_OF_KIND[kind]
+    if kind <= S.D_VOTE:
+        return np.int64(1 if choose_yes(tb, st, p, q, sub) else 0)
+    if kind == S.D_DISCARD:
+        c = choose_discard(tb, st, p)
+        return np.int64(S.NO_CARD if c < 0 else c)
+    if kind == S.D_BATHROOM:
+        c = choose_bathroom(tb, st, p, bd[S.G_SUB])
+        return np.int64(S.NO_CARD if c < 0 else c)
+    if kind == S.D_GIVE:
+        c = choose_give(tb, st, p, q)
+        return np.int64(S.NO_CARD if c < 0 else c)
+    if kind <= S.D_DRINK:
+        i = choose_pick(tb, st, p, n, sub)
+        return np.int64(n if i < 0 else i)
+    return np.int64(choose_target(tb, st, p, sub, S.n_players(st)))

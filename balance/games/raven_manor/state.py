@@ -90,6 +90,10 @@ KN_GAVE = _k(T.NC)  # + card: copies q gave p in exchanges
 N_KN = _k.end
 
 MAX_CAND = 512  # candidate actions a decision can have (B_CAND)
+MAX_STACK = 16  # window stack levels (engine.s_window)
+MAX_REACT = 8  # reactions one responder may have at once (6 reaction cards)
+MAX_PICK = 64  # cards of one pick (Torch and the Mine reveal at most 20, a hand's types 42)
+MAX_CALL = 24  # nested procedures (the deepest chain is 7)
 N_TMP = 64  # cells of small scratch (B_TMP)
 
 # State.board: the game's scalars G_*, then its pieces B_* (the card places, the ring) and scratch.
@@ -109,6 +113,47 @@ G_DEPTH = _b(1)  # death abilities resolved so far (the queue's head)
 G_BAD_SCRIPT = _b(1)  # a scripted action that was not legal (tests assert 0)
 G_HOLD = _b(1)  # 1 while simultaneous deaths or a random Feather move resolve (end judged after)
 G_GEN = _b(1)  # reshuffles of the discard pile into the deck so far
+# The continuation (engine.py, "Decision points"): the pending decision, the call stack of the
+# engine's procedures and each procedure's registers (no procedure is ever active twice at once,
+# so each has one fixed block: its program counter G_<PROC>_PC and its locals).
+G_ACTOR = _b(1)  # the seat that must decide, -1 none
+G_KIND = _b(1)  # the pending decision's D_* kind, -1 none
+G_Q = _b(1)  # the other seat the question is about (or the seat a reaction protects), -1 none
+G_NOPT = _b(1)  # the size of the decision's list (candidates, picks, reactions)
+G_SUB = _b(1)  # a detail of the question (D_DISCARD: why; D_BATHROOM: cards discarded so far)
+G_ANS = _b(1)  # the code applied to the last decision (read when the engine resumes)
+G_SP = _b(1)  # procedures on the call stack (B_CALL); 0: nothing to run (game over)
+G_RV = _b(1)  # the last procedure's return value
+G_RV2 = _b(1)  # its second return value (P_USE: the option)
+G_GAME_PC, G_GAME_A = _b(1), _b(1)
+G_OPEN_PC, G_OPEN_I, G_OPEN_P, G_OPEN_K, G_OPEN_M = _b(1), _b(1), _b(1), _b(1), _b(1)
+G_FIX_PC, G_FIX_P, G_FIX_K, G_FIX_IT = _b(1), _b(1), _b(1), _b(1)
+G_DRAW_PC, G_DRAW_P, G_DRAW_IT, G_DRAW_C = _b(1), _b(1), _b(1), _b(1)
+G_REFILL_PC, G_REFILL_P = _b(1), _b(1)
+G_WIN_PC, G_WIN_A, G_WIN_CARD, G_WIN_FH, G_WIN_EFF = _b(1), _b(1), _b(1), _b(1), _b(1)
+G_WIN_T, G_WIN_K, G_WIN_LVL, G_WIN_TURN1 = _b(1), _b(1), _b(1), _b(1)
+G_KILL_PC, G_KILL_KILLER, G_KILL_T, G_KILL_CAUSE, G_KILL_S = _b(1), _b(1), _b(1), _b(1), _b(1)
+G_TRADE_PC, G_TRADE_A, G_TRADE_B, G_TRADE_KIND = _b(1), _b(1), _b(1), _b(1)
+G_TRADE_CA, G_TRADE_CB = _b(1), _b(1)
+G_PILLOW_PC, G_PILLOW_GIVER, G_PILLOW_RECV = _b(1), _b(1), _b(1)
+G_DRINK_PC, G_DRINK_A, G_DRINK_T = _b(1), _b(1), _b(1)
+G_USE_PC, G_USE_P, G_USE_C, G_USE_LIVING = _b(1), _b(1), _b(1), _b(1)
+G_MNT_PC, G_MNT_A, G_MNT_T = _b(1), _b(1), _b(1)
+G_CARD_PC, G_CARD_A, G_CARD_C, G_CARD_T, G_CARD_O = _b(1), _b(1), _b(1), _b(1), _b(1)
+G_CARD_FH, G_CARD_ENT, G_CARD_LIVING, G_CARD_STATUS = _b(1), _b(1), _b(1), _b(1)
+G_CARD_K, G_CARD_J, G_CARD_X, G_CARD_NXT = _b(1), _b(1), _b(1), _b(1)
+G_CHAIN_PC, G_CHAIN_IT, G_CHAIN_A, G_CHAIN_C, G_CHAIN_T = _b(1), _b(1), _b(1), _b(1), _b(1)
+G_CHAIN_O, G_CHAIN_FH, G_CHAIN_ENT, G_CHAIN_LIVING = _b(1), _b(1), _b(1), _b(1)
+G_WEAP_PC, G_WEAP_V, G_WEAP_CH, G_WEAP_CARD, G_WEAP_T = _b(1), _b(1), _b(1), _b(1), _b(1)
+G_DEATH_PC, G_DEATH_V, G_DEATH_CH, G_DEATH_T, G_DEATH_I = _b(1), _b(1), _b(1), _b(1), _b(1)
+G_DEATH_KILLS, G_DEATH_MINE = _b(1), _b(1)
+G_DEATHS_PC = _b(1)
+G_ACT_PC, G_ACT_A, G_ACT_KIND, G_ACT_C, G_ACT_T = _b(1), _b(1), _b(1), _b(1), _b(1)
+G_ACT_O, G_ACT_LIVING, G_ACT_J = _b(1), _b(1), _b(1)
+G_EXCH_PC, G_EXCH_A = _b(1), _b(1)
+G_TURN_PC, G_TURN_A = _b(1), _b(1)
+G_TURN_LOOP = _b(1)  # 1: P_TURN plays the following turns too (the game), 0: one turn
+G_PLAN = _b(1)  # a policy's plan for the pending compound choice (unused: none is planned)
 N_G_RESET = _b.end  # board[:N_G_RESET] is cleared for every game
 G_LOG_CAP = _b(1)
 G_LOG0 = _b(1)
@@ -119,7 +164,12 @@ B_REMOVED = _b(T.NC)  # + card: removed from the game (Abandoned Mine)
 B_MISS = _b(T.NC)  # + card: G_GEN + 1 when a search of the deck found none (public: RM-9)
 B_RING = _b(T.MAXP)  # + position: seat there
 B_DEATHS = _b(T.MAXP * 4)  # the death stack (seats whose death ability is pending)
-B_RESP = _b(T.MAXP)  # scratch: a window's responders in the order they are asked
+B_RESP = _b(T.MAXP)  # a window's responders in the order they are asked
+B_STACK = _b(5 * MAX_STACK)  # + 5 level: the window stack (card, player, cursor, status, target)
+B_OPTS = _b(MAX_REACT)  # + i: the reactions the pending D_REACT offers (engine.fitting's order)
+B_PICK = _b(MAX_PICK)  # + i: the cards of the pending pick (revealed, looked at, stored, ...)
+B_MASK = _b(T.MAXP)  # + seat: 1 for the seats the pending target decision may choose
+B_CALL = _b(MAX_CALL)  # + i: the call stack of the engine's procedures (P_* ids)
 B_CAND = _b(4 * MAX_CAND)  # + 4 i: candidate actions (kind, card, target, option)
 B_TMP = _b(N_TMP)  # + i: small scratch (revealed cards, votes, ...)
 N_BOARD = _b.end
@@ -132,8 +182,80 @@ END_REASONS: tuple[str, ...] = ("family", "raven", "horseman", "cthulhu", "turn_
 END_FAMILY, END_RAVEN, END_HORSEMAN, END_CTHULHU, END_CAP = range(1, len(END_REASONS) + 1)
 EXTRA_COLUMNS: tuple[str, ...] = ("alive", "death_turn", "possessed_turn", "kills", "stuns")
 
-# Window stack (Work.stack; see engine.window).
-MAX_STACK = 16
+
+# Decision points (engine.py "Decision points", docs/rules/raven_manor.md "## Decisions"): the
+# kind of the pending decision (board[G_KIND]) indexes DECISIONS.
+DECISIONS: tuple[str, ...] = (
+    "action",  # the turn's action (RM-4): an index into the candidates B_CAND
+    "use",  # target and option of a card an effect plays (Manor Plan, Compass, Coast, Eagle, ...)
+    "grogus",  # Grogus's death ability: a card of the discard pile and its use
+    "react",  # a reaction in a window (RM-19): a fitting card, or none
+    "mountains_evade",  # the Mountains' target: Evade, or none (RM-28)
+    "mountains_back",  # the Mountains' attacker: Evade back so that both die (RM-28)
+    "mulligan",  # RM-3: take a mulligan
+    "bluff",  # RM-3, RM-6, RM-18: the Raven discards a Feather it drew
+    "sacrifice",  # Shark Bouncer dies in the target's place
+    "pillow",  # RM-8: reveal the Pillow just passed
+    "forest",  # RM-24: consent to the Forest's kill
+    "inn",  # The Inn: accept a face-down card
+    "angler_look",  # Angler Photographer: look at the character (yes) or the hand (no)
+    "eel",  # Eel Fella: be stunned (yes) or discard the hand (no)
+    "vote",  # Mayor Groundhog: vote to kill (yes) or to stun (no), RM-24
+    "discard",  # a card to discard (to the hand size, to cycle, Guestroom)
+    "bathroom",  # Bathroom: the next card to discard, or stop
+    "give",  # the card given in an exchange or at The Inn (RM-16)
+    "candle_keep",  # Candle: the card into hand (an index into B_PICK)
+    "candle_top",  # Candle: the card back on top of the deck
+    "torch",  # Torch: the card into hand
+    "mine",  # Abandoned Mine: the next card into hand
+    "store",  # Backpack: the next card to store, or stop (RM-25)
+    "take",  # a card from the Backpack instead of the draw, or draw (RM-25)
+    "drink",  # Drink, Zaku's Camera, Angler: the target's card it discards (RM-26)
+    "kill_target",  # a death ability's kill (Boar, Doc, Pike, Lumbearjack, Wolf, Mayor's vote)
+    "look_target",  # a death ability's look at a character (Angler, Squirrel)
+    "swap_target",  # Bunny: whom to swap seats with
+    "reveal_target",  # Catfish: whose hand is shown to everyone
+    "stun_swap_target",  # Crayfish Docker: whom to stun and swap hands with
+    "whale_target",  # Lady Whale: whom to swap characters with (RM-15)
+)
+(
+    D_ACTION,
+    D_USE,
+    D_GROGUS,
+    D_REACT,
+    D_MOUNTAINS_EVADE,
+    D_MOUNTAINS_BACK,
+    D_MULLIGAN,
+    D_BLUFF,
+    D_SACRIFICE,
+    D_PILLOW,
+    D_FOREST,
+    D_INN,
+    D_ANGLER_LOOK,
+    D_EEL,
+    D_VOTE,
+    D_DISCARD,
+    D_BATHROOM,
+    D_GIVE,
+    D_CANDLE_KEEP,
+    D_CANDLE_TOP,
+    D_TORCH,
+    D_MINE,
+    D_STORE,
+    D_TAKE,
+    D_DRINK,
+    D_KILL_TARGET,
+    D_LOOK_TARGET,
+    D_SWAP_TARGET,
+    D_REVEAL_TARGET,
+    D_STUN_SWAP_TARGET,
+    D_WHALE_TARGET,
+) = range(len(DECISIONS))
+# The most options a decision point has: the candidate lists (D_ACTION, D_USE, D_GROGUS) are
+# capped at MAX_CAND by engine.add_cand; every other list is shorter (a card type each, 42 + 1
+# for "none"; a pick of at most MAX_PICK cards + 1; a seat each, 12; yes/no, 2).
+MAX_OPTIONS = MAX_CAND
+NO_CARD = T.NC  # the code of "no card" (no reaction, stop the Bathroom)
 
 # Log events (narrate.py): code, then up to seven integers.
 (
@@ -224,10 +346,26 @@ def alloc_work(tb):
 
 
 @njit(cache=True, forceinline=False)
-def copy_state(st):
-    return State(
-        st.pl.copy(), st.board.copy(), st.deck.copy(), st.kn.copy(), st.rng.copy(), st.log.copy()
-    )
+def copy_state(src, dst):
+    """Copy the game ``src`` into the same-shaped ``dst`` in place (the continuation, the random
+    streams and the log rows in use included)."""
+    dst.pl[:, :] = src.pl
+    dst.board[:] = src.board
+    dst.deck[:] = src.deck
+    dst.kn[:, :, :] = src.kn
+    dst.rng[:, :] = src.rng
+    for i in range(min(src.board[G_LOG_N], dst.log.shape[0])):
+        for j in range(src.log.shape[1]):
+            dst.log[i, j] = src.log[i, j]
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def pending(st):
+    """(actor, D_* kind) of the pending decision; (-1, -1) when none is pending."""
+    k = st.board[G_KIND]
+    if k < 0:
+        return np.int64(-1), np.int64(-1)
+    return np.int64(st.board[G_ACTOR]), np.int64(k)
 
 
 @njit(cache=True, _nrt=False, inline="always")

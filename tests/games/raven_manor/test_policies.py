@@ -240,6 +240,13 @@ def redeal(st: State, q: int, rng: np.random.Generator, scramble: bool) -> State
 Question = tuple[str, Callable[[Any, State], Any]]
 
 
+def _put(s: State, at: int, values: np.ndarray) -> State:
+    """``s`` with ``values`` written into its board from ``at`` (a decision's list: the pick,
+    the targets' mask, the reactions, the window stack, as the engine leaves them)."""
+    s.board[at : at + len(values)] = values
+    return s
+
+
 def questions(c: Compiled, st: State, q: int, rng: np.random.Generator) -> list[Question]:
     """Every decision ``q`` could be asked in ``st`` (module docstring), as (label, ask(tb, st))
     pairs; the made-up arguments are drawn once, so both positions get the same."""
@@ -288,7 +295,7 @@ def questions(c: Compiled, st: State, q: int, rng: np.random.Generator) -> list[
                 (
                     f"target {purpose} mask {i}",
                     lambda tb, s, p=purpose, m=m: int(
-                        policies.choose_target(tb, s, q, p, m.copy(), n)
+                        policies.choose_target(tb, _put(s, state.B_MASK, m), q, p, n)
                     ),
                 )
             )
@@ -301,7 +308,7 @@ def questions(c: Compiled, st: State, q: int, rng: np.random.Generator) -> list[
                 (
                     f"pick {purpose} #{i} of {cards[:k].tolist()}",
                     lambda tb, s, p=purpose, cards=cards, k=k: int(
-                        policies.choose_pick(tb, s, q, cards.copy(), k, p)
+                        policies.choose_pick(tb, _put(s, state.B_PICK, cards[:k]), q, k, p)
                     ),
                 )
             )
@@ -327,7 +334,9 @@ def questions(c: Compiled, st: State, q: int, rng: np.random.Generator) -> list[
             (
                 f"reaction {opts[:k].tolist()} to {stack[: lvl + 1].tolist()} level {lvl}",
                 lambda tb, s, o=opts, k=k, st_=stack, lvl=lvl, pr=protects: int(
-                    policies.choose_reaction(tb, s, q, o.copy(), k, st_.copy(), lvl, pr)
+                    policies.choose_reaction(
+                        tb, _put(_put(s, state.B_OPTS, o), state.B_STACK, st_.ravel()), q, k, lvl, pr
+                    )
                 ),
             )
         )
