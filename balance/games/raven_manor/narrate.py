@@ -105,7 +105,7 @@ def event_lines(compiled: T.Compiled, log: np.ndarray, seed: int = 0, game: int 
             raise ValueError(f"event log row {i}: unknown event code {int(raw[0])}")
         handler(tuple(int(x) for x in raw[1:]))
     n.settle_pick(-1, [])
-    return n.render()
+    return n.lines  # no final position: the game may be in progress (render() adds it)
 
 
 _YES_WORDS = {

@@ -576,3 +576,9 @@ def card_counts(st: State) -> np.ndarray:
         np.repeat(np.arange(T.NC), st.board[B_BARR : B_BARR + T.NC]), minlength=T.NC
     ).astype(np.int64)
     return out
+
+
+def new_state(tb, log_cap: int = 0) -> State:
+    """A State for the config, from Python (the kernels use ``alloc_state``): the Python entry
+    every game's state.py has (balance/games/position.py)."""
+    return alloc_state(tb, np.int64(log_cap))
