@@ -38,7 +38,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 from balance import games
-from balance.games.position import Position, knowledge
+from balance.games.position import Position
 
 INT32 = np.iinfo(np.int32)
 
@@ -106,7 +106,7 @@ class BalanceEnv(AECEnv):
         self.next_game = 0
         state = self.game.module("state")
         self.max_options = int(state.MAX_OPTIONS)
-        width = int(knowledge(self.game).obs_size(self.compiled.tb))
+        width = int(self.game.module("knowledge").obs_size(self.compiled.tb))
         obs_space = spaces.Box(INT32.min, INT32.max, (width,), np.int32)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.max_options) for a in self.possible_agents}

@@ -201,11 +201,20 @@ STANDARD_MODULES: dict[str, tuple[str, ...]] = {
         "emit",
         "END_REASONS",
         "EXTRA_COLUMNS",
+        # the decision points (docs/decisions.md, balance/games/position.py)
+        "DECISIONS",
+        "MAX_OPTIONS",
+        "pending",
+        "new_state",
+        "copy_state",
     ),
-    # play_game(tb, st, seed, game, work), play_batch(tb, seed, first_game, n_games, out), play
-    "engine": ("play", "play_batch", "play_game"),
-    "policies": (),  # the decision functions (only the engine calls them)
-    "narrate": ("play_logged", "tell"),  # one game played with its log, and told (_tell.py)
+    # play_game(tb, st, seed, game, work), play_batch(tb, seed, first_game, n_games, out), play;
+    # the decision points: start, advance, legal, apply, and record (an ended game's row)
+    "engine": ("play", "play_batch", "play_game", "start", "advance", "legal", "apply", "record"),
+    "policies": ("choose",),  # the configured policy's pick at the pending decision
+    "knowledge": ("obs_size", "observe", "determinize"),  # what a seat may know; the re-deal
+    # one game played with its log, and told (_tell.py); a log in progress; an option in words
+    "narrate": ("play_logged", "tell", "event_lines", "option_words"),
     "variants": ("impact_variants", "report_variants"),
 }
 

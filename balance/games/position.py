@@ -29,7 +29,6 @@ then the dataset's row (the tests hold every game to it).
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,33 +37,6 @@ import numpy as np
 from balance import rng as streams
 from balance.games import _kit as kit
 from balance.games.base import Chunk
-
-
-INTERFACE = {  # the decision-point interface's names, module by module (docs/decisions.md)
-    "state": ("DECISIONS", "MAX_OPTIONS", "pending", "alloc_state", "new_state", "copy_state"),
-    "engine": ("start", "advance", "legal", "apply", "record"),
-    "policies": ("choose",),
-    "knowledge": ("obs_size", "observe", "determinize"),
-    "narrate": ("option_words", "event_lines"),
-}
-
-
-def knowledge(game: Any) -> Any:
-    """The game's ``knowledge`` module (what a seat may know)."""
-    return importlib.import_module(f"{game.package}.knowledge")
-
-
-def lacking(game: Any) -> list[str]:
-    """The names of the interface that ``game``'s modules do not define (``module.name``)."""
-    out = []
-    for module, names in INTERFACE.items():
-        try:
-            mod = importlib.import_module(f"{game.package}.{module}")
-        except ImportError:
-            out.append(f"{module}.py")
-            continue
-        out += [f"{module}.{n}" for n in names if not hasattr(mod, n)]
-    return out
 
 
 class Shape:
@@ -77,7 +49,7 @@ class Shape:
         self.extra_names = tuple(empty.extra)
         self.team = empty.team is not None
         self.role = empty.role is not None
-        self.obs_size = int(knowledge(game).obs_size(compiled.tb))
+        self.obs_size = int(game.module("knowledge").obs_size(compiled.tb))
 
 
 class Position:
@@ -106,7 +78,7 @@ class Position:
         self._S = game.module("state")
         self._E = game.module("engine")
         self._P = game.module("policies")
-        self._K = knowledge(game)
+        self._K = game.module("knowledge")
         self._shape = _shape
         self._obs_size: int | None = None if _shape is None else _shape.obs_size
         tb = compiled.tb
