@@ -1044,10 +1044,28 @@ def legal(tb, st, work, opts):
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def play_game(tb, st, seed, game, work):
-    """Play one whole game into ``st`` through its decision points (``work``: the scratch)."""
+    """Play one whole game into ``st`` through its decision points (``work``: the scratch).
+
+    The same loop as ``play_out``, with the hottest decision point (a construction action, half of
+    a game's points) kept in a loop of its own: choose, apply, and while the next step is another
+    action pend it as ``advance`` does, without going back through the phase dispatch."""
     start(tb, st, seed, game, work)
-    while advance(tb, st, work) >= 0:
-        apply(tb, st, work, pol.choose(tb, st, work))
+    b = st.board
+    while True:
+        p = advance(tb, st, work)
+        if p < 0:
+            break
+        if b[S.G_PKIND] == S.D_ACTION:
+            while True:
+                code = pol._action_code(tb, st, p, work)
+                b[S.G_PKIND] = -1
+                b[S.G_PACTOR] = -1
+                _apply_action(tb, st, p, code)
+                if b[S.G_PHASE] != S.PH_ACTION:
+                    break
+                _pend(st, p, S.D_ACTION)
+        else:
+            apply(tb, st, work, pol.choose(tb, st, work))
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
