@@ -4,7 +4,8 @@ One game: setup (RO-1), then turns of Harvest (RO-2), Construction (RO-3..RO-6) 
 RO-9) until a player has no building after a war, or the turn cap makes it a draw, played as a
 sequence of decision points (docs/rules/raven_order.md, Decisions): ``start`` a game, ``advance``
 to the next decision (chance and forced steps), ``legal`` lists its options, ``apply`` carries one
-out (``policies.choose`` is the seat's pick); ``play_game`` is that loop and ``play_batch`` plays
+out (``policies.choose`` is the seat's pick); ``play_game`` is that loop (a run of construction
+actions kept in a loop of its own, through the same steps) and ``play_batch`` plays
 games with it. Where the game stands lives in the State (``state.PH_*`` and the board's counters),
 so a game resumes from any copy of its state.
 
