@@ -4,7 +4,8 @@ One game: setup (RO-1), then turns of Harvest (RO-2), Construction (RO-3..RO-6) 
 RO-9) until a player has no building after a war, or the turn cap makes it a draw, played as a
 sequence of decision points (docs/rules/raven_order.md, Decisions): ``start`` a game, ``advance``
 to the next decision (chance and forced steps), ``legal`` lists its options, ``apply`` carries one
-out (``policies.choose`` is the seat's pick); ``play_game`` is that loop and ``play_batch`` plays
+out (``policies.choose`` is the seat's pick); ``play_game`` is that loop (a run of construction
+actions kept in a loop of its own, through the same steps) and ``play_batch`` plays
 games with it. Where the game stands lives in the State (``state.PH_*`` and the board's counters),
 so a game resumes from any copy of its state.
 
@@ -1044,10 +1045,28 @@ def legal(tb, st, work, opts):
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def play_game(tb, st, seed, game, work):
-    """Play one whole game into ``st`` through its decision points (``work``: the scratch)."""
+    """Play one whole game into ``st`` through its decision points (``work``: the scratch).
+
+    The same loop as ``play_out``, with the hottest decision point (a construction action, half of
+    a game's points) kept in a loop of its own: choose, apply, and while the next step is another
+    action pend it as ``advance`` does, without going back through the phase dispatch."""
     start(tb, st, seed, game, work)
-    while advance(tb, st, work) >= 0:
-        apply(tb, st, work, pol.choose(tb, st, work))
+    b = st.board
+    while True:
+        p = advance(tb, st, work)
+        if p < 0:
+            break
+        if b[S.G_PKIND] == S.D_ACTION:
+            while True:
+                code = pol._action_code(tb, st, p, work)
+                b[S.G_PKIND] = -1
+                b[S.G_PACTOR] = -1
+                _apply_action(tb, st, p, code)
+                if b[S.G_PHASE] != S.PH_ACTION:
+                    break
+                _pend(st, p, S.D_ACTION)
+        else:
+            apply(tb, st, work, pol.choose(tb, st, work))
 
 
 @njit(cache=True, _nrt=False, forceinline=False)

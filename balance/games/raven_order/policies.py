@@ -750,7 +750,7 @@ def _action_code(tb, st, p, work):
     return np.int64(code)
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def _sub_action(tb, st, p, kind):
     """D_TRAIN_UNIT / D_RUNE_HOST: the unit or host the seat chose with its action; the first
     legal one if the action was not its own choice."""
