@@ -36,6 +36,7 @@ def main() -> None:
     t0 = time.perf_counter()
     warm = Position(plugin, tables, args.seed, 0)  # load every kernel the timings call
     warm.observe(0)
+    warm.options()
     warm.copy().determinize(max(warm.actor, 0), 1).play_out()
     warm.play_out()
     warm.row()
