@@ -197,6 +197,9 @@ class RunConfig(BaseModel):
                     "players": f"{self.players} does not match the {len(self.seats)} seats",
                 }
             )
+        from balance.search import check_rollouts
+
+        check_rollouts(self.policies)
         for i, name in enumerate(self.seats):
             if name not in self.policies:
                 raise ValueError(

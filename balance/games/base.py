@@ -212,7 +212,8 @@ STANDARD_MODULES: dict[str, tuple[str, ...]] = {
     # the decision points: start, advance, legal, apply, and record (an ended game's row)
     "engine": ("play", "play_batch", "play_game", "start", "advance", "legal", "apply", "record"),
     "policies": ("choose",),  # the configured policy's pick at the pending decision
-    "knowledge": ("obs_size", "observe", "determinize"),  # what a seat may know; the re-deal
+    # what a seat may know; the re-deal; fresh chance for a re-dealt world (the search player)
+    "knowledge": ("obs_size", "observe", "determinize", "reseed"),
     # one game played with its log, and told (_tell.py); a log in progress; an option in words
     "narrate": ("play_logged", "tell", "event_lines", "option_words"),
     "variants": ("impact_variants", "report_variants"),
@@ -308,6 +309,14 @@ class Game:
         return self.module("schema").DEFAULT_POLICIES
 
     def compile(self, config: Any) -> Any:
+        """The config's tables; with search seats, the tables of its rollout policies and the
+        search settings beside them (balance/search.py), so a config without a search seat
+        compiles no search code."""
+        from balance.search import compile_search
+
+        searched = compile_search(self, config)
+        if searched is not None:
+            return searched
         return self.module("tables").compile_tables(config)
 
     def telemetry_columns(self, tables: Any) -> list[str]:
@@ -353,6 +362,11 @@ class Game:
         return ()
 
     def play(self, tables: Any, seed: int, first_game: int, n_games: int) -> Chunk:
+        from balance.search import SearchTables, play_params
+
+        if isinstance(tables, SearchTables):
+            search = importlib.import_module(f"{self.package}.search")
+            return search.play(tables.inner, play_params(tables), seed, first_game, n_games)
         return self.module("engine").play(tables, seed, first_game, n_games)
 
     def replay(self, tables: Any, seed: int, game: int) -> Replay:

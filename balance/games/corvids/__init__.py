@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from balance.search import search_policy
 from balance.games.base import BenchSpec, Game, ReportSection
 from balance.games.corvids import schema
 from balance.games.corvids.schema import BIRD_NAMES
@@ -15,7 +16,11 @@ class Corvids(Game):
     title = "Corvids"
     min_players = 2
     max_players = 8  # CV-1: eight bird cards
-    policy_kinds: ClassVar = {"random": schema.RandomPolicy, "greedy": schema.GreedyPolicy}
+    policy_kinds: ClassVar = {
+        "random": schema.RandomPolicy,
+        "greedy": schema.GreedyPolicy,
+        "search": search_policy("greedy"),
+    }
     # `balance bench`: the targets, four greedy players on all threads and 100x (not
     # 80x) for compiled vs plain Python
     bench = BenchSpec(

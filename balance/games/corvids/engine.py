@@ -62,6 +62,8 @@ to a kernel is wrapped (``np.int64(K)``), tiny helpers are ``inline="always"``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import math
 
 import numpy as np
@@ -452,7 +454,9 @@ def advance_loop(tb, st, work):
                 return pend(st, np.int64(S.D_PICK), p)
             b[S.G_PHASE] = S.PH_END_TURN
         elif phase == S.PH_TURN:
-            S.emit(st, S.E_TURN, p, b[S.G_TURN], st.pl[p, S.PL_FEATHERS], st.pl[p, S.PL_CARDS], 0, 0, 0)
+            S.emit(
+                st, S.E_TURN, p, b[S.G_TURN], st.pl[p, S.PL_FEATHERS], st.pl[p, S.PL_CARDS], 0, 0, 0
+            )
             st.pl[p, S.PL_STEALS] = 1
             b[S.G_TK_FLIPPED] = 0
             b[S.G_TK_PLAN] = -1
@@ -790,6 +794,7 @@ def steals(tb, st, p, work):
     """Seat ``p``'s steals alone (CV-5, CV-11, ENGINE-6)."""
     run_part(tb, st, p, work, np.int64(S.PH_STEALS), np.int64(S.PH_END_TURN))
 
+
 # ---------------------------------------------------------------- scoring
 
 
@@ -947,11 +952,11 @@ def play_batch(tb, seed, first_game, n_games, out):
             record(tb, st, work, gi, score_, rank, turns, end, order, team, role, extra, tele, clip)
 
 
-def play(compiled: Compiled, seed: int, first_game: int, n_games: int) -> Chunk:
+def play(compiled: Compiled, seed: int, first_game: int, n_games: int, batch: Any = None) -> Chunk:
     """Play a chunk of games: the batch kernel's Python layer (kit.play_chunk). A seat's role is
     the bird it was dealt; Corvids deals no teams."""
     return kit.play_chunk(
-        play_batch,
+        play_batch if batch is None else batch,
         compiled.tb,
         seed,
         first_game,

@@ -329,6 +329,13 @@ def determinize(tb, st, seat, rng):
             st.pl[q, S.PL_HELD + S.counts_as(st, c)] += 1
     st.memo[:, :] = 0.0
     b[S.G_TK_PLAN] = -1
+    reseed(tb, st, rng)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def reseed(tb, st, rng):
+    """Seed every random stream of ``st`` again from ``rng``, the searcher's own: the same world
+    with fresh chance (determinize's last step; the search's ``redeal_every``)."""
     for s in range(st.rng.shape[0]):
         z = splitmix64(next_u64(rng))
         st.rng[s, 0] = z if z != np.uint64(0) else np.uint64(0x9E3779B97F4A7C15)

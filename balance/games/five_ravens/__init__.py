@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from balance.search import search_policy
 from balance.games.base import BenchSpec, Game
 from balance.games.five_ravens import schema
 
@@ -13,7 +14,11 @@ class FiveRavens(Game):
     title = "Five Ravens"
     min_players = 2
     max_players = 4
-    policy_kinds: ClassVar = {"random": schema.RandomPolicy, "greedy": schema.GreedyPolicy}
+    policy_kinds: ClassVar = {
+        "random": schema.RandomPolicy,
+        "greedy": schema.GreedyPolicy,
+        "search": search_policy("greedy"),
+    }
     check_config = staticmethod(schema.check_config)  # rules.handicap against players
     # `balance bench`: the headline line-up's games/s on all threads (the performance issue's
     # target); every game also has BenchSpec's common targets.

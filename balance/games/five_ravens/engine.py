@@ -55,6 +55,8 @@ relic instance i; piles are arrays with a count, the top of a deck is its last e
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit, prange
 
@@ -757,8 +759,6 @@ def steal_order(tb, st, order):
     return P
 
 
-
-
 @njit(cache=True, _nrt=False, forceinline=False)
 def rescue(tb, st, p):
     """FR-11: asks the seat to move one captured card other than the 7 (the one rescuing) to the
@@ -778,6 +778,7 @@ def take_rescue(tb, st, p, c):
         st.r.pl[p, S.PL_DOUBLED] = -1
         st.r.pl[p, S.PL_RESCUE_OK] = 0
     S.emit(st, S.E_RESCUE, p, c, 0, 0, 0, 0, 0)
+
 
 @njit(cache=True, _nrt=False, inline="always")
 def steal(tb, st, p, choice):
@@ -816,7 +817,6 @@ def steal(tb, st, p, choice):
         S.count(tb, st, p, T.EV_CAPTURED, x)
     S.emit(st, S.E_STEAL, p, c, x, choice, where, 0, 0)
     return x
-
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -896,6 +896,7 @@ def round_begin(tb, st):
     prelude(tb, st)
     st.r.board[S.G_MK] = 0
     st.r.board[S.G_ACTED] = 0
+
 
 # ---------------------------------------------------------------- scoring (FR-13, FR-14)
 
@@ -1009,8 +1010,6 @@ def final_scores(tb, st, score, rank, sb, cursed):
             sb[S.SB_PENALTY],
         )
     rank_seats(score, st.r.pl[:, S.PL_CAPT_N], rank)
-
-
 
 
 # ---------------------------------------------------------------- decision points
@@ -1155,12 +1154,7 @@ def legal(tb, st, work, opts):
         if not capped and S.can_capt1(tb, st, p):
             opts[n] = S.OPT_CAPT1
             n += 1
-    elif (
-        kind == S.D_DISCARD
-        or kind == S.D_STACK
-        or kind == S.D_CAPTURE
-        or kind == S.D_SET_ASIDE
-    ):
+    elif kind == S.D_DISCARD or kind == S.D_STACK or kind == S.D_CAPTURE or kind == S.D_SET_ASIDE:
         for i in range(nh):
             if not (keep and hand[i] < T.N_RAVENS):
                 opts[n] = hand[i]
@@ -1269,15 +1263,19 @@ def play_batch(tables, seed, first_game, n_games, out):
         hi = min(n_games, lo + S.BLOCK_GAMES)
         for i in range(lo, hi):
             play_game(tb, st, seed, first_game + i, work)
-            record(tb, st, work, i, score, rank, turns, end, order, team, role, extra, tele, clipped[b])
+            record(
+                tb, st, work, i, score, rank, turns, end, order, team, role, extra, tele, clipped[b]
+            )
         s[0].board[S.G_LOG_N] = 0  # a use of s after the games: st.r points into it
 
 
-def play(compiled: T.Compiled, seed: int, first_game: int, n_games: int) -> Chunk:
+def play(
+    compiled: T.Compiled, seed: int, first_game: int, n_games: int, batch: Any = None
+) -> Chunk:
     """Play a chunk of games: the batch kernel on the record's one-element array (play_batch)."""
     tb = compiled.tb
     return kit.play_chunk(
-        play_batch,
+        play_batch if batch is None else batch,
         tb.r.base,
         seed,
         first_game,

@@ -355,5 +355,12 @@ def determinize(tb, st, seat, rng):
         if st.r.pl[q, S.PL_RD_BOT] >= 0:
             st.r.pl[q, S.PL_RD_BOT] = S.rd_bottom_card(st)
     st.r.board[S.G_PLANNED] = 0  # a policy's plan may name re-dealt cards: planned again
-    for i in range(1 + P):  # ENGINE-14's streams, from the searcher's own
+    reseed(tb, st, rng)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def reseed(tb, st, rng):
+    """Seed every random stream of ``st`` (ENGINE-14's) again from ``rng``, the searcher's own:
+    the same world with fresh chance (determinize's last step; the search's ``redeal_every``)."""
+    for i in range(1 + S.n_seats(tb)):
         seed_stream(st.r.rng[i], next_u64(rng), below(rng, 1 << 30), i)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from balance.search import search_policy
 from balance.games.base import BenchSpec, Game
 from balance.games.raven_manor import schema
 from balance.games.raven_manor.schema import CHARACTER_NAMES, TEAM_NAMES
@@ -19,6 +20,7 @@ class RavenManor(Game):
         "random": schema.RandomPolicy,
         "basic": schema.BasicPolicy,
         "by_side": schema.BySidePolicy,
+        "search": search_policy("basic"),
     }
     # `balance bench`: the headline line-up's games/s on all threads (the target, at 5
     # players: the starter pool seats at most 10, RM-30) and 100x (not 80x) for compiled vs

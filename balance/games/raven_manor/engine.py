@@ -70,6 +70,8 @@ docs/rules/raven_manor.md lists them for designers):
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit, prange
 
@@ -175,7 +177,6 @@ def discard_from_hand(st, p, c, why):
     S.emit(st, S.E_DISCARD, p, c, why, 0, 0, 0, 0)
 
 
-
 # ---------------------------------------------------------------------------------------------
 # Setup and the opening
 
@@ -244,7 +245,6 @@ def deal_open(tb, st, p):
             return
         S.tele(st, p, T.TE_DRAWN + c, 1)
         S.add_hand(st, p, c)
-
 
 
 # ---------------------------------------------------------------------------------------------
@@ -816,8 +816,6 @@ def outcome(st, p):
     return score, 1 if won else 2
 
 
-
-
 # ---------------------------------------------------------------------------------------------
 # Decision points: the call stack of procedures, the pending decision
 
@@ -1363,6 +1361,7 @@ def s_kill(tb, st):
     ret(st, 1, 0)
     return True
 
+
 @njit(cache=True, _nrt=False, forceinline=True)
 def s_pillow(tb, st):
     """P_PILLOW: RM-8: the giver of a Pillow may reveal it (D_PILLOW); the receiver dies
@@ -1389,6 +1388,7 @@ def s_pillow(tb, st):
         die(st, receiver, np.int64(T.D_PILLOW), giver)
     ret(st, 0, 0)
     return True
+
 
 @njit(cache=True, _nrt=False, forceinline=True)
 def s_trade(tb, st):
@@ -1485,6 +1485,7 @@ def s_drink(tb, st):
     ret(st, 0, 0)
     return True
 
+
 @njit(cache=True, _nrt=False, forceinline=False)
 def s_use(tb, st):
     """P_USE: the target and option of card ``c`` played by an effect (Manor Plan's Room,
@@ -1505,6 +1506,7 @@ def s_use(tb, st):
     b = S.B_CAND + 4 * bd[S.G_ANS]
     ret(st, bd[b + 2], bd[b + 3])
     return True
+
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def s_mountains(tb, st):
@@ -2364,9 +2366,7 @@ def s_death(tb, st):
             t = bd[S.G_RV]
             o = bd[S.G_RV2]
             bd[S.G_DEATH_PC] = 99
-            call_chain(
-                st, v, np.int64(T.TREASURE_MAP), t, o, np.int64(0), np.int64(1), np.int64(0)
-            )
+            call_chain(st, v, np.int64(T.TREASURE_MAP), t, o, np.int64(0), np.int64(1), np.int64(0))
             if not s_chain(tb, st):
                 return False
             pc = 99
@@ -2867,10 +2867,12 @@ def play_batch(tb, seed, first_game, n_games, out):
             record(tb, st, work, gi, score, rank, turns, end, order, team, role, extra, tele, clip)
 
 
-def play(compiled: T.Compiled, seed: int, first_game: int, n_games: int) -> Chunk:
+def play(
+    compiled: T.Compiled, seed: int, first_game: int, n_games: int, batch: Any = None
+) -> Chunk:
     """Play a chunk of games (``_kit.play_chunk``: the checks, the outputs, the Chunk)."""
     return kit.play_chunk(
-        play_batch,
+        play_batch if batch is None else batch,
         compiled.tb,
         seed,
         first_game,

@@ -255,5 +255,12 @@ def determinize(tb, st, seat, rng):
     for i in range(st.board[S.G_DECK_N]):
         st.deck[i] = pool[j]
         j += 1
+    reseed(tb, st, rng)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def reseed(tb, st, rng):
+    """Seed every random stream of ``st`` again from ``rng``, the searcher's own: the same world
+    with fresh chance (determinize's last step; the search's ``redeal_every``)."""
     for s in range(st.rng.shape[0]):
         st.rng[s, 0] = _u64(rng) | np.uint64(1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from balance.search import search_policy
 from balance.games.base import BenchSpec, Game
 from balance.games.raven_order import schema
 
@@ -14,7 +15,11 @@ class RavenOrder(Game):
     title = "The Raven Order"
     min_players = 2
     max_players = 2
-    policy_kinds: ClassVar = {"random": schema.RandomPolicy, "heuristic": schema.HeuristicPolicy}
+    policy_kinds: ClassVar = {
+        "random": schema.RandomPolicy,
+        "heuristic": schema.HeuristicPolicy,
+        "search": search_policy("economy"),
+    }
     # `balance bench`: the headline line-up's games/s on all threads (the performance issue's
     # target); every game also has BenchSpec's common targets.
     bench = BenchSpec(speed=("heuristic vs heuristic, all threads", 20_000))

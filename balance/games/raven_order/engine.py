@@ -36,6 +36,8 @@ Readings of the engine where the rulebook and RULINGS are silent (cited in tests
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit, prange
 
@@ -1130,10 +1132,12 @@ def play_batch(tb, seed, first_game, n_games, out):
             record(tb, st, work, g, score, rank, turns, end, order, _team, _role, extra, tele, clip)
 
 
-def play(compiled: T.Compiled, seed: int, first_game: int, n_games: int) -> Chunk:
+def play(
+    compiled: T.Compiled, seed: int, first_game: int, n_games: int, batch: Any = None
+) -> Chunk:
     """Play a chunk of games: the kit's Python layer of the batch kernel (checks, outputs)."""
     return kit.play_chunk(
-        play_batch,
+        play_batch if batch is None else batch,
         compiled.tb,
         seed,
         first_game,

@@ -241,11 +241,7 @@ def determinize(tb, st, seat, rng):
         b[S.B_DECK + top + k] = pool[h + k]
     for r in range(T.NR):  # drawn = played + in hand
         st.pl[o, S.PL_TELE + T.TE_DRAWN + r] += st.pl[o, S.PL_HAND + r] - old[r]
-    for s in range(st.rng.shape[0]):
-        z = next_u64(rng)
-        if z == np.uint64(0):
-            z = np.uint64(0x9E3779B97F4A7C15)
-        st.rng[s, 0] = z
+    reseed(tb, st, rng)
 
 
 @njit(cache=True, forceinline=False)
@@ -296,3 +292,14 @@ def probe(tb, seed, first_game, n_games, every, rng, min_cap):
             k += 1
             E.apply(tb, st, work, pol.choose(tb, st, work))
     return checked, bad_obs, bad_legal, same_rng
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def reseed(tb, st, rng):
+    """Seed every random stream of ``st`` again from ``rng``, the searcher's own: the same world
+    with fresh chance (determinize's last step; the search's ``redeal_every``)."""
+    for s in range(st.rng.shape[0]):
+        z = next_u64(rng)
+        if z == np.uint64(0):
+            z = np.uint64(0x9E3779B97F4A7C15)
+        st.rng[s, 0] = z

@@ -1,0 +1,372 @@
+"""The search player: information-set Monte Carlo tree search over any game's decision points.
+
+A seat whose policy is ``kind: search`` (balance/search.py) picks at each of its
+decisions with single-observer ISMCTS (Cowling, Powley and Whitehouse 2012, "Information Set
+Monte Carlo Tree Search", IEEE TCIAIG 4(2)):
+
+- every iteration starts from a **fresh re-deal** of the true state as the seat sees it
+  (``knowledge.determinize(tb, st, seat, rng)``, which re-deals everything the seat cannot know
+  consistently with what it does, and re-seeds every chance stream of the copy); with
+  ``redeal_every`` k > 1, k iterations share one re-dealt world, each with chance re-seeded
+  (``knowledge.reseed``);
+- it walks down the tree from the root, whose children are the seat's legal options (the same in
+  every re-deal: a seat's options depend only on what it knows, which the tests of the decision
+  points hold over 10,000 states a game). At every decision of the walk, its seat picks among the
+  children that are legal here with UCB1 on *its own* mean reward and the child's **availability**
+  count (how often it was legal when its parent was visited, not how often the parent was
+  visited: options come and go between re-deals), until a decision has an option not tried yet:
+  one of those (uniformly, from the search's stream) is added to the tree;
+- the game is then played to its end by the seats' own policies (the **rollout**: a search seat
+  plays its ``rollout`` policy there, which is what the game's tables were compiled with), and
+  every node of the walk adds each seat's win (1 for a seat of rank 1, else 0) to its sums;
+- after the budget (``iterations``, and ``time_ms`` when given), the seat plays the most visited
+  child of the root (ties: the higher mean, then the earlier created).
+
+The search never reads the true state beyond copying it into the re-deal (the leak test of
+tests/test_search.py: the same pick from the true state and from any consistent re-deal of it),
+and draws every random number from its own stream (``rng.seed_stream(seed, game,
+SEARCH_STREAM + seat)``), never a game's chance stream, so two configs on the same seed deal the
+same cards (common random numbers) and a game is the same whatever the thread count.
+
+The functions here are written once against the names ``S``, ``E``, ``P``, ``K`` (the game's
+state, engine, policies and knowledge modules) and ``block_tables``, ``block_state``,
+``block_end`` (how a block of a batch makes its tables and its States); each game's ``search.py`` binds them to its own
+modules with :func:`bind`, so each game compiles (and caches) its own copy, and only a config
+with a search seat ever compiles one.
+"""
+
+from __future__ import annotations
+
+import math
+import types
+from typing import Any
+
+import numpy as np
+from numba import njit, prange
+from numba.core import cgutils
+from numba.core import types as nbtypes
+from numba.extending import intrinsic
+
+from balance.rng import below, next_u64, seed_stream
+
+# Per-seat search settings: float64[players, N_SP] (balance/search.py).
+SP_ON, SP_ITERS, SP_TIME, SP_C, SP_REDEAL = range(5)  # SP_TIME: cycles per decision, 0 none
+N_SP = 5
+SEARCH_STREAM = 1 << 20  # the search's streams: seed_stream(seed, game, SEARCH_STREAM + seat)
+
+# The tree: int64 rows of N_NODE fields and float64 rows of the seats' reward sums.
+N_PARENT, N_CHILD, N_NEXT, N_ACTION, N_ACTOR, N_VISITS, N_AVAIL = range(7)
+N_NODE = 7
+
+
+@intrinsic
+def _cycles(typingctx):
+    """The CPU's cycle counter (LLVM's readcyclecounter): the clock of a ``time_ms`` budget,
+    which nopython code cannot read otherwise and stays cacheable."""
+    sig = nbtypes.uint64()
+
+    def codegen(context, builder, signature, args):
+        fnty = cgutils.ir.FunctionType(cgutils.ir.IntType(64), [])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.readcyclecounter")
+        return builder.call(fn, [])
+
+    return sig, codegen
+
+
+@njit(cache=True)
+def cycles():
+    """The cycle counter now (``balance.search`` calibrates cycles per millisecond with it)."""
+    return _cycles()
+
+
+# ---------------------------------------------------------------------------------------------
+# The generic functions (plain Python: ``bind`` compiles them against a game's modules)
+
+# What ``bind`` gives these functions as globals, from the game: its state, engine, policies and
+# knowledge modules, and how a block of the batch makes its tables and States and ends.
+GAME_NAMES = ("S", "E", "P", "K", "block_tables", "block_state", "block_end")
+S = E = P = K = block_tables = block_state = block_end = None
+
+
+def alloc_tree(cap, players):
+    """A tree of ``cap`` nodes for ``players`` seats."""
+    return np.zeros((cap, N_NODE), np.int64), np.zeros((cap, players), np.float64)
+
+
+def _new_node(ti, tv, n, parent, action, actor):
+    ti[n, N_PARENT] = parent
+    ti[n, N_CHILD] = -1
+    ti[n, N_NEXT] = -1
+    ti[n, N_ACTION] = action
+    ti[n, N_ACTOR] = actor
+    ti[n, N_VISITS] = 0
+    ti[n, N_AVAIL] = 0
+    for p in range(tv.shape[1]):
+        tv[n, p] = 0.0
+
+
+def _in(opts, n, code):
+    for i in range(n):
+        if opts[i] == code:
+            return True
+    return False
+
+
+def _child(ti, node, actor, code):
+    """The child of ``node`` for option ``code`` of seat ``actor``; -1 if not in the tree."""
+    ch = ti[node, N_CHILD]
+    while ch >= 0:
+        if ti[ch, N_ACTION] == code and ti[ch, N_ACTOR] == actor:
+            return ch
+        ch = ti[ch, N_NEXT]
+    return -1
+
+
+def _rewards(tb, st, work, rows, reward):
+    """Each seat's win in the ended game of ``st``: 1 for a seat of rank 1, else 0."""
+    score, rank, turns, end, order, team, role, extra, tele, clipped = rows
+    E.record(tb, st, work, 0, score, rank, turns, end, order, team, role, extra, tele, clipped)
+    for p in range(reward.shape[0]):
+        reward[p] = 1.0 if rank[0, p] == 1 else 0.0
+
+
+def alloc_rows(players, n_extra, n_tele):
+    """One game's output rows (``E.record``'s arguments) for a rollout's outcome."""
+    return (
+        np.zeros((1, players), np.int32),
+        np.zeros((1, players), np.int32),
+        np.zeros(1, np.int32),
+        np.zeros(1, np.int32),
+        np.zeros((1, players), np.int32),
+        np.zeros((1, players), np.int32),
+        np.zeros((1, players), np.int32),
+        np.zeros((1, players, max(n_extra, 1)), np.int32),
+        np.zeros((1, players, max(n_tele, 1)), np.uint8),
+        np.zeros(max(n_tele, 1), np.int64),
+    )
+
+
+def search(tb, st, work, seat, sp, rng, ti, tv, world, scratch, swork, opts, path, reward, rows):
+    """The option seat ``seat`` picks at the decision pending in ``st`` (its own), by ISMCTS
+    (module docstring). ``st`` is read only by ``copy_state``; the tree's root statistics stay in
+    ``ti``/``tv`` (node 0's children) for the caller to show. Returns the option's code."""
+    n_root = E.legal(tb, st, work, opts)
+    _new_node(ti, tv, 0, -1, -1, seat)
+    if n_root <= 1:
+        return opts[0]
+    iters = np.int64(sp[seat, SP_ITERS])
+    budget = np.uint64(sp[seat, SP_TIME])
+    c = sp[seat, SP_C]
+    redeal = max(np.int64(sp[seat, SP_REDEAL]), 1)
+    cap = ti.shape[0]
+    n_nodes = 1
+    t0 = _cycles()
+    for it in range(iters):
+        if budget > 0 and it > 0 and _cycles() - t0 >= budget:
+            break
+        if redeal == 1:
+            S.copy_state(st, scratch)
+            K.determinize(tb, scratch, seat, rng)
+        else:
+            if it % redeal == 0:
+                S.copy_state(st, world)
+                K.determinize(tb, world, seat, rng)
+            S.copy_state(world, scratch)
+            K.reseed(tb, scratch, rng)
+        node = 0
+        depth = 0
+        path[0] = 0
+        while True:  # select and expand
+            actor = E.advance(tb, scratch, swork)
+            if actor < 0:
+                break
+            n = E.legal(tb, scratch, swork, opts)
+            untried = 0
+            best = -1
+            best_v = -1e300
+            ch = ti[node, N_CHILD]
+            while ch >= 0:  # availability, and the best child that is legal here
+                if ti[ch, N_ACTOR] == actor and _in(opts, n, ti[ch, N_ACTION]):
+                    ti[ch, N_AVAIL] += 1
+                    v = tv[ch, actor] / ti[ch, N_VISITS] + c * math.sqrt(
+                        math.log(ti[ch, N_AVAIL]) / ti[ch, N_VISITS]
+                    )
+                    if v > best_v:
+                        best_v = v
+                        best = ch
+                ch = ti[ch, N_NEXT]
+            for i in range(n):
+                if _child(ti, node, actor, opts[i]) < 0:
+                    untried += 1
+            if untried > 0 and n_nodes < cap:
+                k = below(rng, untried)
+                code = opts[0]
+                for i in range(n):
+                    if _child(ti, node, actor, opts[i]) < 0:
+                        if k == 0:
+                            code = opts[i]
+                            break
+                        k -= 1
+                _new_node(ti, tv, n_nodes, node, code, actor)
+                ti[n_nodes, N_NEXT] = ti[node, N_CHILD]
+                ti[node, N_CHILD] = n_nodes
+                ti[n_nodes, N_AVAIL] = 1
+                node = n_nodes
+                n_nodes += 1
+                depth += 1
+                path[depth] = node
+                E.apply(tb, scratch, swork, code)
+                break
+            if best < 0:  # the tree is full: play on with the policies
+                break
+            node = best
+            depth += 1
+            path[depth] = node
+            E.apply(tb, scratch, swork, ti[node, N_ACTION])
+        while E.advance(tb, scratch, swork) >= 0:  # the rollout
+            E.apply(tb, scratch, swork, P.choose(tb, scratch, swork))
+        _rewards(tb, scratch, swork, rows, reward)
+        for d in range(depth + 1):
+            nd = path[d]
+            ti[nd, N_VISITS] += 1
+            for p in range(reward.shape[0]):
+                tv[nd, p] += reward[p]
+    best = -1
+    ch = ti[0, N_CHILD]
+    while ch >= 0:
+        if best < 0:
+            best = ch
+        else:
+            vb = ti[best, N_VISITS]
+            vc = ti[ch, N_VISITS]
+            if vc > vb or (vc == vb and vc > 0 and tv[ch, seat] / vc > tv[best, seat] / vb):
+                best = ch
+            elif vc == vb and (vc == 0 or tv[ch, seat] / vc == tv[best, seat] / vb):
+                if ch < best:  # the earlier created
+                    best = ch
+        ch = ti[ch, N_NEXT]
+    return ti[best, N_ACTION] if best >= 0 else opts[0]
+
+
+def play_game_search(
+    tb, st, seed, game, work, sp, rng, ti, tv, world, scratch, swork, opts, path, reward, rows
+):
+    """One whole game into ``st``: at every decision, a search seat searches, another seat's
+    policy chooses (the same points as ``E.play_game``, so a game without a search seat at its
+    decisions is the batch kernel's game)."""
+    E.start(tb, st, seed, game, work)
+    players = sp.shape[0]
+    for p in range(players):
+        if sp[p, SP_ON] != 0:
+            seed_stream(rng[p], seed, game, SEARCH_STREAM + p)
+    while True:
+        actor = E.advance(tb, st, work)
+        if actor < 0:
+            break
+        if sp[actor, SP_ON] != 0:
+            code = search(
+                tb,
+                st,
+                work,
+                actor,
+                sp,
+                rng[actor],
+                ti,
+                tv,
+                world,
+                scratch,
+                swork,
+                opts,
+                path,
+                reward,
+                rows,
+            )
+        else:
+            code = P.choose(tb, st, work)
+        E.apply(tb, st, work, code)
+
+
+def play_batch_search(kt, sp, seed, first_game, n_games, out):
+    """``E.play_batch`` with search seats: games [first_game, first_game + n_games) into row i of
+    ``out`` (kit.Outputs), ``sp`` the seats' search settings (balance/search.py)."""
+    score, rank, turns, end, order, team, role, extra, tele, clipped = out
+    players = sp.shape[0]
+    cap = 2
+    for p in range(players):
+        if sp[p, SP_ON] != 0 and sp[p, SP_ITERS] + 2 > cap:
+            cap = np.int64(sp[p, SP_ITERS]) + 2
+    n_blocks = (n_games + S.BLOCK_GAMES - 1) // S.BLOCK_GAMES
+    for blk in prange(n_blocks):
+        tb = block_tables(kt)
+        keep, st = block_state(tb)
+        keep_w, world = block_state(tb)
+        keep_s, scratch = block_state(tb)
+        work = S.alloc_work(tb)
+        swork = S.alloc_work(tb)
+        ti, tv = alloc_tree(cap, players)
+        opts = np.zeros(S.MAX_OPTIONS, np.int64)
+        path = np.zeros(cap + 1, np.int64)
+        reward = np.zeros(players, np.float64)
+        rng = np.zeros((players, 1), np.uint64)
+        rows = alloc_rows(players, extra.shape[2], tele.shape[2])
+        clip = clipped[blk]
+        lo = blk * S.BLOCK_GAMES
+        hi = min(n_games, lo + S.BLOCK_GAMES)
+        for gi in range(lo, hi):
+            play_game_search(
+                tb,
+                st,
+                seed,
+                first_game + gi,
+                work,
+                sp,
+                rng,
+                ti,
+                tv,
+                world,
+                scratch,
+                swork,
+                opts,
+                path,
+                reward,
+                rows,
+            )
+            E.record(
+                tb, st, work, gi, score, rank, turns, end, order, team, role, extra, tele, clip
+            )
+        block_end(keep)  # a use of the States' arrays after the games (Five Ravens' records)
+        block_end(keep_w)
+        block_end(keep_s)
+
+
+# The functions ``bind`` compiles, in dependency order (a callee before its callers).
+_JIT = (
+    alloc_tree,
+    _new_node,
+    _in,
+    _child,
+    alloc_rows,
+    _rewards,
+    search,
+    play_game_search,
+)
+_PARALLEL = (play_batch_search,)
+
+
+def bind(ns: dict[str, Any], **game: Any) -> None:
+    """Compile this module's functions against one game and put them in ``ns`` (the game's
+    ``search.py`` globals). ``game`` names the game's modules ``S``, ``E``, ``P``, ``K`` and its
+    ``block_tables``, ``block_state`` and ``block_end``: each function is the same code with those
+    as its globals, so numba caches one copy per game (its signature holds the game's types)."""
+    missing = sorted(set(GAME_NAMES) - set(game))
+    if missing:
+        raise TypeError(f"bind() needs the game's {', '.join(missing)}")
+    glb = dict(globals())
+    glb.update(game)
+    for fn in (*_JIT, *_PARALLEL):
+        rebound = types.FunctionType(fn.__code__, glb, fn.__name__, fn.__defaults__)
+        rebound.__qualname__ = fn.__qualname__
+        rebound.__doc__ = fn.__doc__
+        jitted = njit(cache=True, parallel=fn in _PARALLEL)(rebound)
+        glb[fn.__name__] = jitted
+        ns[fn.__name__] = jitted

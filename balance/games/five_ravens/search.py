@@ -1,0 +1,56 @@
+"""Five Ravens' search player: balance/games/_search.py's ISMCTS compiled against this game's
+engine (imported only for a config with a search seat)."""
+
+from numba import njit
+
+from balance.games import _search
+from balance.games.five_ravens import engine as E
+from balance.games.five_ravens import knowledge as K
+from balance.games.five_ravens import policies as P
+from balance.games.five_ravens import state as S
+from balance.games.five_ravens import tables as T
+
+
+@njit(cache=True)
+def block_tables(kt):
+    """The kernels' Tables from the batch's argument, the record's one-element array (numba's
+    parallel loop cannot take a record among its arguments: engine.play_batch)."""
+    return T.Tables(kt[0])
+
+
+@njit(cache=True)
+def block_state(tb):
+    """A State for a block of games and its record's array, which the block keeps alive to its
+    end (the State holds the record ``s[0]``, which does not)."""
+    s, aux = S.alloc_state(tb, 0)
+    return s, S.State(s[0], aux)
+
+
+@njit(cache=True)
+def block_end(keep):
+    """A use of the record's array after the block's games, so it lives that long."""
+    keep[0].board[S.G_LOG_N] = 0
+
+
+_search.bind(
+    globals(),
+    S=S,
+    E=E,
+    P=P,
+    K=K,
+    block_tables=block_tables,
+    block_state=block_state,
+    block_end=block_end,
+)
+
+
+def play(compiled, sp, seed, first_game, n_games):
+    """Play a chunk of games with search seats (``sp``: the seats' search settings)."""
+    return E.play(compiled, seed, first_game, n_games, batch=_batch(sp))
+
+
+def _batch(sp):
+    def batch(kt, seed, first_game, n_games, out):
+        play_batch_search(kt, sp, seed, first_game, n_games, out)  # noqa: F821 (bind)
+
+    return batch

@@ -1,0 +1,173 @@
+"""The search player in a config: its settings model, its checks, and its compiled form.
+
+A policy of ``kind: search`` is the information-set MCTS of ``balance/games/_search.py``::
+
+    policies:
+      mcts: {kind: search, iterations: 1000, rollout: greedy}
+    seats: [mcts, greedy, greedy, greedy]
+
+Its ``rollout`` names another policy of the config (not a search), which plays the search seat's
+moves in the search's rollouts and is the game's own policy for everything the search does not
+decide. The game's tables are therefore compiled with every search seat playing its rollout
+policy, and the search settings ride beside them (:class:`SearchTables`): a config without a
+search seat compiles, and plays, exactly as before (no search code is imported or compiled).
+"""
+
+from __future__ import annotations
+
+import time
+from functools import cache
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+_STRICT = ConfigDict(extra="forbid", strict=True)
+MAX_ITERATIONS = 1_000_000
+
+
+def search_policy(default_rollout: str) -> type[BaseModel]:
+    """The settings model of a game's search player, whose rollout policy defaults to
+    ``default_rollout`` (the game's heuristic)."""
+
+    class SearchPolicy(BaseModel):
+        """Information-set Monte Carlo tree search (Cowling, Powley and Whitehouse 2012): at each
+        of its decisions it re-deals what its seat cannot know, plays the game out many times
+        with the config's policies, and picks the option that won most often for it. Stronger
+        with more iterations; it reads only what its seat may know."""
+
+        model_config = _STRICT
+
+        kind: Literal["search"] = Field("search", description="information-set MCTS")
+        iterations: int = Field(
+            1000,
+            ge=1,
+            le=MAX_ITERATIONS,
+            description="iterations (a re-deal, a walk down the tree, a rollout) per decision",
+        )
+        time_ms: float | None = Field(
+            None,
+            gt=0,
+            le=600_000,
+            allow_inf_nan=False,
+            description="also stop a decision's search after this many milliseconds; games then"
+            " depend on the machine's speed, so datasets are not reproducible (use iterations)",
+        )
+        exploration: float = Field(
+            0.7,
+            ge=0,
+            le=100,
+            allow_inf_nan=False,
+            description="UCB1's exploration constant c (rewards are wins, 0 or 1)",
+        )
+        rollout: str = Field(
+            default_rollout,
+            description="the config's policy (not a search) that plays this seat in the "
+            "rollouts; the other seats play their own",
+        )
+        redeal_every: int = Field(
+            1,
+            ge=1,
+            le=MAX_ITERATIONS,
+            description="iterations per re-deal of the hidden cards: 1 re-deals every iteration"
+            " (ISMCTS); k > 1 plays k iterations in one re-dealt world, chance re-seeded each",
+        )
+
+    return SearchPolicy
+
+
+def check_rollouts(policies: dict[str, dict[str, Any]]) -> None:
+    """Every search policy's ``rollout`` names a policy of the config that is not a search:
+    ValueError("policies.<name>.rollout: ...") otherwise."""
+    for name, entry in policies.items():
+        if entry.get("kind") != "search":
+            continue
+        target = entry["rollout"]
+        if target not in policies:
+            raise ValueError(
+                f"policies.{name}.rollout: no policy named {target!r}"
+                f" (defined: {', '.join(policies)})"
+            )
+        if policies[target].get("kind") == "search":
+            raise ValueError(
+                f"policies.{name}.rollout: {target!r} is a search policy; a rollout is played by"
+                " a policy that does not search"
+            )
+
+
+def search_seats(config: Any) -> list[int]:
+    """The seats of ``config`` whose policy is a search."""
+    return [i for i, name in enumerate(config.seats) if config.policies[name]["kind"] == "search"]
+
+
+def rollout_config(config: Any) -> Any:
+    """``config`` with every search policy replaced by its rollout policy's settings: what the
+    game's tables are compiled from (a search seat's own moves outside the search's)."""
+    policies = {
+        name: (config.policies[entry["rollout"]] if entry["kind"] == "search" else entry)
+        for name, entry in config.policies.items()
+    }
+    return config.model_copy(update={"policies": policies})
+
+
+class SearchTables:
+    """A game's compiled tables with search seats: the tables compiled from ``rollout_config``
+    (every attribute of them reads through, so narrators and replays find what they expect) and
+    the seats' search settings, ``search`` (float64[players, _search.N_SP])."""
+
+    def __init__(self, inner: Any, search: np.ndarray, policies: tuple[str, ...]) -> None:
+        self.inner = inner
+        self.search = search
+        self.policies = policies  # each seat's policy name, as the config names it
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("inner", "search", "policies") or name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    @property
+    def search_seats(self) -> list[int]:
+        return [int(i) for i in np.flatnonzero(self.search[:, 0])]
+
+
+def compile_search(plugin: Any, config: Any) -> SearchTables | None:
+    """The compiled form of a config with search seats; None when it has none."""
+    seats = search_seats(config)
+    if not seats:
+        return None
+    from balance.games import _search  # numba: only when a config has a search seat
+
+    inner = plugin.module("tables").compile_tables(rollout_config(config))
+    sp = np.zeros((config.players, _search.N_SP), np.float64)
+    for i in seats:
+        entry = config.policies[config.seats[i]]
+        sp[i, _search.SP_ON] = 1
+        sp[i, _search.SP_ITERS] = entry["iterations"]
+        sp[i, _search.SP_TIME] = entry["time_ms"] or 0.0  # milliseconds until play()
+        sp[i, _search.SP_C] = entry["exploration"]
+        sp[i, _search.SP_REDEAL] = entry["redeal_every"]
+    return SearchTables(inner, sp, tuple(config.seats))
+
+
+@cache
+def cycles_per_ms() -> float:
+    """The cycle counter's rate, measured once per process (the clock of ``time_ms``)."""
+    from balance.games import _search
+
+    _search.cycles()
+    t0, c0 = time.perf_counter(), _search.cycles()
+    while time.perf_counter() - t0 < 0.02:
+        pass
+    t1, c1 = time.perf_counter(), _search.cycles()
+    return float(c1 - c0) / ((t1 - t0) * 1000.0)
+
+
+def play_params(tables: SearchTables) -> np.ndarray:
+    """The search settings as the kernels take them: ``time_ms`` in cycles of this machine."""
+    from balance.games import _search
+
+    sp = tables.search.copy()
+    ms = sp[:, _search.SP_TIME]
+    if np.any(ms > 0):
+        sp[:, _search.SP_TIME] = np.where(ms > 0, ms * cycles_per_ms(), 0.0)
+    return sp
