@@ -171,3 +171,41 @@ def play_params(tables: SearchTables) -> np.ndarray:
     if np.any(ms > 0):
         sp[:, _search.SP_TIME] = np.where(ms > 0, ms * cycles_per_ms(), 0.0)
     return sp
+
+
+def search_module(plugin: Any) -> Any:
+    """The game's search module (its ``search.py``: the ISMCTS compiled against its engine)."""
+    import importlib
+
+    return importlib.import_module(f"{plugin.package}.search")
+
+
+def search_stream(seed: int, game: int, seat: int) -> np.ndarray:
+    """Seat ``seat``'s search stream in game ``game`` of run ``seed``, as the batch seeds it."""
+    from balance.games import _search
+    from balance.rng import seed_stream
+
+    rng = np.zeros(1, np.uint64)
+    seed_stream(rng, np.int64(seed), np.int64(game), np.int64(_search.SEARCH_STREAM + seat))
+    return rng
+
+
+def decide(
+    position: Any, tables: SearchTables, rng: np.ndarray
+) -> tuple[int, np.ndarray, np.ndarray]:
+    """The search seat's pick at ``position``'s pending decision (a Position of
+    ``tables.inner``), with the root's children: (code, int64[k, 3] option/visits/availability,
+    float64[k] mean win). ``rng`` is the seat's search stream, advanced."""
+    mod = search_module(position.game)
+    sh = position.shape
+    code, stats, means = mod.search_at(
+        position._tb,
+        position.state,
+        position.work,
+        np.int64(position.actor),
+        play_params(tables),
+        rng,
+        np.int64(len(sh.extra_names)),
+        np.int64(sh.n_tele),
+    )
+    return int(code), stats, means

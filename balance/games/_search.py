@@ -123,11 +123,25 @@ def _child(ti, node, actor, code):
 
 
 def _rewards(tb, st, work, rows, reward):
-    """Each seat's win in the ended game of ``st``: 1 for a seat of rank 1, else 0."""
+    """Each seat's ``win`` in the ended game of ``st``, as the dataset counts it: 1/k for a seat
+    of rank 1, k the number of teams among the rank-1 seats (each seat its own team unless the
+    game deals teams), else 0."""
     score, rank, turns, end, order, team, role, extra, tele, clipped = rows
+    players = reward.shape[0]
+    for p in range(players):
+        team[0, p] = -1 - p  # a game that deals teams writes its own
     E.record(tb, st, work, 0, score, rank, turns, end, order, team, role, extra, tele, clipped)
-    for p in range(reward.shape[0]):
-        reward[p] = 1.0 if rank[0, p] == 1 else 0.0
+    k = 0
+    for p in range(players):
+        if rank[0, p] == 1:
+            first = True
+            for q in range(p):
+                if rank[0, q] == 1 and team[0, q] == team[0, p]:
+                    first = False
+            if first:
+                k += 1
+    for p in range(players):
+        reward[p] = 1.0 / k if rank[0, p] == 1 else 0.0
 
 
 def alloc_rows(players, n_extra, n_tele):
@@ -248,6 +262,46 @@ def search(tb, st, work, seat, sp, rng, ti, tv, world, scratch, swork, opts, pat
     return ti[best, N_ACTION] if best >= 0 else opts[0]
 
 
+def search_at(tb, st, work, seat, sp, rng, n_extra, n_tele):
+    """``search`` from Python (the replay's reasons, the leak test): seat ``seat``'s pick at the
+    decision pending in ``st`` with the search stream ``rng`` (uint64[1], advanced), and the
+    root's children in the order they were tried: int64[k, 3] (option, visits, availability)
+    and float64[k] (mean win). ``n_extra``, ``n_tele``: the dataset's extra and telemetry
+    columns (a rollout's outcome is written as a row)."""
+    players = sp.shape[0]
+    cap = np.int64(sp[seat, SP_ITERS]) + 2
+    keep_w, world = block_state(tb)
+    keep_s, scratch = block_state(tb)
+    swork = S.alloc_work(tb)
+    ti, tv = alloc_tree(cap, players)
+    opts = np.zeros(S.MAX_OPTIONS, np.int64)
+    path = np.zeros(cap + 1, np.int64)
+    reward = np.zeros(players, np.float64)
+    rows = alloc_rows(players, n_extra, n_tele)
+    code = search(
+        tb, st, work, seat, sp, rng, ti, tv, world, scratch, swork, opts, path, reward, rows
+    )
+    block_end(keep_w)
+    block_end(keep_s)
+    k = 0
+    ch = ti[0, N_CHILD]
+    while ch >= 0:
+        k += 1
+        ch = ti[ch, N_NEXT]
+    stats = np.zeros((k, 3), np.int64)
+    means = np.zeros(k, np.float64)
+    ch = ti[0, N_CHILD]
+    i = k - 1  # children are listed newest first: stored in creation order
+    while ch >= 0:
+        stats[i, 0] = ti[ch, N_ACTION]
+        stats[i, 1] = ti[ch, N_VISITS]
+        stats[i, 2] = ti[ch, N_AVAIL]
+        means[i] = tv[ch, seat] / ti[ch, N_VISITS] if ti[ch, N_VISITS] > 0 else 0.0
+        i -= 1
+        ch = ti[ch, N_NEXT]
+    return code, stats, means
+
+
 def play_game_search(
     tb, st, seed, game, work, sp, rng, ti, tv, world, scratch, swork, opts, path, reward, rows
 ):
@@ -348,6 +402,7 @@ _JIT = (
     alloc_rows,
     _rewards,
     search,
+    search_at,
     play_game_search,
 )
 _PARALLEL = (play_batch_search,)

@@ -1,0 +1,128 @@
+"""The search player (balance/games/_search.py), held the same way in every game.
+
+- **No leak** (issue 29): at a decision, the search's whole root (its pick, every option's visits
+  and mean win) with a fixed key and budget is the same whether it starts from the true state or
+  from any re-deal of it consistent with what the deciding seat knows, on at least 10,000
+  decision states a game; planted: re-dealt for *another* seat (which changes what the decider
+  knows), the root does change, so the check can fail.
+- **Its own randomness**: the search only copies the state it decides at (the game's streams and
+  every array are untouched), and the batch's games are the games of a Python loop that searches
+  with the same keyed streams, row for row.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from balance import games
+from balance.search import decide, search_stream
+from tests.games.test_decisions import _equal_chunks, _same_state
+from tests.kit.decisions import compiled, positions
+
+# One config per game with a search seat (seat 0); small budgets keep the suite fast.
+SEARCH = {
+    "five_ravens": "configs/five_ravens/search_vs_greedy.yaml",
+    "raven_order": "configs/raven_order/search_vs_economy.yaml",
+    "raven_manor": "configs/raven_manor/search_vs_basic.yaml",
+    "corvids": "configs/corvids/search_vs_greedy.yaml",
+}
+LEAK_STATES = 10_000  # decision states a game (issue 29)
+ITERATIONS = 6  # the leak test's budget: the root differs with a leak at any budget
+
+
+def _tables(game: str, iterations: int = ITERATIONS):
+    """(plugin, SearchTables) of the game's shipped search config at a small budget, every seat
+    a search seat so that every decision of the collected states is a search's."""
+    plugin, tables, config = compiled(
+        SEARCH[game],
+        (
+            f"policies.mcts.iterations={iterations}",
+            "seats=mcts",
+        ),
+    )
+    return plugin, tables
+
+
+def test_every_registered_game_is_here():
+    assert sorted(SEARCH) == sorted(games.names())
+
+
+def _root(pos, tables, key: int):
+    rng = search_stream(key, 0, pos.actor)
+    return decide(pos, tables, rng)
+
+
+def _leak_checks(game: str, n: int, seed: int) -> tuple[int, int]:
+    plugin, tables = _tables(game)
+    moved = checked = 0
+    for i, pos in enumerate(positions(plugin, tables.inner, seed=seed, n=n, every=5)):
+        seat = pos.actor
+        before = pos.copy()
+        code, stats, means = _root(pos, tables, key=i)
+        assert _same_state(before.state, pos.state), "the search changed the true state"
+        np.testing.assert_array_equal(before.state.rng, pos.state.rng)
+        assert code in pos.options().tolist()
+        world = pos.determinize(seat, seed=1_000_003 + i)  # a consistent re-deal
+        code2, stats2, means2 = _root(world, tables, key=i)
+        assert code2 == code, f"state {i}: the pick moved with the hidden cards"
+        np.testing.assert_array_equal(stats2, stats, err_msg=f"state {i}")
+        np.testing.assert_array_equal(means2, means, err_msg=f"state {i}")
+        if i % 10 == 0 and pos.players > 1:  # planted: what the decider knows changes
+            other = (seat + 1) % pos.players
+            odd = pos.determinize(other, seed=2_000_003 + i)
+            if odd.actor == seat and not _same_state(odd.state, pos.state):
+                c3, s3, m3 = _root(odd, tables, key=i)
+                moved += c3 != code or s3.shape != stats.shape or not np.array_equal(m3, means)
+        checked += 1
+    return moved, checked
+
+
+@pytest.mark.parametrize("game", sorted(SEARCH))
+def test_the_search_reads_nothing_its_seat_cannot_know_quick(game):
+    moved, checked = _leak_checks(game, 300, seed=41)
+    assert checked == 300
+    assert moved > 0, "planted: a re-deal for another seat never moved the root"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", sorted(SEARCH))
+def test_the_search_reads_nothing_its_seat_cannot_know_on_ten_thousand_states(game):
+    moved, checked = _leak_checks(game, LEAK_STATES, seed=43)
+    assert checked == LEAK_STATES
+    assert moved > 0
+
+
+@pytest.mark.parametrize("game", sorted(SEARCH))
+def test_the_batch_plays_the_games_of_a_python_loop_that_searches(game):
+    from balance.games.position import Position
+
+    plugin, tables = _tables(game, iterations=4)
+    chunk = plugin.play(tables, 5, 2, 2)
+    for g in (2, 3):
+        pos = Position(plugin, tables.inner, 5, g)
+        streams = {s: search_stream(5, g, s) for s in tables.search_seats}
+        while not pos.done:
+            if pos.actor in streams:
+                code, _, _ = decide(pos, tables, streams[pos.actor])
+                pos.apply(code)
+            else:
+                pos.play_policy()
+        row = chunk.take([g - 2]) if hasattr(chunk, "take") else None
+        one = pos.row()
+        np.testing.assert_array_equal(one.rank[0], chunk.rank[g - 2])
+        np.testing.assert_array_equal(one.score[0], chunk.score[g - 2])
+        np.testing.assert_array_equal(one.telemetry[0], chunk.telemetry[g - 2])
+        del row
+
+
+@pytest.mark.parametrize("game", sorted(SEARCH))
+def test_a_search_seat_keeps_the_deal_and_chunks_do_not_matter(game):
+    plugin, tables = _tables(game, iterations=3)
+    whole = plugin.play(tables, 9, 0, 4)
+    a = plugin.play(tables, 9, 0, 2)
+    b = plugin.play(tables, 9, 2, 2)
+    for name in ("rank", "score", "turns"):
+        joined = np.concatenate([getattr(a, name), getattr(b, name)])
+        np.testing.assert_array_equal(joined, getattr(whole, name), err_msg=name)
+    _equal_chunks(plugin.play(tables, 9, 0, 4), whole)
