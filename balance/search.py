@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from functools import cache
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -209,3 +209,98 @@ def decide(
         np.int64(sh.n_tele),
     )
     return int(code), stats, means
+
+
+class SearchedGame(NamedTuple):
+    """One game with search seats played again with its log (``logged``, as a game's
+    ``narrate.play_logged`` returns it) and, for every decision a search seat made, what it
+    weighed (``reasons``: lines for the replay)."""
+
+    logged: Any
+    reasons: list[str]
+
+
+def play_logged(plugin: Any, tables: SearchTables, seed: int, game: int) -> SearchedGame:
+    """Game ``game`` of run ``seed`` played one decision at a time (``Position``), each search
+    seat searching with its keyed stream as the batch does, so it is the dataset's game (a test
+    holds the rows equal), with its event log and the search seats' reasons."""
+    from balance.games import _kit as kit
+    from balance.games.position import Position
+
+    state = plugin.module("state")
+    reasons: list[str] = []
+
+    def play(cap: int) -> Any:
+        pos = Position(plugin, tables.inner, seed, game, log_cap=cap)
+        streams = {s: search_stream(seed, game, s) for s in tables.search_seats}
+        reasons.clear()
+        k = 0
+        while not pos.done:
+            seat = pos.actor
+            if seat not in streams:
+                pos.play_policy()
+                continue
+            k += 1
+            code, stats, means = decide(pos, tables, streams[seat])
+            reasons.extend(_reason(pos, k, seat, pos.kind, code, stats, means, tables))
+            pos.apply(code)
+        row = pos.row()
+        return kit.Logged(
+            state.log_rows(pos.state),
+            pos.state,
+            row.score[0],
+            row.rank[0],
+            int(row.turns[0]),
+            int(row.end_reason[0]),
+        )
+
+    logged = kit.play_logged(play, seed, game, kit.LOG_CAP)
+    return SearchedGame(logged, list(reasons))
+
+
+TOP_OPTIONS = 4  # options a reason names, the most visited first
+
+
+def _reason(
+    pos: Any,
+    k: int,
+    seat: int,
+    kind: str,
+    code: int,
+    stats: np.ndarray,
+    means: np.ndarray,
+    tables: SearchTables,
+) -> list[str]:
+    """The lines of one search decision: what was chosen, and the most visited options with how
+    often each won for the seat in the search's games."""
+    policy = tables.policies[seat]
+    total = int(stats[:, 1].sum()) if len(stats) else 0
+    if len(stats) == 0:
+        return [f"  {k}. seat {seat} ({policy}), {kind}: {pos.words(code)} (its only option)"]
+    order = sorted(range(len(stats)), key=lambda i: (-int(stats[i, 1]), i))
+    head = (
+        f"  {k}. seat {seat} ({policy}), {kind}: chose {pos.words(code)}"
+        f" after {total:,} searched games over {len(stats)} options:"
+    )
+    out = [head]
+    for i in order[:TOP_OPTIONS]:
+        mark = "*" if int(stats[i, 0]) == code else " "
+        out.append(
+            f"     {mark} {pos.words(int(stats[i, 0]))}: won {means[i]:.0%} of"
+            f" {int(stats[i, 1]):,} games"
+        )
+    if len(order) > TOP_OPTIONS:
+        rest = sum(int(stats[i, 1]) for i in order[TOP_OPTIONS:])
+        out.append(f"       {len(order) - TOP_OPTIONS} more options: {rest:,} games")
+    return out
+
+
+def reason_lines(searched: SearchedGame, tables: SearchTables) -> list[str]:
+    """The replay's closing section on the search seats' decisions."""
+    seats = ", ".join(f"seat {s} ({tables.policies[s]})" for s in tables.search_seats)
+    return [
+        "",
+        f"How the search decided ({seats}; each option's wins are the search's own games,"
+        " re-dealt from what the seat knew, not predictions):",
+        *searched.reasons,
+    ]

@@ -29,8 +29,9 @@ SEARCH_STREAM + seat)``), never a game's chance stream, so two configs on the sa
 same cards (common random numbers) and a game is the same whatever the thread count.
 
 The functions here are written once against the names ``S``, ``E``, ``P``, ``K`` (the game's
-state, engine, policies and knowledge modules) and ``block_tables``, ``block_state``,
-``block_end`` (how a block of a batch makes its tables and its States); each game's ``search.py`` binds them to its own
+state, engine, policies and knowledge modules), ``block_tables``, ``block_state``,
+``block_end`` (how a block of a batch makes its tables and its States) and ``log_hold``,
+``log_resume`` (a replay's log kept out of the search's copies); each game's ``search.py`` binds them to its own
 modules with :func:`bind`, so each game compiles (and caches) its own copy, and only a config
 with a search seat ever compiles one.
 """
@@ -47,7 +48,7 @@ from numba.core import cgutils
 from numba.core import types as nbtypes
 from numba.extending import intrinsic
 
-from balance.rng import below, next_u64, seed_stream
+from balance.rng import below, seed_stream
 
 # Per-seat search settings: float64[players, N_SP] (balance/search.py).
 SP_ON, SP_ITERS, SP_TIME, SP_C, SP_REDEAL = range(5)  # SP_TIME: cycles per decision, 0 none
@@ -84,8 +85,18 @@ def cycles():
 
 # What ``bind`` gives these functions as globals, from the game: its state, engine, policies and
 # knowledge modules, and how a block of the batch makes its tables and States and ends.
-GAME_NAMES = ("S", "E", "P", "K", "block_tables", "block_state", "block_end")
-S = E = P = K = block_tables = block_state = block_end = None
+GAME_NAMES = (
+    "S",
+    "E",
+    "P",
+    "K",
+    "block_tables",
+    "block_state",
+    "block_end",
+    "log_hold",
+    "log_resume",
+)
+S = E = P = K = block_tables = block_state = block_end = log_hold = log_resume = None
 
 
 def alloc_tree(cap, players):
@@ -125,7 +136,7 @@ def _child(ti, node, actor, code):
 def _rewards(tb, st, work, rows, reward):
     """Each seat's ``win`` in the ended game of ``st``, as the dataset counts it: 1/k for a seat
     of rank 1, k the number of teams among the rank-1 seats (each seat its own team unless the
-    game deals teams), else 0."""
+    game deals teams), else 0 (also when no seat has rank 1)."""
     score, rank, turns, end, order, team, role, extra, tele, clipped = rows
     players = reward.shape[0]
     for p in range(players):
@@ -140,8 +151,8 @@ def _rewards(tb, st, work, rows, reward):
                     first = False
             if first:
                 k += 1
-    for p in range(players):
-        reward[p] = 1.0 / k if rank[0, p] == 1 else 0.0
+    for p in range(players):  # no seat of rank 1 (a game that ends with no winner): no wins
+        reward[p] = 1.0 / k if k > 0 and rank[0, p] == 1 else 0.0
 
 
 def alloc_rows(players, n_extra, n_tele):
@@ -255,9 +266,10 @@ def search(tb, st, work, seat, sp, rng, ti, tv, world, scratch, swork, opts, pat
             vc = ti[ch, N_VISITS]
             if vc > vb or (vc == vb and vc > 0 and tv[ch, seat] / vc > tv[best, seat] / vb):
                 best = ch
-            elif vc == vb and (vc == 0 or tv[ch, seat] / vc == tv[best, seat] / vb):
-                if ch < best:  # the earlier created
-                    best = ch
+            elif (
+                vc == vb and (vc == 0 or tv[ch, seat] / vc == tv[best, seat] / vb) and ch < best
+            ):  # the earlier created
+                best = ch
         ch = ti[ch, N_NEXT]
     return ti[best, N_ACTION] if best >= 0 else opts[0]
 
@@ -278,9 +290,11 @@ def search_at(tb, st, work, seat, sp, rng, n_extra, n_tele):
     path = np.zeros(cap + 1, np.int64)
     reward = np.zeros(players, np.float64)
     rows = alloc_rows(players, n_extra, n_tele)
+    n_log, log_cap = log_hold(st)  # a replay's log stays out of the search's States
     code = search(
         tb, st, work, seat, sp, rng, ti, tv, world, scratch, swork, opts, path, reward, rows
     )
+    log_resume(st, n_log, log_cap)
     block_end(keep_w)
     block_end(keep_s)
     k = 0

@@ -374,12 +374,20 @@ class Game:
         (``narrate.tell``), with a warning under the lines for each place where the narration
         disagrees with the engine (balance/games/_tell.py)."""
         from balance.games._tell import warnings
+        from balance.search import SearchTables, reason_lines
+        from balance.search import play_logged as search_logged
 
         narrate = self.module("narrate")
-        logged = narrate.play_logged(tables, seed, game)
+        reasons: list[str] = []
+        if isinstance(tables, SearchTables):  # the search seats' own game, and why they chose
+            searched = search_logged(self, tables, seed, game)
+            logged, reasons = searched.logged, reason_lines(searched, tables)
+            tables = tables.inner
+        else:
+            logged = narrate.play_logged(tables, seed, game)
         told = narrate.tell(tables, logged, seed, game)
         return Replay(
-            [*told.lines, *warnings(told.problems)],
+            [*told.lines, *warnings(told.problems), *reasons],
             logged.score,
             logged.rank,
             logged.turns,

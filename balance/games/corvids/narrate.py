@@ -39,6 +39,13 @@ LOG_CAP = kit.LOG_CAP
 def play_logged(compiled: Compiled, seed: int, game: int) -> Logged:
     """Play game ``game`` of run ``seed`` exactly as ``engine.play_batch`` does, keeping the log
     and the pile after every turn (``Logged.state.snap``)."""
+    from balance.search import SearchTables
+
+    if isinstance(compiled, SearchTables):  # search seats: the game they played (balance/search.py)
+        from balance import games
+        from balance.search import play_logged as search_logged
+
+        return search_logged(games.get("corvids"), compiled, seed, game).logged
     tb = compiled.tb
     n = compiled.players
 

@@ -69,6 +69,13 @@ _NO_EFFECT = {
 
 def play_logged(compiled: T.Compiled, seed: int, game: int) -> Logged:
     """Play game ``game`` of run ``seed`` exactly as ``engine.play_batch`` does, keeping the log."""
+    from balance.search import SearchTables
+
+    if isinstance(compiled, SearchTables):  # search seats: the game they played (balance/search.py)
+        from balance import games
+        from balance.search import play_logged as search_logged
+
+        return search_logged(games.get("five_ravens"), compiled, seed, game).logged
     tb = compiled.tb
 
     def play(cap: int) -> Logged:

@@ -34,6 +34,13 @@ ARMY = (T.SENTRY, T.RIDER, T.DRUID)  # the unit types that are rows of State.uni
 
 def play_logged(compiled: T.Compiled, seed: int, game: int) -> kit.Logged:
     """Play game ``game`` of run ``seed`` exactly as ``engine.play_batch`` does, keeping the log."""
+    from balance.search import SearchTables
+
+    if isinstance(compiled, SearchTables):  # search seats: the game they played (balance/search.py)
+        from balance import games
+        from balance.search import play_logged as search_logged
+
+        return search_logged(games.get("raven_order"), compiled, seed, game).logged
     tb = compiled.tb
 
     def play(cap: int) -> kit.Logged:

@@ -29,6 +29,24 @@ def block_end(keep):
     return None
 
 
+@njit(cache=True)
+def log_hold(st):
+    """Stop ``st``'s event log (its rows written and its room, returned) while a search copies
+    it: a copy then carries no log rows into the search's log-less States."""
+    n = st.board[S.G_LOG_N]
+    cap = st.board[S.G_LOG_CAP]
+    st.board[S.G_LOG_N] = 0
+    st.board[S.G_LOG_CAP] = 0
+    return n, cap
+
+
+@njit(cache=True)
+def log_resume(st, n, cap):
+    """The log of ``st`` as ``log_hold`` found it."""
+    st.board[S.G_LOG_N] = n
+    st.board[S.G_LOG_CAP] = cap
+
+
 _search.bind(
     globals(),
     S=S,
@@ -38,6 +56,8 @@ _search.bind(
     block_tables=block_tables,
     block_state=block_state,
     block_end=block_end,
+    log_hold=log_hold,
+    log_resume=log_resume,
 )
 
 
