@@ -240,9 +240,10 @@ def play_logged(plugin: Any, tables: SearchTables, seed: int, game: int) -> Sear
             if seat not in streams:
                 pos.play_policy()
                 continue
-            k += 1
             code, stats, means = decide(pos, tables, streams[seat])
-            reasons.extend(_reason(pos, k, seat, pos.kind, code, stats, means, tables))
+            if len(stats) > 1:  # a forced move is played without a search
+                k += 1
+                reasons.extend(_reason(pos, k, seat, pos.kind, code, stats, means, tables))
             pos.apply(code)
         row = pos.row()
         return kit.Logged(
@@ -274,9 +275,7 @@ def _reason(
     """The lines of one search decision: what was chosen, and the most visited options with how
     often each won for the seat in the search's games."""
     policy = tables.policies[seat]
-    total = int(stats[:, 1].sum()) if len(stats) else 0
-    if len(stats) == 0:
-        return [f"  {k}. seat {seat} ({policy}), {kind}: {pos.words(code)} (its only option)"]
+    total = int(stats[:, 1].sum())
     order = sorted(range(len(stats)), key=lambda i: (-int(stats[i, 1]), i))
     head = (
         f"  {k}. seat {seat} ({policy}), {kind}: chose {pos.words(code)}"
@@ -300,7 +299,8 @@ def reason_lines(searched: SearchedGame, tables: SearchTables) -> list[str]:
     seats = ", ".join(f"seat {s} ({tables.policies[s]})" for s in tables.search_seats)
     return [
         "",
-        f"How the search decided ({seats}; each option's wins are the search's own games,"
-        " re-dealt from what the seat knew, not predictions):",
+        f"How the search decided ({seats}; its decisions with a choice, in order: each"
+        " option's wins are the search's own games, played from re-deals of what the seat"
+        " knew, not predictions):",
         *searched.reasons,
     ]
