@@ -278,6 +278,21 @@ def test_simulate_on_ray_writes_the_local_dataset(ray_cluster, tmp_path, game, h
 
 
 @pytest.mark.slow
+def test_search_seats_play_the_same_games_on_ray(ray_cluster, tmp_path):
+    # a search seat (issue 29) plays inside the workers' batch kernels with its own keyed
+    # stream: the same dataset, byte for byte, as a local run
+    config = ROOT / "configs" / "raven_order" / "search_vs_economy.yaml"
+    common = [config, "--set", "policies.mcts.iterations=3", "--games", 400,
+              "--chunk-size", 50, "--seed", 13]  # fmt: skip
+    balance_cli("simulate", *common, "--out", tmp_path / "local")
+    on_ray = ray_cluster.balance("simulate", *common, "--out", tmp_path / "ray",
+                                 "--backend", "ray", "--address", "auto")  # fmt: skip
+    same_dataset(tmp_path / "local", tmp_path / "ray")
+    assert results.read_manifest(tmp_path / "ray")["backend"]["tasks"] == 8
+    assert "400 games in" in on_ray.stdout
+
+
+@pytest.mark.slow
 def test_a_cluster_without_a_token_is_joined_without_one(tmp_path):
     # `ray start --head` in a HOME without a token: authentication off. Its address and
     # `auto` work from a HOME without a token and from one with a token (not needed, not sent).
