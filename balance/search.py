@@ -137,6 +137,7 @@ def compile_search(plugin: Any, config: Any) -> SearchTables | None:
         return None
     from balance.games import _search  # numba: only when a config has a search seat
 
+    search_module(plugin)  # its kernels' cache is found (the "compiling"/"loading" line)
     inner = plugin.module("tables").compile_tables(rollout_config(config))
     sp = np.zeros((config.players, _search.N_SP), np.float64)
     for i in seats:

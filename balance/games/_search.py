@@ -432,8 +432,13 @@ def bind(ns: dict[str, Any], **game: Any) -> None:
         raise TypeError(f"bind() needs the game's {', '.join(missing)}")
     glb = dict(globals())
     glb.update(game)
+    glb["__name__"] = ns["__name__"]
     for fn in (*_JIT, *_PARALLEL):
-        rebound = types.FunctionType(fn.__code__, glb, fn.__name__, fn.__defaults__)
+        # the game's own file as the code's: numba keys its cache files (and balance finds
+        # them, balance/_kernels.py) by the source file, so each game's copy is its own
+        code = fn.__code__.replace(co_filename=ns["__file__"])
+        rebound = types.FunctionType(code, glb, fn.__name__, fn.__defaults__)
+        rebound.__module__ = ns["__name__"]
         rebound.__qualname__ = fn.__qualname__
         rebound.__doc__ = fn.__doc__
         jitted = njit(cache=True, parallel=fn in _PARALLEL)(rebound)

@@ -73,12 +73,16 @@ def _load_kernels(game: str, plugin: Any, tables: Any, seed: int) -> None:
     """Load (or compile) ``plugin``'s kernels with an empty batch; the first time in this
     process, say so through the display of :func:`showing_loads`, and record a cold compile's
     time on this machine (balance/_kernels.py)."""
+    from balance.search import SearchTables
+
+    if isinstance(tables, SearchTables):  # its search player's kernels come on top
+        game = f"{game} and search player"
     if game in _LOADED:
         plugin.play(tables, seed, 0, 0)
         return
     from balance import _kernels
 
-    package = registry._GAMES.get(game, type(plugin).__module__)
+    package = registry._GAMES.get(plugin.name, type(plugin).__module__)
     cached = _kernels.kernels_cached(package)
     cold = cached is False
     info = KernelLoad(game, cold, _kernels.expected_text(_kernels.compile_times(game)))
