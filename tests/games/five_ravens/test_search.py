@@ -110,7 +110,7 @@ def test_the_search_takes_the_steal_that_wins_the_game(search3):
             np.int64(tb.params[T.P_N_TELE]),
         )
         assert code == 1, (iterations, stats, means)
-        by_slot = {int(o): (int(v), float(m)) for (o, v, _), m in zip(stats, means)}
+        by_slot = {int(o): (int(v), float(m)) for (o, v, _), m in zip(stats, means, strict=True)}
         assert by_slot[1][1] == 1.0 and by_slot[0][1] == 0.0  # every rollout agrees
         assert by_slot[1][0] > by_slot[0][0] and by_slot[1][0] + by_slot[0][0] == iterations
         assert np.array_equal(before.r["board"], st.r["board"])  # the search copies, only
@@ -148,7 +148,7 @@ def _arrays(st) -> list[np.ndarray]:
 
 
 def _same(a, b) -> bool:
-    return all(np.array_equal(x, y) for x, y in zip(_arrays(a), _arrays(b)))
+    return all(np.array_equal(x, y) for x, y in zip(_arrays(a), _arrays(b), strict=True))
 
 
 def _canonical_misses(c, states, redeal) -> int:
