@@ -31,6 +31,20 @@ FR-7; a Raven in hand for an active seat that may still play one, ENGINE-3; the 
 seen (face-down centre relics it does not know, the relic deck but for the ends it looked at,
 the relic a 7 of another seat is looking at, and the relics removed unseen, FR-3) among their
 places. Then every random stream of the state is seeded again from ``rng``.
+
+The re-deal is **canonical**: its result is a function of what ``seat`` knows and of ``rng``
+only, never of how the hidden cards truly lie, so the search (balance/games/_search.py) builds the
+same world from the true state as from any consistent re-deal of it (tests/games/test_search.py).
+Every pool of hidden cards is sorted before it is shuffled (the true order of a hand, a deck or
+the relic deck would otherwise carry through the shuffle into the world), and what else in the
+State depends on hidden cards without being re-dealt is derived again from the new deal or reset
+to what the engine would recompute anyway (``_forget``): another seat's knowledge of the relic
+deck's ends follows the new deal, and the other seats' other knowledge rows are public counts and
+flags (which centre slot a seat examined, how many cards of its deck it put on top) that the
+re-deal does not read; a policy's plan of the 8 or the 4 is made again; the greedy scratch values
+``fv`` and the cached rescue values are reset (written before they are read); the aux scratch
+rows are cleared; another seat's telemetry follows its re-dealt thief and forgets its draws
+(telemetry is written to the dataset only, never read by play).
 """
 
 from __future__ import annotations
@@ -202,9 +216,30 @@ def _shuffle(a, n, rng):
     kit.shuffle(a, n, rng)
 
 
+@njit(cache=True, _nrt=False, forceinline=False)
+def _sort(a, n):
+    """Sort ``a[:n]`` in place (insertion sort: a pool is at most MAX_CAP cards): the canonical
+    order a pool of hidden cards is shuffled from, so the re-deal does not depend on the true one."""
+    for i in range(1, n):
+        x = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > x:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = x
+
+
 @njit(cache=True, forceinline=False)
 def _thief_ok(tb, c):
     return c < T.N_RAVENS or tb.r.cards[T.C_THIEF, S.rtype(tb, c)] == 1
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def _count_thief(tb, st, q, d):
+    """Add ``d`` to seat ``q``'s telemetry count of thieves of its thief's card type (the count
+    engine.play_turn made when the thief was played face down)."""
+    nct = T.N_RAVENS + tb.r.params[T.P_N_TYPES]
+    st.r.pl[q, S.PL_TELE + T.EV_THIEF * nct + S.card_type(tb, st.r.pl[q, S.PL_THIEF])] += d
 
 
 @njit(cache=True, forceinline=False)
@@ -220,6 +255,7 @@ def _redeal_seat(tb, st, q, seat, rng, pool):
     if hidden_thief:
         pool[n] = pl[S.PL_THIEF]
         n += 1
+        _count_thief(tb, st, q, -1)  # its telemetry count follows the re-dealt thief (below)
     for i in range(nh):
         pool[n] = st.r.pile[q, S.PILE_HAND, i]
         n += 1
@@ -229,6 +265,7 @@ def _redeal_seat(tb, st, q, seat, rng, pool):
     for i in range(nd):
         pool[n] = st.r.pile[q, S.PILE_DECK, i]
         n += 1
+    _sort(pool, n)  # the pool as a set (ENGINE-16): which card was where must not show through
     t0 = 1 if hidden_thief else 0
     if pl[S.PL_NO_THIEF] == 1:
         # FR-7: no Raven in hand since the Prelude (no thief, no action): the hand is a uniform
@@ -262,6 +299,7 @@ def _redeal_seat(tb, st, q, seat, rng, pool):
     i = 0
     if hidden_thief:
         pl[S.PL_THIEF] = pool[0]
+        _count_thief(tb, st, q, 1)
         i = 1
     for j in range(nh):
         st.r.pile[q, S.PILE_HAND, j] = pool[i]
@@ -286,6 +324,7 @@ def determinize(tb, st, seat, rng):
     # the own deck: its order below the known top (FR-15)
     unknown = st.r.pl[s, S.PL_DECK_N] - st.r.pl[s, S.PL_DECK_KNOWN]
     if unknown > 1:
+        _sort(st.r.pile[s, S.PILE_DECK], unknown)  # the deck's composition, not its order
         _shuffle(st.r.pile[s, S.PILE_DECK], unknown, rng)
     for q in range(P):
         if q != s:
@@ -339,6 +378,7 @@ def determinize(tb, st, seat, rng):
         if present[c] == 0:
             pool[n] = c
             n += 1
+    _sort(pool, n)  # the unseen relics as a set, not in the order of their true places
     _shuffle(pool, n, rng)
     for i in range(n_places):
         w = places[i]
@@ -354,8 +394,43 @@ def determinize(tb, st, seat, rng):
             st.r.pl[q, S.PL_RD_TOP] = S.rd_top_card(st)
         if st.r.pl[q, S.PL_RD_BOT] >= 0:
             st.r.pl[q, S.PL_RD_BOT] = S.rd_bottom_card(st)
-    st.r.board[S.G_PLANNED] = 0  # a policy's plan may name re-dealt cards: planned again
+    _forget(tb, st, s)
     reseed(tb, st, rng)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def _forget(tb, st, seat):
+    """Reset what depends on the hidden cards without being re-dealt (module docstring), to what
+    the game would work out again before reading it, so that the re-dealt world is the same from
+    any true state ``seat`` cannot tell apart: a plan, the greedy scratch, the aux scratch rows,
+    and the other seats' telemetry of hidden events."""
+    b = st.r.board
+    P = S.n_seats(tb)
+    # a policy's plan of the 8 or the 4 may name re-dealt cards: made again from the point
+    # reached (policies.choose_planned reads B_PLAN only below G_PLAN_N of a plan it made)
+    b[S.G_PLANNED] = 0
+    b[S.G_PLAN_N] = 0
+    b[S.G_PLAN_AT] = 0
+    b[S.B_PLAN : S.B_PLAN + T.MAX_CAP] = 0
+    # the greedy turn's values (policies._greedy_turn) hold the last hand it valued: every one is
+    # written before it is read, but for the relics' fixed ones (state.alloc_state_script) and
+    # the rescue values, which PL_RESCUE_OK = 0 has worked out again
+    fv = st.r.fv
+    fv[:] = 0.0
+    fv[S.V_ACT + T.N_RAVENS : S.V_ACT + T.MAX_CAP] = -np.inf
+    fv[S.V_THIEF + T.N_RAVENS : S.V_THIEF + T.MAX_CAP] = T.NEG
+    for q in range(P):
+        st.r.pl[q, S.PL_RESCUE_OK] = 0
+    # the aux scratch rows (the 6's shuffle writes them before it reads them)
+    st.aux[S.AUX_TMP, :] = 0
+    st.aux[S.AUX_TMP2, :] = 0
+    # telemetry (the dataset's only, never read by play): another seat's draws are hidden from
+    # the seat and cannot follow the re-deal, so they are forgotten (the world counts its own
+    # from here); its face-down thief's count followed the re-deal (_redeal_seat)
+    d0 = S.PL_TELE + T.EV_DRAWN * (T.N_RAVENS + tb.r.params[T.P_N_TYPES])
+    for q in range(P):
+        if q != seat:
+            st.r.pl[q, d0 : d0 + T.N_RAVENS + tb.r.params[T.P_N_TYPES]] = 0
 
 
 @njit(cache=True, _nrt=False, forceinline=False)

@@ -11,14 +11,18 @@ from balance.games.five_ravens import state as S
 from balance.games.five_ravens import tables as T
 
 
-@njit(cache=True)
+# block_tables and block_state return a record by value (the Tables and the State hold one),
+# which numba cannot pass back from a call ("use load_from_data_pointer() instead", as it cannot
+# hand one to Python): they are inlined into the search's kernels (numba IR inlining), which then
+# make the Tables and the State in their own body, as engine.play_batch does.
+@njit(cache=True, inline="always")
 def block_tables(kt):
     """The kernels' Tables from the batch's argument, the record's one-element array (numba's
     parallel loop cannot take a record among its arguments: engine.play_batch)."""
     return T.Tables(kt[0])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def block_state(tb):
     """A State for a block of games and its record's array, which the block keeps alive to its
     end (the State holds the record ``s[0]``, which does not)."""

@@ -117,7 +117,10 @@ def test_policies() -> None:
 
 def test_plugin_uses_these_models() -> None:
     assert PLUGIN.rules_model is Rules
-    assert PLUGIN.policy_kinds == {"random": RandomPolicy, "greedy": GreedyPolicy}
+    kinds = dict(PLUGIN.policy_kinds)
+    search = kinds.pop("search")  # the search player (balance/search.py), its rollout greedy
+    assert kinds == {"random": RandomPolicy, "greedy": GreedyPolicy}
+    assert search.model_validate({"kind": "search"}).rollout == "greedy"
     assert PLUGIN.default_policies is DEFAULT_POLICIES
     for name, settings_ in DEFAULT_POLICIES.items():
         PLUGIN.policy_kinds[settings_["kind"]].model_validate(settings_)
