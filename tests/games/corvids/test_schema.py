@@ -741,7 +741,7 @@ CLI_ERRORS = {
     ),
     "unknown policy kind": (
         "policies:\n  careful: {kind: careful}\n",
-        "policies.careful.kind: unknown policy kind 'careful' (one of: random, greedy)",
+        "policies.careful.kind: unknown policy kind 'careful' (one of: random, greedy, search)",
     ),
     "seat without a policy": (
         "seats: [greedy, greedy, greedy, careful]\n",

@@ -260,7 +260,7 @@ def test_the_shipped_search_config_plays_games_whose_counts_add_up():
     tele = chunk.telemetry.astype(np.int64)
 
     def cols(word: str) -> np.ndarray:
-        return tele[:, :, [i for i, n in enumerate(names) if n.startswith(word)]].sum(axis=2)
+        return tele[:, :, [i for i, n in enumerate(names) if n.startswith(f"{word}__")]].sum(axis=2)
 
     assert (chunk.rank.min(axis=1) == 1).all() and (chunk.rank <= 4).all()
     assert np.array_equal(cols("picked") + cols("stole") - cols("stolen"), chunk.extra["cards"])
