@@ -41,9 +41,15 @@ face-down cards: a uniform shuffle of their items among them; the seats' item co
 the unseen side of every double-sided card (drawn anew by ``item_weight``, CV-2). Positions,
 faces, owners and everything public stay. Two exceptions keep the pending decision as it is:
 a ticket decision of another seat keeps that seat's face-down cards, a string decision keeps
-its string (the decision itself shows that they exist). The policies' memo is cleared (it was
-worked out from the true cards), a policy's plan of ticket flips forgotten, and every random
-stream re-seeded from ``rng`` (uint64[1], the searcher's), the only randomness used.
+its string (the decision itself shows that they exist). The re-deal is canonical: every pool
+is laid out in an order ``seat`` knows (birds by index, the hidden single-sided items by item,
+cards by index) before it is shuffled, so its result is a function of what ``seat`` knows and
+of ``rng`` alone, the same from the true state as from any re-deal of it. ``forget`` then resets
+what was worked out from or records the true cards and that no play reads: the policies' memo
+(a cache), a policy's plan of ticket flips (kept at a ticket decision, its actor's own), the
+telemetry and the event log (the world's count from the re-deal on) and the pile's scratch;
+every random stream is re-seeded from ``rng`` (uint64[1], the searcher's), the only randomness
+used.
 """
 
 from __future__ import annotations
@@ -269,13 +275,15 @@ def hidden_single(tb, st, seat, c):
 @njit(cache=True, _nrt=False, forceinline=False)
 def determinize(tb, st, seat, rng):
     """Re-deal, in place, everything ``seat`` cannot know (the module docstring), and re-seed
-    every random stream of ``st`` from ``rng``."""
+    every random stream of ``st`` from ``rng``. Canonical: every pool is laid out in an order
+    ``seat`` knows before it is shuffled (birds and items by index, cards by index), so the
+    result is the same from the true state and from any re-deal of it (the search's leak test)."""
     b = st.board
     n = b[S.G_N]
     nc = st.item.shape[0]
     buf = st.pile.buf  # scratch of the pile (as long as its pieces): free between calls
     # the hidden seats' birds: a uniform injective deal of the birds no one is known to hold
-    # and whose nest has never been uncovered
+    # and whose nest has never been uncovered, listed by bird index
     nb = tb.params[T.P_BIRDS_N]
     k = np.int64(0)
     for bird in range(nb):
@@ -296,12 +304,16 @@ def determinize(tb, st, seat, rng):
             buf[j] = t
             st.pl[q, S.PL_BIRD] = buf[i]
             i += 1
-    # the single-sided cards it has not seen: their items shuffled among them
+    # the single-sided cards it has not seen: their items shuffled among them. The pool is
+    # counted by item and laid out in item order, not in the order the hidden cards truly hold
+    # them: its multiset is the deck's single-sided cards less those ``seat`` knows (CV-2, public),
+    # so the shuffle's outcome depends on nothing hidden.
     m = np.int64(0)
-    for c in range(nc):
-        if hidden_single(tb, st, seat, c):
-            buf[m] = st.item[c, 0]
-            m += 1
+    for it in range(T.NI):
+        for c in range(nc):
+            if st.item[c, 0] == it and hidden_single(tb, st, seat, c):
+                buf[m] = it
+                m += 1
     for t in range(m - 1, 0, -1):
         j = below(rng, t + 1)
         x = buf[t]
@@ -312,7 +324,7 @@ def determinize(tb, st, seat, rng):
         if hidden_single(tb, st, seat, c):
             st.item[c, 0] = buf[t]
             t += 1
-    # the unseen side of every double-sided card (CV-2: drawn by item_weight)
+    # the unseen side of every double-sided card (CV-2: drawn by item_weight), by card index
     for c in range(nc):
         if st.item[c, 1] == T.BLANK or knows_both(st, seat, c):
             continue
@@ -327,9 +339,40 @@ def determinize(tb, st, seat, rng):
         q = st.cc[c, S.CC_OWNER]
         if q >= 0:
             st.pl[q, S.PL_HELD + S.counts_as(st, c)] += 1
-    st.memo[:, :] = 0.0
-    b[S.G_TK_PLAN] = -1
+    forget(tb, st, seat)
     reseed(tb, st, rng)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def forget(tb, st, seat):
+    """What ``determinize`` resets besides the cards and birds: what was worked out from, or
+    records, the true hidden cards, none of which the game's play reads (so the reset changes
+    nothing the game does) and none of which a re-deal can re-derive.
+
+    - the policies' memo (a cache keyed by what it depends on: worked out again as needed);
+    - a policy's plan of ticket flips, except at a ticket decision, where it is read and is its
+      actor's own (``seat``'s, or another seat's whose cards the re-deal keeps): elsewhere it
+      is read by no one before the next turn sets it anew (engine.advance, PH_TURN);
+    - the telemetry (the item of every card taken face down, stolen or knocked off, hidden
+      ones included): the world's telemetry counts from the re-deal on;
+    - the event log (every bird dealt, every card's item): the world's log starts at the
+      re-deal, with room for no more rows than its own state has;
+    - the pile's scratch ``buf`` (free between calls: the pools above were laid out in it).
+
+    The other seats' knowledge memory (``CC_SEEN`` bits other than ``seat``'s and SEEN_ALL) is
+    kept: it is set by public events (a card taken, stolen, pecked over: CV-11, CV-12), the
+    re-deal does not read it, and in the re-dealt world it says what it says in the true one
+    (that seat saw that card, whatever the card now is)."""
+    b = st.board
+    st.memo[:, :] = 0.0
+    if b[S.G_KIND] != S.D_TICKET:
+        b[S.G_TK_PLAN] = -1
+    for q in range(T.MAXP):
+        for j in range(T.N_TELE):
+            st.pl[q, S.PL_TELE + j] = 0
+    b[S.G_LOG_N] = 0
+    b[S.G_LOG_CAP] = min(b[S.G_LOG_CAP], st.log.shape[0] - b[S.G_LOG0])
+    st.pile.buf[:] = 0
 
 
 @njit(cache=True, _nrt=False, forceinline=False)

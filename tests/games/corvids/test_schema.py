@@ -621,6 +621,7 @@ def test_every_shipped_config_loads(plugin):
         "small_mat",
         "clumsy_players",
         "clumsy_vs_careful",
+        "search_vs_greedy",
     }
     for path in SHIPPED:
         cfg = load_config(path)
@@ -740,7 +741,7 @@ CLI_ERRORS = {
     ),
     "unknown policy kind": (
         "policies:\n  careful: {kind: careful}\n",
-        "policies.careful.kind: unknown policy kind 'careful' (one of: random, greedy)",
+        "policies.careful.kind: unknown policy kind 'careful' (one of: random, greedy, search)",
     ),
     "seat without a policy": (
         "seats: [greedy, greedy, greedy, careful]\n",
@@ -770,7 +771,10 @@ def test_the_shipped_configs_validate_through_the_cli(plugin):
 def test_the_engine_uses_the_schema(plugin):
     """The registered plugin's models, policies and player range are the config layer's."""
     assert plugin.rules_model is Rules
-    assert plugin.policy_kinds == {"random": RandomPolicy, "greedy": GreedyPolicy}
+    kinds = dict(plugin.policy_kinds)
+    search = kinds.pop("search")  # balance/search.py's model, its rollout the greedy policy
+    assert kinds == {"random": RandomPolicy, "greedy": GreedyPolicy}
+    assert search().kind == "search" and search().rollout == "greedy"
     assert plugin.default_policies == schema.DEFAULT_POLICIES
     assert (plugin.min_players, plugin.max_players) == (2, 8)  # CV-1
     assert plugin.check_config is check_config or plugin.check_config == check_config
