@@ -150,11 +150,11 @@ BAD = {
     ),
     "new policy without kind": (
         VALID + "policies: {smart: {thief_rank: 2.0}}",
-        "policies.smart.kind: a new policy needs a kind (one of: random, greedy)",
+        "policies.smart.kind: a new policy needs a kind (one of: random, greedy, search)",
     ),
     "unknown policy kind": (
         VALID + "policies: {smart: {kind: clever}}",
-        "policies.smart.kind: unknown policy kind 'clever' (one of: random, greedy)",
+        "policies.smart.kind: unknown policy kind 'clever' (one of: random, greedy, search)",
     ),
     "bad weight type": (
         VALID + "policies: {greedy: {thief_rank: high}}",
