@@ -7,7 +7,9 @@ strings and categoricals to String), so a change of storage type that keeps the 
 hash. It prints one line per config with the combined hash and, with ``--columns``, one line per
 column; ``--json FILE`` keeps them, and ``--against FILE`` compares with a file written before a
 change and exits 1 on any difference, naming the configs and columns that moved (a column only
-one side has is listed, not counted as a difference: a new column is a new column).
+one side has is listed, not counted as a difference: a new column is a new column). Configs with
+a search seat (docs/search.md) are skipped unless ``--search`` is given: their games cost a
+thousand rollouts a decision.
 
     python benchmarks/dataset_hash.py --json before.json                 # on the old code
     python benchmarks/dataset_hash.py --against before.json              # on the new code
@@ -38,6 +40,14 @@ def shipped_configs() -> list[Path]:
         if isinstance(data, dict) and "checks" not in data:
             out.append(path)
     return out
+
+
+def has_search_seat(path: Path) -> bool:
+    """Whether a seat of the config at ``path`` plays a search policy (docs/search.md)."""
+    from balance.config import load_config
+    from balance.search import search_seats
+
+    return bool(search_seats(load_config(path)))
 
 
 def canonical(series: pl.Series) -> bytes:
@@ -71,10 +81,18 @@ def main() -> int:
     ap.add_argument("--columns", action="store_true", help="print every column's hash")
     ap.add_argument("--json", type=Path, help="write the hashes to this file")
     ap.add_argument("--against", type=Path, help="compare with hashes written earlier")
+    ap.add_argument(
+        "--search", action="store_true", help="also hash configs with a search seat (slow)"
+    )
     args = ap.parse_args()
     configs = args.configs or shipped_configs()
     found: dict[str, dict[str, str]] = {}
     for path in configs:
+        if not args.search and has_search_seat(path):
+            # a search seat's games cost a thousand rollouts a decision: 20,000 of them take
+            # hours; its own tests hold its games (tests/games/test_search.py)
+            print(f"skipped           {path} (a search seat; --search hashes it too)")
+            continue
         key = (
             str(path.resolve().relative_to(ROOT))
             if path.resolve().is_relative_to(ROOT)
