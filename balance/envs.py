@@ -89,7 +89,14 @@ class BalanceEnv(AECEnv):
             )
         self.config = config
         self.game = games.get(config.game)
-        self.compiled = self.game.compile(config)
+        from balance.search import SearchTables
+
+        compiled = self.game.compile(config)
+        # a search seat left to the config plays its search (with its keyed stream, as in the
+        # dataset); the position itself runs on the tables its rollouts use
+        self.search = compiled if isinstance(compiled, SearchTables) else None
+        self.compiled = compiled.inner if self.search is not None else compiled
+        self._streams: dict[int, np.ndarray] = {}
         self.metadata = dict(self.metadata, name=f"balance_{config.game}_v0")
         self.render_mode = render_mode
         players = len(config.seats)
@@ -136,6 +143,14 @@ class BalanceEnv(AECEnv):
             log_cap=self.LOG_CAP if self.render_mode else 0,
             teams=self.teams,
         )
+        if self.search is not None:
+            from balance.search import search_stream
+
+            self._streams = {
+                s: search_stream(self.run_seed, self.next_game, s)
+                for s in self.search.search_seats
+                if s not in self.seats
+            }
         self.next_game += 1
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -208,7 +223,12 @@ class BalanceEnv(AECEnv):
         """Play the config's policies for every seat that is not an agent."""
         pos = self._pos()
         while not pos.done and pos.actor not in self._agent_seat.values():
-            pos.play_policy()
+            if pos.actor in self._streams:
+                from balance.search import decide
+
+                pos.apply(decide(pos, self.search, self._streams[pos.actor])[0])
+            else:
+                pos.play_policy()
 
     def _after_move(self) -> None:
         """Select the agent to act, or end the episode with the dataset's ``win`` values."""

@@ -119,3 +119,32 @@ def test_the_observation_is_the_seats_own():
         np.testing.assert_array_equal(env.observe(agent), pos.observe(seat))
         assert env.action_mask(agent).any() == (seat == pos.actor)
         assert ("action_mask" in env.infos[agent]) == (seat == pos.actor)
+
+
+def test_a_search_seat_left_to_the_config_searches_as_in_the_dataset():
+    """A learner against a search seat (issue 29): the search seat plays its search with its
+    keyed stream, so an episode in which the learner plays its rollout policy's moves is the
+    dataset's game of that config."""
+    from balance.config.overrides import parse_overrides
+
+    path = ROOT / "configs" / "raven_order" / "search_vs_economy.yaml"
+    config = load_config(path, parse_overrides(["policies.mcts.iterations=3"]))
+    plugin = games.get(config.game)
+    tables = plugin.compile(config)
+    env = balance.env(config, seed=7, learners=[1])
+    for episode in range(2):
+        env.reset(seed=7 if episode == 0 else None)
+        total = 0.0
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            total += reward
+            if term or trunc:
+                env.step(None)
+                continue
+            pos = env.unwrapped.position
+            code = pos.copy().choose()  # seat 1's economy policy
+            env.step(list(pos.options()).index(code))
+        chunk = plugin.play(tables, 7, episode, 1)
+        assert total == pytest.approx(1.0 if chunk.rank[0, 1] == 1 and chunk.rank[0, 0] != 1
+                                      else (0.5 if chunk.rank[0, 1] == 1 else 0.0))
+        assert env.unwrapped.position.row().rank.tolist() == chunk.rank.tolist()
