@@ -48,6 +48,11 @@ def _copy(st: S.State) -> S.State:
     return S.State(*(a.copy() for a in st))
 
 
+def engine_work(c):
+    """The engine's and policies' scratch (state.alloc_work)."""
+    return S.alloc_work(c.tb)
+
+
 # ---------------------------------------------------------------- a position the search wins
 
 
@@ -72,10 +77,6 @@ def _horses_position(c) -> S.State:
     resume(st, 0, S.PH_CONSTRUCT)
     engine.advance(c.tb, st, engine_work(c))
     return st
-
-
-def engine_work(c):
-    return S.alloc_work(c.tb)
 
 
 def _play_out(c, st, code: int) -> S.State:
@@ -214,7 +215,7 @@ def _old_pool(tb, st, s, rng):
     pool = list(deck)
     for r in range(T.NR):
         pool += [r] * (int(old[r]) - (1 if r == fixed else 0))
-    arr = np.array(pool + [0], np.int32)
+    arr = np.array([*pool, 0], np.int32)
     kit.shuffle(arr, np.int64(len(pool)), rng)
     h = len(pool) - len(deck)
     new = np.bincount(arr[:h], minlength=T.NR).astype(np.int32)
@@ -236,7 +237,7 @@ def _keeps_scratch(tb, st, s, rng):
 
 @pytest.mark.parametrize("planted", [_old_pool, _keeps_scratch])
 def test_planted_the_check_catches_a_re_deal_that_reads_the_hidden_runes(states, planted):
-    misses, hidden = _misses(planted, states[:90])
+    misses, _ = _misses(planted, states[:90])  # the random seats' states
     assert misses > 10, misses
 
 
