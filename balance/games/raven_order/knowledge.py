@@ -34,8 +34,12 @@ has not seen (the deck and the opponent's hand, less an announced rune) are shuf
 ``rng`` (a uint64[1] balance.rng stream, the only randomness used), the opponent gets back as many
 as it held and the deck the rest in the shuffled order, so every split and order consistent with
 the seat's knowledge is equally likely; the opponent's drawn-rune telemetry follows its new hand
-(drawn = played + in hand). Every random stream of the state (the game's and both policies') is
-then re-seeded from ``rng``, so a search never reads or draws the game's own streams.
+(drawn = played + in hand). The re-deal is canonical: the unseen runes are pooled by their counts
+in rune order before the shuffle, and what the state keeps of earlier hidden choices (policy
+scratch, plans no longer pending) is cleared, so the result depends only on what the seat knows
+and on ``rng``, and any consistent re-deal of a state re-deals to the same world. Every random
+stream of the state (the game's and both policies') is then re-seeded from ``rng``, so a search
+never reads or draws the game's own streams.
 """
 
 from __future__ import annotations
@@ -205,32 +209,39 @@ def observe(tb, st, seat, obs):
 
 @njit(cache=True, forceinline=False)
 def determinize(tb, st, seat, rng):
-    """Re-deal what ``seat`` cannot know and re-seed every stream from ``rng`` (module docstring)."""
+    """Re-deal what ``seat`` cannot know and re-seed every stream from ``rng`` (module docstring).
+
+    Canonical: the result is a function of what ``seat`` knows and of ``rng`` only, never of how
+    the hidden runes truly lie, so every consistent re-deal of a state re-deals to the same world
+    (a search's root is the same from any of them: tests/games/test_search.py). The pool is built
+    from per-rune counts, in rune order, before the shuffle (never in the true deck order), and
+    the state's leftovers of hidden choices are cleared (``_forget``)."""
     o = 1 - seat
     b = st.board
     top = b[S.G_DECK_TOP]
     size = b.shape[0] - S.B_DECK
-    pool = np.empty(size + st.pl[o, S.PL_HAND_N] + 1, np.int32)
-    n = 0
-    for i in range(top, size):
-        r = b[S.B_DECK + i]
-        if r >= 0:
-            pool[n] = r
-            n += 1
-    n_deck = n
     fixed = -1  # an announced rune (the opponent is placing it) stays in its hand
     if b[S.G_PKIND] == S.D_RUNE_HOST and b[S.G_PACTOR] == o:
         fixed = b[S.G_ARG]
+    unseen = np.zeros(T.NR, np.int32)  # per rune: copies in the deck or the opponent's hand
+    n_deck = 0
+    for i in range(top, size):
+        r = b[S.B_DECK + i]
+        if r >= 0:
+            unseen[r] += 1
+            n_deck += 1
     old = np.zeros(T.NR, np.int32)
     for r in range(T.NR):
         c = st.pl[o, S.PL_HAND + r]
         old[r] = c
-        if r == fixed:
-            c -= 1
-        for _ in range(c):
+        unseen[r] += c - 1 if r == fixed else c
+        st.pl[o, S.PL_HAND + r] = 0
+    pool = np.empty(n_deck + st.pl[o, S.PL_HAND_N] + 1, np.int32)
+    n = 0
+    for r in range(T.NR):  # rune order: the same pool for every consistent re-deal
+        for _ in range(unseen[r]):
             pool[n] = r
             n += 1
-        st.pl[o, S.PL_HAND + r] = 0
     h = n - n_deck
     kit.shuffle(pool, n, rng)
     if fixed >= 0:
@@ -241,7 +252,50 @@ def determinize(tb, st, seat, rng):
         b[S.B_DECK + top + k] = pool[h + k]
     for r in range(T.NR):  # drawn = played + in hand
         st.pl[o, S.PL_TELE + T.TE_DRAWN + r] += st.pl[o, S.PL_HAND + r] - old[r]
+    _forget(st)
     reseed(tb, st, rng)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def _forget(st):
+    """Clear what the state keeps of choices no rule and no policy reads again, since some of it
+    was drawn from hidden things (a random policy lists its options, runes of its hand among
+    them, in the A_TMP rows, and leaves one such row's entry in G_PLAN_ARG after an action that
+    takes none). Clearing changes nothing a game does:
+
+    - A_TMP: policy scratch, filled within one ``policies.choose``; the random policy's action
+      reads a stale entry only into the part of an action that the action does not use (the
+      host of a build, a sale or the end), which lands in G_PLAN_ARG (below);
+    - the plans (A_PATK; A_PBLK and A_PAWK; A_PKILL; G_PLAN): a compound choice is planned at its
+      first point, after the engine clears G_PLAN (PH_WAR, PH_APOW, each battle's start), and
+      planning writes every entry it reads; only the plan of the compound choice now pending is
+      kept (G_PLAN set and the pending kind its own). That plan is the deciding seat's: the
+      search re-deals only for it;
+    - G_PLAN_ARG when G_PLAN_ACT is not a training or a rune (``policies._sub_action`` reads it
+      only after one); G_PLAN_ACT itself is the action last chosen by a policy and played, face
+      up, so it stays."""
+    b = st.board
+    kind = b[S.G_PKIND]
+    live = b[S.G_PLAN] != 0
+    keep_atk = live and kind == S.D_ATTACK
+    keep_blk = live and (kind == S.D_BLOCK or kind == S.D_WORKER_BLOCK)
+    keep_kill = live and kind == S.D_KILL
+    if not (keep_atk or keep_blk or keep_kill):
+        b[S.G_PLAN] = 0
+    w = st.aux.shape[1]
+    for j in range(w):
+        for t in range(3):
+            st.aux[S.A_TMP + t, j] = 0
+        if not keep_atk:
+            st.aux[S.A_PATK, j] = 0
+        if not keep_blk:
+            st.aux[S.A_PBLK, j] = 0
+            st.aux[S.A_PAWK, j] = 0
+        if not keep_kill:
+            st.aux[S.A_PKILL, j] = 0
+    act = b[S.G_PLAN_ACT]
+    if not (S.AC_TRAIN <= act < S.AC_SELL or act >= S.AC_RUNE):
+        b[S.G_PLAN_ARG] = -1
 
 
 @njit(cache=True, forceinline=False)

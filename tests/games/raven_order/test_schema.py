@@ -9,8 +9,12 @@ import pytest
 from typer.testing import CliRunner
 
 from balance.cli import app
+from balance.config import load_config
+from balance.config.overrides import parse_overrides
 from balance.games import get
+from balance.games._search import SP_ITERS
 from balance.games.raven_order import schema
+from balance.search import SearchTables, search_seats
 
 from .helpers import BASE, CONFIGS
 
@@ -90,11 +94,38 @@ def test_requirement_cycle_names_the_building(tmp_path):
 
 
 def test_shipped_configs_are_valid():
-    paths = sorted(CONFIGS.glob("*.yaml")) + sorted((CONFIGS / "rune_mixes").glob("*.yaml"))
+    paths = _shipped()
     assert len(paths) >= 8
     result = CliRunner().invoke(app, ["validate", *map(str, paths)])
     assert result.exit_code == 0, result.stderr
     assert result.stdout.count("ok: ") == len(paths)
+
+
+def _shipped() -> list[Path]:
+    return sorted(CONFIGS.glob("*.yaml")) + sorted((CONFIGS / "rune_mixes").glob("*.yaml"))
+
+
+def test_every_shipped_config_compiles_and_plays():
+    """Every shipped config compiles through the plugin and plays a couple of games: a config
+    with a search seat (search_vs_economy.yaml) compiles to SearchTables and plays at a budget
+    of 4 iterations (its own 1,000 would make this test slow), the others to the game's tables."""
+    plugin = get("raven_order")
+    searched = 0
+    for path in _shipped():
+        cfg = load_config(path)
+        names = sorted({cfg.seats[i] for i in search_seats(cfg)})
+        if names:
+            overrides = [f"policies.{n}.iterations=4" for n in names]
+            cfg = load_config(path, parse_overrides(overrides))
+        tables = plugin.compile(cfg)
+        assert isinstance(tables, SearchTables) == bool(names), path.name
+        if names:
+            searched += 1
+            assert (tables.search[tables.search_seats, SP_ITERS] == 4).all()
+        chunk = plugin.play(tables, 3, 0, 2)
+        assert chunk.rank.shape == (2, 2), path.name
+        assert set(chunk.rank[:, 0].tolist()) <= {1, 2}, path.name
+    assert searched >= 1  # search_vs_economy.yaml
 
 
 def test_defaults_are_the_rulebook():
