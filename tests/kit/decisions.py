@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def compiled(config_path: str | Path, overrides: tuple[str, ...] = ()) -> tuple[Any, Any, Any]:
     """(plugin, compiled tables, config) of a config file (relative to the repository root)."""
-    config = load_config(ROOT / config_path, parse_overrides(list(overrides)) if overrides else None)
+    config = load_config(ROOT / config_path, parse_overrides(list(overrides)) if overrides else ())
     plugin = games.get(config.game)
     return plugin, plugin.compile(config), config
 
