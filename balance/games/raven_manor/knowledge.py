@@ -24,20 +24,37 @@ know (RM-11, RM-13, RM-26, RM-29) and nothing else, at the offsets declared belo
 - ``O_PUBLIC``: the discard pile, the Rooms and Locations in play, the Barricades, the removed
   cards and the public misses of searches (B_MISS), NC each; the ring (seat at each position).
 
-``determinize(tb, st, seat, rng)`` re-deals, in place, what ``seat`` cannot know, uniformly among
-the re-deals that keep what it knows (RM-11, RM-13, RM-26, RM-29):
+``determinize(tb, st, seat, rng)`` re-deals, in place, what ``seat`` cannot know (RM-2, RM-6,
+RM-9, RM-11, RM-13, RM-16, RM-22, RM-26, RM-29), as a function of what it knows and of ``rng``
+alone (canonical: the true state and any re-deal of it re-deal alike; every pool is built in
+the pool's or the card types' order, no true order or place is read):
 
-- the characters it does not know (KN_CHAR < 0; revealed ones are known to everyone) are
-  permuted among their seats, possessed seats among possessed seats and the others among the
-  others (possession is kept, so that a possessed seat never gets an immune card, RM-22); a
-  seat's side follows its new card unless possessed; what third seats knew of a card moves with
-  it;
-- the cards of the other seats' hands it has not seen (a hand keeps the copies ``seat`` saw in it
-  or gave it since, KN_HAND, capped by what it holds; a possessed seat keeps its Feathers, RM-6),
-  the other seats' Backpacks and the deck are shuffled together and dealt back in the same sizes
-  (so the deck order is new too);
+- the characters it does not know (KN_CHAR < 0; revealed ones are known to everyone): the
+  always-dealt characters it does not know and characters of the pool it does not know, drawn
+  uniformly (which characters are in the game is hidden too, RM-2), dealt to those seats; a
+  deal that would have ended the game (no living evil character, Cthulhu alone: RM-22) is
+  drawn again;
+- the cards of the other seats' hands, their Backpacks and the deck, counted per type and dealt
+  again in the same sizes: a hand keeps the copies ``seat`` saw in it or gave it since
+  (KN_HAND), as far as the hidden cards and its size allow; a card type a search of the deck
+  missed since the last reshuffle (B_MISS, RM-9) is dealt outside the deck; the deck's order is
+  new;
+- possession (RM-6, RM-22), except ``seat``'s own: another seat is possessed when it holds a
+  Feather in the re-dealt world, its card is not immune and a possessor lives (the possessor
+  ``seat`` is, if it gave that seat the Feather; by a coin when the Raven and the Horseman both
+  live), and a possessor never has won already (the game goes on, which is public);
+- what the other seats know (``kn[x]``, hidden from ``seat``): rebuilt from the re-dealt world
+  (own character, revealed ones, its possessor's when possessed) and the mirror of ``seat``'s
+  memory of them (what they exchanged); the rest of their memories is forgotten, and their
+  policy memo (PL_KE) recomputed, their telemetry cleared;
+- the first side's chosen card of an exchange while the second chooses (RM-16), chosen again
+  from the re-dealt hand;
 - every random stream of the state (the characters', the deck's and every seat's policy stream)
-  is seeded again from ``rng``, the only randomness it uses.
+  is seeded again from ``rng`` (``reseed``), the only randomness it uses.
+
+Kept as they are: everything public and ``seat``'s own; for a seat that is not the one deciding,
+the cards of another seat's pending pick (a Candle's) and the procedures' registers but the
+exchange's; the event log (no rule reads it).
 """
 
 from __future__ import annotations
