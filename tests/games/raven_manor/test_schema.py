@@ -605,11 +605,14 @@ def test_the_shipped_configs_validate_through_the_cli(plugin):
 def test_the_engine_uses_the_schema(plugin):
     """The registered plugin's models, policies and player range are the config layer's."""
     assert plugin.rules_model is Rules
-    assert plugin.policy_kinds == {
+    kinds = dict(plugin.policy_kinds)
+    search = kinds.pop("search")  # balance.search's model (issue 29), rolling out with basic
+    assert kinds == {
         "random": RandomPolicy,
         "basic": BasicPolicy,
         "by_side": schema.BySidePolicy,
     }
+    assert search().kind == "search" and search().rollout == "basic"
     assert plugin.default_policies == schema.DEFAULT_POLICIES
     assert (plugin.min_players, plugin.max_players) == (2, 12)  # RM-30
     assert tuple(plugin.end_reasons) == state.END_REASONS
