@@ -348,9 +348,13 @@ def alloc_work(tb):
 @njit(cache=True, forceinline=False)
 def copy_state(src, dst):
     """Copy the game ``src`` into the same-shaped ``dst`` in place (the continuation, the random
-    streams and the log rows in use included)."""
+    streams and the log rows in use included). ``dst`` keeps its own log room (the smaller of
+    the two): a search's scratch State has none, and a copy of a logged game must not write its
+    events past the end of a log it does not have."""
+    cap = dst.board[G_LOG_CAP]
     dst.pl[:, :] = src.pl
     dst.board[:] = src.board
+    dst.board[G_LOG_CAP] = min(cap, src.board[G_LOG_CAP])
     dst.deck[:] = src.deck
     dst.kn[:, :, :] = src.kn
     dst.rng[:, :] = src.rng

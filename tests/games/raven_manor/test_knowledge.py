@@ -21,7 +21,6 @@ from balance.games.raven_manor.state import (
     PL_CHAR,
     PL_HAND,
     PL_HAND_N,
-    PL_POSSESSED,
     PL_REVEALED,
 )
 
@@ -128,42 +127,44 @@ def _sample(c, st, seat, n, biased=False):
 
 
 def test_the_redeal_is_uniform_and_a_biased_one_is_rejected():
-    """(b): each hidden character is equally likely at each seat of its group; each hidden card
-    of the pool as likely in a seat's unseen hand as its share of the pool. A re-deal that keeps
-    the true deal a third of the time is rejected."""
+    """(b): which characters are in the game and where is hidden (RM-2, RM-11): at a hidden seat,
+    each always-dealt character the seat does not know is as likely as 1 / (hidden seats), each
+    other character of the pool it does not know as likely as its share of the remaining
+    hidden seats; each hidden card of the pool is as likely in a seat's unseen hand as its share
+    of the pool. A re-deal that keeps the true deal a third of the time is rejected."""
     c = compiled("base")
+    tb = c.tb
     sts, _ = decision_states(c, 1, seed=9, every=1)
     st = sts[2]
     seat = int(st.board[state.G_ACTOR])
     n = int(st.board[state.G_N])
     hidden = [
-        p
-        for p in range(n)
-        if p != seat
-        and st.kn[seat, p, KN_CHAR] < 0
-        and not st.pl[p, PL_REVEALED]
-        and st.pl[p, PL_POSSESSED] < 0
+        p for p in range(n) if p != seat and st.kn[seat, p, KN_CHAR] < 0 and not st.pl[p, PL_REVEALED]
     ]
     assert len(hidden) >= 3
     x = hidden[0]
-    group = sorted(int(st.pl[p, PL_CHAR]) for p in hidden)
+    known = {int(st.pl[p, PL_CHAR]) for p in range(n) if p not in hidden}
+    pool = [int(v) for v in tb.params[T.P_POOL : T.P_POOL + int(tb.params[T.P_POOL_N])]]
+    always = pool[: int(tb.params[T.P_ALWAYS_N])]
+    must = [ch for ch in always if ch not in known]
+    rest = [ch for ch in pool if ch not in known and ch not in must]
+    u = len(hidden)
+    prob = {ch: 1 / u for ch in must} | {ch: (u - len(must)) / len(rest) / u for ch in rest}
+    assert abs(sum(prob.values()) - 1) < 1e-9 and len(prob) > u  # more characters than seats
     samples = 3000
     for biased in (False, True):
         chars, hands = _sample(c, st, seat, samples, biased)
-        got = np.array([(chars[:, x] == ch).sum() for ch in sorted(set(group))], float)
-        want = np.array([group.count(ch) for ch in sorted(set(group))], float)
-        p_chars = chisquare(got, want / want.sum() * samples).pvalue
+        assert set(np.unique(chars[:, x])) <= set(prob)
+        got = np.array([(chars[:, x] == ch).sum() for ch in sorted(prob)], float)
+        want = np.array([prob[ch] for ch in sorted(prob)]) * samples
+        p_chars = chisquare(got, want).pvalue
         # the hand of x: it keeps nothing it showed seat (the start of the game); its cards are
         # drawn from the pool of every hidden card
-        pool = st.pl[hidden, PL_HAND : PL_HAND + T.NC].sum(0) + st.pl[
-            [p for p in range(n) if p != seat and p not in hidden], PL_HAND : PL_HAND + T.NC
-        ].sum(0)
-        pool = pool + np.bincount(st.deck[: int(st.board[G_DECK_N])], minlength=T.NC)
-        kept = np.minimum(st.pl[x, PL_HAND : PL_HAND + T.NC], np.clip(
-            st.kn[seat, x, state.KN_HAND : state.KN_HAND + T.NC], 0, None))
-        assert kept.sum() == 0
-        types = pool > 0
-        exp = pool[types] / pool.sum() * int(st.pl[x, PL_HAND_N]) * samples
+        pool_cards = st.pl[[p for p in range(n) if p != seat], PL_HAND : PL_HAND + T.NC].sum(0)
+        pool_cards = pool_cards + np.bincount(st.deck[: int(st.board[G_DECK_N])], minlength=T.NC)
+        assert not st.kn[seat, x, state.KN_HAND : state.KN_HAND + T.NC].any()
+        types = pool_cards > 0
+        exp = pool_cards[types] / pool_cards.sum() * int(st.pl[x, PL_HAND_N]) * samples
         obs = hands[:, x, :].sum(0)[types]
         p_cards = chisquare(obs, exp * obs.sum() / exp.sum()).pvalue
         if biased:

@@ -415,7 +415,7 @@ def test_every_shipped_config_loads(plugin):
     expected = {
         "base", "roanoke", "negative_interaction", "defense", "dont_trust_anyone",
         "roanoke_lineup", "gore", "random_vs_basic", "two_players", "twelve_players", "all_cards",
-        "random", "basic_family_vs_random_evil", "basic_evil_vs_random_family",
+        "random", "basic_family_vs_random_evil", "basic_evil_vs_random_family", "search_vs_basic",
         *(f"players_{n}" for n in range(3, 11)),
     }  # fmt: skip
     assert names == expected
@@ -605,11 +605,14 @@ def test_the_shipped_configs_validate_through_the_cli(plugin):
 def test_the_engine_uses_the_schema(plugin):
     """The registered plugin's models, policies and player range are the config layer's."""
     assert plugin.rules_model is Rules
-    assert plugin.policy_kinds == {
+    kinds = dict(plugin.policy_kinds)
+    search = kinds.pop("search")  # balance.search's model (issue 29), rolling out with basic
+    assert kinds == {
         "random": RandomPolicy,
         "basic": BasicPolicy,
         "by_side": schema.BySidePolicy,
     }
+    assert search().kind == "search" and search().rollout == "basic"
     assert plugin.default_policies == schema.DEFAULT_POLICIES
     assert (plugin.min_players, plugin.max_players) == (2, 12)  # RM-30
     assert tuple(plugin.end_reasons) == state.END_REASONS

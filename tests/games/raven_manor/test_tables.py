@@ -8,9 +8,11 @@ import dataclasses
 
 import pytest
 
+from balance import games
 from balance.config import load_config
 from balance.games.raven_manor import tables
 from balance.games.raven_manor.schema import CARD_NAMES, CHARACTER_NAMES
+from balance.search import SearchTables, search_seats
 
 from . import test_schema
 
@@ -21,7 +23,11 @@ SHIPPED = test_schema.SHIPPED
 def test_every_shipped_config_compiles(path):
     """tables.compile_tables reads every model attribute it needs (no game is played)."""
     cfg = load_config(path)
-    tb = tables.compile_tables(cfg).tb
+    compiled = games.get("raven_manor").compile(cfg)
+    if isinstance(compiled, SearchTables):  # a search seat: its rollout policy's tables inside
+        assert compiled.search_seats == search_seats(cfg)
+        compiled = compiled.inner
+    tb = compiled.tb
     assert tb.params[tables.P_PLAYERS] == cfg.players
     assert tb.params[tables.P_DECK_N] == cfg.rules.deck_size()
     assert tb.params[tables.P_POOL_N] == len(cfg.rules.characters.pool)
