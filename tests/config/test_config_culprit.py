@@ -103,7 +103,7 @@ def test_set_game_is_blamed_not_the_file(tmp_path, monkeypatch, command):
         (
             ["rules=null", "game=raven_order"],
             "--set game=raven_order: policies.greedy.kind: unknown policy kind 'greedy' (one of:"
-            " random, heuristic) (policies.greedy.kind set in configs/five_ravens/base.yaml)",
+            " random, heuristic, search) (policies.greedy.kind set in configs/five_ravens/base.yaml)",
         ),
         (
             ["game=raven_order", "players=2", "rules=null"],
