@@ -176,9 +176,7 @@ def play_params(tables: SearchTables) -> np.ndarray:
 
 def search_module(plugin: Any) -> Any:
     """The game's search module (its ``search.py``: the ISMCTS compiled against its engine)."""
-    import importlib
-
-    return importlib.import_module(f"{plugin.package}.search")
+    return plugin.module("search")
 
 
 def search_stream(seed: int, game: int, seat: int) -> np.ndarray:

@@ -216,6 +216,8 @@ STANDARD_MODULES: dict[str, tuple[str, ...]] = {
     "knowledge": ("obs_size", "observe", "determinize", "reseed"),
     # one game played with its log, and told (_tell.py); a log in progress; an option in words
     "narrate": ("play_logged", "tell", "event_lines", "option_words"),
+    # the search player: balance/games/_search.py bound to the game (docs/search.md)
+    "search": ("play", "search_at", "play_batch_search"),
     "variants": ("impact_variants", "report_variants"),
 }
 
@@ -365,7 +367,7 @@ class Game:
         from balance.search import SearchTables, play_params
 
         if isinstance(tables, SearchTables):
-            search = importlib.import_module(f"{self.package}.search")
+            search = self.module("search")
             return search.play(tables.inner, play_params(tables), seed, first_game, n_games)
         return self.module("engine").play(tables, seed, first_game, n_games)
 
