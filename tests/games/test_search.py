@@ -125,3 +125,31 @@ def test_a_search_seat_keeps_the_deal_and_chunks_do_not_matter(game):
         joined = np.concatenate([getattr(a, name), getattr(b, name)])
         np.testing.assert_array_equal(joined, getattr(whole, name), err_msg=name)
     _equal_chunks(plugin.play(tables, 9, 0, 4), whole)
+
+
+def test_a_time_budget_stops_the_search_and_redeal_every_shares_worlds():
+    """``time_ms`` ends a decision's search before its iterations; ``redeal_every`` k plays k
+    iterations a world (re-seeded chance), the same for the same key, and a legal pick."""
+    from balance.games import _search
+
+    plugin, tables = _tables("raven_order", iterations=6)
+    pos = next(iter(positions(plugin, tables.inner, seed=3, n=40, every=9)))
+    for p in positions(plugin, tables.inner, seed=3, n=40, every=9):
+        if len(p.options()) > 2:
+            pos = p
+            break
+    timed = tables.search.copy()
+    timed[:, _search.SP_ITERS] = np.where(timed[:, _search.SP_ON] > 0, 1_000_000, 0)
+    timed[:, _search.SP_TIME] = np.where(timed[:, _search.SP_ON] > 0, 5.0, 0)  # ms
+    budget = type(tables)(tables.inner, timed, tables.policies)
+    code, stats, _ = decide(pos, budget, search_stream(1, 0, pos.actor))
+    assert code in pos.options().tolist()
+    assert 0 < stats[:, 1].sum() < 1_000_000  # stopped by the clock, not the iterations
+    shared = tables.search.copy()
+    shared[:, _search.SP_ITERS] = np.where(shared[:, _search.SP_ON] > 0, 60, 0)
+    shared[:, _search.SP_REDEAL] = 6
+    worlds = type(tables)(tables.inner, shared, tables.policies)
+    a = decide(pos, worlds, search_stream(2, 0, pos.actor))
+    b = decide(pos, worlds, search_stream(2, 0, pos.actor))
+    assert a[0] == b[0] and np.array_equal(a[1], b[1]) and np.array_equal(a[2], b[2])
+    assert a[0] in pos.options().tolist() and a[1][:, 1].sum() == 60
