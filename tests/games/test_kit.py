@@ -267,7 +267,7 @@ def test_a_game_without_a_standard_module_fails_at_registration(tmp_path, monkey
         __import__("half_game")
     message = str(err.value)
     assert "game 'half_game'" in message
-    assert "has no policies.py, knowledge.py, narrate.py, variants.py" in message
+    assert "has no policies.py, knowledge.py, narrate.py, search.py, variants.py" in message
     assert "every game has schema.py, tables.py, state.py" in message
 
 
