@@ -144,13 +144,11 @@ class BalanceEnv(AECEnv):
             teams=self.teams,
         )
         if self.search is not None:
-            from balance.search import search_stream
+            from balance.search import search_streams
 
-            self._streams = {
-                s: search_stream(self.run_seed, self.next_game, s)
-                for s in self.search.search_seats
-                if s not in self.seats
-            }
+            self._streams = search_streams(
+                self.search, self.run_seed, self.next_game, skip=self.seats
+            )
         self.next_game += 1
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -222,13 +220,10 @@ class BalanceEnv(AECEnv):
     def _play_bots(self) -> None:
         """Play the config's policies for every seat that is not an agent."""
         pos = self._pos()
-        while not pos.done and pos.actor not in self._agent_seat.values():
-            if pos.actor in self._streams:
-                from balance.search import decide
+        from balance.search import play_move
 
-                pos.apply(decide(pos, self.search, self._streams[pos.actor])[0])
-            else:
-                pos.play_policy()
+        while not pos.done and pos.actor not in self._agent_seat.values():
+            play_move(pos, self.search, self._streams)
 
     def _after_move(self) -> None:
         """Select the agent to act, or end the episode with the dataset's ``win`` values."""

@@ -210,6 +210,23 @@ def decide(
     return int(code), stats, means
 
 
+def search_streams(
+    tables: SearchTables, seed: int, game: int, skip: Any = ()
+) -> dict[int, np.ndarray]:
+    """The search stream of every search seat of ``tables`` (but ``skip``) in a game."""
+    return {s: search_stream(seed, game, s) for s in tables.search_seats if s not in skip}
+
+
+def play_move(position: Any, tables: SearchTables, streams: dict[int, np.ndarray]) -> int:
+    """Play the acting seat's move as the batch kernel does: a seat in ``streams`` searches with
+    its stream, any other plays its policy. Returns the code played."""
+    if position.actor in streams:
+        code = decide(position, tables, streams[position.actor])[0]
+        position.apply(code)
+        return code
+    return position.play_policy()
+
+
 class SearchedGame(NamedTuple):
     """One game with search seats played again with its log (``logged``, as a game's
     ``narrate.play_logged`` returns it) and, for every decision a search seat made, what it
@@ -231,7 +248,7 @@ def play_logged(plugin: Any, tables: SearchTables, seed: int, game: int) -> Sear
 
     def play(cap: int) -> Any:
         pos = Position(plugin, tables.inner, seed, game, log_cap=cap)
-        streams = {s: search_stream(seed, game, s) for s in tables.search_seats}
+        streams = search_streams(tables, seed, game)
         reasons.clear()
         k = 0
         while not pos.done:

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from balance import games
-from balance.search import decide, search_stream
+from balance.search import decide, play_move, search_stream, search_streams
 from tests.games.test_decisions import _equal_chunks, _same_state
 from tests.kit.decisions import compiled, positions
 
@@ -101,13 +101,9 @@ def test_the_batch_plays_the_games_of_a_python_loop_that_searches(game):
     chunk = plugin.play(tables, 5, 2, 2)
     for g in (2, 3):
         pos = Position(plugin, tables.inner, 5, g)
-        streams = {s: search_stream(5, g, s) for s in tables.search_seats}
+        streams = search_streams(tables, 5, g)
         while not pos.done:
-            if pos.actor in streams:
-                code, _, _ = decide(pos, tables, streams[pos.actor])
-                pos.apply(code)
-            else:
-                pos.play_policy()
+            play_move(pos, tables, streams)
         one = pos.row()
         np.testing.assert_array_equal(one.rank[0], chunk.rank[g - 2])
         np.testing.assert_array_equal(one.score[0], chunk.score[g - 2])

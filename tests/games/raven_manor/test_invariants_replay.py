@@ -65,7 +65,7 @@ from balance.games.raven_manor.tables import (
     S_RAVEN,
     Compiled,
 )
-from balance.search import SearchTables, decide, search_stream
+from balance.search import SearchTables, play_move, search_streams
 
 pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
 
@@ -208,13 +208,9 @@ def play_search_logged(tables: SearchTables, seed: int, game: int) -> kit.Logged
     this loop is the batch's game), with its event log: narrate's replay plays only the
     policies, so it would check games the config never plays."""
     pos = Position(games.get("raven_manor"), tables.inner, seed, game, log_cap=SEARCH_LOG_CAP)
-    streams = {s: search_stream(seed, game, s) for s in tables.search_seats}
+    streams = search_streams(tables, seed, game)
     while not pos.done:
-        if pos.actor in streams:
-            code, _, _ = decide(pos, tables, streams[pos.actor])
-            pos.apply(code)
-        else:
-            pos.play_policy()
+        play_move(pos, tables, streams)
     st = pos.state
     assert int(st.board[state.G_LOG_N]) < SEARCH_LOG_CAP
     row = pos.row()
