@@ -116,20 +116,11 @@ def _new_node(ti, tv, n, parent, action, actor):
         tv[n, p] = 0.0
 
 
-def _in(opts, n, code):
+def _index(opts, n, code):
+    """Where option ``code`` is among the ``n`` legal ``opts`` (distinct codes); -1 if absent."""
     for i in range(n):
         if opts[i] == code:
-            return True
-    return False
-
-
-def _child(ti, node, actor, code):
-    """The child of ``node`` for option ``code`` of seat ``actor``; -1 if not in the tree."""
-    ch = ti[node, N_CHILD]
-    while ch >= 0:
-        if ti[ch, N_ACTION] == code and ti[ch, N_ACTOR] == actor:
-            return ch
-        ch = ti[ch, N_NEXT]
+            return i
     return -1
 
 
@@ -185,6 +176,7 @@ def search(tb, st, work, seat, sp, rng, ti, tv, world, scratch, swork, opts, pat
     redeal = max(np.int64(sp[seat, SP_REDEAL]), 1)
     cap = ti.shape[0]
     n_nodes = 1
+    seen = np.zeros(opts.shape[0], np.uint8)  # which legal options have a child at a node
     t0 = _cycles()
     for it in range(iters):
         if budget > 0 and it > 0 and _cycles() - t0 >= budget:
@@ -206,28 +198,32 @@ def search(tb, st, work, seat, sp, rng, ti, tv, world, scratch, swork, opts, pat
             if actor < 0:
                 break
             n = E.legal(tb, scratch, swork, opts)
-            untried = 0
+            for i in range(n):
+                seen[i] = 0
+            tried = 0
             best = -1
             best_v = -1e300
             ch = ti[node, N_CHILD]
-            while ch >= 0:  # availability, and the best child that is legal here
-                if ti[ch, N_ACTOR] == actor and _in(opts, n, ti[ch, N_ACTION]):
-                    ti[ch, N_AVAIL] += 1
-                    v = tv[ch, actor] / ti[ch, N_VISITS] + c * math.sqrt(
-                        math.log(ti[ch, N_AVAIL]) / ti[ch, N_VISITS]
-                    )
-                    if v > best_v:
-                        best_v = v
-                        best = ch
+            while ch >= 0:  # one pass: availability, the tried options, the best legal child
+                if ti[ch, N_ACTOR] == actor:
+                    i = _index(opts, n, ti[ch, N_ACTION])
+                    if i >= 0:
+                        seen[i] = 1
+                        tried += 1
+                        ti[ch, N_AVAIL] += 1
+                        v = tv[ch, actor] / ti[ch, N_VISITS] + c * math.sqrt(
+                            math.log(ti[ch, N_AVAIL]) / ti[ch, N_VISITS]
+                        )
+                        if v > best_v:
+                            best_v = v
+                            best = ch
                 ch = ti[ch, N_NEXT]
-            for i in range(n):
-                if _child(ti, node, actor, opts[i]) < 0:
-                    untried += 1
+            untried = n - tried
             if untried > 0 and n_nodes < cap:
                 k = below(rng, untried)
                 code = opts[0]
                 for i in range(n):
-                    if _child(ti, node, actor, opts[i]) < 0:
+                    if seen[i] == 0:
                         if k == 0:
                             code = opts[i]
                             break
@@ -317,11 +313,12 @@ def search_at(tb, st, work, seat, sp, rng, n_extra, n_tele):
 
 
 def play_game_search(
-    tb, st, seed, game, work, sp, rng, ti, tv, world, scratch, swork, opts, path, reward, rows
+    tb, st, seed, game, work, sp, rng, ti, tv, world, scratch, swork, opts, path, reward, rows, count
 ):
     """One whole game into ``st``: at every decision, a search seat searches, another seat's
     policy chooses (the same points as ``E.play_game``, so a game without a search seat at its
-    decisions is the batch kernel's game)."""
+    decisions is the batch kernel's game). ``count`` (int64[2]) gets the searches made (a
+    decision with one option is played without one) and their iterations."""
     E.start(tb, st, seed, game, work)
     players = sp.shape[0]
     for p in range(players):
@@ -349,14 +346,18 @@ def play_game_search(
                 reward,
                 rows,
             )
+            if ti[0, N_VISITS] > 0:  # the root counts every iteration of a search
+                count[0] += 1
+                count[1] += ti[0, N_VISITS]
         else:
             code = P.choose(tb, st, work)
         E.apply(tb, st, work, code)
 
 
-def play_batch_search(kt, sp, seed, first_game, n_games, out):
+def play_batch_search(kt, sp, seed, first_game, n_games, out, counts):
     """``E.play_batch`` with search seats: games [first_game, first_game + n_games) into row i of
-    ``out`` (kit.Outputs), ``sp`` the seats' search settings (balance/search.py)."""
+    ``out`` (kit.Outputs) and of ``counts`` (int64[n_games, 2]: the game's searches and their
+    iterations), ``sp`` the seats' search settings (balance/search.py)."""
     score, rank, turns, end, order, team, role, extra, tele, clipped = out
     players = sp.shape[0]
     cap = 2
@@ -398,6 +399,7 @@ def play_batch_search(kt, sp, seed, first_game, n_games, out):
                 path,
                 reward,
                 rows,
+                counts[gi],
             )
             E.record(
                 tb, st, work, gi, score, rank, turns, end, order, team, role, extra, tele, clip
@@ -407,12 +409,48 @@ def play_batch_search(kt, sp, seed, first_game, n_games, out):
         block_end(keep_s)
 
 
+# How a block of the batch makes its tables and States, and a replay's log is held, for a game
+# whose State is a NamedTuple of arrays with the log's counters in ``board`` (The Raven Order,
+# Raven Manor, Corvids); a game made otherwise (Five Ravens' record) gives its own to ``bind``.
+def block_tables(kt):
+    """The kernels' tables from the batch's argument (the Compiled's tb itself)."""
+    return kt
+
+
+def block_state(tb):
+    """A State for a block of games, and what keeps it alive (itself)."""
+    st = S.alloc_state(tb, 0)
+    return st, st
+
+
+def block_end(keep):
+    """Nothing to keep alive past a block's games."""
+    return None
+
+
+def log_hold(st):
+    """Stop ``st``'s event log (its rows written and its room, returned) while a search copies
+    it: a copy then carries no log rows into the search's log-less States."""
+    n = st.board[S.G_LOG_N]
+    cap = st.board[S.G_LOG_CAP]
+    st.board[S.G_LOG_N] = 0
+    st.board[S.G_LOG_CAP] = 0
+    return n, cap
+
+
+def log_resume(st, n, cap):
+    """The log of ``st`` as ``log_hold`` found it."""
+    st.board[S.G_LOG_N] = n
+    st.board[S.G_LOG_CAP] = cap
+
+
+_DEFAULTS = (block_tables, block_state, block_end, log_hold, log_resume)
+
 # The functions ``bind`` compiles, in dependency order (a callee before its callers).
 _JIT = (
     alloc_tree,
     _new_node,
-    _in,
-    _child,
+    _index,
     alloc_rows,
     _rewards,
     search,
@@ -424,16 +462,21 @@ _PARALLEL = (play_batch_search,)
 
 def bind(ns: dict[str, Any], **game: Any) -> None:
     """Compile this module's functions against one game and put them in ``ns`` (the game's
-    ``search.py`` globals). ``game`` names the game's modules ``S``, ``E``, ``P``, ``K`` and its
-    ``block_tables``, ``block_state`` and ``block_end``: each function is the same code with those
-    as its globals, so numba caches one copy per game (its signature holds the game's types)."""
-    missing = sorted(set(GAME_NAMES) - set(game))
-    if missing:
-        raise TypeError(f"bind() needs the game's {', '.join(missing)}")
+    ``search.py`` globals), with ``play`` (a chunk of games with search seats, from Python).
+    ``game`` names the game's modules ``S``, ``E``, ``P``, ``K``, and may give its own
+    ``block_tables``, ``block_state``, ``block_end``, ``log_hold`` and ``log_resume`` (compiled
+    functions) where this module's do not fit its State. Each function is the same code with
+    those as its globals, so numba caches one copy per game (its signature holds the game's
+    types)."""
+    missing = sorted({"S", "E", "P", "K"} - set(game))
+    unknown = sorted(set(game) - set(GAME_NAMES))
+    if missing or unknown:
+        raise TypeError(f"bind() needs the game's S, E, P, K; missing {missing}, unknown {unknown}")
     glb = dict(globals())
     glb.update(game)
     glb["__name__"] = ns["__name__"]
-    for fn in (*_JIT, *_PARALLEL):
+    own = [fn for fn in _DEFAULTS if fn.__name__ not in game]
+    for fn in (*own, *_JIT, *_PARALLEL):
         # the game's own file as the code's: numba keys its cache files (and balance finds
         # them, balance/_kernels.py) by the source file, so each game's copy is its own
         code = fn.__code__.replace(co_filename=ns["__file__"])
@@ -444,3 +487,20 @@ def bind(ns: dict[str, Any], **game: Any) -> None:
         jitted = njit(cache=True, parallel=fn in _PARALLEL)(rebound)
         glb[fn.__name__] = jitted
         ns[fn.__name__] = jitted
+    batch_kernel = glb["play_batch_search"]
+    engine = game["E"]
+
+    def play(compiled, sp, seed, first_game, n_games, counts=None):
+        """Play a chunk of games with search seats (``sp``: the seats' search settings,
+        balance/search.py); ``counts`` (int64[n_games, 2]), when given, gets each game's
+        searches and their iterations."""
+        if counts is None:
+            counts = np.zeros((n_games, 2), np.int64)
+
+        def batch(kt, seed, first_game, n_games, out):
+            batch_kernel(kt, sp, seed, first_game, n_games, out, counts)
+
+        return engine.play(compiled, seed, first_game, n_games, batch=batch)
+
+    play.__module__ = ns["__name__"]
+    ns["play"] = play

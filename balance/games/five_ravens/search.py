@@ -67,14 +67,3 @@ _search.bind(
     log_resume=log_resume,
 )
 
-
-def play(compiled, sp, seed, first_game, n_games):
-    """Play a chunk of games with search seats (``sp``: the seats' search settings)."""
-    return E.play(compiled, seed, first_game, n_games, batch=_batch(sp))
-
-
-def _batch(sp):
-    def batch(kt, seed, first_game, n_games, out):
-        play_batch_search(kt, sp, seed, first_game, n_games, out)  # noqa: F821 (bind)
-
-    return batch

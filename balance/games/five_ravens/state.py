@@ -344,8 +344,9 @@ def new_state(tb: T.Tables, log_cap: int = 0, script: np.ndarray | None = None) 
 
 
 def clone_state(st: State) -> State:
-    """An independent copy of a State (a new one of the same shape, filled by copy_state)."""
-    s = np.empty(1, STATE_DTYPE)
+    """An independent copy of a State (a new one of the same shape, filled by copy_state; the
+    part of the record the config does not use is zeros, as in a new State)."""
+    s = np.zeros(1, STATE_DTYPE)
     dst = State(s[0], np.zeros_like(st.aux))
     copy_state(st, dst)
     return dst
@@ -438,9 +439,15 @@ def alloc_state_script(tb, log_cap, script):
 def copy_state(src, dst):
     """Copy everything of State ``src`` into the same-shaped State ``dst`` in place: the record
     (piles, seat rows, board with the game's continuation and any policy's plan, random streams,
-    the greedy scratch values) and the aux rows in use (scratch, script, the log rows written)."""
-    dst.r.pile[:, :, :] = src.r.pile
-    dst.r.pl[:, :] = src.r.pl
+    the greedy scratch values) and the aux rows in use (scratch, script, the log rows written).
+    Of the piles and seat rows, only the part the config uses (G_NSEAT seats, G_PL_W columns,
+    G_CAP cards a pile: nothing reads or writes past it), a third of the record: the search
+    player copies a State every iteration."""
+    n = src.r.board[G_NSEAT]
+    cap = src.r.board[G_CAP]
+    w = src.r.board[G_PL_W]
+    dst.r.pile[:n, :, :cap] = src.r.pile[:n, :, :cap]
+    dst.r.pl[:n, :w] = src.r.pl[:n, :w]
     dst.r.board[:] = src.r.board
     dst.r.rng[:, :] = src.r.rng
     dst.r.fv[:] = src.r.fv
