@@ -33,9 +33,7 @@ try:
     from gymnasium import spaces
     from pettingzoo import AECEnv
 except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        "balance's environments need PettingZoo: pip install 'balance[env]'"
-    ) from exc
+    raise ImportError("balance's environments need PettingZoo: pip install 'balance[env]'") from exc
 
 from balance import games
 from balance.games.position import Position

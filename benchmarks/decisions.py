@@ -70,8 +70,10 @@ def main() -> None:
     n = len(kept)
     print(f"{config.game}: kernels loaded in {load:.1f} s")
     print(f"  {decisions:,} decisions of {args.games} games: {decisions / play:,.0f} decisions/s")
-    print(f"  {n:,} states: copy {n / copy:,.0f}/s, determinize {n / redeal:,.0f}/s, "
-          f"observe+options {n / look:,.0f}/s")
+    print(
+        f"  {n:,} states: copy {n / copy:,.0f}/s, determinize {n / redeal:,.0f}/s, "
+        f"observe+options {n / look:,.0f}/s"
+    )
 
 
 if __name__ == "__main__":

@@ -145,6 +145,9 @@ def test_a_search_seat_left_to_the_config_searches_as_in_the_dataset():
             code = pos.copy().choose()  # seat 1's economy policy
             env.step(list(pos.options()).index(code))
         chunk = plugin.play(tables, 7, episode, 1)
-        assert total == pytest.approx(1.0 if chunk.rank[0, 1] == 1 and chunk.rank[0, 0] != 1
-                                      else (0.5 if chunk.rank[0, 1] == 1 else 0.0))
+        assert total == pytest.approx(
+            1.0
+            if chunk.rank[0, 1] == 1 and chunk.rank[0, 0] != 1
+            else (0.5 if chunk.rank[0, 1] == 1 else 0.0)
+        )
         assert env.unwrapped.position.row().rank.tolist() == chunk.rank.tolist()

@@ -96,7 +96,7 @@ GAME_NAMES = (
     "log_hold",
     "log_resume",
 )
-S = E = P = K = block_tables = block_state = block_end = log_hold = log_resume = None
+S = E = P = K = None  # the game's modules (bind); the block and log helpers are below
 
 
 def alloc_tree(cap, players):
@@ -313,7 +313,23 @@ def search_at(tb, st, work, seat, sp, rng, n_extra, n_tele):
 
 
 def play_game_search(
-    tb, st, seed, game, work, sp, rng, ti, tv, world, scratch, swork, opts, path, reward, rows, count
+    tb,
+    st,
+    seed,
+    game,
+    work,
+    sp,
+    rng,
+    ti,
+    tv,
+    world,
+    scratch,
+    swork,
+    opts,
+    path,
+    reward,
+    rows,
+    count,
 ):
     """One whole game into ``st``: at every decision, a search seat searches, another seat's
     policy chooses (the same points as ``E.play_game``, so a game without a search seat at its

@@ -244,9 +244,7 @@ class Position:
             tele,
             clipped[0],
         )
-        return kit.to_chunk(
-            out, self.game_index, sh.extra_names, team=sh.team, role=sh.role
-        )
+        return kit.to_chunk(out, self.game_index, sh.extra_names, team=sh.team, role=sh.role)
 
     def wins(self) -> np.ndarray:
         """float64[P]: each seat's ``win`` value of the ended game (1, 1/k of a shared win, 0),

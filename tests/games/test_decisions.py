@@ -34,6 +34,8 @@ BASE = [(g, cs[0]) for g, cs in CONFIGS.items()]
 
 def test_every_registered_game_is_here():
     assert sorted(CONFIGS) == sorted(games.names())
+
+
 REDEALS = 10_000  # decision states a game whose re-deal keeps what the seat knows (issue 28)
 
 

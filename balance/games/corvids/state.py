@@ -392,7 +392,6 @@ def alloc_work(tb):
     )
 
 
-
 @njit(cache=True, _nrt=False, inline="always")
 def emit(st, code, a, b, c, d, e, f, h):
     """Log event ``code`` (E_*) with seven integers."""

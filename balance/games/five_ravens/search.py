@@ -66,4 +66,3 @@ _search.bind(
     log_hold=log_hold,
     log_resume=log_resume,
 )
-

@@ -156,8 +156,16 @@ def option_words(compiled: T.Compiled, st: S.State, code: int) -> str:
         text = f"{verb} {card(c)}"
         if t >= 0:
             text += f" on seat {t}"
-        if c in (T.BASEMENT, T.BEDROOM, T.FATHERS_STUDY, T.KITCHEN, T.CABIN, T.MANOR_PLAN,
-                 T.COMPASS, T.TREASURE_MAP):
+        if c in (
+            T.BASEMENT,
+            T.BEDROOM,
+            T.FATHERS_STUDY,
+            T.KITCHEN,
+            T.CABIN,
+            T.MANOR_PLAN,
+            T.COMPASS,
+            T.TREASURE_MAP,
+        ):
             text += f" for {card(o)}"
         elif o and c in (T.DINING_ROOM, T.GET_OVER_HERE, T.ZAKUS_CAMERA, T.GUESTROOM):
             text += " (its second use)"

@@ -344,7 +344,6 @@ def alloc_work(tb):
     )
 
 
-
 @njit(cache=True, forceinline=False)
 def copy_state(src, dst):
     """Copy the game ``src`` into the same-shaped ``dst`` in place (the continuation, the random

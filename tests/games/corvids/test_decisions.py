@@ -111,7 +111,9 @@ def test_cv9_a_scripted_seat_names_its_aim():
     assert step(s, 1) == (0, D_AIM)
     assert options(s) == list(range(state.N_AIMS))
     assert policies.choose(s.tb, s.st, s.work) == state.AIM_NAMED
-    assert narrate.option_words(s.c, s.st, state.AIM_NAMED) == "peck #1 at (40, 30): the point named"
+    assert (
+        narrate.option_words(s.c, s.st, state.AIM_NAMED) == "peck #1 at (40, 30): the point named"
+    )
 
 
 def test_cv4_engine5_tickets_one_flip_at_a_time():
@@ -172,7 +174,11 @@ def test_cv4_engine3_acorn_and_earring_may_be_declined():
     assert at(s, state.PH_ABILITY, stop=state.PH_STEALS) == (0, D_ACORN)
     assert options(s) == [*(k for k in range(s.nc) if s.on(k)), C_NO]
     assert step(s, C_NO) == (-1, -1)
-    cards = {**PLAIN, 3: Card(0.0, 100.0, 14.0, EARRING, KEY), 4: Card(0.0, -100, 5.0, KEY, EARRING, 0)}
+    cards = {
+        **PLAIN,
+        3: Card(0.0, 100.0, 14.0, EARRING, KEY),
+        4: Card(0.0, -100, 5.0, KEY, EARRING, 0),
+    }
     s = build(steady(), cards, held={0: {10: Held(EARRING, KEY)}})
     s.st.board[G_CARD] = 10
     assert at(s, state.PH_ABILITY, stop=state.PH_STEALS) == (0, D_EARRING)

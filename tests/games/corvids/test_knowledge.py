@@ -55,9 +55,7 @@ def check_world(c, st) -> None:
             nest = int(c.tb.params[tables.P_BIRD_NEST + birds[p]])
             assert st.pile.ncount[nest] > 0
     singles = sorted(int(st.item[k, 0]) for k in range(st.item.shape[0]) if st.item[k, 1] == BLANK)
-    want = sorted(
-        i for i in range(NI) for _ in range(int(c.tb.params[tables.P_SINGLE_N + i]))
-    )
+    want = sorted(i for i in range(NI) for _ in range(int(c.tb.params[tables.P_SINGLE_N + i])))
     assert singles == want  # the deck's single-sided cards, re-dealt among themselves
 
 
@@ -132,7 +130,12 @@ def expected_singles(c, st, seat):
         owner = int(st.cc[k, state.CC_OWNER])
         face = int(st.cc[k, state.CC_TAKEN_FACE]) if owner >= 0 else int(st.pile.cst[k, ph.CS_FACE])
         seen = int(st.cc[k, state.CC_SEEN])
-        if face == 0 and owner != seat and not (seen >> seat) & 1 and not (seen >> state.SEEN_ALL) & 1:
+        if (
+            face == 0
+            and owner != seat
+            and not (seen >> seat) & 1
+            and not (seen >> state.SEEN_ALL) & 1
+        ):
             pool.append(int(st.item[k, 0]))
     return pool
 
@@ -158,7 +161,9 @@ def test_a_redeal_spreads_hidden_cards_as_chance_would():
     p_single = {i: pool.count(i) / len(pool) for i in set(pool)}
     counts = {i: got_single.count(i) for i in set(got_single)}
     assert chi(counts, p_single, n) > 1e-3
-    known = {int(st.pl[q, state.PL_BIRD]) for q in range(4) if q == seat or st.pl[q, state.PL_REVEALED]}
+    known = {
+        int(st.pl[q, state.PL_BIRD]) for q in range(4) if q == seat or st.pl[q, state.PL_REVEALED]
+    }
     opened = int(st.board[state.G_NESTS_OPENED])
     cand = [
         b for b in range(int(tb.params[tables.P_BIRDS_N]))
@@ -232,7 +237,10 @@ def test_observe_shows_the_seats_own_cards_and_hides_the_others():
     c0 = knowledge.O_SEATS + tables.MAXP * knowledge.N_SO
     for seat in range(4):
         knowledge.observe(tb, st, np.int64(seat), ob)
-        assert ob[knowledge.O_SEATS + seat * knowledge.N_SO + knowledge.SO_BIRD] == st.pl[seat, state.PL_BIRD]
+        assert (
+            ob[knowledge.O_SEATS + seat * knowledge.N_SO + knowledge.SO_BIRD]
+            == st.pl[seat, state.PL_BIRD]
+        )
         for q in range(4):
             r = knowledge.O_SEATS + q * knowledge.N_SO
             hidden = q != seat and st.pl[q, state.PL_REVEALED] == 0

@@ -29,7 +29,9 @@ from tests.kit.decisions import compiled, positions
 from .helpers import LOG_CAP, Card, Held, build, config, item_id
 
 SEARCH = "configs/corvids/search_vs_greedy.yaml"
-LOW = ("policies.mcts.iterations=4",)  # the shipped 1,000 iterations, lowered where games are played
+LOW = (
+    "policies.mcts.iterations=4",
+)  # the shipped 1,000 iterations, lowered where games are played
 
 
 def _stream(seed: int) -> np.ndarray:

@@ -71,9 +71,17 @@ def row(c: T.Compiled, st, work) -> dict[str, np.ndarray]:
     engine.record(
         c.tb, st, work, 0, score, rank, turns, end, order, team, role, extra, tele, clipped[0]
     )
-    return {"score": score[0], "rank": rank[0], "turns": turns[0], "end": end[0],
-            "order": order[0], "team": team[0], "role": role[0], "extra": extra[0],
-            "tele": tele[0]}
+    return {
+        "score": score[0],
+        "rank": rank[0],
+        "turns": turns[0],
+        "end": end[0],
+        "order": order[0],
+        "team": team[0],
+        "role": role[0],
+        "extra": extra[0],
+        "tele": tele[0],
+    }
 
 
 @pytest.mark.parametrize("name", POLICY_CONFIGS)
@@ -228,7 +236,14 @@ def test_rm4_the_turns_action_lists_the_candidates(build):
     assert legal_codes(s.tb, s.st, s.work) == list(range(n))
     cands = {tuple(int(x) for x in bd[B_CAND + 4 * i : B_CAND + 4 * i + 4]) for i in range(n)}
     assert cands == s.legal(0)
-    words = {narrate.option_words(games.get("raven_manor").compile(
-        __import__("tests.games.raven_manor.helpers", fromlist=["config"]).config(3)), s.st, i)
-        for i in range(n)}
+    words = {
+        narrate.option_words(
+            games.get("raven_manor").compile(
+                __import__("tests.games.raven_manor.helpers", fromlist=["config"]).config(3)
+            ),
+            s.st,
+            i,
+        )
+        for i in range(n)
+    }
     assert any("Axe" in w for w in words)

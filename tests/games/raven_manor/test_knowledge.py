@@ -139,7 +139,9 @@ def test_the_redeal_is_uniform_and_a_biased_one_is_rejected():
     seat = int(st.board[state.G_ACTOR])
     n = int(st.board[state.G_N])
     hidden = [
-        p for p in range(n) if p != seat and st.kn[seat, p, KN_CHAR] < 0 and not st.pl[p, PL_REVEALED]
+        p
+        for p in range(n)
+        if p != seat and st.kn[seat, p, KN_CHAR] < 0 and not st.pl[p, PL_REVEALED]
     ]
     assert len(hidden) >= 3
     x = hidden[0]

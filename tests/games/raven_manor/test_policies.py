@@ -335,7 +335,12 @@ def questions(c: Compiled, st: State, q: int, rng: np.random.Generator) -> list[
                 f"reaction {opts[:k].tolist()} to {stack[: lvl + 1].tolist()} level {lvl}",
                 lambda tb, s, o=opts, k=k, st_=stack, lvl=lvl, pr=protects: int(
                     policies.choose_reaction(
-                        tb, _put(_put(s, state.B_OPTS, o), state.B_STACK, st_.ravel()), q, k, lvl, pr
+                        tb,
+                        _put(_put(s, state.B_OPTS, o), state.B_STACK, st_.ravel()),
+                        q,
+                        k,
+                        lvl,
+                        pr,
                     )
                 ),
             )
