@@ -8,7 +8,7 @@ __version__ = "0.1.0"
 _cache.configure()
 
 
-def env(config, seed=None, **kwargs):  # noqa: ANN001, ANN003, ANN201 - balance.envs.env's
+def env(config, seed=None, **kwargs):
     """A game as a PettingZoo AEC environment: :func:`balance.envs.env` (needs the ``env``
     extra, ``pip install 'balance[env]'``; imported on first call, so ``import balance`` does
     not need it)."""

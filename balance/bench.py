@@ -43,6 +43,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from balance.errors import BalanceError
 
 CHUNK = 65536  # games per plugin.play call, as in the runner's default
@@ -89,6 +91,7 @@ class Startup:
     cold_total_s: float | None
     cli_warm_start_s: float  # `balance simulate <config> --games 1000 --out <tmp>`, warm cache
     cli_command: str
+    cli_games: int = CLI_GAMES  # 1 for a config with search seats (at its smallest budget)
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,34 @@ class EndToEnd:
     games_per_s: float
     kernel_games_per_s: float  # the throughput row of the same line-up and thread count
     ratio: float  # games_per_s / kernel_games_per_s
+
+
+@dataclass(frozen=True)
+class SearchSpeed:
+    """The config's own line-up, search seats included, at one search budget (docs/search.md):
+    games [0, games) of the config's seed, so every budget plays the same deals."""
+
+    lineup: str
+    iterations: int  # per decision, every search seat
+    threads: int
+    games: int
+    seconds: float
+    searches: int  # decisions searched (one with a single option is played without a search)
+    iterations_run: int
+    games_per_s: float
+    searches_per_s: float  # wall clock, all threads together
+    ms_per_search: float  # one thread's milliseconds a search: threads * seconds / searches
+
+
+@dataclass(frozen=True)
+class SearchStartup:
+    """Compiling the search player's kernels (with the game's), from process start to the end of
+    one game with search seats at ``iterations``, minus the imports and the game's own time."""
+
+    iterations: int
+    play_s: float  # the game's time, from the 1-thread search row at that budget
+    warm_s: float
+    cold_s: float | None  # None: --no-cold
 
 
 MAX_PYTHON_GAMES = 100_000  # plain Python plays ~1,000 games/s at best: under two minutes
@@ -146,6 +177,8 @@ class BenchResult:
     end_to_end: EndToEnd | None
     targets: list[Target]
     machine: dict[str, Any]
+    search: list[SearchSpeed] = dataclasses.field(default_factory=list)
+    search_startup: SearchStartup | None = None
 
     def row(self, lineup: str, threads: int) -> Throughput | None:
         return next(
@@ -196,6 +229,86 @@ def lineup_config(base: Any, lineup: Lineup) -> Any:
     return config_from_dict(data, file=f"{base.game} line-up {lineup.label!r}")
 
 
+def heuristic_config(base: Any) -> Any:
+    """``base`` with every search seat playing its rollout policy (the heuristic line-ups)."""
+    from balance.config import config_from_dict
+
+    data = base.resolved_dict()
+    pol = data["policies"]
+    data["seats"] = [pol[s]["rollout"] if pol[s]["kind"] == "search" else s for s in base.seats]
+    data["policies"] = {k: v for k, v in pol.items() if v["kind"] != "search"}
+    report = data.get("report") or {}
+    head = report.get("headline") or {}
+    if head.get("policy") in pol and pol[head["policy"]]["kind"] == "search":
+        del report["headline"]  # the game's own headline
+    return config_from_dict(data, file=f"{base.game} heuristic line-up")
+
+
+def with_iterations(base: Any, iterations: int) -> Any:
+    """``base`` with every search policy at ``iterations`` a decision."""
+    from balance.config import config_from_dict
+
+    data = base.resolved_dict()
+    for entry in data["policies"].values():
+        if entry["kind"] == "search":
+            entry["iterations"] = iterations
+    return config_from_dict(data, file=f"{base.game} search at {iterations} iterations")
+
+
+def _search_play(plugin: Any, tables: Any, seed: int, n: int) -> tuple[float, np.ndarray]:
+    """Seconds to play games [0, n) with search seats, and their searches and iterations."""
+    from balance.search import play_counted
+
+    t0 = time.perf_counter()
+    _, counted = play_counted(plugin, tables, seed, 0, n)
+    return time.perf_counter() - t0, counted
+
+
+def _search_speed(
+    plugin: Any,
+    tables: Any,
+    cfg: Any,
+    iterations: int,
+    threads: int,
+    seed: int,
+    games: int,
+    seconds: float,
+) -> SearchSpeed:
+    """One search row: a game a thread, then enough games (at most ``games``) for about
+    ``seconds`` of work."""
+    n = min(games, threads)
+    took, counted = _search_play(plugin, tables, seed, n)
+    if took < 0.8 * seconds and n < games:
+        n = min(games, max(n + 1, math.ceil(n * seconds / max(took, 1e-6))))
+        took, counted = _search_play(plugin, tables, seed, n)
+    searches = int(counted[:, 0].sum())
+    return SearchSpeed(
+        lineup=" vs ".join(_runs(cfg.seats)),
+        iterations=iterations,
+        threads=threads,
+        games=n,
+        seconds=took,
+        searches=searches,
+        iterations_run=int(counted[:, 1].sum()),
+        games_per_s=n / took,
+        searches_per_s=searches / took,
+        ms_per_search=1000.0 * threads * took / max(searches, 1),
+    )
+
+
+def _runs(seats: list[str]) -> list[str]:
+    """Seats as runs: ["mcts", "3 greedy"] for mcts, greedy, greedy, greedy."""
+    out: list[str] = []
+    i = 0
+    while i < len(seats):
+        j = i
+        while j < len(seats) and seats[j] == seats[i]:
+            j += 1
+        out.append(seats[i] if j - i == 1 else f"{j - i} {seats[i]}")
+        i = j
+    return out
+
+
 def run(
     game: str,
     *,
@@ -207,6 +320,8 @@ def run(
     cold: bool = True,
     end_to_end: bool = True,
     min_seconds: float = 2.0,
+    iterations: list[int] | None = None,
+    search_seconds: float = 10.0,
     progress: Callable[[str], None] | None = None,
 ) -> BenchResult:
     """Measure ``game`` on this machine (see the module docstring).
@@ -216,6 +331,12 @@ def run(
     plain-Python run, ``cold=False`` the cold compile, ``end_to_end=False`` the ``balance
     simulate``-equivalent run of ``games`` games of the headline line-up writing parquet. Raises BenchError (and ConfigError for a
     bad base config) before measuring anything.
+
+    A config with search seats (docs/search.md) is measured twice over: its heuristic line-ups as
+    above, every search seat playing its rollout policy, and its own line-up with the search at
+    each budget of ``iterations`` (default: the config's), 1 thread and all threads, for about
+    ``search_seconds`` each: games/s, searches/s and milliseconds a search; with the search
+    kernels' compile, warm and cold.
     """
     import numba
 
@@ -245,8 +366,26 @@ def run(
     if base.game != game:
         raise BenchError(f"{config_path}: is a config of {base.game!r}, not {game!r}")
     plugin = registry.get(game)
-    found, headline = lineups(plugin, base)
-    configs = {x.label: lineup_config(base, x) for x in found}
+    from balance.search import search_seats
+
+    searched = search_seats(base)
+    if iterations is not None:
+        if not searched:
+            raise BenchError(f"--iterations: {config_path} has no search seat (docs/search.md)")
+        from balance.search import MAX_ITERATIONS
+
+        bad = [b for b in iterations if not 1 <= b <= MAX_ITERATIONS]
+        if bad or not iterations:
+            raise BenchError(
+                f"--iterations must be between 1 and {MAX_ITERATIONS:,} each, got "
+                f"{','.join(map(str, iterations)) or 'none'}"
+            )
+    budgets = sorted(
+        set(iterations or [int(base.policies[base.seats[i]]["iterations"]) for i in searched])
+    )
+    plain = heuristic_config(base) if searched else base
+    found, headline = lineups(plugin, plain)
+    configs = {x.label: lineup_config(plain, x) for x in found}
     seed = base.seed
     most = max(len(c.seats) for c in configs.values())
     runner.check_options(games=games, seed=seed, players=most)  # simulate's bound on --games
@@ -286,6 +425,23 @@ def run(
     finally:
         numba.set_num_threads(previous_threads)
 
+    # -- the search player: the config's own line-up at each budget
+    speeds: list[SearchSpeed] = []
+    for b in budgets:
+        cfg = with_iterations(base, b)
+        say(f"search: {b:,} iterations, compiling or loading")
+        tables_b = plugin.compile(cfg)
+        _search_play(plugin, tables_b, seed, 1)  # the kernels, compiled or loaded
+        try:
+            for t in counts:
+                say(f"search: {b:,} iterations, {t} thread{'s' if t > 1 else ''}")
+                numba.set_num_threads(t)
+                speeds.append(
+                    _search_speed(plugin, tables_b, cfg, b, t, seed, games, search_seconds)
+                )
+        finally:
+            numba.set_num_threads(previous_threads)
+
     # -- end to end: what `balance simulate` does (the runner, writing parquet), in this process
     e2e = None
     if end_to_end:
@@ -302,16 +458,25 @@ def run(
         "seats": headline.seats,
         "games": first,
         "repeats": 1,
+        "heuristic": bool(searched),  # the search seats play their rollout policies
     }
     say("start-up: imports only")
     imports_s = min(_child_wall({**spec, "mode": "imports"}) for _ in range(repeats))
     say("start-up: warm cache to first chunk")
     warm_total = min(_child_wall({**spec, "mode": "first_chunk"}) for _ in range(repeats))
-    say(f"start-up: balance simulate --games {CLI_GAMES}")
+    # a search config's own games cost seconds each: one game at the smallest budget
+    cli_games = 1 if searched else CLI_GAMES
+    sets = [
+        x
+        for name, entry in base.policies.items()
+        if entry["kind"] == "search"
+        for x in ("--set", f"policies.{name}.iterations={budgets[0]}")
+    ]
+    args = ["simulate", str(config_path), "--games", str(cli_games), *sets, "--out"]
+    say(f"start-up: balance simulate --games {cli_games}")
     cli = cli_command()
     with tempfile.TemporaryDirectory(prefix="balance-bench-") as tmp:
-        simulate = [*cli, "simulate", str(config_path), "--games", str(CLI_GAMES), "--out"]
-        cli_s = min(_wall([*simulate, str(Path(tmp) / f"run{i}")]) for i in range(repeats))
+        cli_s = min(_wall([*cli, *args, str(Path(tmp) / f"run{i}")]) for i in range(repeats))
 
     # -- plain Python, in a subprocess
     python = None
@@ -342,6 +507,28 @@ def run(
                 {**spec, "mode": "first_chunk"}, env={"NUMBA_CACHE_DIR": cache}
             )
 
+    search_startup = None
+    if speeds:
+        low = speeds[0]  # the smallest budget, 1 thread
+        sspec = {**spec, "players": base.players, "policy": "", "seats": list(base.seats)}
+        sspec.update(games=1, iterations=low.iterations, heuristic=False)
+        play_s = low.seconds / low.games
+        say("start-up: the search player, warm cache")
+        swarm = min(_child_wall({**sspec, "mode": "first_chunk"}) for _ in range(repeats))
+        scold = None
+        if cold:
+            say("start-up: the search player, compiling from scratch (minutes)")
+            with tempfile.TemporaryDirectory(prefix="balance-bench-cache-") as cache:
+                scold = _child_wall(
+                    {**sspec, "mode": "first_chunk"}, env={"NUMBA_CACHE_DIR": cache}
+                )
+        search_startup = SearchStartup(
+            iterations=low.iterations,
+            play_s=play_s,
+            warm_s=max(0.0, swarm - imports_s - play_s),
+            cold_s=None if scold is None else max(0.0, scold - imports_s - play_s),
+        )
+
     headline_row = rows[[(r.lineup, r.threads) for r in rows].index((headline.label, threads))]
     startup = Startup(
         imports_s=imports_s,
@@ -352,9 +539,8 @@ def run(
         cold_s=None if cold_total is None else max(0.0, cold_total - imports_s),
         cold_total_s=cold_total,
         cli_warm_start_s=cli_s,
-        cli_command=" ".join(
-            ["balance", "simulate", str(config_path), "--games", str(CLI_GAMES), "--out", "<tmp>"]
-        ),
+        cli_games=cli_games,
+        cli_command=" ".join(["balance", *args, "<tmp>"]),
     )
     figures = {
         "games_per_s": headline_row.games_per_s,
@@ -389,6 +575,8 @@ def run(
         end_to_end=e2e,
         targets=[*targets, *_end_to_end_targets(e2e)],
         machine=_machine(max_threads),
+        search=speeds,
+        search_startup=search_startup,
     )
 
 
@@ -578,7 +766,10 @@ def _child_main(spec: dict[str, Any]) -> dict[str, Any]:
     if spec["mode"] == "imports":
         return out
     lineup = Lineup("", spec["players"], spec["policy"], tuple(spec.get("seats") or ()))
-    cfg = lineup_config(load_config(spec["config"]), lineup)
+    cfg = load_config(spec["config"])
+    cfg = lineup_config(heuristic_config(cfg) if spec.get("heuristic") else cfg, lineup)
+    if "iterations" in spec:
+        cfg = with_iterations(cfg, spec["iterations"])
     from balance import runner
 
     run = runner.prepare(cfg, seed=cfg.seed, load=False)

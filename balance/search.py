@@ -174,6 +174,18 @@ def play_params(tables: SearchTables) -> np.ndarray:
     return sp
 
 
+def play_counted(
+    plugin: Any, tables: SearchTables, seed: int, first_game: int, n_games: int
+) -> tuple[Any, np.ndarray]:
+    """A chunk of games with search seats, as ``plugin.play`` plays it, and per game the
+    searches made and their iterations (int64[n_games, 2]): what ``balance bench`` counts."""
+    counts = np.zeros((n_games, 2), np.int64)
+    chunk = search_module(plugin).play(
+        tables.inner, play_params(tables), seed, first_game, n_games, counts
+    )
+    return chunk, counts
+
+
 def search_module(plugin: Any) -> Any:
     """The game's search module (its ``search.py``: the ISMCTS compiled against its engine)."""
     return plugin.module("search")

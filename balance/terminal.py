@@ -303,8 +303,6 @@ def compare_table(result: Any) -> Any:
 def bench_table(result: Any) -> Any:
     from rich.table import Table
 
-    from balance import bench as bench_lib
-
     table = Table(title=f"balance bench {result.game} ({result.title}, {result.config})")
     for name in ("measurement", "games", "seconds", "games/s", "ns/game", "ratio"):
         table.add_column(name, justify="left" if name in ("measurement", "ratio") else "right")
@@ -318,11 +316,11 @@ def bench_table(result: Any) -> Any:
     table.add_row("compile, warm (cache)", "", grouped(s.warm_s, 2), "", "", first)
     table.add_row(
         "warm start: balance simulate",
-        f"{bench_lib.CLI_GAMES:,}",
+        f"{s.cli_games:,}",
         grouped(s.cli_warm_start_s, 2),
         "",
         "",
-        f"wall time of `simulate <config> --games {bench_lib.CLI_GAMES}`",
+        f"wall time of `{s.cli_command}`",
     )
     for r in result.throughput:
         ratio = "" if r.speedup is None else f"{r.speedup:.2f}x 1 thread"
@@ -334,6 +332,26 @@ def bench_table(result: Any) -> Any:
             grouped(r.ns_per_game),
             ratio,
         )
+    for r in getattr(result, "search", []):
+        table.add_row(
+            f"{r.lineup}, {r.iterations:,} iterations, {r.threads} "
+            f"thread{'s' if r.threads > 1 else ''}",
+            f"{r.games:,}",
+            grouped(r.seconds, 2),
+            grouped(r.games_per_s, 2),
+            grouped(1e9 / r.games_per_s),
+            f"{r.searches:,} searches: {r.searches_per_s:,.1f}/s, {r.ms_per_search:,.2f} ms a "
+            "search on one thread",
+        )
+    ss = getattr(result, "search_startup", None)
+    if ss is not None:
+        what = (
+            f"start to the end of one game at {ss.iterations:,} iterations - imports - "
+            f"the game (~{ss.play_s:.2f} s)"
+        )
+        cold_row = "skipped (--no-cold)" if ss.cold_s is None else what
+        table.add_row("search player, compile cold", "", grouped(ss.cold_s, 2), "", "", cold_row)
+        table.add_row("search player, compile warm", "", grouped(ss.warm_s, 2), "", "", what)
     e = getattr(result, "end_to_end", None)
     if e is None:
         table.add_row("balance simulate writing parquet", "", "", "", "", "skipped")

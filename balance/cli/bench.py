@@ -39,6 +39,14 @@ def bench(
         Path | None, typer.Option(help="Base config (default: configs/GAME/base.yaml).")
     ] = None,
     repeats: Annotated[int, typer.Option(help="Repeats per measurement; the best counts.")] = 3,
+    iterations: Annotated[
+        str | None,
+        typer.Option(
+            help="For a config with search seats (docs/search.md): the search budgets to "
+            "measure, comma-separated (e.g. 100,1000,10000); default the config's own. Each "
+            "plays the config's line-up for about 10 s a thread count."
+        ),
+    ] = None,
     cold: Annotated[
         bool,
         typer.Option("--cold/--no-cold", help="Measure compiling from scratch (about a minute)."),
@@ -52,9 +60,18 @@ def bench(
         ),
     ] = True,
 ) -> None:
-    """Measure GAME on this machine: compile and start-up times, games/s, plain-Python ratio."""
+    """Measure GAME on this machine: compile and start-up times, games/s, plain-Python ratio;
+    with a search config, also the search player's searches/s and milliseconds a search."""
     from balance import bench as bench_lib
 
+    budgets = None
+    if iterations is not None:
+        try:
+            budgets = [int(x.replace("_", "")) for x in iterations.split(",")]
+        except ValueError:
+            raise bench_lib.BenchError(
+                f"--iterations: expected whole numbers separated by commas, got {iterations!r}"
+            ) from None
     if json_file is not None:  # before minutes of measuring, not after them
         bench_lib.check_json(json_file, game=game, config=config)
     err = Console(stderr=True)
@@ -72,6 +89,7 @@ def bench(
             repeats=repeats,
             cold=cold,
             end_to_end=end_to_end,
+            iterations=budgets,
             progress=say,
         )
     if result.startup.cold_s is not None:  # a cold compile measured on this machine

@@ -373,15 +373,18 @@ def play_game_search(
 def play_batch_search(kt, sp, seed, first_game, n_games, out, counts):
     """``E.play_batch`` with search seats: games [first_game, first_game + n_games) into row i of
     ``out`` (kit.Outputs) and of ``counts`` (int64[n_games, 2]: the game's searches and their
-    iterations), ``sp`` the seats' search settings (balance/search.py)."""
+    iterations), ``sp`` the seats' search settings (balance/search.py). Each game is its own
+    unit of the parallel loop (a search game costs thousands of games: blocks of the batch's
+    size would leave a thread idle on a small chunk); its States and tree are its own, its
+    telemetry clip counts summed into ``out``'s first row after the loop."""
     score, rank, turns, end, order, team, role, extra, tele, clipped = out
     players = sp.shape[0]
     cap = 2
     for p in range(players):
         if sp[p, SP_ON] != 0 and sp[p, SP_ITERS] + 2 > cap:
             cap = np.int64(sp[p, SP_ITERS]) + 2
-    n_blocks = (n_games + S.BLOCK_GAMES - 1) // S.BLOCK_GAMES
-    for blk in prange(n_blocks):
+    clips = np.zeros((n_games, clipped.shape[1]), np.int64)
+    for gi in prange(n_games):
         tb = block_tables(kt)
         keep, st = block_state(tb)
         keep_w, world = block_state(tb)
@@ -394,35 +397,34 @@ def play_batch_search(kt, sp, seed, first_game, n_games, out, counts):
         reward = np.zeros(players, np.float64)
         rng = np.zeros((players, 1), np.uint64)
         rows = alloc_rows(players, extra.shape[2], tele.shape[2])
-        clip = clipped[blk]
-        lo = blk * S.BLOCK_GAMES
-        hi = min(n_games, lo + S.BLOCK_GAMES)
-        for gi in range(lo, hi):
-            play_game_search(
-                tb,
-                st,
-                seed,
-                first_game + gi,
-                work,
-                sp,
-                rng,
-                ti,
-                tv,
-                world,
-                scratch,
-                swork,
-                opts,
-                path,
-                reward,
-                rows,
-                counts[gi],
-            )
-            E.record(
-                tb, st, work, gi, score, rank, turns, end, order, team, role, extra, tele, clip
-            )
-        block_end(keep)  # a use of the States' arrays after the games (Five Ravens' records)
+        play_game_search(
+            tb,
+            st,
+            seed,
+            first_game + gi,
+            work,
+            sp,
+            rng,
+            ti,
+            tv,
+            world,
+            scratch,
+            swork,
+            opts,
+            path,
+            reward,
+            rows,
+            counts[gi],
+        )
+        E.record(
+            tb, st, work, gi, score, rank, turns, end, order, team, role, extra, tele, clips[gi]
+        )
+        block_end(keep)  # a use of the States' arrays after the game (Five Ravens' records)
         block_end(keep_w)
         block_end(keep_s)
+    for gi in range(n_games):
+        for j in range(clipped.shape[1]):
+            clipped[0, j] += clips[gi, j]
 
 
 # How a block of the batch makes its tables and States, and a replay's log is held, for a game

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from balance.search import search_policy
 from balance.games.base import BenchSpec, Game, ReportSection
 from balance.games.corvids import schema
 from balance.games.corvids.schema import BIRD_NAMES
+from balance.search import search_policy
 
 
 class Corvids(Game):

@@ -62,9 +62,8 @@ to a kernel is wrapped (``np.int64(K)``), tiny helpers are ``inline="always"``.
 
 from __future__ import annotations
 
-from typing import Any
-
 import math
+from typing import Any
 
 import numpy as np
 from numba import njit, prange

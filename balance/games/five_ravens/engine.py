@@ -57,7 +57,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from numba import njit, prange
 
 from balance.games import _kit as kit

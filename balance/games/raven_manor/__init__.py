@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from balance.search import search_policy
 from balance.games.base import BenchSpec, Game
 from balance.games.raven_manor import schema
 from balance.games.raven_manor.schema import CHARACTER_NAMES, TEAM_NAMES
+from balance.search import search_policy
 
 
 class RavenManor(Game):

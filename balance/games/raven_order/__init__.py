@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from balance.search import search_policy
 from balance.games.base import BenchSpec, Game
 from balance.games.raven_order import schema
+from balance.search import search_policy
 
 
 class RavenOrder(Game):
