@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from functools import cache
-from typing import Any, Literal, NamedTuple
+from typing import Any, ClassVar, Literal, NamedTuple
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,9 +26,13 @@ _STRICT = ConfigDict(extra="forbid", strict=True)
 MAX_ITERATIONS = 1_000_000
 
 
-def search_policy(default_rollout: str) -> type[BaseModel]:
+def search_policy(default_rollout: str, sides: tuple[str, ...] = ()) -> type[BaseModel]:
     """The settings model of a game's search player, whose rollout policy defaults to
-    ``default_rollout`` (the game's heuristic)."""
+    ``default_rollout`` (the game's heuristic). ``sides``: the game's side names, bit k of the
+    kernels' mask for its search.py's ``side_of`` = k (Raven Manor: family, evil), when a search
+    may be limited to a side (a Family of search players against a heuristic Raven)."""
+
+    names = sides  # the class body below has a field of that name
 
     class SearchPolicy(BaseModel):
         """Information-set Monte Carlo tree search (Cowling, Powley and Whitehouse 2012): at each
@@ -72,6 +76,14 @@ def search_policy(default_rollout: str) -> type[BaseModel]:
             description="iterations per re-deal of the hidden cards: 1 re-deals every iteration"
             " (ISMCTS); k > 1 plays k iterations in one re-dealt world, chance re-seeded each",
         )
+        side_names: ClassVar[tuple[str, ...]] = names
+        if names:
+            sides: list[Literal[names]] | None = Field(  # type: ignore[valid-type]
+                None,
+                min_length=1,
+                description="search only while the seat is on one of these sides (it knows its"
+                " own); on another it plays its rollout policy. None: always",
+            )
 
     return SearchPolicy
 
@@ -147,6 +159,8 @@ def compile_search(plugin: Any, config: Any) -> SearchTables | None:
         sp[i, _search.SP_TIME] = entry["time_ms"] or 0.0  # milliseconds until play()
         sp[i, _search.SP_C] = entry["exploration"]
         sp[i, _search.SP_REDEAL] = entry["redeal_every"]
+        names = plugin.policy_kinds["search"].side_names
+        sp[i, _search.SP_SIDES] = sum(1 << names.index(x) for x in entry.get("sides") or ())
     return SearchTables(inner, sp, tuple(config.seats))
 
 
@@ -222,6 +236,15 @@ def decide(
     return int(code), stats, means
 
 
+def searching(position: Any, tables: SearchTables) -> bool:
+    """Whether the acting seat at ``position`` searches its decision (the batch's test: a search
+    seat, on a side its ``sides`` name)."""
+    mod = search_module(position.game)
+    return bool(
+        mod.searching(position._tb, position.state, np.int64(position.actor), play_params(tables))
+    )
+
+
 def search_streams(
     tables: SearchTables, seed: int, game: int, skip: Any = ()
 ) -> dict[int, np.ndarray]:
@@ -231,8 +254,9 @@ def search_streams(
 
 def play_move(position: Any, tables: SearchTables, streams: dict[int, np.ndarray]) -> int:
     """Play the acting seat's move as the batch kernel does: a seat in ``streams`` searches with
-    its stream, any other plays its policy. Returns the code played."""
-    if position.actor in streams:
+    its stream (when its ``sides`` let it), any other plays its policy. Returns the code
+    played."""
+    if position.actor in streams and searching(position, tables):
         code = decide(position, tables, streams[position.actor])[0]
         position.apply(code)
         return code
@@ -265,7 +289,7 @@ def play_logged(plugin: Any, tables: SearchTables, seed: int, game: int) -> Sear
         k = 0
         while not pos.done:
             seat = pos.actor
-            if seat not in streams:
+            if seat not in streams or not searching(pos, tables):
                 pos.play_policy()
                 continue
             code, stats, means = decide(pos, tables, streams[seat])

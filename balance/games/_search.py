@@ -51,8 +51,10 @@ from numba.extending import intrinsic
 from balance.rng import below, seed_stream
 
 # Per-seat search settings: float64[players, N_SP] (balance/search.py).
-SP_ON, SP_ITERS, SP_TIME, SP_C, SP_REDEAL = range(5)  # SP_TIME: cycles per decision, 0 none
-N_SP = 5
+# SP_TIME: cycles per decision, 0 none; SP_SIDES: bit k set = search while on side k (side_of),
+# 0 = always
+SP_ON, SP_ITERS, SP_TIME, SP_C, SP_REDEAL, SP_SIDES = range(6)
+N_SP = 6
 SEARCH_STREAM = 1 << 20  # the search's streams: seed_stream(seed, game, SEARCH_STREAM + seat)
 
 # The tree: int64 rows of N_NODE fields and float64 rows of the seats' reward sums.
@@ -95,6 +97,7 @@ GAME_NAMES = (
     "block_end",
     "log_hold",
     "log_resume",
+    "side_of",
 )
 S = E = P = K = None  # the game's modules (bind); the block and log helpers are below
 
@@ -344,7 +347,7 @@ def play_game_search(
         actor = E.advance(tb, st, work)
         if actor < 0:
             break
-        if sp[actor, SP_ON] != 0:
+        if searching(tb, st, actor, sp):
             code = search(
                 tb,
                 st,
@@ -462,7 +465,23 @@ def log_resume(st, n, cap):
     st.board[S.G_LOG_CAP] = cap
 
 
-_DEFAULTS = (block_tables, block_state, block_end, log_hold, log_resume)
+def side_of(tb, st, seat):
+    """The side seat ``seat`` is on now, for a search limited to sides (``sides``): a game
+    without sides has one, 0."""
+    return 0
+
+
+_DEFAULTS = (block_tables, block_state, block_end, log_hold, log_resume, side_of)
+
+
+def searching(tb, st, seat, sp):
+    """Whether seat ``seat`` searches its decision now: a search seat on a side its ``sides``
+    name (any side when they name none); otherwise it plays its rollout policy."""
+    if sp[seat, SP_ON] == 0:
+        return False
+    mask = np.int64(sp[seat, SP_SIDES])
+    return mask == 0 or (mask >> side_of(tb, st, seat)) & 1 == 1
+
 
 # The functions ``bind`` compiles, in dependency order (a callee before its callers).
 _JIT = (
@@ -471,6 +490,7 @@ _JIT = (
     _index,
     alloc_rows,
     _rewards,
+    searching,
     search,
     search_at,
     play_game_search,

@@ -217,7 +217,7 @@ STANDARD_MODULES: dict[str, tuple[str, ...]] = {
     # one game played with its log, and told (_tell.py); a log in progress; an option in words
     "narrate": ("play_logged", "tell", "event_lines", "option_words"),
     # the search player: balance/games/_search.py bound to the game (docs/search.md)
-    "search": ("play", "search_at", "play_batch_search"),
+    "search": ("play", "search_at", "searching", "play_batch_search"),
     "variants": ("impact_variants", "report_variants"),
 }
 

@@ -20,7 +20,7 @@ class RavenManor(Game):
         "random": schema.RandomPolicy,
         "basic": schema.BasicPolicy,
         "by_side": schema.BySidePolicy,
-        "search": search_policy("basic"),
+        "search": search_policy("basic", sides=("family", "evil")),
     }
     # `balance bench`: the headline line-up's games/s on all threads (the target, at 5
     # players: the starter pool seats at most 10, RM-30) and 100x (not 80x) for compiled vs
