@@ -152,3 +152,53 @@ def test_raven_order_headline_is_the_base_configs_mixed_lineup():
     targets = games.get("raven_order").bench.targets()  # the plugin's, since TARGETS moved there
     assert [t.key for t in targets] == ["games_per_s", "python_ratio", "warm_start_s"]
     assert targets[0].threshold == 20_000
+
+
+@pytest.mark.slow
+def test_bench_of_a_search_config_measures_its_search_at_each_budget():
+    """A config with a search seat: the heuristic line-ups play with the search seat on its
+    rollout policy, and the config's own line-up is measured at each budget on 1 thread and all
+    threads, its searches counted (a search a decision with more than one option)."""
+    result = bench.run(
+        "five_ravens",
+        config="configs/five_ravens/search_vs_greedy.yaml",
+        games=12,
+        python_games=0,
+        repeats=1,
+        cold=False,
+        end_to_end=False,
+        min_seconds=0.05,
+        iterations=[2, 5],
+        search_seconds=0.2,
+    )
+    assert {r.lineup for r in result.throughput} >= {"4 greedy", "2 greedy"}
+    assert result.headline == "4 greedy"
+    rows = {(r.iterations, r.threads) for r in result.search}
+    threads = {1, result.threads}
+    assert rows == {(b, t) for b in (2, 5) for t in threads}
+    for r in result.search:
+        assert r.lineup == "mcts vs 3 greedy"
+        assert 1 <= r.games <= 12 and r.searches > r.games  # several searches a game
+        assert r.iterations_run == r.iterations * r.searches
+        assert r.ms_per_search == pytest.approx(1000 * r.threads * r.seconds / r.searches)
+    assert result.search_startup.iterations == 2 and result.search_startup.cold_s is None
+    assert "--set policies.mcts.iterations=2" in result.startup.cli_command
+    assert result.startup.cli_games == 1
+    table = bench.BenchResult.to_dict(result)
+    assert table["search"] and table["search_startup"]["warm_s"] >= 0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--iterations", "100"], "error: --iterations: configs/five_ravens/base.yaml has no "),
+        (["--iterations", "1,x", "--config", "configs/five_ravens/search_vs_greedy.yaml"],
+         "error: --iterations: expected whole numbers separated by commas, got '1,x'"),
+        (["--iterations", "0", "--config", "configs/five_ravens/search_vs_greedy.yaml"],
+         "error: --iterations must be between 1 and 1,000,000 each, got 0"),
+    ],
+)  # fmt: skip
+def test_bad_search_budgets_are_one_line_errors(args, message):
+    result = _invoke("bench", "five_ravens", "--no-cold", *args)
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith(message) and result.stderr.count("\n") == 1

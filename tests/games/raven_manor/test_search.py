@@ -245,3 +245,55 @@ def test_what_other_seats_know_is_rebuilt_from_the_redealt_world(build, seat):
             twin.kn[x, seat, state.KN_RECV : state.KN_RECV + T.NC],
             s.kn[seat, x, state.KN_GAVE : state.KN_GAVE + T.NC],
         )
+
+
+@pytest.mark.parametrize(("sides", "family"), [("family", True), ("evil", False)])
+def test_a_search_limited_to_a_side_searches_only_there(sides, family):
+    """``sides: [family]`` (or ``[evil]``): a seat searches exactly the decisions it takes on that
+    side (the Raven's and a possessed seat's are evil, RM-6), plays basic on the other, and the
+    batch plays the Python loop's games; the counts of searches agree with the loop's."""
+    from balance import games
+    from balance.games.position import Position
+    from balance.search import play_counted, play_move, searching, search_streams
+
+    plugin, tables, _ = compiled(
+        "configs/raven_manor/search_family_vs_basic_evil.yaml",
+        ("policies.mcts.iterations=3", f"policies.mcts.sides=[{sides}]"),
+    )
+    chunk, counts = play_counted(plugin, tables, 3, 0, 3)
+    seen = {True: 0, False: 0}
+    for g in range(3):
+        pos = Position(plugin, tables.inner, 3, g)
+        streams = search_streams(tables, 3, g)
+        searches = 0
+        while not pos.done:
+            on_family = int(pos.state.pl[pos.actor, PL_SIDE]) == T.FAMILY
+            assert searching(pos, tables) == (on_family == family)
+            seen[on_family] += 1
+            if searching(pos, tables) and len(pos.options()) > 1:
+                searches += 1
+            play_move(pos, tables, streams)
+        np.testing.assert_array_equal(pos.row().rank[0], chunk.rank[g])
+        np.testing.assert_array_equal(pos.row().telemetry[0], chunk.telemetry[g])
+        assert counts[g, 0] == searches and counts[g, 1] == 3 * searches
+    assert seen[True] > 0 and seen[False] > 0  # both sides decided something
+    assert games.get("raven_manor").policy_kinds["search"].side_names == ("family", "evil")
+
+
+def test_sides_is_a_raven_manor_key_and_names_a_side():
+    """A game without sides has no ``sides`` key; a side that is not one is named in one line."""
+    from balance.config import config_from_dict
+    from balance.errors import ConfigError
+
+    bad = {"kind": "search", "iterations": 10, "sides": ["raven"]}
+    with pytest.raises(ConfigError, match=r"policies\.mcts\.sides\.0"):
+        config_from_dict(
+            {"game": "raven_manor", "players": 5, "seats": "mcts", "policies": {"mcts": bad}},
+            file="x.yaml",
+        )
+    fr = {"kind": "search", "iterations": 10, "sides": ["family"]}
+    with pytest.raises(ConfigError, match=r"policies\.mcts\.sides"):
+        config_from_dict(
+            {"game": "five_ravens", "players": 4, "seats": "mcts", "policies": {"mcts": fr}},
+            file="x.yaml",
+        )
