@@ -278,8 +278,10 @@ def _search_speed(
     ``seconds`` of work."""
     n = min(games, threads)
     took, counted = _search_play(plugin, tables, seed, n)
-    if took < 0.8 * seconds and n < games:
-        n = min(games, max(n + 1, math.ceil(n * seconds / max(took, 1e-6))))
+    for _ in range(3):  # games differ in length: grow until a run takes long enough
+        if took >= 0.8 * seconds or n >= games:
+            break
+        n = min(games, max(n + threads, math.ceil(n * 1.1 * seconds / max(took, 1e-6))))
         took, counted = _search_play(plugin, tables, seed, n)
     searches = int(counted[:, 0].sum())
     return SearchSpeed(

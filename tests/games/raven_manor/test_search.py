@@ -286,7 +286,10 @@ def test_sides_is_a_raven_manor_key_and_names_a_side():
     from balance.errors import ConfigError
 
     bad = {"kind": "search", "iterations": 10, "sides": ["raven"]}
-    with pytest.raises(ConfigError, match=r"policies\.mcts\.sides\.0"):
+    with pytest.raises(
+        ConfigError,
+        match=r"x\.yaml: policies\.mcts\.sides\[0\]: must be one of .family. or .evil., got .raven.",
+    ):
         config_from_dict(
             {"game": "raven_manor", "players": 5, "seats": "mcts", "policies": {"mcts": bad}},
             file="x.yaml",
