@@ -283,7 +283,7 @@ def play_logged(plugin: Any, tables: SearchTables, seed: int, game: int) -> Sear
     reasons: list[str] = []
 
     def play(cap: int) -> Any:
-        pos = Position(plugin, tables.inner, seed, game, log_cap=cap)
+        pos = Position(plugin, tables.inner, seed, game, log_cap=cap, replay=True)
         streams = search_streams(tables, seed, game)
         reasons.clear()
         k = 0

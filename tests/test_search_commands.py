@@ -78,6 +78,20 @@ def test_replay_is_the_datasets_game_and_says_what_the_search_weighed(tmp_path):
     assert str(turns) in text  # the replay's end names the dataset's length
 
 
+def test_replay_html_of_a_corvids_search_game(tmp_path):
+    """The HTML replay (Corvids': the pile after every turn) draws a search game too: the
+    replay's Position keeps the pictures, the search's own copies keep none; the search's
+    reasons are on the page."""
+    config = ROOT / "configs" / "corvids" / "search_vs_greedy.yaml"
+    page = tmp_path / "game.html"
+    result = run("replay", config, "--game", 1, "--set", "policies.mcts.iterations=3",
+                 "--html", page)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    html = page.read_text()
+    assert "How the search decided" in html and "after 3 searched games over" in html
+    assert "plotly" in html.lower()
+
+
 def test_compare_impact_sweep_and_tune_run_with_a_search_seat(tmp_path):
     small = tmp_path / "small.yaml"  # compare's --set changes both configs: a file instead
     small.write_text(f"extends: {SEARCH}\npolicies:\n  mcts: {{iterations: 4}}\n")

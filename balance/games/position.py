@@ -54,7 +54,8 @@ class Shape:
 
 class Position:
     """Game ``game`` of run ``seed`` of ``compiled`` (a game's compiled config), stopped at its
-    next decision (or ended). ``log_cap`` > 0 keeps that many event-log rows (``events``)."""
+    next decision (or ended). ``log_cap`` > 0 keeps that many event-log rows (``events``);
+    ``replay`` keeps what the game's HTML replay draws (Corvids' pile after every turn)."""
 
     def __init__(
         self,
@@ -65,6 +66,7 @@ class Position:
         *,
         log_cap: int = 0,
         teams: Sequence[str] | None = None,
+        replay: bool = False,
         _state: Any = None,
         _shape: Shape | None = None,
     ) -> None:
@@ -85,7 +87,10 @@ class Position:
         self._tb = tb
         self.work = self._S.alloc_work(tb)
         self._opts = np.zeros(int(self._S.MAX_OPTIONS), np.int64)
-        self.state = self._S.new_state(tb, self.log_cap)
+        # a replay's State: what the game's HTML replay draws too (Corvids' pile after every
+        # turn), where its state.py has ``new_replay_state``
+        make = getattr(self._S, "new_replay_state", None) if replay else None
+        self.state = (make or self._S.new_state)(tb, self.log_cap)
         if _state is None:
             self._E.start(tb, self.state, np.int64(self.seed), np.int64(self.game_index), self.work)
             self._E.advance(tb, self.state, self.work)

@@ -42,7 +42,17 @@ class Corvids(Game):
         """The pile after set-up and after every turn, with each turn in words
         (views/pictures.py)."""
         from balance.games.corvids.views import pictures
+        from balance.search import SearchTables, play_logged, reason_lines
 
+        if isinstance(tables, SearchTables):  # the search seats' game, and why they chose
+            searched = play_logged(self, tables, seed, game)
+            return pictures.replay_page(
+                tables,
+                seed,
+                game,
+                logged=searched.logged,
+                reasons=reason_lines(searched, tables),
+            )
         return pictures.replay_page(tables, seed, game)
 
     def report_sections(

@@ -358,7 +358,8 @@ def copy_state(src, dst):
     dst.rng[:, :] = src.rng
     n = min(src.board[G_LOG_N], dst.log.shape[0])
     dst.log[:n, :] = src.log[:n, :]
-    dst.snap[:, :, :] = src.snap
+    k = min(src.snap.shape[0], dst.snap.shape[0])  # a search's copy of a replay keeps none
+    dst.snap[:k, :, :] = src.snap[:k, :, :]
     dst.touch[:] = src.touch
     dst.memo[:, :] = src.memo
     dst.fx[:] = src.fx
@@ -563,3 +564,10 @@ def new_state(tb, log_cap: int = 0) -> State:
     """A State for the config, from Python (the kernels use ``alloc_state``): the Python entry
     every game's state.py has (balance/games/position.py)."""
     return alloc_state(tb, np.int64(log_cap))
+
+
+def new_replay_state(tb, log_cap: int = 0) -> State:
+    """``new_state`` that also keeps the pile after every turn (``alloc_replay_state``): a
+    Position made for a replay (``Position(..., replay=True)``) has the pictures of the HTML
+    replay."""
+    return alloc_replay_state(tb, np.int64(log_cap))

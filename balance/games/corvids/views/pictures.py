@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Sequence
 from html import escape
 from string import Template
 from typing import Any
@@ -500,10 +501,20 @@ def _json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
 
 
-def replay_page(compiled: Compiled, seed: int, game: int) -> str:
+def replay_page(
+    compiled: Compiled,
+    seed: int,
+    game: int,
+    *,
+    logged: Any = None,
+    reasons: Sequence[str] = (),
+) -> str:
     """Game ``game`` of the run seeded with ``seed`` as one self-contained HTML page: the pile
-    after set-up and after every turn on a slider, and each turn's events in words beside it."""
-    logged = narrate.play_logged(compiled, seed, game)
+    after set-up and after every turn on a slider, and each turn's events in words beside it.
+    ``logged``: the game already played (a search game's, balance/search.py); ``reasons``: what
+    its search seats weighed, shown under the last turn."""
+    if logged is None:
+        logged = narrate.play_logged(compiled, seed, game)
     lines = narrate.tell(compiled, logged, seed, game).lines
     fig, counts = replay_figure(compiled, logged, seed, game)
     turns = logged.turns
@@ -522,6 +533,8 @@ def replay_page(compiled: Compiled, seed: int, game: int) -> str:
                 "lines": step,
             }
         )
+    if reasons:
+        words[-1]["lines"] = [*words[-1]["lines"], "", *reasons]
     title = f"Corvids replay: game {game} of seed {seed}"
     subtitle = (
         f"{compiled.players} players ({', '.join(compiled.seat_policies)}), {turns} turns. "
