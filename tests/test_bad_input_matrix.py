@@ -104,7 +104,7 @@ ROLES: dict[str, dict[str, str]] = {
                "--set": "text", "--html": "out-file .html"},
     "bench": {"game": "text", "--games": "number", "--threads": "number",
               "--python-games": "number", "--json": "out-file .json", "--config": "input .yaml",
-              "--repeats": "number"},
+              "--repeats": "number", "--iterations": "text"},
     "impact": {"config": "input .yaml", "--set": "text", "--games": "number", "--seed": "number",
                "--variants": "input .yaml", "--out": "out-file .json", "--threads": "number",
                "--backend": "text", "--address": "text"},
