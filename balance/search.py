@@ -76,6 +76,12 @@ def search_policy(default_rollout: str, sides: tuple[str, ...] = ()) -> type[Bas
             description="iterations per re-deal of the hidden cards: 1 re-deals every iteration"
             " (ISMCTS); k > 1 plays k iterations in one re-dealt world, chance re-seeded each",
         )
+        opponents: Literal["tree", "policy"] = Field(
+            "tree",
+            description="how the other seats decide inside the search's tree: tree, by UCB on"
+            " their own wins in the re-dealt world (single-observer ISMCTS: they play as if"
+            " they saw it); policy, by their own policies, which read only what they know",
+        )
         side_names: ClassVar[tuple[str, ...]] = names
         if names:
             sides: list[Literal[names]] | None = Field(  # type: ignore[valid-type]
@@ -159,6 +165,7 @@ def compile_search(plugin: Any, config: Any) -> SearchTables | None:
         sp[i, _search.SP_TIME] = entry["time_ms"] or 0.0  # milliseconds until play()
         sp[i, _search.SP_C] = entry["exploration"]
         sp[i, _search.SP_REDEAL] = entry["redeal_every"]
+        sp[i, _search.SP_OPP] = 1.0 if entry["opponents"] == "policy" else 0.0
         names = plugin.policy_kinds["search"].side_names
         sp[i, _search.SP_SIDES] = sum(1 << names.index(x) for x in entry.get("sides") or ())
     return SearchTables(inner, sp, tuple(config.seats))

@@ -52,9 +52,9 @@ from balance.rng import below, seed_stream
 
 # Per-seat search settings: float64[players, N_SP] (balance/search.py).
 # SP_TIME: cycles per decision, 0 none; SP_SIDES: bit k set = search while on side k (side_of),
-# 0 = always
-SP_ON, SP_ITERS, SP_TIME, SP_C, SP_REDEAL, SP_SIDES = range(6)
-N_SP = 6
+# 0 = always; SP_OPP: 0 the other seats decide in the tree too, 1 by their own policies
+SP_ON, SP_ITERS, SP_TIME, SP_C, SP_REDEAL, SP_SIDES, SP_OPP = range(7)
+N_SP = 7
 SEARCH_STREAM = 1 << 20  # the search's streams: seed_stream(seed, game, SEARCH_STREAM + seat)
 
 # The tree: int64 rows of N_NODE fields and float64 rows of the seats' reward sums.
@@ -177,6 +177,7 @@ def search(tb, st, work, seat, sp, rng, ti, tv, world, scratch, swork, opts, pat
     budget = np.uint64(sp[seat, SP_TIME])
     c = sp[seat, SP_C]
     redeal = max(np.int64(sp[seat, SP_REDEAL]), 1)
+    own_only = sp[seat, SP_OPP] != 0
     cap = ti.shape[0]
     n_nodes = 1
     seen = np.zeros(opts.shape[0], np.uint8)  # which legal options have a child at a node
@@ -200,6 +201,9 @@ def search(tb, st, work, seat, sp, rng, ti, tv, world, scratch, swork, opts, pat
             actor = E.advance(tb, scratch, swork)
             if actor < 0:
                 break
+            if own_only and actor != seat:  # ``opponents: policy``: not a node of the tree
+                E.apply(tb, scratch, swork, P.choose(tb, scratch, swork))
+                continue
             n = E.legal(tb, scratch, swork, opts)
             for i in range(n):
                 seen[i] = 0

@@ -149,3 +149,31 @@ def test_a_time_budget_stops_the_search_and_redeal_every_shares_worlds():
     b = decide(pos, worlds, search_stream(2, 0, pos.actor))
     assert a[0] == b[0] and np.array_equal(a[1], b[1]) and np.array_equal(a[2], b[2])
     assert a[0] in pos.options().tolist() and a[1][:, 1].sum() == 60
+
+
+@pytest.mark.parametrize("game", sorted(SEARCH))
+def test_opponents_by_policy_keep_the_other_seats_out_of_the_tree(game):
+    """``opponents: policy``: the other seats decide by their own policies inside the search
+    too (they read only what they know), so the tree holds the searching seat's decisions only;
+    its games are still the Python loop's, and its roots differ from the default (``tree``)."""
+    from balance.games.position import Position
+
+    plugin, tables, _ = compiled(
+        SEARCH[game], ("policies.mcts.iterations=12", "policies.mcts.opponents=policy")
+    )
+    chunk = plugin.play(tables, 4, 1, 1)
+    pos = Position(plugin, tables.inner, 4, 1)
+    streams = search_streams(tables, 4, 1)
+    while not pos.done:
+        play_move(pos, tables, streams)
+    np.testing.assert_array_equal(pos.row().rank[0], chunk.rank[0])
+    np.testing.assert_array_equal(pos.row().telemetry[0], chunk.telemetry[0])
+    _, tree, _ = compiled(SEARCH[game], ("policies.mcts.iterations=12",))
+    moved = 0
+    for p in positions(plugin, tables.inner, seed=2, n=30, every=5):
+        if p.actor != 0 or len(p.options()) < 2:
+            continue
+        a = decide(p, tables, search_stream(7, 0, 0))
+        b = decide(p, tree, search_stream(7, 0, 0))
+        moved += not (np.array_equal(a[1], b[1]) and np.array_equal(a[2], b[2]))
+    assert moved > 0
