@@ -18,6 +18,7 @@ import pytest
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
+COMMAND_TIMEOUT = 600  # seconds a page load or a driver command may take
 
 
 def require_browser() -> None:
@@ -68,6 +69,11 @@ def offline_chromium(profile: Path, window: str = "1280,1000") -> Iterator[objec
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     service = webdriver.ChromeService(executable_path=CHROMEDRIVER)
     browser = webdriver.Chrome(service=service, options=options)
+    # A loaded CI machine (the other test worker compiling kernels on the second core) can keep a
+    # 5 MB report's first paint past selenium's 120 s per request; a hung browser still fails, later.
+    browser.command_executor._client_config.timeout = COMMAND_TIMEOUT
+    browser.set_page_load_timeout(COMMAND_TIMEOUT)
+    browser.set_script_timeout(COMMAND_TIMEOUT)
     try:
         # ...and the browser itself is told it is offline.
         browser.execute_cdp_cmd("Network.enable", {})

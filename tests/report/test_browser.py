@@ -129,8 +129,12 @@ return problems;
 
 
 def _screenshots(driver, name: str, shots: list[Path]) -> None:
-    """PNGs of the whole page and of each figure, into every directory of ``shots``."""
+    """PNGs of the whole page and of each figure, into every directory of ``shots`` (none: no
+    capture)."""
     import base64
+
+    if not shots:
+        return
 
     from selenium.webdriver.common.by import By
 
@@ -168,12 +172,13 @@ def _screenshots(driver, name: str, shots: list[Path]) -> None:
 
 
 @pytest.fixture(scope="module")
-def shots(tmp_path_factory) -> list[Path]:
-    """Where the screenshots go: the pytest tmp path, and $BALANCE_ARTIFACTS when set."""
-    dirs = [tmp_path_factory.mktemp("screenshots")]
+def shots() -> list[Path]:
+    """Where the screenshots go: $BALANCE_ARTIFACTS/screenshots when set, else nowhere (a
+    full-page capture of a 5 MB report re-lays out the page once per figure: minutes of a loaded
+    CI machine for pictures nobody reads)."""
     if os.environ.get("BALANCE_ARTIFACTS"):
-        dirs.append(Path(os.environ["BALANCE_ARTIFACTS"]) / "screenshots")
-    return dirs
+        return [Path(os.environ["BALANCE_ARTIFACTS"]) / "screenshots"]
+    return []
 
 
 @pytest.mark.parametrize(
