@@ -14,7 +14,8 @@ heuristic (the baseline, free of search). It prints, per budget:
 
 ``--below`` plays each budget against the one below instead: the other seats are search players
 too, at the previous budget of the list (or a tenth of the first), and the share is against
-fair. A config whose search is limited to sides (Raven Manor's ``sides``), or whose every seat is
+fair; in a game that deals teams (Raven Manor, where a seat's share depends on its role) against
+every seat at the lower budget on the same deals, with the paired difference. A config whose search is limited to sides (Raven Manor's ``sides``), or whose every seat is
 a search seat, is not rotated, and its share is the team's of ``--team`` (e.g. family).
 
 Results are appended to ``--json`` a chunk at a time, so a long run can be stopped and read.
@@ -173,6 +174,21 @@ def main() -> None:
             "fair": 1.0 / players if rotate else None,
             "seconds": seconds,
         }
+        if args.below and rotate and chunk.team is not None:
+            # A game that deals teams (Raven Manor): a seat's share depends on the role it is
+            # dealt, so the yardstick is the lower budget in every seat on the same deals.
+            data = base.resolved_dict()
+            data["policies"][name] = {**data["policies"][name], "iterations": low}
+            data["seats"] = [name] * players
+            data.pop("report", None)
+            low_chunk = concat(
+                play(config_from_dict(data, file="every seat below"), n, f"every seat at {low}")
+            )
+            base_deal = wins(low_chunk, players).mean(axis=1)
+            bshare, blo, bhi = interval(base_deal)
+            d, dlo, dhi = paired(per_deal - base_deal)
+            row.update(fair=None, baseline=bshare, baseline_lo=blo, baseline_hi=bhi, diff=d,
+                       diff_lo=dlo, diff_hi=dhi)  # fmt: skip
         if not args.below:
             data = plain.resolved_dict()
             data.pop("report", None)
