@@ -27,7 +27,8 @@ def _kernels_compiled_once():
 
     The workers share numba's cache folder, and a cold cache made every worker compile every
     game at the same time (a minute of CPU per game and worker). Each worker first loads or
-    compiles the games' batch kernels and narration under a file lock per game in that folder,
+    compiles the games' batch kernels, narration, decision-point kernels (Position) and search
+    kernels (its shipped ``search_vs_*.yaml``) under a file lock per game in that folder,
     starting from a different game (gw0 the first, gw1 the second, ...): the workers compile
     different games side by side, and a worker that finds a game's lock taken waits for it and
     then loads that game from the cache. With a warm cache this costs each worker a second.
@@ -44,6 +45,7 @@ def _kernels_compiled_once():
     import numba
 
     from balance.config import load_config
+    from balance.config.overrides import parse_overrides
 
     root = Path(__file__).resolve().parent.parent
     names = games.names()
@@ -53,14 +55,52 @@ def _kernels_compiled_once():
     for name in names[k:] + names[:k]:
         plugin = games.get(name)
         tables = plugin.compile(load_config(root / "configs" / name / "base.yaml"))
+        search = sorted((root / "configs" / name).glob("search_vs_*.yaml"))
         with open(folder / f"compiling-{name}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
                 plugin.play(tables, 1, 0, 0)
                 plugin.narrate(tables, 1, 0)
+                _decision_kernels(plugin, tables)
+                if search:
+                    _search_kernels(plugin, load_config(search[0], parse_overrides(SMALL)))
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
     yield
+
+
+SMALL = ["policies.mcts.iterations=2"]  # the search kernels' types, not their games
+
+
+def _decision_kernels(plugin, tables) -> None:
+    """Compile (or load) the kernels a Position calls: many tests of both workers step games
+    decision by decision, and two workers compiling the same kernel at once pay for it twice."""
+    from balance.games.position import Position
+
+    pos = Position(plugin, tables, 1, 0)
+    pos.observe(0)
+    pos.determinize(pos.actor, 7)
+    for _ in range(3):
+        if pos.done:
+            break
+        pos.apply(int(pos.options()[0]))
+        if not pos.done:
+            pos.play_policy()
+
+
+def _search_kernels(plugin, config) -> None:
+    """Compile (or load) a game's search kernels: its batch (one game at 2 iterations) and the
+    search of one decision (``decide``, which replay and the leak tests call)."""
+    from balance.games.position import Position
+    from balance.search import decide, search_stream, searching
+
+    tables = plugin.compile(config)
+    plugin.play(tables, 1, 0, 1)
+    pos = Position(plugin, tables.inner, 1, 0)
+    while not pos.done and not searching(pos, tables):
+        pos.play_policy()
+    if not pos.done:
+        decide(pos, tables, search_stream(1, 0, pos.actor))
 
 
 @pytest.fixture
