@@ -21,6 +21,7 @@ Nothing here plays or prints; errors are :class:`LadderError` (one line).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from typing import Any, NamedTuple
@@ -145,12 +146,14 @@ def plan_points(config: RunConfig, rungs: Sequence[Rung]) -> list[LadderPoint]:
                     lineup_config(config, [r] * players, what=f"every seat {r.name}"))
         for r in rungs
     ]  # fmt: skip
-    for below, upper in zip(rungs, rungs[1:], strict=False):
+    for below, upper in itertools.pairwise(rungs):
         for s in range(players):
             seats = [below] * players
             seats[s] = upper
             what = f"{upper.name} in seat {s + 1} among {below.name}"
             out.append(
-                LadderPoint("depth", upper.name, below.name, s, lineup_config(config, seats, what=what))
+                LadderPoint(
+                    "depth", upper.name, below.name, s, lineup_config(config, seats, what=what)
+                )
             )
     return out
