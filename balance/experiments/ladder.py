@@ -16,23 +16,44 @@ The ladder plays two kinds of **points**, each a config played on the run's seed
   same deals, against the mirror of ``Q`` in the same seats, says how much the step from ``Q``
   to ``R`` wins: whether the ladder is still a ladder there.
 
-Nothing here plays or prints; errors are :class:`LadderError` (one line).
+**On disk a ladder is a sweep** (balance/sweep_file.py) whose one categorical knob, ``ladder``,
+takes a value per point: every point a results directory written by ``runner.run``, the same
+resuming, Ctrl-C, backends and ``balance verify``; beside ``sweep.json``, ``ladder.json``
+records the rungs and what each point is (its kind, rung, the rung below and the seat).
+
+Nothing here prints; errors are :class:`LadderError` (one line).
 """
 
 from __future__ import annotations
 
 import itertools
+import json
+import math
+import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, NamedTuple
 
-from balance import games
-from balance.config import ConfigError, RunConfig, config_from_dict
+import numpy as np
+from scipy import stats as sps
+
+import balance
+from balance import games, runner
+from balance.config import ConfigError, RunConfig, config_from_dict, load_config
+from balance.config.overrides import override, parse_overrides
 from balance.errors import BalanceError
+from balance.experiments import sweep
+from balance.stats import ladder as depth_stats
+from balance.sweep_file import Axis
 
 SOURCE = "--rungs"
 SEARCH = re.compile(r"search_(?P<n>[1-9][0-9]*)")
 MAX_RUNGS = 8  # a longer ladder is a typo, and its depth points grow with every rung
+LADDER_MANIFEST = "ladder.json"
+AXIS = "ladder"  # the sweep knob whose values are the ladder's points
+HALF_WIDTH = 0.02  # default target: a step's edge within +-2 points at 95 %
+LEVEL = 0.95
 
 
 class LadderError(BalanceError):
@@ -157,3 +178,191 @@ def plan_points(config: RunConfig, rungs: Sequence[Rung]) -> list[LadderPoint]:
                 )
             )
     return out
+
+
+# =================================================================================== sizing
+
+
+def games_for(half_width: float = HALF_WIDTH, level: float = LEVEL) -> int:
+    """Games a point so that a share's 95 % interval is at most +-``half_width`` wide whatever
+    the share (a win's variance is at most 1/4): 2,401 at +-2 points."""
+    if not 0 < half_width < 0.5:
+        raise LadderError(f"--half-width: must be between 0 and 0.5, got {half_width}")
+    z = float(sps.norm.ppf(0.5 + level / 2))
+    return math.ceil(z * z * 0.25 / (half_width * half_width))
+
+
+# ================================================================================= the plan
+
+
+class LadderPlan(NamedTuple):
+    """A ladder whose every point's config is validated: ready to play (``sweep`` plays it)."""
+
+    rungs: tuple[Rung, ...]
+    points: tuple[LadderPoint, ...]
+    sweep: sweep.Plan
+
+    @property
+    def games(self) -> int:
+        return self.sweep.games
+
+    @property
+    def seed(self) -> int:
+        return self.sweep.seed
+
+    def manifest(self) -> dict[str, Any]:
+        """``ladder.json``: the rungs and what each point is."""
+        return {
+            "kind": "ladder",
+            "version": balance.__version__,
+            "game": self.sweep.game,
+            "config_path": self.sweep.config_path,
+            "rungs": [{"name": r.name, "policy": r.entry} for r in self.rungs],
+            "games": self.games,
+            "seed": self.seed,
+            "points": [
+                {"dir": sp.dir, "kind": p.kind, "rung": p.rung, "below": p.below, "seat": p.seat}
+                for p, sp in zip(self.points, self.sweep.points, strict=True)
+            ],
+        }
+
+
+def plan_ladder(
+    config: str | os.PathLike[str],
+    rungs: str | Sequence[str],
+    *,
+    sets: Sequence[str] = (),
+    games: int | None = None,
+    seed: int | None = None,
+    config_path: str | None = None,
+) -> LadderPlan:
+    """Every point of the ladder of ``rungs`` over ``config`` (with ``--set`` overrides),
+    validated, as a sweep of one categorical knob. ``games`` a point: :func:`games_for` by
+    default; ``seed``: the config's."""
+    sets_ = parse_overrides(sets, source="--set")
+    base = load_config(config, sets_)
+    parsed = parse_rungs(base, rungs)
+    pts = plan_points(base, parsed)
+    games = games_for() if games is None else games
+    seed = base.seed if seed is None else seed
+    runner.check_options(games=games, seed=seed, players=base.players)
+    names = tuple(p.name for p in pts)
+    text = f"--rungs {','.join(r.name for r in parsed)}"
+    axis = Axis(text=text, key=AXIS, path=(AXIS,), values=names, labels=names)
+    width = max(2, len(str(len(pts) - 1)))
+    points = tuple(
+        sweep.Point(
+            index=i,
+            name=p.name,
+            dir=f"{i:0{width}d}-{p.dir}",
+            values=(p.name,),
+            labels=(p.name,),
+            overrides=(
+                override("policies", p.config.resolved_dict()["policies"], source=SOURCE),
+                override("seats", list(p.config.seats), source=SOURCE),
+            ),
+        )
+        for i, p in enumerate(pts)
+    )
+    configs = tuple(p.config.model_copy(update={"games": games, "seed": seed}) for p in pts)
+    plan = sweep.Plan(
+        config_path=config_path if config_path is not None else os.fspath(config),
+        game=base.game,
+        sets=tuple(sets_),
+        axes=(axis,),
+        points=points,
+        configs=configs,
+        games=games,
+        seed=seed,
+    )
+    return LadderPlan(tuple(parsed), tuple(pts), plan)
+
+
+def run_ladder(
+    plan: LadderPlan,
+    *,
+    out: str | os.PathLike[str],
+    threads: int | None = None,
+    chunk_size: int = runner.CHUNK,
+    force: bool = False,
+    progress: Callable[[str, int, int], None] | None = None,
+    on_point: Callable[[Any], None] | None = None,
+) -> sweep.SweepSummary:
+    """Play every point into ``out`` (``sweep.run_sweep``: the same resuming and Ctrl-C), with
+    ``ladder.json`` beside the sweep manifest."""
+    out = Path(out)
+    sweep.check_out(out, plan.sweep, force=force)
+    summary = sweep.run_sweep(
+        plan.sweep,
+        out=out,
+        threads=threads,
+        chunk_size=chunk_size,
+        force=force,
+        progress=progress,
+        on_point=lambda r: (_write_manifest(out, plan), on_point and on_point(r)),
+    )
+    _write_manifest(out, plan)
+    return summary
+
+
+def _write_manifest(out: Path, plan: LadderPlan) -> None:
+    from balance.results import writer
+
+    writer._write_json(out / LADDER_MANIFEST, plan.manifest())
+
+
+# ============================================================================== reading back
+
+
+def read_manifest(out: str | os.PathLike[str]) -> dict[str, Any]:
+    """``ladder.json`` of a ladder directory (LadderError, one line, when there is none)."""
+    file = Path(out) / LADDER_MANIFEST
+    try:
+        data = json.loads(file.read_text())
+    except FileNotFoundError:
+        raise LadderError(f"{out}: not a ladder directory (no {LADDER_MANIFEST})") from None
+    except (OSError, ValueError) as e:
+        raise LadderError(f"{file}: unreadable ({e})") from None
+    if not isinstance(data, dict) or data.get("kind") != "ladder":
+        raise LadderError(f"{file}: kind: not a ladder manifest")
+    return data
+
+
+def point_wins(path: Path) -> np.ndarray:
+    """float64[games, players]: each seat's win in each game of a finished point."""
+    from balance.results import open_results
+
+    manifest, rows = open_results(path)
+    frame = rows.select("game", "seat", "win").sort("game", "seat").collect()
+    players = int(manifest["players"])
+    return frame["win"].to_numpy().astype(np.float64).reshape(-1, players)
+
+
+def read_depth(out: str | os.PathLike[str]) -> depth_stats.Depth:
+    """The ladder's skill depth (balance/stats/ladder.py) from its finished points."""
+    from balance.sweep_file import open_sweep
+
+    out = Path(out)
+    manifest = read_manifest(out)
+    run = open_sweep(out)
+    status = {p.path.name: p.status for p in run.points}
+    pts = manifest["points"]
+    left = [p["dir"] for p in pts if status.get(p["dir"]) != "complete"]
+    if left:
+        raise LadderError(
+            f"{out}: the ladder is not finished ({len(left)} of {len(pts)} points to play); "
+            "run the same command again to resume it"
+        )
+    dirs = {p["dir"]: out / p["dir"] for p in pts}
+    names = [r["name"] for r in manifest["rungs"]]
+    mirrors = {p["rung"]: point_wins(dirs[p["dir"]]) for p in pts if p["kind"] == "mirror"}
+    rotations = []
+    for lower, upper in itertools.pairwise(names):
+        seats = sorted(
+            (p for p in pts if p["kind"] == "depth" and p["rung"] == upper and p["below"] == lower),
+            key=lambda p: p["seat"],
+        )
+        rotations.append(
+            np.stack([point_wins(dirs[p["dir"]])[:, p["seat"]] for p in seats], axis=1)
+        )
+    return depth_stats.depth(names, [mirrors[n] for n in names[:-1]], rotations)

@@ -84,3 +84,52 @@ def test_bad_rungs_are_one_line(text, says):
         L.parse_rungs(_base("five_ravens"), text)
     message = str(e.value)
     assert message.startswith("--rungs: ") and says in message and "\n" not in message
+
+
+# ------------------------------------------------------------------ playing and reading back
+
+FR = ROOT / "configs" / "five_ravens" / "base.yaml"
+
+
+def test_a_small_ladder_plays_every_point_resumes_and_measures_its_depth(tmp_path):
+    plan = L.plan_ladder(FR, "random,greedy,search_2", games=120, seed=3)
+    assert plan.games == 120 and len(plan.points) == 3 + 2 * 4
+    out = tmp_path / "ladder"
+    first = L.run_ladder(plan, out=out)
+    assert first.played_games == 120 * 11
+    manifest = L.read_manifest(out)
+    assert [r["name"] for r in manifest["rungs"]] == ["random", "greedy", "search_2"]
+    assert {p["dir"] for p in manifest["points"]} == {p.dir for p in plan.sweep.points}
+    d = L.read_depth(out)
+    low, high = d.steps
+    assert (low.lower, low.upper) == ("random", "greedy")
+    assert low.yardstick == pytest.approx(0.25) and low.lo > 0.3  # greedy crushes random
+    assert high.games == 120 and d.level == pytest.approx(1 - 0.05 / 2)
+    again = L.run_ladder(plan, out=out)  # finished: every point kept
+    assert again.played_games == 0 and L.read_depth(out) == d
+
+
+def test_a_rung_that_plays_like_the_one_below_has_no_edge_game_by_game(tmp_path):
+    """Planted: ``twin`` is greedy under another name. Its seat among greedy plays the mirror's
+    games exactly (common random numbers), so the step's edge is 0 in every game: no ladder."""
+    plan = L.plan_ladder(FR, "greedy,twin", sets=["policies.twin={kind: greedy}"], games=80)
+    L.run_ladder(plan, out=tmp_path / "twin")
+    (step,) = L.read_depth(tmp_path / "twin").steps
+    assert step.edge == 0 and step.lo == step.hi == 0 and step.share == pytest.approx(0.25)
+
+
+def test_an_unfinished_ladder_says_so_in_one_line(tmp_path):
+    plan = L.plan_ladder(FR, "random,greedy", games=20)
+    L.run_ladder(plan, out=tmp_path / "l")
+    (tmp_path / "l" / plan.sweep.points[-1].dir / "manifest.json").unlink()
+    with pytest.raises(L.LadderError, match="not finished \\(1 of 6 points to play\\)"):
+        L.read_depth(tmp_path / "l")
+    with pytest.raises(L.LadderError, match="not a ladder directory"):
+        L.read_depth(tmp_path)
+
+
+def test_games_for_a_half_width():
+    assert L.games_for(0.02) == 2401  # the issue's "about 2,400 games for a pair of rungs"
+    assert L.games_for(0.01) == 9604
+    with pytest.raises(L.LadderError, match="--half-width"):
+        L.games_for(0.0)
