@@ -201,6 +201,7 @@ class LadderPlan(NamedTuple):
     rungs: tuple[Rung, ...]
     points: tuple[LadderPoint, ...]
     sweep: sweep.Plan
+    report: dict[str, Any] | None  # the config's report section: the findings' tolerances
 
     @property
     def games(self) -> int:
@@ -220,6 +221,7 @@ class LadderPlan(NamedTuple):
             "rungs": [{"name": r.name, "policy": r.entry} for r in self.rungs],
             "games": self.games,
             "seed": self.seed,
+            "report": self.report,
             "points": [
                 {"dir": sp.dir, "kind": p.kind, "rung": p.rung, "below": p.below, "seat": p.seat}
                 for p, sp in zip(self.points, self.sweep.points, strict=True)
@@ -275,7 +277,7 @@ def plan_ladder(
         games=games,
         seed=seed,
     )
-    return LadderPlan(tuple(parsed), tuple(pts), plan)
+    return LadderPlan(tuple(parsed), tuple(pts), plan, base.resolved_dict().get("report"))
 
 
 def run_ladder(
@@ -338,11 +340,27 @@ def point_wins(path: Path) -> np.ndarray:
     return frame["win"].to_numpy().astype(np.float64).reshape(-1, players)
 
 
-def read_depth(out: str | os.PathLike[str]) -> depth_stats.Depth:
-    """The ladder's skill depth (balance/stats/ladder.py) from its finished points."""
+def mirror_arrays(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """(win float[G, P], order int[G, P], team str[G, P], role str[G, P] or None) of a point."""
+    from balance.results import open_results
+
+    manifest, rows = open_results(path)
+    names = rows.collect_schema().names()
+    cols = ["game", "seat", "win", "order", "team", *(["role"] if "role" in names else [])]
+    frame = rows.select(cols).sort("game", "seat").collect()
+    players = int(manifest["players"])
+
+    def grid(name: str) -> np.ndarray:
+        return frame[name].to_numpy().reshape(-1, players)
+
+    role = grid("role").astype(str) if "role" in cols else None
+    return grid("win").astype(np.float64), grid("order"), grid("team").astype(str), role
+
+
+def _finished(out: Path) -> tuple[dict[str, Any], dict[str, Path]]:
+    """The ladder's manifest and every point's directory, all finished (else LadderError)."""
     from balance.sweep_file import open_sweep
 
-    out = Path(out)
     manifest = read_manifest(out)
     run = open_sweep(out)
     status = {p.path.name: p.status for p in run.points}
@@ -353,7 +371,14 @@ def read_depth(out: str | os.PathLike[str]) -> depth_stats.Depth:
             f"{out}: the ladder is not finished ({len(left)} of {len(pts)} points to play); "
             "run the same command again to resume it"
         )
-    dirs = {p["dir"]: out / p["dir"] for p in pts}
+    return manifest, {p["dir"]: out / p["dir"] for p in pts}
+
+
+def read_depth(out: str | os.PathLike[str]) -> depth_stats.Depth:
+    """The ladder's skill depth (balance/stats/ladder.py) from its finished points."""
+    out = Path(out)
+    manifest, dirs = _finished(out)
+    pts = manifest["points"]
     names = [r["name"] for r in manifest["rungs"]]
     mirrors = {p["rung"]: point_wins(dirs[p["dir"]]) for p in pts if p["kind"] == "mirror"}
     rotations = []
@@ -366,3 +391,22 @@ def read_depth(out: str | os.PathLike[str]) -> depth_stats.Depth:
             np.stack([point_wins(dirs[p["dir"]])[:, p["seat"]] for p in seats], axis=1)
         )
     return depth_stats.depth(names, [mirrors[n] for n in names[:-1]], rotations)
+
+
+def read_findings(out: str | os.PathLike[str]) -> list[depth_stats.Finding]:
+    """Every verdict axis' group measured in every mirror and classified across the rungs
+    (balance/stats/ladder.py), with the config's tolerances and targets."""
+    from balance.config.headline import ReportSettings
+
+    out = Path(out)
+    manifest, dirs = _finished(out)
+    settings = ReportSettings.model_validate(manifest.get("report") or {})
+    tol = settings.tolerance.axes()
+    tolerance = {"order": tol.place, "seat": tol.seat, "team": tol.team, "role": tol.role}
+    targets = dict(settings.targets.team or {})
+    per_rung = []
+    for name in [r["name"] for r in manifest["rungs"]]:
+        point = next(p for p in manifest["points"] if p["kind"] == "mirror" and p["rung"] == name)
+        win, order, team, role = mirror_arrays(dirs[point["dir"]])
+        per_rung.append(depth_stats.finding_values(win, order, team, role, targets=targets))
+    return depth_stats.classify(per_rung, tolerance)

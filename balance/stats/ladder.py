@@ -98,3 +98,176 @@ def depth(
             )
         )
     return Depth(steps, level, all(s.lo > 0 for s in steps))
+
+
+# ===================================================================== findings across rungs
+#
+# A finding is one group of a verdict axis (balance/stats/axes.py) measured in every mirror of
+# the ladder: a place in the turn order, a chair, a side, a role. In a mirror every seat plays
+# the same rung, and every mirror plays the same games (common random numbers), so each
+# finding is a per-game value at each rung (``finding_values``): the place's (chair's, role's)
+# win minus the game's mean seat win, the deviation of balance/stats/axes.py game by game (its
+# mean over games is that deviation exactly); a side's win (1/k of a shared one) minus its
+# target or fair share (its seats' part of the table), or the side's raw share when the game
+# deals sides and the config names no target (no reference: the value itself is the finding).
+#
+# **Across rungs** a finding is classified (``classify``) from two things:
+#
+# - its value at each rung, with an interval simultaneous over the axis' groups and the rungs
+#   (Bonferroni, ``1 - alpha / (groups x rungs)``), so that "positive at one rung and negative
+#   at another" is wrong with at most ``alpha`` per axis;
+# - its trend: the least-squares slope on the rung's position (0 for the weakest), a linear
+#   contrast of the rungs' values whose variance comes from the games (balance/stats/trend.py's
+#   paired contrast: every rung played the same games), BH over every finding's trend (one
+#   metric, win share: the project's one rule).
+#
+# The call, in this order:
+#
+# - ``flips``: significantly positive at one rung and significantly negative at another;
+# - ``grows`` / ``shrinks``: a significant trend away from 0 / towards 0: away from the side of
+#   0 the weakest rung is significantly on, or out of 0 when it is on neither (an edge that
+#   appears with skill grows, in the trend's direction); for a finding without a reference,
+#   ``grows`` when it rises and ``shrinks`` when it falls;
+# - ``holds``: no significant trend, the change the slope's interval allows from the weakest
+#   rung to the strongest within ±tolerance, and the same judgement at every rung (within
+#   ±tolerance at every rung, or significantly of one sign at every rung; a finding without a
+#   reference needs only the first two);
+# - ``not determined``: anything else (the games do not decide it).
+
+CALLS = ("holds", "grows", "shrinks", "flips", "not determined")
+Key = tuple[str, str]  # (axis, group)
+
+
+class Finding(NamedTuple):
+    axis: str  # order, seat, team, role
+    group: str
+    reference: bool  # a deviation from a reference (False: a dealt side's raw share)
+    value: list[float]  # per rung (NaN: not seen at that rung)
+    lo: list[float]  # simultaneous over the axis' groups and the rungs
+    hi: list[float]
+    games: list[int]
+    slope: float  # per rung step
+    slope_lo: float
+    slope_hi: float
+    p_value: float
+    q_value: float
+    call: str
+
+
+def finding_values(
+    win: np.ndarray,
+    order: np.ndarray,
+    team: np.ndarray,
+    role: np.ndarray | None,
+    *,
+    targets: dict[str, float] | None = None,
+) -> dict[Key, tuple[np.ndarray, bool]]:
+    """Per-game values of every finding of one mirror: ``win`` float[G, P] (as the dataset
+    counts it), ``order`` int[G, P] (0 = first to play), ``team`` str[G, P], ``role`` str[G, P]
+    or None. Returns {(axis, group): (float[G] with NaN where the group is absent, has a
+    reference)}."""
+    win = np.asarray(win, dtype=np.float64)
+    games, players = win.shape
+    mean = win.mean(axis=1)
+    out: dict[Key, tuple[np.ndarray, bool]] = {}
+    for j in range(players):
+        out[("order", str(j + 1))] = ((win * (order == j)).sum(axis=1) - mean, True)
+    for s in range(players):
+        out[("seat", str(s + 1))] = (win[:, s] - mean, True)
+    team = np.asarray(team).astype(str)
+    fixed = bool((team == team[:1]).all()) if games else True
+    names = sorted(set(team.ravel().tolist()))
+    sizes = {t: int((team[0] == t).sum()) for t in names} if fixed else {}
+    targets = targets or {}
+    if len(names) > 1 and (not fixed or any(k > 1 for k in sizes.values()) or targets):
+        for t in names:
+            mine = team == t
+            share = np.where(mine, win, 0.0).max(axis=1)
+            share = np.where(mine.any(axis=1), share, np.nan)
+            ref = targets.get(t, sizes[t] / players if fixed else None)
+            out[("team", t)] = (share - ref, True) if ref is not None else (share, False)
+    if role is not None:
+        role = np.asarray(role).astype(str)
+        for r in sorted(set(role.ravel().tolist()) - {"None", ""}):
+            mine = role == r
+            n = mine.sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                v = np.where(n > 0, (win * mine).sum(axis=1) / n - mean, np.nan)
+            out[("role", r)] = (v, True)
+    return out
+
+
+def classify(
+    per_rung: Sequence[dict[Key, tuple[np.ndarray, bool]]],
+    tolerance: dict[str, float],
+    alpha: float = ALPHA,
+) -> list[Finding]:
+    """Every finding seen at every rung, classified across the rungs (see above).
+    ``per_rung[k]``: :func:`finding_values` of rung ``k``'s mirror, all over the same games;
+    ``tolerance``: ± per axis (order, seat, team, role)."""
+    from balance.stats.multiple import bh_qvalues
+    from balance.stats.trend import paired_contrast, slope_coefficients
+
+    rungs = len(per_rung)
+    if rungs < 2:
+        raise ValueError("findings across rungs need at least 2 rungs")
+    keys = [k for k in per_rung[0] if all(k in r for r in per_rung[1:])]
+    groups: dict[str, int] = {}
+    for axis, _ in keys:
+        groups[axis] = groups.get(axis, 0) + 1
+    c = slope_coefficients(np.arange(rungs, dtype=np.float64))
+    rows = []
+    for key in keys:
+        values = [r[key][0] for r in per_rung]
+        has_ref = per_rung[0][key][1]
+        level = 1.0 - alpha / (groups[key[0]] * rungs)
+        ms = [mean_interval(moments(v[:, None]), level) for v in values]
+        trend = paired_contrast([v[:, None] for v in values], c)
+        rows.append((key, has_ref, values, ms, trend))
+    q = bh_qvalues([float(t.p_value[0]) for *_, t in rows])
+    out = []
+    for (key, has_ref, values, ms, trend), qv in zip(rows, q, strict=True):
+        value = [float(m.mean[0]) for m in ms]
+        lo = [float(m.lo[0]) for m in ms]
+        hi = [float(m.hi[0]) for m in ms]
+        slope, s_lo, s_hi = (float(trend.estimate[0]), float(trend.lo[0]), float(trend.hi[0]))
+        tol = tolerance.get(key[0], 0.02)
+        significant = bool(qv < 0.05)
+        span = rungs - 1  # the slope's change from the weakest rung to the strongest
+        steady = not significant and -tol <= s_lo * span and s_hi * span <= tol
+        if has_ref:
+            pos = [x > 0 for x in lo]
+            neg = [x < 0 for x in hi]
+            within = all(-tol <= a and b <= tol for a, b in zip(lo, hi, strict=True))
+            if any(pos) and any(neg):
+                call = "flips"
+            elif significant:
+                # away from the weakest rung's side of 0, or out of 0 when it is on neither
+                sign = 1.0 if pos[0] else -1.0 if neg[0] else np.sign(slope)
+                call = "grows" if np.sign(slope) == sign else "shrinks"
+            elif steady and (within or all(pos) or all(neg)):
+                call = "holds"
+            else:
+                call = "not determined"
+        elif significant:
+            call = "grows" if slope > 0 else "shrinks"
+        else:
+            call = "holds" if steady else "not determined"
+        out.append(
+            Finding(
+                axis=key[0],
+                group=key[1],
+                reference=has_ref,
+                value=value,
+                lo=lo,
+                hi=hi,
+                games=[int(np.isfinite(v).sum()) for v in values],
+                slope=slope,
+                slope_lo=s_lo,
+                slope_hi=s_hi,
+                p_value=float(trend.p_value[0]),
+                q_value=float(qv),
+                call=call,
+            )
+        )
+    return out

@@ -133,3 +133,27 @@ def test_games_for_a_half_width():
     assert L.games_for(0.01) == 9604
     with pytest.raises(L.LadderError, match="--half-width"):
         L.games_for(0.0)
+
+
+def test_the_findings_of_every_mirror_are_classified_across_the_rungs(tmp_path):
+    from balance.stats.ladder import CALLS
+
+    plan = L.plan_ladder(FR, "random,greedy,search_2", games=150, seed=5)
+    L.run_ladder(plan, out=tmp_path / "fr")
+    found = {(f.axis, f.group): f for f in L.read_findings(tmp_path / "fr")}
+    assert set(found) == {(a, str(i)) for a in ("order", "seat") for i in range(1, 5)}
+    for f in found.values():
+        assert f.call in CALLS and len(f.value) == 3 and f.games == [150] * 3
+        assert all(lo <= v <= hi for v, lo, hi in zip(f.value, f.lo, f.hi, strict=True))
+
+
+def test_raven_manor_findings_have_sides_without_a_target_and_roles(tmp_path):
+    """The sides are dealt and base.yaml names no target: a side's finding is its share (no
+    reference); basic players make the Raven's side win far more than random ones."""
+    rm = ROOT / "configs" / "raven_manor" / "base.yaml"
+    plan = L.plan_ladder(rm, "random,basic", games=300, seed=3)
+    L.run_ladder(plan, out=tmp_path / "rm")
+    found = {(f.axis, f.group): f for f in L.read_findings(tmp_path / "rm")}
+    raven = found[("team", "raven")]
+    assert not raven.reference and raven.call == "grows" and raven.value[1] > 0.8
+    assert ("role", "raven") in found and found[("order", "1")].reference

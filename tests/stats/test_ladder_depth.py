@@ -89,3 +89,88 @@ def test_bad_shapes_are_refused():
         L.step_edge(np.zeros((3, 2)), np.zeros((3, 4)))
     with pytest.raises(ValueError, match="k - 1 steps"):
         L.depth(["a", "b"], [np.zeros((3, 2))], [])
+
+
+# ------------------------------------------------------------------ findings across rungs
+
+TOL = {"order": 0.02, "seat": 0.01, "team": 0.02, "role": 0.02}
+
+
+def _mirror(rng, n: int, first: float, players: int = 4):
+    """Per-game finding values of a mirror whose first player wins ``first`` of the games
+    (the others alike); the turn order rotates with the game."""
+    seat_first = np.arange(n) % players
+    order = (np.arange(players)[None, :] - seat_first[:, None]) % players
+    place = np.where(rng.random(n) < first, 0, 1 + rng.integers(players - 1, size=n))
+    win = (order == place[:, None]).astype(float)
+    team = np.tile(np.arange(players).astype(str), (n, 1))
+    return L.finding_values(win, order, team, None)
+
+
+def _calls(findings, axis="order", group="1"):
+    return next(f for f in findings if (f.axis, f.group) == (axis, group))
+
+
+def test_a_game_where_skill_changes_nothing_is_called_holds_or_not_determined():
+    """Planted null: no rung has any seat or place effect. Over 200 ladders of 3 rungs, at most
+    5 % (plus slack) call any finding grows, shrinks or flips."""
+    rng = np.random.default_rng(21)
+    wrong = 0
+    for _ in range(200):
+        f = L.classify([_mirror(rng, 2000, 0.25) for _ in range(3)], TOL)
+        wrong += any(x.call in ("grows", "shrinks", "flips") for x in f)
+    assert wrong / 200 <= 0.085, wrong
+
+
+def test_with_games_enough_a_null_place_is_shown_to_hold():
+    """20,000 games a rung put the first place within its ±2 points at every rung, with a
+    trend too small to leave them: holds (2,000 games cannot: not determined)."""
+    rng = np.random.default_rng(22)
+    calls = [_calls(L.classify([_mirror(rng, 20000, 0.25) for _ in range(3)], TOL)).call
+             for _ in range(20)]  # fmt: skip
+    assert calls.count("holds") >= 18, calls
+    few = _calls(L.classify([_mirror(rng, 2000, 0.25) for _ in range(3)], TOL))
+    assert few.call == "not determined"
+
+
+def test_a_first_player_edge_that_turns_into_a_handicap_flips():
+    rng = np.random.default_rng(1)
+    f = L.classify([_mirror(rng, 4000, p) for p in (0.40, 0.25, 0.10)], TOL)
+    first = _calls(f)
+    assert first.call == "flips"
+    assert first.lo[0] > 0 and first.hi[2] < 0
+
+
+@pytest.mark.parametrize(("shares", "call"), [((0.28, 0.33, 0.38), "grows"),
+                                              ((0.38, 0.33, 0.28), "shrinks")])  # fmt: skip
+def test_an_edge_that_moves_with_skill_grows_or_shrinks(shares, call):
+    rng = np.random.default_rng(2)
+    first = _calls(L.classify([_mirror(rng, 6000, p) for p in shares], TOL))
+    assert first.call == call and first.q_value < 0.05
+
+
+def test_an_edge_the_same_at_every_rung_holds():
+    rng = np.random.default_rng(4)
+    first = _calls(L.classify([_mirror(rng, 20000, 0.35) for _ in range(3)], TOL))
+    assert first.call == "holds"
+    assert all(lo > 0 for lo in first.lo)
+
+
+def test_a_dealt_side_without_a_target_is_its_share_rising_or_steady():
+    """Raven Manor-like: the evil side (one seat, dealt) wins more as skill grows."""
+    rng = np.random.default_rng(8)
+    n, players = 4000, 5
+
+    def rung(p_evil):
+        evil = rng.integers(players, size=n)
+        evil_wins = rng.random(n) < p_evil
+        is_evil = np.arange(players)[None, :] == evil[:, None]
+        win = np.where(is_evil, evil_wins[:, None], ~evil_wins[:, None]).astype(float)
+        team = np.where(is_evil, "evil", "family")
+        order = np.tile(np.arange(players), (n, 1))
+        return L.finding_values(win, order, team, None)
+
+    f = L.classify([rung(p) for p in (0.3, 0.5, 0.7)], TOL)
+    evil = _calls(f, "team", "evil")
+    assert not evil.reference and evil.call == "grows"
+    assert evil.value[0] == pytest.approx(0.3, abs=0.03)
