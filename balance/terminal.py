@@ -393,3 +393,77 @@ def bench_targets(result: Any) -> Any:
         met = "not measured" if t.met is None else "yes" if t.met else "NO"
         table.add_row(t.label, measured, required, met)
     return table
+
+
+def ladder_depth_table(depth: Any) -> Any:
+    """Each step of a skill ladder: the stronger seat's share, the lower rung's in the same
+    seats, and the edge with its simultaneous interval."""
+    from rich import box
+    from rich.table import Table
+
+    from balance import fmt
+
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        title=f"skill depth: each rung in one seat among the rung below, seats rotated "
+        f"({fmt.level(depth.level)} intervals, simultaneous over the {len(depth.steps)} steps)",
+    )
+    for name in ("step", "games", "its share", "the rung below there", "edge"):
+        table.add_column(name, justify="left" if name == "step" else "right", no_wrap=True)
+    for s in depth.steps:
+        table.add_row(
+            f"{s.upper} over {s.lower}",
+            fmt.grouped(s.games),
+            fmt.pct(s.share),
+            fmt.pct(s.yardstick),
+            fmt.points(s.edge, s.lo, s.hi) + ("*" if s.lo > 0 or s.hi < 0 else " "),
+        )
+    table.caption = ladder_depth_sentence(depth)
+    return table
+
+
+def ladder_depth_sentence(depth: Any) -> str:
+    """Whether the ladder is a ladder, as its simultaneous intervals allow."""
+    if depth.ladder:
+        return (
+            f"Each rung wins more than the rung below up to {depth.steps[-1].upper}: every "
+            "step's lower bound is above 0 (* an interval that excludes 0)."
+        )
+    said = "; ".join(
+        f"{s.upper} over {s.lower}: " + ("wins less" if s.hi < 0 else "no edge beyond chance")
+        for s in depth.steps
+        if s.lo <= 0
+    )
+    return f"Not a ladder all the way up ({said}); * an interval that excludes 0."
+
+
+def ladder_findings_table(findings: Any, rungs: list[str]) -> Any:
+    """Each finding at every rung (a mirror each) and its call across the rungs."""
+    from rich import box
+    from rich.table import Table
+
+    from balance import fmt
+
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        title="findings at every rung (every seat that rung), in points: a place's, chair's or "
+        "role's win share minus the mean seat win, a side's minus its target or fair share (a "
+        "dealt side without a target: its share); intervals simultaneous over each axis' groups "
+        "and the rungs; the trend per rung on the same games, * q < 0.05 (BH over the findings)",
+    )
+    table.add_column("finding", no_wrap=True)
+    for r in rungs:
+        table.add_column(r, justify="right", no_wrap=True)
+    table.add_column("trend per rung", justify="right", no_wrap=True)
+    table.add_column("call", no_wrap=True)
+    names = {"order": "place", "seat": "chair", "team": "side", "role": "role"}
+    for f in findings:
+        cells = [
+            fmt.signed(v, lo, hi, 100) if f.reference else fmt.estimate(v, lo, hi, 100, " %")
+            for v, lo, hi in zip(f.value, f.lo, f.hi, strict=True)
+        ]
+        trend = fmt.signed(f.slope, f.slope_lo, f.slope_hi, 100) + (
+            "*" if f.q_value < 0.05 else " "
+        )
+        table.add_row(f"{names.get(f.axis, f.axis)} {f.group}", *cells, trend, f.call)
+    return table

@@ -88,6 +88,8 @@ BASE = {
     "sweep": "sweep {T}/fake.yaml --over rules.bonus=0,1 --games 20 --chunk-size 10 --out {T}/new",
     "report": "report {T}/res -o {T}/report.html --no-impact",
     "tune": "tune {T}/fake.yaml --param rules.bonus=0..5 --target mean_score=3 --games 2500",
+    "ladder": "ladder {T}/fake.yaml --rungs plain,skilled --games 20 --chunk-size 10 "
+    "--out {T}/new",
 }
 
 # What each parameter of each command is: a number, an input file, a results directory, an
@@ -123,6 +125,10 @@ ROLES: dict[str, dict[str, str]] = {
              "--games": "number", "--seed": "number", "--threads": "number",
              "--out": "out-file .yaml", "--trials": "number", "--backend": "text",
              "--address": "text"},
+    "ladder": {"config": "input .yaml", "--rungs": "text", "--set": "text", "--games": "number",
+               "--half-width": "number", "--seed": "number", "--out": "out-dir",
+               "--threads": "number", "--chunk-size": "number", "--backend": "text",
+               "--address": "text"},
 }  # fmt: skip
 
 

@@ -302,6 +302,11 @@ EXAMPLES: dict[str, list[str]] = {
         "--param rules.compensation.gold=0..6 --target 'win_share[order=0,decided]=0.5' "
         "--games 300000 --out configs/raven_order/mirror_compensation.yaml",
     ],
+    "ladder": [
+        "balance ladder configs/five_ravens/base.yaml --out results/five_ravens_ladder",
+        "balance ladder configs/raven_order/mirror.yaml --rungs random,economy,search_20 "
+        "--games 1000",
+    ],
     "report": [
         "balance report results/five_ravens",
         "balance report results/five_ravens --impact impact.json -o reports/five_ravens_impact.html",

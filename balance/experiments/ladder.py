@@ -50,6 +50,16 @@ from balance.sweep_file import Axis
 SOURCE = "--rungs"
 SEARCH = re.compile(r"search_(?P<n>[1-9][0-9]*)")
 MAX_RUNGS = 8  # a longer ladder is a typo, and its depth points grow with every rung
+# The default ladder's search budgets per game, each 4x the last: chosen so that the base
+# config's default ladder (2,401 games a point) takes about 30 minutes on a 2-core machine
+# (docs/commands/ladder.md gives each game's measured time). A search decision costs its
+# iterations times a rest-of-game, so the slow games' rungs start low.
+BUDGETS = {
+    "five_ravens": (25, 100, 400),
+    "raven_order": (5, 20, 80),
+    "raven_manor": (2, 8, 32),
+    "corvids": (2, 8, 32),
+}
 LADDER_MANIFEST = "ladder.json"
 AXIS = "ladder"  # the sweep knob whose values are the ladder's points
 HALF_WIDTH = 0.02  # default target: a step's edge within +-2 points at 95 %
@@ -93,13 +103,28 @@ class LadderPoint(NamedTuple):
 
 def heuristic(config: RunConfig) -> str:
     """The game's heuristic: the policy its search player rolls out with by default."""
-    model = games.get(config.game).policy_kinds["search"]
+    model = games.get(config.game).policy_kinds.get("search")
+    if model is None:
+        raise _problem(
+            f"{config.game} has no search player: name the rungs (its policies: "
+            f"{', '.join(sorted(config.policies))})"
+        )
     return str(model.model_fields["rollout"].default)
 
 
-def default_rungs(config: RunConfig, budgets: Sequence[int]) -> list[str]:
-    """``random``, the game's heuristic, then a search rung per budget."""
-    return ["random", heuristic(config), *(f"search_{b}" for b in budgets)]
+def default_rungs(config: RunConfig, budgets: Sequence[int] | None = None) -> list[str]:
+    """``random``, the game's heuristic, then a search rung per budget (the game's
+    :data:`BUDGETS` by default)."""
+    top = heuristic(config)
+    budgets = BUDGETS.get(config.game, ()) if budgets is None else budgets
+    if not budgets:
+        raise _problem(f"{config.game} has no default search budgets: name the rungs")
+    return ["random", top, *(f"search_{b}" for b in budgets)]
+
+
+def default_rungs_of(config: str | os.PathLike[str], sets: Sequence[str] = ()) -> list[str]:
+    """:func:`default_rungs` of the config file (with its ``--set`` overrides)."""
+    return default_rungs(load_config(config, parse_overrides(sets, source="--set")))
 
 
 def _problem(problem: str) -> LadderError:
@@ -410,3 +435,60 @@ def read_findings(out: str | os.PathLike[str]) -> list[depth_stats.Finding]:
         win, order, team, role = mirror_arrays(dirs[point["dir"]])
         per_rung.append(depth_stats.finding_values(win, order, team, role, targets=targets))
     return depth_stats.classify(per_rung, tolerance)
+
+
+# =============================================================================== the estimate
+
+
+class Estimate(NamedTuple):
+    """What the ladder will take, from a pilot of a few games of each distinct line-up."""
+
+    seconds: float  # every point's games, at the pilot's speed
+    per_point: tuple[float, ...]  # seconds per point
+    pilot_games: int  # games the pilot played of each line-up
+    pilot_seconds: float  # what the pilot took (kernels loaded first, not counted)
+
+    def text(self, threads: int | None) -> str:
+        where = f"{threads} thread{'s' if threads != 1 else ''}" if threads else "all cores"
+        return (
+            f"about {_duration(self.seconds)} on {where} (a pilot of {self.pilot_games} games "
+            f"of each line-up took {self.pilot_seconds:.1f} s)"
+        )
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def estimate(plan: LadderPlan, *, threads: int | None = None, pilot: int = 0) -> Estimate:
+    """Time every line-up of the ladder on a few games (``pilot``: by default one per thread,
+    at least 4) and scale to the plan's games. A step's rotations play alike and are timed
+    once. Games are played here, never on a backend: the estimate is of this machine."""
+    import time
+
+    from balance.runner import numba_threads
+
+    plugin = games.get(plan.sweep.game)
+    with numba_threads(threads):
+        import numba
+
+        n = pilot or max(4, numba.get_num_threads())
+        timed: dict[tuple[str, str | None], float] = {}
+        spent = 0.0
+        for p in plan.points:
+            key = (p.rung, p.below)
+            if key in timed:
+                continue
+            tables = plugin.compile(p.config)
+            plugin.play(tables, plan.seed, 0, 0)  # load (or compile) the kernels
+            t0 = time.perf_counter()
+            plugin.play(tables, plan.seed, 0, n)
+            took = time.perf_counter() - t0
+            spent += took
+            timed[key] = took / n
+    per_point = tuple(timed[(p.rung, p.below)] * plan.games for p in plan.points)
+    return Estimate(sum(per_point), per_point, n, spent)

@@ -50,6 +50,7 @@ from balance.runner.write import (
     Interrupted,
     RunSummary,
     default_out,
+    disk_costs,
     run,
     run_costs,
 )
@@ -73,6 +74,7 @@ __all__ = [
     "check_threads",
     "current_backend",
     "default_out",
+    "disk_costs",
     "load",
     "narrate",
     "numba_threads",

@@ -478,6 +478,12 @@ def run_costs(
                 f"{games:,} games of {config.game} take about {seconds / 3600:.1f} h "
                 f"at {speed:,.0f} games/s"
             )
+    return reasons + disk_costs(config, games=games, out=out)
+
+
+def disk_costs(config: Any, *, games: int, out: Path) -> list[str]:
+    """The disk half of :func:`run_costs`: a reason when ``games`` games of ``config`` would
+    write more than the free space of ``out``'s nearest existing parent."""
     need = games * len(config.seats) * BYTES_PER_ROW
     probe = Path(os.path.abspath(out)).parent
     while not probe.exists() and probe != probe.parent:
@@ -485,11 +491,11 @@ def run_costs(
     with contextlib.suppress(OSError):
         free = shutil.disk_usage(probe).free
         if need > free:
-            reasons.append(
+            return [
                 f"{games:,} games write about {_size(need)}, more than the "
                 f"{_size(free)} free in {probe}"
-            )
-    return reasons
+            ]
+    return []
 
 
 def _size(n: float) -> str:

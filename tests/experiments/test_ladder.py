@@ -157,3 +157,51 @@ def test_raven_manor_findings_have_sides_without_a_target_and_roles(tmp_path):
     raven = found[("team", "raven")]
     assert not raven.reference and raven.call == "grows" and raven.value[1] > 0.8
     assert ("role", "raven") in found and found[("order", "1")].reference
+
+
+# ---------------------------------------------------------------------------- the command
+
+
+def _cli(*args: object):
+    from typer.testing import CliRunner
+
+    from balance.cli import app
+
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    assert not result.exception or isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+def test_balance_ladder_says_its_plan_its_estimate_its_depth_and_its_findings(tmp_path):
+    out = tmp_path / "l"
+    r = _cli("ladder", FR, "--rungs", "random,greedy", "--games", 60, "--out", out)
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    assert lines[0] == (
+        f"ladder configs/five_ravens/base.yaml: random < greedy; 6 points, 60 games each on seed 1 -> {out}"
+    )
+    assert lines[1].startswith("estimate: about ") and "pilot of 4 games" in lines[1]
+    assert (
+        "greedy over random" in r.stdout and "Each rung wins more than the rung below" in r.stdout
+    )
+    assert "place 1" in r.stdout and "chair 4" in r.stdout
+    again = _cli("ladder", FR, "--rungs", "random,greedy", "--games", 60, "--out", out)
+    assert again.exit_code == 0 and "ladder: 0 games" in again.stdout
+    assert again.stdout.count("kept (complete)") == 6
+
+
+def test_a_ladder_past_an_hour_is_refused_off_a_terminal_without_yes(tmp_path, monkeypatch):
+    hours = L.Estimate(7200.0, (7200.0,), 4, 0.1)
+    monkeypatch.setattr(L, "estimate", lambda plan, threads=None, pilot=0: hours)
+    out = tmp_path / "l"
+    r = _cli("ladder", FR, "--rungs", "random,greedy", "--games", 60, "--out", out)
+    assert r.exit_code == 1 and r.stderr.startswith("error: the ladder takes about 2.0 h")
+    assert r.stderr.rstrip().endswith("pass --yes to run anyway") and not out.exists()
+
+
+def test_a_game_without_a_search_player_needs_its_rungs_named(fake_config):
+    r = _cli("ladder", fake_config, "--games", 20)
+    assert r.exit_code == 1
+    assert r.stderr == (
+        "error: --rungs: fake has no search player: name the rungs (its policies: plain, skilled)\n"
+    )

@@ -1,0 +1,165 @@
+"""``balance ladder``: the config's findings at every skill (balance/experiments/ladder.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from balance import terminal
+from balance.cli._app import (
+    AddressOpt,
+    BackendOpt,
+    ConfigArg,
+    SeedOpt,
+    SetOpt,
+    ThreadsOpt,
+    _backend,
+    _confirm_costs,
+    _shown,
+    _with_sets,
+    command,
+    stopping,
+)
+from balance.cli.sweep import _point_line
+
+LONG_S = 3600  # past this the ladder asks first (refused off a terminal without --yes)
+
+
+@command()
+def ladder(
+    config: ConfigArg,
+    rungs: Annotated[
+        str | None,
+        typer.Option(
+            metavar="R1,R2,...",
+            show_default=False,
+            help="The rungs, weakest first: random, any policy of the config, or "
+            "search_<iterations> (the config's search settings at that budget, rolling out "
+            "with the game's heuristic). Default: random, the game's heuristic and three search "
+            "budgets, each 4x the last, chosen per game so that the base config's ladder takes "
+            "about 30 minutes on 2 cores.",
+        ),
+    ] = None,
+    sets: SetOpt = None,
+    games: Annotated[
+        int | None,
+        typer.Option(
+            help="Games per point, the same seeds at every point (default: from --half-width)."
+        ),
+    ] = None,
+    half_width: Annotated[
+        float,
+        typer.Option(
+            help="Default games: enough for a share's 95 % interval to be at most this wide "
+            "either side (0.02: ±2 points, 2,401 games).",
+        ),
+    ] = 0.02,
+    seed: SeedOpt = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="DIR",
+            help="Ladder directory, a results directory per point inside (default: "
+            "results/<game>-<config stem>-ladder-<date>-<time>). The same ladder again with "
+            "the same DIR resumes it.",
+        ),
+    ] = None,
+    threads: ThreadsOpt = None,
+    chunk_size: Annotated[int, typer.Option(help="Games per chunk (one parquet part).")] = 65536,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Replace --out if it holds another ladder or sweep."),
+    ] = False,
+    yes: Annotated[
+        bool,
+        typer.Option(
+            "--yes",
+            "-y",
+            help="Run without asking when the estimate passes an hour (off a terminal such a "
+            "ladder is refused without --yes).",
+        ),
+    ] = False,
+    backend: BackendOpt = "local",
+    address: AddressOpt = None,
+) -> None:
+    """Play CONFIG's players from weak to strong and re-measure its findings at every rung.
+
+    Two kinds of points, all on the same seeds: every seat one rung (a mirror per rung: the
+    places in the turn order, chairs, sides and roles at that skill), and each rung in one seat
+    among the rung below, rotated through every seat (skill depth: how much each step wins).
+    Before any game the ladder times a few games of each line-up and says how long it will
+    take. It prints the depth of every step (simultaneous intervals) and each finding across
+    the rungs: holds, grows, shrinks, flips or not determined. Ctrl-C keeps the finished
+    points: run the same command again to resume."""
+    from balance import runner
+    from balance.experiments import ladder as lib
+    from balance.experiments import sweep as sweep_lib
+
+    default = games is None
+    sized = lib.games_for(half_width)  # checked even when --games decides
+    plan = lib.plan_ladder(
+        config,
+        rungs if rungs is not None else lib.default_rungs_of(config, sets or []),
+        sets=sets or [],
+        games=sized if default else games,
+        seed=seed,
+        config_path=_shown(config),
+    )
+    chosen = out is not None
+    out = out or runner.default_out(plan.sweep.configs[0], f"{Path(config).stem}-ladder")
+    runner.check_options(games=plan.games, seed=plan.seed, chunk_size=chunk_size, threads=threads)
+    sweep_lib.check_out(out, plan.sweep, force=force)
+    _say_plan(plan, out=out, sets=sets, half_width=half_width if default else None)
+    _confirm(plan, out=out, threads=threads, yes=yes)
+    again = "run the same command again" if chosen else f"run the same command with --out {out}"
+    with (
+        stopping(resume=again),
+        _backend(backend, address, threads),
+        terminal.sweep_progress() as progress,
+    ):
+        summary = lib.run_ladder(
+            plan,
+            out=out,
+            threads=threads,
+            chunk_size=chunk_size,
+            force=force,
+            progress=progress,
+            on_point=_point_line(out),
+        )
+    _say_results(summary, plan)
+
+
+def _say_plan(plan: Any, *, out: Path, sets: list[str] | None, half_width: float | None) -> None:
+    names = " < ".join(r.name for r in plan.rungs)
+    why = f" (±{half_width * 100:g} points at 95 %)" if half_width is not None else ""
+    typer.echo(
+        f"ladder {plan.sweep.config_path}{_with_sets(sets)}: {names}; {len(plan.points)} points, "
+        f"{plan.games:,} games each{why} on seed {plan.seed} -> {out}"
+    )
+
+
+def _confirm(plan: Any, *, out: Path, threads: int | None, yes: bool) -> None:
+    """Time a few games of each line-up, say how long the ladder takes, and ask (refuse off a
+    terminal without --yes) past an hour or past the free disk."""
+    from balance import runner
+    from balance.experiments import ladder as lib
+
+    estimate = lib.estimate(plan, threads=threads)
+    typer.echo(f"estimate: {estimate.text(threads)}")
+    reasons = [f"the ladder takes {estimate.text(threads)}"] if estimate.seconds > LONG_S else []
+    widest = plan.sweep.configs[0]  # every point seats the config's players
+    reasons += runner.disk_costs(widest, games=plan.games * len(plan.points), out=out)
+    _confirm_costs(reasons, yes=yes)
+
+
+def _say_results(summary: Any, plan: Any) -> None:
+    from balance.experiments import ladder as lib
+
+    typer.echo(
+        f"ladder: {summary.played_games:,} games in {summary.wall_time_s:.1f} s -> {summary.out}"
+    )
+    terminal.print_table(terminal.ladder_depth_table(lib.read_depth(summary.out)))
+    findings = lib.read_findings(summary.out)
+    terminal.print_table(terminal.ladder_findings_table(findings, [r.name for r in plan.rungs]))
