@@ -200,8 +200,8 @@ def _checked_pages() -> list[Path]:
 
 # Lines that report how a run goes on this machine, not what it found (balance/terminal.py).
 PROGRESS = [
-    re.compile(r"^(compiling|loading) \S+ kernels\b.*$"),
-    re.compile(r"^(compiled|loaded) \S+ kernels in [\d.]+ s$"),
+    re.compile(r"^(compiling|loading) \S+( and search player)? kernels\b.*$"),
+    re.compile(r"^(compiled|loaded) \S+( and search player)? kernels in [\d.]+ s$"),
     re.compile(r"^.+: [\d,]+ of [\d,]+ games \(\d+%\), [\d,]+ games/s, eta \d+ s$"),
 ]
 MASKS = [
