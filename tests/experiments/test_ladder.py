@@ -205,3 +205,56 @@ def test_a_game_without_a_search_player_needs_its_rungs_named(fake_config):
     assert r.stderr == (
         "error: --rungs: fake has no search player: name the rungs (its policies: plain, skilled)\n"
     )
+
+
+# ---------------------------------------------------------------- planted: a game of skill
+
+
+@pytest.fixture
+def skill_game(monkeypatch):
+    """``fake_skill`` (tests/kit/fake_game.py): skill moves the first player's edge and each
+    seat's chance by amounts a test sets."""
+    from kit import fake_game as fake
+
+    from balance import games
+
+    monkeypatch.setitem(games._GAMES, "fake_skill", fake.skill.__name__)
+    return fake.skill
+
+
+def _ladder(skill_game, tmp_path, rungs: str, games: int, seed: int, **rules):
+    cfg = skill_game.write_config(tmp_path / f"skill-{seed}.yaml", seed=seed, **rules)
+    out = tmp_path / f"ladder-{seed}"
+    L.run_ladder(L.plan_ladder(cfg, rungs, games=games), out=out)
+    return L.read_depth(out), L.read_findings(out)
+
+
+def test_planted_skill_that_changes_nothing_is_never_called_a_change(skill_game, tmp_path):
+    """No edge and no gain at any skill: over 20 ladders (3 rungs, 2,000 games a point) at least
+    95 % of the findings are called holds or not determined, and no step has an edge (the
+    stronger seat plays the mirror's games exactly)."""
+    calls = []
+    for seed in range(20):
+        depth, found = _ladder(skill_game, tmp_path, "s0,s1,s2", 2000, seed)
+        assert [s.edge for s in depth.steps] == [0.0, 0.0] and not depth.ladder
+        calls += [f.call for f in found]
+    quiet = sum(c in ("holds", "not determined") for c in calls)
+    assert quiet >= 0.95 * len(calls), calls
+
+
+def test_planted_first_player_edge_that_turns_with_skill_flips(skill_game, tmp_path):
+    _, found = _ladder(
+        skill_game, tmp_path, "s0,s1,s2,s3", 3000, 1, edge_low=0.15, edge_high=-0.15
+    )
+    first = next(f for f in found if (f.axis, f.group) == ("order", "1"))
+    assert first.call == "flips"
+    assert first.value[0] == pytest.approx(0.15, abs=0.03)
+    assert first.value[-1] == pytest.approx(-0.15, abs=0.03)
+
+
+def test_planted_skill_that_wins_makes_a_ladder(skill_game, tmp_path):
+    depth, _ = _ladder(skill_game, tmp_path, "s0,s1,s2", 2000, 2, gain=1.0)
+    assert depth.ladder
+    # seat weights 2 : 1 : 1 (s1 among s0) and 3 : 2 : 2 (s2 among s1): 1/2 and 3/7
+    assert depth.steps[0].share == pytest.approx(0.5, abs=0.03)
+    assert depth.steps[1].share == pytest.approx(3 / 7, abs=0.03)

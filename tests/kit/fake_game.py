@@ -298,6 +298,49 @@ def tuned(tables: Tables, seed: int, first_game: int, n_games: int) -> Chunk:
     )
 
 
+class SkillRules(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    edge_low: float = Field(0.0, ge=-0.3, le=0.3, description="first player's edge, skill 0")
+    edge_high: float = Field(0.0, ge=-0.3, le=0.3, description="first player's edge, skill 3")
+    gain: float = Field(0.0, ge=0, le=3, description="weight a point of skill adds to a seat")
+
+
+SKILL_PLAYERS = 3
+
+
+def skilled(tables: Tables, seed: int, first_game: int, n_games: int) -> Chunk:
+    """Three seats, one winner a game, for ``balance ladder``: seat ``s`` wins with chance in
+    proportion to ``1 + gain * skill_s``, times a first-player factor chosen so that among
+    seats of one skill (a mirror) the first player wins exactly ``1/3 + edge`` with the edge
+    moving linearly from ``edge_low`` (skill 0) to ``edge_high`` (skill 3) with the seats' mean
+    skill. One uniform number a game picks the winner, the same under every config (common
+    random numbers); the first player is ``game % 3``."""
+    r, p = tables.rules, SKILL_PLAYERS
+    game, g = _streams(seed, first_game, n_games)
+    start = (game % np.uint64(p)).astype(np.int64)
+    seats = np.arange(p)[None, :]
+    order = ((seats - start[:, None]) % p).astype(np.int32)
+    skill = tables.skill.astype(np.float64)
+    edge = r.edge_low + (r.edge_high - r.edge_low) * float(skill.mean()) / 3.0
+    share = 1.0 / p + edge  # the first player's, in a mirror
+    boost = (p * share - 1.0) / (1.0 - share)  # (1 + boost) / (p + boost) == share
+    weight = (1.0 + r.gain * skill)[None, :] * np.where(order == 0, 1.0 + boost, 1.0)
+    cdf = np.cumsum(weight / weight.sum(axis=1, keepdims=True), axis=1)
+    u = _uniform(_mix(g + np.uint64(7)))
+    winner = np.minimum((u[:, None] >= cdf).sum(axis=1), p - 1)
+    won = seats == winner[:, None]
+    return Chunk(
+        first_game=first_game,
+        score=won.astype(np.int32),
+        rank=np.where(won, 1, 2).astype(np.int32),
+        turns=np.full(n_games, 10, dtype=np.int32),
+        end_reason=np.zeros(n_games, dtype=np.int32),
+        order=order,
+        telemetry=np.zeros((n_games, p, 0), dtype=np.uint8),
+        extra={},
+    )
+
+
 # How each outcome tells a game (``narrate`` and ``replay``'s lines), from its one-game chunk.
 Teller = Callable[["FakeGame", Tables, int, int, Chunk], list[str]]
 
@@ -330,6 +373,7 @@ HASHED = Outcome(hashed, _tell_scores)
 SCRIPTED = Outcome(scripted, _tell_script)
 DEALT = Outcome(dealt_roles, _tell_deal)
 TUNED = Outcome(tuned, _tell_ranks)
+SKILLED = Outcome(skilled, _tell_ranks)
 
 
 # ====================================================================================== the game
@@ -554,4 +598,31 @@ tune = _module(
         telemetry=[],
     ),
     _write_tune,
+)
+
+
+def _write_skill(path: Path, *, games: int = 2000, seed: int = 3, **rules: Any):
+    """A config of ``fake_skill`` with rungs ``s0``..``s3`` (skill 0..3) among its policies."""
+    policies = {f"s{k}": {"kind": "skilled", "skill": k} for k in range(4)}
+    return _write(
+        path, "fake_skill", players=SKILL_PLAYERS, seats="s0", games=games, seed=seed,
+        rules=rules or None, policies=policies,
+    )  # fmt: skip
+
+
+# The skill ladder's planted games (tests/experiments/test_ladder.py): skill moves the first
+# player's edge and each seat's chance by known amounts.
+skill = _module(
+    "skill",
+    FakeGame(
+        "fake_skill",
+        title="Fake Skill Game",
+        players=(SKILL_PLAYERS, SKILL_PLAYERS),
+        rules=SkillRules,
+        policy_kinds={"plain": PlainPolicy, "skilled": SkilledPolicy},
+        policies={"plain": {"kind": "plain"}},
+        outcome=SKILLED,
+        telemetry=[],
+    ),
+    _write_skill,
 )
