@@ -505,6 +505,23 @@ def test_sweep_on_ray_equals_the_local_sweep(ray_cluster, tmp_path):
     assert {p["status"] for p in b["points"]} == {"complete"}
 
 
+@pytest.mark.slow
+def test_a_ladder_on_ray_prints_and_writes_what_it_does_locally(ray_cluster, tmp_path):
+    """A small ladder (issue 30): every point's dataset and the depth and findings tables."""
+    common = ["ladder", CONFIGS["five_ravens"], "--rungs", "random,greedy,search_2",
+              "--games", 600, "--chunk-size", 300]  # fmt: skip
+    local = balance_cli(*common, "--out", tmp_path / "local")
+    on_ray = ray_cluster.balance(*common, "--out", tmp_path / "ray", "--backend", "ray",
+                                 "--address", ray_cluster.address)  # fmt: skip
+    for point in sorted(p.name for p in (tmp_path / "local").iterdir() if p.is_dir()):
+        same_dataset(tmp_path / "local" / point, tmp_path / "ray" / point)
+
+    def tables(out: str) -> str:  # from the depth table on: no timings, no paths
+        return out[out.index("skill depth") :]
+
+    assert tables(on_ray.stdout) == tables(local.stdout)
+
+
 def _without_timings(text: str) -> str:
     import re
 

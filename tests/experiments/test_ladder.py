@@ -243,9 +243,7 @@ def test_planted_skill_that_changes_nothing_is_never_called_a_change(skill_game,
 
 
 def test_planted_first_player_edge_that_turns_with_skill_flips(skill_game, tmp_path):
-    _, found = _ladder(
-        skill_game, tmp_path, "s0,s1,s2,s3", 3000, 1, edge_low=0.15, edge_high=-0.15
-    )
+    _, found = _ladder(skill_game, tmp_path, "s0,s1,s2,s3", 3000, 1, edge_low=0.15, edge_high=-0.15)
     first = next(f for f in found if (f.axis, f.group) == ("order", "1"))
     assert first.call == "flips"
     assert first.value[0] == pytest.approx(0.15, abs=0.03)
@@ -258,3 +256,30 @@ def test_planted_skill_that_wins_makes_a_ladder(skill_game, tmp_path):
     # seat weights 2 : 1 : 1 (s1 among s0) and 3 : 2 : 2 (s2 among s1): 1/2 and 3/7
     assert depth.steps[0].share == pytest.approx(0.5, abs=0.03)
     assert depth.steps[1].share == pytest.approx(3 / 7, abs=0.03)
+
+
+def test_a_ladder_stopped_by_ctrl_c_resumes_to_the_same_numbers(skill_game, tmp_path):
+    from balance.experiments.sweep import SweepInterrupted
+    from balance.results import open_results
+
+    cfg = skill_game.write_config(tmp_path / "s.yaml", gain=0.5, edge_low=0.1)
+    plan = L.plan_ladder(cfg, "s0,s1,s2", games=900)
+    L.run_ladder(plan, out=tmp_path / "whole", chunk_size=300)
+    plugin = skill_game.PLUGIN
+    plugin.reset()
+    plugin.interrupt_at = 8  # in the third point's third chunk
+    with pytest.raises(SweepInterrupted) as stop:
+        L.run_ladder(plan, out=tmp_path / "stopped", chunk_size=300)
+    assert stop.value.done == 2
+    with pytest.raises(L.LadderError, match="not finished"):
+        L.read_depth(tmp_path / "stopped")
+    plugin.reset()
+    again = L.run_ladder(plan, out=tmp_path / "stopped", chunk_size=300)
+    assert again.played_games == 900 * (len(plan.points) - 2)  # the two finished points kept
+    for a, b in [(tmp_path / "whole", tmp_path / "stopped")]:
+        assert L.read_depth(a) == L.read_depth(b)
+        assert L.read_findings(a) == L.read_findings(b)
+        for p in plan.sweep.points:
+            x = open_results(a / p.dir)[1].collect()
+            y = open_results(b / p.dir)[1].collect()
+            assert x.equals(y), p.dir
