@@ -161,5 +161,6 @@ def _say_results(summary: Any, plan: Any) -> None:
         f"ladder: {summary.played_games:,} games in {summary.wall_time_s:.1f} s -> {summary.out}"
     )
     terminal.print_table(terminal.ladder_depth_table(lib.read_depth(summary.out)))
+    typer.echo("\n".join(terminal.ladder_luck_lines(lib.read_luck(summary.out))))
     findings = lib.read_findings(summary.out)
     terminal.print_table(terminal.ladder_findings_table(findings, [r.name for r in plan.rungs]))

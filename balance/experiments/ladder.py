@@ -82,7 +82,7 @@ class LadderPoint(NamedTuple):
     """One config the ladder plays: a mirror of ``rung``, or ``rung`` in seat ``seat`` among
     ``below``."""
 
-    kind: str  # "mirror" or "depth"
+    kind: str  # "mirror", "depth" (a step) or "luck" (the top rung among the first)
     rung: str
     below: str | None  # depth: the rung of every other seat
     seat: int | None  # depth: where ``rung`` sits
@@ -98,7 +98,7 @@ class LadderPoint(NamedTuple):
     def dir(self) -> str:
         if self.kind == "mirror":
             return f"mirror-{self.rung}"
-        return f"depth-{self.rung}-over-{self.below}-seat{self.seat + 1}"
+        return f"{self.kind}-{self.rung}-over-{self.below}-seat{self.seat + 1}"
 
 
 def heuristic(config: RunConfig) -> str:
@@ -185,23 +185,24 @@ def lineup_config(config: RunConfig, seats: Sequence[Rung], *, what: str) -> Run
 
 
 def plan_points(config: RunConfig, rungs: Sequence[Rung]) -> list[LadderPoint]:
-    """Every mirror, then every depth step with its seats rotated, each config validated."""
+    """Every mirror, then every step with its seats rotated, then (with 3 rungs or more) the
+    top rung among the first, rotated: each config validated."""
     players = config.players
     out = [
         LadderPoint("mirror", r.name, None, None,
                     lineup_config(config, [r] * players, what=f"every seat {r.name}"))
         for r in rungs
     ]  # fmt: skip
-    for below, upper in itertools.pairwise(rungs):
+    pairs = [("depth", below, upper) for below, upper in itertools.pairwise(rungs)]
+    if len(rungs) > 2:  # with 2 rungs the one step is already the top among the first
+        pairs.append(("luck", rungs[0], rungs[-1]))
+    for kind, below, upper in pairs:
         for s in range(players):
             seats = [below] * players
             seats[s] = upper
             what = f"{upper.name} in seat {s + 1} among {below.name}"
-            out.append(
-                LadderPoint(
-                    "depth", upper.name, below.name, s, lineup_config(config, seats, what=what)
-                )
-            )
+            config_s = lineup_config(config, seats, what=what)
+            out.append(LadderPoint(kind, upper.name, below.name, s, config_s))
     return out
 
 
@@ -406,16 +407,37 @@ def read_depth(out: str | os.PathLike[str]) -> depth_stats.Depth:
     pts = manifest["points"]
     names = [r["name"] for r in manifest["rungs"]]
     mirrors = {p["rung"]: point_wins(dirs[p["dir"]]) for p in pts if p["kind"] == "mirror"}
-    rotations = []
-    for lower, upper in itertools.pairwise(names):
-        seats = sorted(
-            (p for p in pts if p["kind"] == "depth" and p["rung"] == upper and p["below"] == lower),
-            key=lambda p: p["seat"],
-        )
-        rotations.append(
-            np.stack([point_wins(dirs[p["dir"]])[:, p["seat"]] for p in seats], axis=1)
-        )
+    rotations = [
+        _rotations(pts, dirs, "depth", upper, lower) for lower, upper in itertools.pairwise(names)
+    ]
     return depth_stats.depth(names, [mirrors[n] for n in names[:-1]], rotations)
+
+
+def _rotations(pts: list[dict[str, Any]], dirs: dict[str, Path], kind: str, upper: str,
+               lower: str) -> np.ndarray:  # fmt: skip
+    """float[G, P]: column ``s`` the win of seat ``s`` in the point that put ``upper`` there
+    among ``lower``."""
+    seats = sorted(
+        (p for p in pts if p["kind"] == kind and p["rung"] == upper and p["below"] == lower),
+        key=lambda p: p["seat"],
+    )
+    return np.stack([point_wins(dirs[p["dir"]])[:, p["seat"]] for p in seats], axis=1)
+
+
+def read_luck(out: str | os.PathLike[str]) -> depth_stats.Luck:
+    """Luck against skill (balance/stats/ladder.py): the top rung among the first, and how much
+    of who wins the deal decides whatever the players."""
+    out = Path(out)
+    manifest, dirs = _finished(out)
+    pts = manifest["points"]
+    names = [r["name"] for r in manifest["rungs"]]
+    bottom, top = names[0], names[-1]
+    kind = "luck" if len(names) > 2 else "depth"
+    mirror = {p["rung"]: dirs[p["dir"]] for p in pts if p["kind"] == "mirror"}
+    return depth_stats.luck(
+        bottom, top, point_wins(mirror[bottom]), point_wins(mirror[top]),
+        _rotations(pts, dirs, kind, top, bottom),
+    )  # fmt: skip
 
 
 def read_findings(out: str | os.PathLike[str]) -> list[depth_stats.Finding]:

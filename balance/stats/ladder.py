@@ -100,6 +100,68 @@ def depth(
     return Depth(steps, level, all(s.lo > 0 for s in steps))
 
 
+# ===================================================================== luck against skill
+#
+# Two numbers say how much a game rewards skill and how much the deal decides:
+#
+# - **the top rung among the first** (CardStock's "order"): the strongest rung in one seat
+#   among the weakest (random players, by default), its seat rotated, as a step of the ladder
+#   (its edge over what the weakest rung wins in those seats, a 95 % interval over games);
+# - **the deal's hold**: how often the same seats win a game whether every seat plays the
+#   weakest rung or the strongest (the Jaccard overlap of the two games' winning seats, 1 for
+#   the same winners, 0 for none in common; a shared win counts its part), against the overlap
+#   of games paired at random (game g's winners under the weakest rung with game g + 1's under
+#   the strongest): the chance level for these shares. Their difference, with the t-interval
+#   over games of the per-game difference, is what the deal alone decides of who wins: 0 in a
+#   game of pure skill, up to 1 - chance in a game the cards decide whatever anyone does.
+
+
+class Luck(NamedTuple):
+    bottom: str
+    top: str
+    step: Step  # the top rung in one seat among the bottom one (95 % interval)
+    same: float  # winners' overlap of the same game under the two rungs
+    chance: float  # the overlap of games paired at random
+    hold: float  # same - chance
+    lo: float  # 95 % interval of the hold
+    hi: float
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per game, the Jaccard overlap of two win vectors (float[G, P]); 1 when neither has a
+    winner."""
+    low, high = np.minimum(a, b).sum(axis=1), np.maximum(a, b).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(high > 0, low / high, 1.0)
+
+
+def luck(
+    bottom: str,
+    top: str,
+    bottom_mirror: np.ndarray,
+    top_mirror: np.ndarray,
+    rotations: np.ndarray,
+    level: float = 0.95,
+) -> Luck:
+    """Luck against skill (above): the mirrors' wins float[G, P] of the two rungs, and the top
+    rung's win in each seat it was rotated to among the bottom one (float[G, P])."""
+    step = depth([bottom, top], [bottom_mirror], [rotations], alpha=1 - level).steps[0]
+    a, b = np.asarray(bottom_mirror, np.float64), np.asarray(top_mirror, np.float64)
+    same = _overlap(a, b)
+    chance = _overlap(a, np.roll(b, -1, axis=0)) if len(b) > 1 else same
+    ci = mean_interval(moments((same - chance)[:, None]), level)
+    return Luck(
+        bottom=bottom,
+        top=top,
+        step=step,
+        same=float(same.mean()),
+        chance=float(chance.mean()),
+        hold=float(ci.mean[0]),
+        lo=float(ci.lo[0]),
+        hi=float(ci.hi[0]),
+    )
+
+
 # ===================================================================== findings across rungs
 #
 # A finding is one group of a verdict axis (balance/stats/axes.py) measured in every mirror of

@@ -38,6 +38,10 @@ def test_every_point_is_a_valid_config_of_its_rungs(game):
     depth = [p for p in pts if p.kind == "depth"]
     assert [p.rung for p in mirrors] == [r.name for r in rungs]
     assert len(depth) == (len(rungs) - 1) * players  # every step, its seat rotated
+    luck = [p for p in pts if p.kind == "luck"]  # the top rung among the first
+    assert [(p.rung, p.below, p.seat) for p in luck] == [
+        (rungs[-1].name, "random", s) for s in range(players)
+    ]
     for p in mirrors:
         assert p.config.seats == [p.rung] * players
     for p in depth:
@@ -93,10 +97,10 @@ FR = ROOT / "configs" / "five_ravens" / "base.yaml"
 
 def test_a_small_ladder_plays_every_point_resumes_and_measures_its_depth(tmp_path):
     plan = L.plan_ladder(FR, "random,greedy,search_2", games=120, seed=3)
-    assert plan.games == 120 and len(plan.points) == 3 + 2 * 4
+    assert plan.games == 120 and len(plan.points) == 3 + 2 * 4 + 4  # mirrors, steps, luck
     out = tmp_path / "ladder"
     first = L.run_ladder(plan, out=out)
-    assert first.played_games == 120 * 11
+    assert first.played_games == 120 * 15
     manifest = L.read_manifest(out)
     assert [r["name"] for r in manifest["rungs"]] == ["random", "greedy", "search_2"]
     assert {p["dir"] for p in manifest["points"]} == {p.dir for p in plan.sweep.points}
@@ -283,3 +287,16 @@ def test_a_ladder_stopped_by_ctrl_c_resumes_to_the_same_numbers(skill_game, tmp_
             x = open_results(a / p.dir)[1].collect()
             y = open_results(b / p.dir)[1].collect()
             assert x.equals(y), p.dir
+
+
+def test_luck_against_skill_of_a_small_ladder(tmp_path):
+    plan = L.plan_ladder(FR, "random,greedy,search_2", games=200, seed=4)
+    L.run_ladder(plan, out=tmp_path / "l")
+    luck = L.read_luck(tmp_path / "l")
+    assert (luck.bottom, luck.top) == ("random", "search_2")
+    assert luck.step.yardstick == pytest.approx(0.25) and luck.step.lo > 0  # even search_2
+    assert 0 <= luck.chance <= 1 and 0 <= luck.same <= 1 and luck.lo <= luck.hold <= luck.hi
+    two = L.plan_ladder(FR, "random,greedy", games=100)  # 2 rungs: the step is the luck
+    assert not [p for p in two.points if p.kind == "luck"]
+    L.run_ladder(two, out=tmp_path / "two")
+    assert L.read_luck(tmp_path / "two").step == L.read_depth(tmp_path / "two").steps[0]

@@ -174,3 +174,15 @@ def test_a_dealt_side_without_a_target_is_its_share_rising_or_steady():
     evil = _calls(f, "team", "evil")
     assert not evil.reference and evil.call == "grows"
     assert evil.value[0] == pytest.approx(0.3, abs=0.03)
+
+
+def test_the_deals_hold_is_all_of_it_in_a_game_of_pure_luck_and_none_in_one_of_skill():
+    rng = np.random.default_rng(9)
+    n, players = 3000, 4
+    dealt = _wins(rng, n, players)  # the deal picks the winner whoever plays
+    rot = _rotations(rng, n, players, 0.25)
+    pure = L.luck("random", "search_400", dealt, dealt.copy(), rot)
+    assert pure.same == 1.0 and pure.chance == pytest.approx(0.25, abs=0.02)
+    assert pure.lo > 0.7
+    skill = L.luck("random", "search_400", _wins(rng, n, players), _wins(rng, n, players), rot)
+    assert skill.lo < 0 < skill.hi and skill.same == pytest.approx(0.25, abs=0.03)
