@@ -27,7 +27,6 @@ Nothing here prints; errors are :class:`LadderError` (one line).
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import os
 import re
@@ -35,16 +34,25 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import numpy as np
 from scipy import stats as sps
 
 import balance
 from balance import games, runner
 from balance.config import ConfigError, RunConfig, config_from_dict, load_config
 from balance.config.overrides import override, parse_overrides
-from balance.errors import BalanceError
 from balance.experiments import sweep
-from balance.stats import ladder as depth_stats
+
+# The directory's format and its reading have their own module (the report reads them too); re-exported here.
+from balance.ladder_file import (  # noqa: F401
+    LADDER_MANIFEST,
+    LadderError,
+    mirror_arrays,
+    point_wins,
+    read_depth,
+    read_findings,
+    read_luck,
+    read_manifest,
+)
 from balance.sweep_file import Axis
 
 SOURCE = "--rungs"
@@ -60,14 +68,9 @@ BUDGETS = {
     "raven_manor": (2, 8, 32),
     "corvids": (2, 8, 32),
 }
-LADDER_MANIFEST = "ladder.json"
 AXIS = "ladder"  # the sweep knob whose values are the ladder's points
 HALF_WIDTH = 0.02  # default target: a step's edge within +-2 points at 95 %
 LEVEL = 0.95
-
-
-class LadderError(BalanceError):
-    """A ladder that cannot be played as asked (one line)."""
 
 
 class Rung(NamedTuple):
@@ -337,126 +340,6 @@ def _write_manifest(out: Path, plan: LadderPlan) -> None:
     from balance.results import writer
 
     writer._write_json(out / LADDER_MANIFEST, plan.manifest())
-
-
-# ============================================================================== reading back
-
-
-def read_manifest(out: str | os.PathLike[str]) -> dict[str, Any]:
-    """``ladder.json`` of a ladder directory (LadderError, one line, when there is none)."""
-    file = Path(out) / LADDER_MANIFEST
-    try:
-        data = json.loads(file.read_text())
-    except FileNotFoundError:
-        raise LadderError(f"{out}: not a ladder directory (no {LADDER_MANIFEST})") from None
-    except (OSError, ValueError) as e:
-        raise LadderError(f"{file}: unreadable ({e})") from None
-    if not isinstance(data, dict) or data.get("kind") != "ladder":
-        raise LadderError(f"{file}: kind: not a ladder manifest")
-    return data
-
-
-def point_wins(path: Path) -> np.ndarray:
-    """float64[games, players]: each seat's win in each game of a finished point."""
-    from balance.results import open_results
-
-    manifest, rows = open_results(path)
-    frame = rows.select("game", "seat", "win").sort("game", "seat").collect()
-    players = int(manifest["players"])
-    return frame["win"].to_numpy().astype(np.float64).reshape(-1, players)
-
-
-def mirror_arrays(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
-    """(win float[G, P], order int[G, P], team str[G, P], role str[G, P] or None) of a point."""
-    from balance.results import open_results
-
-    manifest, rows = open_results(path)
-    names = rows.collect_schema().names()
-    cols = ["game", "seat", "win", "order", "team", *(["role"] if "role" in names else [])]
-    frame = rows.select(cols).sort("game", "seat").collect()
-    players = int(manifest["players"])
-
-    def grid(name: str) -> np.ndarray:
-        return frame[name].to_numpy().reshape(-1, players)
-
-    role = grid("role").astype(str) if "role" in cols else None
-    return grid("win").astype(np.float64), grid("order"), grid("team").astype(str), role
-
-
-def _finished(out: Path) -> tuple[dict[str, Any], dict[str, Path]]:
-    """The ladder's manifest and every point's directory, all finished (else LadderError)."""
-    from balance.sweep_file import open_sweep
-
-    manifest = read_manifest(out)
-    run = open_sweep(out)
-    status = {p.path.name: p.status for p in run.points}
-    pts = manifest["points"]
-    left = [p["dir"] for p in pts if status.get(p["dir"]) != "complete"]
-    if left:
-        raise LadderError(
-            f"{out}: the ladder is not finished ({len(left)} of {len(pts)} points to play); "
-            "run the same command again to resume it"
-        )
-    return manifest, {p["dir"]: out / p["dir"] for p in pts}
-
-
-def read_depth(out: str | os.PathLike[str]) -> depth_stats.Depth:
-    """The ladder's skill depth (balance/stats/ladder.py) from its finished points."""
-    out = Path(out)
-    manifest, dirs = _finished(out)
-    pts = manifest["points"]
-    names = [r["name"] for r in manifest["rungs"]]
-    mirrors = {p["rung"]: point_wins(dirs[p["dir"]]) for p in pts if p["kind"] == "mirror"}
-    rotations = [
-        _rotations(pts, dirs, "depth", upper, lower) for lower, upper in itertools.pairwise(names)
-    ]
-    return depth_stats.depth(names, [mirrors[n] for n in names[:-1]], rotations)
-
-
-def _rotations(pts: list[dict[str, Any]], dirs: dict[str, Path], kind: str, upper: str,
-               lower: str) -> np.ndarray:  # fmt: skip
-    """float[G, P]: column ``s`` the win of seat ``s`` in the point that put ``upper`` there
-    among ``lower``."""
-    seats = sorted(
-        (p for p in pts if p["kind"] == kind and p["rung"] == upper and p["below"] == lower),
-        key=lambda p: p["seat"],
-    )
-    return np.stack([point_wins(dirs[p["dir"]])[:, p["seat"]] for p in seats], axis=1)
-
-
-def read_luck(out: str | os.PathLike[str]) -> depth_stats.Luck:
-    """Luck against skill (balance/stats/ladder.py): the top rung among the first, and how much
-    of who wins the deal decides whatever the players."""
-    out = Path(out)
-    manifest, dirs = _finished(out)
-    pts = manifest["points"]
-    names = [r["name"] for r in manifest["rungs"]]
-    bottom, top = names[0], names[-1]
-    kind = "luck" if len(names) > 2 else "depth"
-    mirror = {p["rung"]: dirs[p["dir"]] for p in pts if p["kind"] == "mirror"}
-    return depth_stats.luck(
-        bottom, top, point_wins(mirror[bottom]), point_wins(mirror[top]),
-        _rotations(pts, dirs, kind, top, bottom),
-    )  # fmt: skip
-
-
-def read_findings(out: str | os.PathLike[str]) -> list[depth_stats.Finding]:
-    """Every verdict axis' group measured in every mirror and classified across the rungs
-    (balance/stats/ladder.py), with the config's tolerances and targets."""
-    from balance.config.headline import ReportSettings
-
-    out = Path(out)
-    manifest, dirs = _finished(out)
-    settings = ReportSettings.model_validate(manifest.get("report") or {})
-    tol = settings.tolerance.axes()
-    tolerance = {"order": tol.place, "seat": tol.seat, "team": tol.team, "role": tol.role}
-    targets = dict(settings.targets.team or {})
-    per_rung = []
-    for name in [r["name"] for r in manifest["rungs"]]:
-        point = next(p for p in manifest["points"] if p["kind"] == "mirror" and p["rung"] == name)
-        win, order, team, role = mirror_arrays(dirs[point["dir"]])
-        per_rung.append(depth_stats.finding_values(win, order, team, role, targets=targets))
-    return depth_stats.classify(per_rung, tolerance)
 
 
 # =============================================================================== the estimate
