@@ -33,6 +33,11 @@ class LadderError(BalanceError):
     """A ladder that cannot be played as asked, or read back (one line)."""
 
 
+def is_ladder(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a ladder directory (it holds a ladder manifest)."""
+    return (Path(path) / LADDER_MANIFEST).is_file()
+
+
 def read_manifest(out: str | os.PathLike[str]) -> dict[str, Any]:
     """``ladder.json`` of a ladder directory (LadderError, one line, when there is none)."""
     file = Path(out) / LADDER_MANIFEST

@@ -418,23 +418,10 @@ def ladder_depth_table(depth: Any) -> Any:
             fmt.pct(s.yardstick),
             fmt.points(s.edge, s.lo, s.hi) + ("*" if s.lo > 0 or s.hi < 0 else " "),
         )
-    table.caption = ladder_depth_sentence(depth)
+    from balance.report.ladder_page import depth_sentence
+
+    table.caption = depth_sentence(depth) + " * an interval that excludes 0."
     return table
-
-
-def ladder_depth_sentence(depth: Any) -> str:
-    """Whether the ladder is a ladder, as its simultaneous intervals allow."""
-    if depth.ladder:
-        return (
-            f"Each rung wins more than the rung below up to {depth.steps[-1].upper}: every "
-            "step's lower bound is above 0 (* an interval that excludes 0)."
-        )
-    said = "; ".join(
-        f"{s.upper} over {s.lower}: " + ("wins less" if s.hi < 0 else "no edge beyond chance")
-        for s in depth.steps
-        if s.lo <= 0
-    )
-    return f"Not a ladder all the way up ({said}); * an interval that excludes 0."
 
 
 def ladder_findings_table(findings: Any, rungs: list[str]) -> Any:
@@ -467,29 +454,3 @@ def ladder_findings_table(findings: Any, rungs: list[str]) -> Any:
         )
         table.add_row(f"{names.get(f.axis, f.axis)} {f.group}", *cells, trend, f.call)
     return table
-
-
-def ladder_luck_lines(luck: Any) -> list[str]:
-    """Luck against skill, in two sentences a statistician would sign (95 % intervals)."""
-    from balance import fmt
-
-    s = luck.step
-    edge = fmt.points(s.edge, s.lo, s.hi)
-    beats = "more than" if s.lo > 0 else "less than" if s.hi < 0 else "not distinguishable from"
-    first = (
-        f"Skill against luck: {luck.top} in one seat among {luck.bottom} players wins "
-        f"{fmt.pct(s.share)}, {beats} {luck.bottom} there ({fmt.pct(s.yardstick)}; {edge})."
-    )
-    hold = fmt.points(luck.hold, luck.lo, luck.hi)
-    if luck.lo > 0:
-        verdict = "the deal alone decides part of who wins"
-    elif luck.hi < 0:
-        verdict = "the stronger players win against the deal's grain"
-    else:
-        verdict = "the deal's hold is not distinguishable from chance at these games"
-    second = (
-        f"The same seats win a game under {luck.bottom} and under {luck.top} players "
-        f"{fmt.pct(luck.same)} of the time, {fmt.pct(luck.chance)} for games paired at random: "
-        f"{hold}, {verdict}."
-    )
-    return [first, second]

@@ -128,7 +128,7 @@ ROLES: dict[str, dict[str, str]] = {
     "ladder": {"config": "input .yaml", "--rungs": "text", "--set": "text", "--games": "number",
                "--half-width": "number", "--seed": "number", "--out": "out-dir",
                "--threads": "number", "--chunk-size": "number", "--backend": "text",
-               "--address": "text"},
+               "--address": "text", "--report": "out-file .html"},
 }  # fmt: skip
 
 

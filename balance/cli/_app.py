@@ -479,6 +479,13 @@ def _write_sweep_report(sweep_dir: Path, *, out: Path, cdn: bool) -> None:
     _say_report(write_sweep_report(_shown(sweep_dir), out=out, cdn=cdn))
 
 
+def _write_ladder_report(ladder_dir: Path, *, out: Path, cdn: bool) -> None:
+    """Write the page of a ladder directory and say where."""
+    from balance.report.write import write_ladder_report
+
+    _say_report(write_ladder_report(_shown(ladder_dir), out=out, cdn=cdn))
+
+
 def _say_report(info: Any) -> None:
     typer.echo(
         f"report -> {info.path} ({info.bytes / 1e6:.1f} MB; statistics {info.stats_seconds:.1f} s, "

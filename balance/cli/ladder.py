@@ -19,6 +19,7 @@ from balance.cli._app import (
     _confirm_costs,
     _shown,
     _with_sets,
+    _write_ladder_report,
     command,
     stopping,
 )
@@ -81,6 +82,14 @@ def ladder(
             "ladder is refused without --yes).",
         ),
     ] = False,
+    report_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--report",
+            metavar="FILE",
+            help="Also write the ladder's HTML page to this file (as `balance report DIR`).",
+        ),
+    ] = None,
     backend: BackendOpt = "local",
     address: AddressOpt = None,
 ) -> None:
@@ -107,6 +116,10 @@ def ladder(
         seed=seed,
         config_path=_shown(config),
     )
+    if report_file is not None:
+        from balance.report import check_output
+
+        check_output(report_file, "--report", inputs={config: "the config"})  # before the games
     chosen = out is not None
     out = out or runner.default_out(plan.sweep.configs[0], f"{Path(config).stem}-ladder")
     runner.check_options(games=plan.games, seed=plan.seed, chunk_size=chunk_size, threads=threads)
@@ -129,6 +142,8 @@ def ladder(
             on_point=_point_line(out),
         )
     _say_results(summary, plan)
+    if report_file is not None:
+        _write_ladder_report(summary.out, out=report_file, cdn=False)
 
 
 def _say_plan(plan: Any, *, out: Path, sets: list[str] | None, half_width: float | None) -> None:
@@ -156,11 +171,12 @@ def _confirm(plan: Any, *, out: Path, threads: int | None, yes: bool) -> None:
 
 def _say_results(summary: Any, plan: Any) -> None:
     from balance.experiments import ladder as lib
+    from balance.report.ladder_page import luck_sentences
 
     typer.echo(
         f"ladder: {summary.played_games:,} games in {summary.wall_time_s:.1f} s -> {summary.out}"
     )
     terminal.print_table(terminal.ladder_depth_table(lib.read_depth(summary.out)))
-    typer.echo("\n".join(terminal.ladder_luck_lines(lib.read_luck(summary.out))))
+    typer.echo("\n".join(luck_sentences(lib.read_luck(summary.out))))
     findings = lib.read_findings(summary.out)
     terminal.print_table(terminal.ladder_findings_table(findings, [r.name for r in plan.rungs]))

@@ -7,7 +7,14 @@ from typing import Annotated
 
 import typer
 
-from balance.cli._app import _error, _play_card_impact, _write_report, _write_sweep_report, command
+from balance.cli._app import (
+    _error,
+    _play_card_impact,
+    _write_ladder_report,
+    _write_report,
+    _write_sweep_report,
+    command,
+)
 
 
 @command()
@@ -15,7 +22,8 @@ def report(
     results: Annotated[
         list[Path],
         typer.Argument(
-            help="Results directories (one section each), or one sweep directory (its curves).",
+            help="Results directories (one section each), or one sweep directory (its curves), "
+            "or one ladder directory (its rungs).",
             show_default=False,
             metavar="RESULTS",
         ),
@@ -64,9 +72,11 @@ def report(
     Provenance, win shares, seat advantage, score and length distributions, card impact, and
     differences against --baseline. A sweep directory (`balance sweep`) gets the sweep's page:
     every metric against the knob, with intervals, the steps between neighbouring points and
-    the trend across them. The page opens with a verdict on every axis of balance (each place
+    the trend across them; a ladder directory (`balance ladder`) the ladder's: skill depth,
+    luck against skill and every finding at every rung. The page opens with a verdict on every axis of balance (each place
     in the turn order, chair, side, role and policy at each place) against the config's
     report.tolerance and report.targets."""
+    from balance.ladder_file import is_ladder
     from balance.report import check_output
     from balance.sweep_file import is_sweep
 
@@ -77,7 +87,10 @@ def report(
             raise typer.Exit(1)
         out = out or results[0] / "report.html"
         check_output(out, option)  # before the analysis
-        _write_sweep_report(results[0], out=out, cdn=cdn)
+        if is_ladder(results[0]):
+            _write_ladder_report(results[0], out=out, cdn=cdn)
+        else:
+            _write_sweep_report(results[0], out=out, cdn=cdn)
         return
     if out is None:
         if len(results) > 1:

@@ -157,3 +157,17 @@ def write_sweep_report(
     ss = analyse_sweep(path, level=level)
     written = _write_html(out, render_sweep(ss, cdn=cdn))
     return ReportInfo(written, written.stat().st_size, ss.seconds, time.perf_counter() - t0)
+
+
+def write_ladder_report(
+    path: str | os.PathLike[str], *, out: str | os.PathLike[str], cdn: bool = False
+) -> ReportInfo:
+    """Write the page of the ladder at ``path`` to ``out`` (parents created; replaced
+    atomically)."""
+    from balance.report.ladder_page import analyse_ladder, render_ladder
+
+    t0 = time.perf_counter()
+    check_output(out)
+    ls = analyse_ladder(path)
+    written = _write_html(out, render_ladder(ls, cdn=cdn))
+    return ReportInfo(written, written.stat().st_size, ls.seconds, time.perf_counter() - t0)

@@ -187,8 +187,9 @@ def luck(
 #
 # - ``flips``: significantly positive at one rung and significantly negative at another;
 # - ``grows`` / ``shrinks``: a significant trend away from 0 / towards 0: away from the side of
-#   0 the weakest rung is significantly on, or out of 0 when it is on neither (an edge that
-#   appears with skill grows, in the trend's direction); for a finding without a reference,
+#   0 the weakest rung is significantly on, or, when it is on neither, out of 0 onto the side
+#   the strongest rung is significantly on (an edge that appears with skill); a significant
+#   trend whose ends are on neither side is not determined. For a finding without a reference,
 #   ``grows`` when it rises and ``shrinks`` when it falls;
 # - ``holds``: no significant trend, the change the slope's interval allows from the weakest
 #   rung to the strongest within ±tolerance, and the same judgement at every rung (within
@@ -304,9 +305,16 @@ def classify(
             if any(pos) and any(neg):
                 call = "flips"
             elif significant:
-                # away from the weakest rung's side of 0, or out of 0 when it is on neither
-                sign = 1.0 if pos[0] else -1.0 if neg[0] else np.sign(slope)
-                call = "grows" if np.sign(slope) == sign else "shrinks"
+                # away from the side of 0 the weakest rung is on; out of 0 onto the side the
+                # strongest is on; a trend between two rungs on neither side says neither
+                first = 1.0 if pos[0] else -1.0 if neg[0] else 0.0
+                last = 1.0 if pos[-1] else -1.0 if neg[-1] else 0.0
+                if first:
+                    call = "grows" if np.sign(slope) == first else "shrinks"
+                elif last and np.sign(slope) == last:
+                    call = "grows"
+                else:
+                    call = "not determined"
             elif steady and (within or all(pos) or all(neg)):
                 call = "holds"
             else:

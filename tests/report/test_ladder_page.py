@@ -1,0 +1,97 @@
+"""The ladder's page (balance/report/ladder_page.py): its sentences rest on its intervals, and it
+opens offline in a real browser (the harness of tests/report/browser.py) drawing every figure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from balance.cli import app
+from balance.report import ladder_page as P
+from balance.stats.ladder import Depth, Finding, Step
+from tests.report.browser import (
+    fetched_elsewhere,
+    offline_chromium,
+    open_page,
+    require_browser,
+    severe,
+)
+from tests.report.test_browser import READABLE_JS, _wait_for_figures
+
+ROOT = Path(__file__).resolve().parents[2]
+FR = ROOT / "configs" / "five_ravens" / "base.yaml"
+RM = ROOT / "configs" / "raven_manor" / "base.yaml"
+
+
+def _cli(*args: object) -> str:
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def _step(lo: float, hi: float) -> Step:
+    return Step("a", "b", 100, 0.3, 0.25, (lo + hi) / 2, lo, hi, 0.01)
+
+
+def test_the_depth_sentence_says_a_ladder_only_when_every_lower_bound_is_above_0():
+    yes = Depth([_step(0.01, 0.05), _step(0.02, 0.09)], 0.975, True)
+    assert P.depth_sentence(yes).startswith("Each rung wins more than the rung below up to b")
+    no = Depth([_step(0.01, 0.05), _step(-0.01, 0.03), _step(-0.09, -0.02)], 0.983, False)
+    said = P.depth_sentence(no)
+    assert "b over a: no edge distinguishable from chance; b over a: wins less" in said
+    assert said.startswith("Not a ladder all the way up")
+
+
+def _finding(call: str, value, lo, hi, reference=True) -> Finding:
+    return Finding("order", "1", reference, value, lo, hi, [100] * len(value), 0.02, 0.01,
+                   0.03, 0.001, 0.004, call)  # fmt: skip
+
+
+def test_a_findings_sentence_follows_its_call():
+    rungs = ["random", "greedy", "search_25"]
+    grows = _finding("grows", [0.01, 0.03, 0.05], [-0.01, 0.01, 0.03], [0.03, 0.05, 0.07])
+    assert P.finding_sentence(grows, rungs).startswith("The 1st player's edge grows with skill: ")
+    flips = _finding("flips", [0.05, 0.0, -0.05], [0.02, -0.02, -0.08], [0.08, 0.02, -0.02])
+    said = P.finding_sentence(flips, rungs)
+    assert "flips with skill: above 0 at random, below 0 at search_25" in said
+    side = _finding("shrinks", [0.9, 0.7, 0.5], [0.85, 0.65, 0.45], [0.95, 0.75, 0.55], False)
+    assert P.finding_sentence(side, rungs).startswith("The 1st player's win share falls with skill")
+    unknown = _finding("not determined", [0.0] * 3, [-0.1] * 3, [0.1] * 3)
+    assert "not determined at these games" in P.finding_sentence(unknown, rungs)
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory) -> dict[str, Path]:
+    tmp = tmp_path_factory.mktemp("ladder-page")
+    fr, rm = tmp / "fr.html", tmp / "rm.html"
+    _cli("ladder", FR, "--rungs", "random,greedy,search_2", "--games", 200, "--out", tmp / "fr",
+         "--report", fr)  # fmt: skip
+    _cli("ladder", RM, "--rungs", "random,basic", "--games", 200, "--out", tmp / "rm")
+    said = _cli("report", tmp / "rm", "-o", rm)
+    assert said.startswith(f"report -> {rm}")
+    return {"fr": fr, "rm": rm}
+
+
+def test_the_page_says_what_the_terminal_says(pages):
+    text = pages["fr"].read_text()
+    assert "Skill ladder: fr" in text and "rungs random &lt; greedy &lt; search_2" in text
+    assert "Skill against luck: search_2 in one seat among random players wins" in text
+    rm = pages["rm"].read_text()
+    assert "side raven" in rm and "role raven" in rm  # a dealt side and the roles
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", ["fr", "rm"])
+def test_the_ladder_page_opens_offline_and_draws_every_figure(pages, page, tmp_path):
+    require_browser()
+    with offline_chromium(tmp_path / "profile") as driver:
+        open_page(driver, pages[page])
+        assert _wait_for_figures(driver) == 2  # the depth chart and the findings' panels
+        assert severe(driver) == [] and fetched_elsewhere(driver) == []
+        first = driver.execute_script(
+            "return document.querySelector('#summary .headline li').textContent"
+        )
+        assert first.startswith(("Each rung wins more", "Not a ladder all the way up"))
+        assert driver.execute_script(READABLE_JS) == []
