@@ -148,6 +148,19 @@ def _raise(file: str, key: str, problem: str) -> Any:
     raise ConfigError(f"{file}: {key}: {problem}", file=file, key=key, problem=problem)
 
 
+def _on_rung(cfg: Any, name: str, shown: str, key: str) -> Any:
+    """``cfg`` with every seat playing the skill ladder's rung ``name`` (its report section
+    kept: the check's verdicts are the config's)."""
+    from balance.experiments import ladder
+
+    try:
+        rung = ladder.rung(cfg, name)
+        out = ladder.lineup_config(cfg, [rung] * cfg.players, what=f"every seat {name}")
+    except ladder.LadderError as e:
+        _raise(shown, f"{key}.players", str(e).removeprefix(f"{ladder.SOURCE}: "))
+    return out.model_copy(update={"report": cfg.report})
+
+
 def first_player_edge(arr: stats.GameArrays) -> np.ndarray:
     """Per game, the first player's (order 0) win minus the game's mean seat win: its mean over
     games is the report's first player's edge (balance/stats/winrates.py ``seat_advantage``)."""
@@ -353,14 +366,20 @@ def _prepare_check(
     """A check's configs compiled (not yet their kernels) and its assertions bound to their
     groups, so that a spec naming a seat, policy, team or role the run lacks fails at once."""
     c = spec.checks[i]
-    cfg = load_config(_resolve(spec_dir, c.config), overrides)
+
+    def load(path: str) -> Any:
+        """A config of the check, every seat on the check's rung when it names one."""
+        cfg = load_config(_resolve(spec_dir, path), overrides)
+        return cfg if c.players is None else _on_rung(cfg, c.players, shown, f"checks[{i}]")
+
+    cfg = load(c.config)
     paths = [c.config]
     configs = [cfg]
     for a in c.assertions:
         base_path = a.baseline or c.baseline
         if a.paired and base_path not in paths:
             paths.append(base_path)
-            configs.append(load_config(_resolve(spec_dir, base_path), overrides))
+            configs.append(load(base_path))
     seed = spec.seed if spec.seed is not None else cfg.seed
     runner.check_options(games=spec.max_games or spec.batch, seed=seed)
     runs = Runs(configs, seed, load=False)

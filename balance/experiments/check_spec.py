@@ -204,6 +204,11 @@ class CheckSpec(BaseModel):
     baseline: str | None = Field(
         None, description="config the *_shift metrics compare against, relative to the spec"
     )
+    players: str | None = Field(
+        None,
+        description="a rung of the skill ladder every seat plays instead of the config's "
+        "line-up (the baseline's too): random, a policy of the config or search_<iterations>",
+    )
     assertions: list[AssertionSpec] = Field(min_length=1)
 
     @model_validator(mode="after")

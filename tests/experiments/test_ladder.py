@@ -300,3 +300,35 @@ def test_luck_against_skill_of_a_small_ladder(tmp_path):
     assert not [p for p in two.points if p.kind == "luck"]
     L.run_ladder(two, out=tmp_path / "two")
     assert L.read_luck(tmp_path / "two").step == L.read_depth(tmp_path / "two").steps[0]
+
+
+# ------------------------------------------------------------------- a gate across skill
+
+
+def test_a_check_may_name_the_rung_its_claims_are_about(skill_game, tmp_path):
+    """The first player wins 1/3 + 0.2 among skill-0 players and 1/3 - 0.2 among skill-3
+    players: "below 0.3" fails for the config's line-up and passes with ``players: s3``."""
+    from balance import experiments as ex
+
+    skill_game.write_config(tmp_path / "skill.yaml", edge_low=0.2, edge_high=-0.2)
+    body = """\
+batch: 500
+max_games: 5000
+checks:
+  - config: skill.yaml
+    {players}
+    assertions:
+      - {{metric: win_share, order: 0, below: 0.3}}
+"""
+    bots = tmp_path / "bots.yaml"
+    bots.write_text(body.format(players=""))
+    strong = tmp_path / "strong.yaml"
+    strong.write_text(body.format(players="players: s3"))
+    assert [a.verdict for a in ex.check(ex.load_spec(bots), spec_path=bots).assertions] == ["FAIL"]
+    (a,) = ex.check(ex.load_spec(strong), spec_path=strong).assertions
+    assert a.verdict == "PASS" and a.estimate == pytest.approx(1 / 3 - 0.2, abs=0.04)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(body.format(players="players: s9"))
+    with pytest.raises(Exception) as e:
+        ex.check(ex.load_spec(bad), spec_path=bad)
+    assert str(e.value).startswith(f"{bad}: checks[0].players: 's9' is not a rung: ")
