@@ -49,6 +49,14 @@ def report(
         Path | None,
         typer.Option(help="Interventional impact file written by `balance impact --out`."),
     ] = None,
+    ladder: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="DIR",
+            help="A skill ladder of the same game (`balance ladder --out DIR`): the page gains "
+            "its Skill section, and the verdict says how the headline moves with skill.",
+        ),
+    ] = None,
     cdn: Annotated[
         bool,
         typer.Option(
@@ -82,8 +90,11 @@ def report(
 
     option = "--out" if out is not None else ""
     if any(is_sweep(r) for r in results):
-        if len(results) > 1 or baseline is not None or impact is not None:
-            _error("a sweep directory is reported alone (no other RESULTS, --baseline or --impact)")
+        if len(results) > 1 or baseline is not None or impact is not None or ladder is not None:
+            _error(
+                "a sweep or ladder directory is reported alone (no other RESULTS, --baseline, "
+                "--impact or --ladder)"
+            )
             raise typer.Exit(1)
         out = out or results[0] / "report.html"
         check_output(out, option)  # before the analysis
@@ -102,10 +113,14 @@ def report(
     else:  # a single results directory's own card impact, read (or played) for the page
         inputs = {r / "variants.json": "the card impact the report reads" for r in results[:1]}
     check_output(out, option, inputs=inputs)  # before any game or analysis
+    if ladder is not None:  # a finished ladder, before the card impact's games
+        from balance.ladder_file import read_depth
+
+        read_depth(ladder)
     if impact is None and len(results) == 1 and not no_impact:
         from balance import runs
 
         card_impact = runs.results_impact(results[0])  # None: there already, or no run
         if card_impact is not None:
             _play_card_impact(card_impact)
-    _write_report(results, out=out, baseline=baseline, impact=impact, cdn=cdn)
+    _write_report(results, out=out, baseline=baseline, impact=impact, ladder=ladder, cdn=cdn)

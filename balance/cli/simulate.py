@@ -79,6 +79,15 @@ def simulate(
             "report variants, if any, on the same games: RESULTS/variants.json).",
         ),
     ] = None,
+    ladder: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="DIR",
+            help="With --report: a skill ladder of the same game (`balance ladder --out DIR`); "
+            "the report gains its Skill section and the verdict says how the headline moves "
+            "with skill.",
+        ),
+    ] = None,
     yes: Annotated[
         bool,
         typer.Option(
@@ -106,8 +115,9 @@ def simulate(
         seed=seed,
         chunk_size=chunk_size,
     )
-    if report_file is not None:  # before the run, not after minutes of it
-        _check_simulate_report(report_file, config=config, out=resume or out, fresh=force)
+    if report_file is not None or ladder is not None:  # before the run, not after minutes of it
+        _check_simulate_report(report_file, config=config, out=resume or out, fresh=force,
+                               ladder=ladder, game=_game(plan))  # fmt: skip
     with _backend(backend, address, threads):
         _confirm_costs(runs.run_costs(plan, threads=threads), yes=yes)
         with stopping(nothing=_nothing_played(plan)), terminal.progress_bar() as progress:
@@ -133,7 +143,16 @@ def simulate(
             # games (same seeds), as many games as fit the config's report.impact_seconds.
             impact = runs.run_impact(plan, summary)
             impact_file = _play_card_impact(impact, threads=threads, label="card impact")
-            _write_report([summary.out], out=report_file, impact=impact_file)
+            _write_report([summary.out], out=report_file, impact=impact_file, ladder=ladder)
+
+
+def _game(plan: Any) -> str:
+    """The game ``plan`` plays: its config's, or the resumed run's recorded one."""
+    if plan.config is not None:
+        return str(plan.config.game)
+    from balance.results import read_manifest
+
+    return str(read_manifest(plan.out).get("game"))
 
 
 def _nothing_played(plan: Any) -> str:
@@ -144,12 +163,29 @@ def _nothing_played(plan: Any) -> str:
 
 
 def _check_simulate_report(
-    report_file: Path, *, config: Path | None, out: Path | None, fresh: bool
+    report_file: Path | None,
+    *,
+    config: Path | None,
+    out: Path | None,
+    fresh: bool,
+    ladder: Path | None,
+    game: str,
 ) -> None:
     """``simulate --report``: the page, and the card impact it plays into the results directory
-    (RESULTS/variants.json, unless --force clears the directory first), can be written."""
+    (RESULTS/variants.json, unless --force clears the directory first), can be written; a
+    ``--ladder`` is a finished ladder of the same game."""
+    from balance.errors import BalanceError
     from balance.experiments.impact import check_report_variants
     from balance.report import check_output
+
+    if ladder is not None:
+        from balance.ladder_file import read_depth, read_manifest
+
+        if report_file is None:
+            raise BalanceError("--ladder: goes with --report FILE (the page it adds a section to)")
+        if read_manifest(ladder).get("game") != game:
+            raise BalanceError(f"--ladder {ladder}: is a ladder of another game than {game}")
+        read_depth(ladder)  # finished: else one line now, not after the run
 
     inputs: dict[Any, str] = {config: "the config"} if config is not None else {}
     if out is not None:

@@ -365,3 +365,38 @@ def render_ladder(ls: LadderStats, *, cdn: bool = False, generated: str | None =
         cdn=cdn,
         generated=generated,
     )
+
+
+# ================================================================ in the main report
+
+
+def headline_finding(ls: LadderStats, headline: tuple[str, str, str]) -> Any:
+    """The ladder's finding of a config's headline (``report.headline``: win share of a place in
+    the turn order, a chair, a side or a role), or None."""
+    metric, kind, group = headline
+    if metric != "win_share":
+        return None
+    key = (kind, str(int(group) + 1)) if kind in ("order", "seat") else (kind, str(group))
+    return next((x for x in ls.findings if (x.axis, x.group) == key), None)
+
+
+def skill_sentence(ls: LadderStats, headline: tuple[str, str, str]) -> str | None:
+    """The verdict's sentence on the headline across skill: at which skill its claim holds."""
+    found = headline_finding(ls, headline)
+    if found is None:
+        return None
+    return f"Across skill ({' < '.join(ls.rungs)}): " + finding_sentence(found, ls.rungs)
+
+
+def skill_section(page: Page, ls: LadderStats) -> str:
+    """The main report's "Skill" section: the ladder's sentences, figures and tables."""
+    return (
+        headline(summary_sentences(ls))
+        + f'<p class="note">From the ladder {escape(ls.path)} ({int(ls.manifest["games"]):,} '
+        f"games a point, seed {ls.manifest['seed']}; its own page: <code>balance report "
+        f"{escape(ls.path)}</code>).</p>"
+        + page.figure(depth_figure(ls))
+        + _depth_table(ls)
+        + page.figure(findings_figure(ls))
+        + _findings_table(ls)
+    )

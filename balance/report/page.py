@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from html import escape
+from typing import Any
 
 from balance.impact_file import ImpactFile
-from balance.report import blocks, sections
-from balance.report.numbers import DatasetStats, Differences
+from balance.report import blocks, ladder_page, sections
+from balance.report.numbers import DatasetStats, Differences, report_settings
 from balance.report.sentences import summary_sentences
 from balance.report.template import fill
 from balance.report.verdict import verdict_sentences
@@ -24,11 +25,13 @@ def render(
     baseline: DatasetStats | None = None,
     diffs: Sequence[Differences | None] = (),
     impact: ImpactFile | None = None,
+    ladder: Any = None,
     cdn: bool = False,
     generated: str | None = None,
 ) -> str:
-    """The report page of ``datasets`` (with their ``diffs`` against ``baseline`` and the
-    interventional ``impact``, if any) as one HTML string."""
+    """The report page of ``datasets`` (with their ``diffs`` against ``baseline``, the
+    interventional ``impact`` and a skill ``ladder`` (ladder_page.LadderStats), if any) as one
+    HTML string."""
     page = blocks.Page()
     diffs = list(diffs) or [None] * len(datasets)
     many = len(datasets) > 1
@@ -43,11 +46,12 @@ def render(
     verdicts = []
     for i, ds in enumerate(datasets):
         head = f"<h3>{escape(ds.label)}</h3>" if many else ""
+        said = verdict_sentences(ds, impact if i == 0 else None)
+        if ladder is not None and i == 0:
+            skill = ladder_page.skill_sentence(ladder, report_settings(ds.manifest).headline.key())
+            said = [*said, skill] if skill else said
         verdicts.append(
-            head
-            + blocks.headline(verdict_sentences(ds, impact if i == 0 else None))
-            + sections.players_note(ds)
-            + sections.verdict_table(ds)
+            head + blocks.headline(said) + sections.players_note(ds) + sections.verdict_table(ds)
         )
     body.append(
         '<section id="verdict"><h2>Verdict</h2>'
@@ -63,6 +67,13 @@ def render(
         head = f"<h3>{escape(ds.label)}</h3>" if many else ""
         headline.append(head + blocks.headline(sentences))
     body.append(f'<section id="summary"><h2>What matters most</h2>{"".join(headline)}</section>')
+
+    if ladder is not None:  # how far the verdict holds for stronger players
+        body.append(
+            '<section id="skill"><h2>Skill: the findings from weak players to strong</h2>'
+            f"{ladder_page.skill_section(page, ladder)}</section>"
+        )
+        nav.append('<a href="#skill">skill</a>')
 
     if impact is not None:  # causal card impact before the datasets' observational diagnostics
         body.append(

@@ -63,6 +63,7 @@ def build_report(
     *,
     baseline: str | os.PathLike[str] | None = None,
     impact: str | os.PathLike[str] | None = None,
+    ladder: str | os.PathLike[str] | None = None,
     cdn: bool = False,
     level: float = 0.95,
 ) -> tuple[str, float]:
@@ -81,6 +82,12 @@ def build_report(
     games = [(os.fspath(p), m.get("game")) for p, m, _ in opened]
     if baseline is not None:
         games.append((os.fspath(baseline), open_results(baseline)[0].get("game")))
+    skill = None
+    if ladder is not None:
+        from balance.report.ladder_page import analyse_ladder
+
+        skill = analyse_ladder(ladder)
+        games.append((os.fspath(ladder), skill.manifest.get("game")))
     check_one_game(games)
     datasets = [
         analyse_rows(m, rows, label=label(p), path=os.fspath(p), level=level)
@@ -104,7 +111,7 @@ def build_report(
         ]
     impact_file = read_impact(impact) if impact is not None else None
     stats_s = time.perf_counter() - t0
-    html = render(datasets, baseline=base, diffs=diffs, impact=impact_file, cdn=cdn)
+    html = render(datasets, baseline=base, diffs=diffs, impact=impact_file, ladder=skill, cdn=cdn)
     return html, stats_s
 
 
@@ -114,13 +121,16 @@ def write_report(
     out: str | os.PathLike[str],
     baseline: str | os.PathLike[str] | None = None,
     impact: str | os.PathLike[str] | None = None,
+    ladder: str | os.PathLike[str] | None = None,
     cdn: bool = False,
     level: float = 0.95,
 ) -> ReportInfo:
     """Write the report on ``results`` to ``out`` (parents created; replaced atomically)."""
     t0 = time.perf_counter()
     check_output(out, inputs={impact: "the impact file --impact"} if impact is not None else None)
-    html, stats_s = build_report(results, baseline=baseline, impact=impact, cdn=cdn, level=level)
+    html, stats_s = build_report(
+        results, baseline=baseline, impact=impact, ladder=ladder, cdn=cdn, level=level
+    )
     path = _write_html(out, html)
     return ReportInfo(path, path.stat().st_size, stats_s, time.perf_counter() - t0)
 

@@ -95,3 +95,46 @@ def test_the_ladder_page_opens_offline_and_draws_every_figure(pages, page, tmp_p
         )
         assert first.startswith(("Each rung wins more", "Not a ladder all the way up"))
         assert driver.execute_script(READABLE_JS) == []
+
+
+def _run(*args: object):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def test_a_report_with_a_ladder_gains_its_skill_section_and_a_verdict_across_skill(tmp_path):
+    ladder, run = tmp_path / "ladder", tmp_path / "run"
+    _cli("ladder", FR, "--rungs", "random,greedy", "--games", 300, "--out", ladder)
+    _cli("simulate", FR, "--games", 2000, "--out", run, "--set", "report.impact_seconds=0")
+    page = tmp_path / "page.html"
+    said = _cli("report", run, "-o", page, "--ladder", ladder, "--no-impact")
+    assert said.startswith(f"report -> {page}")
+    text = page.read_text()
+    assert '<section id="skill">' in text and 'href="#skill"' in text
+    assert "Across skill (random &lt; greedy): The 1st player&#x27;s edge" in text
+    with_report = tmp_path / "sim.html"
+    _cli("simulate", FR, "--games", 1000, "--out", tmp_path / "run2", "--report", with_report,
+         "--ladder", ladder, "--set", "report.impact_seconds=0")  # fmt: skip
+    assert '<section id="skill">' in with_report.read_text()
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["simulate", FR, "--games", 10, "--ladder", "{ladder}"],
+         "error: --ladder: goes with --report FILE (the page it adds a section to)"),
+        (["simulate", RM, "--games", 10, "--report", "{tmp}/x.html", "--ladder", "{ladder}"],
+         "error: --ladder {ladder}: is a ladder of another game than raven_manor"),
+        (["report", "{ladder}", "--ladder", "{ladder}"],
+         "error: a sweep or ladder directory is reported alone"),
+        (["report", "{tmp}/run", "--ladder", "{tmp}"],
+         "error: {tmp}: not a ladder directory (no ladder.json)"),
+    ],
+)  # fmt: skip
+def test_a_ladder_given_where_it_cannot_go_is_one_line(tmp_path, args, says):
+    ladder = tmp_path / "ladder"
+    _cli("ladder", FR, "--rungs", "random,greedy", "--games", 50, "--out", ladder)
+    _cli("simulate", FR, "--games", 200, "--out", tmp_path / "run")
+    fill = {"ladder": str(ladder), "tmp": str(tmp_path)}
+    r = _run(*(str(a).format(**fill) for a in args))
+    assert r.exit_code == 1 and r.stdout == ""
+    assert r.stderr.startswith(says.format(**fill)) and r.stderr.count("\n") == 1, r.stderr
