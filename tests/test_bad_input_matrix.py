@@ -127,8 +127,8 @@ ROLES: dict[str, dict[str, str]] = {
              "--address": "text"},
     "ladder": {"config": "input .yaml", "--rungs": "text", "--set": "text", "--games": "number",
                "--half-width": "number", "--seed": "number", "--out": "out-dir",
-               "--threads": "number", "--chunk-size": "number", "--backend": "text",
-               "--address": "text", "--report": "out-file .html"},
+               "--threads": "number", "--chunk-size": "number", "--report": "out-file .html",
+               "--backend": "text", "--address": "text"},
 }  # fmt: skip
 
 
