@@ -153,3 +153,55 @@ def read_findings(out: str | os.PathLike[str]) -> list[depth_stats.Finding]:
         win, order, team, role = mirror_arrays(dirs[point["dir"]])
         per_rung.append(depth_stats.finding_values(win, order, team, role, targets=targets))
     return depth_stats.classify(per_rung, tolerance)
+
+
+def headline_key(headline: Any) -> tuple[str, str] | None:
+    """The finding (axis, group) of a config's ``report.headline`` (metric, kind, group): a win
+    share of a place, chair, side or role; None for another metric."""
+    metric, kind, group = headline
+    if metric != "win_share" or kind not in ("order", "seat", "team", "role"):
+        return None
+    return (kind, str(int(group) + 1)) if kind in ("order", "seat") else (kind, str(group))
+
+
+def read_impacts(out: str | os.PathLike[str]) -> list[tuple[dict[str, Any], depth_stats.Finding]]:
+    """Each variant's causal change of the config's headline at every rung: per game, the
+    headline finding's value with every seat that rung under the variant minus without it (the
+    same games), classified across the rungs like a finding (balance/stats/ladder.py), with BH
+    over the variants' trends. Returns (the variant's manifest entry, its Finding) pairs."""
+    from balance.config.headline import ReportSettings
+
+    out = Path(out)
+    manifest, dirs = _finished(out)
+    key = headline_key(manifest.get("headline") or ("win_share", "order", "0"))
+    variants = manifest.get("variants") or []
+    if key is None or not variants:
+        return []
+    settings = ReportSettings.model_validate(manifest.get("report") or {})
+    tol = settings.tolerance.axes()
+    tolerance = {"order": tol.place, "seat": tol.seat, "team": tol.team, "role": tol.role}
+    targets = dict(settings.targets.team or {})
+    names = [r["name"] for r in manifest["rungs"]]
+    pts = manifest["points"]
+
+    def values(point: dict[str, Any]) -> dict[Any, Any]:
+        win, order, team, role = mirror_arrays(dirs[point["dir"]])
+        return depth_stats.finding_values(win, order, team, role, targets=targets)
+
+    mirror = {p["rung"]: values(p) for p in pts if p["kind"] == "mirror"}
+    per_rung: list[dict[Any, Any]] = [{} for _ in names]
+    for v in variants:
+        for k, rung in enumerate(names):
+            point = next(
+                p for p in pts if p["kind"] == "impact" and p["rung"] == rung
+                and p.get("variant") == v["name"]
+            )  # fmt: skip
+            changed = values(point).get(key)
+            base = mirror[rung].get(key)
+            if changed is None or base is None:
+                continue
+            per_rung[k][(f"impact {v['name']}", key[1])] = (changed[0] - base[0], True)
+    axis_tol = {f"impact {v['name']}": tolerance[key[0]] for v in variants}
+    found = depth_stats.classify(per_rung, axis_tol)
+    by_name = {f.axis.removeprefix("impact "): f for f in found}
+    return [(v, by_name[v["name"]]) for v in variants if v["name"] in by_name]

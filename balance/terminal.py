@@ -454,3 +454,32 @@ def ladder_findings_table(findings: Any, rungs: list[str]) -> Any:
         )
         table.add_row(f"{names.get(f.axis, f.axis)} {f.group}", *cells, trend, f.call)
     return table
+
+
+def ladder_impacts_table(impacts: Any, rungs: list[str], headline: Any) -> Any:
+    """Each variant's change of the headline at every rung and its call across the rungs."""
+    from rich import box
+    from rich.table import Table
+
+    from balance import fmt
+
+    metric, kind, group = headline
+    what = f"{kind} {group}" if kind not in ("order",) else f"place {int(group) + 1}"
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        title=f"card impact at every rung: each variant's change of the headline ({metric}, "
+        f"{what}) in points, every seat that rung, on the same games; intervals simultaneous "
+        "over the rungs; * q < 0.05 (BH over the variants' trends)",
+    )
+    table.add_column("variant", no_wrap=True)
+    for r in rungs:
+        table.add_column(r, justify="right", no_wrap=True)
+    table.add_column("trend per rung", justify="right", no_wrap=True)
+    table.add_column("call", no_wrap=True)
+    for v, f in impacts:
+        cells = [fmt.signed(x, lo, hi, 100) for x, lo, hi in zip(f.value, f.lo, f.hi, strict=True)]
+        trend = fmt.signed(f.slope, f.slope_lo, f.slope_hi, 100) + (
+            "*" if f.q_value < 0.05 else " "
+        )
+        table.add_row(v["name"], *cells, trend, f.call)
+    return table

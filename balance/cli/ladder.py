@@ -82,6 +82,18 @@ def ladder(
             "ladder is refused without --yes).",
         ),
     ] = False,
+    impact: Annotated[
+        str,
+        typer.Option(
+            "--impact",
+            metavar="top|none|V1,V2,...",
+            help="Card impacts re-measured at every rung: each variant played with every seat "
+            "each rung, its change of the config's headline on the same games. top: the three "
+            "that move the headline most with the config's own line-up, chosen on other games "
+            "(seed + 1) than the ladder's; or the game's variant names (balance impact lists "
+            "them); none.",
+        ),
+    ] = "top",
     report_file: Annotated[
         Path | None,
         typer.Option(
@@ -123,7 +135,9 @@ def ladder(
     chosen = out is not None
     out = out or runner.default_out(plan.sweep.configs[0], f"{Path(config).stem}-ladder")
     runner.check_options(games=plan.games, seed=plan.seed, chunk_size=chunk_size, threads=threads)
-    sweep_lib.check_out(out, plan.sweep, force=force)
+    sweep_lib.check_out(out, plan.sweep, force=True)  # a file or a foreign directory: now
+    plan = _with_impacts(plan, config, sets or [], impact, threads=threads)
+    sweep_lib.check_out(out, plan.sweep, force=force)  # another ladder there: with its impacts
     _say_plan(plan, out=out, sets=sets, half_width=half_width if default else None)
     _confirm(plan, out=out, threads=threads, yes=yes)
     again = "run the same command again" if chosen else f"run the same command with --out {out}"
@@ -144,6 +158,30 @@ def ladder(
     _say_results(summary, plan)
     if report_file is not None:
         _write_ladder_report(summary.out, out=report_file, cdn=False)
+
+
+def _with_impacts(plan: Any, config: Path, sets: list[str], impact: str, *, threads: Any) -> Any:
+    """``plan`` with the card impacts of ``--impact`` (the top three chosen on other games: say
+    which)."""
+    from balance.config import load_config
+    from balance.config.overrides import parse_overrides
+    from balance.experiments import ladder as lib
+
+    cfg = load_config(config, parse_overrides(sets, source="--set"))
+    chosen = lib.choose_variants(cfg, impact, games=plan.games, seed=plan.seed, threads=threads)
+    if impact.strip() == "top":
+        names = ", ".join(v.name for v in chosen) or "none (the game has no variants)"
+        typer.echo(
+            f"card impact: the {len(chosen)} variants that move the headline most with the "
+            f"config's line-up (on {plan.games:,} games of seed {(plan.seed + 1) % 2**63}): "
+            f"{names}"
+        )
+    if not chosen:
+        return plan
+    return lib.plan_ladder(
+        config, [r.name for r in plan.rungs], sets=sets, games=plan.games, seed=plan.seed,
+        config_path=plan.sweep.config_path, variants=chosen,
+    )  # fmt: skip
 
 
 def _say_plan(plan: Any, *, out: Path, sets: list[str] | None, half_width: float | None) -> None:
@@ -178,5 +216,8 @@ def _say_results(summary: Any, plan: Any) -> None:
     )
     terminal.print_table(terminal.ladder_depth_table(lib.read_depth(summary.out)))
     typer.echo("\n".join(luck_sentences(lib.read_luck(summary.out))))
-    findings = lib.read_findings(summary.out)
-    terminal.print_table(terminal.ladder_findings_table(findings, [r.name for r in plan.rungs]))
+    rungs = [r.name for r in plan.rungs]
+    terminal.print_table(terminal.ladder_findings_table(lib.read_findings(summary.out), rungs))
+    impacts = lib.read_impacts(summary.out)
+    if impacts:
+        terminal.print_table(terminal.ladder_impacts_table(impacts, rungs, plan.headline))

@@ -34,10 +34,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import polars as pl
 from scipy import stats as sps
 
 import balance
-from balance import games, runner
+from balance import games as registry
+from balance import runner
 from balance.config import ConfigError, RunConfig, config_from_dict, load_config
 from balance.config.overrides import override, parse_overrides
 from balance.experiments import sweep
@@ -50,6 +52,7 @@ from balance.ladder_file import (  # noqa: F401
     point_wins,
     read_depth,
     read_findings,
+    read_impacts,
     read_luck,
     read_manifest,
 )
@@ -85,28 +88,37 @@ class LadderPoint(NamedTuple):
     """One config the ladder plays: a mirror of ``rung``, or ``rung`` in seat ``seat`` among
     ``below``."""
 
-    kind: str  # "mirror", "depth" (a step) or "luck" (the top rung among the first)
+    kind: str  # "mirror", "depth" (a step), "luck" (the top rung among the first), "impact"
     rung: str
-    below: str | None  # depth: the rung of every other seat
-    seat: int | None  # depth: where ``rung`` sits
+    below: str | None  # depth, luck: the rung of every other seat
+    seat: int | None  # depth, luck: where ``rung`` sits
     config: RunConfig
+    variant: str | None = None  # impact: the variant played by every seat of ``rung``
 
     @property
     def name(self) -> str:
         if self.kind == "mirror":
             return f"every seat {self.rung}"
+        if self.kind == "impact":
+            return f"every seat {self.rung}, variant {self.variant}"
         return f"{self.rung} in seat {self.seat + 1} among {self.below}"
 
     @property
     def dir(self) -> str:
         if self.kind == "mirror":
             return f"mirror-{self.rung}"
+        if self.kind == "impact":
+            return f"impact-{_slug(self.variant or '')}-{self.rung}"
         return f"{self.kind}-{self.rung}-over-{self.below}-seat{self.seat + 1}"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._=+-]+", "-", text).strip("-")[:60] or "variant"
 
 
 def heuristic(config: RunConfig) -> str:
     """The game's heuristic: the policy its search player rolls out with by default."""
-    model = games.get(config.game).policy_kinds.get("search")
+    model = registry.get(config.game).policy_kinds.get("search")
     if model is None:
         raise _problem(
             f"{config.game} has no search player: name the rungs (its policies: "
@@ -187,9 +199,12 @@ def lineup_config(config: RunConfig, seats: Sequence[Rung], *, what: str) -> Run
         raise LadderError(f"{SOURCE}: {e}") from None
 
 
-def plan_points(config: RunConfig, rungs: Sequence[Rung]) -> list[LadderPoint]:
+def plan_points(
+    config: RunConfig, rungs: Sequence[Rung], variants: Sequence[Any] = ()
+) -> list[LadderPoint]:
     """Every mirror, then every step with its seats rotated, then (with 3 rungs or more) the
-    top rung among the first, rotated: each config validated."""
+    top rung among the first, rotated, then each variant (experiments/variants.py) at every
+    rung: each config validated."""
     players = config.players
     out = [
         LadderPoint("mirror", r.name, None, None,
@@ -206,7 +221,65 @@ def plan_points(config: RunConfig, rungs: Sequence[Rung]) -> list[LadderPoint]:
             what = f"{upper.name} in seat {s + 1} among {below.name}"
             config_s = lineup_config(config, seats, what=what)
             out.append(LadderPoint(kind, upper.name, below.name, s, config_s))
+    from balance.experiments.variants import apply_patch
+
+    mirrors = {p.rung: p.config for p in out if p.kind == "mirror"}
+    for v in variants:
+        for r in rungs:
+            patched = apply_patch(mirrors[r.name], v, source=f"{IMPACT} {v.name}")
+            out.append(LadderPoint("impact", r.name, None, None, patched, v.name))
     return out
+
+
+# ============================================================================ card impacts
+
+IMPACT = "--impact"
+TOP = 3  # variants the default keeps: the report's top three
+
+
+def choose_variants(
+    config: RunConfig,
+    spec: str,
+    *,
+    games: int,
+    seed: int,
+    threads: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[Any]:
+    """The variants whose causal card impact the ladder re-measures at every rung (``--impact``):
+    ``none``; variant names of the game (its impact and report variants), comma-separated; or
+    ``top`` (the default): the three whose change of the config's headline is largest, as a
+    report's card impact ranks them (experiments/impact.py), measured with the config's own
+    line-up on ``games`` games of seed ``seed + 1``: other games than the ladder's, so that the
+    ladder's measure of the chosen three is not the one that chose them."""
+    from balance.experiments.impact import impact
+    from balance.experiments.variants import default_variants, report_variants
+
+    text = spec.strip()
+    if text == "none":
+        return []
+    plugin = registry.get(config.game)
+    known = {
+        v.name: v for v in [*report_variants(plugin, config), *default_variants(plugin, config)]
+    }
+    if text != "top":
+        names = [n.strip() for n in text.split(",")]
+        bad = [n for n in names if n not in known]
+        if bad or not names:
+            listed = ", ".join(sorted(known)) or "none"
+            raise LadderError(
+                f"{IMPACT}: {bad[0] if bad else text!r} is not a variant of {config.game} "
+                f"(top, none, or names among: {listed})"
+            )
+        return [known[n] for n in dict.fromkeys(names)]
+    if not known:
+        return []
+    screen = (seed + 1) % 2**63
+    measured = impact(
+        config, list(known.values()), games=games, seed=screen, threads=threads, progress=progress
+    )
+    top = measured.summary.filter(pl.col("effect").is_not_null()).head(TOP)
+    return [known[n] for n in top["variant"].to_list()]
 
 
 # =================================================================================== sizing
@@ -231,6 +304,8 @@ class LadderPlan(NamedTuple):
     points: tuple[LadderPoint, ...]
     sweep: sweep.Plan
     report: dict[str, Any] | None  # the config's report section: the findings' tolerances
+    variants: tuple[Any, ...] = ()  # the card impacts re-measured at every rung
+    headline: tuple[str, str, str] = ("win_share", "order", "0")  # the config's
 
     @property
     def games(self) -> int:
@@ -251,8 +326,20 @@ class LadderPlan(NamedTuple):
             "games": self.games,
             "seed": self.seed,
             "report": self.report,
+            "headline": list(self.headline),
+            "variants": [
+                {"name": v.name, "description": v.description, "patch": v.patch}
+                for v in self.variants
+            ],
             "points": [
-                {"dir": sp.dir, "kind": p.kind, "rung": p.rung, "below": p.below, "seat": p.seat}
+                {
+                    "dir": sp.dir,
+                    "kind": p.kind,
+                    "rung": p.rung,
+                    "below": p.below,
+                    "seat": p.seat,
+                    "variant": p.variant,
+                }
                 for p, sp in zip(self.points, self.sweep.points, strict=True)
             ],
         }
@@ -266,6 +353,7 @@ def plan_ladder(
     games: int | None = None,
     seed: int | None = None,
     config_path: str | None = None,
+    variants: Sequence[Any] = (),
 ) -> LadderPlan:
     """Every point of the ladder of ``rungs`` over ``config`` (with ``--set`` overrides),
     validated, as a sweep of one categorical knob. ``games`` a point: :func:`games_for` by
@@ -273,7 +361,7 @@ def plan_ladder(
     sets_ = parse_overrides(sets, source="--set")
     base = load_config(config, sets_)
     parsed = parse_rungs(base, rungs)
-    pts = plan_points(base, parsed)
+    pts = plan_points(base, parsed, variants)
     games = games_for() if games is None else games
     seed = base.seed if seed is None else seed
     runner.check_options(games=games, seed=seed, players=base.players)
@@ -306,7 +394,12 @@ def plan_ladder(
         games=games,
         seed=seed,
     )
-    return LadderPlan(tuple(parsed), tuple(pts), plan, base.resolved_dict().get("report"))
+    from balance.config.headline import headline_of
+
+    return LadderPlan(
+        tuple(parsed), tuple(pts), plan, base.resolved_dict().get("report"), tuple(variants),
+        headline_of(base),
+    )  # fmt: skip
 
 
 def run_ladder(
@@ -377,7 +470,7 @@ def estimate(plan: LadderPlan, *, threads: int | None = None, pilot: int = 0) ->
 
     from balance.runner import numba_threads
 
-    plugin = games.get(plan.sweep.game)
+    plugin = registry.get(plan.sweep.game)
     with numba_threads(threads):
         import numba
 
@@ -385,7 +478,7 @@ def estimate(plan: LadderPlan, *, threads: int | None = None, pilot: int = 0) ->
         timed: dict[tuple[str, str | None], float] = {}
         spent = 0.0
         for p in plan.points:
-            key = (p.rung, p.below)
+            key = (p.kind == "impact", p.rung, p.below, p.variant)
             if key in timed:
                 continue
             tables = plugin.compile(p.config)
@@ -395,5 +488,7 @@ def estimate(plan: LadderPlan, *, threads: int | None = None, pilot: int = 0) ->
             took = time.perf_counter() - t0
             spent += took
             timed[key] = took / n
-    per_point = tuple(timed[(p.rung, p.below)] * plan.games for p in plan.points)
+    per_point = tuple(
+        timed[(p.kind == "impact", p.rung, p.below, p.variant)] * plan.games for p in plan.points
+    )
     return Estimate(sum(per_point), per_point, n, spent)

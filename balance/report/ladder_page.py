@@ -41,6 +41,7 @@ class LadderStats(NamedTuple):
     findings: list[Any]  # balance.stats.ladder.Finding
     manifests: list[dict[str, Any]]  # the mirrors' results manifests, weakest rung first
     seconds: float
+    impacts: tuple[Any, ...] = ()  # (variant entry, Finding of its change of the headline)
 
 
 def analyse_ladder(path: str | os.PathLike[str]) -> LadderStats:
@@ -54,9 +55,10 @@ def analyse_ladder(path: str | os.PathLike[str]) -> LadderStats:
     rungs = [r["name"] for r in manifest["rungs"]]
     mirrors = {p["rung"]: p["dir"] for p in manifest["points"] if p["kind"] == "mirror"}
     manifests = [read_manifest(Path(path) / mirrors[r]) for r in rungs]
+    impacts = tuple(lf.read_impacts(path))
     return LadderStats(
         os.fspath(path), manifest, rungs, depth, luck, findings, manifests,
-        time.perf_counter() - t0,
+        time.perf_counter() - t0, impacts,
     )  # fmt: skip
 
 
@@ -166,6 +168,9 @@ def summary_sentences(ls: LadderStats) -> list[str]:
     out = [depth_sentence(ls.depth), *luck_sentences(ls.luck)]
     said = [x for x in ls.findings if x.call in ("flips", "grows", "shrinks", "holds")]
     out += [finding_sentence(x, ls.rungs) for x in said]
+    for v, x in ls.impacts:
+        if x.call != "not determined":
+            out.append(impact_sentence(v, x, ls))
     rest = len(ls.findings) - len(said)
     if rest:
         out.append(
@@ -173,6 +178,33 @@ def summary_sentences(ls: LadderStats) -> list[str]:
             f"{int(ls.manifest['games']):,} games a rung (table below)."
         )
     return out
+
+
+def headline_words(ls: LadderStats) -> str:
+    """The config's headline as the impacts' sentences name it."""
+    from balance.ladder_file import headline_key
+
+    key = headline_key(ls.manifest.get("headline") or ("win_share", "order", "0"))
+    if key is None:
+        return "the headline"
+    fake = type("F", (), {"axis": key[0], "group": key[1], "reference": True})
+    return finding_words(fake)
+
+
+def impact_sentence(variant: dict[str, Any], x: Any, ls: LadderStats) -> str:
+    """A variant's causal change of the headline across the rungs, as its call allows."""
+    ends = f"{_value(x, 0)} among {ls.rungs[0]} players, {_value(x, -1)} at {ls.rungs[-1]}"
+    what = f"{variant['name']} ({variant.get('description') or 'a variant'})"
+    head = headline_words(ls)
+    if x.call == "holds":
+        return f"{_cap(what)} changes {head} alike at every rung: {ends}."
+    if x.call == "flips":
+        return f"{_cap(what)} moves {head} one way among some players and the other way among others: {ends}."
+    verb = "more" if x.call == "grows" else "less"
+    return (
+        f"{_cap(what)} moves {head} {verb} as skill grows: {ends}; "
+        f"{f.points(x.slope, x.slope_lo, x.slope_hi)} a rung, {f.q_text(x.q_value)}."
+    )
 
 
 # =================================================================================== figures
@@ -280,6 +312,53 @@ def _findings_table(ls: LadderStats) -> str:
     )  # fmt: skip
 
 
+def _impacts_section(page: Page, ls: LadderStats) -> str:
+    """Each variant's change of the headline at every rung: a panel each, and the table."""
+    fig = go.Figure()
+    x = list(range(len(ls.rungs)))
+    for v, fd in ls.impacts:
+        fig.add_scatter(
+            x=x,
+            y=[val * 100 for val in fd.value],
+            mode="lines+markers",
+            name=f"{v['name']}: {fd.call}",
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": [(h - val) * 100 for val, h in zip(fd.value, fd.hi, strict=True)],
+                "arrayminus": [(val - lo) * 100 for val, lo in zip(fd.value, fd.lo, strict=True)],
+            },
+        )
+    fig.add_hline(y=0, line={"color": "#cccccc", "width": 1})
+    fig.update_xaxes(tickvals=x, ticktext=ls.rungs, title_text="every seat this rung")
+    fig.update_layout(
+        title=f"Each variant's change of {headline_words(ls)}, by rung",
+        yaxis_title="points",
+        height=420,
+        legend={"orientation": "h", "y": -0.3},
+        margin={"t": 60, "b": 60},
+    )
+    cols = [Column("variant", lambda r: r[0]["name"]),
+            Column("what it changes", lambda r: r[0].get("description") or "")]  # fmt: skip
+    for k, rung in enumerate(ls.rungs):
+        cols.append(Column(rung, lambda r, k=k: _cell(r[1], k)))
+    cols += [
+        Column("trend a rung", lambda r: f.signed(r[1].slope, r[1].slope_lo, r[1].slope_hi, 100)),
+        Column("q", lambda r: r[1].q_value, lambda q: f.q_text(q), True, "BH over the variants"),
+        Column("call", lambda r: r[1].call),
+    ]
+    note = (
+        '<p class="note">Each variant played with every seat at each rung, on the same games as '
+        "that rung's mirror: its change of the headline, in points, game by game. Intervals "
+        "simultaneous over the rungs; the trend's q-value is Benjamini-Hochberg over the "
+        "variants. The variants were chosen on other games than these (seed + 1) when the "
+        "ladder chose them (--impact top).</p>"
+    )
+    table = table_html(ls.impacts, cols, table_id="ladder-impacts", scroll=True,
+                       mark=lambda r: r[1].call != "not determined")  # fmt: skip
+    return page.figure(fig) + table + note
+
+
 def _depth_table(ls: LadderStats) -> str:
     steps = [*ls.depth.steps]
     cols = [
@@ -350,6 +429,10 @@ def render_ladder(ls: LadderStats, *, cdn: bool = False, generated: str | None =
             )
             + _findings_table(ls),
         ),
+    ]
+    if ls.impacts:
+        parts.append(("impact", "Card impact at every rung", _impacts_section(page, ls)))
+    parts += [
         ("provenance", "Provenance", _provenance(ls)),
         ("method", "Method", METHOD),
     ]

@@ -181,17 +181,23 @@ def test_balance_ladder_says_its_plan_its_estimate_its_depth_and_its_findings(tm
     r = _cli("ladder", FR, "--rungs", "random,greedy", "--games", 60, "--out", out)
     assert r.exit_code == 0, r.output
     lines = r.stdout.splitlines()
-    assert lines[0] == (
-        f"ladder configs/five_ravens/base.yaml: random < greedy; 6 points, 60 games each on seed 1 -> {out}"
+    assert lines[0].startswith(
+        "card impact: the 3 variants that move the headline most with the config's line-up (on "
+        "60 games of seed 2): "
     )
-    assert lines[1].startswith("estimate: about ") and "pilot of 4 games" in lines[1]
+    assert lines[1] == (
+        "ladder configs/five_ravens/base.yaml: random < greedy; 12 points, 60 games each on "
+        f"seed 1 -> {out}"
+    )
+    assert lines[2].startswith("estimate: about ") and "pilot of 4 games" in lines[2]
+    assert "card impact at every rung" in r.stdout
     assert (
         "greedy over random" in r.stdout and "Each rung wins more than the rung below" in r.stdout
     )
     assert "place 1" in r.stdout and "chair 4" in r.stdout
     again = _cli("ladder", FR, "--rungs", "random,greedy", "--games", 60, "--out", out)
     assert again.exit_code == 0 and "ladder: 0 games" in again.stdout
-    assert again.stdout.count("kept (complete)") == 6
+    assert again.stdout.count("kept (complete)") == 12
 
 
 def test_a_ladder_past_an_hour_is_refused_off_a_terminal_without_yes(tmp_path, monkeypatch):
@@ -332,3 +338,43 @@ checks:
     with pytest.raises(Exception) as e:
         ex.check(ex.load_spec(bad), spec_path=bad)
     assert str(e.value).startswith(f"{bad}: checks[0].players: 's9' is not a rung: ")
+
+
+# --------------------------------------------------------------- card impacts at every rung
+
+
+def test_card_impacts_at_every_rung_are_classified_like_findings(skill_game, tmp_path):
+    """Planted: ``nothing`` changes no game (an effect of exactly 0 at every rung: holds);
+    ``turns`` moves the strong first player's edge from 0 to -0.2 as skill grows from 0 to 3
+    (an effect that appears with skill: grows, ending near -0.2)."""
+    from balance.config import load_config
+
+    path = skill_game.write_config(tmp_path / "s.yaml")
+    cfg = load_config(path)
+    chosen = L.choose_variants(cfg, "nothing,turns", games=100, seed=3)
+    assert [v.name for v in chosen] == ["nothing", "turns"]
+    plan = L.plan_ladder(path, "s0,s1,s2,s3", games=3000, variants=chosen)
+    assert len([p for p in plan.points if p.kind == "impact"]) == 2 * 4
+    L.run_ladder(plan, out=tmp_path / "l")
+    (nothing, n), (_, t) = L.read_impacts(tmp_path / "l")
+    assert nothing["name"] == "nothing" and n.value == [0.0] * 4 and n.call == "holds"
+    assert t.call == "grows" and t.value[0] == 0.0
+    assert t.value[-1] == pytest.approx(-0.2, abs=0.03) and t.hi[-1] < 0
+
+
+def test_the_impact_choice_is_checked_in_one_line(skill_game, tmp_path):
+    from balance.config import load_config
+
+    cfg = load_config(skill_game.write_config(tmp_path / "s.yaml"))
+    assert L.choose_variants(cfg, "none", games=10, seed=1) == []
+    with pytest.raises(L.LadderError) as e:
+        L.choose_variants(cfg, "nothing,typo", games=10, seed=1)
+    assert str(e.value) == (
+        "--impact: 'typo' is not a variant of fake_skill (top, none, or names among: nothing, "
+        "turns)"
+    )
+    from balance.config.overrides import parse_overrides
+
+    strong = load_config(tmp_path / "s.yaml", parse_overrides(["seats=s3"]))
+    top = L.choose_variants(strong, "top", games=400, seed=1)
+    assert [v.name for v in top] == ["turns", "nothing"]  # the only one that moves it, first

@@ -623,6 +623,16 @@ skill = _module(
         policies={"plain": {"kind": "plain"}},
         outcome=SKILLED,
         telemetry=[],
+        variants=[
+            # no change at all (gain is 0 unless a test sets it): the same games
+            {"name": "nothing", "description": "gain 0", "patch": {"rules": {"gain": 0.0}}},
+            # the strong first player loses 0.2 of its edge; skill 0 keeps its own
+            {
+                "name": "turns",
+                "description": "edge_high -0.2",
+                "patch": {"rules": {"edge_high": -0.2}},
+            },
+        ],
     ),
     _write_skill,
 )

@@ -68,7 +68,8 @@ def pages(tmp_path_factory) -> dict[str, Path]:
     fr, rm = tmp / "fr.html", tmp / "rm.html"
     _cli("ladder", FR, "--rungs", "random,greedy,search_2", "--games", 200, "--out", tmp / "fr",
          "--report", fr)  # fmt: skip
-    _cli("ladder", RM, "--rungs", "random,basic", "--games", 200, "--out", tmp / "rm")
+    _cli("ladder", RM, "--rungs", "random,basic", "--games", 200, "--out", tmp / "rm",
+         "--impact", "none")  # fmt: skip
     said = _cli("report", tmp / "rm", "-o", rm)
     assert said.startswith(f"report -> {rm}")
     return {"fr": fr, "rm": rm}
@@ -78,17 +79,19 @@ def test_the_page_says_what_the_terminal_says(pages):
     text = pages["fr"].read_text()
     assert "Skill ladder: fr" in text and "rungs random &lt; greedy &lt; search_2" in text
     assert "Skill against luck: search_2 in one seat among random players wins" in text
+    assert '<section id="impact"><h2>Card impact at every rung</h2>' in text
     rm = pages["rm"].read_text()
     assert "side raven" in rm and "role raven" in rm  # a dealt side and the roles
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("page", ["fr", "rm"])
-def test_the_ladder_page_opens_offline_and_draws_every_figure(pages, page, tmp_path):
+@pytest.mark.parametrize(("page", "figures"), [("fr", 3), ("rm", 2)])
+def test_the_ladder_page_opens_offline_and_draws_every_figure(pages, page, figures, tmp_path):
+    """The depth chart, the findings' panels and (fr: --impact top) the card impacts."""
     require_browser()
     with offline_chromium(tmp_path / "profile") as driver:
         open_page(driver, pages[page])
-        assert _wait_for_figures(driver) == 2  # the depth chart and the findings' panels
+        assert _wait_for_figures(driver) == figures
         assert severe(driver) == [] and fetched_elsewhere(driver) == []
         first = driver.execute_script(
             "return document.querySelector('#summary .headline li').textContent"
