@@ -127,8 +127,9 @@ ROLES: dict[str, dict[str, str]] = {
              "--address": "text"},
     "ladder": {"config": "input .yaml", "--rungs": "text", "--set": "text", "--games": "number",
                "--half-width": "number", "--seed": "number", "--out": "out-dir",
-               "--threads": "number", "--chunk-size": "number", "--report": "out-file .html",
-               "--backend": "text", "--address": "text"},
+               "--threads": "number", "--chunk-size": "number", "--impact": "text",
+               "--report": "out-file .html", "--resume": "results", "--backend": "text",
+               "--address": "text"},
 }  # fmt: skip
 
 

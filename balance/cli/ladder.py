@@ -11,7 +11,6 @@ from balance import terminal
 from balance.cli._app import (
     AddressOpt,
     BackendOpt,
-    ConfigArg,
     SeedOpt,
     SetOpt,
     ThreadsOpt,
@@ -24,13 +23,21 @@ from balance.cli._app import (
     stopping,
 )
 from balance.cli.sweep import _point_line
+from balance.errors import BalanceError
 
 LONG_S = 3600  # past this the ladder asks first (refused off a terminal without --yes)
 
 
 @command()
 def ladder(
-    config: ConfigArg,
+    config: Annotated[
+        Path | None,
+        typer.Argument(
+            help="YAML config file (with --resume: optional, the ladder's own by default).",
+            show_default=False,
+            metavar="CONFIG",
+        ),
+    ] = None,
     rungs: Annotated[
         str | None,
         typer.Option(
@@ -102,6 +109,15 @@ def ladder(
             help="Also write the ladder's HTML page to this file (as `balance report DIR`).",
         ),
     ] = None,
+    resume: Annotated[
+        Path | None,
+        typer.Option(
+            "--resume",
+            metavar="DIR",
+            help="Go on with the ladder in DIR (stopped, killed or failed): its config, --set, "
+            "rungs, games, seed and card impacts as recorded; its finished points are kept.",
+        ),
+    ] = None,
     backend: BackendOpt = "local",
     address: AddressOpt = None,
 ) -> None:
@@ -118,16 +134,12 @@ def ladder(
     from balance.experiments import ladder as lib
     from balance.experiments import sweep as sweep_lib
 
-    default = games is None
-    sized = lib.games_for(half_width)  # checked even when --games decides
-    plan = lib.plan_ladder(
-        config,
-        rungs if rungs is not None else lib.default_rungs_of(config, sets or []),
-        sets=sets or [],
-        games=sized if default else games,
-        seed=seed,
-        config_path=_shown(config),
-    )
+    default = games is None and resume is None
+    if resume is not None:
+        config, sets, rungs, games, seed, impact, out = _recorded(
+            resume, config, sets, rungs, games, seed, impact, out
+        )
+    plan = _plan(config, rungs, sets or [], games, half_width, seed)
     if report_file is not None:
         from balance.report import check_output
 
@@ -158,6 +170,41 @@ def ladder(
     _say_results(summary, plan)
     if report_file is not None:
         _write_ladder_report(summary.out, out=report_file, cdn=False)
+
+
+def _plan(config: Path | None, rungs: str | None, sets: list[str], games: int | None,
+          half_width: float, seed: int | None) -> Any:  # fmt: skip
+    """The ladder without its card impacts yet (they are chosen once --out is known good)."""
+    from balance.experiments import ladder as lib
+
+    sized = lib.games_for(half_width)  # checked even when --games decides
+    if config is None:
+        raise BalanceError("give a CONFIG (or --resume DIR)")
+    return lib.plan_ladder(
+        config,
+        rungs if rungs is not None else lib.default_rungs_of(config, sets),
+        sets=sets,
+        games=sized if games is None else games,
+        seed=seed,
+        config_path=_shown(config),
+    )
+
+
+def _recorded(resume: Path, config: Path | None, *given: Any) -> tuple[Any, ...]:
+    """The ladder command recorded in ``resume`` (CONFIG may be given to locate the config
+    file; any other choice of the ladder may not)."""
+    from balance.experiments import ladder as lib
+
+    names = ("--set", "--rungs", "--games", "--seed", "--impact", "--out")
+    defaults = (None, None, None, None, "top", None)
+    clash = [n for n, v, d in zip(names, given, defaults, strict=True) if v not in (d, [])]
+    if clash:
+        raise BalanceError(
+            f"--resume {resume}: takes the ladder's own choices; drop {', '.join(clash)}"
+        )
+    r = lib.recorded(resume)
+    return (config or Path(r.config), r.sets, ",".join(r.rungs), r.games, r.seed, r.impact,
+            resume)  # fmt: skip
 
 
 def _with_impacts(plan: Any, config: Path, sets: list[str], impact: str, *, threads: Any) -> Any:

@@ -492,3 +492,42 @@ def estimate(plan: LadderPlan, *, threads: int | None = None, pilot: int = 0) ->
         timed[(p.kind == "impact", p.rung, p.below, p.variant)] * plan.games for p in plan.points
     )
     return Estimate(sum(per_point), per_point, n, spent)
+
+
+# ================================================================================== resuming
+
+
+class Recorded(NamedTuple):
+    """What a ladder directory records of the command that plays it (``--resume``)."""
+
+    config: str  # the config file as the ladder recorded it
+    sets: list[str]
+    rungs: list[str]
+    games: int
+    seed: int
+    impact: str  # the variants' names, comma-separated, or "none"
+
+
+def recorded(out: str | os.PathLike[str]) -> Recorded:
+    """The ladder in ``out`` as its command gave it (LadderError, one line, when ``out`` holds
+    no ladder or a damaged one)."""
+    from balance.sweep_file import SweepError, read_sweep_manifest
+
+    manifest = read_manifest(out)
+    try:
+        overrides = [str(o) for o in read_sweep_manifest(out).get("overrides") or []]
+        variants = [str(v["name"]) for v in manifest.get("variants") or []]
+        return Recorded(
+            config=str(manifest["config_path"]),
+            sets=overrides,
+            rungs=[str(r["name"]) for r in manifest["rungs"]],
+            games=int(manifest["games"]),
+            seed=int(manifest["seed"]),
+            impact=",".join(variants) or "none",
+        )
+    except SweepError as e:
+        raise LadderError(str(e)) from None
+    except (KeyError, TypeError, ValueError) as e:
+        raise LadderError(
+            f"{Path(out) / LADDER_MANIFEST}: damaged ({e!r} missing or wrong)"
+        ) from None

@@ -378,3 +378,25 @@ def test_the_impact_choice_is_checked_in_one_line(skill_game, tmp_path):
     strong = load_config(tmp_path / "s.yaml", parse_overrides(["seats=s3"]))
     top = L.choose_variants(strong, "top", games=400, seed=1)
     assert [v.name for v in top] == ["turns", "nothing"]  # the only one that moves it, first
+
+
+def test_resume_goes_on_with_the_ladder_as_recorded(tmp_path):
+    import shutil
+
+    out = tmp_path / "l"
+    first = _cli("ladder", FR, "--rungs", "random,greedy", "--games", 80, "--set",
+                 "rules.relics.gem.count=3", "--impact", "none", "--out", out)  # fmt: skip
+    assert first.exit_code == 0, first.output
+    last = sorted(p for p in out.iterdir() if p.is_dir())[-1]
+    shutil.rmtree(last)  # as if killed before its last point
+    again = _cli("ladder", "--resume", out)
+    assert again.exit_code == 0, again.output
+    assert "ladder: 80 games" in again.stdout and again.stdout.count("kept (complete)") == 5
+    tables = first.stdout[first.stdout.index("skill depth") :]
+    assert again.stdout[again.stdout.index("skill depth") :] == tables
+    clash = _cli("ladder", "--resume", out, "--games", 5)
+    assert clash.exit_code == 1
+    assert clash.stderr == f"error: --resume {out}: takes the ladder's own choices; drop --games\n"
+    none = _cli("ladder", "--resume", tmp_path)
+    assert none.stderr == f"error: {tmp_path}: not a ladder directory (no ladder.json)\n"
+    assert _cli("ladder").stderr == "error: give a CONFIG (or --resume DIR)\n"
