@@ -566,7 +566,7 @@ def test_report_of_a_sweep_directory_and_its_errors(bonus_sweep, tmp_path):
     assert "Win share per team" not in html  # every team is one seat
     one_line_error(
         cli("report", out, "--baseline", out / "00-rules.bonus=0", "-o", tmp_path / "x.html"),
-        "a sweep directory is reported alone",
+        "a sweep or ladder directory is reported alone",
     )
     assert not (tmp_path / "x.html").exists()
     # one point is a normal results directory
