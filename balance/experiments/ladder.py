@@ -61,10 +61,12 @@ from balance.sweep_file import Axis
 SOURCE = "--rungs"
 SEARCH = re.compile(r"search_(?P<n>[1-9][0-9]*)")
 MAX_RUNGS = 8  # a longer ladder is a typo, and its depth points grow with every rung
-# The default ladder's search budgets per game, each 4x the last: chosen so that the base
-# config's default ladder (2,401 games a point) takes about 30 minutes on a 2-core machine
-# (docs/commands/ladder.md gives each game's measured time). A search decision costs its
-# iterations times a rest-of-game, so the slow games' rungs start low.
+# The default ladder's search budgets per game, each 4x the last, the lowest a budget at which
+# search is still a player of its own (in Five Ravens 8 iterations lose to greedy, 25 win). A
+# search decision costs its iterations times a rest-of-game, so the slow games' rungs start low.
+# The ladder's own pilot estimates the base configs' default ladders (2,401 games a point,
+# --impact top) at 51 (Five Ravens), 81 (The Raven Order), 108 (Raven Manor) and 65 (Corvids)
+# minutes on a 2-core machine: above the half-hour aimed at (docs/commands/ladder.md).
 BUDGETS = {
     "five_ravens": (25, 100, 400),
     "raven_order": (5, 20, 80),
