@@ -71,7 +71,7 @@ def offline_chromium(profile: Path, window: str = "1280,1000") -> Iterator[objec
     browser = webdriver.Chrome(service=service, options=options)
     # A loaded CI machine (the other test worker compiling kernels on the second core) can keep a
     # 5 MB report's first paint past selenium's 120 s per request; a hung browser still fails, later.
-    browser.command_executor._client_config.timeout = COMMAND_TIMEOUT
+    _long_requests(browser)
     browser.set_page_load_timeout(COMMAND_TIMEOUT)
     browser.set_script_timeout(COMMAND_TIMEOUT)
     try:
@@ -88,6 +88,18 @@ def offline_chromium(profile: Path, window: str = "1280,1000") -> Iterator[objec
             os.environ.pop("SE_OFFLINE", None)
         else:
             os.environ["SE_OFFLINE"] = saved
+
+
+def _long_requests(browser) -> None:
+    """Let each driver request take COMMAND_TIMEOUT: through the connection's client config
+    (selenium 4.26 and later), or the connection class's timeout (before)."""
+    config = getattr(browser.command_executor, "_client_config", None)
+    if config is not None and hasattr(config, "timeout"):
+        config.timeout = COMMAND_TIMEOUT
+        return
+    from selenium.webdriver.remote.remote_connection import RemoteConnection
+
+    RemoteConnection.set_timeout(COMMAND_TIMEOUT)
 
 
 def open_page(driver, path: Path) -> None:
