@@ -6,7 +6,8 @@ without the report importing the experiments. A ladder directory is a sweep dire
 ``sweep.json`` and a results directory per point) with ``ladder.json`` beside it: the rungs
 (name and policy entry, weakest first), the games and seed, the config's ``report:`` section (the
 findings' tolerances and targets) and per point its directory, kind (``mirror``, ``depth``,
-``luck``), rung, the rung below and the seat.
+``luck``, ``impact``, ``matrix``), rung, the rung below, the seat, the variant and the evil
+side's rung.
 
 The readers return the statistics of balance/stats/ladder.py: the skill depth, luck against
 skill and the findings across the rungs, from the finished points (:class:`LadderError`, one
@@ -69,90 +70,131 @@ def mirror_arrays(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
     manifest, rows = open_results(path)
     names = rows.collect_schema().names()
     cols = ["game", "seat", "win", "order", "team", *(["role"] if "role" in names else [])]
-    frame = rows.select(cols).sort("game", "seat").collect()
-    players = int(manifest["players"])
+    return grids(rows.select(cols).sort("game", "seat").collect(), int(manifest["players"]))
+
+
+def grids(frame: Any, players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """:func:`mirror_arrays` of a frame of rows (game-major, then seat), e.g. a pilot's."""
 
     def grid(name: str) -> np.ndarray:
         return frame[name].to_numpy().reshape(-1, players)
 
-    role = grid("role").astype(str) if "role" in cols else None
+    role = grid("role").astype(str) if "role" in frame.columns else None
     return grid("win").astype(np.float64), grid("order"), grid("team").astype(str), role
 
 
-def _finished(out: Path) -> tuple[dict[str, Any], dict[str, Path]]:
-    """The ladder's manifest and every point's directory, all finished (else LadderError)."""
-    from balance.sweep_file import open_sweep
+class Ladder:
+    """A finished ladder directory, read once: its manifest, its points, and each point's
+    arrays loaded on first use and kept (the readers below share one, so that a page reads
+    every parquet file once). LadderError (one line) while a point is missing."""
 
-    manifest = read_manifest(out)
-    run = open_sweep(out)
-    status = {p.path.name: p.status for p in run.points}
-    pts = manifest["points"]
-    left = [p["dir"] for p in pts if status.get(p["dir"]) != "complete"]
-    if left:
-        raise LadderError(
-            f"{out}: the ladder is not finished ({len(left)} of {len(pts)} points to play); "
-            "run the same command again to resume it"
-        )
-    return manifest, {p["dir"]: out / p["dir"] for p in pts}
+    def __init__(self, out: str | os.PathLike[str]) -> None:
+        from balance.config.headline import ReportSettings
+        from balance.sweep_file import open_sweep
+
+        self.out = Path(out)
+        self.manifest = read_manifest(self.out)
+        status = {p.path.name: p.status for p in open_sweep(self.out).points}
+        self.points: list[dict[str, Any]] = self.manifest["points"]
+        left = [p["dir"] for p in self.points if status.get(p["dir"]) != "complete"]
+        if left:
+            raise LadderError(
+                f"{self.out}: the ladder is not finished ({len(left)} of {len(self.points)} "
+                "points to play); run the same command again to resume it"
+            )
+        self.rungs = [str(r["name"]) for r in self.manifest["rungs"]]
+        settings = ReportSettings.model_validate(self.manifest.get("report") or {})
+        tol = settings.tolerance.axes()
+        self.tolerance = {"order": tol.place, "seat": tol.seat, "team": tol.team, "role": tol.role}
+        self.targets = dict(settings.targets.team or {})
+        self._arrays: dict[str, Any] = {}
+
+    def arrays(self, point: dict[str, Any]) -> tuple[Any, ...]:
+        """(win, order, team, role) of a point (:func:`mirror_arrays`), read once."""
+        d = point["dir"]
+        if d not in self._arrays:
+            self._arrays[d] = mirror_arrays(self.out / d)
+        return self._arrays[d]
+
+    def wins(self, point: dict[str, Any]) -> np.ndarray:
+        return self.arrays(point)[0]
+
+    def findings(self, point: dict[str, Any]) -> dict[Any, Any]:
+        """balance/stats/ladder.py's ``finding_values`` of a point, with the config's targets."""
+        return depth_stats.finding_values(*self.arrays(point), targets=self.targets)
+
+    def mirror(self, rung: str) -> dict[str, Any]:
+        return next(p for p in self.points if p["kind"] == "mirror" and p["rung"] == rung)
+
+    def rotations(self, kind: str, upper: str, lower: str) -> np.ndarray:
+        """float[G, P]: column ``s`` the win of seat ``s`` in the point that put ``upper``
+        there among ``lower``."""
+        seats = sorted(
+            (p for p in self.points
+             if p["kind"] == kind and p["rung"] == upper and p["below"] == lower),
+            key=lambda p: p["seat"],
+        )  # fmt: skip
+        return np.stack([self.wins(p)[:, p["seat"]] for p in seats], axis=1)
 
 
-def read_depth(out: str | os.PathLike[str]) -> depth_stats.Depth:
+def load(out: str | os.PathLike[str] | Ladder) -> Ladder:
+    """``out`` read as a :class:`Ladder` (one already read is returned as it is)."""
+    return out if isinstance(out, Ladder) else Ladder(out)
+
+
+Source = str | os.PathLike[str] | Ladder  # a ladder directory, or one already read
+
+
+def read_depth(out: Source) -> depth_stats.Depth:
     """The ladder's skill depth (balance/stats/ladder.py) from its finished points."""
-    out = Path(out)
-    manifest, dirs = _finished(out)
-    pts = manifest["points"]
-    names = [r["name"] for r in manifest["rungs"]]
-    mirrors = {p["rung"]: point_wins(dirs[p["dir"]]) for p in pts if p["kind"] == "mirror"}
-    rotations = [
-        _rotations(pts, dirs, "depth", upper, lower) for lower, upper in itertools.pairwise(names)
-    ]
-    return depth_stats.depth(names, [mirrors[n] for n in names[:-1]], rotations)
+    ld = load(out)
+    names = ld.rungs
+    rotations = [ld.rotations("depth", upper, lower) for lower, upper in itertools.pairwise(names)]
+    # a sized ladder's step may play fewer games than the mirrors: their first ones (the same)
+    below = [ld.wins(ld.mirror(n))[: len(r)] for n, r in zip(names, rotations, strict=False)]
+    return depth_stats.depth(names, below, rotations)
 
 
-def _rotations(pts: list[dict[str, Any]], dirs: dict[str, Path], kind: str, upper: str,
-               lower: str) -> np.ndarray:  # fmt: skip
-    """float[G, P]: column ``s`` the win of seat ``s`` in the point that put ``upper`` there
-    among ``lower``."""
-    seats = sorted(
-        (p for p in pts if p["kind"] == kind and p["rung"] == upper and p["below"] == lower),
-        key=lambda p: p["seat"],
-    )
-    return np.stack([point_wins(dirs[p["dir"]])[:, p["seat"]] for p in seats], axis=1)
-
-
-def read_luck(out: str | os.PathLike[str]) -> depth_stats.Luck:
+def read_luck(out: Source) -> depth_stats.Luck:
     """Luck against skill (balance/stats/ladder.py): the top rung among the first, and how much
     of who wins the deal decides whatever the players."""
-    out = Path(out)
-    manifest, dirs = _finished(out)
-    pts = manifest["points"]
-    names = [r["name"] for r in manifest["rungs"]]
-    bottom, top = names[0], names[-1]
-    kind = "luck" if len(names) > 2 else "depth"
-    mirror = {p["rung"]: dirs[p["dir"]] for p in pts if p["kind"] == "mirror"}
+    ld = load(out)
+    bottom, top = ld.rungs[0], ld.rungs[-1]
+    rotations = ld.rotations("luck" if len(ld.rungs) > 2 else "depth", top, bottom)
+    n = len(rotations)  # the mirrors' first games, when the ladder was sized
     return depth_stats.luck(
-        bottom, top, point_wins(mirror[bottom]), point_wins(mirror[top]),
-        _rotations(pts, dirs, kind, top, bottom),
-    )  # fmt: skip
+        bottom, top, ld.wins(ld.mirror(bottom))[:n], ld.wins(ld.mirror(top))[:n], rotations
+    )
 
 
-def read_findings(out: str | os.PathLike[str]) -> list[depth_stats.Finding]:
+def read_findings(out: Source) -> list[depth_stats.Finding]:
     """Every verdict axis' group measured in every mirror and classified across the rungs
     (balance/stats/ladder.py), with the config's tolerances and targets."""
-    from balance.config.headline import ReportSettings
+    ld = load(out)
+    return depth_stats.classify([ld.findings(ld.mirror(r)) for r in ld.rungs], ld.tolerance)
 
-    out = Path(out)
-    manifest, dirs = _finished(out)
-    settings = ReportSettings.model_validate(manifest.get("report") or {})
-    tol = settings.tolerance.axes()
-    tolerance = {"order": tol.place, "seat": tol.seat, "team": tol.team, "role": tol.role}
-    targets = dict(settings.targets.team or {})
-    per_rung = []
-    for name in [r["name"] for r in manifest["rungs"]]:
-        point = next(p for p in manifest["points"] if p["kind"] == "mirror" and p["rung"] == name)
-        win, order, team, role = mirror_arrays(dirs[point["dir"]])
-        per_rung.append(depth_stats.finding_values(win, order, team, role, targets=targets))
-    return depth_stats.classify(per_rung, tolerance)
+
+def read_matrix(out: Source) -> depth_stats.Matrix | None:
+    """The share of the headline's side with the Family played by each rung and the evil side
+    by each rung (balance/stats/ladder.py), the mirrors on the diagonal; None for a ladder
+    without the matrix (a game without sides, or ``--no-matrix``)."""
+    ld = load(out)
+    key = headline_key(ld.manifest.get("headline") or ("win_share", "order", "0"))
+    if key is None or key[0] != "team" or not any(p["kind"] == "matrix" for p in ld.points):
+        return None
+
+    def share(point: dict[str, Any]) -> np.ndarray:
+        win, _, team, _ = ld.arrays(point)
+        mine = team == key[1]
+        return np.where(mine.any(axis=1), np.where(mine, win, 0.0).max(axis=1), np.nan)
+
+    values = {}
+    for p in ld.points:
+        if p["kind"] == "mirror":
+            values[(p["rung"], p["rung"])] = share(p)
+        elif p["kind"] == "matrix":
+            values[(p["rung"], p["evil"])] = share(p)
+    return depth_stats.matrix(key[1], ld.rungs, values)
 
 
 def headline_key(headline: Any) -> tuple[str, str] | None:
@@ -164,44 +206,31 @@ def headline_key(headline: Any) -> tuple[str, str] | None:
     return (kind, str(int(group) + 1)) if kind in ("order", "seat") else (kind, str(group))
 
 
-def read_impacts(out: str | os.PathLike[str]) -> list[tuple[dict[str, Any], depth_stats.Finding]]:
+def read_impacts(out: Source) -> list[tuple[dict[str, Any], depth_stats.Finding]]:
     """Each variant's causal change of the config's headline at every rung: per game, the
     headline finding's value with every seat that rung under the variant minus without it (the
     same games), classified across the rungs like a finding (balance/stats/ladder.py), with BH
     over the variants' trends. Returns (the variant's manifest entry, its Finding) pairs."""
-    from balance.config.headline import ReportSettings
-
-    out = Path(out)
-    manifest, dirs = _finished(out)
-    key = headline_key(manifest.get("headline") or ("win_share", "order", "0"))
-    variants = manifest.get("variants") or []
+    ld = load(out)
+    key = headline_key(ld.manifest.get("headline") or ("win_share", "order", "0"))
+    variants = ld.manifest.get("variants") or []
     if key is None or not variants:
         return []
-    settings = ReportSettings.model_validate(manifest.get("report") or {})
-    tol = settings.tolerance.axes()
-    tolerance = {"order": tol.place, "seat": tol.seat, "team": tol.team, "role": tol.role}
-    targets = dict(settings.targets.team or {})
-    names = [r["name"] for r in manifest["rungs"]]
-    pts = manifest["points"]
-
-    def values(point: dict[str, Any]) -> dict[Any, Any]:
-        win, order, team, role = mirror_arrays(dirs[point["dir"]])
-        return depth_stats.finding_values(win, order, team, role, targets=targets)
-
-    mirror = {p["rung"]: values(p) for p in pts if p["kind"] == "mirror"}
-    per_rung: list[dict[Any, Any]] = [{} for _ in names]
+    mirror = {r: ld.findings(ld.mirror(r)) for r in ld.rungs}
+    per_rung: list[dict[Any, Any]] = [{} for _ in ld.rungs]
     for v in variants:
-        for k, rung in enumerate(names):
+        for k, rung in enumerate(ld.rungs):
             point = next(
-                p for p in pts if p["kind"] == "impact" and p["rung"] == rung
+                p for p in ld.points if p["kind"] == "impact" and p["rung"] == rung
                 and p.get("variant") == v["name"]
             )  # fmt: skip
-            changed = values(point).get(key)
+            changed = ld.findings(point).get(key)
             base = mirror[rung].get(key)
             if changed is None or base is None:
                 continue
-            per_rung[k][(f"impact {v['name']}", key[1])] = (changed[0] - base[0], True)
-    axis_tol = {f"impact {v['name']}": tolerance[key[0]] for v in variants}
+            n = len(changed[0])  # the mirror's first games, when the ladder was sized
+            per_rung[k][(f"impact {v['name']}", key[1])] = (changed[0] - base[0][:n], True)
+    axis_tol = {f"impact {v['name']}": ld.tolerance[key[0]] for v in variants}
     found = depth_stats.classify(per_rung, axis_tol)
     by_name = {f.axis.removeprefix("impact "): f for f in found}
     return [(v, by_name[v["name"]]) for v in variants if v["name"] in by_name]

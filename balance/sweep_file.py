@@ -13,8 +13,9 @@ that writes it (balance/experiments/sweep.py) and the report that reads it
 The sweep manifest (``kind: sweep``, ``format``) records the config path, the ``--set``
 overrides, the knobs (``axes``: key, values, their labels as written, the ``--over`` text) and
 their values, the games and seed, and per point its index, name, directory, values, labels,
-overrides, config hash, status, games done and timings; and the writing process, as a results
-manifest does (a sweep whose process died reads as ``killed``).
+overrides, config hash, games (a sized ladder's points differ), status, games done and
+timings; and the writing process, as a results manifest does (a sweep whose process died
+reads as ``killed``).
 
 ``read_sweep_manifest`` checks a manifest (one line naming the file and key when it is not a
 sweep's, or a newer format's); ``open_sweep`` reads it back as a :class:`SweepRun`, each point's
@@ -110,6 +111,7 @@ class _SweepPointEntry(BaseModel):
     dir: Annotated[StrictStr, Field(pattern=r"^[^/\\]+$")]  # a folder in the sweep's
     labels: list[Any]
     values: list[Any]
+    games: Annotated[StrictInt, Field(ge=1)] | None = None  # when points differ (a sized ladder)
 
 
 class _SweepManifest(BaseModel):
@@ -188,7 +190,7 @@ def open_sweep(path: str | os.PathLike[str]) -> SweepRun:
                 m = results.read_manifest(point_dir)
                 done = int(m.get("games_done") or 0)
                 status = str(m.get("status"))
-                if status == "complete" and done != games:
+                if status == "complete" and done != int(e.get("games") or games):
                     status = "interrupted"
             pts.append(
                 SweepPoint(

@@ -483,3 +483,26 @@ def ladder_impacts_table(impacts: Any, rungs: list[str], headline: Any) -> Any:
         )
         table.add_row(v["name"], *cells, trend, f.call)
     return table
+
+
+def ladder_matrix_table(m: Any) -> Any:
+    """A game of sides: the headline side's share with the Family played by each rung (rows)
+    and the evil side by each rung (columns), simultaneous intervals."""
+    from rich import box
+    from rich.table import Table
+
+    from balance import fmt
+
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        title=f"the {m.side} side's win share, the Family played by each rung (rows) against the "
+        f"evil side played by each rung (columns); {fmt.level(m.level)} intervals, simultaneous "
+        f"over the {len(m.cells)} cells; the diagonal: every seat that rung",
+    )
+    table.add_column("Family \\ evil", no_wrap=True)
+    for r in m.rungs:
+        table.add_column(r, justify="right", no_wrap=True)
+    for f in m.rungs:
+        row = [m.cell(f, e) for e in m.rungs]
+        table.add_row(f, *(fmt.estimate(c.share, c.lo, c.hi, 100, " %") for c in row))
+    return table

@@ -54,14 +54,16 @@ def ladder(
     games: Annotated[
         int | None,
         typer.Option(
-            help="Games per point, the same seeds at every point (default: from --half-width)."
+            help="Games per point, every point the same games (default: each point sized from "
+            "a pilot for --half-width).",
         ),
     ] = None,
     half_width: Annotated[
         float,
         typer.Option(
-            help="Default games: enough for a share's 95 % interval to be at most this wide "
-            "either side (0.02: ±2 points, 2,401 games).",
+            help="Default games: a pilot of 100 games of each point (seed + 2) sizes it for its "
+            "statistic's 95 % interval to be this wide either side (0.02: ±2 points), at least "
+            "300 games and at most a share's worst case (2,401 at ±2 points).",
         ),
     ] = 0.02,
     seed: SeedOpt = None,
@@ -101,6 +103,14 @@ def ladder(
             "them); none.",
         ),
     ] = "top",
+    matrix: Annotated[
+        bool,
+        typer.Option(
+            "--matrix/--no-matrix",
+            help="In a game that deals sides (Raven Manor): also play every Family rung against "
+            "every other evil rung, for the matrix of the Raven's side's share.",
+        ),
+    ] = True,
     report_file: Annotated[
         Path | None,
         typer.Option(
@@ -123,23 +133,24 @@ def ladder(
 ) -> None:
     """Play CONFIG's players from weak to strong and re-measure its findings at every rung.
 
-    Two kinds of points, all on the same seeds: every seat one rung (a mirror per rung: the
-    places in the turn order, chairs, sides and roles at that skill), and each rung in one seat
-    among the rung below, rotated through every seat (skill depth: how much each step wins).
-    Before any game the ladder times a few games of each line-up and says how long it will
-    take. It prints the depth of every step (simultaneous intervals) and each finding across
-    the rungs: holds, grows, shrinks, flips or not determined. Ctrl-C keeps the finished
-    points: run the same command again to resume."""
+    Points on the same seeds: every seat one rung (a mirror per rung: the places in the turn
+    order, chairs, sides and roles at that skill); each rung in one seat among the rung below,
+    rotated through every seat (skill depth: how much each step wins); the card impacts at
+    every rung; in Raven Manor every Family rung against every evil rung. A pilot sizes each
+    point for its statistic and says how long the ladder will take. It prints the depth of
+    every step (simultaneous intervals) and each finding across the rungs: holds, grows,
+    shrinks, flips or not determined. Ctrl-C keeps the finished points: run the same command
+    again to resume."""
     from balance import runner
     from balance.experiments import ladder as lib
     from balance.experiments import sweep as sweep_lib
 
-    default = games is None and resume is None
+    default, sized = games is None and resume is None, ()
     if resume is not None:
-        config, sets, rungs, games, seed, impact, out = _recorded(
-            resume, config, sets, rungs, games, seed, impact, out
+        config, sets, rungs, games, seed, impact, out, matrix, sized = _recorded(
+            resume, config, sets, rungs, games, seed, impact, out, matrix
         )
-    plan = _plan(config, rungs, sets or [], games, half_width, seed)
+    plan = _plan(config, rungs, sets or [], games, half_width, seed, matrix)
     if report_file is not None:
         from balance.report import check_output
 
@@ -148,10 +159,11 @@ def ladder(
     out = out or runner.default_out(plan.sweep.configs[0], f"{Path(config).stem}-ladder")
     runner.check_options(games=plan.games, seed=plan.seed, chunk_size=chunk_size, threads=threads)
     sweep_lib.check_out(out, plan.sweep, force=True)  # a file or a foreign directory: now
-    plan = _with_impacts(plan, config, sets or [], impact, threads=threads)
+    plan = _with_impacts(plan, config, sets or [], impact, sized, threads=threads)
+    plan, estimate = _sized(plan, out, half_width, default, force=force, threads=threads, yes=yes)
     sweep_lib.check_out(out, plan.sweep, force=force)  # another ladder there: with its impacts
     _say_plan(plan, out=out, sets=sets, half_width=half_width if default else None)
-    _confirm(plan, out=out, threads=threads, yes=yes)
+    _confirm(plan, estimate, out=out, threads=threads, yes=yes)
     again = "run the same command again" if chosen else f"run the same command with --out {out}"
     with (
         stopping(resume=again),
@@ -173,7 +185,7 @@ def ladder(
 
 
 def _plan(config: Path | None, rungs: str | None, sets: list[str], games: int | None,
-          half_width: float, seed: int | None) -> Any:  # fmt: skip
+          half_width: float, seed: int | None, matrix: bool) -> Any:  # fmt: skip
     """The ladder without its card impacts yet (they are chosen once --out is known good)."""
     from balance.experiments import ladder as lib
 
@@ -187,6 +199,7 @@ def _plan(config: Path | None, rungs: str | None, sets: list[str], games: int | 
         games=sized if games is None else games,
         seed=seed,
         config_path=_shown(config),
+        matrix=None if matrix else False,
     )
 
 
@@ -195,8 +208,8 @@ def _recorded(resume: Path, config: Path | None, *given: Any) -> tuple[Any, ...]
     file; any other choice of the ladder may not)."""
     from balance.experiments import ladder as lib
 
-    names = ("--set", "--rungs", "--games", "--seed", "--impact", "--out")
-    defaults = (None, None, None, None, "top", None)
+    names = ("--set", "--rungs", "--games", "--seed", "--impact", "--out", "--no-matrix")
+    defaults = (None, None, None, None, "top", None, True)
     clash = [n for n, v, d in zip(names, given, defaults, strict=True) if v not in (d, [])]
     if clash:
         raise BalanceError(
@@ -204,12 +217,13 @@ def _recorded(resume: Path, config: Path | None, *given: Any) -> tuple[Any, ...]
         )
     r = lib.recorded(resume)
     return (config or Path(r.config), r.sets, ",".join(r.rungs), r.games, r.seed, r.impact,
-            resume)  # fmt: skip
+            resume, r.matrix, tuple(r.point_games))  # fmt: skip
 
 
-def _with_impacts(plan: Any, config: Path, sets: list[str], impact: str, *, threads: Any) -> Any:
+def _with_impacts(plan: Any, config: Path, sets: list[str], impact: str,
+                  sized: tuple[int, ...] = (), *, threads: Any) -> Any:  # fmt: skip
     """``plan`` with the card impacts of ``--impact`` (the top three chosen on other games: say
-    which)."""
+    which) and, resuming a sized ladder, its points' recorded games."""
     from balance.config import load_config
     from balance.config.overrides import parse_overrides
     from balance.experiments import ladder as lib
@@ -223,34 +237,81 @@ def _with_impacts(plan: Any, config: Path, sets: list[str], impact: str, *, thre
             f"config's line-up (on {plan.games:,} games of seed {(plan.seed + 1) % 2**63}): "
             f"{names}"
         )
-    if not chosen:
+    if not chosen and not sized:
         return plan
     return lib.plan_ladder(
         config, [r.name for r in plan.rungs], sets=sets, games=plan.games, seed=plan.seed,
-        config_path=plan.sweep.config_path, variants=chosen,
+        config_path=plan.sweep.config_path, variants=chosen, point_games=sized,
+        matrix=any(p.kind == "matrix" for p in plan.points),
     )  # fmt: skip
+
+
+def _sized(plan: Any, out: Path, half_width: float, default: bool, *, force: bool,
+           threads: int | None, yes: bool) -> tuple[Any, Any]:  # fmt: skip
+    """The default ladder with each point's games from a pilot (or, when ``out`` holds this
+    same ladder, the sizes it recorded: nothing is played again), and its estimate; any other
+    ladder as it is (its estimate is timed later)."""
+    from balance.experiments import ladder as lib
+
+    if not default:
+        return plan, None
+    recorded = None if force else _recorded_sizes(out, plan.sweep.definition())
+    if recorded is not None and len(recorded) == len(plan.points):
+        typer.echo(f"sizes: as {out} recorded them (the pilot is not played again)")
+        resized = lib.with_games(plan, recorded)
+        return resized, lib.estimate(resized, threads=threads)
+    rough = lib.estimate(plan, threads=threads, pilot=4)
+    pilot = rough.seconds * lib.PILOT / plan.games
+    typer.echo(
+        f"sizing: {lib.PILOT} games of each of the {len(plan.points)} points on seed "
+        f"{lib.pilot_seed(plan.seed)} (about {lib._duration(pilot)})"
+    )
+    if pilot > LONG_S:
+        _confirm_costs([f"sizing the ladder takes about {lib._duration(pilot)}"], yes=yes)
+    with terminal.progress_bar("sizing") as bar:
+        sizing = lib.size_points(plan, half_width=half_width, threads=threads,
+                                 progress=lambda d, t: bar(d * lib.PILOT, t * lib.PILOT))  # fmt: skip
+    resized = lib.with_games(plan, sizing.point_games)
+    return resized, sizing.estimate
+
+
+def _recorded_sizes(out: Path, definition: dict[str, Any]) -> list[int] | None:
+    """The points' games the sweep in ``out`` recorded, when it is this same ladder sized."""
+    from balance.sweep_file import SweepError, read_sweep_manifest
+
+    try:
+        theirs = dict(read_sweep_manifest(out).get("definition") or {})
+    except (SweepError, OSError):
+        return None
+    sizes = theirs.pop("point_games", None)
+    return sizes if sizes and theirs == definition else None
 
 
 def _say_plan(plan: Any, *, out: Path, sets: list[str] | None, half_width: float | None) -> None:
     names = " < ".join(r.name for r in plan.rungs)
     why = f" (±{half_width * 100:g} points at 95 %)" if half_width is not None else ""
+    counts = sorted(set(plan.sweep.point_games)) or [plan.games]
+    each = (
+        f"{counts[0]:,} games each" if len(counts) == 1
+        else f"{counts[0]:,} to {counts[-1]:,} games a point, {plan.sweep.total_games:,} in all"
+    )  # fmt: skip
     typer.echo(
         f"ladder {plan.sweep.config_path}{_with_sets(sets)}: {names}; {len(plan.points)} points, "
-        f"{plan.games:,} games each{why} on seed {plan.seed} -> {out}"
+        f"{each}{why} on seed {plan.seed} -> {out}"
     )
 
 
-def _confirm(plan: Any, *, out: Path, threads: int | None, yes: bool) -> None:
-    """Time a few games of each line-up, say how long the ladder takes, and ask (refuse off a
-    terminal without --yes) past an hour or past the free disk."""
+def _confirm(plan: Any, estimate: Any, *, out: Path, threads: int | None, yes: bool) -> None:
+    """Say how long the ladder takes (``estimate``, or a few games of each line-up timed now)
+    and ask (refuse off a terminal without --yes) past an hour or past the free disk."""
     from balance import runner
     from balance.experiments import ladder as lib
 
-    estimate = lib.estimate(plan, threads=threads)
+    estimate = estimate or lib.estimate(plan, threads=threads)
     typer.echo(f"estimate: {estimate.text(threads)}")
     reasons = [f"the ladder takes {estimate.text(threads)}"] if estimate.seconds > LONG_S else []
     widest = plan.sweep.configs[0]  # every point seats the config's players
-    reasons += runner.disk_costs(widest, games=plan.games * len(plan.points), out=out)
+    reasons += runner.disk_costs(widest, games=plan.sweep.total_games, out=out)
     _confirm_costs(reasons, yes=yes)
 
 
@@ -261,10 +322,14 @@ def _say_results(summary: Any, plan: Any) -> None:
     typer.echo(
         f"ladder: {summary.played_games:,} games in {summary.wall_time_s:.1f} s -> {summary.out}"
     )
-    terminal.print_table(terminal.ladder_depth_table(lib.read_depth(summary.out)))
-    typer.echo("\n".join(luck_sentences(lib.read_luck(summary.out))))
+    ld = lib.load(summary.out)  # every point read once
+    terminal.print_table(terminal.ladder_depth_table(lib.read_depth(ld)))
+    typer.echo("\n".join(luck_sentences(lib.read_luck(ld))))
     rungs = [r.name for r in plan.rungs]
-    terminal.print_table(terminal.ladder_findings_table(lib.read_findings(summary.out), rungs))
-    impacts = lib.read_impacts(summary.out)
+    terminal.print_table(terminal.ladder_findings_table(lib.read_findings(ld), rungs))
+    impacts = lib.read_impacts(ld)
     if impacts:
         terminal.print_table(terminal.ladder_impacts_table(impacts, rungs, plan.headline))
+    sides = lib.read_matrix(ld)
+    if sides is not None:
+        terminal.print_table(terminal.ladder_matrix_table(sides))

@@ -6,8 +6,8 @@ search player rolls out with: Five Ravens' and Corvids' ``greedy``, The Raven Or
 the config's search settings at 250 iterations a decision, rolling out with the heuristic).
 ``--rungs`` names them: ``random``, any policy of the config, or ``search_<iterations>``.
 
-The ladder plays two kinds of **points**, each a config played on the run's seed, so that game
-``i`` of every point is dealt the same cards (common random numbers):
+The ladder plays **points**, each a config played on the run's seed, so that game ``i`` of
+every point is dealt the same cards (common random numbers):
 
 - **mirror** ``R``: every seat plays rung ``R``. Its games re-measure the config's findings
   (the headline and every verdict axis) among players of that strength.
@@ -15,6 +15,11 @@ The ladder plays two kinds of **points**, each a config played on the run's seed
   every other seat ``Q``. The stronger seat's win share, its seat rotated round the table on the
   same deals, against the mirror of ``Q`` in the same seats, says how much the step from ``Q``
   to ``R`` wins: whether the ladder is still a ladder there.
+
+Also the top rung among the first (luck against skill), each chosen card impact at every rung
+and, in a game of sides, every Family rung against every other evil rung (the matrix). By
+default each point's games are sized from a pilot for the statistic it serves
+(:func:`size_points`).
 
 **On disk a ladder is a sweep** (balance/sweep_file.py) whose one categorical knob, ``ladder``,
 takes a value per point: every point a results directory written by ``runner.run``, the same
@@ -48,6 +53,7 @@ from balance.experiments import sweep
 from balance.ladder_file import (  # noqa: F401
     LADDER_MANIFEST,
     LadderError,
+    load,
     mirror_arrays,
     point_wins,
     read_depth,
@@ -55,6 +61,7 @@ from balance.ladder_file import (  # noqa: F401
     read_impacts,
     read_luck,
     read_manifest,
+    read_matrix,
 )
 from balance.sweep_file import Axis
 
@@ -96,6 +103,7 @@ class LadderPoint(NamedTuple):
     seat: int | None  # depth, luck: where ``rung`` sits
     config: RunConfig
     variant: str | None = None  # impact: the variant played by every seat of ``rung``
+    evil: str | None = None  # matrix: the evil side's rung (``rung`` is the Family's)
 
     @property
     def name(self) -> str:
@@ -103,6 +111,8 @@ class LadderPoint(NamedTuple):
             return f"every seat {self.rung}"
         if self.kind == "impact":
             return f"every seat {self.rung}, variant {self.variant}"
+        if self.kind == "matrix":
+            return f"Family {self.rung}, evil side {self.evil}"
         return f"{self.rung} in seat {self.seat + 1} among {self.below}"
 
     @property
@@ -111,6 +121,8 @@ class LadderPoint(NamedTuple):
             return f"mirror-{self.rung}"
         if self.kind == "impact":
             return f"impact-{_slug(self.variant or '')}-{self.rung}"
+        if self.kind == "matrix":
+            return f"matrix-family-{self.rung}-evil-{self.evil}"
         return f"{self.kind}-{self.rung}-over-{self.below}-seat{self.seat + 1}"
 
 
@@ -184,11 +196,14 @@ def parse_rungs(config: RunConfig, text: str | Sequence[str]) -> list[Rung]:
     return [rung(config, n) for n in names]
 
 
-def lineup_config(config: RunConfig, seats: Sequence[Rung], *, what: str) -> RunConfig:
-    """``config`` with each seat playing its rung (the rungs are its only policies), validated:
-    a rung the game cannot play (a search rung's rollout missing) is one line naming ``what``."""
+def lineup_config(
+    config: RunConfig, seats: Sequence[Rung], *, what: str, extra: dict[str, Any] | None = None
+) -> RunConfig:
+    """``config`` with each seat playing its rung (the rungs and ``extra`` are its only
+    policies), validated: a rung the game cannot play (a search rung's rollout missing) is one
+    line naming ``what``."""
     data = config.resolved_dict()
-    data["policies"] = {r.name: r.entry for r in seats}
+    data["policies"] = {**(extra or {}), **{r.name: r.entry for r in seats}}
     for r in seats:
         rollout = r.entry.get("rollout") if r.entry["kind"] == "search" else None
         if rollout is not None and rollout not in data["policies"]:
@@ -202,11 +217,12 @@ def lineup_config(config: RunConfig, seats: Sequence[Rung], *, what: str) -> Run
 
 
 def plan_points(
-    config: RunConfig, rungs: Sequence[Rung], variants: Sequence[Any] = ()
+    config: RunConfig, rungs: Sequence[Rung], variants: Sequence[Any] = (), matrix: bool = False
 ) -> list[LadderPoint]:
     """Every mirror, then every step with its seats rotated, then (with 3 rungs or more) the
     top rung among the first, rotated, then each variant (experiments/variants.py) at every
-    rung: each config validated."""
+    rung, then (``matrix``, a game of sides) every Family rung against every other evil rung:
+    each config validated."""
     players = config.players
     out = [
         LadderPoint("mirror", r.name, None, None,
@@ -230,7 +246,79 @@ def plan_points(
         for r in rungs:
             patched = apply_patch(mirrors[r.name], v, source=f"{IMPACT} {v.name}")
             out.append(LadderPoint("impact", r.name, None, None, patched, v.name))
+    if matrix:
+        for fam, evil in itertools.permutations(rungs, 2):
+            seat, extra = side_rung(config, fam, evil)
+            what = f"a {fam.name} Family against a {evil.name} evil side"
+            cfg = lineup_config(config, [seat] * players, what=what, extra=extra)
+            out.append(LadderPoint("matrix", fam.name, None, None, cfg, evil=evil.name))
     return out
+
+
+# ========================================================================= sides: the matrix
+#
+# In a game that deals sides (Raven Manor: the Family against the Raven's side), a seat does not
+# know its side before the deal, so "a search Family against a random Raven" cannot be written
+# as seats. Every seat plays one policy that acts as the Family's rung while its seat is on the
+# Family's side and as the evil rung while it is on an evil side (a possessed seat changes side
+# and knows it: RM-6, RM-11): the game's ``by_side`` policy for two heuristic rungs, a search
+# limited to one side (``sides``) whose rollout policy is such a ``by_side`` for a search rung
+# against a heuristic one, and a search whose budget depends on the side (``iterations_by_side``)
+# for two search rungs. The matrix of the Raven's side's share, Family rung by evil rung, is the
+# 2025 Tabletop Games Balancing Competition's picture of an asymmetric game.
+
+SIDES = ("family", "evil")
+SIDE_ROLLOUT = "side_rollout"  # the by_side policy a one-sided search rolls out (and plays) with
+
+
+def has_sides(config: RunConfig) -> bool:
+    """Whether ``config``'s game deals sides a policy can be split by (Raven Manor)."""
+    plugin = registry.get(config.game)
+    search = plugin.policy_kinds.get("search")
+    return "by_side" in plugin.policy_kinds and tuple(getattr(search, "side_names", ())) == SIDES
+
+
+def _heuristic_of(r: Rung, rollout: dict[str, Any] | None = None) -> str:
+    """``random`` or ``basic``: what a heuristic rung (or a search rung's rollout) plays."""
+    entry = rollout if r.entry["kind"] == "search" else r.entry
+    kind = (entry or {}).get("kind")
+    if kind not in ("random", "basic"):
+        raise _problem(
+            f"{r.name!r}: the Family x evil matrix splits random, basic and search rungs by "
+            f"side, not a {kind} policy (--no-matrix plays the ladder without it)"
+        )
+    return str(kind)
+
+
+def side_rung(config: RunConfig, family: Rung, evil: Rung) -> tuple[Rung, dict[str, Any]]:
+    """The one policy every seat plays for a ``family`` Family against an ``evil`` evil side,
+    and the policies it needs beside it (its rollout)."""
+    name = f"family_{family.name}_evil_{evil.name}"
+    fs, es = (r.entry["kind"] == "search" for r in (family, evil))
+    rollouts = {r.name: config.policies.get(r.entry.get("rollout", ""), {"kind": "basic"})
+                for r in (family, evil)}  # fmt: skip
+    basic = next((dict(r.entry) for r in (family, evil) if r.entry["kind"] == "basic"),
+                 next((dict(v) for v in rollouts.values() if v.get("kind") == "basic"), {}))  # fmt: skip
+    basic.pop("kind", None)
+
+    def by_side(fam: str, ev: str) -> dict[str, Any]:
+        return {**basic, "kind": "by_side", "family": fam, "evil": ev}
+
+    if not fs and not es:
+        return Rung(name, by_side(_heuristic_of(family), _heuristic_of(evil))), {}
+    if fs and es:
+        entry = {**family.entry, "iterations": max(family.entry["iterations"],
+                                                   evil.entry["iterations"]),
+                 "iterations_by_side": {"family": family.entry["iterations"],
+                                        "evil": evil.entry["iterations"]}}  # fmt: skip
+        entry.pop("sides", None)  # it searches on both sides, each at its rung's budget
+        return Rung(name, entry), {}
+    searcher, side = (family, "family") if fs else (evil, "evil")
+    own = _heuristic_of(searcher, rollouts[searcher.name])
+    other = _heuristic_of(evil if fs else family)
+    rollout = by_side(own, other) if fs else by_side(other, own)
+    entry = {**searcher.entry, "sides": [side], "rollout": SIDE_ROLLOUT}
+    return Rung(name, entry), {SIDE_ROLLOUT: rollout}
 
 
 # ============================================================================ card impacts
@@ -296,6 +384,164 @@ def games_for(half_width: float = HALF_WIDTH, level: float = LEVEL) -> int:
     return math.ceil(z * z * 0.25 / (half_width * half_width))
 
 
+# A ladder's points do not need the same games: a step's stronger seat, averaged over its
+# rotations on the same deal, varies far less from game to game than one seat's win, and a card
+# impact measured on common deals less than either share. By default the ladder sizes each
+# point from a pilot (``size_points``): ``pilot`` games of every point on seed + 2 (neither the
+# ladder's games nor those that chose its card impacts, so the intervals never see the games
+# that sized them), the per-game variance of the statistic each point serves, and
+# ``n = z^2 var / h^2`` games for a 95 % interval of +-h, at least MIN_GAMES and at most the
+# worst case of :func:`games_for`. Points read together share their count: the rotations of a
+# step, the rotations of the top among the first, a variant at every rung (its trend is paired
+# across the rungs); the mirrors take the most of all (every other statistic is read against a
+# mirror's first games, and the findings are paired across the mirrors).
+PILOT = 100  # games of each point the sizing plays
+MIN_GAMES = 300  # a sized point's fewest games: the t-interval's normal approximation holds
+
+
+def pilot_seed(seed: int) -> int:
+    """The seed of the sizing pilot's games: other games than the ladder's (seed) and the card
+    impacts' choice (seed + 1)."""
+    return (seed + 2) % 2**63
+
+
+class Sizing(NamedTuple):
+    """Each point's games, chosen from a pilot (:func:`size_points`)."""
+
+    point_games: tuple[int, ...]
+    sd: tuple[float, ...]  # per point: the per-game standard deviation it was sized for
+    estimate: Estimate  # the sized ladder at the pilot's speed
+
+
+def _pilot(
+    plan: LadderPlan, games: int, threads: int | None, progress: Callable[[int, int], None] | None
+) -> tuple[list[tuple[Any, ...]], list[float]]:
+    """Every point's (win, order, team, role) arrays (:func:`mirror_arrays`) over ``games``
+    games of the pilot's seed, and the seconds each took (the kernels loaded first)."""
+    import time
+
+    from balance import results
+    from balance.ladder_file import grids
+    from balance.runner import numba_threads
+
+    seed = pilot_seed(plan.seed)
+    arrays, seconds = [], []
+    with numba_threads(threads):
+        for k, cfg in enumerate(plan.sweep.configs):
+            run = runner.prepare(cfg, seed=seed)
+            t0 = time.perf_counter()
+            chunks = [c[0] for c in runner.play_chunks([run], seed=seed, games=games)]
+            seconds.append(time.perf_counter() - t0)
+            frame = pl.concat(
+                results.chunk_frame(
+                    c,
+                    seats=list(cfg.seats),
+                    teams=list(cfg.teams) if cfg.teams else [str(i) for i in range(cfg.players)],
+                    end_reasons=run.plugin.end_reasons,
+                    telemetry_columns=run.telemetry,
+                    team_names=run.team_names,
+                    role_names=run.role_names,
+                )
+                for c in chunks
+            )
+            arrays.append(grids(frame, cfg.players))
+            if progress is not None:
+                progress(k + 1, len(plan.sweep.configs))
+    return arrays, seconds
+
+
+def point_sd(plan: LadderPlan, arrays: Sequence[tuple[Any, ...]]) -> list[float]:
+    """Per point, the per-game standard deviation of the statistic it serves, from its
+    ``arrays`` (:func:`mirror_arrays`, all over the same games): a mirror's largest over its
+    findings (balance/stats/ladder.py's ``finding_values``) and, for the weakest and strongest,
+    the deal's hold; a rotation's, its step's edge; a variant's, its change of the headline."""
+    import numpy as np
+
+    from balance.config.headline import ReportSettings
+    from balance.ladder_file import headline_key
+    from balance.stats import ladder as st
+
+    def sd(values: Any) -> float:
+        v = np.asarray(values, np.float64)
+        v = v[np.isfinite(v)]
+        return float(v.std(ddof=1)) if len(v) > 1 else 0.0
+
+    settings = ReportSettings.model_validate(plan.report or {})
+    targets = dict(settings.targets.team or {})
+    pts = plan.points
+    mirror = {p.rung: k for k, p in enumerate(pts) if p.kind == "mirror"}
+    found = {r: st.finding_values(*arrays[k], targets=targets) for r, k in mirror.items()}
+    key = headline_key(plan.headline)
+    out = [0.0] * len(pts)
+    for r, k in mirror.items():
+        out[k] = max((sd(v) for v, _ in found[r].values()), default=0.0)
+    steps = {(p.kind, p.rung, p.below) for p in pts if p.kind in ("depth", "luck")}
+    for kind, upper, lower in steps:
+        ks = sorted((k for k, p in enumerate(pts) if (p.kind, p.rung, p.below) ==
+                     (kind, upper, lower)), key=lambda k: pts[k].seat)  # fmt: skip
+        rotations = np.stack([arrays[k][0][:, pts[k].seat] for k in ks], axis=1)
+        _, _, edge = st.step_edge(arrays[mirror[lower]][0], rotations)
+        for k in ks:
+            out[k] = sd(edge)
+        if kind == "luck":  # the deal's hold is read from the two mirrors alone
+            same, chance = st.hold_values(arrays[mirror[lower]][0], arrays[mirror[upper]][0])
+            for r in (lower, upper):
+                out[mirror[r]] = max(out[mirror[r]], sd(same - chance))
+    for k, p in enumerate(pts):
+        if p.kind == "matrix" and key is not None:
+            cell = st.finding_values(*arrays[k], targets=targets).get(key)
+            out[k] = sd(cell[0]) if cell is not None else 0.0
+        if p.kind == "impact" and key is not None:
+            changed = st.finding_values(*arrays[k], targets=targets).get(key)
+            base = found[p.rung].get(key)
+            if changed is not None and base is not None:
+                out[k] = sd(changed[0] - base[0])
+    return out
+
+
+def sized_games(
+    plan: LadderPlan, sds: Sequence[float], *, half_width: float = HALF_WIDTH, level: float = LEVEL
+) -> tuple[int, ...]:
+    """Each point's games from its statistic's per-game standard deviation (above)."""
+    cap = games_for(half_width, level)
+    z = float(sps.norm.ppf(0.5 + level / 2))
+
+    def need(s: float) -> int:
+        return min(cap, max(MIN_GAMES, math.ceil((z * s / half_width) ** 2)))
+
+    def group(p: LadderPoint) -> tuple[Any, ...]:
+        if p.kind == "impact":
+            return ("impact", p.variant)
+        if p.kind == "matrix":  # a cell is read alone
+            return ("matrix", p.rung, p.evil)
+        return (p.kind, p.rung, p.below) if p.kind != "mirror" else ("mirror",)
+
+    most: dict[tuple[Any, ...], int] = {}
+    for p, s in zip(plan.points, sds, strict=True):
+        most[group(p)] = max(most.get(group(p), 0), need(s))
+    mirrors = max(n for g, n in most.items() if g[0] != "matrix")
+    return tuple(mirrors if p.kind == "mirror" else most[group(p)] for p in plan.points)
+
+
+def size_points(
+    plan: LadderPlan,
+    *,
+    half_width: float = HALF_WIDTH,
+    level: float = LEVEL,
+    threads: int | None = None,
+    pilot: int = PILOT,
+    progress: Callable[[int, int], None] | None = None,
+) -> Sizing:
+    """Size every point of ``plan`` from a pilot of ``pilot`` games of each (module comment
+    above); played here, never on a backend. ``progress(done, points)``."""
+    arrays, seconds = _pilot(plan, pilot, threads, progress)
+    sds = point_sd(plan, arrays)
+    games = sized_games(plan, sds, half_width=half_width, level=level)
+    per_point = tuple(t / pilot * n for t, n in zip(seconds, games, strict=True))
+    return Sizing(games, tuple(sds), Estimate(sum(per_point), per_point, pilot, sum(seconds),
+                                              "point"))  # fmt: skip
+
+
 # ================================================================================= the plan
 
 
@@ -311,7 +557,12 @@ class LadderPlan(NamedTuple):
 
     @property
     def games(self) -> int:
+        """Games a point (the most, when the points are sized: :func:`size_points`)."""
         return self.sweep.games
+
+    @property
+    def sized(self) -> bool:
+        return bool(self.sweep.point_games)
 
     @property
     def seed(self) -> int:
@@ -326,6 +577,7 @@ class LadderPlan(NamedTuple):
             "config_path": self.sweep.config_path,
             "rungs": [{"name": r.name, "policy": r.entry} for r in self.rungs],
             "games": self.games,
+            "point_games": list(self.sweep.point_games) or None,
             "seed": self.seed,
             "report": self.report,
             "headline": list(self.headline),
@@ -341,8 +593,10 @@ class LadderPlan(NamedTuple):
                     "below": p.below,
                     "seat": p.seat,
                     "variant": p.variant,
+                    "evil": p.evil,
+                    "games": self.sweep.games_at(k),
                 }
-                for p, sp in zip(self.points, self.sweep.points, strict=True)
+                for k, (p, sp) in enumerate(zip(self.points, self.sweep.points, strict=True))
             ],
         }
 
@@ -356,14 +610,18 @@ def plan_ladder(
     seed: int | None = None,
     config_path: str | None = None,
     variants: Sequence[Any] = (),
+    point_games: Sequence[int] = (),
+    matrix: bool | None = None,
 ) -> LadderPlan:
     """Every point of the ladder of ``rungs`` over ``config`` (with ``--set`` overrides),
     validated, as a sweep of one categorical knob. ``games`` a point: :func:`games_for` by
-    default; ``seed``: the config's."""
+    default; ``point_games``: each point's own (:func:`size_points`), at most ``games``;
+    ``seed``: the config's; ``matrix``: the Family x evil matrix (by default when the game
+    deals sides)."""
     sets_ = parse_overrides(sets, source="--set")
     base = load_config(config, sets_)
     parsed = parse_rungs(base, rungs)
-    pts = plan_points(base, parsed, variants)
+    pts = plan_points(base, parsed, variants, has_sides(base) if matrix is None else matrix)
     games = games_for() if games is None else games
     seed = base.seed if seed is None else seed
     runner.check_options(games=games, seed=seed, players=base.players)
@@ -398,10 +656,22 @@ def plan_ladder(
     )
     from balance.config.headline import headline_of
 
-    return LadderPlan(
+    out = LadderPlan(
         tuple(parsed), tuple(pts), plan, base.resolved_dict().get("report"), tuple(variants),
         headline_of(base),
     )  # fmt: skip
+    return with_games(out, point_games) if point_games else out
+
+
+def with_games(plan: LadderPlan, point_games: Sequence[int]) -> LadderPlan:
+    """``plan`` with each point's own games (:func:`size_points`), each at most ``plan.games``."""
+    if len(point_games) != len(plan.points) or max(point_games) > plan.games:
+        raise LadderError(f"a ladder of {len(plan.points)} points was sized for {len(point_games)}")
+    games = tuple(int(n) for n in point_games)
+    configs = tuple(
+        c.model_copy(update={"games": n}) for c, n in zip(plan.sweep.configs, games, strict=True)
+    )
+    return plan._replace(sweep=plan.sweep._replace(configs=configs, point_games=games))
 
 
 def run_ladder(
@@ -447,12 +717,13 @@ class Estimate(NamedTuple):
     per_point: tuple[float, ...]  # seconds per point
     pilot_games: int  # games the pilot played of each line-up
     pilot_seconds: float  # what the pilot took (kernels loaded first, not counted)
+    of: str = "line-up"  # what the pilot played its games of: each line-up, or each point
 
     def text(self, threads: int | None) -> str:
         where = f"{threads} thread{'s' if threads != 1 else ''}" if threads else "all cores"
         return (
             f"about {_duration(self.seconds)} on {where} (a pilot of {self.pilot_games} games "
-            f"of each line-up took {self.pilot_seconds:.1f} s)"
+            f"of each {self.of} took {self.pilot_seconds:.1f} s)"
         )
 
 
@@ -480,7 +751,7 @@ def estimate(plan: LadderPlan, *, threads: int | None = None, pilot: int = 0) ->
         timed: dict[tuple[str, str | None], float] = {}
         spent = 0.0
         for p in plan.points:
-            key = (p.kind == "impact", p.rung, p.below, p.variant)
+            key = (p.kind, p.rung, p.below, p.variant, p.evil)
             if key in timed:
                 continue
             tables = plugin.compile(p.config)
@@ -491,7 +762,8 @@ def estimate(plan: LadderPlan, *, threads: int | None = None, pilot: int = 0) ->
             spent += took
             timed[key] = took / n
     per_point = tuple(
-        timed[(p.kind == "impact", p.rung, p.below, p.variant)] * plan.games for p in plan.points
+        timed[(p.kind, p.rung, p.below, p.variant, p.evil)] * plan.sweep.games_at(k)
+        for k, p in enumerate(plan.points)
     )
     return Estimate(sum(per_point), per_point, n, spent)
 
@@ -508,6 +780,8 @@ class Recorded(NamedTuple):
     games: int
     seed: int
     impact: str  # the variants' names, comma-separated, or "none"
+    point_games: list[int]  # each point's games when they were sized (else empty)
+    matrix: bool  # the Family x evil matrix was played
 
 
 def recorded(out: str | os.PathLike[str]) -> Recorded:
@@ -526,6 +800,8 @@ def recorded(out: str | os.PathLike[str]) -> Recorded:
             games=int(manifest["games"]),
             seed=int(manifest["seed"]),
             impact=",".join(variants) or "none",
+            point_games=[int(n) for n in manifest.get("point_games") or []],
+            matrix=any(p.get("kind") == "matrix" for p in manifest["points"]),
         )
     except SweepError as e:
         raise LadderError(str(e)) from None

@@ -257,12 +257,22 @@ class Plan(NamedTuple):
     axes: tuple[Axis, ...]
     points: tuple[Point, ...]
     configs: tuple[RunConfig, ...]  # per point, with the sweep's games and seed
-    games: int
+    games: int  # per point (the most, when ``point_games`` sizes each)
     seed: int
+    point_games: tuple[int, ...] = ()  # games of each point when they differ (a sized ladder)
+
+    def games_at(self, k: int) -> int:
+        """Games of point ``k``: games ``[0, n)`` of the seed, so that any two points share
+        the first games of the one with fewer (common random numbers)."""
+        return self.point_games[k] if self.point_games else self.games
+
+    @property
+    def total_games(self) -> int:
+        return sum(self.games_at(k) for k in range(len(self.points)))
 
     def definition(self) -> dict[str, Any]:
         """What makes two sweeps the same sweep (a re-run with the same --out resumes it)."""
-        return {
+        out = {
             "game": self.game,
             "config_path": self.config_path,
             "overrides": [o.text for o in self.sets],
@@ -270,6 +280,9 @@ class Plan(NamedTuple):
             "games": self.games,
             "seed": self.seed,
         }
+        if self.point_games:
+            out["point_games"] = list(self.point_games)
+        return out
 
 
 def plan_sweep(
@@ -349,10 +362,10 @@ def sweep_costs(plan: Plan, *, out: Path, threads: int | None = None) -> list[st
     """runner.run_costs for the whole sweep: every point's games at the largest player count
     (an upper bound on the time at the game's benchmark speed and on the disk it writes)."""
     widest = max(plan.configs, key=lambda c: len(c.seats))
-    return runner.run_costs(widest, games=plan.games * len(plan.points), out=out, threads=threads)
+    return runner.run_costs(widest, games=plan.total_games, out=out, threads=threads)
 
 
-def _is_complete(point_dir: Path, cfg: RunConfig, plan: Plan) -> bool:
+def _is_complete(point_dir: Path, cfg: RunConfig, games: int, plan: Plan) -> bool:
     """The point's directory holds this point's finished run (same config hash, games, seed and
     balance version), readable."""
     if not (point_dir / results.MANIFEST).is_file():
@@ -364,7 +377,7 @@ def _is_complete(point_dir: Path, cfg: RunConfig, plan: Plan) -> bool:
     return (
         m.get("status") == "complete"
         and m.get("config_hash") == config_hash(cfg)
-        and m.get("games_done") == plan.games
+        and m.get("games_done") == games
         and m.get("seed") == plan.seed
         and m.get("version") == balance.__version__
     )
@@ -458,13 +471,12 @@ def _run_sweep(
     out.mkdir(parents=True, exist_ok=True)
     total = len(plan.points)
     kept = [
-        _is_complete(out / p.dir, cfg, plan)
-        for p, cfg in zip(plan.points, plan.configs, strict=True)
+        _is_complete(out / p.dir, cfg, plan.games_at(k), plan)
+        for k, (p, cfg) in enumerate(zip(plan.points, plan.configs, strict=True))
     ]
     manifest = _manifest(plan, kept, threads=threads)
     _save(out, manifest, t0)
-    to_play = total - sum(kept)
-    games_total = plan.games * to_play
+    games_total = sum(plan.games_at(k) for k in range(total) if not kept[k])
     played_before = 0
     done: list[PointResult] = []
     report = progress or (lambda label, d, t: None)
@@ -475,7 +487,8 @@ def _run_sweep(
             if kept[k]:
                 m = results.read_manifest(out / p.dir)
                 result = PointResult(
-                    p, out / p.dir, "kept", plan.games, 0.0, float(m.get("games_per_s") or 0.0),
+                    p, out / p.dir, "kept", plan.games_at(k), 0.0,
+                    float(m.get("games_per_s") or 0.0),
                     0.0, k + 1, total,
                 )  # fmt: skip
                 done.append(result)
@@ -495,7 +508,7 @@ def _run_sweep(
                 cfg,
                 config_path=plan.config_path,
                 out=out / p.dir,
-                games=plan.games,
+                games=plan.games_at(k),
                 seed=plan.seed,
                 threads=threads,
                 chunk_size=chunk_size,
@@ -580,14 +593,15 @@ def _manifest(plan: Plan, kept: Sequence[bool], *, threads: int | None) -> dict[
                 "overrides": [o.text for o in p.overrides],
                 "config_hash": config_hash(cfg),
                 "players": len(cfg.seats),
+                "games": plan.games_at(i),
                 "status": "complete" if k else "pending",
                 "kept": bool(k),
-                "games_done": plan.games if k else 0,
+                "games_done": plan.games_at(i) if k else 0,
                 "wall_time_s": None,
                 "games_per_s": None,
                 "compile_time_s": None,
             }
-            for p, cfg, k in zip(plan.points, plan.configs, kept, strict=True)
+            for i, (p, cfg, k) in enumerate(zip(plan.points, plan.configs, kept, strict=True))
         ],
     }
 

@@ -42,6 +42,7 @@ class LadderStats(NamedTuple):
     manifests: list[dict[str, Any]]  # the mirrors' results manifests, weakest rung first
     seconds: float
     impacts: tuple[Any, ...] = ()  # (variant entry, Finding of its change of the headline)
+    matrix: Any = None  # balance.stats.ladder.Matrix: a game of sides, Family rung x evil rung
 
 
 def analyse_ladder(path: str | os.PathLike[str]) -> LadderStats:
@@ -50,16 +51,22 @@ def analyse_ladder(path: str | os.PathLike[str]) -> LadderStats:
     from balance.results import read_manifest
 
     t0 = time.perf_counter()
-    manifest = lf.read_manifest(path)
-    depth, luck, findings = lf.read_depth(path), lf.read_luck(path), lf.read_findings(path)
-    rungs = [r["name"] for r in manifest["rungs"]]
-    mirrors = {p["rung"]: p["dir"] for p in manifest["points"] if p["kind"] == "mirror"}
-    manifests = [read_manifest(Path(path) / mirrors[r]) for r in rungs]
-    impacts = tuple(lf.read_impacts(path))
+    ld = lf.load(path)  # every point's arrays read once, for all the readers
+    depth, luck, findings = lf.read_depth(ld), lf.read_luck(ld), lf.read_findings(ld)
+    manifests = [read_manifest(Path(path) / ld.mirror(r)["dir"]) for r in ld.rungs]
+    impacts, matrix = tuple(lf.read_impacts(ld)), lf.read_matrix(ld)
     return LadderStats(
-        os.fspath(path), manifest, rungs, depth, luck, findings, manifests,
-        time.perf_counter() - t0, impacts,
+        os.fspath(path), ld.manifest, ld.rungs, depth, luck, findings, manifests,
+        time.perf_counter() - t0, impacts, matrix,
     )  # fmt: skip
+
+
+def games_words(manifest: dict[str, Any]) -> str:
+    """How many games each point played: "2,401 games a point", or a sized ladder's range."""
+    sizes = [int(n) for n in manifest.get("point_games") or []]
+    if not sizes or min(sizes) == max(sizes):
+        return f"{sizes[0] if sizes else int(manifest['games']):,} games a point"
+    return f"{min(sizes):,} to {max(sizes):,} games a point (each sized for its statistic)"
 
 
 # ================================================================================= sentences
@@ -288,6 +295,70 @@ def findings_figure(ls: LadderStats) -> go.Figure:
     return fig
 
 
+def matrix_figure(ls: LadderStats) -> go.Figure:
+    """The headline side's share, the Family's rung (rows) against the evil side's (columns),
+    as a heat map with each cell's simultaneous interval written in it."""
+    m = ls.matrix
+    z = [[m.cell(fr, er).share * 100 for er in m.rungs] for fr in m.rungs]
+    text = [
+        [f"{c.share * 100:.1f} %<br>[{c.lo * 100:.1f}, {c.hi * 100:.1f}]"
+         for c in (m.cell(fr, er) for er in m.rungs)]
+        for fr in m.rungs
+    ]  # fmt: skip
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=[f"evil: {r}" for r in m.rungs],
+            y=[f"Family: {r}" for r in m.rungs],
+            text=text,
+            texttemplate="%{text}",
+            zmin=0,
+            zmax=100,
+            colorscale="RdBu_r",
+            colorbar={"title": {"text": f"{m.side} %"}},
+            hovertemplate="%{y}, %{x}: %{text}<extra></extra>",
+        )
+    )
+    fig.update_yaxes(autorange="reversed")
+    fig.update_layout(
+        title=f"The {m.side} side's win share, Family rung against evil rung",
+        height=140 + 70 * len(m.rungs),
+        margin={"t": 60, "b": 40},
+    )
+    return fig
+
+
+def matrix_sentences(m: Any) -> list[str]:
+    """What the matrix says: how far the share moves with each side's skill, from the weakest
+    corner to the strongest, each end with its simultaneous interval."""
+    lo_r, hi_r = m.rungs[0], m.rungs[-1]
+    out = []
+    for what, a, b in (
+        (f"a stronger evil side (Family {lo_r})", m.cell(lo_r, lo_r), m.cell(lo_r, hi_r)),
+        (f"a stronger Family (evil side {lo_r})", m.cell(lo_r, lo_r), m.cell(hi_r, lo_r)),
+    ):
+        apart = a.hi < b.lo or b.hi < a.lo
+        moves = ("raises it" if b.share > a.share else "lowers it") if apart else (
+            "moves it by no more than these intervals can tell"
+        )  # fmt: skip
+        out.append(
+            f"With {what}, from {lo_r} to {hi_r}, the {m.side} side's share goes from "
+            f"{f.pct(a.share)} [{f.pct(a.lo)}, {f.pct(a.hi)}] to {f.pct(b.share)} "
+            f"[{f.pct(b.lo)}, {f.pct(b.hi)}]: skill {moves}."
+        )
+    return out
+
+
+def _matrix_section(page: Page, ls: LadderStats) -> str:
+    m = ls.matrix
+    return headline(matrix_sentences(m)) + page.figure(
+        matrix_figure(ls),
+        f"Every seat plays the Family's rung while on the Family's side and the evil rung "
+        f"while on an evil side (a possessed seat switches); {f.level(m.level)} intervals, "
+        f"simultaneous over the {len(m.cells)} cells; the diagonal is each rung's mirror.",
+    )
+
+
 # ==================================================================================== tables
 
 
@@ -432,6 +503,8 @@ def render_ladder(ls: LadderStats, *, cdn: bool = False, generated: str | None =
     ]
     if ls.impacts:
         parts.append(("impact", "Card impact at every rung", _impacts_section(page, ls)))
+    if ls.matrix is not None:
+        parts.append(("sides", "Family rung against evil rung", _matrix_section(page, ls)))
     parts += [
         ("provenance", "Provenance", _provenance(ls)),
         ("method", "Method", METHOD),
@@ -439,7 +512,7 @@ def render_ladder(ls: LadderStats, *, cdn: bool = False, generated: str | None =
     m = ls.manifest
     subtitle = (
         f"{m.get('game', '?')}: {m.get('config_path', '?')}, rungs {' < '.join(ls.rungs)}; "
-        f"{int(m['games']):,} games per point (seed {m['seed']})"
+        f"{games_words(m)} (seed {m['seed']})"
     )
     return fill_sections(
         title=f"Skill ladder: {Path(os.path.abspath(ls.path)).name}",
@@ -475,11 +548,12 @@ def skill_section(page: Page, ls: LadderStats) -> str:
     """The main report's "Skill" section: the ladder's sentences, figures and tables."""
     return (
         headline(summary_sentences(ls))
-        + f'<p class="note">From the ladder {escape(ls.path)} ({int(ls.manifest["games"]):,} '
-        f"games a point, seed {ls.manifest['seed']}; its own page: <code>balance report "
+        + f'<p class="note">From the ladder {escape(ls.path)} ({games_words(ls.manifest)}, '
+        f"seed {ls.manifest['seed']}; its own page: <code>balance report "
         f"{escape(ls.path)}</code>).</p>"
         + page.figure(depth_figure(ls))
         + _depth_table(ls)
         + page.figure(findings_figure(ls))
         + _findings_table(ls)
+        + (_matrix_section(page, ls) if ls.matrix is not None else "")
     )

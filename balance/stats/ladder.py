@@ -135,6 +135,16 @@ def _overlap(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.where(high > 0, low / high, 1.0)
 
 
+def hold_values(bottom_mirror: np.ndarray, top_mirror: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per game, the winners' overlap of the same game under the two rungs and of the games
+    paired at random (game g under the bottom rung, g + 1 under the top): the deal's hold is the
+    mean of their difference."""
+    a, b = np.asarray(bottom_mirror, np.float64), np.asarray(top_mirror, np.float64)
+    same = _overlap(a, b)
+    chance = _overlap(a, np.roll(b, -1, axis=0)) if len(b) > 1 else same
+    return same, chance
+
+
 def luck(
     bottom: str,
     top: str,
@@ -146,9 +156,7 @@ def luck(
     """Luck against skill (above): the mirrors' wins float[G, P] of the two rungs, and the top
     rung's win in each seat it was rotated to among the bottom one (float[G, P])."""
     step = depth([bottom, top], [bottom_mirror], [rotations], alpha=1 - level).steps[0]
-    a, b = np.asarray(bottom_mirror, np.float64), np.asarray(top_mirror, np.float64)
-    same = _overlap(a, b)
-    chance = _overlap(a, np.roll(b, -1, axis=0)) if len(b) > 1 else same
+    same, chance = hold_values(bottom_mirror, top_mirror)
     ci = mean_interval(moments((same - chance)[:, None]), level)
     return Luck(
         bottom=bottom,
@@ -341,3 +349,52 @@ def classify(
             )
         )
     return out
+
+
+# ======================================================================= the sides' matrix
+#
+# In a game of sides (Raven Manor), the share of one side (the config's headline: the Raven's)
+# with the Family played by one rung and the evil side by another: cell (f, e) over the games of
+# its own point (the diagonal: the mirrors). A table read cell by cell, so its intervals are
+# simultaneous over the cells (Bonferroni, ``1 - alpha / cells``): every cell covers its true
+# share together with probability at least ``1 - alpha``.
+
+
+class Cell(NamedTuple):
+    family: str  # the Family's rung
+    evil: str  # the evil side's rung
+    games: int
+    share: float
+    lo: float  # simultaneous over the cells
+    hi: float
+
+
+class Matrix(NamedTuple):
+    side: str  # whose share: the headline's side
+    rungs: list[str]
+    cells: list[Cell]  # row-major: the Family's rung, then the evil side's
+    level: float  # each cell's interval level
+
+    def cell(self, family: str, evil: str) -> Cell:
+        return next(c for c in self.cells if (c.family, c.evil) == (family, evil))
+
+
+def matrix(
+    side: str,
+    rungs: Sequence[str],
+    values: dict[tuple[str, str], np.ndarray],
+    alpha: float = ALPHA,
+) -> Matrix:
+    """The matrix of ``side``'s share: ``values[(family rung, evil rung)]`` the side's win in
+    each game of that cell (float[G], a shared win counted in part; NaN where the side was not
+    dealt)."""
+    cells_n = len(values)
+    level = 1.0 - alpha / max(cells_n, 1)
+    cells = []
+    for f in rungs:
+        for e in rungs:
+            v = np.asarray(values[(f, e)], np.float64)
+            v = v[np.isfinite(v)]
+            ci = mean_interval(moments(v[:, None]), level)
+            cells.append(Cell(f, e, len(v), float(ci.mean[0]), float(ci.lo[0]), float(ci.hi[0])))
+    return Matrix(side, list(rungs), cells, level)

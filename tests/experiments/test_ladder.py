@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from balance.config import load_config
@@ -161,6 +163,59 @@ def test_raven_manor_findings_have_sides_without_a_target_and_roles(tmp_path):
     raven = found[("team", "raven")]
     assert not raven.reference and raven.call == "grows" and raven.value[1] > 0.8
     assert ("role", "raven") in found and found[("order", "1")].reference
+
+
+def test_raven_manor_matrix_plays_each_family_rung_against_each_evil_rung(tmp_path):
+    """Issue 30's matrix: every seat plays the Family's rung on the Family's side and the evil
+    rung on an evil side. A heuristic cell is the game's own by_side policy, so the cell
+    (basic Family, random evil) is exactly the games of a config whose seats all play
+    ``basic_family`` (configs/raven_manor/base.yaml's): the same deals, every column."""
+    from balance.results import open_results
+
+    rm = ROOT / "configs" / "raven_manor" / "base.yaml"
+    plan = L.plan_ladder(rm, "random,basic", games=200, seed=3)
+    cells = [(p.rung, p.evil) for p in plan.points if p.kind == "matrix"]
+    assert cells == [("random", "basic"), ("basic", "random")]
+    assert L.plan_ladder(rm, "random,basic", games=200, matrix=False).points[-1].kind == "depth"
+    out = tmp_path / "rm"
+    L.run_ladder(plan, out=out)
+    m = L.read_matrix(out)
+    assert m.side == "raven" and m.rungs == ["random", "basic"]
+    assert m.level == pytest.approx(1 - 0.05 / 4)
+    found = {(f.axis, f.group): f for f in L.read_findings(out)}
+    assert m.cell("basic", "basic").share == pytest.approx(found[("team", "raven")].value[1])
+    cell = next(p for p in plan.sweep.points if "Family basic, evil side random" in p.name)
+    twin = load_config(rm, []).model_copy(update={"seats": ["basic_family"] * 5})
+    from balance import runner
+
+    runner.run(twin, config_path=None, out=tmp_path / "twin", games=200, seed=3)
+    a = open_results(out / cell.dir)[1].drop("policy").collect()
+    b = open_results(tmp_path / "twin")[1].drop("policy").collect()
+    assert a.equals(b)
+    assert m.cell("basic", "random").share < m.cell("random", "basic").share
+
+
+def test_side_rungs_for_search_cells():
+    """A search rung against a heuristic one searches on its side only and plays (and rolls
+    out) the by_side policy elsewhere; two search rungs search on both sides, each at its
+    budget."""
+    cfg = load_config(ROOT / "configs" / "raven_manor" / "base.yaml")
+    rand, _, s4, s16 = L.parse_rungs(cfg, "random,basic,search_4,search_16")
+    one, extra = L.side_rung(cfg, s4, rand)
+    assert one.entry["kind"] == "search" and one.entry["sides"] == ["family"]
+    assert one.entry["rollout"] == L.SIDE_ROLLOUT and one.entry["iterations"] == 4
+    roll = extra[L.SIDE_ROLLOUT]
+    assert (roll["kind"], roll["family"], roll["evil"]) == ("by_side", "basic", "random")
+    assert roll["kill"] == cfg.policies["basic"]["kill"]  # the heuristic's own weights
+    other, extra = L.side_rung(cfg, rand, s16)
+    assert other.entry["sides"] == ["evil"] and extra[L.SIDE_ROLLOUT]["family"] == "random"
+    both, extra = L.side_rung(cfg, s16, s4)
+    assert extra == {} and "sides" not in both.entry
+    assert both.entry["iterations"] == 16
+    assert both.entry["iterations_by_side"] == {"family": 16, "evil": 4}
+    plan = L.plan_ladder(ROOT / "configs" / "raven_manor" / "base.yaml",
+                         "random,basic,search_4,search_16", games=10)  # fmt: skip
+    assert sum(p.kind == "matrix" for p in plan.points) == 12  # every config validated
 
 
 # ---------------------------------------------------------------------------- the command
@@ -400,3 +455,63 @@ def test_resume_goes_on_with_the_ladder_as_recorded(tmp_path):
     none = _cli("ladder", "--resume", tmp_path)
     assert none.stderr == f"error: {tmp_path}: not a ladder directory (no ladder.json)\n"
     assert _cli("ladder").stderr == "error: give a CONFIG (or --resume DIR)\n"
+
+
+# ------------------------------------------------------------------ sizing each point
+
+
+def test_sized_games_share_a_count_where_points_are_read_together():
+    """A step's rotations share one count, a variant's points at every rung another, and the
+    mirrors take the most of all (the others are read against their first games); each count
+    within [MIN_GAMES, the worst case of games_for]."""
+    plan = L.plan_ladder(FR, "random,greedy,search_2", games=L.games_for(0.02))
+    kinds = [p.kind for p in plan.points]
+    sd = [0.5 if k == "mirror" else 0.0 for k in kinds]
+    sd[kinds.index("depth")] = 0.2  # one rotation of the first step
+    sizes = L.sized_games(plan, sd, half_width=0.02)
+    by = dict(zip([p.dir for p in plan.points], sizes, strict=True))
+    first_step = [n for p, n in zip(plan.points, sizes, strict=True)
+                  if p.kind == "depth" and p.rung == "greedy"]  # fmt: skip
+    assert first_step == [math.ceil((1.959964 * 0.2 / 0.02) ** 2)] * 4 == [385] * 4
+    assert all(n == L.MIN_GAMES for p, n in zip(plan.points, sizes, strict=True)
+               if (p.kind == "depth" and p.rung == "search_2") or p.kind == "luck")  # fmt: skip
+    assert {by[p.dir] for p in plan.points if p.kind == "mirror"} == {2401}  # sd 0.5: the cap
+    tiny = L.sized_games(plan, [0.0] * len(sd), half_width=0.1)  # the cap (97) under the floor
+    assert set(tiny) == {L.games_for(0.1)} == {97}
+
+
+def test_a_sized_ladder_plays_each_point_its_own_games_and_reads_them_together(tmp_path):
+    """The default ladder sizes its points from a pilot (seed + 2): fewer games where a
+    statistic varies less, the readers pair the first games of each, and the same command
+    again keeps every point without playing the pilot again."""
+    out = tmp_path / "l"
+    args = ("ladder", FR, "--rungs", "random,greedy", "--impact", "none", "--half-width", 0.04,
+            "--out", out)  # fmt: skip
+    r = _cli(*args)
+    assert r.exit_code == 0, r.output
+    assert "sizing: 100 games of each of the 6 points on seed 3" in r.stdout
+    assert "pilot of 100 games of each point" in r.stdout
+    manifest = L.read_manifest(out)
+    games = {p["dir"]: p["games"] for p in manifest["points"]}
+    mirrors = {games[p["dir"]] for p in manifest["points"] if p["kind"] == "mirror"}
+    steps = {games[p["dir"]] for p in manifest["points"] if p["kind"] == "depth"}
+    most = max(games.values())
+    assert mirrors == {most} and most <= L.games_for(0.04) == 601
+    assert len(steps) == 1 and L.MIN_GAMES <= min(steps) < most
+    assert manifest["point_games"] == [games[p["dir"]] for p in manifest["points"]]
+    assert f"to {most:,} games a point, {sum(games.values()):,} in all" in r.stdout
+    depth = L.read_depth(out)
+    assert depth.steps[0].games == min(steps)
+    # the step by hand: its rotations against the mirror's first games
+    rot = [p for p in manifest["points"] if p["kind"] == "depth"]  # 2 rungs: one step
+    mirror = next(p for p in manifest["points"] if p["kind"] == "mirror" and p["rung"] == "random")
+    w = np.stack([L.point_wins(out / p["dir"])[:, p["seat"]] for p in sorted(
+        rot, key=lambda p: p["seat"])], axis=1)  # fmt: skip
+    m = L.point_wins(out / mirror["dir"])[: len(w)]
+    assert depth.steps[0].edge == pytest.approx((w.mean(axis=1) - m.mean(axis=1)).mean())
+    again = _cli(*args)
+    assert again.exit_code == 0, again.output
+    assert "sizes: as" in again.stdout and "sizing:" not in again.stdout
+    assert "ladder: 0 games" in again.stdout and again.stdout.count("kept (complete)") == 6
+    resumed = _cli("ladder", "--resume", out)
+    assert resumed.exit_code == 0 and "ladder: 0 games" in resumed.stdout, resumed.output

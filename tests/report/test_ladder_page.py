@@ -82,12 +82,17 @@ def test_the_page_says_what_the_terminal_says(pages):
     assert '<section id="impact"><h2>Card impact at every rung</h2>' in text
     rm = pages["rm"].read_text()
     assert "side raven" in rm and "role raven" in rm  # a dealt side and the roles
+    assert '<section id="sides"><h2>Family rung against evil rung</h2>' in rm
+    assert "With a stronger evil side (Family random), from random to basic" in rm
+    assert "simultaneous over the 4 cells" in rm
+    assert '<section id="sides">' not in text  # Five Ravens deals no sides
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("page", "figures"), [("fr", 3), ("rm", 2)])
+@pytest.mark.parametrize(("page", "figures"), [("fr", 3), ("rm", 3)])
 def test_the_ladder_page_opens_offline_and_draws_every_figure(pages, page, figures, tmp_path):
-    """The depth chart, the findings' panels and (fr: --impact top) the card impacts."""
+    """The depth chart, the findings' panels, (fr: --impact top) the card impacts and (rm) the
+    Family x evil matrix."""
     require_browser()
     with offline_chromium(tmp_path / "profile") as driver:
         open_page(driver, pages[page])
