@@ -245,13 +245,15 @@ def heuristic_config(base: Any) -> Any:
 
 
 def with_iterations(base: Any, iterations: int) -> Any:
-    """``base`` with every search policy at ``iterations`` a decision."""
+    """``base`` with every search policy at ``iterations`` a decision (on every side: a budget
+    by side, ``iterations_by_side``, is dropped)."""
     from balance.config import config_from_dict
 
     data = base.resolved_dict()
     for entry in data["policies"].values():
         if entry["kind"] == "search":
             entry["iterations"] = iterations
+            entry.pop("iterations_by_side", None)
     return config_from_dict(data, file=f"{base.game} search at {iterations} iterations")
 
 

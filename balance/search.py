@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import time
 from functools import cache
-from typing import Any, ClassVar, Literal, NamedTuple
+from typing import Annotated, Any, ClassVar, Literal, NamedTuple
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 _STRICT = ConfigDict(extra="forbid", strict=True)
 MAX_ITERATIONS = 1_000_000
@@ -30,7 +30,8 @@ def search_policy(default_rollout: str, sides: tuple[str, ...] = ()) -> type[Bas
     """The settings model of a game's search player, whose rollout policy defaults to
     ``default_rollout`` (the game's heuristic). ``sides``: the game's side names, bit k of the
     kernels' mask for its search.py's ``side_of`` = k (Raven Manor: family, evil), when a search
-    may be limited to a side (a Family of search players against a heuristic Raven)."""
+    may be limited to a side (a Family of search players against a heuristic Raven) or given a
+    budget for each side (``iterations_by_side``)."""
 
     names = sides  # the class body below has a field of that name
 
@@ -90,6 +91,28 @@ def search_policy(default_rollout: str, sides: tuple[str, ...] = ()) -> type[Bas
                 description="search only while the seat is on one of these sides (it knows its"
                 " own); on another it plays its rollout policy. None: always",
             )
+            iterations_by_side: (
+                dict[
+                    Literal[names],  # type: ignore[valid-type]
+                    Annotated[int, Field(ge=1, le=MAX_ITERATIONS)],
+                ]
+                | None
+            ) = Field(
+                None,
+                min_length=1,
+                description="iterations per decision while the seat is on a side named here"
+                " (e.g. {family: 8, evil: 32}); on another side, iterations",
+            )
+
+            @model_serializer(mode="wrap")
+            def _resolved(self, handler: Any) -> dict[str, Any]:
+                """Without ``iterations_by_side`` when it is not given: a config without it
+                resolves, and hashes, as it did before the key existed (its runs' manifests
+                still check)."""
+                out = handler(self)
+                if out.get("iterations_by_side") is None:
+                    out.pop("iterations_by_side", None)
+                return out
 
     return SearchPolicy
 
@@ -167,7 +190,11 @@ def compile_search(plugin: Any, config: Any) -> SearchTables | None:
         sp[i, _search.SP_REDEAL] = entry["redeal_every"]
         sp[i, _search.SP_OPP] = 1.0 if entry["opponents"] == "policy" else 0.0
         names = plugin.policy_kinds["search"].side_names
+        if len(names) > _search.MAX_SIDES:
+            raise ValueError(f"{len(names)} sides: the search kernels hold {_search.MAX_SIDES}")
         sp[i, _search.SP_SIDES] = sum(1 << names.index(x) for x in entry.get("sides") or ())
+        for side, n in (entry.get("iterations_by_side") or {}).items():
+            sp[i, _search.SP_BY_SIDE + names.index(side)] = n
     return SearchTables(inner, sp, tuple(config.seats))
 
 

@@ -188,6 +188,20 @@ def test_bench_of_a_search_config_measures_its_search_at_each_budget():
     assert table["search"] and table["search_startup"]["warm_s"] >= 0
 
 
+def test_a_budget_is_every_sides_budget():
+    """``with_iterations`` (a budget of ``--iterations``) sets every search policy to that budget
+    on every side: a Raven Manor search with ``iterations_by_side`` loses it."""
+    from balance.config.overrides import parse_overrides
+
+    base = load_config(
+        "configs/raven_manor/search_vs_basic.yaml",
+        parse_overrides(["policies.mcts.iterations_by_side={family: 3, evil: 7}"]),
+    )
+    assert base.policies["mcts"]["iterations_by_side"] == {"family": 3, "evil": 7}
+    entry = bench.with_iterations(base, 9).policies["mcts"]
+    assert entry["iterations"] == 9 and "iterations_by_side" not in entry
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

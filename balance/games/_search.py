@@ -19,10 +19,12 @@ Monte Carlo Tree Search", IEEE TCIAIG 4(2)):
 - the game is then played to its end by the seats' own policies (the **rollout**: a search seat
   plays its ``rollout`` policy there, which is what the game's tables were compiled with), and
   every node of the walk adds each seat's win (1 for a seat of rank 1, else 0) to its sums;
-- after the budget (``iterations``, and ``time_ms`` when given), the seat plays the most visited
-  child of the root (ties: the higher mean, then the earlier created).
+- after the budget (``iterations``, or its side's ``iterations_by_side``, and ``time_ms`` when
+  given), the seat plays the most visited child of the root (ties: the higher mean, then the
+  earlier created).
 
-The search never reads the true state beyond copying it into the re-deal (the leak test of
+The search never reads the true state beyond copying it into the re-deal and its seat's own side
+(``side_of``, which the seat knows and every re-deal keeps; the leak test of
 tests/test_search.py: the same pick from the true state and from any consistent re-deal of it),
 and draws every random number from its own stream (``rng.seed_stream(seed, game,
 SEARCH_STREAM + seat)``), never a game's chance stream, so two configs on the same seed deal the
@@ -52,9 +54,12 @@ from balance.rng import below, seed_stream
 
 # Per-seat search settings: float64[players, N_SP] (balance/search.py).
 # SP_TIME: cycles per decision, 0 none; SP_SIDES: bit k set = search while on side k (side_of),
-# 0 = always; SP_OPP: 0 the other seats decide in the tree too, 1 by their own policies
-SP_ON, SP_ITERS, SP_TIME, SP_C, SP_REDEAL, SP_SIDES, SP_OPP = range(7)
-N_SP = 7
+# 0 = always; SP_OPP: 0 the other seats decide in the tree too, 1 by their own policies;
+# SP_BY_SIDE + k: the iterations of a decision taken on side k (``iterations_by_side``), 0 =
+# SP_ITERS'; one column for each of at most MAX_SIDES sides
+SP_ON, SP_ITERS, SP_TIME, SP_C, SP_REDEAL, SP_SIDES, SP_OPP, SP_BY_SIDE = range(8)
+MAX_SIDES = 2
+N_SP = SP_BY_SIDE + MAX_SIDES
 SEARCH_STREAM = 1 << 20  # the search's streams: seed_stream(seed, game, SEARCH_STREAM + seat)
 
 # The tree: int64 rows of N_NODE fields and float64 rows of the seats' reward sums.
@@ -165,15 +170,38 @@ def alloc_rows(players, n_extra, n_tele):
     )
 
 
+def iterations_of(tb, st, seat, sp):
+    """The iterations of seat ``seat``'s search of the decision pending in ``st``: its side's
+    (``iterations_by_side``, read with ``side_of``: the seat knows its own side) when it names
+    one, else ``iterations``."""
+    iters = np.int64(sp[seat, SP_ITERS])
+    side = np.int64(side_of(tb, st, seat))
+    if 0 <= side < MAX_SIDES:
+        own = np.int64(sp[seat, SP_BY_SIDE + side])
+        if own > 0:
+            iters = own
+    return iters
+
+
+def most_iterations(sp, seat):
+    """The most iterations a search of seat ``seat`` may take, whatever its side: a tree's
+    size."""
+    most = np.int64(sp[seat, SP_ITERS])
+    for k in range(MAX_SIDES):
+        most = max(most, np.int64(sp[seat, SP_BY_SIDE + k]))
+    return most
+
+
 def search(tb, st, work, seat, sp, rng, ti, tv, world, scratch, swork, opts, path, reward, rows):
     """The option seat ``seat`` picks at the decision pending in ``st`` (its own), by ISMCTS
-    (module docstring). ``st`` is read only by ``copy_state``; the tree's root statistics stay in
+    (module docstring). ``st`` is read only by ``copy_state`` and, for the budget, by
+    ``side_of`` (the seat's own side, which it knows); the tree's root statistics stay in
     ``ti``/``tv`` (node 0's children) for the caller to show. Returns the option's code."""
     n_root = E.legal(tb, st, work, opts)
     _new_node(ti, tv, 0, -1, -1, seat)
     if n_root <= 1:
         return opts[0]
-    iters = np.int64(sp[seat, SP_ITERS])
+    iters = iterations_of(tb, st, seat, sp)
     budget = np.uint64(sp[seat, SP_TIME])
     c = sp[seat, SP_C]
     redeal = max(np.int64(sp[seat, SP_REDEAL]), 1)
@@ -284,7 +312,7 @@ def search_at(tb, st, work, seat, sp, rng, n_extra, n_tele):
     and float64[k] (mean win). ``n_extra``, ``n_tele``: the dataset's extra and telemetry
     columns (a rollout's outcome is written as a row)."""
     players = sp.shape[0]
-    cap = np.int64(sp[seat, SP_ITERS]) + 2
+    cap = most_iterations(sp, seat) + 2
     keep_w, world = block_state(tb)
     keep_s, scratch = block_state(tb)
     swork = S.alloc_work(tb)
@@ -386,10 +414,10 @@ def play_batch_search(kt, sp, seed, first_game, n_games, out, counts):
     telemetry clip counts summed into ``out``'s first row after the loop."""
     score, rank, turns, end, order, team, role, extra, tele, clipped = out
     players = sp.shape[0]
-    cap = 2
+    cap = np.int64(2)
     for p in range(players):
-        if sp[p, SP_ON] != 0 and sp[p, SP_ITERS] + 2 > cap:
-            cap = np.int64(sp[p, SP_ITERS]) + 2
+        if sp[p, SP_ON] != 0 and most_iterations(sp, p) + 2 > cap:
+            cap = most_iterations(sp, p) + 2
     clips = np.zeros((n_games, clipped.shape[1]), np.int64)
     for gi in prange(n_games):
         tb = block_tables(kt)
@@ -495,6 +523,8 @@ _JIT = (
     alloc_rows,
     _rewards,
     searching,
+    iterations_of,
+    most_iterations,
     search,
     search_at,
     play_game_search,

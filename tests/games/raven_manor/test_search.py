@@ -254,7 +254,7 @@ def test_a_search_limited_to_a_side_searches_only_there(sides, family):
     batch plays the Python loop's games; the counts of searches agree with the loop's."""
     from balance import games
     from balance.games.position import Position
-    from balance.search import play_counted, play_move, searching, search_streams
+    from balance.search import play_counted, play_move, search_streams, searching
 
     plugin, tables, _ = compiled(
         "configs/raven_manor/search_family_vs_basic_evil.yaml",
@@ -296,6 +296,118 @@ def test_sides_is_a_raven_manor_key_and_names_a_side():
         )
     fr = {"kind": "search", "iterations": 10, "sides": ["family"]}
     with pytest.raises(ConfigError, match=r"policies\.mcts\.sides"):
+        config_from_dict(
+            {"game": "five_ravens", "players": 4, "seats": "mcts", "policies": {"mcts": fr}},
+            file="x.yaml",
+        )
+
+
+# ---------------------------------------------------------------- a budget by side
+
+
+@pytest.mark.parametrize(
+    ("sides", "by_side", "budget"),
+    [
+        ("[family, evil]", "{family: 3, evil: 7}", {True: 3, False: 7}),
+        ("[family, evil]", "{evil: 7}", {True: 5, False: 7}),  # family: iterations
+        ("[evil]", "{family: 3, evil: 7}", {True: None, False: 7}),  # family never searches
+    ],
+)
+def test_iterations_by_side_gives_each_side_its_budget(sides, by_side, budget):
+    """``iterations_by_side``: every search a seat makes on the Family's side (or an evil one:
+    the Raven's, possessed, RM-6) plays that side's iterations (``iterations`` for a side it
+    does not name; none on a side ``sides`` does not search): each root's visits sum to the
+    budget of the side the seat is on, the batch plays the Python loop's games, and its counts
+    (searches, iterations) are the loop's."""
+    from balance.games.position import Position
+    from balance.search import decide, play_counted, search_streams, searching
+
+    plugin, tables, _ = compiled(
+        "configs/raven_manor/search_family_vs_basic_evil.yaml",
+        (
+            "policies.mcts.iterations=5",
+            f"policies.mcts.sides={sides}",
+            f"policies.mcts.iterations_by_side={by_side}",
+        ),
+    )
+    chunk, counts = play_counted(plugin, tables, 3, 0, 2)
+    searched = {True: 0, False: 0}
+    for g in range(2):
+        pos = Position(plugin, tables.inner, 3, g)
+        streams = search_streams(tables, 3, g)
+        n = iters = 0
+        while not pos.done:
+            family = int(pos.state.pl[pos.actor, PL_SIDE]) == T.FAMILY
+            if not searching(pos, tables):
+                assert budget[family] is None
+                pos.play_policy()
+                continue
+            code, stats, _ = decide(pos, tables, streams[pos.actor])
+            if len(stats) > 1:  # a forced move is played without a search
+                assert stats[:, 1].sum() == budget[family], (g, family)
+                searched[family] += 1
+                n += 1
+                iters += budget[family]
+            pos.apply(code)
+        np.testing.assert_array_equal(pos.row().rank[0], chunk.rank[g])
+        np.testing.assert_array_equal(pos.row().telemetry[0], chunk.telemetry[g])
+        assert (counts[g, 0], counts[g, 1]) == (n, iters)
+    assert searched[False] > 0  # an evil seat searched
+    assert (searched[True] > 0) == (budget[True] is not None)
+
+
+def test_iterations_by_side_at_the_iterations_plays_the_same_games():
+    """A budget by side equal to ``iterations`` on both sides plays the very games (every
+    output column, and the searches' counts) of the same config without it."""
+    from balance.games import _search
+    from balance.search import play_counted
+    from tests.games.test_decisions import _equal_chunks
+
+    small = ("policies.mcts.iterations=4", "seats=mcts")
+    plugin, plain, config = compiled("configs/raven_manor/search_vs_basic.yaml", small)
+    _, same, with_key = compiled(
+        "configs/raven_manor/search_vs_basic.yaml",
+        (*small, "policies.mcts.iterations_by_side={family: 4, evil: 4}"),
+    )
+    assert "iterations_by_side" not in config.policies["mcts"]  # resolved as before the key
+    assert with_key.policies["mcts"]["iterations_by_side"] == {"family": 4, "evil": 4}
+    assert (same.search[:, _search.SP_BY_SIDE : _search.SP_BY_SIDE + 2] == 4).all()
+    a, counts_a = play_counted(plugin, plain, 8, 0, 2)
+    b, counts_b = play_counted(plugin, same, 8, 0, 2)
+    _equal_chunks(a, b)
+    np.testing.assert_array_equal(counts_a, counts_b)
+    assert counts_a[:, 0].sum() > 0
+
+
+@pytest.mark.parametrize(
+    ("by_side", "message"),
+    [
+        (
+            {"raven": 3},
+            r"x\.yaml: policies\.mcts\.iterations_by_side\.raven: bad key: must be one of"
+            r" .family. or .evil., got .raven.",
+        ),
+        ({"family": 0}, r"x\.yaml: policies\.mcts\.iterations_by_side\.family: must be >= 1"),
+        ({"evil": 1_000_001}, r"policies\.mcts\.iterations_by_side\.evil: must be <= 1000000"),
+        ({}, r"policies\.mcts\.iterations_by_side: must have at least 1 item"),
+        ([8, 32], r"policies\.mcts\.iterations_by_side: expected a mapping"),
+    ],
+)
+def test_iterations_by_side_names_a_side_and_a_budget(by_side, message):
+    """A side that is not the game's, a budget out of 1..MAX_ITERATIONS, an empty or non-mapping
+    value: one line naming the file and the key; a game without sides has no such key."""
+    from balance.config import config_from_dict
+    from balance.errors import ConfigError
+
+    bad = {"kind": "search", "iterations": 10, "iterations_by_side": by_side}
+    with pytest.raises(ConfigError, match=message) as caught:
+        config_from_dict(
+            {"game": "raven_manor", "players": 5, "seats": "mcts", "policies": {"mcts": bad}},
+            file="x.yaml",
+        )
+    assert "\n" not in str(caught.value)
+    fr = {"kind": "search", "iterations": 10, "iterations_by_side": {"family": 3}}
+    with pytest.raises(ConfigError, match=r"x\.yaml: policies\.mcts\.iterations_by_side: unknown"):
         config_from_dict(
             {"game": "five_ravens", "players": 4, "seats": "mcts", "policies": {"mcts": fr}},
             file="x.yaml",
