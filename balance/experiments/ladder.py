@@ -173,6 +173,7 @@ def rung(config: RunConfig, name: str) -> Rung:
         entry = dict(searches[0]) if searches else {"kind": "search", "rollout": heuristic(config)}
         entry["iterations"] = int(m["n"])
         entry.pop("time_ms", None)  # a rung is a budget of iterations, the same on any machine
+        entry.pop("iterations_by_side", None)  # and the same budget on every side
         return Rung(name, entry)
     known = ", ".join(sorted(policies))
     raise _problem(
