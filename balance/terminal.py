@@ -424,65 +424,56 @@ def ladder_depth_table(depth: Any) -> Any:
     return table
 
 
-def ladder_findings_table(findings: Any, rungs: list[str]) -> Any:
-    """Each finding at every rung (a mirror each) and its call across the rungs."""
+def _calls_table(title: str, first: str, rows: list[tuple[str, Any]], rungs: list[str]) -> Any:
+    """A finding (or a card impact) per row: its value at every rung, its trend per rung and its
+    call across the rungs (balance/stats/ladder.py's Finding)."""
     from rich import box
     from rich.table import Table
 
     from balance import fmt
 
-    table = Table(
-        box=box.SIMPLE_HEAD,
-        title="findings at every rung (every seat that rung), in points: a place's, chair's or "
-        "role's win share minus the mean seat win, a side's minus its target or fair share (a "
-        "dealt side without a target: its share); intervals simultaneous over each axis' groups "
-        "and the rungs; the trend per rung on the same games, * q < 0.05 (BH over the findings)",
-    )
-    table.add_column("finding", no_wrap=True)
+    table = Table(box=box.SIMPLE_HEAD, title=title)
+    table.add_column(first, no_wrap=True)
     for r in rungs:
         table.add_column(r, justify="right", no_wrap=True)
     table.add_column("trend per rung", justify="right", no_wrap=True)
     table.add_column("call", no_wrap=True)
-    names = {"order": "place", "seat": "chair", "team": "side", "role": "role"}
-    for f in findings:
+    for label, f in rows:
         cells = [
             fmt.signed(v, lo, hi, 100) if f.reference else fmt.estimate(v, lo, hi, 100, " %")
             for v, lo, hi in zip(f.value, f.lo, f.hi, strict=True)
         ]
-        trend = fmt.signed(f.slope, f.slope_lo, f.slope_hi, 100) + (
-            "*" if f.q_value < 0.05 else " "
-        )
-        table.add_row(f"{names.get(f.axis, f.axis)} {f.group}", *cells, trend, f.call)
+        trend = fmt.signed(f.slope, f.slope_lo, f.slope_hi, 100)
+        table.add_row(label, *cells, trend + ("*" if f.q_value < 0.05 else " "), f.call)
     return table
+
+
+def ladder_findings_table(findings: Any, rungs: list[str]) -> Any:
+    """Each finding at every rung (a mirror each) and its call across the rungs."""
+    names = {"order": "place", "seat": "chair", "team": "side", "role": "role"}
+    return _calls_table(
+        "findings at every rung (every seat that rung), in points: a place's, chair's or role's "
+        "win share minus the mean seat win, a side's minus its target or fair share (a dealt side "
+        "without a target: its share); intervals simultaneous over each axis' groups and the "
+        "rungs; the trend per rung on the same games, * q < 0.05 (BH over the findings)",
+        "finding",
+        [(f"{names.get(f.axis, f.axis)} {f.group}", f) for f in findings],
+        rungs,
+    )
 
 
 def ladder_impacts_table(impacts: Any, rungs: list[str], headline: Any) -> Any:
     """Each variant's change of the headline at every rung and its call across the rungs."""
-    from rich import box
-    from rich.table import Table
-
-    from balance import fmt
-
     metric, kind, group = headline
     what = f"{kind} {group}" if kind not in ("order",) else f"place {int(group) + 1}"
-    table = Table(
-        box=box.SIMPLE_HEAD,
-        title=f"card impact at every rung: each variant's change of the headline ({metric}, "
-        f"{what}) in points, every seat that rung, on the same games; intervals simultaneous "
-        "over the rungs; * q < 0.05 (BH over the variants' trends)",
+    return _calls_table(
+        f"card impact at every rung: each variant's change of the headline ({metric}, {what}) "
+        "in points, every seat that rung, on the same games; intervals simultaneous over the "
+        "rungs; * q < 0.05 (BH over the variants' trends)",
+        "variant",
+        [(v["name"], f) for v, f in impacts],
+        rungs,
     )
-    table.add_column("variant", no_wrap=True)
-    for r in rungs:
-        table.add_column(r, justify="right", no_wrap=True)
-    table.add_column("trend per rung", justify="right", no_wrap=True)
-    table.add_column("call", no_wrap=True)
-    for v, f in impacts:
-        cells = [fmt.signed(x, lo, hi, 100) for x, lo, hi in zip(f.value, f.lo, f.hi, strict=True)]
-        trend = fmt.signed(f.slope, f.slope_lo, f.slope_hi, 100) + (
-            "*" if f.q_value < 0.05 else " "
-        )
-        table.add_row(v["name"], *cells, trend, f.call)
-    return table
 
 
 def ladder_matrix_table(m: Any) -> Any:

@@ -421,6 +421,20 @@ def _backend(name: str, address: str | None, threads: int | None = None) -> Any:
     return ray_backend.backend(address)
 
 
+@contextlib.contextmanager
+def playing_points(
+    *, resume: str, backend: str, address: str | None, threads: int | None
+) -> Iterator[Any]:
+    """Where a sweep or a ladder plays its points: Ctrl-C says how to resume (``resume``), the
+    games go to ``--backend``, and one progress bar counts every point's games."""
+    with (
+        stopping(resume=resume),
+        _backend(backend, address, threads),
+        terminal.sweep_progress() as progress,
+    ):
+        yield progress
+
+
 def _say_backend(info: Any) -> None:
     """A Ray run's cluster, workers and kernel loads, on stderr."""
     if info and info.get("name") == "ray":

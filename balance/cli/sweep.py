@@ -8,7 +8,6 @@ from typing import Annotated, Any
 
 import typer
 
-from balance import terminal
 from balance.cli._app import (
     AddressOpt,
     BackendOpt,
@@ -16,13 +15,12 @@ from balance.cli._app import (
     SeedOpt,
     SetOpt,
     ThreadsOpt,
-    _backend,
     _confirm_costs,
     _shown,
     _with_sets,
     _write_sweep_report,
     command,
-    stopping,
+    playing_points,
 )
 
 
@@ -117,11 +115,9 @@ def sweep(
     _confirm_costs(sweep_lib.sweep_costs(plan, out=out, threads=threads), yes=yes)
     _say_plan(plan, out=out, sets=sets)
     again = "run the same command again" if chosen else f"run the same command with --out {out}"
-    with (
-        stopping(resume=again),
-        _backend(backend, address, threads),
-        terminal.sweep_progress() as progress,
-    ):
+    with playing_points(
+        resume=again, backend=backend, address=address, threads=threads
+    ) as progress:
         summary = sweep_lib.run_sweep(
             plan,
             out=out,

@@ -243,23 +243,31 @@ def deal(seed: int, first_game: int, n_games: int, edge: float, late_role: int =
     return roles, winner, start
 
 
-def dealt_roles(tables: Tables, seed: int, first_game: int, n_games: int) -> Chunk:
-    """The deal above: the winner scores 1 and has rank 1, the others 0 and rank 2."""
-    rules = tables.rules
-    roles, winner, start = deal(seed, first_game, n_games, rules.edge, rules.late_role)
-    seats = np.arange(DEALT_PLAYERS)[None, :]
+def one_winner(first_game: int, winner: np.ndarray, start: np.ndarray, players: int,
+               **more: Any) -> Chunk:  # fmt: skip
+    """A chunk of games with one winner each (score 1, rank 1; the others 0 and rank 2), each
+    game's first player ``start``, ten turns, no telemetry."""
+    n = len(winner)
+    seats = np.arange(players)[None, :]
     won = seats == winner[:, None]
-    order = ((seats - start[:, None]) % DEALT_PLAYERS).astype(np.int32)
     return Chunk(
         first_game=first_game,
         score=won.astype(np.int32),
         rank=np.where(won, 1, 2).astype(np.int32),
-        turns=np.full(n_games, 10, dtype=np.int32),
-        end_reason=np.zeros(n_games, dtype=np.int32),
-        order=order,
-        telemetry=np.zeros((n_games, DEALT_PLAYERS, 0), dtype=np.uint8),
-        role=roles,
-        saturated=np.zeros(0, np.int64),
+        turns=np.full(n, 10, dtype=np.int32),
+        end_reason=np.zeros(n, dtype=np.int32),
+        order=((seats - start[:, None]) % players).astype(np.int32),
+        telemetry=np.zeros((n, players, 0), dtype=np.uint8),
+        **more,
+    )
+
+
+def dealt_roles(tables: Tables, seed: int, first_game: int, n_games: int) -> Chunk:
+    """The deal above: the winner scores 1 and has rank 1, the others 0 and rank 2."""
+    rules = tables.rules
+    roles, winner, start = deal(seed, first_game, n_games, rules.edge, rules.late_role)
+    return one_winner(
+        first_game, winner, start, DEALT_PLAYERS, role=roles, saturated=np.zeros(0, np.int64)
     )
 
 
@@ -328,17 +336,7 @@ def skilled(tables: Tables, seed: int, first_game: int, n_games: int) -> Chunk:
     cdf = np.cumsum(weight / weight.sum(axis=1, keepdims=True), axis=1)
     u = _uniform(_mix(g + np.uint64(7)))
     winner = np.minimum((u[:, None] >= cdf).sum(axis=1), p - 1)
-    won = seats == winner[:, None]
-    return Chunk(
-        first_game=first_game,
-        score=won.astype(np.int32),
-        rank=np.where(won, 1, 2).astype(np.int32),
-        turns=np.full(n_games, 10, dtype=np.int32),
-        end_reason=np.zeros(n_games, dtype=np.int32),
-        order=order,
-        telemetry=np.zeros((n_games, p, 0), dtype=np.uint8),
-        extra={},
-    )
+    return one_winner(first_game, winner, start, p, extra={})
 
 
 # How each outcome tells a game (``narrate`` and ``replay``'s lines), from its one-game chunk.
