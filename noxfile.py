@@ -6,13 +6,21 @@ from pathlib import Path
 
 import nox
 
-# The published reports under reports/: (config, games) each; the report is reports/<game>.html.
+# The published reports under reports/: (config, games, games per card-impact variant) each; the
+# report is reports/<game>.html. The variants' games are fixed (report.impact_games) rather than
+# left to the report's time budget, so that the same page comes out on any machine.
 REPORTS = {
-    "five_ravens": ("configs/five_ravens/base.yaml", 1_000_000),
-    "raven_order": ("configs/raven_order/base.yaml", 200_000),
-    "raven_manor": ("configs/raven_manor/base.yaml", 200_000),
-    "corvids": ("configs/corvids/base.yaml", 200_000),
+    "five_ravens": ("configs/five_ravens/base.yaml", 1_000_000, 100_000),
+    "raven_order": ("configs/raven_order/base.yaml", 200_000, 200_000),
+    "raven_manor": ("configs/raven_manor/base.yaml", 200_000, 20_000),
+    "corvids": ("configs/corvids/base.yaml", 200_000, 10_000),
 }
+# Each game's default skill ladder (`balance ladder CONFIG`), the "Skill" section of its report:
+# kept between runs (half an hour to an hour and a half a game on two cores), so that a stopped
+# `nox -s reports` resumes it and a finished one is not played again; delete a game's folder
+# after changing its ladder's defaults.
+LADDERS = Path(".nox") / "ladders"
+
 # Published sweep pages: reports/<name>.html of `balance sweep CONFIG --over KNOB --games N`.
 SWEEPS = {
     "five_ravens_players": ("configs/five_ravens/first_player_edge.yaml", "players=2,3,4", 200_000),
@@ -89,7 +97,9 @@ def reports(session: nox.Session) -> None:
     Each is `balance simulate CONFIG --games N --report reports/GAME.html` into a scratch results
     directory named after the game (the report's title and section names), inside this session's
     folder and given relative to the repository, so that the pages' provenance carries relative
-    paths only (configs/..., .nox/reports/tmp/GAME), never /tmp or a home directory. The scratch
+    paths only (configs/..., .nox/reports/tmp/GAME), never /tmp or a home directory. Each game's
+    default skill ladder is played first into .nox/ladders/GAME (kept, see LADDERS) and given as
+    `--ladder`, the report's "Skill" section; `-- --no-ladder` leaves it out. The scratch
     directory is deleted afterwards, so a page never points a reader into it: the card impact's
     variants, kept there as variants.json, are named by the command that plays them
     (balance/report/sections.py, ``impact_source``). A first argument naming a game regenerates
@@ -114,11 +124,17 @@ def reports(session: nox.Session) -> None:
         )  # fmt: skip
         shutil.rmtree(out, ignore_errors=True)
     for game in (n for n in names if n in REPORTS):
-        config, games = REPORTS[game]
+        config, games, impact_games = REPORTS[game]
         out = scratch / game
         shutil.rmtree(out, ignore_errors=True)
+        skill = []
+        if "--no-ladder" not in session.posargs:
+            ladder = LADDERS / game  # kept: the same command again resumes it or keeps it
+            session.run("balance", "ladder", config, "--out", str(ladder), "--yes")
+            skill = ["--ladder", str(ladder)]
         session.run(
             "balance", "simulate", config, "--games", str(games), "--report",
-            f"reports/{game}.html", "--out", str(out), "--force", "--yes",
+            f"reports/{game}.html", "--out", str(out), "--force", "--yes", *skill,
+            "--set", f"report.impact_games={impact_games}",
         )  # fmt: skip
         shutil.rmtree(out, ignore_errors=True)

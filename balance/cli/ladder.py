@@ -14,13 +14,12 @@ from balance.cli._app import (
     SeedOpt,
     SetOpt,
     ThreadsOpt,
-    _backend,
     _confirm_costs,
     _shown,
     _with_sets,
     _write_ladder_report,
     command,
-    stopping,
+    playing_points,
 )
 from balance.cli.sweep import _point_line
 from balance.errors import BalanceError
@@ -46,8 +45,9 @@ def ladder(
             help="The rungs, weakest first: random, any policy of the config, or "
             "search_<iterations> (the config's search settings at that budget, rolling out "
             "with the game's heuristic). Default: random, the game's heuristic and three search "
-            "budgets, each 4x the last, chosen per game so that the base config's ladder takes "
-            "about 30 minutes on 2 cores.",
+            "budgets, each 4x the last, chosen per game for a base config's ladder of about half "
+            "an hour on 2 cores where the game allows (docs/commands/ladder.md gives each "
+            "game's time).",
         ),
     ] = None,
     sets: SetOpt = None,
@@ -165,11 +165,9 @@ def ladder(
     _say_plan(plan, out=out, sets=sets, half_width=half_width if default else None)
     _confirm(plan, estimate, out=out, threads=threads, yes=yes)
     again = "run the same command again" if chosen else f"run the same command with --out {out}"
-    with (
-        stopping(resume=again),
-        _backend(backend, address, threads),
-        terminal.sweep_progress() as progress,
-    ):
+    with playing_points(
+        resume=again, backend=backend, address=address, threads=threads
+    ) as progress:
         summary = lib.run_ladder(
             plan,
             out=out,
@@ -258,8 +256,7 @@ def _sized(plan: Any, out: Path, half_width: float, default: bool, *, force: boo
     recorded = None if force else _recorded_sizes(out, plan.sweep.definition())
     if recorded is not None and len(recorded) == len(plan.points):
         typer.echo(f"sizes: as {out} recorded them (the pilot is not played again)")
-        resized = lib.with_games(plan, recorded)
-        return resized, lib.estimate(resized, threads=threads)
+        return lib.with_games(plan, recorded), None  # timed for the points left to play
     rough = lib.estimate(plan, threads=threads, pilot=4)
     pilot = rough.seconds * lib.PILOT / plan.games
     typer.echo(
@@ -307,7 +304,10 @@ def _confirm(plan: Any, estimate: Any, *, out: Path, threads: int | None, yes: b
     from balance import runner
     from balance.experiments import ladder as lib
 
-    estimate = estimate or lib.estimate(plan, threads=threads)
+    estimate = estimate or lib.estimate(plan, threads=threads, out=out)
+    left = sum(t > 0 for t in estimate.per_point)
+    if left == 0:
+        return  # every point is kept: nothing to play, nothing to estimate
     typer.echo(f"estimate: {estimate.text(threads)}")
     reasons = [f"the ladder takes {estimate.text(threads)}"] if estimate.seconds > LONG_S else []
     widest = plan.sweep.configs[0]  # every point seats the config's players

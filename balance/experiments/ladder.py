@@ -72,9 +72,9 @@ MAX_RUNGS = 8  # a longer ladder is a typo, and its depth points grow with every
 # config's default ladder (each point sized from its pilot, the top three card impacts, in Raven
 # Manor the Family x evil matrix) takes about half an hour on a 2-core machine where it can: a
 # search decision costs its iterations times a rest-of-game, so the slow games' rungs start low.
-# Five Ravens' lowest budget is the lowest that beats greedy (8 iterations lose to it, 20 win);
-# in The Raven Order search needs far more than these to beat the economy heuristic, so its
-# ladder's search rungs climb from below it. Corvids' and Raven Manor's ladders take longer than
+# In Five Ravens 20 iterations play even with greedy (8 lose to it by 10 points, 80 beat 20 by
+# 17); in The Raven Order search needs far more than these to beat the economy heuristic (2
+# iterations win 2 % against it), so its ladder's search rungs climb from below it. Corvids' and Raven Manor's ladders take longer than
 # the half hour even at 2 iterations, the least at which a search is not a random choice
 # (docs/commands/ladder.md gives each game's measured time).
 BUDGETS = {
@@ -739,24 +739,32 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def estimate(plan: LadderPlan, *, threads: int | None = None, pilot: int = 0) -> Estimate:
+def estimate(
+    plan: LadderPlan,
+    *,
+    threads: int | None = None,
+    pilot: int = 0,
+    out: str | os.PathLike[str] | None = None,
+) -> Estimate:
     """Time every line-up of the ladder on a few games (``pilot``: by default one per thread,
     at least 4) and scale to the plan's games. A step's rotations play alike and are timed
-    once. Games are played here, never on a backend: the estimate is of this machine."""
+    once; the points already complete in ``out`` (a ladder resumed) cost nothing and are not
+    timed. Games are played here, never on a backend: the estimate is of this machine."""
     import time
 
     from balance.runner import numba_threads
 
     plugin = registry.get(plan.sweep.game)
+    done = [False] * len(plan.points) if out is None else remaining(plan, out)
     with numba_threads(threads):
         import numba
 
         n = pilot or max(4, numba.get_num_threads())
         timed: dict[tuple[str, str | None], float] = {}
         spent = 0.0
-        for p in plan.points:
+        for p, kept in zip(plan.points, done, strict=True):
             key = (p.kind, p.rung, p.below, p.variant, p.evil)
-            if key in timed:
+            if kept or key in timed:
                 continue
             tables = plugin.compile(p.config)
             plugin.play(tables, plan.seed, 0, 0)  # load (or compile) the kernels
@@ -766,10 +774,21 @@ def estimate(plan: LadderPlan, *, threads: int | None = None, pilot: int = 0) ->
             spent += took
             timed[key] = took / n
     per_point = tuple(
-        timed[(p.kind, p.rung, p.below, p.variant, p.evil)] * plan.sweep.games_at(k)
-        for k, p in enumerate(plan.points)
+        0.0
+        if kept
+        else timed[(p.kind, p.rung, p.below, p.variant, p.evil)] * plan.sweep.games_at(k)
+        for k, (p, kept) in enumerate(zip(plan.points, done, strict=True))
     )
     return Estimate(sum(per_point), per_point, n, spent)
+
+
+def remaining(plan: LadderPlan, out: str | os.PathLike[str]) -> list[bool]:
+    """Per point, whether ``out`` already holds it complete (the same config, games, seed and
+    version: what the ladder keeps when it resumes)."""
+    return [
+        sweep._is_complete(Path(out) / sp.dir, cfg, plan.sweep.games_at(k), plan.sweep)
+        for k, (sp, cfg) in enumerate(zip(plan.sweep.points, plan.sweep.configs, strict=True))
+    ]
 
 
 # ================================================================================== resuming

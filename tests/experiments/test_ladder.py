@@ -257,7 +257,7 @@ def test_balance_ladder_says_its_plan_its_estimate_its_depth_and_its_findings(tm
 
 def test_a_ladder_past_an_hour_is_refused_off_a_terminal_without_yes(tmp_path, monkeypatch):
     hours = L.Estimate(7200.0, (7200.0,), 4, 0.1)
-    monkeypatch.setattr(L, "estimate", lambda plan, threads=None, pilot=0: hours)
+    monkeypatch.setattr(L, "estimate", lambda plan, **kw: hours)
     out = tmp_path / "l"
     r = _cli("ladder", FR, "--rungs", "random,greedy", "--games", 60, "--out", out)
     assert r.exit_code == 1 and r.stderr.startswith("error: the ladder takes about 2.0 h")
