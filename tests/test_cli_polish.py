@@ -243,12 +243,13 @@ def test_a_small_run_asks_nothing(fake_game):
 def test_the_reports_session_regenerates_the_published_reports():
     text = (ROOT / "noxfile.py").read_text()
     assert "def reports(" in text
-    for game, (config, games) in {
-        "five_ravens": ("configs/five_ravens/base.yaml", 1_000_000),
-        "raven_order": ("configs/raven_order/base.yaml", 200_000),
+    for game, (config, games, impact) in {
+        "five_ravens": ("configs/five_ravens/base.yaml", 1_000_000, 100_000),
+        "raven_order": ("configs/raven_order/base.yaml", 200_000, 200_000),
     }.items():
-        assert f'"{game}": ("{config}", {games:_})' in text
+        assert f'"{game}": ("{config}", {games:_}, {impact:_})' in text
         assert (ROOT / config).is_file()
+    assert '"--ladder", str(ladder)' in text  # each report's Skill section
 
 
 def test_a_report_carries_relative_paths_only(cli, fake_config, tmp_path, monkeypatch):

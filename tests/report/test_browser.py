@@ -188,12 +188,13 @@ def shots() -> list[Path]:
         # baseline, impact variants
         ("inline", 9, "Greedy seats win "),
         # the published 1M-game report (reports/five_ravens.html): one policy, no baseline;
-        # seat deviations, turn order, score, length, card impact and its interventional variants
-        ("published", 6, "No seat wins more or less often than a fair 25 % beyond chance"),
+        # seat deviations, turn order, score, length, card impact and its interventional
+        # variants, and its Skill section's depth chart and findings panels
+        ("published", 8, "No seat wins more or less often than a fair 25 % beyond chance"),
         # the published Raven Order report (200,000 games, economy vs rush) with its report
         # variant (no compensation): win share per seat and policy, turn order, score, length,
-        # card impact, the variant
-        ("raven_order", 7, "Economy seats win "),
+        # card impact, the variant, and the Skill section's two figures
+        ("raven_order", 9, "Economy seats win "),
         # compare base.yaml with the 7 switched off: win share, mean score, game length
         ("compare", 3, "B differs from A in rules.ravens.seven.action (true → false)"),
     ],
