@@ -83,13 +83,22 @@ def grids(frame: Any, players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     return grid("win").astype(np.float64), grid("order"), grid("team").astype(str), role
 
 
+def report_settings(report: dict[str, Any] | None) -> tuple[dict[str, float], dict[str, float]]:
+    """(tolerance per finding axis, target share per side) of a config's ``report:`` section."""
+    from balance.config.headline import ReportSettings
+
+    settings = ReportSettings.model_validate(report or {})
+    tol = settings.tolerance.axes()
+    tolerance = {"order": tol.place, "seat": tol.seat, "team": tol.team, "role": tol.role}
+    return tolerance, dict(settings.targets.team or {})
+
+
 class Ladder:
     """A finished ladder directory, read once: its manifest, its points, and each point's
     arrays loaded on first use and kept (the readers below share one, so that a page reads
     every parquet file once). LadderError (one line) while a point is missing."""
 
     def __init__(self, out: str | os.PathLike[str]) -> None:
-        from balance.config.headline import ReportSettings
         from balance.sweep_file import open_sweep
 
         self.out = Path(out)
@@ -103,10 +112,7 @@ class Ladder:
                 "points to play); run the same command again to resume it"
             )
         self.rungs = [str(r["name"]) for r in self.manifest["rungs"]]
-        settings = ReportSettings.model_validate(self.manifest.get("report") or {})
-        tol = settings.tolerance.axes()
-        self.tolerance = {"order": tol.place, "seat": tol.seat, "team": tol.team, "role": tol.role}
-        self.targets = dict(settings.targets.team or {})
+        self.tolerance, self.targets = report_settings(self.manifest.get("report"))
         self._arrays: dict[str, Any] = {}
 
     def arrays(self, point: dict[str, Any]) -> tuple[Any, ...]:

@@ -461,8 +461,7 @@ def point_sd(plan: LadderPlan, arrays: Sequence[tuple[Any, ...]]) -> list[float]
     the deal's hold; a rotation's, its step's edge; a variant's, its change of the headline."""
     import numpy as np
 
-    from balance.config.headline import ReportSettings
-    from balance.ladder_file import headline_key
+    from balance.ladder_file import headline_key, report_settings
     from balance.stats import ladder as st
 
     def sd(values: Any) -> float:
@@ -470,8 +469,7 @@ def point_sd(plan: LadderPlan, arrays: Sequence[tuple[Any, ...]]) -> list[float]
         v = v[np.isfinite(v)]
         return float(v.std(ddof=1)) if len(v) > 1 else 0.0
 
-    settings = ReportSettings.model_validate(plan.report or {})
-    targets = dict(settings.targets.team or {})
+    _, targets = report_settings(plan.report)
     pts = plan.points
     mirror = {p.rung: k for k, p in enumerate(pts) if p.kind == "mirror"}
     found = {r: st.finding_values(*arrays[k], targets=targets) for r, k in mirror.items()}
@@ -563,10 +561,6 @@ class LadderPlan(NamedTuple):
     def games(self) -> int:
         """Games a point (the most, when the points are sized: :func:`size_points`)."""
         return self.sweep.games
-
-    @property
-    def sized(self) -> bool:
-        return bool(self.sweep.point_games)
 
     @property
     def seed(self) -> int:
