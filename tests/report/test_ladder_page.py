@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -146,3 +147,32 @@ def test_a_ladder_given_where_it_cannot_go_is_one_line(tmp_path, args, says):
     r = _run(*(str(a).format(**fill) for a in args))
     assert r.exit_code == 1 and r.stdout == ""
     assert r.stderr.startswith(says.format(**fill)) and r.stderr.count("\n") == 1, r.stderr
+
+
+def _matrix(rng, shares: dict[tuple[str, str], float], n: int):
+    from balance.stats import ladder as st
+
+    rungs = ["random", "basic", "search_8"]
+    values = {(f, e): (rng.random(n) < shares.get((f, e), 0.5)).astype(float)
+              for f in rungs for e in rungs}  # fmt: skip
+    return st.matrix("raven", rungs, values)
+
+
+def test_planted_null_matrix_rarely_says_skill_moves_the_share():
+    """Every cell the same 50 % share: the sentences claim a change (simultaneous intervals of
+    the two end cells apart) in at most 5 % of 200 runs, each of its two sentences."""
+    rng = np.random.default_rng(11)
+    claims = 0
+    for _ in range(200):
+        said = P.matrix_sentences(_matrix(rng, {}, 400))
+        claims += sum("moves it by no more" not in s for s in said)
+    assert claims <= 0.05 * 400, claims
+
+
+def test_planted_effect_matrix_says_which_side_skill_moves_it():
+    """A strong evil side raises the Raven's share, a strong Family lowers it."""
+    rng = np.random.default_rng(12)
+    shares = {("random", "search_8"): 0.8, ("search_8", "random"): 0.2}
+    evil, family = P.matrix_sentences(_matrix(rng, shares, 400))
+    assert evil.startswith("With a stronger evil side (Family random), from random to search_8")
+    assert evil.endswith("skill raises it.") and family.endswith("skill lowers it.")
