@@ -251,23 +251,11 @@ def plan_report_impact(
     """The variants and games per variant that fit the config's ``report.impact_seconds``: the
     card impact plays 1 + len(variants) configs a game, each at about 1/PAIRED_COST of the run's
     own speed."""
-    from balance.experiments.variants import default_variants, report_variants
+    from balance.experiments.variants import distinct_variants, report_variants
 
     settings = config.report
-    chosen = list(report_variants(plugin, config))
-    names = {v.name for v in chosen}
-    featured = [v.name for v in chosen]
-    # A default variant that makes the same config as a report variant (The Raven Order's "no
-    # second-player sentry" is "no compensation" when the sentry is all the compensation) is the
-    # same change under another name: played once.
-    same = [apply_patch(config, v, source="report variants").resolved_dict() for v in chosen]
-    for v in default_variants(plugin, config):
-        if v.name in names:
-            continue
-        resolved = apply_patch(config, v, source="impact variants").resolved_dict()
-        if resolved not in same:
-            chosen.append(v)
-            same.append(resolved)
+    featured = [v.name for v in report_variants(plugin, config)]
+    chosen = distinct_variants(config, plugin)  # each change once, the report's first
     budget = float(settings.impact_seconds)
     if not chosen or budget <= 0:
         why = "no variants" if not chosen else "report.impact_seconds is 0"

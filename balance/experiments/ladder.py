@@ -342,12 +342,13 @@ def choose_variants(
 ) -> list[Any]:
     """The variants whose causal card impact the ladder re-measures at every rung (``--impact``):
     ``none``; variant names of the game (its impact and report variants), comma-separated; or
-    ``top`` (the default): the three whose change of the config's headline is largest, as a
+    ``top`` (the default): the three distinct changes (experiments.distinct_variants: two
+    names for one config count once) whose change of the config's headline is largest, as a
     report's card impact ranks them (experiments/impact.py), measured with the config's own
     line-up on ``games`` games of seed ``seed + 1``: other games than the ladder's, so that the
     ladder's measure of the chosen three is not the one that chose them."""
     from balance.experiments.impact import impact
-    from balance.experiments.variants import default_variants, report_variants
+    from balance.experiments.variants import default_variants, distinct_variants, report_variants
 
     text = spec.strip()
     if text == "none":
@@ -366,11 +367,12 @@ def choose_variants(
                 f"(top, none, or names among: {listed})"
             )
         return [known[n] for n in dict.fromkeys(names)]
-    if not known:
+    distinct = distinct_variants(config, plugin)  # top: each change once, not twice by name
+    if not distinct:
         return []
     screen = (seed + 1) % 2**63
     measured = impact(
-        config, list(known.values()), games=games, seed=screen, threads=threads, progress=progress
+        config, distinct, games=games, seed=screen, threads=threads, progress=progress
     )
     top = measured.summary.filter(pl.col("effect").is_not_null()).head(TOP)
     return [known[n] for n in top["variant"].to_list()]

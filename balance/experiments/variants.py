@@ -71,6 +71,28 @@ def report_variants(plugin: Any, config: RunConfig) -> list[Variant]:
     ]
 
 
+def distinct_variants(config: RunConfig, plugin: Any) -> list[Variant]:
+    """The game's report variants, then its default impact variants, each change once: a
+    default variant that makes the same config as one before it is the same change under another
+    name and is left out (The Raven Order's "no second-player sentry" is "no compensation" when
+    the sentry is all the second player's compensation)."""
+    out: list[Variant] = []
+    made: list[dict[str, Any]] = []
+    names: set[str] = set()
+    for source, v in [
+        *(("report variants", v) for v in report_variants(plugin, config)),
+        *(("impact variants", v) for v in default_variants(plugin, config)),
+    ]:
+        if v.name in names:
+            continue
+        resolved = apply_patch(config, v, source=source).resolved_dict()
+        if resolved not in made:
+            out.append(v)
+            made.append(resolved)
+            names.add(v.name)
+    return out
+
+
 REPORT_VARIANTS_FILE = "variants.json"  # in a results directory, beside manifest.json
 
 

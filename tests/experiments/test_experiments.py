@@ -20,7 +20,8 @@ from balance.config import ConfigError, load_config
 
 ROOT = Path(__file__).parent.parent.parent
 CI = ROOT / "configs" / "ci"
-FIVE_RAVENS = ROOT / "configs" / "five_ravens"
+CONFIGS = ROOT / "configs"
+FIVE_RAVENS = CONFIGS / "five_ravens"
 
 
 def run(*args: object):
@@ -110,6 +111,26 @@ def test_the_five_ravens_plugin_proposes_its_variants():
     cfg = load_config(FIVE_RAVENS / "base.yaml")
     variants = ex.default_variants(registry.get("five_ravens"), cfg)
     assert len(variants) == 33 and variants[0].name == "chest_1 -1 copy"
+
+
+def test_each_change_is_measured_once_whatever_its_names():
+    """The Raven Order's base gives the second player one sentry and nothing else (RO-1), so its
+    impact variant "no second-player sentry" makes the same config as the report's "no
+    compensation": the card impact and the ladder's --impact top play it once. With gold in the
+    compensation too, the two are different changes and both are kept."""
+    from balance import games as registry
+    from balance.config.overrides import parse_overrides
+
+    plugin = registry.get("raven_order")
+    base = load_config(CONFIGS / "raven_order" / "base.yaml")
+    names = [v.name for v in ex.distinct_variants(base, plugin)]
+    assert names[0] == "no compensation" and "no second-player sentry" not in names
+    assert len(names) == len(ex.default_variants(plugin, base))  # one in, one out
+    gold = load_config(
+        CONFIGS / "raven_order" / "base.yaml", parse_overrides(["rules.compensation.gold=2"])
+    )
+    names = [v.name for v in ex.distinct_variants(gold, plugin)]
+    assert names[0] == "no compensation" and "no second-player sentry" in names
 
 
 def test_five_ravens_default_variants_all_validate():
