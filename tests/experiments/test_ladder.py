@@ -435,6 +435,22 @@ def test_the_impact_choice_is_checked_in_one_line(skill_game, tmp_path):
     assert [v.name for v in top] == ["turns", "nothing"]  # the only one that moves it, first
 
 
+def test_recorded_sizes_outside_a_point_s_range_are_refused(skill_game, tmp_path):
+    """Sizes come back from a ladder's own files on a rerun: one a point cannot play (more than
+    the ladder's worst case, or none) is refused in one line saying so, not as a count."""
+    plan = L.plan_ladder(skill_game.write_config(tmp_path / "s.yaml"), "s0,s1", games=500)
+    n = len(plan.points)
+    with pytest.raises(L.LadderError) as e:
+        L.with_games(plan, [300] * (n - 1) + [900])
+    assert str(e.value) == "a ladder point was sized for 900 games; a point plays 1 to 500"
+    with pytest.raises(L.LadderError, match="sized for 0 games"):
+        L.with_games(plan, [0] * n)
+    with pytest.raises(L.LadderError) as e:
+        L.with_games(plan, [300])
+    assert str(e.value) == f"a ladder of {n} points was sized for 1"
+    assert L.with_games(plan, [300] * n).sweep.point_games == (300,) * n
+
+
 def test_resume_goes_on_with_the_ladder_as_recorded(tmp_path):
     import shutil
 
