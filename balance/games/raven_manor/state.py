@@ -351,11 +351,20 @@ def copy_state(src, dst):
     the two): a search's scratch State has none, and a copy of a logged game must not write its
     events past the end of a log it does not have."""
     cap = dst.board[G_LOG_CAP]
-    dst.pl[:, :] = src.pl
+    n = src.board[G_N]
+    if dst.board[G_N] == n:
+        # ``dst`` holds a game of as many seats, so past them both hold what the deal wrote
+        # there (nothing but the deal and the re-deal, which writes the same, touches a seat
+        # row or a knowledge pair past the players): only the seats in play are copied, a
+        # fifth of the whole in a five-player game (the search copies a State every iteration)
+        dst.pl[:n, :] = src.pl[:n, :]
+        dst.kn[:n, :n, :] = src.kn[:n, :n, :]
+    else:
+        dst.pl[:, :] = src.pl
+        dst.kn[:, :, :] = src.kn
     dst.board[:] = src.board
     dst.board[G_LOG_CAP] = min(cap, src.board[G_LOG_CAP])
     dst.deck[:] = src.deck
-    dst.kn[:, :, :] = src.kn
     dst.rng[:, :] = src.rng
     for i in range(min(src.board[G_LOG_N], dst.log.shape[0])):
         for j in range(src.log.shape[1]):
