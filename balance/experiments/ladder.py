@@ -735,7 +735,7 @@ class Estimate(NamedTuple):
 
 
 # How much slower a long run may go than the pilot that timed it, on a shared machine: the
-# default ladders, measured end to end on 2 shared cores, took 0.88 to 1.04 times their estimate
+# default ladders, measured end to end on 2 shared cores, took 0.84 to 1.04 times their estimate
 # (docs/commands/ladder.md), and the machine's speed drifts by 10 % or more within an hour.
 PACE = 0.15
 
