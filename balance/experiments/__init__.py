@@ -47,6 +47,7 @@ from balance.experiments.play import Progress, Runs, chunk_arrays, lineup, play_
 from balance.experiments.variants import (
     REPORT_VARIANTS_FILE,
     Variant,
+    all_variants,
     apply_patch,
     chosen_variants,
     default_variants,
@@ -74,6 +75,7 @@ __all__ = [
     "Spec",
     "Variant",
     "Verdict",
+    "all_variants",
     "apply_patch",
     "check",
     "check_impact_out",

@@ -255,7 +255,7 @@ def plan_report_impact(
 
     settings = config.report
     featured = [v.name for v in report_variants(plugin, config)]
-    chosen = distinct_variants(config, plugin)  # each change once, the report's first
+    chosen = distinct_variants(plugin, config)  # each change once, the report's first
     budget = float(settings.impact_seconds)
     if not chosen or budget <= 0:
         why = "no variants" if not chosen else "report.impact_seconds is 0"

@@ -348,15 +348,16 @@ def choose_variants(
     line-up on ``games`` games of seed ``seed + 1``: other games than the ladder's, so that the
     ladder's measure of the chosen three is not the one that chose them."""
     from balance.experiments.impact import impact
-    from balance.experiments.variants import default_variants, distinct_variants, report_variants
+    from balance.experiments.variants import all_variants, distinct_variants
 
     text = spec.strip()
     if text == "none":
         return []
     plugin = registry.get(config.game)
-    known = {
-        v.name: v for v in [*report_variants(plugin, config), *default_variants(plugin, config)]
-    }
+    candidates = all_variants(plugin, config)
+    known: dict[str, Any] = {}
+    for v in candidates:  # a name given twice means its first (distinct_variants keeps it too)
+        known.setdefault(v.name, v)
     if text != "top":
         names = [n.strip() for n in text.split(",")]
         bad = [n for n in names if n not in known]
@@ -367,7 +368,8 @@ def choose_variants(
                 f"(top, none, or names among: {listed})"
             )
         return [known[n] for n in dict.fromkeys(names)]
-    distinct = distinct_variants(config, plugin)  # top: each change once, not twice by name
+    # top: each change once, not twice by name
+    distinct = distinct_variants(plugin, config, candidates)
     if not distinct:
         return []
     screen = (seed + 1) % 2**63

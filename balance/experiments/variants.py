@@ -71,21 +71,26 @@ def report_variants(plugin: Any, config: RunConfig) -> list[Variant]:
     ]
 
 
-def distinct_variants(config: RunConfig, plugin: Any) -> list[Variant]:
-    """The game's report variants, then its default impact variants, each change once: a
-    default variant that makes the same config as one before it is the same change under another
-    name and is left out (The Raven Order's "no second-player sentry" is "no compensation" when
-    the sentry is all the second player's compensation)."""
+def all_variants(plugin: Any, config: RunConfig) -> list[Variant]:
+    """The game's report variants, then its default impact variants, for ``config``."""
+    return [*report_variants(plugin, config), *default_variants(plugin, config)]
+
+
+def distinct_variants(
+    plugin: Any, config: RunConfig, variants: list[Variant] | None = None
+) -> list[Variant]:
+    """``variants`` (default :func:`all_variants`: the report's, then the default impact
+    variants) each change once: a variant that makes the same config as one before it, or that
+    repeats an earlier name, is the same change under another name and is left out (The Raven
+    Order's "no second-player sentry" is "no compensation" when the sentry is all the second
+    player's compensation)."""
     out: list[Variant] = []
     made: list[dict[str, Any]] = []
     names: set[str] = set()
-    for source, v in [
-        *(("report variants", v) for v in report_variants(plugin, config)),
-        *(("impact variants", v) for v in default_variants(plugin, config)),
-    ]:
+    for v in all_variants(plugin, config) if variants is None else variants:
         if v.name in names:
             continue
-        resolved = apply_patch(config, v, source=source).resolved_dict()
+        resolved = apply_patch(config, v, source="variants").resolved_dict()
         if resolved not in made:
             out.append(v)
             made.append(resolved)

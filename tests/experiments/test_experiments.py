@@ -123,13 +123,13 @@ def test_each_change_is_measured_once_whatever_its_names():
 
     plugin = registry.get("raven_order")
     base = load_config(CONFIGS / "raven_order" / "base.yaml")
-    names = [v.name for v in ex.distinct_variants(base, plugin)]
+    names = [v.name for v in ex.distinct_variants(plugin, base)]
     assert names[0] == "no compensation" and "no second-player sentry" not in names
     assert len(names) == len(ex.default_variants(plugin, base))  # one in, one out
     gold = load_config(
         CONFIGS / "raven_order" / "base.yaml", parse_overrides(["rules.compensation.gold=2"])
     )
-    names = [v.name for v in ex.distinct_variants(gold, plugin)]
+    names = [v.name for v in ex.distinct_variants(plugin, gold)]
     assert names[0] == "no compensation" and "no second-player sentry" in names
 
 
