@@ -61,6 +61,19 @@ def test_a_findings_sentence_follows_its_call():
     assert P.finding_sentence(side, rungs).startswith("The 1st player's win share falls with skill")
     unknown = _finding("not determined", [0.0] * 3, [-0.1] * 3, [0.1] * 3)
     assert "not determined at these games" in P.finding_sentence(unknown, rungs)
+    # Corvids' first player (search ladder, 2026-12): above 0 at every rung, the trend open
+    positive = _finding("not determined", [0.047, 0.055, 0.08], [0.02, 0.03, 0.052],
+                        [0.07, 0.08, 0.109])  # fmt: skip
+    assert P.finding_sentence(positive, rungs).startswith(
+        "The 1st player's edge is positive at every rung (simultaneous intervals); how it "
+        "changes with skill is not determined at these games (+4.7 "
+    )
+    negative = _finding("not determined", [-0.05] * 3, [-0.08] * 3, [-0.01] * 3)
+    assert " is negative at every rung " in P.finding_sentence(negative, rungs)
+    crossing = _finding("not determined", [0.05, 0.0], [0.02, -0.03], [0.08, 0.03])
+    assert P.one_sign(crossing) == 0 and P.one_sign(positive) == 1
+    raw = _finding("not determined", [0.9] * 3, [0.8] * 3, [0.95] * 3, reference=False)
+    assert P.one_sign(raw) == 0  # a dealt side's raw share has no 0 to be above
 
 
 @pytest.fixture(scope="module")
