@@ -103,10 +103,14 @@ def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def finding_sentence(finding: Any, rungs: list[str]) -> str:
-    """One finding across the rungs, as its call allows."""
+def finding_sentence(finding: Any, rungs: list[str], at: int | None = None) -> str:
+    """One finding across the rungs, as its call allows; ``at``: the rung that plays a report's
+    own line-up, whose value is said too (between the ends, "this report's players")."""
     what = finding_words(finding)
-    ends = f"{_value(finding, 0)} among {rungs[0]} players, {_value(finding, -1)} at {rungs[-1]}"
+    ends = f"{_value(finding, 0)} among {rungs[0]} players"
+    if at is not None and 0 < at < len(rungs) - 1:
+        ends += f", {_value(finding, at)} among {rungs[at]} players (this report's)"
+    ends += f", {_value(finding, -1)} at {rungs[-1]}"
     trend = f.points(finding.slope, finding.slope_lo, finding.slope_hi)
     q = f.q_text(finding.q_value)
     if finding.call == "flips":
@@ -555,12 +559,32 @@ def headline_finding(ls: LadderStats, headline: tuple[str, str, str]) -> Any:
     return next((x for x in ls.findings if (x.axis, x.group) == key), None)
 
 
-def skill_sentence(ls: LadderStats, headline: tuple[str, str, str]) -> str | None:
-    """The verdict's sentence on the headline across skill: at which skill its claim holds."""
+def report_rung(ls: LadderStats, manifest: dict[str, Any]) -> int | None:
+    """The rung whose mirror is the run of ``manifest`` (a results manifest) but for its games:
+    the same game, rules, seats and seat policies, so its value is the report's own; else
+    None (another line-up, or another config than the ladder's)."""
+
+    def key(m: dict[str, Any]) -> Any:
+        c = m.get("config") or {}
+        seats = list(c.get("seats") or [])
+        policies = c.get("policies") or {}
+        return (m.get("game"), c.get("rules"), seats, [policies.get(n) for n in seats])
+
+    mine = key(manifest)
+    return next((k for k, m in enumerate(ls.manifests) if key(m) == mine), None)
+
+
+def skill_sentence(
+    ls: LadderStats, headline: tuple[str, str, str], manifest: dict[str, Any] | None = None
+) -> str | None:
+    """The verdict's sentence on the headline across skill: at which skill its claim holds, and
+    its value among the report's own players when a rung plays them (``manifest``: the
+    report's run)."""
     found = headline_finding(ls, headline)
     if found is None:
         return None
-    return f"Across skill ({' < '.join(ls.rungs)}): " + finding_sentence(found, ls.rungs)
+    at = None if manifest is None else report_rung(ls, manifest)
+    return f"Across skill ({' < '.join(ls.rungs)}): " + finding_sentence(found, ls.rungs, at)
 
 
 def skill_section(page: Page, ls: LadderStats) -> str:

@@ -48,7 +48,8 @@ def render(
         head = f"<h3>{escape(ds.label)}</h3>" if many else ""
         said = verdict_sentences(ds, impact if i == 0 else None)
         if ladder is not None and i == 0:
-            skill = ladder_page.skill_sentence(ladder, report_settings(ds.manifest).headline.key())
+            headline_key = report_settings(ds.manifest).headline.key()
+            skill = ladder_page.skill_sentence(ladder, headline_key, ds.manifest)
             said = [*said, skill] if skill else said
         verdicts.append(
             head + blocks.headline(said) + sections.players_note(ds) + sections.verdict_table(ds)

@@ -103,9 +103,19 @@ def _long_requests(browser) -> None:
 
 
 def open_page(driver, path: Path) -> None:
-    """Open ``path`` from a file:// URL, dropping what earlier pages logged."""
+    """Open ``path`` from a file:// URL, dropping what earlier pages logged, and wait until the
+    browser shows it: one driver opening big pages in a row sometimes returned from ``get`` on
+    the previous page still, and a test then counted the previous page's figures."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    uri = path.resolve().as_uri()
     driver.get_log("browser")
-    driver.get(path.resolve().as_uri())
+    driver.get(uri)
+    WebDriverWait(driver, COMMAND_TIMEOUT).until(
+        lambda d: (
+            d.execute_script("return [document.URL, document.readyState]") == [uri, "complete"]
+        )
+    )
 
 
 def severe(driver) -> list:

@@ -72,6 +72,8 @@ def reports(tmp_path_factory) -> dict[str, Path]:
         "compare": compare,
         "published": ROOT / "reports" / "five_ravens.html",
         "raven_order": ROOT / "reports" / "raven_order.html",
+        "raven_manor": ROOT / "reports" / "raven_manor.html",
+        "corvids": ROOT / "reports" / "corvids.html",
     }
 
 
@@ -195,6 +197,10 @@ def shots() -> list[Path]:
         # variant (no compensation): win share per seat and policy, turn order, score, length,
         # card impact, the variant, and the Skill section's two figures
         ("raven_order", 9, "Economy seats win "),
+        # the published Raven Manor and Corvids reports (200,000 games each), with their Skill
+        # sections (Raven Manor's: the Family x evil matrix as a heat map)
+        ("raven_manor", 11, "The seat farthest from the mean seat win (60.5 %) is seat 2"),
+        ("corvids", 11, "No seat wins more or less often than a fair 25 % beyond chance"),
         # compare base.yaml with the 7 switched off: win share, mean score, game length
         ("compare", 3, "B differs from A in rules.ravens.seven.action (true → false)"),
     ],
@@ -207,7 +213,8 @@ def test_report_opens_offline_without_console_errors_and_draws_every_figure(
     undrawn = driver.execute_script(
         "return Array.from(document.querySelectorAll('div[data-figure]'))"
         ".filter(d => !d.querySelector('svg.main-svg') || !d.querySelector('.plot .trace, "
-        ".plot path, .barlayer .point, .scatterlayer .point')).map(d => d.id)"
+        ".plot path, .barlayer .point, .scatterlayer .point, .scatterlayer .trace path, "
+        ".heatmaplayer image')).map(d => d.id)"  # a heat map is an image, a pile lines
     )
     assert undrawn == []
     assert severe(driver) == []

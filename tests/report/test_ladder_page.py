@@ -86,7 +86,7 @@ def pages(tmp_path_factory) -> dict[str, Path]:
          "--impact", "none")  # fmt: skip
     said = _cli("report", tmp / "rm", "-o", rm)
     assert said.startswith(f"report -> {rm}")
-    return {"fr": fr, "rm": rm}
+    return {"fr": fr, "rm": rm, "fr_ladder": tmp / "fr"}
 
 
 def test_the_page_says_what_the_terminal_says(pages):
@@ -100,6 +100,25 @@ def test_the_page_says_what_the_terminal_says(pages):
     assert "With a stronger evil side (Family random), from random to basic" in rm
     assert "simultaneous over the 4 cells" in rm
     assert '<section id="sides">' not in text  # Five Ravens deals no sides
+
+
+def test_the_verdict_says_the_headline_among_the_report_s_own_players(pages):
+    """A report whose run is a rung's mirror (same rules, seats and policies; any games) hears
+    the headline at that rung too, between the ends: Raven Manor's published report plays basic
+    players, whose 91 % for the Raven's side the ends (random, search_32) would leave out."""
+    import json
+
+    ls = P.analyse_ladder(pages["fr_ladder"])
+    mirror = [json.loads((pages["fr_ladder"] / m["dir"] / "manifest.json").read_text())
+              for m in ls.manifest["points"] if m["kind"] == "mirror"]  # fmt: skip
+    assert [P.report_rung(ls, m) for m in mirror] == [0, 1, 2]
+    said = P.skill_sentence(ls, ("win_share", "order", "0"), mirror[1])
+    assert said.startswith("Across skill (random < greedy < search_2): The 1st player's edge")
+    assert " among greedy players (this report's), " in said
+    assert "(this report's)" not in P.skill_sentence(ls, ("win_share", "order", "0"), mirror[0])
+    other = json.loads(json.dumps(mirror[1]))
+    other["config"]["rules"] = {**other["config"]["rules"], "changed": True}
+    assert P.report_rung(ls, other) is None  # another config: its own numbers are not a rung's
 
 
 @pytest.mark.slow
