@@ -117,8 +117,13 @@ def impact(
             base = arrays[0]
             for acc, arr in zip(accs, arrays[1:], strict=True):
                 acc.add(base, arr)
+    # A group no game of both configs holds (a Raven Manor character outside the line-up, or
+    # dealt in one config only) has no paired difference: no row, rather than a "0 change" of 0
+    # games that the impact file's reader refuses (games >= 1). `compare` names such groups.
     tables = [
-        acc.raw_table(level).with_columns(variant=pl.lit(v.name), description=pl.lit(v.description))
+        acc.raw_table(level)
+        .filter(pl.col("games") > 0)
+        .with_columns(variant=pl.lit(v.name), description=pl.lit(v.description))
         for v, acc in zip(variants, accs, strict=True)
     ]
     table = pl.concat(tables).select("variant", "description", pl.exclude("variant", "description"))

@@ -154,8 +154,7 @@ class PairedAccumulator:
         t-interval), p_value, q_value and significant
         (q < 0.05): the one rule of balance/stats/multiple.py. ``repeats`` (the base line-up's
         ``Lineup.repeats()``) names the rows that repeat a seat's. A row whose value is the same
-        in every game of both runs (a share the rules fix) has no test: p is NaN. A group that no
-        game of both runs holds has no row."""
+        in every game of both runs (a share the rules fix) has no test: p is NaN."""
         return adjust(self.raw_table(level), repeats=repeats)
 
     def raw_table(self, level: float = 0.95) -> pl.DataFrame:
@@ -177,9 +176,7 @@ class PairedAccumulator:
         parts.append(
             _table(["mean_turns"], [("game", "all")], t.mean[:1], t.mean[1:2], level, d, fixed)
         )
-        # a group no game of both runs holds (a Raven Manor character outside the line-up) has
-        # no difference to state: no row, rather than a 0 +- nothing that reads as "no change"
-        return pl.concat(parts).filter(pl.col("games") > 0)
+        return pl.concat(parts)
 
 
 def _table(

@@ -238,6 +238,23 @@ def test_impact_finds_a_planted_effect_and_flags_no_neutral_variant():
     assert result.summary["variant"].to_list()[-2:] == [v.name for v in NEUTRAL]
 
 
+def test_impact_leaves_out_characters_no_game_deals_and_its_file_reads_back(tmp_path):
+    """Raven Manor's starter game deals 10 of its characters: the paired table had a row of 0
+    games for each of the others, which the impact file's reader (games >= 1) refused after the
+    games (`nox -s reports -- raven_manor` failed so)."""
+    from balance import games
+    from balance.impact_file import read_impact
+
+    cfg = load_config(CONFIGS / "raven_manor" / "base.yaml")
+    variants = ex.default_variants(games.get("raven_manor"), cfg)[:1]
+    result = ex.impact(cfg, variants, games=200, seed=3)
+    assert (result.table["games"] > 0).all()
+    roles = set(result.table.filter(pl.col("kind") == "role")["group"])
+    assert "raven" in roles and "headless_horseman" not in roles  # not in the starter game
+    path = ex.write_impact(result, tmp_path / "i.json")
+    assert read_impact(path).table.height == result.table.height
+
+
 @pytest.mark.slow
 def test_impact_command_with_a_variants_file(tmp_path):
     variants = tmp_path / "v.yaml"

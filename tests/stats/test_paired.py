@@ -97,31 +97,6 @@ def test_group_values_follow_teams_and_roles_that_change_from_game_to_game():
     np.testing.assert_allclose(score[:, 2:], [[1, 2, 3], [6, 5, 4], [8, 7, 9]])
 
 
-def test_a_group_no_game_holds_has_no_row():
-    """A role dealt in no game of either run (a Raven Manor character outside the line-up) has
-    nothing to compare: a row of 0 games would read as "no change" and is refused by the impact
-    file's reader (games >= 1), which is how `nox -s reports` found it."""
-    line = stats.Lineup(
-        players=2, policies=("p",), teams=("family", "raven"), roles=("doc", "raven", "mayor"),
-        seat_policies=("p", "p"),
-    )  # fmt: skip
-    grps = stats.groups(line, ["role"])
-
-    def arrays(win):  # roles 0 and 1 dealt, 2 (mayor) never
-        return stats.GameArrays(
-            first_game=0, win=np.array(win, dtype=float), score=np.zeros((3, 2)),
-            turns=np.array([5.0, 6, 7]), order=np.array([[0, 1]] * 3),
-            policy=np.zeros((3, 2), dtype=np.int32), team=np.array([[0, 1]] * 3),
-            role=np.array([[0, 1], [1, 0], [0, 1]]),
-        )  # fmt: skip
-
-    acc = stats.PairedAccumulator(grps, grps)
-    acc.add(arrays([[1, 0], [0, 1], [1, 0]]), arrays([[0, 1], [0, 1], [1, 0]]))
-    t = acc.table()
-    roles = t.filter(pl.col("kind") == "role")
-    assert sorted(set(roles["group"])) == ["doc", "raven"] and (t["games"] > 0).all()
-
-
 def test_paired_differences_of_two_datasets():
     rng = np.random.default_rng(9)
     n = 3000
