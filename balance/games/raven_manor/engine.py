@@ -2681,7 +2681,7 @@ def s_game(tb, st):
 # The interface: start, advance, legal, apply, play_game, record
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@njit(cache=True, _nrt=False, inline="always")
 def run(tb, st):
     """Run the procedures on the call stack until a decision is pending (returns its seat) or the
     stack is empty (returns -1)."""
@@ -2744,14 +2744,14 @@ def start(tb, st, seed, game, work):
     push(st, np.int64(P_GAME), np.int64(S.G_GAME_PC))
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@njit(cache=True, _nrt=False, inline="always")
 def advance(tb, st, work):
     """Play chance and every forced step until a decision is pending: its seat, or -1 when the
     game is over (the outcome and the E_END event are then in the State)."""
     return run(tb, st)
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@njit(cache=True, _nrt=False, inline="always")
 def apply(tb, st, work, code):
     """Carry out option ``code`` of the pending decision (the engine reads it when ``advance``
     resumes the procedure that asked; nothing is pending until then). No validation."""
