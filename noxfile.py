@@ -20,6 +20,13 @@ REPORTS = {
 # `nox -s reports` resumes it and a finished one is not played again; delete a game's folder
 # after changing its ladder's defaults.
 LADDERS = Path(".nox") / "ladders"
+# The published ladders' rungs where they are not the default: Corvids' and Raven Manor's default
+# ladders stop at search_8 to fit half an hour (balance/experiments/ladder.py, BUDGETS); a
+# published report shows the strongest rung this release has measured, search_32 (47 and 66 min).
+LADDER_RUNGS = {
+    "raven_manor": "random,basic,search_2,search_8,search_32",
+    "corvids": "random,greedy,search_2,search_8,search_32",
+}
 
 # Published sweep pages: reports/<name>.html of `balance sweep CONFIG --over KNOB --games N`.
 SWEEPS = {
@@ -98,8 +105,9 @@ def reports(session: nox.Session) -> None:
     directory named after the game (the report's title and section names), inside this session's
     folder and given relative to the repository, so that the pages' provenance carries relative
     paths only (configs/..., .nox/reports/tmp/GAME), never /tmp or a home directory. Each game's
-    default skill ladder is played first into .nox/ladders/GAME (kept, see LADDERS) and given as
-    `--ladder`, the report's "Skill" section; `-- --no-ladder` leaves it out. The scratch
+    skill ladder (its default, or LADDER_RUNGS) is played first into .nox/ladders/GAME (kept, see
+    LADDERS) and given as `--ladder`, the report's "Skill" section; `-- --no-ladder` leaves it
+    out. The scratch
     directory is deleted afterwards, so a page never points a reader into it: the card impact's
     variants, kept there as variants.json, are named by the command that plays them
     (balance/report/sections.py, ``impact_source``). A first argument naming a game regenerates
@@ -130,7 +138,8 @@ def reports(session: nox.Session) -> None:
         skill = []
         if "--no-ladder" not in session.posargs:
             ladder = LADDERS / game  # kept: the same command again resumes it or keeps it
-            session.run("balance", "ladder", config, "--out", str(ladder), "--yes")
+            rungs = ["--rungs", LADDER_RUNGS[game]] if game in LADDER_RUNGS else []
+            session.run("balance", "ladder", config, "--out", str(ladder), "--yes", *rungs)
             skill = ["--ladder", str(ladder)]
         session.run(
             "balance", "simulate", config, "--games", str(games), "--report",

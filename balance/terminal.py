@@ -228,6 +228,10 @@ def impact_table(result: Any) -> Any:
         (r["variant"], r["kind"], r["group"]): _pp(r["diff"], r["lo"], r["hi"], r["significant"])
         for r in shares.iter_rows(named=True)
     }
+    # a team or role no variant has a row of (never dealt: Raven Manor's characters outside the
+    # line-up) gets no column of dashes; the lines under the table name them (left_out_words)
+    shown = {(k, g) for _, k, g in cells}
+    columns = [c for c in columns if (c[0], c[1]) in shown or c[0] in ("seat", "order")]
     table = Table(box=box.SIMPLE_HEAD)
     table.add_column("variant", no_wrap=True)
     for _, _, header in columns:

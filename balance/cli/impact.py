@@ -78,9 +78,22 @@ def impact(
         f"(seed {result.seed}), {len(result.variants)} variants in {result.wall_time_s:.1f} s"
     )
     terminal.print_table(terminal.impact_table(result))
+    for words in _left_out(result):
+        typer.echo(words)
     typer.echo(_how_to_read(result))
     if out is not None:
         typer.echo(f"table -> {out}")
+
+
+def _left_out(result: Any) -> list[str]:
+    """The lines naming the teams and roles the table leaves out (as ``compare`` names them):
+    once when every variant leaves out the same, else under each variant's name."""
+    from balance.report.sentences import left_out_words
+
+    groups = {v: g for v, g in result.left_out.items() if g}
+    if len(set(groups.values())) <= 1:
+        return left_out_words(next(iter(groups.values()), ()))
+    return [f"{v}: {w}" for v, g in groups.items() for w in left_out_words(g)]
 
 
 def _how_to_read(result: Any) -> str:

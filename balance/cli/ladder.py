@@ -44,10 +44,10 @@ def ladder(
             show_default=False,
             help="The rungs, weakest first: random, any policy of the config, or "
             "search_<iterations> (the config's search settings at that budget, rolling out "
-            "with the game's heuristic). Default: random, the game's heuristic and three search "
-            "budgets, each 4x the last, chosen per game for a base config's ladder of about half "
-            "an hour on 2 cores where the game allows (docs/commands/ladder.md gives each "
-            "game's time).",
+            "with the game's heuristic). Default: random, the game's heuristic and search budgets "
+            "each 4x the last (three; two in Corvids and Raven Manor), chosen per game for a "
+            "base config's ladder of about half an hour on 2 cores (docs/commands/ladder.md "
+            "gives each game's time).",
         ),
     ] = None,
     sets: SetOpt = None,

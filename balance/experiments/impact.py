@@ -9,8 +9,9 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import NamedTuple
 
 import polars as pl
@@ -18,7 +19,7 @@ import polars as pl
 from balance import impact_file, runner, stats
 from balance.config import RunConfig
 from balance.config.headline import headline_of
-from balance.experiments.compare import check_pairable
+from balance.experiments.compare import Seated, check_pairable, leave_out
 from balance.experiments.play import Progress, Runs
 from balance.experiments.variants import (
     REPORT_VARIANTS_FILE,
@@ -52,6 +53,9 @@ class Impact(NamedTuple):
     wall_time_s: float
     lineup: stats.Lineup | None = None  # the base run's groups (policies, teams, roles)
     headline: tuple[str, str, str] = impact_file.DEFAULT_HEADLINE  # what the summary ranks by
+    # per variant (its name), the teams and roles its table leaves out, as compare's
+    # (kind, group, why): balance/experiments/compare.py's ``leave_out``
+    left_out: Mapping[str, tuple[tuple[str, str, str], ...]] = MappingProxyType({})
 
 
 IMPACT_GAMES_IN_MEMORY = 1 << 19  # games held at once over all configs (one chunk each)
@@ -112,20 +116,22 @@ def impact(
             done += n
             report(done, total)
 
+        seated = [Seated(line) for line in runs.lineups]
         report(0, total)  # the kernels are loaded: the games start
         for arrays in runs.play(seed=seed, games=games, chunk_size=chunk_size, played=played):
             base = arrays[0]
             for acc, arr in zip(accs, arrays[1:], strict=True):
                 acc.add(base, arr)
+            for seat, arr in zip(seated, arrays, strict=True):
+                seat.add(arr)
     # A group no game of both configs holds (a Raven Manor character outside the line-up, or
     # dealt in one config only) has no paired difference: no row, rather than a "0 change" of 0
-    # games that the impact file's reader refuses (games >= 1). `compare` names such groups.
-    tables = [
-        acc.raw_table(level)
-        .filter(pl.col("games") > 0)
-        .with_columns(variant=pl.lit(v.name), description=pl.lit(v.description))
-        for v, acc in zip(variants, accs, strict=True)
-    ]
+    # games that the impact file's reader refuses (games >= 1); named as `compare` names them.
+    tables, left_out = [], {}
+    for v, acc, seat in zip(variants, accs, seated[1:], strict=True):
+        kept, left_out[v.name] = leave_out(acc.raw_table(level), seated[0], seat)
+        kept = kept.filter(pl.col("games") > 0)  # and any other row no game pairs
+        tables.append(kept.with_columns(variant=pl.lit(v.name), description=pl.lit(v.description)))
     table = pl.concat(tables).select("variant", "description", pl.exclude("variant", "description"))
     # One family: every row of every variant (balance/stats/multiple.py).
     table = stats.adjust(table, repeats=base_line.repeats(), within=("variant",))
@@ -143,6 +149,7 @@ def impact(
         headline=headline,
         wall_time_s=time.perf_counter() - t0,
         lineup=base_line,
+        left_out=left_out,
     )
 
 

@@ -127,7 +127,7 @@ def finding_sentence(finding: Any, rungs: list[str], at: int | None = None) -> s
         return f"{_cap(what)} {verb} with skill: {ends}; {trend} a rung, {q}."
     if finding.call == "holds":
         return f"{_cap(what)} holds at every rung: {ends}; {trend} a rung."
-    sign = one_sign(finding)
+    sign = finding.sign
     if sign:
         return (
             f"{_cap(what)} is {'positive' if sign > 0 else 'negative'} at every rung "
@@ -135,18 +135,6 @@ def finding_sentence(finding: Any, rungs: list[str], at: int | None = None) -> s
             f"games ({ends}; {trend} a rung)."
         )
     return f"{_cap(what)}: not determined at these games ({ends})."
-
-
-def one_sign(finding: Any) -> int:
-    """+1 (-1) when a deviation from its reference is above (below) 0 at every rung by its
-    simultaneous intervals (the sign a call of *not determined* can still sign), else 0."""
-    if not finding.reference:
-        return 0
-    if all(lo > 0 for lo in finding.lo):
-        return 1
-    if all(hi < 0 for hi in finding.hi):
-        return -1
-    return 0
 
 
 def depth_sentence(depth: Any) -> str:
@@ -196,7 +184,7 @@ def luck_sentences(luck: Any) -> list[str]:
 def summary_sentences(ls: LadderStats) -> list[str]:
     """The page's headline: the ladder, luck against skill, the calls that say something."""
     out = [depth_sentence(ls.depth), *luck_sentences(ls.luck)]
-    said = [x for x in ls.findings if x.call != "not determined" or one_sign(x)]
+    said = [x for x in ls.findings if x.call != "not determined" or x.sign]
     out += [finding_sentence(x, ls.rungs) for x in said]
     for v, x in ls.impacts:
         if x.call != "not determined":

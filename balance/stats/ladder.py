@@ -224,6 +224,22 @@ class Finding(NamedTuple):
     q_value: float
     call: str
 
+    @property
+    def sign(self) -> int:
+        """+1 (-1) when a deviation from its reference is above (below) 0 at every rung by its
+        simultaneous intervals, else 0 (also for a dealt side's raw share: no 0 to be above).
+        A finding called *not determined* can still be signed so."""
+        return one_sign(self.lo, self.hi) if self.reference else 0
+
+
+def one_sign(lo: Sequence[float], hi: Sequence[float]) -> int:
+    """+1 when every interval ``[lo, hi]`` is above 0, -1 when every one is below, else 0."""
+    if all(x > 0 for x in lo):
+        return 1
+    if all(x < 0 for x in hi):
+        return -1
+    return 0
+
 
 def finding_values(
     win: np.ndarray,
@@ -323,7 +339,7 @@ def classify(
                     call = "grows"
                 else:
                     call = "not determined"
-            elif steady and (within or all(pos) or all(neg)):
+            elif steady and (within or one_sign(lo, hi)):
                 call = "holds"
             else:
                 call = "not determined"

@@ -253,6 +253,29 @@ def test_impact_leaves_out_characters_no_game_deals_and_its_file_reads_back(tmp_
     assert "raven" in roles and "headless_horseman" not in roles  # not in the starter game
     path = ex.write_impact(result, tmp_path / "i.json")
     assert read_impact(path).table.height == result.table.height
+    # named as `compare` names them: 2 teams (Horseman's, Cthulhu's) and 19 roles
+    never = result.left_out[variants[0].name]
+    assert ("role", "headless_horseman", "never dealt") in never and len(never) == 21
+    # the command's table has no column of dashes for them, and says what it leaves out
+    shown = run("impact", CONFIGS / "raven_manor" / "base.yaml", "--games", 100, "--threads", 1,
+                "--variants", _one_variant(tmp_path, variants[0]))  # fmt: skip
+    assert shown.exit_code == 0, shown.output
+    text = " ".join(shown.stdout.split())
+    assert "2 teams and 19 roles never dealt in these games are not shown." in text
+    from balance.terminal import impact_table
+
+    headers = [str(c.header) for c in impact_table(result).columns]
+    assert "role raven" in headers and "role headless_horseman" not in headers
+    assert "team horseman" not in headers and len(headers) == 1 + 5 + 1 + 2 + 10 + 1
+
+
+def _one_variant(tmp_path: Path, variant) -> Path:
+    path = tmp_path / "one.yaml"
+    import yaml
+
+    path.write_text(yaml.safe_dump([{"name": variant.name, "description": variant.description,
+                                     "patch": variant.patch}]))  # fmt: skip
+    return path
 
 
 @pytest.mark.slow

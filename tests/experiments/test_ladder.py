@@ -31,6 +31,16 @@ def test_the_default_rungs_are_random_the_heuristic_then_search(game):
 
 
 @pytest.mark.parametrize("game", sorted(HEURISTIC))
+def test_each_games_default_search_budgets_grow_4x_from_at_least_2(game):
+    """A search of 1 iteration is a random pick; two rungs at least, each 4x the last (three
+    where the half hour allows: Corvids and Raven Manor's search_32 took 47 and 66 minutes)."""
+    budgets = L.BUDGETS[game]
+    assert budgets[0] >= 2 and len(budgets) >= 2
+    assert all(b == 4 * a for a, b in zip(budgets, budgets[1:]))
+    assert L.default_rungs(_base(game))[2:] == [f"search_{b}" for b in budgets]
+
+
+@pytest.mark.parametrize("game", sorted(HEURISTIC))
 def test_every_point_is_a_valid_config_of_its_rungs(game):
     cfg = _base(game)
     rungs = L.parse_rungs(cfg, L.default_rungs(cfg, [25, 100]))

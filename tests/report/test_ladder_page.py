@@ -71,9 +71,10 @@ def test_a_findings_sentence_follows_its_call():
     negative = _finding("not determined", [-0.05] * 3, [-0.08] * 3, [-0.01] * 3)
     assert " is negative at every rung " in P.finding_sentence(negative, rungs)
     crossing = _finding("not determined", [0.05, 0.0], [0.02, -0.03], [0.08, 0.03])
-    assert P.one_sign(crossing) == 0 and P.one_sign(positive) == 1
+    assert crossing.sign == 0 and positive.sign == 1 and negative.sign == -1
     raw = _finding("not determined", [0.9] * 3, [0.8] * 3, [0.95] * 3, reference=False)
-    assert P.one_sign(raw) == 0  # a dealt side's raw share has no 0 to be above
+    assert raw.sign == 0  # a dealt side's raw share has no 0 to be above
+    assert "every rung" not in P.finding_sentence(raw, rungs)
 
 
 @pytest.fixture(scope="module")
