@@ -20,6 +20,7 @@ class RavenManor(Game):
         "random": schema.RandomPolicy,
         "basic": schema.BasicPolicy,
         "by_side": schema.BySidePolicy,
+        "reasoning": schema.ReasoningPolicy,
         "search": search_policy("basic", sides=("family", "evil")),
     }
     # `balance bench`: the headline line-up's games/s on all threads (the target, at 5

@@ -77,6 +77,7 @@ from numba import njit, prange
 
 from balance.games import _kit as kit
 from balance.games.base import Chunk
+from balance.games.raven_manor import beliefs as B
 from balance.games.raven_manor import policies as pol
 from balance.games.raven_manor import state as S
 from balance.games.raven_manor import tables as T
@@ -1384,6 +1385,8 @@ def s_pillow(tb, st):
         S.discard_card(st, T.PILLOW)
         S.tele(st, giver, T.TE_PLAYED + T.PILLOW, 1)
         S.emit(st, S.E_PILLOW, giver, receiver, 0, 0, 0, 0, 0)
+        if bd[S.G_BELIEFS] != 0:  # a revealed Pillow is a kill every seat sees (RM-8)
+            B.observe(tb, st, giver, np.int64(B.C_KILL), receiver)
         st.pl[giver, S.PL_KILLS] += 1
         die(st, receiver, np.int64(T.D_PILLOW), giver)
     ret(st, 0, 0)
@@ -2415,6 +2418,8 @@ def s_action(tb, st):
             kind = bd[S.G_ACT_KIND]
             living = np.int64(st.pl[a, S.PL_ALIVE])
             S.emit(st, S.E_ACTION, a, kind, c, t, o, 0, 0)
+            if bd[S.G_BELIEFS] != 0:  # every seat sees the action (RM-4): soft evidence
+                B.observe(tb, st, a, B.action_class(kind, c, t, o), t)
             if kind == pol.K_PLAY:
                 S.take_hand(st, a, c)
                 S.tele(st, a, T.TE_PLAYED + c, 1)
@@ -2741,6 +2746,11 @@ def start(tb, st, seed, game, work):
     shuffled); no decision is pending yet (``advance`` plays the opening, RM-3)."""
     deal(tb, st, seed, game, work.pick)
     st.board[S.G_SP] = 0
+    if tb.params[T.P_BELIEFS] != 0:  # a reasoning seat: beliefs from the deal (beliefs.py)
+        st.board[S.G_BELIEFS] = 1
+        for p in range(S.n_players(st)):
+            st.pl[p, S.PL_REASON] = 1 if B.kind_now(tb, st, p) == T.POL_REASONING else 0
+        B.start(tb, st, work)
     push(st, np.int64(P_GAME), np.int64(S.G_GAME_PC))
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from balance.games.raven_manor import beliefs as B
 from balance.games.raven_manor import state as S
 from balance.games.raven_manor import tables as T
 from balance.rng import below, uniform
@@ -152,6 +153,8 @@ def enemy(st, p, q):
         return True
     if ch == T.DOC:
         return False
+    if st.pl[p, S.PL_REASON] != 0 and st.bel[p, q, B.BE_ENEMY] > 0.5:
+        return True  # reasoning: its belief has passed its suspicion threshold (beliefs.py)
     return feather_seen(st, p, q)
 
 
@@ -169,7 +172,11 @@ def trusted(st, p, q):
     if st.pl[p, S.PL_POSSESSED] >= 0:
         return q == my_master(st, p)
     ch = known_char(st, p, q)
-    return ch >= 0 and S.own_side(ch) == T.FAMILY and not feather_seen(st, p, q)
+    if feather_seen(st, p, q) or (ch >= 0 and S.own_side(ch) != T.FAMILY):
+        return False
+    if st.pl[p, S.PL_REASON] != 0 and st.bel[p, q, B.BE_TRUST] > 0.5:
+        return True  # reasoning: its belief that q is Family has reached its trust
+    return ch >= 0
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -205,6 +212,8 @@ def _kill_value(tb, st, p, t):
     if trusted(st, p, t):
         return -w
     if enemy(st, p, t):
+        if st.pl[p, S.PL_REASON] != 0 and st.pl[p, S.PL_SIDE] == T.FAMILY:
+            return w * (0.5 + 0.5 * st.bel[p, t, B.BE_OTHER])  # its top suspect first
         if S.possessor(me):  # the known immune at full weight; the others at half while it
             ch = known_char(st, p, t)  # still has Feathers to win them with
             if (ch >= 0 and S.immune(ch)) or st.pl[p, S.PL_HAND + T.FEATHER] == 0:
@@ -238,6 +247,11 @@ def _look_value(tb, st, p, t):
         w *= min(1.0, rounds)
     if not S.alive(st, t):
         w *= 0.3
+    if st.pl[p, S.PL_REASON] != 0 and st.pl[p, S.PL_SIDE] == T.FAMILY:
+        # reasoning: the hand whose contents would move its belief most, the one it is least
+        # sure of (4 x(1 - x) of its belief that t is on another side: 1 at an even chance)
+        x = st.bel[p, t, B.BE_OTHER]
+        return w * max(4.0 * x * (1.0 - x), 0.05)
     if enemy(st, p, t) or (t != p and trusted(st, p, t)):
         w *= 0.2
     elif st.pl[p, S.PL_KE] > 0:
@@ -389,6 +403,18 @@ def score_action(tb, st, p, kind, c, t, o):
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
+def _evil_reasoning(tb, st, p, kind, c, t, o):
+    """A reasoning evil seat's change to basic's score of an action: less the rise of the
+    table's suspicion of it, in ``hide`` units (beliefs.exposure_cost); more, for a kill of a
+    player who saw its side (``silence``)."""
+    cls = B.action_class(kind, c, t, o)
+    v = -tb.weights[p, T.W_HIDE] * B.exposure_cost(tb, st, p, cls, t)
+    if cls == B.C_KILL and t >= 0 and st.bel[p, t, B.BE_EXPOSED] > 0.0 and S.alive(st, t):
+        v += tb.weights[p, T.W_SILENCE] * tb.weights[p, T.W_KILL]
+    return v
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
 def choose_action(tb, st, p, n):
     """Index of the chosen candidate among the ``n`` in ``g[B_CAND:]``."""
     if scripted(tb, st, p, np.int64(4)):
@@ -409,10 +435,16 @@ def choose_action(tb, st, p, n):
     if is_random(tb, st, p):
         return below(st.rng[2 + p], n)
     st.pl[p, S.PL_KE] = knows_enemy(st, p)  # read by the scores below, computed once
+    # a reasoning seat on an evil side weighs what each action tells the table (beliefs.py)
+    hides = st.pl[p, S.PL_REASON] != 0 and st.pl[p, S.PL_SIDE] != T.FAMILY
     best, best_v = 0, NEG
     for i in range(n):
         b = S.B_CAND + 4 * i
         v = score_action(tb, st, p, st.board[b], st.board[b + 1], st.board[b + 2], st.board[b + 3])
+        if hides and v > NEG:
+            v += _evil_reasoning(
+                tb, st, p, st.board[b], st.board[b + 1], st.board[b + 2], st.board[b + 3]
+            )
         v += noise(st, p)
         if v > best_v:
             best, best_v = i, v
@@ -759,6 +791,11 @@ def choose(tb, st, work):
     kind = bd[S.G_KIND]
     q = bd[S.G_Q]
     n = bd[S.G_NOPT]
+    if bd[S.G_BELIEFS] != 0:  # a reasoning seat decides from its belief now (beliefs.py)
+        reasons = B.kind_now(tb, st, p) == T.POL_REASONING
+        st.pl[p, S.PL_REASON] = 1 if reasons else 0
+        if reasons:
+            B.refresh(tb, st, p, work)
     if kind == S.D_ACTION or kind == S.D_USE or kind == S.D_GROGUS:
         return np.int64(choose_action(tb, st, p, n))
     if kind == S.D_REACT:

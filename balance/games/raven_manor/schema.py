@@ -490,18 +490,55 @@ class BasicPolicy(BaseModel):
         return self
 
 
-class BySidePolicy(BasicPolicy):
+class ReasoningPolicy(BasicPolicy):
+    """``basic``'s scorer on beliefs rather than hard facts alone (balance/games/raven_manor/
+    beliefs.py): each seat weighs by Bayes' rule what it knows and how likely each public action
+    is for a player of each side, and the Family treats as an enemy a player it believes is on
+    another side past a threshold that falls as the evil side it believes in grows, and looks
+    at the hand it is least sure of. Every basic weight, plus the fields of
+    ``tables.REASONING_WEIGHTS``."""
+
+    kind: Literal["reasoning"] = Field(  # type: ignore[assignment]
+        "reasoning", description="basic's scorer on Bayesian beliefs"
+    )
+    suspect: _Chance = Field(
+        0.6,
+        description="the Family treats a player as an enemy once its belief that the player is "
+        "on another side reaches this (RM-11)",
+    )
+    suspect_slope: _Chance = Field(
+        0.5,
+        description="how far that threshold falls as the believed evil share of the living grows",
+    )
+    trust: _Chance = Field(
+        0.9, description="it trusts a player once its belief that the player is Family reaches this"
+    )
+    hide: _Weight = Field(
+        1.0,
+        description="an evil side's cost of raising the table's suspicion of itself from 0 to 1, "
+        "in the units of kill (RM-11: actions are public)",
+    )
+    silence: _Weight = Field(
+        0.5,
+        description="an evil side's extra value, times kill, of killing a player who looked at "
+        "its hand or character while it showed its side",
+    )
+
+
+class BySidePolicy(ReasoningPolicy):
     """One policy for the Family's seats and another for the evil side's (the Raven, the
     Headless Horseman, Cthulhu Gentleman and the players they possess): characters are dealt at
     random (RM-2), so "a basic Family against a random Raven" cannot be written as seats. A seat
     plays the policy of the side it is on at each decision (a possessed seat knows it: RM-6,
-    RM-11). The weights are its basic half's."""
+    RM-11). The weights are its basic or reasoning half's."""
 
-    kind: Literal["by_side"] = Field("by_side", description="a policy per dealt side")
-    family: Literal["random", "basic"] = Field(
+    kind: Literal["by_side"] = Field(  # type: ignore[assignment]
+        "by_side", description="a policy per dealt side"
+    )
+    family: Literal["random", "basic", "reasoning"] = Field(
         "basic", description="policy of a seat while it is on the Family's side"
     )
-    evil: Literal["random", "basic"] = Field(
+    evil: Literal["random", "basic", "reasoning"] = Field(
         "basic", description="policy of a seat while it is on an evil side (possessed included)"
     )
 
@@ -511,4 +548,7 @@ DEFAULT_POLICIES = {
     "basic": {"kind": "basic"},
     "basic_family": {"kind": "by_side", "family": "basic", "evil": "random"},
     "basic_evil": {"kind": "by_side", "family": "random", "evil": "basic"},
+    "reasoning": {"kind": "reasoning"},
+    "reasoning_family": {"kind": "by_side", "family": "reasoning", "evil": "basic"},
+    "reasoning_evil": {"kind": "by_side", "family": "basic", "evil": "reasoning"},
 }

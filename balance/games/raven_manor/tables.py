@@ -9,7 +9,9 @@ every config compiles to the same numba signature. ``Compiled.tb`` holds them (t
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -130,9 +132,14 @@ DEATH_CAUSES = ("kill", "pillow", "mountains", "sacrifice", "ability", "vote", "
 ) = range(1, len(DEATH_CAUSES) + 1)
 
 # Seat policy kinds.
-POL_RANDOM, POL_BASIC, POL_SCRIPT, POL_BY_SIDE = 0, 1, 2, 3  # POL_SCRIPT: tests (with_script)
+POL_RANDOM, POL_BASIC, POL_SCRIPT, POL_BY_SIDE, POL_REASONING = 0, 1, 2, 3, 4  # SCRIPT: tests
 MAX_SCRIPT = 64  # scripted decisions a seat can hold
-POLICY_KIND_IDS = {"random": POL_RANDOM, "basic": POL_BASIC, "by_side": POL_BY_SIDE}
+POLICY_KIND_IDS = {
+    "random": POL_RANDOM,
+    "basic": POL_BASIC,
+    "by_side": POL_BY_SIDE,
+    "reasoning": POL_REASONING,
+}
 
 # Tables.params: scalar rules, then per card and per character.
 _p = Offsets()
@@ -153,6 +160,7 @@ P_POOL_N = _p(1)  # characters in the pool
 P_ALWAYS_N = _p(1)  # of which the first P_ALWAYS_N are always dealt
 P_COUNT = _p(NC)  # + card: copies in the deck
 P_POOL = _p(NCH)  # + i: i-th character of the pool (the always-dealt ones first)
+P_BELIEFS = _p(1)  # 1: some seat plays a reasoning policy (the engine keeps beliefs: beliefs.py)
 N_PARAMS = _p.end
 
 # The ``basic`` policy's weights: name, default, description (schema.BasicPolicy has one field
@@ -187,7 +195,25 @@ W_NAMES = tuple(w[0] for w in BASIC_WEIGHTS)
     W_PILLOW_UNKNOWN,
     W_SACRIFICE,
     W_BARRICADE,
-) = range(N_WEIGHTS := len(BASIC_WEIGHTS))
+) = range(N_BASIC_WEIGHTS := len(BASIC_WEIGHTS))
+
+# The ``reasoning`` policy's weights beyond basic's (schema.ReasoningPolicy; Tables.weights[p,
+# W_*] after the basic ones): name, default, description.
+REASONING_WEIGHTS: tuple[tuple[str, float, str], ...] = (
+    ("suspect", 0.6, "the Family treats a player as an enemy once its belief that the player "
+     "is on another side reaches this"),
+    ("suspect_slope", 0.5, "how far that threshold falls as the evil side it believes in grows "
+     "(times the believed evil share of the living)"),
+    ("trust", 0.9, "it trusts a player once its belief that the player is on its side reaches "
+     "this"),
+    ("hide", 1.0, "an evil side's cost of raising the table's suspicion of itself from 0 to 1 "
+     "(in the units of kill)"),
+    ("silence", 0.5, "an evil side's extra value of killing a player who has looked at it "
+     "while it showed its side (times kill)"),
+)  # fmt: skip
+W_SUSPECT, W_SUSPECT_SLOPE, W_TRUST, W_HIDE, W_SILENCE = range(
+    N_BASIC_WEIGHTS, N_WEIGHTS := N_BASIC_WEIGHTS + len(REASONING_WEIGHTS)
+)
 
 # The ``basic`` policy's default card values (0-10: how much a seat wants the card in hand; the
 # config's ``values:`` of a basic policy changes any of them; Tables.values[p, card]).
@@ -245,6 +271,10 @@ class Tables(NamedTuple):
     weights: np.ndarray  # float64[MAXP, N_WEIGHTS]; W_* per seat
     values: np.ndarray  # float64[MAXP, NC]; the basic policy's card values per seat
     script: np.ndarray  # int32[MAXP, MAX_SCRIPT]; POL_SCRIPT seats' decisions (tests)
+    # the reasoning policy's self-play tables (beliefs.py, fitted by benchmarks/fit_beliefs.py)
+    lik: np.ndarray  # float64[N_CLS, 2, N_REL]: per-target rate of an action class by side
+    lik_bluff: np.ndarray  # float64[1]: the Raven's chance of discarding a drawn Feather
+    poss: np.ndarray  # float64[MAXP + 1, N_POSS_T, 2]: share possessed (Raven's, Horseman's)
 
 
 @dataclass(frozen=True)
@@ -297,21 +327,57 @@ def compile_tables(config: Any) -> Compiled:
         if pol["kind"] == "by_side":
             seat[p, SP_FAMILY_KIND] = POLICY_KIND_IDS[pol["family"]]
             seat[p, SP_EVIL_KIND] = POLICY_KIND_IDS[pol["evil"]]
-        if pol["kind"] in ("basic", "by_side"):
+        if pol["kind"] in ("basic", "by_side", "reasoning"):
             seat[p, SP_MULLIGAN] = int(pol.get("mulligan_below", 1))
             for j, w in enumerate(W_NAMES):
                 weights[p, j] = float(pol.get(w, BASIC_WEIGHTS[j][1]))
+            for j, (w, default, _) in enumerate(REASONING_WEIGHTS):
+                weights[p, N_BASIC_WEIGHTS + j] = float(pol.get(w, default))
             for card, v in (pol.get("values") or {}).items():
                 values[p, CARD_NAMES.index(card)] = float(v)
+        if POL_REASONING in (seat[p, SP_KIND], seat[p, SP_FAMILY_KIND], seat[p, SP_EVIL_KIND]):
+            params[P_BELIEFS] = 1
+    lik, bluff, poss = belief_tables() if params[P_BELIEFS] else no_belief_tables()
     tb = Tables(
         params=params,
         seat=seat,
         weights=weights,
         values=values,
         script=np.zeros((MAXP, MAX_SCRIPT), np.int64),
+        lik=lik,
+        lik_bluff=bluff,
+        poss=poss,
     )
     return Compiled(
         tb=tb, seat_policies=tuple(config.seats), columns=telemetry_names(), players=config.players
+    )
+
+
+BELIEFS_FILE = Path(__file__).with_name("beliefs.json")  # benchmarks/fit_beliefs.py writes it
+N_CLS, N_REL, N_POSS_T = 7, 3, 16  # beliefs.py's (it imports this module, not the other way)
+
+
+def belief_tables(path: Path = BELIEFS_FILE) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(lik, lik_bluff, poss) of the fitted self-play tables (beliefs.json: ``lik[class][side]
+    [relation]``, ``bluff``, ``possessed[players][round] = [raven, horseman]``)."""
+    data = json.loads(path.read_text())
+    lik = np.array(data["lik"], np.float64)
+    if lik.shape != (N_CLS, 2, N_REL) or not np.all(np.isfinite(lik)) or (lik < 0).any():
+        raise ValueError(f"{path}: lik must be {N_CLS} x 2 x {N_REL} rates >= 0")
+    poss = np.zeros((MAXP + 1, N_POSS_T, 2), np.float64)
+    for players, rows in data["possessed"].items():
+        k = int(players)
+        for r in range(N_POSS_T):
+            poss[k, r] = rows[min(r, len(rows) - 1)]
+    return lik, np.array([float(data["bluff"])], np.float64), poss
+
+
+def no_belief_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The belief tables' shapes, all 0: a config without a reasoning seat keeps no beliefs."""
+    return (
+        np.zeros((N_CLS, 2, N_REL), np.float64),
+        np.zeros(1, np.float64),
+        np.zeros((MAXP + 1, N_POSS_T, 2), np.float64),
     )
 
 

@@ -176,7 +176,7 @@ class Scene:
         self.tb = self.c.tb
         self.st: State = state.alloc_state(base.tb, log_cap)
         self.work = state.alloc_work(self.tb)
-        self.stack, self.opts, self.pick, self.mask = self.work
+        self.stack, self.opts, self.pick, self.mask = self.work[:4]
         self.total: int | None = None
 
     # -- state access

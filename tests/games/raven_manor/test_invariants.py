@@ -179,7 +179,8 @@ def play_stepwise(
     itself ended the game (not the cap)."""
     tb = c.tb
     st = state.alloc_state(tb, log_cap)
-    stack, opts, pick, mask = state.alloc_work(tb)
+    work = state.alloc_work(tb)
+    stack, opts, pick, mask = work.stack, work.opts, work.pick, work.mask
     engine.setup(tb, st, seed, game, pick)
     if on_turn is not None:
         check_position(c, st)

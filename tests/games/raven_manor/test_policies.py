@@ -143,7 +143,8 @@ def position(c: Compiled, seed: int, game: int, turn: int) -> tuple[State, int]:
     turn ``turn`` (or of its last turn if it ends sooner): the state and the seat to play."""
     tb = c.tb
     st = state.alloc_state(tb, 0)
-    stack, opts, pick, mask = state.alloc_work(tb)
+    work = state.alloc_work(tb)
+    stack, opts, pick, mask = work.stack, work.opts, work.pick, work.mask
     engine.setup(tb, st, seed, game, pick)
     a = int(st.board[G_FIRST])
     cap = int(tb.params[P_TURN_CAP])

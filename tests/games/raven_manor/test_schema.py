@@ -117,7 +117,12 @@ def test_the_default_policies_are_valid():
         "basic": {"kind": "basic"},
         "basic_family": {"kind": "by_side", "family": "basic", "evil": "random"},
         "basic_evil": {"kind": "by_side", "family": "random", "evil": "basic"},
+        "reasoning": {"kind": "reasoning"},
+        "reasoning_family": {"kind": "by_side", "family": "reasoning", "evil": "basic"},
+        "reasoning_evil": {"kind": "by_side", "family": "basic", "evil": "reasoning"},
     }
+    reasoning = schema.ReasoningPolicy.model_validate(schema.DEFAULT_POLICIES["reasoning"])
+    assert (reasoning.suspect, reasoning.trust, reasoning.kill) == (0.6, 0.9, 1.0)
     assert RandomPolicy.model_validate(schema.DEFAULT_POLICIES["random"]).kind == "random"
     side = schema.BySidePolicy.model_validate(schema.DEFAULT_POLICIES["basic_family"])
     assert (side.family, side.evil, side.kill) == ("basic", "random", 1.0)
@@ -416,8 +421,8 @@ def test_every_shipped_config_loads(plugin):
         "base", "roanoke", "negative_interaction", "defense", "dont_trust_anyone",
         "roanoke_lineup", "gore", "random_vs_basic", "two_players", "twelve_players", "all_cards",
         "random", "basic_family_vs_random_evil", "basic_evil_vs_random_family", "search_vs_basic",
-            "search_family_vs_basic_evil", "search_raven_vs_basic_family",
-        *(f"players_{n}" for n in range(3, 11)),
+            "search_family_vs_basic_evil", "search_raven_vs_basic_family", "reasoning",
+        "reasoning_family", *(f"players_{n}" for n in range(3, 11)),
     }  # fmt: skip
     assert names == expected
     for path in SHIPPED:
@@ -612,6 +617,7 @@ def test_the_engine_uses_the_schema(plugin):
         "random": RandomPolicy,
         "basic": BasicPolicy,
         "by_side": schema.BySidePolicy,
+        "reasoning": schema.ReasoningPolicy,
     }
     assert search().kind == "search" and search().rollout == "basic"
     assert plugin.default_policies == schema.DEFAULT_POLICIES

@@ -36,7 +36,8 @@ def test_every_shipped_config_compiles(path):
     basic = [p for p, name in enumerate(cfg.seats) if name == "basic"]
     if cfg.policies.get("basic", {}).get("values"):
         basic = []
-    assert (tb.weights[basic] == [w[1] for w in tables.BASIC_WEIGHTS]).all()
+    defaults = [w[1] for w in tables.BASIC_WEIGHTS + tables.REASONING_WEIGHTS]
+    assert (tb.weights[basic] == defaults).all()
 
 
 def test_compiled_names_its_tables_tb_and_a_script_keeps_the_rest():
