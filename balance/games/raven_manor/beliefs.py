@@ -19,7 +19,7 @@ in one of ``NB`` states:
   drawn uniformly, never two at one seat; every other seat is possessed for the Raven with chance
   ``pi_r`` (when the Raven is in the game), for the Horseman with chance ``pi_h`` (when he is),
   else a plain Family member. ``pi_r`` and ``pi_h`` grow with the turn: the shares of possessed
-  seats in self-play (``Tables.poss``, fitted with the likelihoods);
+  seats in self-play (fitted with the likelihoods);
 - *evidence*: a factor ``g[p, s]`` per seat and state, the product of
   - **hard facts** (RM-11, RM-13): ``q``'s own state exactly; a character ``q`` knows (revealed
     at death, looked at, learned by possession) pins ``p`` to that character's states, and an
@@ -28,13 +28,13 @@ in one of ``NB`` states:
     a dead possessor's Feather, ``HARD_FEATHER``, explains it), and one received rules out the
     possessed (who cannot give theirs away, RM-6); a Feather ``q``, a possessor, passed to ``p`` makes ``p`` its
     possessed; a Feather ``p`` discarded face up on drawing (RM-13) multiplies the Raven's state
-    by the Raven's bluff chance (``Tables.lik_bluff``);
+    by the Raven's bluff chance (the fitted bluff rate);
   - **soft evidence**: each public action of ``p`` (a kill, a stun, a look, a swap, an exchange
     offered, a Pillow revealed, ... with its target) multiplies each of ``p``'s states by how
     often a player of that side takes such an action on a target of that relation (its own side
-    or another) in self-play (``Tables.lik``), averaged over ``q``'s belief about the target's
+    or another) in self-play (the fitted tables, ``lik``), averaged over ``q``'s belief about the target's
     side at the time, and clipped to a likelihood ratio of at most ``CLIP`` per action. These
-    factors accumulate in ``State.bel[q, p, :NB]`` (logs).
+    factors accumulate in ``q``'s belief about ``p``, fields ``:NB`` (logs).
 
 The posterior over worlds is the prior times the evidence, and each seat's marginal over its
 states is computed exactly from it (:func:`marginals`): with the evil characters placed, the
@@ -47,9 +47,10 @@ seat was possessed counts as evidence of the side it is on now), the soft eviden
 averaged over the observer's belief about its target at the time (not over the joint), and the
 likelihood tables are self-play frequencies, not a model of any one player.
 
-``State.bel[q, p, NB + s]`` caches ``q``'s marginals (:func:`refresh`, called when ``q``
-decides and at the start of the game); ``bel[q, p, BE_ENEMY]`` and ``bel[q, p, BE_TRUST]`` hold the
-policy's reading of them (1.0 or 0.0), which ``policies.enemy`` and ``policies.trusted`` read.
+The beliefs live in ``State.kn[q, p, KN_BEL:]`` as float64 bits (:func:`bel`); field ``NB + s``
+caches ``q``'s marginals (:func:`refresh`, called when ``q`` decides and at the start of the
+game), ``BE_ENEMY`` and ``BE_TRUST`` the policy's reading of them (1.0 or 0.0), which
+``policies.enemy`` and ``policies.trusted`` read.
 """
 
 from __future__ import annotations
@@ -69,7 +70,9 @@ BE_ENEMY = 2 * NB
 BE_TRUST = 2 * NB + 1
 BE_OTHER = 2 * NB + 2
 BE_EXPOSED = 2 * NB + 3  # bel[q, p, BE_EXPOSED]: 1.0 once p looked at q while q showed its side
-N_BEL = 2 * NB + 4
+BE_G = 2 * NB + 4  # + s: refresh's scratch, q's evidence on p (the ``g`` of marginals)
+BE_M = 3 * NB + 4  # + combo: marginals' scratch for p (4 combos of possessors present)
+N_BEL = 3 * NB + 8
 
 
 # Hard facts that are near-certain rather than certain (a Doc, a dead possessor's Feather, a
@@ -86,6 +89,28 @@ CLASS_NAMES = ("kill", "stun", "look", "swap", "trade", "other_target", "no_targ
 REL_NONE, REL_SAME, REL_OTHER = range(T.N_REL)
 N_POSS_T = T.N_POSS_T  # possession prior: per round of the table, the last for every later one
 assert N_BEL == S.N_BEL
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def belief_table(tb, i):
+    """Entry ``i`` of the flattened belief tables (tables.BEL_*), in ``Tables.values``' rows
+    after the seats'."""
+    return tb.values[T.MAXP + i // T.NC, i % T.NC]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def lik(tb, cls, ev, rel):
+    """The self-play rate of an action of class ``cls`` by a seat of side ``ev`` (0 Family, 1
+    evil) on a target of relation ``rel`` (REL_*), per opportunity."""
+    return belief_table(tb, T.BEL_LIK + (cls * 2 + ev) * T.N_REL + rel)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def bel(st):
+    """The beliefs as float64[MAXP, MAXP, N_KN]: ``bel(st)[q, p, S.KN_BEL + k]`` is field ``k``
+    (BE_*, or a state's evidence or marginal) of what seat ``q`` believes of seat ``p``; they
+    live in ``State.kn`` (state.py, KN_BEL) as float64 bits."""
+    return st.kn.view(np.float64)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -139,7 +164,7 @@ def marginals(n, g, d_r, d_h, d_c, pi_r, pi_h, out, m):
     """Each seat's marginal over its states under the model of the module docstring: ``g``
     float64[>= n, NB] the evidence (any scale per seat), ``d_r``, ``d_h``, ``d_c`` the chances
     that the Raven, the Horseman and Cthulhu are in the game (0: not in the line-up), ``pi_r``
-    and ``pi_h`` the chances of a possessed seat; ``m`` float64[4, >= n] scratch. Writes
+    and ``pi_h`` the chances of a possessed seat; ``m`` float64[>= n, 4] scratch. Writes
     ``out[:n, :NB]`` (each row sums to 1); returns the evidence of the worlds (0.0 when no world
     fits it: ``out`` is then the plain Family for every seat)."""
     for p in range(n):
@@ -149,7 +174,7 @@ def marginals(n, g, d_r, d_h, d_c, pi_r, pi_h, out, m):
         rp = 1.0 if combo & 1 else 0.0
         hp = 1.0 if combo & 2 else 0.0
         for p in range(n):
-            m[combo, p] = (
+            m[p, combo] = (
                 g[p, B_FAM] * (1.0 - pi_r * rp - pi_h * hp)
                 + g[p, B_POSS_R] * pi_r * rp
                 + g[p, B_POSS_H] * pi_h * hp
@@ -182,7 +207,7 @@ def marginals(n, g, d_r, d_h, d_c, pi_r, pi_h, out, m):
                 w = wr * wh * wc
                 for p in range(n):
                     if p != r and p != h and p != c:
-                        w *= m[combo, p]
+                        w *= m[p, combo]
                 if w <= 0.0:
                     continue
                 total += w
@@ -196,7 +221,7 @@ def marginals(n, g, d_r, d_h, d_c, pi_r, pi_h, out, m):
                     elif p == c:
                         out[p, B_CTHULHU] += w
                     else:
-                        k = w / m[combo, p]
+                        k = w / m[p, combo]
                         out[p, B_FAM] += k * g[p, B_FAM] * (1.0 - pi_r * rp - pi_h * hp)
                         out[p, B_POSS_R] += k * g[p, B_POSS_R] * pi_r * rp
                         out[p, B_POSS_H] += k * g[p, B_POSS_H] * pi_h * hp
@@ -254,7 +279,8 @@ def possession_prior(tb, st):
     k = min(n, T.MAXP)
     # never 0: a round self-play never saw a possession in still allows one (the worlds of a
     # possessed observer, or of a Feather seen, must keep some weight)
-    return max(tb.poss[k, r, 0], POSS_FLOOR), max(tb.poss[k, r, 1], POSS_FLOOR)
+    at = T.BEL_POSS + (k * N_POSS_T + r) * 2
+    return max(belief_table(tb, at), POSS_FLOOR), max(belief_table(tb, at + 1), POSS_FLOOR)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -288,11 +314,11 @@ def evidence(tb, st, q, g):
             for s in range(NB):
                 g[p, s] = 1.0 if s == own else 0.0
             continue
-        top = st.bel[q, p, 0]
+        top = bel(st)[q, p, S.KN_BEL + 0]
         for s in range(1, NB):
-            top = max(top, st.bel[q, p, s])
+            top = max(top, bel(st)[q, p, S.KN_BEL + s])
         for s in range(NB):
-            g[p, s] = np.exp(st.bel[q, p, s] - top)
+            g[p, s] = np.exp(bel(st)[q, p, S.KN_BEL + s] - top)
         ch = known_char(st, q, p)
         if ch >= 0:
             pin = B_RAVEN if ch == T.RAVEN else B_HORSE if ch == T.HORSEMAN else -1
@@ -321,42 +347,46 @@ def evidence(tb, st, q, g):
                     g[p, s] *= HARD_FEATHER
         k = st.pl[p, S.PL_FEATHER_DISC]
         if k > 0:
-            g[p, B_RAVEN] *= tb.lik_bluff[0] ** k
+            g[p, B_RAVEN] *= belief_table(tb, T.BEL_BLUFF) ** k
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def refresh(tb, st, q, work):
-    """Compute ``q``'s marginals into ``State.bel[q, :, NB:2NB]``, the chance that each seat is
+def refresh(tb, st, q):
+    """Compute ``q``'s marginals into its beliefs' NB..2NB fields, the chance that each seat is
     on another side than ``q``'s, and the reasoning policy's reading of them (BE_ENEMY: above its
     suspicion threshold, which falls as the evil side it believes in grows; BE_TRUST: on its side
-    with at least its trust). ``work``: the engine's scratch (state.Work)."""
+    with at least its trust)."""
     n = S.n_players(st)
-    g = work.bel_g
-    out = work.bel_out
+    row = bel(st)[q]
+    g = row[:, S.KN_BEL + BE_G : S.KN_BEL + BE_G + NB]
+    out = row[:, S.KN_BEL + NB : S.KN_BEL + 2 * NB]
     evidence(tb, st, q, g)
     d_r, d_h, d_c = dealt_chances(tb, st, q)
     pi_r, pi_h = possession_prior(tb, st)
-    marginals(n, g, d_r, d_h, d_c, pi_r, pi_h, out, work.bel_m)
+    marginals(n, g, d_r, d_h, d_c, pi_r, pi_h, out, row[:, S.KN_BEL + BE_M : S.KN_BEL + BE_M + 4])
     mine = state_side(true_state(st, q))
     evil_n = 0.0
     living = 0
     for p in range(n):
         other = 0.0
         for s in range(NB):
-            st.bel[q, p, NB + s] = out[p, s]
             if state_side(s) != mine:
                 other += out[p, s]
-        st.bel[q, p, BE_OTHER] = other
+        bel(st)[q, p, S.KN_BEL + BE_OTHER] = other
         if p != q and S.alive(st, p):
             living += 1
             evil_n += 1.0 - out[p, B_FAM]
     share = evil_n / living if living > 0 else 0.0
     threshold = tb.weights[q, T.W_SUSPECT] - tb.weights[q, T.W_SUSPECT_SLOPE] * share
     trust = tb.weights[q, T.W_TRUST]
+    family = mine == T.FAMILY  # the reading is the Family's: an evil side knows its own
     for p in range(n):
-        other = st.bel[q, p, BE_OTHER]
-        st.bel[q, p, BE_ENEMY] = 1.0 if p != q and other >= threshold else 0.0
-        st.bel[q, p, BE_TRUST] = 1.0 if p == q or 1.0 - other >= trust else 0.0
+        other = bel(st)[q, p, S.KN_BEL + BE_OTHER]
+        enemy = family and p != q and other >= threshold
+        trusted = family and p != q and 1.0 - other >= trust
+        bel(st)[q, p, S.KN_BEL + BE_ENEMY] = 1.0 if enemy else 0.0
+        bel(st)[q, p, S.KN_BEL + BE_TRUST] = 1.0 if trusted else 0.0
+        st.kn[q, p, S.KN_SUSPECT] = 1 if enemy else -1 if trusted else 0
 
 
 # ------------------------------------------------------------------ the soft evidence
@@ -395,13 +425,13 @@ def rate(tb, st, q, cls, s, t):
     ``s``, averaged over ``q``'s belief about ``t``'s side (its cached marginals)."""
     ev = 0 if state_side(s) == T.FAMILY else 1
     if t < 0 or cls == C_NONE:
-        return tb.lik[cls, ev, REL_NONE]
+        return lik(tb, cls, ev, REL_NONE)
     side = state_side(s)
     v = 0.0
     for u in range(NB):
-        pu = st.bel[q, t, NB + u]
+        pu = bel(st)[q, t, S.KN_BEL + NB + u]
         if pu > 0.0:
-            v += pu * tb.lik[cls, ev, REL_SAME if state_side(u) == side else REL_OTHER]
+            v += pu * lik(tb, cls, ev, REL_SAME if state_side(u) == side else REL_OTHER)
     return v
 
 
@@ -415,7 +445,7 @@ def _weigh(tb, st, q, row, cls, t):
     if top <= 0.0:
         return
     for s in range(NB):
-        st.bel[q, row, s] += np.log(max(rate(tb, st, q, cls, s, t) / top, 1.0 / CLIP))
+        bel(st)[q, row, S.KN_BEL + s] += np.log(max(rate(tb, st, q, cls, s, t) / top, 1.0 / CLIP))
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -432,7 +462,7 @@ def observe(tb, st, a, cls, t):
             _weigh(tb, st, q, a, cls, t)
     if cls == C_LOOK and 0 <= t < n and t != a:
         if st.pl[t, S.PL_HAND + T.FEATHER] > 0 or S.evil(st.pl[t, S.PL_CHAR]):
-            st.bel[t, a, BE_EXPOSED] = 1.0
+            bel(st)[t, a, S.KN_BEL + BE_EXPOSED] = 1.0
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -449,7 +479,7 @@ def suspicion(tb, st, p, extra):
     d_r, d_h, d_c = dealt_chances(tb, st, p)
     pi_r, pi_h = possession_prior(tb, st)
     prior = min(max((d_r + d_h + d_c) / n + pi_r + pi_h, 0.01), 0.99)
-    ell = st.bel[p, p, own] - st.bel[p, p, B_FAM] + extra
+    ell = bel(st)[p, p, S.KN_BEL + own] - bel(st)[p, p, S.KN_BEL + B_FAM] + extra
     odds = prior / (1.0 - prior) * np.exp(min(ell, 50.0))
     return odds / (1.0 + odds)
 
@@ -472,13 +502,9 @@ def exposure_cost(tb, st, p, cls, t):
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def start(tb, st, work):
-    """A new game: no evidence yet; each reasoning seat's marginals from the deal alone."""
-    n = S.n_players(st)
-    for q in range(n):
-        for p in range(n):
-            for k in range(N_BEL):
-                st.bel[q, p, k] = 0.0
-    for q in range(n):
+def start(tb, st):
+    """A new game: no evidence yet (the deal cleared ``kn``); each reasoning seat's marginals
+    from the deal alone."""
+    for q in range(S.n_players(st)):
         if st.pl[q, S.PL_REASON] != 0:
-            refresh(tb, st, q, work)
+            refresh(tb, st, q)

@@ -196,9 +196,11 @@ def deal(tb, st, seed, game, pick):
     st.board[S.G_KIND] = -1
     st.board[S.G_Q] = -1
     st.pl[:, :] = 0
-    st.kn[:, :, :] = 0
-    st.kn[:, :, S.KN_CHAR] = -1
     n = tb.params[T.P_PLAYERS]
+    # what the seats in play know: their rows only (one contiguous block, 5/12 of the whole in
+    # a five-player game); no rule reads the knowledge of a seat past the players
+    st.kn[:n, :, :] = 0
+    st.kn[:n, :, S.KN_CHAR] = -1
     st.board[S.G_N] = n
     # RM-2: the always-dealt characters, then the rest drawn from the pool, all from stream 0 so
     # that configs with the same pool deal the same characters (common random numbers).
@@ -2750,7 +2752,7 @@ def start(tb, st, seed, game, work):
         st.board[S.G_BELIEFS] = 1
         for p in range(S.n_players(st)):
             st.pl[p, S.PL_REASON] = 1 if B.kind_now(tb, st, p) == T.POL_REASONING else 0
-        B.start(tb, st, work)
+        B.start(tb, st)
     push(st, np.int64(P_GAME), np.int64(S.G_GAME_PC))
 
 

@@ -153,9 +153,8 @@ def enemy(st, p, q):
         return True
     if ch == T.DOC:
         return False
-    if st.pl[p, S.PL_REASON] != 0 and st.bel[p, q, B.BE_ENEMY] > 0.5:
-        return True  # reasoning: its belief has passed its suspicion threshold (beliefs.py)
-    return feather_seen(st, p, q)
+    # or, reasoning, its belief has passed its suspicion threshold (beliefs.refresh)
+    return feather_seen(st, p, q) or st.kn[p, q, S.KN_SUSPECT] > 0
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -172,11 +171,10 @@ def trusted(st, p, q):
     if st.pl[p, S.PL_POSSESSED] >= 0:
         return q == my_master(st, p)
     ch = known_char(st, p, q)
-    if feather_seen(st, p, q) or (ch >= 0 and S.own_side(ch) != T.FAMILY):
-        return False
-    if st.pl[p, S.PL_REASON] != 0 and st.bel[p, q, B.BE_TRUST] > 0.5:
-        return True  # reasoning: its belief that q is Family has reached its trust
-    return ch >= 0
+    if ch >= 0:
+        return S.own_side(ch) == T.FAMILY and not feather_seen(st, p, q)
+    # reasoning: its belief that q is Family has reached its trust (beliefs.refresh)
+    return st.kn[p, q, S.KN_SUSPECT] < 0 and not feather_seen(st, p, q)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -213,7 +211,7 @@ def _kill_value(tb, st, p, t):
         return -w
     if enemy(st, p, t):
         if st.pl[p, S.PL_REASON] != 0 and st.pl[p, S.PL_SIDE] == T.FAMILY:
-            return w * (0.5 + 0.5 * st.bel[p, t, B.BE_OTHER])  # its top suspect first
+            return w * (0.5 + 0.5 * B.bel(st)[p, t, S.KN_BEL + B.BE_OTHER])  # its top suspect first
         if S.possessor(me):  # the known immune at full weight; the others at half while it
             ch = known_char(st, p, t)  # still has Feathers to win them with
             if (ch >= 0 and S.immune(ch)) or st.pl[p, S.PL_HAND + T.FEATHER] == 0:
@@ -250,7 +248,7 @@ def _look_value(tb, st, p, t):
     if st.pl[p, S.PL_REASON] != 0 and st.pl[p, S.PL_SIDE] == T.FAMILY:
         # reasoning: the hand whose contents would move its belief most, the one it is least
         # sure of (4 x(1 - x) of its belief that t is on another side: 1 at an even chance)
-        x = st.bel[p, t, B.BE_OTHER]
+        x = B.bel(st)[p, t, S.KN_BEL + B.BE_OTHER]
         return w * max(4.0 * x * (1.0 - x), 0.05)
     if enemy(st, p, t) or (t != p and trusted(st, p, t)):
         w *= 0.2
@@ -409,7 +407,12 @@ def _evil_reasoning(tb, st, p, kind, c, t, o):
     player who saw its side (``silence``)."""
     cls = B.action_class(kind, c, t, o)
     v = -tb.weights[p, T.W_HIDE] * B.exposure_cost(tb, st, p, cls, t)
-    if cls == B.C_KILL and t >= 0 and st.bel[p, t, B.BE_EXPOSED] > 0.0 and S.alive(st, t):
+    if (
+        cls == B.C_KILL
+        and t >= 0
+        and B.bel(st)[p, t, S.KN_BEL + B.BE_EXPOSED] > 0.0
+        and S.alive(st, t)
+    ):
         v += tb.weights[p, T.W_SILENCE] * tb.weights[p, T.W_KILL]
     return v
 
@@ -795,7 +798,7 @@ def choose(tb, st, work):
         reasons = B.kind_now(tb, st, p) == T.POL_REASONING
         st.pl[p, S.PL_REASON] = 1 if reasons else 0
         if reasons:
-            B.refresh(tb, st, p, work)
+            B.refresh(tb, st, p)
     if kind == S.D_ACTION or kind == S.D_USE or kind == S.D_GROGUS:
         return np.int64(choose_action(tb, st, p, n))
     if kind == S.D_REACT:

@@ -22,9 +22,6 @@ counts them).
                                      character (-1 unknown), hard evidence, the cards q saw in
                                      p's hand (and when), what q gave p and received from p
     rng   uint64[2 + MAXP, 1]        0 characters and first player, 1 the deck, 2 + p seat p
-    bel   float64[MAXP, MAXP, N_BEL] bel[q, p]: what seat q believes of seat p (beliefs.py):
-                                     its evidence, its marginals, its policy's reading; all 0
-                                     unless a seat plays a reasoning policy
     log   int32[rows, 8]             the event log of a replay (0 rows in the batch kernel)
 
 Every integer of the state (and of ``Work``, the scratch of ``engine.play_game`` that
@@ -82,6 +79,11 @@ PL_BP = _pl(T.NC)  # + card: copies stored in its Backpacks (RM-25)
 PL_TELE = _pl(T.N_TELE)  # + telemetry column (tables.TE_*)
 N_PL = _pl.end
 
+# kn[q, p, KN_BEL:]: what q believes of p (beliefs.py), float64 bits in int64 cells (read and
+# written through ``kn.view(np.float64)``: a seventh array in the State would make every call
+# that passes it slower, and a config without a reasoning seat never reads them)
+N_BEL = 26  # beliefs.N_BEL: evidence, marginals, the policy's reading, scratch
+
 # State.kn[q, p, KN_*]: what q knows of p.
 _k = kit.Offsets()
 KN_CHAR = _k(1)  # p's character card as q last saw it, -1 unknown
@@ -91,9 +93,13 @@ KN_SEEN = _k(1)  # turn + 1 when q last saw p's whole hand, 0 never
 KN_HAND = _k(T.NC)  # + card: copies q saw in p's hand then (and gave p since)
 KN_RECV = _k(T.NC)  # + card: copies q received from p in exchanges
 KN_GAVE = _k(T.NC)  # + card: copies q gave p in exchanges
+KN_SUSPECT = _k(
+    1
+)  # a reasoning q's reading of its belief (beliefs.refresh): 1 an enemy, -1 trusted
+N_KN_PLAIN = _k.end  # the integer fields
+KN_BEL = _k(N_BEL)  # + i: q's belief about p (beliefs.py), float64 bits
 N_KN = _k.end
 
-N_BEL = 2 * 6 + 4  # State.bel's last axis (beliefs.N_BEL: evidence, marginals, the policy's flags)
 MAX_CAND = 512  # candidate actions a decision can have (B_CAND)
 MAX_STACK = 16  # window stack levels (engine.s_window)
 MAX_REACT = 8  # reactions one responder may have at once (6 reaction cards)
@@ -118,7 +124,7 @@ G_DEPTH = _b(1)  # death abilities resolved so far (the queue's head)
 G_BAD_SCRIPT = _b(1)  # a scripted action that was not legal (tests assert 0)
 G_HOLD = _b(1)  # 1 while simultaneous deaths or a random Feather move resolve (end judged after)
 G_GEN = _b(1)  # reshuffles of the discard pile into the deck so far
-G_BELIEFS = _b(1)  # 1: the game keeps beliefs (tables.P_BELIEFS), State.bel in use
+G_BELIEFS = _b(1)  # 1: the game keeps beliefs (tables.P_BELIEFS) in kn[:, :, KN_BEL:]
 # The continuation (engine.py, "Decision points"): the pending decision, the call stack of the
 # engine's procedures and each procedure's registers (no procedure is ever active twice at once,
 # so each has one fixed block: its program counter G_<PROC>_PC and its locals).
@@ -312,7 +318,6 @@ class State(NamedTuple):
     kn: np.ndarray
     rng: np.ndarray
     log: np.ndarray
-    bel: np.ndarray
 
 
 @njit(cache=True, forceinline=False)
@@ -327,7 +332,6 @@ def alloc_state(tb, log_cap):
         np.zeros((T.MAXP, T.MAXP, N_KN), np.int64),
         np.zeros((2 + T.MAXP, 1), np.uint64),
         np.zeros((max(1, log_cap), 8), np.int32),
-        np.zeros((T.MAXP, T.MAXP, N_BEL), np.float64),
     )
 
 
@@ -339,9 +343,6 @@ class Work(NamedTuple):
     opts: np.ndarray  # int64[8]: the reactions a responder may answer with (engine.window)
     pick: np.ndarray  # int64[512]: a pick list (cards dealt, revealed or chosen among)
     mask: np.ndarray  # int64[MAXP]: the seats a death ability may target (engine.target_mask)
-    bel_g: np.ndarray  # float64[MAXP, 6]: a belief's evidence (beliefs.refresh)
-    bel_out: np.ndarray  # float64[MAXP, 6]: its marginals
-    bel_m: np.ndarray  # float64[4, MAXP]: its scratch (beliefs.marginals)
 
 
 @njit(cache=True, forceinline=False)
@@ -352,9 +353,6 @@ def alloc_work(tb):
         np.zeros(8, np.int64),
         np.zeros(512, np.int64),
         np.zeros(T.MAXP, np.int64),
-        np.zeros((T.MAXP, 6), np.float64),
-        np.zeros((T.MAXP, 6), np.float64),
-        np.zeros((4, T.MAXP), np.float64),
     )
 
 
@@ -373,12 +371,9 @@ def copy_state(src, dst):
         # fifth of the whole in a five-player game (the search copies a State every iteration)
         dst.pl[:n, :] = src.pl[:n, :]
         dst.kn[:n, :n, :] = src.kn[:n, :n, :]
-        if src.board[G_BELIEFS] != 0:  # beliefs are kept (reasoning seats) or all 0
-            dst.bel[:n, :n, :] = src.bel[:n, :n, :]
     else:
         dst.pl[:, :] = src.pl
         dst.kn[:, :, :] = src.kn
-        dst.bel[:, :, :] = src.bel
     dst.board[:] = src.board
     dst.board[G_LOG_CAP] = min(cap, src.board[G_LOG_CAP])
     dst.deck[:] = src.deck

@@ -269,12 +269,12 @@ class Tables(NamedTuple):
     params: np.ndarray  # int32[N_PARAMS]; P_*
     seat: np.ndarray  # int32[MAXP, N_SEAT]; SP_* per seat
     weights: np.ndarray  # float64[MAXP, N_WEIGHTS]; W_* per seat
-    values: np.ndarray  # float64[MAXP, NC]; the basic policy's card values per seat
+    # float64[MAXP + BEL_ROWS, NC]: the basic policy's card values per seat, then the reasoning
+    # policy's self-play tables flattened into the rows after them (BEL_*: beliefs.py reads them
+    # with ``belief_table``; a separate array in Tables would make every call that passes ``tb``
+    # slower, and a config without a reasoning seat never reads them)
+    values: np.ndarray
     script: np.ndarray  # int32[MAXP, MAX_SCRIPT]; POL_SCRIPT seats' decisions (tests)
-    # the reasoning policy's self-play tables (beliefs.py, fitted by benchmarks/fit_beliefs.py)
-    lik: np.ndarray  # float64[N_CLS, 2, N_REL]: per-target rate of an action class by side
-    lik_bluff: np.ndarray  # float64[1]: the Raven's chance of discarding a drawn Feather
-    poss: np.ndarray  # float64[MAXP + 1, N_POSS_T, 2]: share possessed (Raven's, Horseman's)
 
 
 @dataclass(frozen=True)
@@ -338,15 +338,16 @@ def compile_tables(config: Any) -> Compiled:
         if POL_REASONING in (seat[p, SP_KIND], seat[p, SP_FAMILY_KIND], seat[p, SP_EVIL_KIND]):
             params[P_BELIEFS] = 1
     lik, bluff, poss = belief_tables() if params[P_BELIEFS] else no_belief_tables()
+    flat = np.zeros(BEL_ROWS * NC, np.float64)
+    flat[BEL_LIK : BEL_LIK + lik.size] = lik.ravel()
+    flat[BEL_BLUFF] = bluff[0]
+    flat[BEL_POSS : BEL_POSS + poss.size] = poss.ravel()
     tb = Tables(
         params=params,
         seat=seat,
         weights=weights,
-        values=values,
+        values=np.concatenate([values, flat.reshape(BEL_ROWS, NC)]),
         script=np.zeros((MAXP, MAX_SCRIPT), np.int64),
-        lik=lik,
-        lik_bluff=bluff,
-        poss=poss,
     )
     return Compiled(
         tb=tb, seat_policies=tuple(config.seats), columns=telemetry_names(), players=config.players
@@ -355,6 +356,12 @@ def compile_tables(config: Any) -> Compiled:
 
 BELIEFS_FILE = Path(__file__).with_name("beliefs.json")  # benchmarks/fit_beliefs.py writes it
 N_CLS, N_REL, N_POSS_T = 7, 3, 16  # beliefs.py's (it imports this module, not the other way)
+# The belief tables' places in Tables.values' rows after the seats', flattened (C order):
+# lik[cls, side, relation], the Raven's bluff rate, poss[players, round, possessor]
+BEL_LIK = 0
+BEL_BLUFF = BEL_LIK + N_CLS * 2 * N_REL
+BEL_POSS = BEL_BLUFF + 1
+BEL_ROWS = -(-(BEL_POSS + (MAXP + 1) * N_POSS_T * 2) // NC)
 
 
 def belief_tables(path: Path = BELIEFS_FILE) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

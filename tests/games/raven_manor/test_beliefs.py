@@ -28,6 +28,11 @@ ROOT = Path(__file__).resolve().parents[3]
 CONFIGS = ROOT / "configs" / "raven_manor"
 
 
+def belief(st: state.State) -> np.ndarray:
+    """float64[MAXP, MAXP, N_BEL]: what each seat believes of each (beliefs.bel, the fields)."""
+    return st.kn.view(np.float64)[:, :, state.KN_BEL :]
+
+
 def compiled(name: str, *sets: str) -> T.Compiled:
     cfg = load_config(CONFIGS / f"{name}.yaml", parse_overrides(list(sets)))
     return games.get("raven_manor").compile(cfg)
@@ -151,15 +156,15 @@ def test_beliefs_of_games_in_progress_are_the_enumeration(name, players):
     c = reasoning(name, players)
     tb = c.tb
     checked = 0
-    for st, work in _decisions(c, 6, seed=3, every=9):
+    for st, _work in _decisions(c, 6, seed=3, every=9):
         q = int(st.board[state.G_ACTOR])
-        B.refresh(tb, st, q, work)
+        B.refresh(tb, st, q)
         g = np.zeros((T.MAXP, B.NB))
         B.evidence(tb, st, q, g)
         d = B.dealt_chances(tb, st, q)
         pi = B.possession_prior(tb, st)
         ref = brute_force(players, g, d, *pi)
-        np.testing.assert_allclose(st.bel[q, :players, B.NB : 2 * B.NB], ref, atol=1e-9)
+        np.testing.assert_allclose(belief(st)[q, :players, B.NB : 2 * B.NB], ref, atol=1e-9)
         checked += 1
     assert checked >= 20
 
@@ -169,7 +174,7 @@ def test_a_seen_character_pins_the_belief_and_a_feather_seen_marks_an_enemy():
     makes its holder possessed or the Raven, hence an enemy to a reasoning Family seat."""
     c = reasoning("base", 5)
     tb = c.tb
-    for st, work in _decisions(c, 1, seed=5, every=1):
+    for st, _work in _decisions(c, 1, seed=5, every=1):
         q = int(st.board[state.G_ACTOR])
         if st.pl[q, state.PL_SIDE] == T.FAMILY and st.board[state.G_TURN] > 0:
             break
@@ -177,11 +182,11 @@ def test_a_seen_character_pins_the_belief_and_a_feather_seen_marks_an_enemy():
     other = next(p for p in range(5) if p not in (q, raven))
     st.kn[q, raven, state.KN_CHAR] = T.RAVEN
     st.kn[q, other, state.KN_FEATHER] = int(st.board[state.G_TURN]) + 1
-    B.refresh(tb, st, q, work)
-    assert st.bel[q, raven, B.NB + B.B_RAVEN] > 0.99  # a look, not a reveal: 1 - HARD_CHAR odds
-    assert st.bel[q, other, B.NB + B.B_FAM] < 0.2  # possessed unless the rare exceptions
-    assert st.bel[q, raven, B.BE_ENEMY] == 1.0 and policies.enemy(st, q, raven)
-    assert st.bel[q, q, B.NB + B.true_state(st, q)] == 1.0
+    B.refresh(tb, st, q)
+    assert belief(st)[q, raven, B.NB + B.B_RAVEN] > 0.99  # a look, not a reveal: 1 - HARD_CHAR odds
+    assert belief(st)[q, other, B.NB + B.B_FAM] < 0.2  # possessed unless the rare exceptions
+    assert belief(st)[q, raven, B.BE_ENEMY] == 1.0 and policies.enemy(st, q, raven)
+    assert belief(st)[q, q, B.NB + B.true_state(st, q)] == 1.0
 
 
 def test_an_attack_on_a_family_seat_raises_its_suspicion_of_the_attacker():
@@ -190,17 +195,17 @@ def test_an_attack_on_a_family_seat_raises_its_suspicion_of_the_attacker():
     by at most the clipped ratio of one action."""
     c = reasoning("base", 5)
     tb = c.tb
-    assert tb.lik[B.C_KILL, 1, B.REL_OTHER] > tb.lik[B.C_KILL, 0, B.REL_OTHER]
-    for st, work in _decisions(c, 1, seed=8, every=1):
+    assert B.lik(tb, B.C_KILL, 1, B.REL_OTHER) > B.lik(tb, B.C_KILL, 0, B.REL_OTHER)
+    for st, _work in _decisions(c, 1, seed=8, every=1):
         q = int(st.board[state.G_ACTOR])
         if st.pl[q, state.PL_SIDE] == T.FAMILY:
             break
     a = next(p for p in range(5) if p != q and st.kn[q, p, state.KN_CHAR] < 0)
-    B.refresh(tb, st, q, work)
-    before = st.bel[q, a, B.BE_OTHER]
+    B.refresh(tb, st, q)
+    before = belief(st)[q, a, B.BE_OTHER]
     B.observe(tb, st, a, B.C_KILL, q)
-    B.refresh(tb, st, q, work)
-    after = st.bel[q, a, B.BE_OTHER]
+    B.refresh(tb, st, q)
+    after = belief(st)[q, a, B.BE_OTHER]
     assert after > before
     odds = (after / (1 - after)) / (before / (1 - before))
     assert odds <= B.CLIP + 1e-9
@@ -233,6 +238,6 @@ def test_no_reasoning_choice_depends_on_what_the_seat_cannot_know():
             a = int(policies.choose(tb, st, work))
             b = int(policies.choose(tb, alt, work))
             assert a == b, f"{name} seat {q} turn {int(st.board[state.G_TURN])}: {a} / re-dealt {b}"
-            np.testing.assert_allclose(st.bel[q], alt.bel[q])
+            np.testing.assert_allclose(belief(st)[q], belief(alt)[q])
             checked += 1
     assert checked >= 10_000, checked

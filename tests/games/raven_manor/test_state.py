@@ -25,16 +25,15 @@ def test_the_board_holds_the_scalars_then_the_pieces():
 def test_alloc_state_and_alloc_work_are_int64_rows_of_the_layout():
     c = compile_for(5)
     st = state.alloc_state(c.tb, 16)
-    assert st._fields == ("pl", "board", "deck", "kn", "rng", "log", "bel")
-    assert st.bel.shape == (tables.MAXP, tables.MAXP, state.N_BEL) and st.bel.dtype == np.float64
+    assert st._fields == ("pl", "board", "deck", "kn", "rng", "log")
+    assert st.kn.shape == (tables.MAXP, tables.MAXP, state.KN_BEL + state.N_BEL)
     assert st.pl.shape == (tables.MAXP, state.N_PL) and st.board.shape == (state.N_BOARD,)
     assert st.pl.dtype == st.board.dtype == st.kn.dtype == np.int64
     assert st.log.shape == (16, 8) and st.log.dtype == np.int32
     work = state.alloc_work(c.tb)
     assert isinstance(work, state.Work)
     assert work.stack.shape == (state.MAX_STACK, 5) and work.mask.shape == (tables.MAXP,)
-    assert all(a.dtype == np.int64 for a in work[:4])
-    assert all(a.dtype == np.float64 for a in work[4:])  # a belief's scratch (beliefs.refresh)
+    assert all(a.dtype == np.int64 for a in work)
 
 
 def test_end_reasons_and_extra_columns_name_the_chunk():
