@@ -494,7 +494,7 @@ def exposure_cost(tb, st, p, cls, t):
     if own == B_FAM:
         return 0.0
     r_own = rate(tb, st, p, cls, own, t)
-    r_fam = rate(tb, st, p, cls, B_FAM, t)
+    r_fam = rate(tb, st, p, cls, np.int64(B_FAM), t)  # an int64, not a literal: one compile
     if r_own <= 0.0 or r_fam <= 0.0:
         return 0.0
     extra = min(max(np.log(r_own / r_fam), -np.log(CLIP)), np.log(CLIP))
