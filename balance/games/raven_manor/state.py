@@ -96,7 +96,6 @@ KN_GAVE = _k(T.NC)  # + card: copies q gave p in exchanges
 KN_SUSPECT = _k(
     1
 )  # a reasoning q's reading of its belief (beliefs.refresh): 1 an enemy, -1 trusted
-N_KN_PLAIN = _k.end  # the integer fields
 KN_BEL = _k(N_BEL)  # + i: q's belief about p (beliefs.py), float64 bits
 N_KN = _k.end
 
