@@ -309,3 +309,37 @@ def test_resume_refuses_a_recorded_config_edited_with_its_hash_kept(
     assert result.exit_code == 1
     assert result.stderr.startswith(f"error: {out / 'manifest.json'}: config: edited after the run")
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+
+
+def test_a_run_whose_hash_covered_every_policy_reads_and_resumes(
+    cli, fake_game, tmp_path, monkeypatch
+):
+    """Runs written while the config hash covered every policy (before Raven Manor's reasoning
+    players were added as default policies) stored that hash: this release reads, reports and
+    resumes them to the games of an uninterrupted run, rather than calling them edited."""
+    import balance.config as config_package
+    from kit import fake_game as fake
+
+    from balance.config import recorded_hashes
+
+    config = fake.write_config(tmp_path / "fake.yaml", policies={"spare": {"kind": "plain"}})
+    assert (
+        cli(
+            "simulate", config, "--games", 50, "--chunk-size", 8, "--out", tmp_path / "full"
+        ).exit_code
+        == 0
+    )
+    with monkeypatch.context() as m:
+        m.setattr(
+            config_package, "config_hash", lambda cfg: recorded_hashes(cfg.resolved_dict())[1]
+        )
+        _stopped(cli, config, tmp_path / "old")
+    manifest = results.read_manifest(tmp_path / "old")
+    now, every = recorded_hashes(manifest["config"])
+    assert manifest["config_hash"] == every != now
+    resumed = cli("simulate", "--resume", tmp_path / "old")
+    assert resumed.exit_code == 0, resumed.stderr
+    assert cli("simulate", "--resume", tmp_path / "old", config).exit_code == 0  # complete: kept
+    games = [results.open_results(d)[1].collect() for d in (tmp_path / "full", tmp_path / "old")]
+    assert games[0].equals(games[1])
+    assert cli("report", tmp_path / "old", "--out", tmp_path / "old.html").exit_code == 0

@@ -48,13 +48,20 @@ from typing import Any
 from pydantic import ValidationError
 
 from balance.config.loading import Provenance, load_yaml
-from balance.config.model import RunConfig, config_hash
+from balance.config.model import RunConfig, config_hash, recorded_hashes
 from balance.config.oneline import KeyPath, _error
 from balance.config.overrides import apply_to
 from balance.config.translate import _placed
 from balance.errors import ConfigError  # ConfigError lived here: still importable
 
-__all__ = ["ConfigError", "RunConfig", "config_from_dict", "config_hash", "load_config"]
+__all__ = [
+    "ConfigError",
+    "RunConfig",
+    "config_from_dict",
+    "config_hash",
+    "load_config",
+    "recorded_hashes",
+]
 
 
 def _validated(data: dict, file: str, prov: dict[KeyPath, str]) -> tuple[RunConfig | None, Any]:

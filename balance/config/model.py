@@ -260,10 +260,43 @@ class RunConfig(BaseModel):
 
 
 def config_hash(cfg: RunConfig) -> str:
-    """First 16 hex digits of the sha256 of the resolved config as canonical JSON, without its
-    ``report:`` section (what a report leads with changes no game)."""
-    data = cfg.resolved_dict()
-    data.pop("report", None)
+    """First 16 hex digits of the sha256 of the resolved config as canonical JSON, without what
+    changes no game: its ``report:`` section (what a report leads with) and the policies no seat
+    plays (a release that adds a default policy, as Raven Manor's ``reasoning``, or a config
+    that defines a policy for another run, plays the same games under the same hash)."""
+    return resolved_hash(cfg.resolved_dict())
+
+
+def resolved_hash(data: dict[str, Any]) -> str:
+    """:func:`config_hash` of a resolved config as plain data (a manifest's ``config``)."""
+    data = {k: v for k, v in data.items() if k != "report"}
+    if isinstance(data.get("policies"), dict) and isinstance(data.get("seats"), list):
+        data["policies"] = played_policies(data["policies"], data["seats"])
+    return _sha16(data)
+
+
+def played_policies(policies: dict[str, Any], seats: list[Any]) -> dict[str, Any]:
+    """The policies of ``policies`` that ``seats`` play, with those they name in turn (a search
+    player's ``rollout``), in their order."""
+    keep = {s for s in seats if isinstance(s, str)}
+    todo = list(keep)
+    while todo:
+        entry = policies.get(todo.pop())
+        for value in entry.values() if isinstance(entry, dict) else ():
+            if isinstance(value, str) and value in policies and value not in keep:
+                keep.add(value)
+                todo.append(value)
+    return {name: entry for name, entry in policies.items() if name in keep}
+
+
+def recorded_hashes(data: dict[str, Any]) -> tuple[str, str]:
+    """The hashes a run that recorded resolved config ``data`` may have stored: this release's
+    :func:`resolved_hash`, and the one of earlier builds, which hashed every policy (until Raven
+    Manor's ``reasoning`` players were added), so that their results still read and resume."""
+    return resolved_hash(data), _sha16({k: v for k, v in data.items() if k != "report"})
+
+
+def _sha16(data: dict[str, Any]) -> str:
     text = json.dumps(data, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 

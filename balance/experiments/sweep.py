@@ -372,11 +372,12 @@ def _is_complete(point_dir: Path, cfg: RunConfig, games: int, plan: Plan) -> boo
         return False
     try:
         m = results.read_manifest(point_dir)
-    except results.ResultsError:
+        ran = results.check_config(m, point_dir)
+    except (results.ResultsError, ConfigError):
         return False
     return (
         m.get("status") == "complete"
-        and m.get("config_hash") == config_hash(cfg)
+        and config_hash(ran) == config_hash(cfg)  # the policies played, as this release reads them
         and m.get("games_done") == games
         and m.get("seed") == plan.seed
         and m.get("version") == balance.__version__

@@ -82,16 +82,17 @@ def check_config(manifest: dict[str, Any], path: str | os.PathLike[str]) -> Any:
     """The resolved config manifest of results directory ``path`` recorded, after checking that
     it is the config the run played: its hash, recomputed, is the recorded ``config_hash`` (a
     config edited by hand with its hash kept is refused, one line)."""
-    from balance.config import config_from_dict, config_hash
+    from balance.config import config_from_dict, recorded_hashes
 
     file = Path(path) / MANIFEST
-    config = config_from_dict(manifest["config"], str(file))
-    if config_hash(config) != manifest["config_hash"]:
+    recorded = manifest["config"]
+    hashes = recorded_hashes(recorded) if isinstance(recorded, dict) else ("not a mapping",)
+    if manifest["config_hash"] not in hashes:
         raise ResultsError(
-            f"{file}: config: edited after the run (its hash is {config_hash(config)}, the run "
+            f"{file}: config: edited after the run (its hash is {hashes[0]}, the run "
             f"played {manifest['config_hash']}); {_rerun(Path(path), manifest)}"
         )
-    return config
+    return config_from_dict(recorded, str(file))
 
 
 def open_results(path: str | os.PathLike[str]) -> tuple[dict[str, Any], pl.LazyFrame]:

@@ -136,7 +136,7 @@ def _resume_locked(
     ran = results.check_config(manifest, out)  # its hash recomputed: an edited config is refused
     if config is not None:
         mine = config.model_copy(update={"games": ran.games, "seed": ran.seed})
-        if config_hash(mine) != manifest.get("config_hash"):
+        if config_hash(mine) != config_hash(ran):  # as this release reads it (the policies played)
             where = _first_difference(mine.resolved_dict(), recorded)
             raise RunnerError(
                 f"{config_label or 'CONFIG'}: {where} in the run in {out} (its "

@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 from kit.configs import write
 
-from balance.config import ConfigError, RunConfig, config_from_dict, config_hash, load_config
+from balance.config import (
+    ConfigError,
+    RunConfig,
+    config_from_dict,
+    config_hash,
+    load_config,
+    recorded_hashes,
+)
 from balance.config.loading import load_yaml
 from balance.games.five_ravens.schema import GreedyPolicy, Rules
 
@@ -411,6 +418,38 @@ def test_config_hash(tmp_path: Path) -> None:
     assert re.fullmatch(r"[0-9a-f]{16}", config_hash(base))
     assert config_hash(same) == config_hash(base)
     assert config_hash(other) != config_hash(base)
+
+
+def test_config_hash_covers_the_policies_played_and_no_other(tmp_path: Path) -> None:
+    """A policy no seat plays changes no game, so not the hash: a release that adds a default
+    policy (Raven Manor's ``reasoning``) keeps its runs' hashes, and old results still resume.
+    The policies the seats play, and a search player's rollout, are hashed."""
+    rm = SHIPPED.parent / "raven_manor" / "search_vs_basic.yaml"
+    base = load_config(rm)
+
+    def variant(name: str, text: str) -> str:
+        return config_hash(load_config(write(tmp_path, name, f"extends: {rm}\n{text}")))
+
+    assert variant("spare.yaml", "policies:\n  spare: {kind: random}\n") == config_hash(base)
+    assert variant("unplayed.yaml", "policies:\n  reasoning: {suspect: 0.1}\n") == config_hash(base)
+    assert variant("played.yaml", "policies:\n  basic: {kill: 0.1}\n") != config_hash(base)
+    assert variant("budget.yaml", "policies:\n  mcts: {iterations: 10}\n") != config_hash(base)
+    rollout = "policies:\n  mcts: {rollout: fast}\n  fast: {kind: random}\n"
+    assert variant("rollout.yaml", rollout) != config_hash(base)
+    assert variant("seats.yaml", "seats: [mcts, basic, basic, basic, random]\n") != config_hash(
+        base
+    )
+
+
+def test_recorded_hashes_accept_a_hash_over_every_policy() -> None:
+    """Results written before the hash left unplayed policies out stored a hash over all of
+    them; both are accepted (and nothing else: results.check_config refuses an edited config)."""
+    data = load_config(SHIPPED / "base.yaml").resolved_dict()
+    now, every = recorded_hashes(data)
+    assert now == config_hash(RunConfig.model_validate(data))
+    assert every != now
+    data["policies"]["spare"] = {"kind": "random"}
+    assert recorded_hashes(data)[0] == now and recorded_hashes(data)[1] != every
 
 
 def test_config_from_dict_names_the_given_source() -> None:
