@@ -51,7 +51,13 @@ PLAYERS = range(3, 11)  # the starter pool seats 2 to 10 (RM-30); 2 is a duel
 # and every card and character (configs/raven_manor/all_cards.yaml, 8 players), so that every
 # action class is seen: the starter deck has no targeted card outside kills, stuns, looks,
 # swaps and trades
-GAMES = [("base.yaml", n) for n in PLAYERS] + [("all_cards.yaml", 8)]
+# each with table talk off and on (rules.talk, ENGINE-15): the actions' rates are the two's, the
+# claims' come from the games with talk
+GAMES = [
+    (name, n, talk)
+    for name, n in [("base.yaml", n) for n in PLAYERS] + [("all_cards.yaml", 8)]
+    for talk in (False, True)
+]
 PRIOR = 100.0  # opportunities of the pooled rate each side's rate starts from (shrinkage)
 
 
@@ -59,16 +65,19 @@ def _side(st, p: int) -> int:
     return int(st.pl[p, S.PL_SIDE])
 
 
-def count(name: str, players: int, policy: str, games: int, seed: int, acc: dict) -> None:
-    """Play ``games`` games of config ``name`` at ``players`` players, every seat ``policy``,
-    into ``acc``."""
+def count(
+    name: str, players: int, talk: bool, policy: str, games: int, seed: int, acc: dict
+) -> None:
+    """Play ``games`` games of config ``name`` at ``players`` players, table talk on or off,
+    every seat ``policy``, into ``acc``."""
+    seats = f"seats=[{', '.join([policy] * players)}]"
     cfg = load_config(
         ROOT / "configs" / "raven_manor" / name,
-        parse_overrides([f"players={players}", f"seats=[{', '.join([policy] * players)}]"]),
+        parse_overrides([f"players={players}", seats, f"rules.talk={str(talk).lower()}"]),
     )
     plugin = registry.get("raven_manor")
     compiled = plugin.compile(cfg)
-    poss = acc["poss"].setdefault((name, players), np.zeros((T.N_POSS_T, 3)))
+    poss = acc["poss"].setdefault((name, players, talk), np.zeros((T.N_POSS_T, 3)))
     for g in range(games):
         pos = Position(plugin, compiled, seed, g)
         st = pos.state
@@ -100,6 +109,23 @@ def count(name: str, players: int, policy: str, games: int, seed: int, acc: dict
                     rel = B.REL_SAME if _side(st, t) == _side(st, a) else B.REL_OTHER
                     acc["n"][cls, ev, rel] += 1
                 pos.apply(code)
+            elif pos.kind == "claim":
+                a = pos.actor
+                code = pos.choose()
+                ev = 0 if _side(st, a) == T.FAMILY else 1
+                acc["claim_decisions"][ev] += 1
+                for q in range(players):
+                    if q != a and st.pl[q, S.PL_ALIVE]:
+                        rel = B.REL_SAME if _side(st, q) == _side(st, a) else B.REL_OTHER
+                        acc["claim_exposure"][ev, rel] += 1
+                said_before = code and int(st.pl[a, S.PL_SAID]) >> (code - 1) & 1
+                if code != S.CLAIM_NONE and not said_before:  # a repeat is no evidence
+                    cls, t = int(B.claim_class(code)), int(B.claim_target(code))
+                    rel = B.REL_NONE
+                    if t >= 0:
+                        rel = B.REL_SAME if _side(st, t) == _side(st, a) else B.REL_OTHER
+                    acc["n"][cls, ev, rel] += 1
+                pos.apply(code)
             else:
                 pos.play_policy()
         for p in range(players):
@@ -113,6 +139,8 @@ def new_counts() -> dict:
         "n": np.zeros((T.N_CLS, 2, T.N_REL)),
         "exposure": np.zeros((2, T.N_REL)),
         "decisions": np.zeros(2),
+        "claim_exposure": np.zeros((2, T.N_REL)),
+        "claim_decisions": np.zeros(2),
         "poss": {},
         "bluff": np.zeros(2),
     }
@@ -121,22 +149,27 @@ def new_counts() -> dict:
 def fit(games: int, seed: int, policy: str, acc: dict) -> dict:
     """Add ``games`` games per line-up to the counts ``acc`` and fit the tables from all of
     them."""
-    for name, players in GAMES:
-        count(name, players, policy, games, seed + players, acc)
+    for name, players, talk in GAMES:
+        count(name, players, talk, policy, games, seed + players, acc)
     # each side's rate per opportunity, shrunk toward the two sides' pooled rate by PRIOR
     # opportunities: a class no side took has rate 0 for both (no evidence), one seen a few
     # times stays near the pooled rate rather than jumping by the sides' exposures
     lik = np.zeros((T.N_CLS, 2, T.N_REL))
     n = acc["n"]
-    for rel in range(T.N_REL):
-        exposure = acc["decisions"] if rel == B.REL_NONE else acc["exposure"][:, rel]
-        pooled = n[:, :, rel].sum(axis=1) / max(exposure.sum(), 1)
-        for ev in range(2):
-            lik[:, ev, rel] = (n[:, ev, rel] + PRIOR * pooled) / (exposure[ev] + PRIOR)
+    for first, last, per in ((0, B.C_SAY_FAMILY, ""), (B.C_SAY_FAMILY, T.N_CLS, "claim_")):
+        for rel in range(T.N_REL):  # actions per action decision, claims per claim decision
+            exposure = (
+                acc[f"{per}decisions"] if rel == B.REL_NONE else acc[f"{per}exposure"][:, rel]
+            )
+            pooled = n[first:last, :, rel].sum(axis=1) / max(exposure.sum(), 1)
+            for ev in range(2):
+                lik[first:last, ev, rel] = (n[first:last, ev, rel] + PRIOR * pooled) / (
+                    exposure[ev] + PRIOR
+                )
     possessed = {}
-    for (name, players), rows in sorted(acc["poss"].items()):
-        if name != "base.yaml":
-            continue  # the prior is the starter game's
+    for (name, players, talk), rows in sorted(acc["poss"].items()):
+        if name != "base.yaml" or talk:
+            continue  # the prior is the starter game's, without talk
         seen = rows[:, 2] > 0
         share = np.zeros((T.N_POSS_T, 2))
         share[seen] = rows[seen, :2] / rows[seen, 2:3]
@@ -152,6 +185,8 @@ def fit(games: int, seed: int, policy: str, acc: dict) -> dict:
             "actions": acc["n"].astype(int).tolist(),
             "exposure": acc["exposure"].astype(int).tolist(),
             "decisions": acc["decisions"].astype(int).tolist(),
+            "claim_exposure": acc["claim_exposure"].astype(int).tolist(),
+            "claim_decisions": acc["claim_decisions"].astype(int).tolist(),
         },
     }
 
@@ -170,7 +205,10 @@ def main() -> None:
         data = fit(args.games, args.seed + 1000 * r, policy, acc)
         data["provenance"] = {
             "script": "benchmarks/fit_beliefs.py",
-            "configs": [f"configs/raven_manor/{name} at {n} players" for name, n in GAMES],
+            "configs": [
+                f"configs/raven_manor/{name} at {n} players, talk {'on' if talk else 'off'}"
+                for name, n, talk in GAMES
+            ],
             "games_per_players": args.games,
             "games_per_players_all_rounds": args.games * (r + 1),
             "seed": args.seed + 1000 * r,

@@ -84,8 +84,14 @@ CLIP = 4.0  # the largest likelihood ratio one action may carry
 POSS_FLOOR = 0.01  # the least chance of a possessed seat in the prior
 
 # Action classes of the soft evidence (Tables.lik's first index) and the target's relation.
-C_KILL, C_STUN, C_LOOK, C_SWAP, C_TRADE, C_TARGET, C_NONE = range(T.N_CLS)
-CLASS_NAMES = ("kill", "stun", "look", "swap", "trade", "other_target", "no_target")
+# The last three are claims at the table (ENGINE-15): "I am Family", "I saw a Feather in x's
+# hand", "x is evil".
+C_KILL, C_STUN, C_LOOK, C_SWAP, C_TRADE, C_TARGET, C_NONE = range(7)
+C_SAY_FAMILY, C_SAY_FEATHER, C_SAY_EVIL = range(7, T.N_CLS)
+CLASS_NAMES = (
+    "kill", "stun", "look", "swap", "trade", "other_target", "no_target",
+    "say_family", "say_feather", "say_evil",
+)  # fmt: skip
 REL_NONE, REL_SAME, REL_OTHER = range(T.N_REL)
 N_POSS_T = T.N_POSS_T  # possession prior: per round of the table, the last for every later one
 assert N_BEL == S.N_BEL
@@ -284,14 +290,6 @@ def possession_prior(tb, st):
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def known_char(st, q, p):
-    """The character ``q`` knows ``p`` holds (its own, a revealed one, or its memory), -1."""
-    if p == q or st.pl[p, S.PL_REVEALED] != 0:
-        return st.pl[p, S.PL_CHAR]
-    return st.kn[q, p, S.KN_CHAR]
-
-
-@njit(cache=True, _nrt=False, forceinline=False)
 def evidence(tb, st, q, g):
     """``g[p, s]``: ``q``'s evidence on each seat's states, the soft factors of ``State.bel``
     times the hard facts (module docstring)."""
@@ -319,7 +317,7 @@ def evidence(tb, st, q, g):
             top = max(top, bel(st)[q, p, S.KN_BEL + s])
         for s in range(NB):
             g[p, s] = np.exp(bel(st)[q, p, S.KN_BEL + s] - top)
-        ch = known_char(st, q, p)
+        ch = S.known_char(st, q, p)
         if ch >= 0:
             pin = B_RAVEN if ch == T.RAVEN else B_HORSE if ch == T.HORSEMAN else -1
             if ch == T.CTHULHU:
@@ -436,12 +434,29 @@ def rate(tb, st, q, cls, s, t):
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
+def in_lineup(tb, s):
+    """Can a seat be in state ``s`` in this config (its character in the pool)? The clip of one
+    piece of evidence is taken against the states that can be, not against a side the line-up
+    never deals."""
+    if s == B_FAM:
+        return True
+    ch = T.RAVEN if s == B_POSS_R or s == B_RAVEN else T.HORSEMAN
+    if s == B_CTHULHU:
+        ch = T.CTHULHU
+    for i in range(tb.params[T.P_POOL_N]):
+        if tb.params[T.P_POOL + i] == ch:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
 def _weigh(tb, st, q, row, cls, t):
     """Multiply seat ``row``'s states in ``q``'s evidence by :func:`rate` of an action of class
     ``cls`` on ``t``, as ``q`` sees ``t``, the ratio between states clipped to ``CLIP``."""
     top = 0.0
     for s in range(NB):
-        top = max(top, rate(tb, st, q, cls, s, t))
+        if in_lineup(tb, s):
+            top = max(top, rate(tb, st, q, cls, s, t))
     if top <= 0.0:
         return
     for s in range(NB):
@@ -466,19 +481,81 @@ def observe(tb, st, a, cls, t):
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def suspicion(tb, st, p, extra):
-    """How likely the table thinks seat ``p`` (on an evil side) is on an evil side, from public
-    evidence alone: the prior odds of a seat being evil (the evil characters of the line-up and
-    the possessed of self-play, over the seats) times what ``p``'s public actions said
-    (``bel[p, p]``, its own state against the plain Family), times ``exp(extra)`` (the log ratio
-    of an action it considers). 0 for a plain Family seat: it has nothing to hide."""
-    own = true_state(st, p)
-    if own == B_FAM:
-        return 0.0
+def claim_class(code):
+    """The class (C_SAY_*) of claim ``code`` (state.CLAIM_*, not CLAIM_NONE)."""
+    if code == S.CLAIM_FAMILY:
+        return C_SAY_FAMILY
+    return C_SAY_FEATHER if code < S.CLAIM_EVIL else C_SAY_EVIL
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def claim_target(code):
+    """The seat claim ``code`` is about (-1: "I am Family", or none)."""
+    if code < S.CLAIM_FEATHER:
+        return -1
+    return code - S.CLAIM_FEATHER if code < S.CLAIM_EVIL else code - S.CLAIM_EVIL
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def rate_about(tb, st, q, cls, a, u):
+    """The self-play rate at which a speaker makes a claim of class ``cls`` about a seat in state
+    ``u``, averaged over ``q``'s belief about the speaker ``a``'s side (its cached marginals):
+    cheap talk is weighed by who says it."""
+    side = state_side(u)
+    v = 0.0
+    for s in range(NB):
+        ps = bel(st)[q, a, S.KN_BEL + NB + s]
+        if ps > 0.0:
+            ev = 0 if state_side(s) == T.FAMILY else 1
+            v += ps * lik(tb, cls, ev, REL_SAME if state_side(s) == side else REL_OTHER)
+    return v
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def hear(tb, st, a, code):
+    """Every reasoning seat weighs ``a``'s claim ``code`` (ENGINE-15), said for the first time: as
+    evidence of the speaker's side, like an action of its class on its target (:func:`observe`),
+    and as evidence of the target's: each of the target's states times :func:`rate_about` (how
+    often a speaker makes that claim about a seat in that state, averaged over the listener's
+    belief about the speaker), the ratio between states clipped to ``CLIP``. A reasoning target
+    keeps the same record of itself (what the table heard about it: :func:`suspicion`).
+    Approximation: the speaker's and the target's factors are each averaged over the belief
+    about the other, not weighed jointly."""
+    cls = claim_class(code)
+    t = claim_target(code)
+    observe(tb, st, a, cls, t)
+    if t < 0:
+        return
+    for q in range(S.n_players(st)):
+        if st.pl[q, S.PL_REASON] == 0 or q == a:
+            continue
+        top = 0.0
+        for u in range(NB):
+            if in_lineup(tb, u):
+                top = max(top, rate_about(tb, st, q, cls, a, u))
+        if top <= 0.0:
+            continue
+        for u in range(NB):
+            r = rate_about(tb, st, q, cls, a, u)
+            bel(st)[q, t, S.KN_BEL + u] += np.log(max(r / top, 1.0 / CLIP))
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def prior_evil(tb, st, p):
+    """The prior chance, from public facts, that a seat is on an evil side: the evil characters
+    of the line-up and the possessed of self-play, over the seats (as ``p`` knows the deal)."""
     n = S.n_players(st)
     d_r, d_h, d_c = dealt_chances(tb, st, p)
     pi_r, pi_h = possession_prior(tb, st)
-    prior = min(max((d_r + d_h + d_c) / n + pi_r + pi_h, 0.01), 0.99)
+    return min(max((d_r + d_h + d_c) / n + pi_r + pi_h, 0.01), 0.99)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def suspicion(st, p, own, prior, extra):
+    """How likely the table thinks seat ``p``, in state ``own`` on an evil side, is on an evil
+    side, from public evidence alone: the odds of ``prior`` (:func:`prior_evil`) times what
+    ``p``'s public actions and claims said (``bel[p, p]``, its own state against the plain
+    Family), times ``exp(extra)`` (the log ratio of an action it considers)."""
     ell = bel(st)[p, p, S.KN_BEL + own] - bel(st)[p, p, S.KN_BEL + B_FAM] + extra
     odds = prior / (1.0 - prior) * np.exp(min(ell, 50.0))
     return odds / (1.0 + odds)
@@ -498,7 +575,8 @@ def exposure_cost(tb, st, p, cls, t):
     if r_own <= 0.0 or r_fam <= 0.0:
         return 0.0
     extra = min(max(np.log(r_own / r_fam), -np.log(CLIP)), np.log(CLIP))
-    return suspicion(tb, st, p, extra) - suspicion(tb, st, p, 0.0)
+    prior = prior_evil(tb, st, p)  # once for both
+    return suspicion(st, p, own, prior, extra) - suspicion(st, p, own, prior, 0.0)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)

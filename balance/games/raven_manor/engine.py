@@ -2538,6 +2538,31 @@ def s_exch(tb, st):
     return True
 
 
+@njit(cache=True, _nrt=False, forceinline=False)
+def claims(st, a, opts):
+    """The codes of ``a``'s claims (ENGINE-15) into ``opts``, in order: say nothing, "I am
+    Family", "I saw a Feather in x's hand" for each other living x, "x is evil" for each; their
+    count."""
+    k = S.claim_count(st, a)
+    for i in range(k):
+        opts[i] = S.claim_at(st, a, i)
+    return k
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def say(tb, st, a, code):
+    """``a`` says claim ``code`` at the table (ENGINE-15): logged, remembered (PL_SAID: public),
+    and weighed by every reasoning seat (beliefs.hear). Saying nothing changes nothing."""
+    if code == S.CLAIM_NONE:
+        return
+    S.emit(st, S.E_CLAIM, a, code, 0, 0, 0, 0, 0)
+    bit = np.int64(1) << (code - 1)
+    repeated = st.pl[a, S.PL_SAID] & bit != 0
+    st.pl[a, S.PL_SAID] |= bit
+    if st.board[S.G_BELIEFS] != 0 and not repeated:  # a claim said again tells nothing new
+        B.hear(tb, st, a, code)
+
+
 @njit(cache=True, _nrt=False, forceinline=True)
 def s_turn(tb, st):
     """P_TURN: turns from ``a``'s on (RM-4): its action (D_ACTION), the death abilities, the
@@ -2573,11 +2598,21 @@ def s_turn(tb, st):
                 st.pl[a, S.PL_SKIP] = 0
                 S.emit(st, S.E_SKIP, a, 1, 0, 0, 0, 0, 0)
                 pc = 99
+            elif tb.params[T.P_TALK] != 0:  # ENGINE-15: a claim first, then the action
+                bd[S.G_TURN_PC] = 7
+                ask(st, a, np.int64(S.D_CLAIM), np.int64(-1), S.claim_count(st, a))
+                return False
             else:
                 n = enum_actions(tb, st, a)
                 bd[S.G_TURN_PC] = 1
                 ask(st, a, np.int64(S.D_ACTION), np.int64(-1), n)
                 return False
+        elif pc == 7:
+            say(tb, st, a, bd[S.G_ANS])
+            n = enum_actions(tb, st, a)
+            bd[S.G_TURN_PC] = 1
+            ask(st, a, np.int64(S.D_ACTION), np.int64(-1), n)
+            return False
         elif pc == 1:
             b = S.B_CAND + 4 * bd[S.G_ANS]
             bd[S.G_ACT_A] = a
@@ -2816,6 +2851,8 @@ def legal(tb, st, work, opts):
             opts[n] = n
             return np.int64(n + 1)
         return np.int64(n)
+    if kind == S.D_CLAIM:
+        return claims(st, p, opts)
     for q in range(S.n_players(st)):  # the targets
         if bd[S.B_MASK + q] != 0:
             opts[k] = q

@@ -20,7 +20,8 @@ know (RM-11, RM-13, RM-26, RM-29) and nothing else, at the offsets declared belo
   Feathers it discarded publicly (RM-13), death turn, cause of death, safe from kills this turn,
   safe from stuns this turn, skips its next turn (the Forest's consent is public), then
   ``seat``'s memory of p: KN_FEATHER, KN_GAVE_F, KN_SEEN and the copies it saw in p's hand
-  (KN_HAND), received from p (KN_RECV) and gave p (KN_GAVE), NC each;
+  (KN_HAND), received from p (KN_RECV) and gave p (KN_GAVE), NC each; then the claims p made at
+  the table (PL_SAID, ENGINE-15: public);
 - ``O_PUBLIC``: the discard pile, the Rooms and Locations in play, the Barricades, the removed
   cards and the public misses of searches (B_MISS), NC each; the ring (seat at each position).
 
@@ -78,7 +79,7 @@ O_STACK = _o(5 * S.MAX_STACK + 1)
 O_SELF = _o(3)
 O_HAND = _o(T.NC)
 O_BP = _o(T.NC)
-N_SEAT_OBS = 15 + 3 + 3 * T.NC
+N_SEAT_OBS = 15 + 3 + 3 * T.NC + 1
 O_SEAT = _o(N_SEAT_OBS * T.MAXP)
 O_PUBLIC = _o(5 * T.NC + T.MAXP)
 N_OBS = _o.end
@@ -164,6 +165,7 @@ def observe(tb, st, seat, obs):
             obs[b + 18 + c] = st.kn[seat, p, S.KN_HAND + c]
             obs[b + 18 + T.NC + c] = st.kn[seat, p, S.KN_RECV + c]
             obs[b + 18 + 2 * T.NC + c] = st.kn[seat, p, S.KN_GAVE + c]
+        obs[b + 18 + 3 * T.NC] = pl[p, S.PL_SAID]
     h = O_PUBLIC
     for c in range(T.NC):
         obs[h + c] = bd[S.B_DISC + c]
@@ -180,14 +182,6 @@ def _hidden_char(st, seat, p):
     """Is ``p``'s character card hidden from ``seat``? (RM-11: its own, the revealed ones and the
     ones it looked at or learned by possession are known, ``kn[seat, p, KN_CHAR]``.)"""
     return p != seat and st.pl[p, S.PL_REVEALED] == 0 and st.kn[seat, p, S.KN_CHAR] < 0
-
-
-@njit(cache=True, _nrt=False, forceinline=False)
-def _known_char(st, seat, p):
-    """The character ``seat`` knows ``p`` holds (its own, a revealed one, or its memory)."""
-    if p == seat or st.pl[p, S.PL_REVEALED] != 0:
-        return st.pl[p, S.PL_CHAR]
-    return st.kn[seat, p, S.KN_CHAR]
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -228,7 +222,7 @@ def _deal_chars(tb, st, seat, rng, buf):
         ch = tb.params[T.P_POOL + i]
         known = False
         for p in range(n):
-            if not _hidden_char(st, seat, p) and _known_char(st, seat, p) == ch:
+            if not _hidden_char(st, seat, p) and S.known_char(st, seat, p) == ch:
                 known = True
         if known:
             continue

@@ -194,6 +194,8 @@ def option_words(compiled: T.Compiled, st: S.State, code: int) -> str:
             S.D_TAKE: f"take {c} from the Backpack",
             S.D_DRINK: f"make seat {q} discard {c}",
         }[kind]
+    if kind == S.D_CLAIM:
+        return claim_words(code)
     what = {
         S.D_KILL_TARGET: "kill",
         S.D_LOOK_TARGET: "look at the character of",
@@ -203,6 +205,17 @@ def option_words(compiled: T.Compiled, st: S.State, code: int) -> str:
         S.D_WHALE_TARGET: "swap characters with",
     }[kind]
     return f"{what} seat {code}"
+
+
+def claim_words(code: int) -> str:
+    """What claim ``code`` says at the table (ENGINE-15)."""
+    if code == S.CLAIM_NONE:
+        return "say nothing"
+    if code == S.CLAIM_FAMILY:
+        return 'say "I am Family"'
+    if code < S.CLAIM_EVIL:
+        return f'say "I saw a Feather in seat {code - S.CLAIM_FEATHER}\'s hand"'
+    return f'say "seat {code - S.CLAIM_EVIL} is evil"'
 
 
 # ---------------------------------------------------------------- narration
@@ -283,6 +296,7 @@ class _Narrator(Words):
             S.E_SIDE: self.ev_side,
             S.E_END: self.ev_end,
             S.E_PICK: self.ev_pick,
+            S.E_CLAIM: self.ev_claim,
         }
         self.handlers = {code: partial(self.step, code, ev) for code, ev in events.items()}
 
@@ -334,6 +348,11 @@ class _Narrator(Words):
             what = "card" if left == 1 else "cards"
             self.say(f"{self.ind()}It takes {left} {what} into its hand (? below: not in the log).")
         self.pick = None
+
+    def ev_claim(self, p: int, code: int, *_: int) -> None:
+        """``p``'s claim at the table (ENGINE-15): words only, no card is shown."""
+        words = claim_words(code).removeprefix("say ")
+        self.say(f"{self.ind()}{self.s(p)} says {words}.")
 
     def ev_pick(self, p: int, c: int, source: int, *_: int) -> None:
         """A card a Candle, Torch or Abandoned Mine put into ``p``'s hand."""

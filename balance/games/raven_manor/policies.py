@@ -408,6 +408,13 @@ def _evil_reasoning(tb, st, p, kind, c, t, o):
     cls = B.action_class(kind, c, t, o)
     v = -tb.weights[p, T.W_HIDE] * B.exposure_cost(tb, st, p, cls, t)
     if (
+        c == T.BACKPACK
+        and kind == K_PLAY
+        and S.possessor(st.pl[p, S.PL_CHAR])
+        and st.pl[p, S.PL_HAND + T.FEATHER] > 0
+    ):  # its Feathers stored where no look finds them (RM-25; choose_pick stores them)
+        v += 0.5 * tb.weights[p, T.W_HIDE]
+    if (
         cls == B.C_KILL
         and t >= 0
         and B.bel(st)[p, t, S.KN_BEL + B.BE_EXPOSED] > 0.0
@@ -415,6 +422,66 @@ def _evil_reasoning(tb, st, p, kind, c, t, o):
     ):
         v += tb.weights[p, T.W_SILENCE] * tb.weights[p, T.W_KILL]
     return v
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def choose_claim(tb, st, p, n):
+    """The claim ``p`` makes at the table (ENGINE-15; state.CLAIM_* codes): ``random`` one of
+    the ``n`` uniformly; ``basic`` none (it acts on hard facts and hears none); ``reasoning``
+    the claim worth most, if any is worth more than silence (:func:`_claim_value`)."""
+    if scripted(tb, st, p, np.int64(1)):
+        c = next_scripted(tb, st, p)
+        for i in range(n):
+            if S.claim_at(st, p, i) == c:
+                return c
+        st.board[S.G_BAD_SCRIPT] = 1
+    if is_random(tb, st, p):
+        return S.claim_at(st, p, below(st.rng[2 + p], n))
+    if st.pl[p, S.PL_REASON] == 0:
+        return np.int64(S.CLAIM_NONE)
+    best, best_v = np.int64(S.CLAIM_NONE), 0.0
+    for i in range(1, n):
+        code = S.claim_at(st, p, i)
+        v = _claim_value(tb, st, p, code)
+        if v > best_v:
+            best, best_v = code, v
+    return best
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def _claim_value(tb, st, p, code):
+    """A reasoning seat's value of claim ``code`` (silence is 0; a claim it said before is worth
+    nothing: the table heard it). The Family tells what it knows (``tell`` times its belief: a
+    Feather it saw in or received from a hand, an evil character it knows) and accuses an enemy
+    by belief (``accuse`` times it); it never lies. An evil side accuses a player not on its side
+    (``lie``: in full for one who saw its side, naming the Feather; a quarter, times its belief,
+    for any other), says it is Family (``vouch``), and pays ``hide`` for what the claim tells the
+    table of itself (beliefs.exposure_cost)."""
+    if st.pl[p, S.PL_SAID] & (np.int64(1) << (code - 1)) != 0:
+        return 0.0
+    cls = B.claim_class(code)
+    t = B.claim_target(code)
+    w = tb.weights[p]
+    if st.pl[p, S.PL_SIDE] == T.FAMILY:
+        if cls == B.C_SAY_FAMILY:
+            return w[T.W_VOUCH]
+        other = B.bel(st)[p, t, S.KN_BEL + B.BE_OTHER]
+        if cls == B.C_SAY_FEATHER:
+            return w[T.W_TELL] * other if feather_seen(st, p, t) else 0.0
+        ch = S.known_char(st, p, t)
+        if ch >= 0 and S.evil(ch):
+            return w[T.W_TELL] * other
+        return w[T.W_ACCUSE] * other if st.kn[p, t, S.KN_SUSPECT] == 1 else 0.0
+    v = -w[T.W_HIDE] * B.exposure_cost(tb, st, p, cls, t)
+    if cls == B.C_SAY_FAMILY:
+        return v + w[T.W_VOUCH]
+    other = B.bel(st)[p, t, S.KN_BEL + B.BE_OTHER]
+    if other < 0.5:
+        return 0.0  # on its side, as far as it knows: never accused
+    exposed = B.bel(st)[p, t, S.KN_BEL + B.BE_EXPOSED] > 0.0
+    if exposed:  # a counter-accusation: it names the evidence the other could name
+        return v + (w[T.W_LIE] if cls == B.C_SAY_FEATHER else 0.5 * w[T.W_LIE])
+    return v + (0.25 * w[T.W_LIE] * other if cls == B.C_SAY_EVIL else 0.0)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -591,6 +658,17 @@ def choose_pick(tb, st, p, n, purpose):
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
+def _reasoning_sacrifice(st, p, q):
+    """Does a reasoning Shark Bouncer ``p`` die in ``q``'s place (RM-21)? Where it pays: on an
+    evil side, for the possessor its side cannot lose (the one it knows possessed it, RM-11); on the Family's, for a player it trusts who has
+    told the table whom it saw (a witness is worth more than the Shark)."""
+    if st.pl[p, S.PL_SIDE] != T.FAMILY:
+        return q == my_master(st, p)
+    told = st.pl[q, S.PL_SAID] >> (S.CLAIM_FEATHER - 1) != 0  # a claim about another seat
+    return trusted(st, p, q) and told
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
 def choose_yes(tb, st, p, q, what):
     """A yes/no choice of ``p`` about ``q`` (Y_*)."""
     if scripted(tb, st, p, np.int64(1)):
@@ -617,6 +695,8 @@ def choose_yes(tb, st, p, q, what):
     if what == Y_INN:
         return trusted(st, p, q) or S.possessor(st.pl[p, S.PL_CHAR])
     if what == Y_SACRIFICE:
+        if st.pl[p, S.PL_REASON] != 0:  # a reasoning Shark Bouncer (RM-21)
+            return _reasoning_sacrifice(st, p, q)
         return trusted(st, p, q) and uniform(rng) < tb.weights[p, T.W_SACRIFICE]
     if what == Y_EEL_STUN:
         v = 0.0
@@ -822,4 +902,6 @@ def choose(tb, st, work):
     if kind <= S.D_DRINK:
         i = choose_pick(tb, st, p, n, sub)
         return np.int64(n if i < 0 else i)
+    if kind == S.D_CLAIM:
+        return np.int64(choose_claim(tb, st, p, n))
     return np.int64(choose_target(tb, st, p, sub, S.n_players(st)))

@@ -331,6 +331,12 @@ class Rules(BaseModel):
     characters: Characters = Field(
         default_factory=Characters, description="RM-2, RM-30: the characters dealt"
     )
+    talk: bool = Field(
+        False,
+        description="ENGINE-15: table talk: before its action each player may make one public "
+        "claim ('I am Family', 'I saw a Feather in X's hand', 'X is evil'); lies are allowed, "
+        "cards are never shown to back them",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -522,6 +528,25 @@ class ReasoningPolicy(BasicPolicy):
         0.5,
         description="an evil side's extra value, times kill, of killing a player who looked at "
         "its hand or character while it showed its side",
+    )
+    tell: _Weight = Field(
+        1.0,
+        description="table talk (rules.talk, ENGINE-15): the Family's value of telling the table "
+        "what it knows (a Feather it saw or received, an evil character), times its belief; 0 "
+        "withholds",
+    )
+    accuse: _Weight = Field(
+        0.5,
+        description="table talk: the Family's value of accusing a player it treats as an enemy "
+        "without proof, times its belief",
+    )
+    lie: _Weight = Field(
+        0.5,
+        description="table talk: an evil side's value of accusing a player who saw its side (a "
+        "quarter of it, times its belief, for any other player not on its side)",
+    )
+    vouch: _Weight = Field(
+        0.1, description="table talk: the value of saying 'I am Family' (a lie on an evil side)"
     )
 
 

@@ -74,6 +74,7 @@ PL_KE = _pl(1)  # policy scratch: living players it knows are enemies (policies.
 PL_SCRIPT = _pl(1)  # POL_SCRIPT: scripted values used so far
 PL_EVIL_LOST = _pl(1)  # 1: an evil character that died (RM-22: joins the Family, cannot win)
 PL_REASON = _pl(1)  # 1 while it plays a reasoning policy (it keeps beliefs: beliefs.py)
+PL_SAID = _pl(1)  # the claims it made at the table (ENGINE-15): bit (code - 1) of each code said
 PL_HAND = _pl(T.NC)  # + card: copies in hand
 PL_BP = _pl(T.NC)  # + card: copies stored in its Backpacks (RM-25)
 PL_TELE = _pl(T.N_TELE)  # + telemetry column (tables.TE_*)
@@ -228,6 +229,7 @@ DECISIONS: tuple[str, ...] = (
     "reveal_target",  # Catfish: whose hand is shown to everyone
     "stun_swap_target",  # Crayfish Docker: whom to stun and swap hands with
     "whale_target",  # Lady Whale: whom to swap characters with (RM-15)
+    "claim",  # table talk (ENGINE-15, rules.talk): a public claim before the turn's action
 )
 (
     D_ACTION,
@@ -261,12 +263,21 @@ DECISIONS: tuple[str, ...] = (
     D_REVEAL_TARGET,
     D_STUN_SWAP_TARGET,
     D_WHALE_TARGET,
+    D_CLAIM,
 ) = range(len(DECISIONS))
 # The most options a decision point has: the candidate lists (D_ACTION, D_USE, D_GROGUS) are
 # capped at MAX_CAND by engine.add_cand; every other list is shorter (a card type each, 42 + 1
 # for "none"; a pick of at most MAX_PICK cards + 1; a seat each, 12; yes/no, 2).
 MAX_OPTIONS = MAX_CAND
 NO_CARD = T.NC  # the code of "no card" (no reaction, stop the Bathroom)
+# Table talk's claims (D_CLAIM codes, ENGINE-15): say nothing; "I am Family"; "I saw a Feather in
+# seat x's hand" (CLAIM_FEATHER + x); "seat x is evil" (CLAIM_EVIL + x: the Raven, the Horseman,
+# Cthulhu or one of their possessed).
+CLAIM_NONE = 0
+CLAIM_FAMILY = 1
+CLAIM_FEATHER = 2
+CLAIM_EVIL = 2 + T.MAXP
+N_CLAIM_CODES = 2 + 2 * T.MAXP
 
 # Log events (narrate.py): code, then up to seven integers.
 (
@@ -305,7 +316,8 @@ NO_CARD = T.NC  # the code of "no card" (no reaction, stop the Bathroom)
     E_SIDE,  # p, new side (RM-22: a dead possessor's possessed move)
     E_END,  # reason, turns
     E_PICK,  # p, card, source card (a card a Candle, Torch or Abandoned Mine puts into hand)
-) = range(35)
+    E_CLAIM,  # p, claim code (CLAIM_*: what it said at the table, ENGINE-15)
+) = range(36)
 
 
 class State(NamedTuple):
@@ -412,6 +424,41 @@ def tele(st, p, col, n):
 @njit(cache=True, _nrt=False, forceinline=False)
 def n_players(st):
     return np.int64(st.board[G_N])
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def known_char(st, q, p):
+    """The character ``q`` knows ``p`` holds (its own, a revealed one, or its memory, RM-11), -1
+    unknown."""
+    if p == q or st.pl[p, PL_REVEALED] != 0:
+        return st.pl[p, PL_CHAR]
+    return st.kn[q, p, KN_CHAR]
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def claim_count(st, a):
+    """How many claims ``a`` may make (ENGINE-15; engine.claims lists them): say nothing, "I am
+    Family", and two about each other living seat."""
+    k = np.int64(2)
+    for x in range(n_players(st)):
+        if x != a and st.pl[x, PL_ALIVE] != 0:
+            k += 2
+    return k
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def claim_at(st, a, i):
+    """The code of ``a``'s claim number ``i`` in engine.claims' order."""
+    if i < 2:
+        return np.int64(i)
+    j = i - 2
+    for base in (CLAIM_FEATHER, CLAIM_EVIL):
+        for x in range(n_players(st)):
+            if x != a and st.pl[x, PL_ALIVE] != 0:
+                if j == 0:
+                    return np.int64(base + x)
+                j -= 1
+    return np.int64(CLAIM_NONE)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)

@@ -161,6 +161,7 @@ P_ALWAYS_N = _p(1)  # of which the first P_ALWAYS_N are always dealt
 P_COUNT = _p(NC)  # + card: copies in the deck
 P_POOL = _p(NCH)  # + i: i-th character of the pool (the always-dealt ones first)
 P_BELIEFS = _p(1)  # 1: some seat plays a reasoning policy (the engine keeps beliefs: beliefs.py)
+P_TALK = _p(1)  # ENGINE-15: 1 if a player may make a claim before its action (rules.talk)
 N_PARAMS = _p.end
 
 # The ``basic`` policy's weights: name, default, description (schema.BasicPolicy has one field
@@ -210,8 +211,15 @@ REASONING_WEIGHTS: tuple[tuple[str, float, str], ...] = (
      "(in the units of kill)"),
     ("silence", 0.5, "an evil side's extra value of killing a player who has looked at it "
      "while it showed its side (times kill)"),
+    ("tell", 1.0, "table talk (rules.talk): the Family's value of telling the table what it "
+     "knows (a Feather it saw or received, an evil character), times its belief; 0 withholds"),
+    ("accuse", 0.5, "table talk: the Family's value of accusing a player it treats as an enemy "
+     "without proof, times its belief"),
+    ("lie", 0.5, "table talk: an evil side's value of accusing a player who saw its side (a "
+     "quarter of it, times its belief, for any other player not on its side)"),
+    ("vouch", 0.1, "table talk: the value of saying 'I am Family' (a lie on an evil side)"),
 )  # fmt: skip
-W_SUSPECT, W_SUSPECT_SLOPE, W_TRUST, W_HIDE, W_SILENCE = range(
+W_SUSPECT, W_SUSPECT_SLOPE, W_TRUST, W_HIDE, W_SILENCE, W_TELL, W_ACCUSE, W_LIE, W_VOUCH = range(
     N_BASIC_WEIGHTS, N_WEIGHTS := N_BASIC_WEIGHTS + len(REASONING_WEIGHTS)
 )
 
@@ -297,6 +305,7 @@ def compile_tables(config: Any) -> Compiled:
     params[P_OPEN_HAND] = rules.opening.hand
     params[P_FEATHER_REDRAW] = int(rules.opening.feather_redraw)
     params[P_MULLIGANS] = rules.opening.mulligans
+    params[P_TALK] = int(rules.talk)
     n = rules.numbers
     params[P_DISCARD_DRAW] = n.discard_to_draw
     params[P_CANDLE] = n.candle_look
@@ -355,7 +364,7 @@ def compile_tables(config: Any) -> Compiled:
 
 
 BELIEFS_FILE = Path(__file__).with_name("beliefs.json")  # benchmarks/fit_beliefs.py writes it
-N_CLS, N_REL, N_POSS_T = 7, 3, 16  # beliefs.py's (it imports this module, not the other way)
+N_CLS, N_REL, N_POSS_T = 10, 3, 16  # beliefs.py's (it imports this module, not the other way)
 # The belief tables' places in Tables.values' rows after the seats', flattened (C order):
 # lik[cls, side, relation], the Raven's bluff rate, poss[players, round, possessor]
 BEL_LIK = 0

@@ -21,8 +21,10 @@ from balance import games
 from balance.config import load_config
 from balance.config.overrides import parse_overrides
 from balance.games.raven_manor import beliefs as B
-from balance.games.raven_manor import engine, knowledge, policies, state
+from balance.games.raven_manor import knowledge, policies, state
 from balance.games.raven_manor import tables as T
+
+from .test_knowledge import iter_decisions
 
 ROOT = Path(__file__).resolve().parents[3]
 CONFIGS = ROOT / "configs" / "raven_manor"
@@ -38,9 +40,9 @@ def compiled(name: str, *sets: str) -> T.Compiled:
     return games.get("raven_manor").compile(cfg)
 
 
-def reasoning(name: str, players: int, policy: str = "reasoning") -> T.Compiled:
+def reasoning(name: str, players: int, policy: str = "reasoning", *sets: str) -> T.Compiled:
     seats = ", ".join([policy] * players)
-    return compiled(name, f"players={players}", f"seats=[{seats}]")
+    return compiled(name, f"players={players}", f"seats=[{seats}]", *sets)
 
 
 def brute_force(n: int, g: np.ndarray, d: tuple[float, float, float], pi_r: float, pi_h: float):
@@ -132,23 +134,6 @@ def test_one_raven_among_seven_is_exact_over_its_n_times_2_to_the_n_minus_1_worl
     np.testing.assert_allclose(out[:n], ref / ref[0].sum(), atol=1e-12)
 
 
-def _decisions(c: T.Compiled, n_games: int, seed: int, every: int = 1):
-    """(state copy, work) at every ``every``-th decision of reasoning games."""
-    tb = c.tb
-    work = state.alloc_work(tb)
-    for g in range(n_games):
-        st = state.alloc_state(tb, 0)
-        engine.start(tb, st, seed, g, work)
-        k = 0
-        while engine.advance(tb, st, work) >= 0:
-            if k % every == 0:
-                twin = state.alloc_state(tb, 0)
-                state.copy_state(st, twin)
-                yield twin, work
-            engine.apply(tb, st, work, policies.choose(tb, st, work))
-            k += 1
-
-
 @pytest.mark.parametrize(("name", "players"), [("base", 4), ("base", 5), ("all_cards", 5)])
 def test_beliefs_of_games_in_progress_are_the_enumeration(name, players):
     """Each reasoning seat's cached marginals (refreshed at its decisions) equal the brute force
@@ -156,7 +141,7 @@ def test_beliefs_of_games_in_progress_are_the_enumeration(name, players):
     c = reasoning(name, players)
     tb = c.tb
     checked = 0
-    for st, _work in _decisions(c, 6, seed=3, every=9):
+    for st, _work in iter_decisions(c, 6, seed=3, every=9):
         q = int(st.board[state.G_ACTOR])
         B.refresh(tb, st, q)
         g = np.zeros((T.MAXP, B.NB))
@@ -174,7 +159,7 @@ def test_a_seen_character_pins_the_belief_and_a_feather_seen_marks_an_enemy():
     makes its holder possessed or the Raven, hence an enemy to a reasoning Family seat."""
     c = reasoning("base", 5)
     tb = c.tb
-    for st, _work in _decisions(c, 1, seed=5, every=1):
+    for st, _work in iter_decisions(c, 1, seed=5, every=1):
         q = int(st.board[state.G_ACTOR])
         if st.pl[q, state.PL_SIDE] == T.FAMILY and st.board[state.G_TURN] > 0:
             break
@@ -196,7 +181,7 @@ def test_an_attack_on_a_family_seat_raises_its_suspicion_of_the_attacker():
     c = reasoning("base", 5)
     tb = c.tb
     assert B.lik(tb, B.C_KILL, 1, B.REL_OTHER) > B.lik(tb, B.C_KILL, 0, B.REL_OTHER)
-    for st, _work in _decisions(c, 1, seed=8, every=1):
+    for st, _work in iter_decisions(c, 1, seed=8, every=1):
         q = int(st.board[state.G_ACTOR])
         if st.pl[q, state.PL_SIDE] == T.FAMILY:
             break
@@ -211,11 +196,11 @@ def test_an_attack_on_a_family_seat_raises_its_suspicion_of_the_attacker():
     assert odds <= B.CLIP + 1e-9
 
 
-KNOWLEDGE = (
-    ("base", 5, "reasoning", 80),
-    ("base", 3, "reasoning", 80),
-    ("base", 7, "reasoning_family", 40),
-    ("all_cards", 8, "reasoning", 30),
+KNOWLEDGE = (  # config, players, policy, games, table talk (ENGINE-15: claims and hearing)
+    ("base", 5, "reasoning", 60, True),
+    ("base", 3, "reasoning", 80, False),
+    ("base", 7, "reasoning_family", 40, False),
+    ("all_cards", 8, "reasoning", 30, True),
 )
 
 
@@ -223,13 +208,14 @@ KNOWLEDGE = (
 def test_no_reasoning_choice_depends_on_what_the_seat_cannot_know():
     """Every decision of reasoning games, re-dealt from the deciding seat's view
     (knowledge.determinize: other hands, characters, possession, the deck) with the seat's own
-    stream kept: the same choice and the same belief, on at least 10,000 decisions."""
+    stream kept: the same choice and the same belief, on at least 10,000 decisions, claims at the
+    table among them."""
     rng = np.array([np.uint64(12345)], np.uint64)
     checked = 0
-    for name, players, policy, n_games in KNOWLEDGE:
-        c = reasoning(name, players, policy)
+    for name, players, policy, n_games, talk in KNOWLEDGE:
+        c = reasoning(name, players, policy, f"rules.talk={str(talk).lower()}")
         tb = c.tb
-        for st, work in _decisions(c, n_games, seed=17):
+        for st, work in iter_decisions(c, n_games, seed=17):
             q = int(st.board[state.G_ACTOR])
             alt = state.alloc_state(tb, 0)
             state.copy_state(st, alt)

@@ -36,11 +36,10 @@ def stream(seed: int) -> np.ndarray:
     return np.array([np.uint64(seed * 2654435761 + 1)], np.uint64)
 
 
-def decision_states(c: T.Compiled, games_: int, seed: int = 1, every: int = 1):
-    """(state copy, work) at every ``every``-th decision of ``games_`` games."""
+def iter_decisions(c: T.Compiled, games_: int, seed: int = 1, every: int = 1):
+    """(state copy, work) at every ``every``-th decision of ``games_`` games, one at a time."""
     tb = c.tb
     work = state.alloc_work(tb)
-    out = []
     for g in range(games_):
         st = state.alloc_state(tb, 0)
         engine.start(tb, st, seed, g, work)
@@ -49,10 +48,15 @@ def decision_states(c: T.Compiled, games_: int, seed: int = 1, every: int = 1):
             if k % every == 0:
                 twin = state.alloc_state(tb, 0)
                 state.copy_state(st, twin)
-                out.append(twin)
+                yield twin, work
             engine.apply(tb, st, work, policies.choose(tb, st, work))
             k += 1
-    return out, work
+
+
+def decision_states(c: T.Compiled, games_: int, seed: int = 1, every: int = 1):
+    """([state copy], work) at every ``every``-th decision of ``games_`` games."""
+    out = list(iter_decisions(c, games_, seed, every))
+    return [st for st, _ in out], out[0][1] if out else state.alloc_work(c.tb)
 
 
 def legal(tb, st, work) -> list[int]:
