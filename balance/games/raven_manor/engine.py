@@ -66,6 +66,10 @@ docs/rules/raven_manor.md lists them for designers):
 - ENGINE-14 A hand cannot always end at 4 (RM-4): with the deck and the discard pile empty it stays
   short, and a possessed player's Feathers cannot be discarded, so a hand of Feathers may stay
   larger.
+- ENGINE-15 Table talk (``rules.talk``, off by default): before its action the active player may
+  make one public claim ("I am Family", "I saw a Feather in X's hand", "X is evil") or say
+  nothing (D_CLAIM). Lies are allowed and no card is shown to back a claim (the rulebook forbids
+  only revealing cards to support one's words); a claim changes no rule.
 """
 
 from __future__ import annotations

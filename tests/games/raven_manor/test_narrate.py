@@ -76,9 +76,10 @@ def every():
 @pytest.fixture(scope="module")
 def every_random():
     """all_cards.yaml with random seats: they play what the basic policy never does (a Backpack,
-    a Shark Bouncer's sacrifice)."""
+    a Shark Bouncer's sacrifice) and, with table talk on (ENGINE-15), make claims."""
     data, _ = load_yaml(ALL)
     data["seats"] = "random"
+    data.setdefault("rules", {})["talk"] = True
     return PLUGIN.compile(config_from_dict(data, str(ALL)))
 
 

@@ -54,6 +54,7 @@ def test_without_talk_no_claim_is_ever_asked():
 
 
 def test_each_turn_begins_with_a_claim_whose_options_are_every_claim_about_every_living_seat():
+    """ENGINE-15: with talk on, the turn's player is asked for its claim before its action."""
     c = compiled("reasoning", "rules.talk=true")
     tb = c.tb
     st, work = _first(c, state.D_CLAIM)
