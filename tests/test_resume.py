@@ -317,9 +317,9 @@ def test_a_run_whose_hash_covered_every_policy_reads_and_resumes(
     """Runs written while the config hash covered every policy (before Raven Manor's reasoning
     players were added as default policies) stored that hash: this release reads, reports and
     resumes them to the games of an uninterrupted run, rather than calling them edited."""
-    import balance.config as config_package
     from kit import fake_game as fake
 
+    import balance.config as config_package
     from balance.config import recorded_hashes
 
     config = fake.write_config(tmp_path / "fake.yaml", policies={"spare": {"kind": "plain"}})

@@ -51,7 +51,10 @@ the pool's or the card types' order, no true order or place is read):
 - the first side's chosen card of an exchange while the second chooses (RM-16), chosen again
   from the re-dealt hand;
 - every random stream of the state (the characters', the deck's and every seat's policy stream)
-  is seeded again from ``rng`` (``reseed``), the only randomness it uses.
+  is seeded again from ``rng`` (``reseed``), the only randomness it uses;
+- for a seat that keeps beliefs (beliefs.py), the characters, hands and possession are drawn
+  again until a world passes its soft evidence (``belief_weight``: rejection sampling, at most
+  ``MAX_BELIEF_TRIES`` worlds), so that the worlds follow its belief, not the deal alone.
 
 Kept as they are: everything public and ``seat``'s own; for a seat that is not the one deciding,
 the cards of another seat's pending pick (a Candle's) and the procedures' registers but the
@@ -64,10 +67,11 @@ import numpy as np
 from numba import njit
 
 from balance.games import _kit as kit
+from balance.games.raven_manor import beliefs as B
 from balance.games.raven_manor import policies as P
 from balance.games.raven_manor import state as S
 from balance.games.raven_manor import tables as T
-from balance.rng import below, next_u64
+from balance.rng import below, next_u64, uniform
 
 _o = kit.Offsets()
 O_HEAD = _o(9)
@@ -443,20 +447,52 @@ def _u64(rng):
     return next_u64(rng)
 
 
+MAX_BELIEF_TRIES = 64  # worlds drawn for one belief-weighted re-deal before the last is kept
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def belief_weight(st, seat):
+    """The log of ``seat``'s soft evidence (beliefs.py) for the world in ``st``, against the best
+    state of each seat (<= 0; 0 when ``seat`` keeps no beliefs): the acceptance of a re-dealt
+    world in a belief-weighted re-deal."""
+    if st.board[S.G_BELIEFS] == 0 or st.pl[seat, S.PL_REASON] == 0:
+        return 0.0
+    bel = B.bel(st)
+    total = 0.0
+    for p in range(S.n_players(st)):
+        if p == seat:
+            continue
+        top = bel[seat, p, S.KN_BEL]
+        for s in range(1, B.NB):
+            top = max(top, bel[seat, p, S.KN_BEL + s])
+        total += bel[seat, p, S.KN_BEL + B.true_state(st, p)] - top
+    return total
+
+
 @njit(cache=True, forceinline=False)
 def determinize(tb, st, seat, rng):
     """Re-deal, in place, everything ``seat`` cannot know (the module docstring), as a function
     of what it knows and of ``rng`` (uint64[1]) alone: the same output from the true state and
-    from any re-deal of it; every random stream is seeded again from ``rng``."""
+    from any re-deal of it; every random stream is seeded again from ``rng``.
+
+    A seat that keeps beliefs (a reasoning policy, or a search whose rollouts reason) draws
+    worlds from its belief: each re-dealt world (which already respects its hard facts) is kept
+    with probability ``exp(belief_weight)``, its soft evidence against the most believed state
+    of every seat (rejection sampling: the worlds kept follow the prior of the deal times the
+    evidence), the last of ``MAX_BELIEF_TRIES`` kept whatever its weight."""
     buf = np.zeros(3 * T.MAXP + 2 * T.NCH, np.int64)
     cnt = np.zeros(T.NC, np.int64)
     keep = np.zeros((T.MAXP, T.NC), np.int64)
     pool = np.zeros(st.deck.shape[0] + T.MAXP * 2 * 64 + 64, np.int64)
-    for _ in range(64):  # RM-22: the game is not over (rejection; ends after 64 tries)
-        if _deal_chars(tb, st, seat, rng, buf):
+    for attempt in range(MAX_BELIEF_TRIES):
+        for _ in range(64):  # RM-22: the game is not over (rejection; ends after 64 tries)
+            if _deal_chars(tb, st, seat, rng, buf):
+                break
+        _deal_cards(tb, st, seat, rng, cnt, keep, pool)
+        _deal_possession(st, seat, rng)
+        w = belief_weight(st, seat)
+        if w >= 0.0 or attempt == MAX_BELIEF_TRIES - 1 or uniform(rng) < np.exp(w):
             break
-    _deal_cards(tb, st, seat, rng, cnt, keep, pool)
-    _deal_possession(st, seat, rng)
     _rebuild_knowledge(st, seat)
     _redeal_trade(st, seat, rng)
     reseed(tb, st, rng)

@@ -422,6 +422,7 @@ def test_every_shipped_config_loads(plugin):
         "roanoke_lineup", "gore", "random_vs_basic", "two_players", "twelve_players", "all_cards",
         "random", "basic_family_vs_random_evil", "basic_evil_vs_random_family", "search_vs_basic",
             "search_family_vs_basic_evil", "search_raven_vs_basic_family", "reasoning",
+        "search_reasoning_family",
         "reasoning_family", *(f"players_{n}" for n in range(3, 11)),
     }  # fmt: skip
     assert names == expected
