@@ -660,8 +660,9 @@ def choose_pick(tb, st, p, n, purpose):
 @njit(cache=True, _nrt=False, forceinline=False)
 def _reasoning_sacrifice(st, p, q):
     """Does a reasoning Shark Bouncer ``p`` die in ``q``'s place (RM-21)? Where it pays: on an
-    evil side, for the possessor its side cannot lose (the one it knows possessed it, RM-11); on the Family's, for a player it trusts who has
-    told the table whom it saw (a witness is worth more than the Shark)."""
+    evil side, for the possessor its side cannot lose (the one it knows possessed it, RM-11); on
+    the Family's, for a player it trusts who has told the table whom it saw (a witness is worth
+    more than the Shark)."""
     if st.pl[p, S.PL_SIDE] != T.FAMILY:
         return q == my_master(st, p)
     told = st.pl[q, S.PL_SAID] >> (S.CLAIM_FEATHER - 1) != 0  # a claim about another seat
