@@ -65,6 +65,18 @@ def _side(st, p: int) -> int:
     return int(st.pl[p, S.PL_SIDE])
 
 
+def _opportunity(st, a: int, players: int, acc: dict, per: str) -> int:
+    """Count one decision of seat ``a`` (``per``: "" an action, "claim_" a claim) and a target
+    opportunity per living other seat of each relation; returns ``a``'s side (0 Family, 1 evil)."""
+    ev = 0 if _side(st, a) == T.FAMILY else 1
+    acc[f"{per}decisions"][ev] += 1
+    for q in range(players):
+        if q != a and st.pl[q, S.PL_ALIVE]:
+            rel = B.REL_SAME if _side(st, q) == _side(st, a) else B.REL_OTHER
+            acc[f"{per}exposure"][ev, rel] += 1
+    return ev
+
+
 def count(
     name: str, players: int, talk: bool, policy: str, games: int, seed: int, acc: dict
 ) -> None:
@@ -97,12 +109,7 @@ def count(
                 base = S.B_CAND + 4 * code
                 kind, c, t, o = (int(x) for x in st.board[base : base + 4])
                 cls = int(B.action_class(kind, c, t, o))
-                ev = 0 if _side(st, a) == T.FAMILY else 1
-                acc["decisions"][ev] += 1
-                for q in range(players):
-                    if q != a and st.pl[q, S.PL_ALIVE]:
-                        rel = B.REL_SAME if _side(st, q) == _side(st, a) else B.REL_OTHER
-                        acc["exposure"][ev, rel] += 1
+                ev = _opportunity(st, a, players, acc, "")
                 if cls == B.C_NONE or t < 0:
                     acc["n"][cls, ev, B.REL_NONE] += 1
                 else:
@@ -112,12 +119,7 @@ def count(
             elif pos.kind == "claim":
                 a = pos.actor
                 code = pos.choose()
-                ev = 0 if _side(st, a) == T.FAMILY else 1
-                acc["claim_decisions"][ev] += 1
-                for q in range(players):
-                    if q != a and st.pl[q, S.PL_ALIVE]:
-                        rel = B.REL_SAME if _side(st, q) == _side(st, a) else B.REL_OTHER
-                        acc["claim_exposure"][ev, rel] += 1
+                ev = _opportunity(st, a, players, acc, "claim_")
                 said_before = code and int(st.pl[a, S.PL_SAID]) >> (code - 1) & 1
                 if code != S.CLAIM_NONE and not said_before:  # a repeat is no evidence
                     cls, t = int(B.claim_class(code)), int(B.claim_target(code))

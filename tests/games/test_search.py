@@ -95,9 +95,15 @@ def test_the_search_reads_nothing_its_seat_cannot_know_on_ten_thousand_states(ga
 
 @pytest.mark.parametrize("game", sorted(SEARCH))
 def test_the_batch_plays_the_games_of_a_python_loop_that_searches(game):
+    plugin, tables = _tables(game, iterations=4)
+    assert_batch_is_the_python_loop(plugin, tables)
+
+
+def assert_batch_is_the_python_loop(plugin, tables) -> None:
+    """Games 2 and 3 of run 5, played by the batch kernel and by a Python loop that searches
+    move by move: the same ranks, scores, turns and telemetry."""
     from balance.games.position import Position
 
-    plugin, tables = _tables(game, iterations=4)
     chunk = plugin.play(tables, 5, 2, 2)
     for g in (2, 3):
         pos = Position(plugin, tables.inner, 5, g)

@@ -136,17 +136,8 @@ def test_a_search_that_deduces_reads_nothing_its_seat_cannot_know():
 
 
 def test_the_batch_plays_the_games_of_a_python_loop_whose_search_deduces():
-    from balance.games.position import Position
-    from balance.search import play_move, search_streams
+    from tests.games.test_search import assert_batch_is_the_python_loop
     from tests.kit.decisions import compiled
 
     plugin, tables, _ = compiled(SEARCH_REASONING, ("policies.mcts.iterations=4",))
-    chunk = plugin.play(tables, 5, 2, 2)
-    for g in (2, 3):
-        pos = Position(plugin, tables.inner, 5, g)
-        streams = search_streams(tables, 5, g)
-        while not pos.done:
-            play_move(pos, tables, streams)
-        one = pos.row()
-        np.testing.assert_array_equal(one.rank[0], chunk.rank[g - 2])
-        np.testing.assert_array_equal(one.turns[0], chunk.turns[g - 2])
+    assert_batch_is_the_python_loop(plugin, tables)
