@@ -450,17 +450,34 @@ def in_lineup(tb, s):
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def _weigh(tb, st, q, row, cls, t):
-    """Multiply seat ``row``'s states in ``q``'s evidence by :func:`rate` of an action of class
-    ``cls`` on ``t``, as ``q`` sees ``t``, the ratio between states clipped to ``CLIP``."""
+def _add_clipped(tb, st, q, row, r):
+    """Add to seat ``row``'s states in ``q``'s evidence the log of each state's rate in ``r`` (one
+    per state, B_*) over the largest of them among the states the line-up can deal
+    (:func:`in_lineup`), each ratio at least ``1 / CLIP``. Nothing when no such state has a rate:
+    the evidence tells nothing."""
     top = 0.0
     for s in range(NB):
         if in_lineup(tb, s):
-            top = max(top, rate(tb, st, q, cls, s, t))
+            top = max(top, r[s])
     if top <= 0.0:
         return
     for s in range(NB):
-        bel(st)[q, row, S.KN_BEL + s] += np.log(max(rate(tb, st, q, cls, s, t) / top, 1.0 / CLIP))
+        bel(st)[q, row, S.KN_BEL + s] += np.log(max(r[s] / top, 1.0 / CLIP))
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def _weigh(tb, st, q, row, cls, t):
+    """Multiply seat ``row``'s states in ``q``'s evidence by :func:`rate` of an action of class
+    ``cls`` on ``t``, as ``q`` sees ``t``, the ratio between states clipped to ``CLIP``."""
+    r = (
+        rate(tb, st, q, cls, B_FAM, t),
+        rate(tb, st, q, cls, B_POSS_R, t),
+        rate(tb, st, q, cls, B_POSS_H, t),
+        rate(tb, st, q, cls, B_RAVEN, t),
+        rate(tb, st, q, cls, B_HORSE, t),
+        rate(tb, st, q, cls, B_CTHULHU, t),
+    )
+    _add_clipped(tb, st, q, row, r)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -529,15 +546,15 @@ def hear(tb, st, a, code):
     for q in range(S.n_players(st)):
         if st.pl[q, S.PL_REASON] == 0 or q == a:
             continue
-        top = 0.0
-        for u in range(NB):
-            if in_lineup(tb, u):
-                top = max(top, rate_about(tb, st, q, cls, a, u))
-        if top <= 0.0:
-            continue
-        for u in range(NB):
-            r = rate_about(tb, st, q, cls, a, u)
-            bel(st)[q, t, S.KN_BEL + u] += np.log(max(r / top, 1.0 / CLIP))
+        r = (
+            rate_about(tb, st, q, cls, a, B_FAM),
+            rate_about(tb, st, q, cls, a, B_POSS_R),
+            rate_about(tb, st, q, cls, a, B_POSS_H),
+            rate_about(tb, st, q, cls, a, B_RAVEN),
+            rate_about(tb, st, q, cls, a, B_HORSE),
+            rate_about(tb, st, q, cls, a, B_CTHULHU),
+        )
+        _add_clipped(tb, st, q, t, r)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
