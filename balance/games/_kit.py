@@ -162,6 +162,8 @@ class Logged(NamedTuple):
     rank: np.ndarray  # int32[P]
     turns: int
     end_reason: int  # index into the plugin's end_reasons
+    # int16[points, P, K]: the game's trajectory (Chunk.trace's row); None for a game that keeps none
+    trace: np.ndarray | None = None
 
 
 def play_logged(play: Callable[[int], Logged], seed: int, game: int, cap: int = LOG_CAP) -> Logged:
@@ -185,7 +187,7 @@ class Outputs(NamedTuple):
     (``engine.play_batch(tb, seed, first_game, n_games, out)``); ``alloc_outputs`` makes them.
 
     A batch kernel unpacks the tuple *before* its ``prange`` loop
-    (``score, rank, turns, end, order, team, role, extra, tele, clipped = out``): numba 0.68
+    (``score, rank, turns, end, order, team, role, extra, tele, clipped, trace, points = out``): numba 0.68
     drops, without a word, what a parallel loop writes into an array it reaches through a tuple
     argument (checked with a four-field tuple: every cell stayed 0).
     """
@@ -200,6 +202,11 @@ class Outputs(NamedTuple):
     extra: np.ndarray  # int32[n, P, X]: state.EXTRA_COLUMNS
     tele: np.ndarray  # uint8[n, P, C]
     clipped: np.ndarray  # int64[blocks, C]: saturation_rows
+    # The game's trajectory (state.TRACE_MEASURES): trace[g, k, p, m] is seat p's measure m at
+    # point k of game g (point 0 the start, one point per round, the last the game's end), of
+    # which points[g] were recorded; int16[n, 0, P, 0] and int32[0] for a game that keeps none.
+    trace: np.ndarray  # int16[n, M, P, K]
+    points: np.ndarray  # int32[n]
 
 
 def alloc_outputs(
@@ -211,8 +218,11 @@ def alloc_outputs(
     *,
     team: bool = False,
     role: bool = False,
+    trace_cap: int = 0,
+    n_measures: int = 0,
 ) -> Outputs:
-    """Zeroed output arrays (large ones come from fresh pages, so zeroing is not a pass)."""
+    """Zeroed output arrays (large ones come from fresh pages, so zeroing is not a pass);
+    ``trace_cap`` points of ``n_measures`` measures a seat for a game that keeps a trajectory."""
     rows = (n_games, players)
     return Outputs(
         score=np.zeros(rows, np.int32),
@@ -225,6 +235,8 @@ def alloc_outputs(
         extra=np.zeros((*rows, n_extra), np.int32),
         tele=np.zeros((*rows, n_tele), np.uint8),
         clipped=saturation_rows(n_games, block, n_tele),
+        trace=np.zeros((n_games if n_measures else 0, trace_cap, players, n_measures), np.int16),
+        points=np.zeros(n_games if n_measures else 0, np.int32),
     )
 
 
@@ -252,6 +264,10 @@ def to_chunk(
         team=out.team if team else None,
         role=out.role if role else None,
         saturated=saturated(out.clipped),
+        trace=out.trace if out.trace.shape[0] == out.score.shape[0] and out.trace.size else None,
+        points=out.points
+        if out.points.shape[0] == out.score.shape[0] and out.points.size
+        else None,
     )
 
 
@@ -268,10 +284,22 @@ def play_chunk(
     extra_names: tuple[str, ...] = (),
     team: bool = False,
     role: bool = False,
+    trace_cap: int = 0,
+    n_measures: int = 0,
 ) -> Chunk:
     """A game's ``engine.play``: checks the arguments, allocates the outputs, runs the batch
     kernel ``batch(kernel_tables, seed, first_game, n_games, out)`` and returns the Chunk."""
     check_play(seed, first_game, n_games)
-    out = alloc_outputs(n_games, players, n_tele, block, len(extra_names), team=team, role=role)
+    out = alloc_outputs(
+        n_games,
+        players,
+        n_tele,
+        block,
+        len(extra_names),
+        team=team,
+        role=role,
+        trace_cap=trace_cap,
+        n_measures=n_measures,
+    )
     batch(kernel_tables, np.int64(seed), np.int64(first_game), np.int64(n_games), out)
     return to_chunk(out, first_game, extra_names, team=team, role=role)

@@ -412,7 +412,7 @@ def play_batch_search(kt, sp, seed, first_game, n_games, out, counts):
     unit of the parallel loop (a search game costs thousands of games: blocks of the batch's
     size would leave a thread idle on a small chunk); its States and tree are its own, its
     telemetry clip counts summed into ``out``'s first row after the loop."""
-    score, rank, turns, end, order, team, role, extra, tele, clipped = out
+    score, rank, turns, end, order, team, role, extra, tele, clipped, trace, points = out
     players = sp.shape[0]
     cap = np.int64(2)
     for p in range(players):
@@ -454,6 +454,7 @@ def play_batch_search(kt, sp, seed, first_game, n_games, out, counts):
         E.record(
             tb, st, work, gi, score, rank, turns, end, order, team, role, extra, tele, clips[gi]
         )
+        E.record_trace(tb, st, work, gi, trace, points)
         block_end(keep)  # a use of the States' arrays after the game (Five Ravens' records)
         block_end(keep_w)
         block_end(keep_s)

@@ -44,6 +44,12 @@ class Chunk:
     # Telemetry counts are uint8 and saturate at 255; the kernel counts, per telemetry column,
     # the cells it clipped, so that the manifest can say so instead of clipping silently.
     saturated: np.ndarray | None = None  # int64[C]
+    # The trajectory of each game (the plugin's trace_measures: docs/rules/<game>.md, How a game
+    # went): trace[g, k, p, m] is seat p's measure m at point k (point 0 the start, one point per
+    # round, the last the end), of which points[g] are recorded (the rest is 0). None: the game
+    # keeps no trajectory.
+    trace: np.ndarray | None = None  # int16[n, M, P, K]
+    points: np.ndarray | None = None  # int32[n]
 
     @property
     def n_games(self) -> int:
@@ -124,6 +130,7 @@ class GamePlugin(Protocol):
     policy_kinds: dict[str, type[BaseModel]]  # policy kind -> pydantic model of its settings
     default_policies: dict[str, dict[str, Any]]  # ready-made policy names -> settings
     end_reasons: tuple[str, ...]
+    trace_measures: tuple[str, ...]  # each seat's measures in a game's trajectory (Chunk.trace)
     outcome_events: tuple[str, ...]  # telemetry events that are outcomes of play, not cards
     bench: BenchSpec  # `balance bench`'s line-ups and targets
     deals_teams: bool  # the game returns each seat's team (Chunk.team), not the config's
@@ -301,6 +308,12 @@ class Game:
         """Names of the values of ``Chunk.end_reason``: the game's ``state.END_REASONS``, where
         its kernels' ``END_*`` codes are (a one-module game, the tests' fakes, sets its own)."""
         return tuple(self.module("state").END_REASONS)
+
+    @property
+    def trace_measures(self) -> tuple[str, ...]:
+        """Names of each seat's measures at each point of ``Chunk.trace``, the first its standing
+        (the game's ``state.TRACE_MEASURES``; ``()``: the game keeps no trajectory)."""
+        return tuple(getattr(self.module("state"), "TRACE_MEASURES", ()))
 
     @property
     def rules_model(self) -> type[BaseModel]:

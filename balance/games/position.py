@@ -232,7 +232,7 @@ class Position:
             team=sh.team,
             role=sh.role,
         )
-        score, rank, turns, end, order, team, role, extra, tele, clipped = out
+        score, rank, turns, end, order, team, role, extra, tele, clipped, trace, points = out
         self._E.record(
             self._tb,
             self.state,
@@ -249,6 +249,7 @@ class Position:
             tele,
             clipped[0],
         )
+        self._E.record_trace(self._tb, self.state, self.work, np.int64(0), trace, points)
         return kit.to_chunk(out, self.game_index, sh.extra_names, team=sh.team, role=sh.role)
 
     def wins(self) -> np.ndarray:

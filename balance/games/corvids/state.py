@@ -82,6 +82,17 @@ EXTRA_COLUMNS = (
     "game_setup_pushes",
 )
 
+
+# The trajectory a game records (kit.Outputs' ``trace``): the names of each seat's measures at
+# each point, the first the seat's standing; ``trace_cap(tb)`` the most points a game can record.
+TRACE_MEASURES: tuple[str, ...] = ()
+
+
+def trace_cap(tb) -> int:
+    """The most trajectory points a game of these tables can record (none kept yet)."""
+    return 0
+
+
 # Work.ib[IB_*]: rows of integers, as long as the pile has pieces (alloc_work)
 _ib = Offsets()
 IB_OFFER = _ib(1)  # the cards (feathers, tickets) a decision is offered: ib[IB_OFFER, :n]

@@ -1242,6 +1242,13 @@ def record(tb, st, work, g, score, rank, turns, end, order, team, role, extra, t
                 kit.tally_clipped(v, clipped, j)
 
 
+@njit(cache=True, _nrt=False, forceinline=True)
+def record_trace(tb, st, work, g, trace, points):
+    """Row ``g`` of the trajectory outputs (kit.Outputs' ``trace`` and ``points``) for the ended
+    game in ``st``: state.TRACE_MEASURES at each point the game recorded (none yet)."""
+    return
+
+
 @njit(cache=True, parallel=True, forceinline=False)
 def play_batch(tables, seed, first_game, n_games, out):
     """Play games [first_game, first_game + n_games) into row i of the output arrays ``out``
@@ -1251,7 +1258,7 @@ def play_batch(tables, seed, first_game, n_games, out):
 
     ``tables`` is the one-element TABLES_DTYPE array of the Tables record: numba's parallel
     loop cannot take a record among its arguments, so each block makes its own Tables."""
-    score, rank, turns, end, order, team, role, extra, tele, clipped = out
+    score, rank, turns, end, order, team, role, extra, tele, clipped, trace, points = out
     n_blocks = (n_games + S.BLOCK_GAMES - 1) // S.BLOCK_GAMES
     for b in prange(n_blocks):
         tb = T.Tables(tables[0])
@@ -1265,6 +1272,7 @@ def play_batch(tables, seed, first_game, n_games, out):
             record(
                 tb, st, work, i, score, rank, turns, end, order, team, role, extra, tele, clipped[b]
             )
+            record_trace(tb, st, work, i, trace, points)
         s[0].board[S.G_LOG_N] = 0  # a use of s after the games: st.r points into it
 
 
@@ -1283,6 +1291,8 @@ def play(
         n_tele=int(tb.params[T.P_N_TELE]),
         block=S.BLOCK_GAMES,
         extra_names=S.EXTRA_COLUMNS,
+        trace_cap=S.trace_cap(tb),
+        n_measures=len(S.TRACE_MEASURES),
     )
 
 

@@ -54,6 +54,18 @@ END_REASONS: tuple[str, ...] = ("clocks",)
 (END_CLOCKS,) = range(len(END_REASONS))
 # Chunk.extra: int32 per-seat columns, out.extra[i, p, k] for EXTRA_COLUMNS[k]
 EXTRA_COLUMNS: tuple[str, ...] = ("captured",)  # cards in the seat's captured pile (FR-14)
+
+
+# The trajectory a game records (kit.Outputs' ``trace``): the names of each seat's measures at
+# each point, the first the seat's standing; ``trace_cap(tb)`` the most points a game can record.
+TRACE_MEASURES: tuple[str, ...] = ()
+
+
+def trace_cap(tb) -> int:
+    """The most trajectory points a game of these tables can record (none kept yet)."""
+    return 0
+
+
 (X_CAPTURED,) = range(len(EXTRA_COLUMNS))
 
 # Seat status during the Mission (FR-5).

@@ -2902,12 +2902,19 @@ def record(tb, st, work, g, score, rank, turns, end, order, team, role, extra, t
                 kit.tally_clipped(st.pl[p, S.PL_TELE + j], clipped, j)
 
 
+@njit(cache=True, _nrt=False, forceinline=True)
+def record_trace(tb, st, work, g, trace, points):
+    """Row ``g`` of the trajectory outputs (kit.Outputs' ``trace`` and ``points``) for the ended
+    game in ``st``: state.TRACE_MEASURES at each point the game recorded (none yet)."""
+    return
+
+
 @njit(cache=True, parallel=True, forceinline=False)
 def play_batch(tb, seed, first_game, n_games, out):
     """Play games [first_game, first_game + n_games) into row i of the outputs ``out``
     (``_kit.Outputs``); block b counts the telemetry cells it clipped at 255 in row b of
     ``out.clipped`` (per column)."""
-    score, rank, turns, end, order, team, role, extra, tele, clipped = out
+    score, rank, turns, end, order, team, role, extra, tele, clipped, trace, points = out
     n_blocks = (n_games + S.BLOCK_GAMES - 1) // S.BLOCK_GAMES
     for blk in prange(n_blocks):
         st = S.alloc_state(tb, 0)
@@ -2918,6 +2925,7 @@ def play_batch(tb, seed, first_game, n_games, out):
         for gi in range(lo, hi):
             play_game(tb, st, seed, first_game + gi, work)
             record(tb, st, work, gi, score, rank, turns, end, order, team, role, extra, tele, clip)
+            record_trace(tb, st, work, gi, trace, points)
 
 
 def play(
@@ -2934,6 +2942,8 @@ def play(
         n_tele=T.N_TELE,
         block=S.BLOCK_GAMES,
         extra_names=S.EXTRA_COLUMNS,
+        trace_cap=S.trace_cap(compiled.tb),
+        n_measures=len(S.TRACE_MEASURES),
         team=True,
         role=True,
     )

@@ -195,6 +195,16 @@ END_FAMILY, END_RAVEN, END_HORSEMAN, END_CTHULHU, END_CAP = range(1, len(END_REA
 EXTRA_COLUMNS: tuple[str, ...] = ("alive", "death_turn", "possessed_turn", "kills", "stuns")
 
 
+# The trajectory a game records (kit.Outputs' ``trace``): the names of each seat's measures at
+# each point, the first the seat's standing; ``trace_cap(tb)`` the most points a game can record.
+TRACE_MEASURES: tuple[str, ...] = ()
+
+
+def trace_cap(tb) -> int:
+    """The most trajectory points a game of these tables can record (none kept yet)."""
+    return 0
+
+
 # Decision points (engine.py "Decision points", docs/rules/raven_manor.md "## Decisions"): the
 # kind of the pending decision (board[G_KIND]) indexes DECISIONS.
 DECISIONS: tuple[str, ...] = (

@@ -131,6 +131,17 @@ END_REASONS: tuple[str, ...] = ("destruction", "draw")
 # them from the final state): unit rows in play, workers, gold.
 EXTRA_COLUMNS: tuple[str, ...] = ("units", "workers", "gold")
 
+
+# The trajectory a game records (kit.Outputs' ``trace``): the names of each seat's measures at
+# each point, the first the seat's standing; ``trace_cap(tb)`` the most points a game can record.
+TRACE_MEASURES: tuple[str, ...] = ()
+
+
+def trace_cap(tb) -> int:
+    """The most trajectory points a game of these tables can record (none kept yet)."""
+    return 0
+
+
 # State.aux rows (width CAPU): the war's working arrays, policy scratch, then the log.
 _a = kit.Offsets()
 A_ATK = _a(1)  # [a]: attacker a's unit row

@@ -67,7 +67,7 @@ def row(c: T.Compiled, st, work) -> dict[str, np.ndarray]:
     out = kit.alloc_outputs(
         1, c.players, T.N_TELE, state.BLOCK_GAMES, len(state.EXTRA_COLUMNS), team=True, role=True
     )
-    score, rank, turns, end, order, team, role, extra, tele, clipped = out
+    score, rank, turns, end, order, team, role, extra, tele, clipped, _trace, _points = out
     engine.record(
         c.tb, st, work, 0, score, rank, turns, end, order, team, role, extra, tele, clipped[0]
     )
