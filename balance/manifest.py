@@ -40,11 +40,20 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="allow", strict=True)
 
 
+class TracePart(_Model):
+    """The trajectories of a part's games (``trace-NNNNN.parquet`` beside it)."""
+
+    file: str
+    rows: Count
+    sha256: Annotated[str, Field(pattern=_HEX64.pattern)]
+
+
 class Part(_Model):
     file: str
     first_game: Count
     games: Positive
     sha256: Annotated[str, Field(pattern=_HEX64.pattern)]
+    trace: TracePart | None = None
 
 
 class Manifest(_Model):
@@ -68,6 +77,7 @@ class Manifest(_Model):
     end_reasons: list[str]
     telemetry_columns: list[str]
     extra_columns: list[str] | None = None
+    trace_measures: list[str] = []  # the measures of the parts' trajectories (none: no trace)
     games_done: Count
     parts: list[Part]
     threads: Annotated[StrictInt, Field(ge=1)] | None = None
@@ -116,6 +126,14 @@ def _check_together(m: Manifest, file: Path | str) -> None:
                 "listed twice" if part.file in seen else f"is {part.file!r}, expected {name!r}"
             )
             raise bad(f"parts[{i}].file", problem)
+        if part.trace is not None and part.trace.file != f"trace-{i:05d}.parquet":
+            raise bad(
+                f"parts[{i}].trace.file",
+                f"is {part.trace.file!r}, expected 'trace-{i:05d}.parquet'",
+            )
+        if (part.trace is None) == bool(m.trace_measures):
+            has = "has no trace" if part.trace is None else "has a trace"
+            raise bad(f"parts[{i}].trace", f"{has}, but trace_measures is {m.trace_measures}")
         if part.first_game != at:
             raise bad(
                 f"parts[{i}].first_game", f"{part.first_game}, expected {at} (no gap, no overlap)"

@@ -119,6 +119,16 @@ def fake_config(fake_game, tmp_path):
 
 
 @pytest.fixture
+def fake_traced_game(monkeypatch):
+    """Register the hashed game with trajectories (``fake.traced_game``) as ``fake_traced``;
+    yields its plugin (fresh counters)."""
+    monkeypatch.setitem(games._GAMES, "fake_traced", fake.traced_game.__name__)
+    fake.traced_game.PLUGIN.reset()
+    yield fake.traced_game.PLUGIN
+    fake.traced_game.PLUGIN.reset()
+
+
+@pytest.fixture
 def fake_roles_game(monkeypatch):
     """Register the scripted game whose teams and roles change per game (``fake.roles``, see
     tests/kit/fake_game.py) as ``fake_roles``; yields its plugin."""

@@ -88,8 +88,7 @@ BASE = {
     "sweep": "sweep {T}/fake.yaml --over rules.bonus=0,1 --games 20 --chunk-size 10 --out {T}/new",
     "report": "report {T}/res -o {T}/report.html --no-impact",
     "tune": "tune {T}/fake.yaml --param rules.bonus=0..5 --target mean_score=3 --games 2500",
-    "ladder": "ladder {T}/fake.yaml --rungs plain,skilled --games 20 --chunk-size 10 "
-    "--out {T}/new",
+    "ladder": "ladder {T}/fake.yaml --rungs plain,skilled --games 20 --chunk-size 10 --out {T}/new",
 }
 
 # What each parameter of each command is: a number, an input file, a results directory, an

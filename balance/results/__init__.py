@@ -32,12 +32,14 @@ from balance.results.layout import (
     PARTS_DIR,
     ROW_LIMIT_TEXT,
     RUN_ID_KEY,
+    TRACE_BASE,
     ResultsError,
     empty_schema,
     manifest_checksum,
     max_games,
     part_name,
     run_id,
+    trace_name,
     seal,
 )
 from balance.results.lock import (
@@ -52,9 +54,11 @@ from balance.results.lock import (
 from balance.results.read import (
     check_config,
     check_part,
+    check_trace,
     damaged,
     find_damaged,
     open_results,
+    open_trace,
     read_manifest,
     status_phrase,
     status_text,
@@ -66,6 +70,7 @@ from balance.results.rows import (
     columns_frame,
     frame_columns,
     team_codes,
+    trace_columns,
     win_values,
 )
 from balance.results.writer import ResultsWriter
@@ -78,6 +83,7 @@ __all__ = [
     "MANIFEST",
     "PARTS_DIR",
     "ROW_LIMIT_TEXT",
+    "TRACE_BASE",
     "RUN_ID_KEY",
     "Busy",
     "ResultsError",
@@ -85,6 +91,7 @@ __all__ = [
     "check_config",
     "check_not_busy",
     "check_part",
+    "check_trace",
     "chunk_columns",
     "chunk_frame",
     "clear",
@@ -98,7 +105,9 @@ __all__ = [
     "max_games",
     "one_writer",
     "open_results",
+    "open_trace",
     "part_name",
+    "trace_name",
     "process_identity",
     "read_manifest",
     "run_id",
@@ -106,6 +115,7 @@ __all__ = [
     "status_phrase",
     "status_text",
     "team_codes",
+    "trace_columns",
     "verify",
     "win_values",
 ]

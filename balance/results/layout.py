@@ -45,6 +45,14 @@ def part_name(index: int) -> str:
     return f"part-{index:05d}.parquet"
 
 
+def trace_name(index: int) -> str:
+    """The trajectories of part ``index``'s games (results.trace_columns), beside the part."""
+    return f"trace-{index:05d}.parquet"
+
+
+TRACE_BASE: dict[str, pl.DataType] = {"game": pl.Int64(), "point": pl.Int16(), "seat": pl.Int8()}
+
+
 RUN_ID_KEY = "balance.run_id"  # a part's footer metadata: the run it belongs to
 FIRST_GAME_KEY = "balance.first_game"  # and the first game it holds
 

@@ -23,6 +23,7 @@ from balance.results.layout import (
     MANIFEST,
     PARTS_DIR,
     RUN_ID_KEY,
+    TRACE_BASE,
     ResultsError,
     empty_schema,
     manifest_checksum,
@@ -136,6 +137,23 @@ def check_part(file: Path, manifest: dict[str, Any], part: dict[str, Any]) -> pa
     (every byte as written), the run id in its footer, its row count. ResultsError (one line
     naming the part and the command that rewrites it) if it is damaged, truncated, not parquet,
     or a part of another run."""
+    players, games = manifest["players"], part["games"]
+    return _check_file(
+        file, manifest, part["sha256"], games * players, f"{games:,} games of {players} players"
+    )
+
+
+def check_trace(file: Path, manifest: dict[str, Any], part: dict[str, Any]) -> parquet.Footer:
+    """The trajectories beside a part (``part["trace"]``), checked as :func:`check_part` checks
+    the part: SHA-256, run id, row count."""
+    entry = part["trace"]
+    rows = entry["rows"]
+    return _check_file(file, manifest, entry["sha256"], rows, f"{rows:,} rows of trajectories")
+
+
+def _check_file(
+    file: Path, manifest: dict[str, Any], sha256: str, rows: int, holds: str
+) -> parquet.Footer:
     try:
         with open(file, "rb") as f:
             digest = hashlib.file_digest(f, "sha256").hexdigest()
@@ -151,21 +169,43 @@ def check_part(file: Path, manifest: dict[str, Any], part: dict[str, Any]) -> pa
             f"{file}: a part of another run ({whose}; this run is {manifest['run_id']}); "
             f"{_rerun(file.parent.parent, manifest)}"
         )
-    if digest != part["sha256"]:
+    if digest != sha256:
         raise ResultsError(
             damaged(file, "its SHA-256 is not the one recorded when written", manifest)
         )
-    players, games = manifest["players"], part["games"]
-    if footer.rows != games * players:
+    if footer.rows != rows:
         raise ResultsError(
-            damaged(
-                file,
-                f"it holds {footer.rows:,} rows, {MANIFEST} says {games:,} games of {players} "
-                f"players",
-                manifest,
-            )
+            damaged(file, f"it holds {footer.rows:,} rows, {MANIFEST} says {holds}", manifest)
         )
     return footer
+
+
+def open_trace(path: str | os.PathLike[str]) -> tuple[dict[str, Any], pl.LazyFrame]:
+    """(manifest, trajectories) of results directory ``path``: one row per game, point and seat
+    (``game``, ``point``, ``seat``, then the manifest's ``trace_measures``), from the trace files
+    beside the parts the manifest lists, each checked first (:func:`check_trace`). ResultsError
+    for a run that recorded none (a game that keeps none, or a run written before trajectories)."""
+    path = Path(path)
+    manifest = read_manifest(path)
+    check_config(manifest, path)
+    measures = manifest.get("trace_measures") or []
+    if not measures:
+        raise ResultsError(
+            f"{path}: its games have no trajectories (the run predates them, or its game keeps "
+            f"none); to record them, {_rerun(path, manifest)}"
+        )
+    files = []
+    for part in manifest["parts"]:
+        file = path / PARTS_DIR / part["trace"]["file"]
+        if not file.is_file():
+            raise ResultsError(f"{file}: listed in {MANIFEST} but missing")
+        check_trace(file, manifest, part)
+        files.append(file)
+    _remember(path / "trace", manifest, files)
+    if not files:
+        schema = {**TRACE_BASE, **dict.fromkeys(measures, pl.Int16())}
+        return manifest, pl.LazyFrame(schema=schema)
+    return manifest, pl.scan_parquet(files)
 
 
 def verify(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[str]]:
@@ -184,6 +224,13 @@ def verify(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[str]]:
                     f"{file}: listed in {MANIFEST} but missing; {_rerun(path, manifest)}"
                 )
             check_part(file, manifest, part)
+            if part.get("trace"):
+                trace = path / PARTS_DIR / part["trace"]["file"]
+                if not trace.is_file():
+                    raise ResultsError(
+                        f"{trace}: listed in {MANIFEST} but missing; {_rerun(path, manifest)}"
+                    )
+                check_trace(trace, manifest, part)
         except ResultsError as e:
             problems.append(str(e))
     return manifest, problems

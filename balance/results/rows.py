@@ -101,6 +101,35 @@ def chunk_columns(
     return columns
 
 
+def trace_columns(chunk: Chunk, measures: Sequence[str]) -> dict[str, np.ndarray]:
+    """The rows of one chunk's trajectories (``Chunk.trace``) in file order: one row per game,
+    recorded point and seat (game-major, then point, then seat), with ``game`` (int64), ``point``
+    (int16: 0 the start, one a round, the last the end), ``seat`` (int8) and one int16 column per
+    measure (the plugin's ``trace_measures``). Points a game did not record are not rows."""
+    if chunk.trace is None or chunk.points is None:
+        raise ValueError("the chunk keeps no trajectory (Chunk.trace is None)")
+    n, m, p, k = chunk.trace.shape
+    if n != chunk.n_games or p != chunk.score.shape[1] or k != len(measures):
+        raise ValueError(
+            f"Chunk.trace has shape {chunk.trace.shape}; expected ({chunk.n_games}, M, "
+            f"{chunk.score.shape[1]}, {len(measures)}) for measures {list(measures)}"
+        )
+    points = chunk.points.astype(np.int64)
+    if n and (points.min() < 1 or points.max() > m):
+        raise ValueError(f"Chunk.points must be within 1..{m} (the trace's room)")
+    recorded = np.arange(m)[None, :] < points[:, None]  # [n, m]
+    game_i, point_i = np.nonzero(recorded)  # game-major, then point
+    values = chunk.trace[game_i, point_i]  # [rows / P, P, K]
+    columns: dict[str, np.ndarray] = {
+        "game": np.repeat(game_i.astype(np.int64) + chunk.first_game, p),
+        "point": np.repeat(point_i.astype(np.int16), p),
+        "seat": np.tile(np.arange(p, dtype=np.int8), len(game_i)),
+    }
+    for j, name in enumerate(measures):
+        columns[name] = np.ascontiguousarray(values[:, :, j].reshape(-1), dtype=np.int16)
+    return columns
+
+
 def chunk_frame(
     chunk: Chunk,
     *,

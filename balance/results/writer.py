@@ -29,6 +29,7 @@ from balance.results.layout import (
     part_name,
     run_id,
     seal,
+    trace_name,
 )
 from balance.results.lock import process_identity
 from balance.results.rows import frame_columns
@@ -76,15 +77,49 @@ class ResultsWriter:
         *,
         first_game: int,
         n_games: int,
+        trace: dict[str, np.ndarray] | None = None,
     ) -> Path:
         """Append games [first_game, first_game + n_games); they must follow the games written.
 
         ``rows`` is a chunk's :func:`chunk_columns` (what the runner passes: no DataFrame is built)
-        or the same rows as a DataFrame (:func:`chunk_frame`)."""
+        or the same rows as a DataFrame (:func:`chunk_frame`); ``trace`` the chunk's
+        :func:`trace_columns`, written beside the part first, for a run whose manifest names
+        ``trace_measures`` (and only then)."""
         if first_game != self.games_done:
             raise ValueError(f"part starts at game {first_game}, expected {self.games_done}")
+        if (trace is None) == bool(self.manifest.get("trace_measures")):
+            raise ValueError(
+                "a part has a trace exactly when the run's manifest names trace_measures"
+            )
         columns = frame_columns(rows) if isinstance(rows, pl.DataFrame) else rows
-        name = part_name(len(self.manifest["parts"]))
+        index = len(self.manifest["parts"])
+        entry: dict[str, Any] = {}
+        if trace is not None:
+            tname = trace_name(index)
+            entry["trace"] = {
+                "file": tname,
+                "rows": len(trace["game"]),
+                "sha256": self._write_file(tname, trace, first_game),
+            }
+        name = part_name(index)
+        path = self.out / PARTS_DIR / name
+        sha256 = self._write_file(name, columns, first_game)
+        extra = [
+            c
+            for c, v in columns.items()
+            if c not in BASE_SCHEMA and isinstance(v, np.ndarray) and v.dtype == np.int32
+        ]
+        self.manifest["extra_columns"] = extra
+        self.manifest["parts"].append(
+            {"file": name, "first_game": first_game, "games": n_games, "sha256": sha256, **entry}
+        )
+        self.manifest["games_done"] = first_game + n_games
+        self._save()
+        return path
+
+    def _write_file(self, name: str, columns: dict[str, Any], first_game: int) -> str:
+        """Write ``columns`` as ``games/<name>`` (under a temporary name, flushed, renamed: the
+        file is complete or absent); returns its SHA-256."""
         path = self.out / PARTS_DIR / name
         tmp = path.with_name("." + name + ".tmp")
         try:
@@ -95,22 +130,11 @@ class ResultsWriter:
                 metadata={RUN_ID_KEY: self.manifest["run_id"], FIRST_GAME_KEY: str(first_game)},
             )
             _fsync(tmp)  # on disk before the manifest lists it, even across a power cut
-            os.replace(tmp, path)  # a part is complete or absent
+            os.replace(tmp, path)
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
-        extra = [
-            c
-            for c, v in columns.items()
-            if c not in BASE_SCHEMA and isinstance(v, np.ndarray) and v.dtype == np.int32
-        ]
-        self.manifest["extra_columns"] = extra
-        self.manifest["parts"].append(
-            {"file": name, "first_game": first_game, "games": n_games, "sha256": sha256}
-        )
-        self.manifest["games_done"] = first_game + n_games
-        self._save()
-        return path
+        return sha256
 
     def finish(self, status: str) -> dict[str, Any]:
         """Record how the run ended: ``complete``, ``interrupted`` or ``failed``."""

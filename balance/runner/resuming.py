@@ -236,6 +236,11 @@ def _finished_parts(out: Path, manifest: dict[str, Any], chunk_size: int) -> lis
         if not path.is_file():
             raise results.ResultsError(f"{path}: listed in {results.MANIFEST} but missing")
         results.check_part(path, manifest, part)
+        if part.get("trace"):  # the part's trajectories, beside it
+            trace = out / results.PARTS_DIR / part["trace"]["file"]
+            if not trace.is_file():
+                raise results.ResultsError(f"{trace}: listed in {results.MANIFEST} but missing")
+            results.check_trace(trace, manifest, part)
         kept.append(dict(part))
         at += part["games"]
     if at != int(manifest.get("games_done") or 0):
@@ -248,8 +253,9 @@ def _finished_parts(out: Path, manifest: dict[str, Any], chunk_size: int) -> lis
 
 def _clear_leftovers(out: Path, kept: list[dict[str, Any]]) -> None:
     """Remove what a killed session left beside its listed parts: temporary files, and a part
-    renamed into place whose manifest entry was never written (it is played again)."""
-    listed = {p["file"] for p in kept}
+    (or its trajectories) renamed into place whose manifest entry was never written (it is
+    played again)."""
+    listed = {p["file"] for p in kept} | {p["trace"]["file"] for p in kept if p.get("trace")}
     for path in (out / results.PARTS_DIR).iterdir():
         if path.name not in listed:
             path.unlink()

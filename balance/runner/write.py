@@ -151,6 +151,9 @@ def run(
                 "threads": threads,
                 "end_reasons": list(plugin.end_reasons),
                 "telemetry_columns": list(prepared.telemetry),
+                # each seat's measures in the games' trajectories (trace-NNNNN.parquet beside
+                # each part; docs/results.md)
+                "trace_measures": list(plugin.trace_measures),
                 # events that are outcomes of play, not cards (the report labels them so)
                 "outcome_events": list(plugin.outcome_events),
                 "telemetry_saturated": {},  # column -> cells clipped at 255 (uint8), when any
@@ -237,7 +240,9 @@ def _write_run(
             sat = writer.manifest["telemetry_saturated"]
             for j in np.flatnonzero(chunk.saturated):
                 sat[telemetry[j]] = sat.get(telemetry[j], 0) + int(chunk.saturated[j])
-        writer.write_part(columns, first_game=chunk.first_game, n_games=chunk.n_games)
+        measures = writer.manifest.get("trace_measures")  # a run resumed keeps what it began with
+        trace = results.trace_columns(chunk, measures) if measures else None
+        writer.write_part(columns, first_game=chunk.first_game, n_games=chunk.n_games, trace=trace)
 
     report = progress or (lambda done, total: None)
     opened: list[results.ResultsWriter] = []

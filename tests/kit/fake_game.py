@@ -28,6 +28,7 @@ Four configured instances are the fakes the tests use, each in its own module (`
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -146,6 +147,25 @@ def hashed(tables: Tables, seed: int, first_game: int, n_games: int) -> Chunk:
         telemetry=telemetry,
         extra={"hand_left": ((h >> np.uint64(48)) % np.uint64(5)).astype(np.int32)},
     )
+
+
+TRACE_MEASURES = ("standing", "round")
+
+
+def traced(tables: Tables, seed: int, first_game: int, n_games: int) -> Chunk:
+    """:func:`hashed`'s games with a trajectory: game ``i`` lasts ``1 + i % 4`` rounds, so it
+    records ``2 + i % 4`` points (room for 5); a seat's standing at point k of R is
+    ``score * k // R`` (0 at the start, its score at the end), measure ``round`` is k."""
+    c = hashed(tables, seed, first_game, n_games)
+    p = tables.players
+    rounds = 1 + np.arange(first_game, first_game + n_games) % 4
+    trace = np.zeros((n_games, 5, p, 2), np.int16)
+    for k in range(5):
+        at = np.minimum(k, rounds)[:, None]
+        trace[:, k, :, 0] = c.score * at // rounds[:, None]
+        trace[:, k, :, 1] = at
+    trace[np.arange(5)[None, :] > rounds[:, None]] = 0  # unrecorded points stay 0
+    return dataclasses.replace(c, trace=trace, points=(rounds + 1).astype(np.int32))
 
 
 # The script: three seats play a cycle of four games (game ``i`` of seed ``s`` is script game
@@ -368,6 +388,7 @@ class Outcome(NamedTuple):
 
 
 HASHED = Outcome(hashed, _tell_scores)
+TRACED = Outcome(traced, _tell_scores)
 SCRIPTED = Outcome(scripted, _tell_script)
 DEALT = Outcome(dealt_roles, _tell_deal)
 TUNED = Outcome(tuned, _tell_ranks)
@@ -383,6 +404,7 @@ class FakeGame(Game):
     name = "fake"
     # Game reads these from a game package's modules (properties); the fake holds them
     end_reasons: ClassVar = ()
+    trace_measures: ClassVar = ()
     rules_model: ClassVar = Rules
     default_policies: ClassVar = {}
 
@@ -401,6 +423,7 @@ class FakeGame(Game):
         teams: Sequence[str] = (),
         roles: Sequence[str] = (),
         variants: Sequence[dict[str, Any]] = (),
+        trace_measures: Sequence[str] = (),
     ) -> None:
         if name is not None:  # a subclass may name itself instead
             self.name = name
@@ -417,6 +440,7 @@ class FakeGame(Game):
         self.telemetry = list(telemetry)
         self.teams, self.roles = tuple(teams), tuple(roles)
         self.variants = [dict(v) for v in variants]
+        self.trace_measures = tuple(trace_measures)
         super().__init__()
         self.reset()
 
@@ -535,6 +559,22 @@ contract = _module(
         ]
     ),
     write_config,
+)
+
+
+def _write_traced(path: Path, *, players: int = 3, games: int = 50, seed: int = 7, **extra: Any):
+    """A valid config of ``fake_traced``; returns its path."""
+    seats = ["plain", "skilled", "plain", "skilled"][:players]
+    return _write(
+        path, "fake_traced", players=players, seats=seats, games=games, seed=seed, **extra
+    )
+
+
+# The hashed game with trajectories (the storage of Chunk.trace: tests/test_trace.py).
+traced_game = _module(
+    "traced",
+    FakeGame("fake_traced", outcome=TRACED, trace_measures=TRACE_MEASURES),
+    _write_traced,
 )
 PLAIN = {"plain": PlainPolicy}
 roles = _module(

@@ -1,0 +1,130 @@
+"""Trajectories (issue 32): a game's ``Chunk.trace`` stored beside each part as
+``games/trace-NNNNN.parquet`` (one row per game, point and seat), listed with its SHA-256 in the
+manifest, read by ``results.open_trace``, checked by ``verify``, and kept byte for byte by a run
+that is interrupted and resumed. The fake game ``fake_traced`` (tests/kit/fake_game.py) plants
+trajectories whose every value is known: game ``i`` records ``2 + i % 4`` points and a seat's
+standing at point k of R is ``score * k // R``."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import polars as pl
+import pytest
+
+from balance import results, runner
+from balance.config import load_config
+from kit import fake_game as fake
+from test_resume import same_dataset
+
+
+def _run(config, out, **options):
+    return runner.run(load_config(config), config_path=str(config), out=out, **options)
+
+
+@pytest.fixture
+def traced_config(fake_traced_game, tmp_path):
+    return fake.traced_game.write_config(tmp_path / "traced.yaml", games=50)
+
+
+def test_trace_columns_are_the_recorded_points_game_then_point_then_seat():
+    tables = fake.traced_game.PLUGIN.tables(players=3)
+    chunk = fake.traced(tables, 7, 10, 6)
+    cols = results.trace_columns(chunk, fake.TRACE_MEASURES)
+    points = 2 + np.arange(10, 16) % 4
+    assert len(cols["game"]) == 3 * points.sum()
+    frame = pl.DataFrame(cols)
+    assert frame.schema == {
+        "game": pl.Int64, "point": pl.Int16, "seat": pl.Int8, "standing": pl.Int16,
+        "round": pl.Int16,
+    }  # fmt: skip
+    assert frame.select("game", "point", "seat").is_duplicated().sum() == 0
+    assert frame.sort("game", "point", "seat").equals(frame)  # already in file order
+    last = frame.filter(pl.col("point") == pl.col("point").max().over("game"))
+    assert last["standing"].to_list() == chunk.score.ravel().tolist()
+    assert (frame.filter(pl.col("point") == 0)["standing"] == 0).all()
+
+
+def test_trace_columns_refuse_a_trace_that_does_not_fit():
+    tables = fake.traced_game.PLUGIN.tables(players=3)
+    chunk = fake.traced(tables, 7, 0, 4)
+    with pytest.raises(ValueError, match="measures"):
+        results.trace_columns(chunk, ("standing",))
+    bad = fake.dataclasses.replace(chunk, points=chunk.points + 9)
+    with pytest.raises(ValueError, match="within 1..5"):
+        results.trace_columns(bad, fake.TRACE_MEASURES)
+
+
+def test_a_run_stores_each_parts_trajectories_beside_it(traced_config, tmp_path):
+    out = tmp_path / "run"
+    _run(traced_config, out, games=50, chunk_size=16)
+    manifest, rows = results.open_results(out)
+    assert manifest["trace_measures"] == ["standing", "round"]
+    files = sorted(p.name for p in (out / "games").iterdir())
+    assert files == [f"{k}-{i:05d}.parquet" for k in ("part", "trace") for i in range(4)]
+    for i, part in enumerate(manifest["parts"]):
+        assert part["trace"]["file"] == f"trace-{i:05d}.parquet"
+    _, trace = results.open_trace(out)
+    trace = trace.collect()
+    points = 2 + np.arange(50) % 4
+    assert trace.height == 3 * points.sum()
+    assert trace.group_by("game").agg(pl.col("point").max())["point"].sort().to_list() == sorted(
+        (points - 1).tolist()
+    )
+    ends = trace.filter(pl.col("point") == pl.col("point").max().over("game"))
+    joined = ends.join(rows.collect(), on=["game", "seat"])
+    assert joined.height == 150
+    assert (joined["standing"] == joined["score"]).all()  # the last point is the final score
+
+
+def test_verify_names_a_damaged_or_missing_trace_file(traced_config, tmp_path):
+    out = tmp_path / "run"
+    _run(traced_config, out, games=50, chunk_size=16)
+    assert results.verify(out)[1] == []
+    trace = out / "games" / "trace-00001.parquet"
+    data = bytearray(trace.read_bytes())
+    data[40] ^= 0xFF
+    trace.write_bytes(bytes(data))
+    problems = results.verify(out)[1]
+    assert len(problems) == 1 and "trace-00001.parquet" in problems[0]
+    with pytest.raises(results.ResultsError, match="trace-00001.parquet"):
+        results.open_trace(out)
+    trace.unlink()
+    assert "trace-00001.parquet: listed in manifest.json but missing" in results.verify(out)[1][0]
+
+
+def test_a_run_of_a_game_without_trajectories_says_so_in_one_line(fake_game, fake_config, tmp_path):
+    out = tmp_path / "run"
+    _run(fake_config, out, games=10)
+    assert results.read_manifest(out)["trace_measures"] == []
+    assert not list((out / "games").glob("trace-*"))
+    with pytest.raises(results.ResultsError, match="no trajectories") as info:
+        results.open_trace(out)
+    assert "\n" not in str(info.value)
+
+
+def test_interrupted_and_resumed_keeps_the_trajectories_byte_for_byte(
+    fake_traced_game, traced_config, tmp_path
+):
+    _run(traced_config, tmp_path / "full", games=50, chunk_size=8)
+    fake_traced_game.reset()
+    fake_traced_game.interrupt_at = 4
+    with pytest.raises(runner.Interrupted):
+        _run(traced_config, tmp_path / "part", games=50, chunk_size=8)
+    # what a kill between a trace file's rename and its part's leaves: a trace never listed
+    (tmp_path / "part" / "games" / "trace-00003.parquet").write_bytes(b"PAR1 half")
+    fake_traced_game.reset()
+    summary = runner.resume(tmp_path / "part")
+    assert summary.status == "complete"
+    same_dataset(tmp_path / "full", tmp_path / "part")  # every part and trace file, byte for byte
+
+
+def test_a_manifest_whose_parts_and_trace_measures_disagree_is_refused(traced_config, tmp_path):
+    out = tmp_path / "run"
+    _run(traced_config, out, games=20, chunk_size=8)
+    manifest = json.loads((out / "manifest.json").read_text())
+    del manifest["parts"][1]["trace"]
+    (out / "manifest.json").write_text(json.dumps(results.seal(manifest)))
+    with pytest.raises(results.ResultsError, match=r"parts\[1\].trace: has no trace"):
+        results.open_results(out)
