@@ -16,6 +16,9 @@ which the CLI prints and the report draws. Nothing here imports a game.
 - axes.py: every axis of balance (places, chairs, sides, roles, policy by place) against its
   reference with simultaneous intervals, judged against a tolerance;
 - sequential.py: SPRTs for balance claims, decided batch by batch;
+- plays.py: how a game plays, from its trajectories (results.open_trace): lead changes,
+  comebacks, the winner's largest deficit, when the game was decided, margin of victory, and
+  at each tenth of the game the share of games whose eventual winner led;
 - trend.py: a sweep's trend, the least-squares slope of a metric on a numeric knob across the
   points of a curve, as a contrast of per-game values (the points share their games).
 """
