@@ -54,8 +54,14 @@ METRICS: dict[str, tuple[str, str]] = {
     "points": ("mean", "points recorded per game (rounds + 1)"),
 }
 # The metrics taken over games with one winner only (the others: every game)
-WINNER_METRICS = ("comeback_half", "comeback_two_thirds", "max_deficit", "decided_at", "margin",
-                  "close")  # fmt: skip
+WINNER_METRICS = (
+    "comeback_half",
+    "comeback_two_thirds",
+    "max_deficit",
+    "decided_at",
+    "margin",
+    "close",
+)
 
 
 FRACTIONS = np.linspace(0.0, 1.0, 11)  # where :func:`winner_leads` looks: 0 %, 10 %, ... 100 %
@@ -73,13 +79,14 @@ class GameMetrics(NamedTuple):
     leads: np.ndarray | None = None
 
 
-def standings(trace: pl.DataFrame, measure: str, players: int) -> tuple[np.ndarray, np.ndarray,
-                                                                      np.ndarray]:  # fmt: skip
+def standings(
+    trace: pl.DataFrame, measure: str, players: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(game int64[n], points int64[n], standing float64[n, M, P]) of a trajectory frame (rows of
     game, point, seat; any order), each game's standing held at its last value after its end."""
     t = trace.select("game", "point", "seat", measure).sort("game", "point", "seat")
     game_col = t["game"].to_numpy()
-    games, first, count = np.unique(game_col, return_index=True, return_counts=True)
+    games, count = np.unique(game_col, return_counts=True)
     points = (count // players).astype(np.int64)
     if np.any(count != points * players):
         raise ValueError("a trajectory must have one row per seat at each point of a game")
@@ -155,8 +162,9 @@ def game_metrics(trace: pl.DataFrame, rows: pl.DataFrame, measure: str) -> GameM
     live = np.arange(s.shape[1])[None, :] < points[:, None]
     not_leading = live & (lead != w[:, None])
     # the last point the winner did not lead alone; decided from the point after it
-    last_not = np.where(not_leading.any(axis=1),
-                        s.shape[1] - 1 - np.argmax(not_leading[:, ::-1], axis=1), -1)  # fmt: skip
+    last_not = np.where(
+        not_leading.any(axis=1), s.shape[1] - 1 - np.argmax(not_leading[:, ::-1], axis=1), -1
+    )
     decided = np.minimum(last_not + 1, rounds) / np.maximum(rounds, 1)
     end = s[idx, points - 1]  # [n, P]
     others = np.where(np.arange(players)[None, :] == w[:, None], -np.inf, end)
@@ -240,6 +248,6 @@ def summary(metrics: GameMetrics, level: float = 0.95) -> pl.DataFrame:
             "mean": pl.Float64,
             "lo": pl.Float64,
             "hi": pl.Float64,
-        },  # fmt: skip
+        },
         orient="row",
     )

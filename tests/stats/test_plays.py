@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pytest
+from kit import fake_game as fake
 
 from balance.stats import plays
-from kit import fake_game as fake
 
 
 def _frames(games: dict[int, tuple[list[list[int]], list[int], bool]]):
@@ -65,15 +65,16 @@ def test_a_tie_does_not_end_a_lead_and_the_end_is_held():
     m = plays.game_metrics(t, r, "standing")
     assert m.values["lead_changes"].tolist() == [0]
     assert m.values["decided_at"].tolist() == [1.0]  # tied at point 2: led for good from 3 of 3
-    games, points, s = plays.standings(t, "standing", 2)
+    _, _, s = plays.standings(t, "standing", 2)
     assert s.shape == (1, 4, 2) and s[0, 3].tolist() == [1, 3]
 
 
 def test_a_trajectory_with_a_missing_seat_or_point_is_refused():
     t, r = _frames({0: ([[0, 0], [1, 0]], [1, 2], False)})
     with pytest.raises(ValueError, match="one row per seat"):
-        plays.game_metrics(t.filter(~((pl.col("point") == 1) & (pl.col("seat") == 1))), r,
-                           "standing")  # fmt: skip
+        plays.game_metrics(
+            t.filter(~((pl.col("point") == 1) & (pl.col("seat") == 1))), r, "standing"
+        )
     gap = t.with_columns(pl.when(pl.col("point") == 1).then(2).otherwise(0).alias("point"))
     with pytest.raises(ValueError, match="without a gap"):
         plays.game_metrics(gap, r, "standing")
@@ -97,46 +98,62 @@ def _polars_metrics(trace: pl.DataFrame, rows: pl.DataFrame) -> pl.DataFrame:
             ((pl.col("before").is_not_null()) & (pl.col("leader") != pl.col("before")))
             .sum()
             .alias("lead_changes")
-        )  # fmt: skip
+        )
     )
     winners = (
         rows.filter((pl.col("rank") == 1) & ~pl.col("shared"))
-        .group_by("game").agg(pl.col("seat").first().alias("winner"), pl.len().alias("k"))
-        .filter(pl.col("k") == 1).select("game", "winner")
-    )  # fmt: skip
+        .group_by("game")
+        .agg(pl.col("seat").first().alias("winner"), pl.len().alias("k"))
+        .filter(pl.col("k") == 1)
+        .select("game", "winner")
+    )
     rounds = trace.group_by("game").agg((pl.col("point").max()).alias("rounds"))
     w = (
-        trace.join(winners, on="game").filter(pl.col("seat") == pl.col("winner"))
-        .join(lead, on=["game", "point"]).join(rounds, on="game")
+        trace.join(winners, on="game")
+        .filter(pl.col("seat") == pl.col("winner"))
+        .join(lead, on=["game", "point"])
+        .join(rounds, on="game")
         .with_columns((pl.col("top") - pl.col("standing")).alias("behind"))
-    )  # fmt: skip
+    )
     per = w.group_by("game").agg(
         pl.col("behind").max().alias("max_deficit"),
         (pl.col("behind").filter(pl.col("point") == (pl.col("rounds") / 2).floor()) > 0)
-        .first().cast(pl.Float64).alias("comeback_half"),
-        pl.col("point").filter(pl.col("leader").is_null() | (pl.col("leader") != pl.col("winner")))
-        .max().alias("last_not"),
+        .first()
+        .cast(pl.Float64)
+        .alias("comeback_half"),
+        pl.col("point")
+        .filter(pl.col("leader").is_null() | (pl.col("leader") != pl.col("winner")))
+        .max()
+        .alias("last_not"),
         pl.col("rounds").first(),
-    )  # fmt: skip
+    )
     end = trace.join(rounds, on="game").filter(pl.col("point") == pl.col("rounds"))
     margin = (
         end.join(winners, on="game")
         .group_by("game")
-        .agg((pl.col("standing").filter(pl.col("seat") == pl.col("winner")).first()
-              - pl.col("standing").filter(pl.col("seat") != pl.col("winner")).max())
-             .alias("margin"))
-    )  # fmt: skip
+        .agg(
+            (
+                pl.col("standing").filter(pl.col("seat") == pl.col("winner")).first()
+                - pl.col("standing").filter(pl.col("seat") != pl.col("winner")).max()
+            ).alias("margin")
+        )
+    )
     decided = per.with_columns(
-        (pl.when(pl.col("last_not").is_null()).then(0)
-         .otherwise(pl.min_horizontal(pl.col("last_not") + 1, pl.col("rounds")))
-         / pl.max_horizontal(pl.col("rounds"), 1)).alias("decided_at")
-    )  # fmt: skip
+        (
+            pl.when(pl.col("last_not").is_null())
+            .then(0)
+            .otherwise(pl.min_horizontal(pl.col("last_not") + 1, pl.col("rounds")))
+            / pl.max_horizontal(pl.col("rounds"), 1)
+        ).alias("decided_at")
+    )
     return (
-        rounds.select("game").join(changes, on="game", how="left")
+        rounds.select("game")
+        .join(changes, on="game", how="left")
         .with_columns(pl.col("lead_changes").fill_null(0))
-        .join(decided, on="game", how="left").join(margin, on="game", how="left")
+        .join(decided, on="game", how="left")
+        .join(margin, on="game", how="left")
         .sort("game")
-    )  # fmt: skip
+    )
 
 
 def test_the_metrics_agree_with_plain_polars_over_planted_games():
