@@ -128,3 +128,37 @@ def test_a_manifest_whose_parts_and_trace_measures_disagree_is_refused(traced_co
     (out / "manifest.json").write_text(json.dumps(results.seal(manifest)))
     with pytest.raises(results.ResultsError, match=r"parts\[1\].trace: has no trace"):
         results.open_results(out)
+
+
+def test_the_report_of_a_traced_run_says_how_the_game_plays(traced_config, tmp_path):
+    from html import escape
+
+    from balance.report.numbers import analyse
+    from balance.report.sections import plays_sentences
+    from balance.report.write import write_report
+    from balance.stats import plays
+
+    out = tmp_path / "run"
+    _run(traced_config, out, games=400, chunk_size=128)
+    ds = analyse(out)
+    assert ds.plays is not None and ds.plays.standing == "standing"
+    _, trace = results.open_trace(out)
+    _, rows = results.open_results(out)
+    direct = plays.summary(plays.game_metrics(trace.collect(), rows.collect(), "standing"))
+    assert ds.plays.summary.equals(direct)  # read a slice at a time: the same numbers
+    page = write_report([out], out=tmp_path / "page.html").path.read_text()
+    assert "How the game plays" in page
+    for sentence in plays_sentences(ds.plays):
+        assert escape(sentence) in page
+    assert "Half way through, the eventual winner leads alone in" in page
+
+
+def test_a_report_of_a_run_without_trajectories_has_no_such_section(
+    fake_game, fake_config, tmp_path
+):
+    from balance.report.write import write_report
+
+    out = tmp_path / "run"
+    _run(fake_config, out, games=100)
+    page = write_report([out], out=tmp_path / "page.html").path.read_text()
+    assert "How the game plays" not in page

@@ -609,3 +609,48 @@ def plot_overview(labels: Sequence[str], shares: Sequence[WinShares]) -> go.Figu
     )
     fig.update_yaxes(tickformat=".0%", rangemode="tozero")
     return fig
+
+
+def plot_winner_leads(curve: pl.DataFrame, standing: str) -> go.Figure:
+    """How early a game is decided: at each tenth of the game, the share of games whose eventual
+    winner led alone (by ``standing``), with its 95 % interval as a band."""
+    x = curve["fraction"].to_numpy() * 100
+    share, lo, hi = (curve[c].to_numpy() for c in ("share", "lo", "hi"))
+    games = int(curve["games"][0]) if curve.height else 0
+    half = float(share[len(share) // 2]) if len(share) else float("nan")
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(
+            x=np.concatenate([x, x[::-1]]),
+            y=np.concatenate([hi, lo[::-1]]),
+            fill="toself",
+            fillcolor="rgba(31, 119, 180, 0.15)",
+            line={"width": 0},
+            hoverinfo="skip",
+            name="95 % interval",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=x,
+            y=share,
+            mode="lines+markers",
+            marker_color=BLUE,
+            name="winner leads",
+            customdata=np.column_stack([lo, hi]),
+            hovertemplate="%{x:.0f} % of the game: the winner leads in %{y:.1%} of games"
+            " [%{customdata[0]:.1%}, %{customdata[1]:.1%}]<extra></extra>",
+        )
+    )
+    layout(
+        fig,
+        title=f"Half way through, the eventual winner leads alone in {pct(half)} of games",
+        context=f"How early a game is decided: games with one winner ({games:,}), leader by "
+        f"{standing.replace('_', ' ')}",
+        showlegend=False,
+        xaxis_title="share of the game's rounds played (%)",
+        yaxis_title="games whose winner leads",
+    )
+    fig.update_yaxes(tickformat=".0%", range=[0, 1.02])
+    fig.update_xaxes(range=[-2, 102])
+    return fig

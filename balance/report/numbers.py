@@ -35,13 +35,21 @@ from balance import stats
 from balance.errors import BalanceError
 from balance.games.base import ReportSection
 from balance.impact_file import ImpactFile
-from balance.results import open_results
+from balance.results import open_results, open_trace
 from balance.stats import curves, trend
 from balance.sweep_file import Axis, SweepRun, open_sweep
 
 
 class ReportError(BalanceError):
     """A report cannot be made; the message is one line naming the path and the fix."""
+
+
+class Plays(NamedTuple):
+    """How the games of a dataset played (stats/plays.py), from its trajectories."""
+
+    standing: str  # the measure a leader is decided by (the game's first trace measure)
+    summary: pl.DataFrame  # plays.summary: one row per metric
+    curve: pl.DataFrame  # plays.winner_leads: the winner's lead at each tenth of the game
 
 
 class DatasetStats(NamedTuple):
@@ -63,6 +71,8 @@ class DatasetStats(NamedTuple):
     axes: tuple[stats.Axis, ...] = ()
     # one line per policy of the line-up: its name, kind and what it does (from the game)
     players: tuple[tuple[str, str, str], ...] = ()
+    # how the games played, from their trajectories (None: the run recorded none)
+    plays: Plays | None = None
 
 
 def analyse_rows(
@@ -118,7 +128,24 @@ def analyse_rows(
         game_sections=own,
         axes=tuple(axes),
         players=tuple(players_of(manifest)),
+        plays=game_plays(manifest, path, lf, level=level),
     )
+
+
+def game_plays(
+    manifest: dict[str, Any], path: str, rows: pl.LazyFrame, *, level: float = 0.95
+) -> Plays | None:
+    """How the games of the dataset at ``path`` played (stats/plays.py), when its run recorded
+    trajectories of a game whose seats win alone (a game that deals sides is left out: its
+    standing is a side's, not a seat's)."""
+    measures = manifest.get("trace_measures") or []
+    if not path or not measures or manifest.get("team_names"):
+        return None
+    from balance.stats import plays
+
+    _, trace = open_trace(path)
+    metrics = plays.run_metrics(trace, rows, measures[0], int(manifest["games_done"]))
+    return Plays(measures[0], plays.summary(metrics, level), plays.winner_leads(metrics, level))
 
 
 def report_settings(manifest: dict[str, Any]) -> Any:

@@ -10,6 +10,7 @@ escaped here.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from html import escape
 from pathlib import Path
@@ -45,6 +46,7 @@ from balance.report.numbers import (
 )
 from balance.report.sentences import difference_label, ordinal
 from balance.report.verdict import about_games, axis_group_label
+from balance.stats.plays import CLOSE
 
 # ========================================================================= one dataset's page
 
@@ -61,6 +63,11 @@ def dataset_sections(
         ("wins", "Win shares", win_section(page, ds)),
         ("seats", "Seat advantage and turn order", advantage_section(page, ds)),
         ("scores", "Score and game-length distributions", distribution_section(page, ds)),
+        *(
+            [("plays", "How the game plays", plays_section(page, ds))]
+            if ds.plays is not None
+            else []
+        ),
         *((s.key, s.heading, game_section(page, s)) for s in ds.game_sections),
         ("cards", "Card diagnostics: observational, not effects", impact_section(page, ds)),
     ]
@@ -271,6 +278,70 @@ def distribution_section(page: Page, ds: DatasetStats) -> str:
         + page.figure(figures.plot_length_distribution(d))
         + table_html(rows, cols)
         + reasons
+    )
+
+
+def _plays_row(summary: pl.DataFrame, metric: str) -> dict[str, Any]:
+    return summary.filter(pl.col("metric") == metric).row(0, named=True)
+
+
+def plays_sentences(p: Any) -> list[str]:
+    """What the trajectories say, one sentence a metric, each with its 95 % interval."""
+    row = functools.partial(_plays_row, p.summary)
+    unit = p.standing.replace("_", " ")
+
+    def share(m: str) -> str:
+        r = row(m)
+        return f"{pct(r['mean'])} [{pct(r['lo'])}, {pct(r['hi'])}]"
+
+    def mean(m: str, f: str = ".2f") -> str:
+        r = row(m)
+        return f"{r['mean']:{f}} [{r['lo']:{f}}, {r['hi']:{f}}]"
+
+    decided = row("decided_at")
+    return [
+        f"The lead (the one seat with the highest {unit}) changes hands {mean('lead_changes')} "
+        "times a game on average.",
+        f"The eventual winner was behind at half time in {share('comeback_half')} of the games "
+        f"with one winner, and still behind at two thirds in {share('comeback_two_thirds')}.",
+        f"The winner took the lead for good after {pct(decided['mean'])} of the game on average "
+        f"[{pct(decided['lo'])}, {pct(decided['hi'])}]; its largest deficit was "
+        f"{mean('max_deficit')} {unit}.",
+        f"Margin of victory: {mean('margin')} {unit}; {share('close')} of the games with one "
+        f"winner were won by at most {CLOSE} {unit}.",
+    ]
+
+
+def _plays_cells(r: dict[str, Any]) -> dict[str, Any]:
+    """A metric's row with its mean and interval written as the metric is read: a rate in
+    percent, a mean as a number."""
+    if r["kind"] == "rate":
+        return {**r, "value": pct(r["mean"]), "interval": f"[{pct(r['lo'])}, {pct(r['hi'])}]"}
+    return {**r, "value": f"{r['mean']:.2f}", "interval": f"[{r['lo']:.2f}, {r['hi']:.2f}]"}
+
+
+def plays_section(page: Page, ds: DatasetStats) -> str:
+    """How the game plays (stats/plays.py): sentences, the winner's lead through the game, and
+    the table of every metric with its interval."""
+    p = ds.plays
+    cols = [
+        Column("", lambda r: r["words"]),
+        Column("games", lambda r: r["games"], fmt(","), True),
+        Column("mean", lambda r: r["value"]),
+        Column("95 % interval", lambda r: r["interval"]),
+    ]
+    intro = (
+        "<p>From each game's trajectory: every seat's "
+        f"{escape(p.standing.replace('_', ' '))} at the start, after each round and at the "
+        "end, in games between the players above. The definitions and their sources: "
+        "docs/statistics.md, How the game plays.</p>"
+    )
+    said = "".join(f"<li>{escape(x)}</li>" for x in plays_sentences(p))
+    return (
+        intro
+        + f"<ul>{said}</ul>"
+        + page.figure(figures.plot_winner_leads(p.curve, p.standing))
+        + table_html([_plays_cells(r) for r in p.summary.to_dicts()], cols)
     )
 
 
