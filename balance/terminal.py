@@ -304,6 +304,38 @@ def compare_table(result: Any) -> Any:
     return table
 
 
+def plays_table(result: Any) -> Any:
+    """How the games played (stats/plays.py), paired B - A per metric (``result.plays``)."""
+    from rich import box
+    from rich.table import Table
+
+    level = f"{result.level * 100:g} %"
+    table = Table(box=box.SIMPLE_HEAD, title="How the game plays (paired B - A)")
+    for name in ("metric", "games", "A", "B", "B - A", f"{level} interval", "q (BH)", ""):
+        table.add_column(name, justify="left" if name in ("metric", "") else "right")
+    from balance.stats.plays import METRICS
+
+    rates = {n for n, (kind, _) in METRICS.items() if kind == "rate"}
+    for r in result.plays.iter_rows(named=True):
+        if r["metric"] in rates:
+            a, b = f"{r['a'] * 100:.2f} %", f"{r['b'] * 100:.2f} %"
+            d, ci = f"{r['diff'] * 100:+.2f} pt", f"[{r['lo'] * 100:+.2f}, {r['hi'] * 100:+.2f}]"
+        else:
+            a, b, d = f"{r['a']:.3f}", f"{r['b']:.3f}", f"{r['diff']:+.3f}"
+            ci = f"[{r['lo']:+.3f}, {r['hi']:+.3f}]"
+        table.add_row(
+            r["words"],
+            f"{r['games']:,}",
+            a,
+            b,
+            d,
+            ci,
+            _q(r["q_value"]),
+            "*" if r["significant"] else "",
+        )
+    return table
+
+
 def bench_table(result: Any) -> Any:
     from rich.table import Table
 

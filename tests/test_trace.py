@@ -162,3 +162,113 @@ def test_a_report_of_a_run_without_trajectories_has_no_such_section(
     _run(fake_config, out, games=100)
     page = write_report([out], out=tmp_path / "page.html").path.read_text()
     assert "How the game plays" not in page
+
+
+def test_compare_pairs_each_metric_game_by_game(fake_traced_game, tmp_path):
+    """B gives the first player a bonus: the paired change of each metric is the mean over games
+    of B's value minus A's, taken from the two runs' own trajectories."""
+    from typer.testing import CliRunner
+
+    from balance.cli import app
+    from balance.experiments.compare import compare
+    from balance.stats import plays
+
+    a_cfg = fake.traced_game.write_config(tmp_path / "a.yaml", games=3000)
+    b_cfg = fake.traced_game.write_config(tmp_path / "b.yaml", games=3000, rules={"bonus": 2})
+    result = compare(load_config(a_cfg), load_config(b_cfg), chunk_size=700)
+    table = result.plays
+    assert table is not None and set(table["metric"]) == set(plays.METRICS)
+    per = []
+    for cfg, name in ((a_cfg, "a"), (b_cfg, "b")):
+        _run(cfg, tmp_path / name, games=3000)
+        _, trace = results.open_trace(tmp_path / name)
+        _, rows = results.open_results(tmp_path / name)
+        per.append(plays.game_metrics(trace.collect(), rows.collect(), "standing"))
+    for r in table.iter_rows(named=True):
+        va, vb = per[0].values[r["metric"]], per[1].values[r["metric"]]
+        both = ~(np.isnan(va) | np.isnan(vb))
+        assert r["games"] == both.sum()
+        assert r["diff"] == pytest.approx((vb - va)[both].mean(), abs=1e-12)
+        assert r["lo"] < r["diff"] < r["hi"] or r["lo"] == r["hi"]
+    margin = table.filter(pl.col("metric") == "margin").row(0, named=True)
+    assert margin["significant"] and margin["diff"] > 0  # the bonus widens the first's wins
+    page = tmp_path / "compare.html"
+    out = CliRunner().invoke(
+        app, ["compare", str(a_cfg), str(b_cfg), "--games", "600", "--report", str(page)]
+    )
+    assert out.exit_code == 0, out.output
+    assert "How the game plays (paired B - A)" in out.output
+    assert "margin of victory" in out.output
+    html = page.read_text()
+    assert "How the game plays" in html and "margin of victory" in html
+
+
+# ------------------------------------------------------------------ the gate on how games play
+
+
+def _spec(folder, config, *assertions, head="batch: 2000\n"):
+    path = folder / "spec.yaml"
+    lines = "".join(f"      - {a}\n" for a in assertions)
+    path.write_text(f"{head}checks:\n  - config: {config}\n    assertions:\n{lines}")
+    return path
+
+
+def test_a_gate_on_the_comeback_rate_decides_on_the_planted_rate(fake_traced_game, tmp_path):
+    """Planted: a comeback game with chance 0.4, behind at half in 3 of its 4 lengths, so the
+    comeback rate among games with one winner is 0.3 (up to the hash's independence)."""
+    from balance import experiments as ex
+
+    fake.traced_game.write_config(tmp_path / "c.yaml", games=100, rules={"comeback": 0.4})
+    path = _spec(
+        tmp_path,
+        "c.yaml",
+        "{metric: comeback_half, above: 0.2}",
+        "{metric: comeback_half, below: 0.2}",
+        "{metric: comeback_half, within: [0.3, 0.05]}",
+        "{metric: lead_changes, below: 1}",
+    )
+    result = ex.check(ex.load_spec(path), spec_path=path)
+    above, below, within, changes = result.assertions
+    assert (above.verdict, below.verdict, within.verdict) == ("PASS", "FAIL", "PASS")
+    assert above.estimate == pytest.approx(0.3, abs=0.03)
+    assert changes.verdict == "PASS"  # a planted comeback changes the lead at most twice
+
+
+@pytest.mark.parametrize(("truth", "promise"), [(0.28, "alpha"), (0.32, "beta")])
+def test_the_comeback_gate_keeps_its_error_rates(truth, promise):
+    """The claim 'comeback rate above 0.3' (delta 0.04) at the edges of its indifference zone,
+    on planted 0/1 per-game values: with the rate 0.28 it passes in at most alpha of 1,000
+    replicates, with 0.32 it fails or stays undecided in at most beta (the SPRT on a rate)."""
+    from balance import experiments as ex
+    from balance.experiments.check import assertion_test, feed_values
+    from balance.stats import sequential as seq
+    from experiments.test_check_metrics import ALPHA, BETA, upper_ok
+
+    a = {"metric": "comeback_half", "above": 0.3, "delta": 0.04}
+    spec = ex.Spec.model_validate({"checks": [{"config": "x.yaml", "assertions": [a]}]})
+    reps, batch = 1000, 500
+    test = assertion_test(ex.AssertionSpec.model_validate(a), spec, model="bernoulli", reps=reps)
+    rng = np.random.default_rng(3 if promise == "alpha" else 4)
+    while (test.states == seq.OPEN).any():
+        feed_values(test, (rng.random((reps, batch)) < truth).astype(np.float64))
+    n = {k: int((test.states == v).sum()) for k, v in (("pass", 1), ("fail", -1), ("cap", 2))}
+    if promise == "alpha":
+        assert upper_ok(n["pass"], reps, ALPHA), n
+    else:
+        assert upper_ok(n["fail"] + n["cap"], reps, BETA), n
+
+
+def test_a_plays_metric_on_a_game_without_trajectories_is_one_line(fake_game, tmp_path):
+    from balance import experiments as ex
+    from balance.config import ConfigError
+
+    fake.write_config(tmp_path / "f.yaml")
+    path = _spec(tmp_path, "f.yaml", "{metric: comeback_half, above: 0.1}")
+    with pytest.raises(ConfigError, match=r"checks\[0\].assertions\[0\].metric: .*no trajectory"):
+        ex.check(ex.load_spec(path), spec_path=path)
+    bad = _spec(tmp_path, "f.yaml", "{metric: comeback_half, seat: 0, above: 0.1}")
+    with pytest.raises(ConfigError, match="seat: comeback_half is about how whole games play"):
+        ex.load_spec(bad)
+    pct = _spec(tmp_path, "f.yaml", "{metric: close, above: 30}")
+    with pytest.raises(ConfigError, match="looks like a percentage"):
+        ex.load_spec(pct)

@@ -95,6 +95,13 @@ def compare(
     for words in left_out_words(result.left_out):  # teams and roles no game dealt, e.g.
         typer.echo(words)
     typer.echo(_how_to_read(result))
+    if result.plays is not None:
+        terminal.print_table(terminal.plays_table(result))
+        typer.echo(
+            "How the game plays: per game from its trajectory (docs/statistics.md); a winner's "
+            "metric over the games both runs have one winner; q: the one rule across these "
+            "metrics."
+        )
     if report_file is not None:
         from balance.report import write_comparison
 

@@ -37,7 +37,13 @@ Every claim is about a per-game mean (balance/stats/groups.py's per-game values)
   Bonferroni interval at a fixed n would waste the clear cases' games). The roles are those dealt
   in the check's first chunk of games (the first batch, or 65,536 games): a role the game never
   deals there (not in the config's pool) cannot be decided and is left out; one first dealt later
-  is named in the result's detail as not covered."""
+  is named in the result's detail as not covered.
+- ``lead_changes``, ``comeback_half``, ``comeback_two_thirds``, ``max_deficit``, ``decided_at``,
+  ``margin``, ``close``: how each game played, from its trajectory (balance/stats/plays.py); the
+  winner's metrics are NaN in a game without one winner and left out (as a role not dealt is), so
+  they are means over the games with one winner; a comeback or a close game is 0 or 1 (the
+  Bernoulli likelihood). A game that records no trajectory of a seat's standing is refused
+  before any game."""
 
 from __future__ import annotations
 
@@ -56,6 +62,8 @@ from balance.experiments.check_spec import (  # DEFAULT_DELTA: tune.py imports i
     DEFAULT_DELTA,  # noqa: F401
     MAX_GAMES,
     MAX_METRICS,
+    PLAYS,
+    PLAYS_RATES,
     AssertionSpec,
     Spec,
     assertion_claims,
@@ -182,6 +190,8 @@ def _values(b: _Bound, arrays: list[stats.GameArrays]) -> np.ndarray:
     a = b.spec
     if a.metric == "first_player_edge":
         return first_player_edge(arrays[b.run])
+    if a.metric in PLAYS:
+        return arrays[b.run].plays.values[a.metric]  # NaN: a game without one winner
     if a.metric == "max_role_shift":
         return role_shifts(arrays[b.run], b.group_run or [])
 
@@ -413,6 +423,13 @@ def _prepare_check(
             roles = tuple(stats.groups(line, ["role"]))
             bounds.append(_Bound(a, j, 0, None, None, None, None, [], key, roles))
             continue
+        if a.metric in PLAYS and not _keeps_plays(runs.runs[0]):
+            _raise(
+                shown,
+                f"{key}.metric",
+                f"{c.config}: {cfg.game} records no trajectory of a seat's standing (a game "
+                "that deals its sides, or keeps none)",
+            )
         columns = cfg.players if a.metric == "max_seat_shift" else 1
         model: seq.Model = "bernoulli" if _bernoulli(a, g_run, runs.lineups[0]) else "normal"
         test = assertion_test(a, spec, columns=columns, model=model)
@@ -422,9 +439,18 @@ def _prepare_check(
     return name, c.config, runs, seed, bounds
 
 
+def _keeps_plays(run: Any) -> bool:
+    """Whether a prepared run's games give the plays metrics (experiments/play.py
+    ``chunk_arrays``): a trajectory, and seats that win alone rather than dealt sides."""
+    return bool(run.plugin.trace_measures) and not run.team_names
+
+
 def _bernoulli(a: AssertionSpec, grp: list[stats.Group] | None, line: stats.Lineup) -> bool:
     """Whether the assertion's per-game value is one seat's or one team's win (0, 1/k or 1: the
-    Bernoulli likelihood); a policy of several seats or a role is a mean (normal likelihood)."""
+    Bernoulli likelihood), or a rate of games (a comeback, a close game); a policy of several
+    seats or a role is a mean (normal likelihood)."""
+    if a.metric in PLAYS_RATES:
+        return True
     if a.metric != "win_share" or grp is None:
         return False
     g = grp[0]

@@ -40,18 +40,41 @@ Metric = Literal[
     "max_seat_shift",
     "first_player_edge",
     "max_role_shift",
+    # how the game plays, per game from its trajectory (balance/stats/plays.py)
+    "lead_changes",
+    "comeback_half",
+    "comeback_two_thirds",
+    "max_deficit",
+    "decided_at",
+    "margin",
+    "close",
 ]
+# The metrics of a game's trajectory (stats/plays.py): whole games, no group; the winner's
+# metrics are taken over the games with one winner.
+PLAYS = (
+    "lead_changes",
+    "comeback_half",
+    "comeback_two_thirds",
+    "max_deficit",
+    "decided_at",
+    "margin",
+    "close",
+)
+# The plays metrics whose per-game value is 0 or 1 (the Bernoulli likelihood)
+PLAYS_RATES = ("comeback_half", "comeback_two_thirds", "close")
 # Metrics that compare the config with a baseline, game by game (max_role_shift does not: its
 # "shift" is a role's deviation from the average seat of the same games).
 PAIRED = ("win_share_shift", "mean_score_shift", "mean_turns_shift", "max_seat_shift")
 # Metrics whose values are shares (of the games won, in [0, 1]) or differences of shares (in
 # [-1, 1]): a bound, a centre, a tolerance or a delta beyond those is a mistake, usually a
 # percentage ("within: [50, 10]" for 0.5 ± 0.1).
-SHARES = ("win_share",)
+SHARES = ("win_share", *PLAYS_RATES, "decided_at")
 SHARE_DIFFERENCES = ("win_share_shift", "max_seat_shift", "first_player_edge", "max_role_shift")
 _GROUP_KEYS = stats.KINDS
 # Default indifference width delta of the SPRT, by the quantity a metric measures.
 DEFAULT_DELTA = {"win_share": 0.01, "mean_score": 0.5, "mean_turns": 1.0}
+DEFAULT_DELTA |= dict.fromkeys((*PLAYS_RATES, "decided_at"), 0.02)
+DEFAULT_DELTA |= {"lead_changes": 0.1, "max_deficit": 0.5, "margin": 0.5}
 # Metrics measured on the shares' scale (their default delta is a share's).
 _ON_SHARE_SCALE = ("max_seat_shift", "first_player_edge", "max_role_shift")
 _STRICT = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
@@ -158,6 +181,7 @@ _WHOLE_GAME = {
     "first_player_edge": "is the first player's (order 0) against the game's average seat: "
     "it takes no {}",
     "max_role_shift": "is about every role the game deals: it takes no {}",
+    **dict.fromkeys(PLAYS, "is about how whole games play (their trajectories), not a {}"),
 }
 
 

@@ -19,7 +19,7 @@ from balance import runner, stats
 from balance.config import RunConfig
 from balance.experiments.play import Progress, Runs
 from balance.runner import CHUNK, RunnerError
-from balance.stats import across
+from balance.stats import across, plays
 
 
 class Comparison(NamedTuple):
@@ -42,6 +42,9 @@ class Comparison(NamedTuple):
     # (kind, group, why) of the teams and roles whose rows are left out of ``table`` (why:
     # "never dealt" in either run, "only in A", "only in B"): see ``leave_out``.
     left_out: tuple[tuple[str, str, str], ...] = ()
+    # how the games played (stats/plays.py), paired B - A per metric with its q-value: games of
+    # the same player count whose game keeps trajectories; None otherwise
+    plays: pl.DataFrame | None = None
 
     @property
     def samples(self) -> str:
@@ -99,11 +102,14 @@ def compare(
             dealt = registry.get(a.game).deals_teams  # no fair 1/n (stats.across)
             acc = across.AcrossAccumulator(a.players, b.players, dealt=dealt)
         seated = [Seated(line) for line in runs.lineups]
+        how = plays.PairedPlays() if paired else None
         report(0, games)  # the kernels are loaded: the games start
         for arr_a, arr_b in runs.play(seed=seed, games=games, chunk_size=chunk_size):
             acc.add(arr_a, arr_b)
             seated[0].add(arr_a)
             seated[1].add(arr_b)
+            if how is not None and arr_a.plays is not None and arr_b.plays is not None:
+                how.add(arr_a.plays, arr_b.plays)
             report(acc.games, games)
     left_out: tuple[tuple[str, str, str], ...] = ()
     if isinstance(acc, stats.PairedAccumulator):
@@ -127,6 +133,7 @@ def compare(
         b_lineup=runs.lineups[1],
         paired=paired,
         left_out=left_out,
+        plays=None if how is None or how.table(level).is_empty() else how.table(level),
     )
 
 

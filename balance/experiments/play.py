@@ -15,6 +15,7 @@ from balance import results, runner, stats
 from balance.config import RunConfig
 from balance.games.base import Chunk
 from balance.runner import CHUNK
+from balance.stats import plays
 
 Progress = Callable[[int, int], None]  # progress(done, total), called after each chunk
 
@@ -41,6 +42,8 @@ def chunk_arrays(chunk: Chunk, run: runner.Prepared, line: stats.Lineup) -> stat
         policy=policy,
         team=team,
         role=chunk.role,
+        # a game that deals its sides has a side's standing, not a seat's (stats/plays.py)
+        plays=None if run.team_names else plays.chunk_metrics(chunk),
     )
 
 

@@ -27,8 +27,10 @@ from balance.report.blocks import (
     config_yaml,
     differences_columns,
     facts,
+    fmt,
     headline,
     players_box,
+    pvalue,
     significant,
     table_html,
 )
@@ -94,6 +96,11 @@ def render_comparison(comparison: Any, *, cdn: bool = False, generated: str | No
             table_html(t.to_dicts(), differences_columns("A", "B"), sortable=True, mark=significant)
             + left_out,
         ),
+        *(
+            [("plays", "How the game plays", _plays_table(c))]
+            if getattr(c, "plays", None) is not None
+            else []
+        ),
         ("method", "Method", _method(c, n_rows=t.height)),
     ]
     subtitle = (
@@ -101,6 +108,36 @@ def render_comparison(comparison: Any, *, cdn: bool = False, generated: str | No
         f"(seed {c.seed})"
     )
     return _page(c, parts, subtitle, cdn=cdn, generated=generated)
+
+
+def _plays_table(c: Any) -> str:
+    """How the games played (stats/plays.py), paired B - A per metric, each with its q-value by
+    the one rule across these metrics."""
+    from balance.stats.plays import METRICS
+
+    def cell(r: dict[str, Any], key: str) -> str:
+        v = r[key]
+        return f"{v:.2%}" if METRICS[r["metric"]][0] == "rate" else f"{v:.3f}"
+
+    def diff(r: dict[str, Any]) -> str:
+        k = 100 if METRICS[r["metric"]][0] == "rate" else 1
+        unit = " points" if k == 100 else ""
+        return f"{r['diff'] * k:+.3f} [{r['lo'] * k:+.3f}, {r['hi'] * k:+.3f}]{unit}"
+
+    cols = [
+        Column("metric", lambda r: r["words"]),
+        Column("games", lambda r: r["games"], fmt(","), True),
+        Column("A", lambda r: r, lambda r: cell(r, "a")),
+        Column("B", lambda r: r, lambda r: cell(r, "b")),
+        Column("difference", lambda r: r, diff),
+        Column("q", lambda r: r.get("q_value"), pvalue, True, "the one rule across these metrics"),
+    ]
+    return (
+        "<p>Per game, from its trajectory (docs/statistics.md, How the game plays); a metric of "
+        "the winner over the games where both runs have one winner; paired t-intervals over "
+        "games; q: the one significance rule across these metrics.</p>"
+        + table_html(c.plays.to_dicts(), cols, sortable=True, mark=significant)
+    )
 
 
 def _left_out_note(c: Any) -> str:

@@ -25,7 +25,7 @@ Per-game values of a group (``group_values``), the unit every interval is comput
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -150,6 +150,8 @@ class GameArrays(NamedTuple):
     policy: np.ndarray | None = None  # int[n, P]
     team: np.ndarray | None = None  # int[n, P]
     role: np.ndarray | None = None  # int[n, P]
+    # how each game played, from its trajectory (stats/plays.py; None: the run keeps none)
+    plays: Any = None  # plays.GameMetrics
 
     @property
     def n_games(self) -> int:
@@ -157,9 +159,11 @@ class GameArrays(NamedTuple):
 
     def rows(self, keep: slice | np.ndarray) -> GameArrays:
         """The games selected by ``keep`` (a slice or a boolean mask), numbered from 0."""
+        arrays = tuple(self)[1:-1]
         return GameArrays(
             0,
-            *(None if a is None else a[keep] for a in tuple(self)[1:]),  # type: ignore[arg-type]
+            *(None if a is None else a[keep] for a in arrays),  # type: ignore[arg-type]
+            plays=None if self.plays is None else self.plays.rows(keep),
         )
 
 

@@ -21,7 +21,8 @@ game's end (docs/rules/<game>.md, "How a game went"). From it, per game (:func:`
 - ``margin``: the winner's standing at the end minus the best other seat's (Ludii's and
   CardStock's *margin of victory*), and ``close``: a margin of at most 1.
 
-Games without one winner (a draw, a shared win) count in ``lead_changes`` and the length only.
+The winner is the one seat of rank 1; games without one (a draw, a shared win, a team's win)
+count in ``lead_changes`` and the length only.
 Every metric is a mean over games, with a t-interval over games (independent games: the seeds'
 streams); a rate's interval is Wilson's (winrates.wilson_interval). The rows of one game's seats
 are never treated as independent.
@@ -31,12 +32,13 @@ Nothing here reads a game: the trajectory and the rows are enough.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import polars as pl
 
-from balance.stats.paired import mean_interval, moments
+from balance.stats.multiple import adjust
+from balance.stats.paired import Moments, _table, mean_interval, merge_moments, moments
 from balance.stats.winrates import wilson_interval
 
 HALF, TWO_THIRDS = 0.5, 2.0 / 3.0
@@ -77,6 +79,16 @@ class GameMetrics(NamedTuple):
     # float64[n, len(FRACTIONS)]: 1 if the eventual winner led alone at the last point at or
     # before that fraction of the game's rounds, else 0; NaN without a winner
     leads: np.ndarray | None = None
+
+    def rows(self, keep: slice | np.ndarray) -> GameMetrics:
+        """The games selected by ``keep`` (a slice or a boolean mask)."""
+        return GameMetrics(
+            self.game[keep],
+            self.points[keep],
+            self.winner[keep],
+            {k: v[keep] for k, v in self.values.items()},
+            None if self.leads is None else self.leads[keep],
+        )
 
 
 def standings(
@@ -126,25 +138,43 @@ def _lead_changes(lead: np.ndarray, points: np.ndarray) -> np.ndarray:
 
 def game_metrics(trace: pl.DataFrame, rows: pl.DataFrame, measure: str) -> GameMetrics:
     """Each game's metrics (module docstring) from its trajectory (``game``, ``point``, ``seat``,
-    ``measure``) and its rows (``game``, ``seat``, ``rank``, ``shared``): the winner is the one
-    seat of rank 1 that did not share the win."""
-    r = rows.select("game", "seat", "rank", "shared").sort("game", "seat")
+    ``measure``) and its rows (``game``, ``seat``, ``rank``): the winner is the one seat of rank 1
+    (none when several share rank 1: a draw, a shared win, a team's win)."""
+    r = rows.select("game", "seat", "rank").sort("game", "seat")
     players = int(r["seat"].max()) + 1 if r.height else 0
     games, points, s = standings(trace, measure, players)
-    won = (
-        r.filter((pl.col("rank") == 1) & ~pl.col("shared"))
-        .group_by("game")
-        .agg(pl.col("seat").first(), pl.len().alias("k"))
-        .filter(pl.col("k") == 1)
-    )
-    winner = np.full(len(games), -1, np.int64)
-    at = np.searchsorted(games, won["game"].to_numpy())
-    found = (at < len(games)) & (games[np.minimum(at, len(games) - 1)] == won["game"].to_numpy())
-    winner[at[found]] = won["seat"].to_numpy()[found]
-    if r.select(pl.col("game").n_unique()).item() != len(games):
+    if r.select(pl.col("game").n_unique()).item() != len(games) or r.height != len(games) * players:
         raise ValueError("the rows and the trajectory must hold the same games")
+    rank = r["rank"].to_numpy().reshape(len(games), players)
+    return metrics_of(games, points, s, sole_winner(rank))
 
-    n = len(games)
+
+def sole_winner(rank: np.ndarray) -> np.ndarray:
+    """int64[n]: the one seat of rank 1 of each game (rank int[n, P]), -1 when several share it."""
+    first = rank == 1
+    return np.where(first.sum(axis=1) == 1, np.argmax(first, axis=1), -1).astype(np.int64)
+
+
+def chunk_metrics(chunk: Any) -> GameMetrics | None:
+    """:func:`metrics_of` a played chunk's trajectories (``Chunk.trace``, its first measure the
+    standing), or None for a game that keeps none."""
+    if chunk.trace is None or chunk.points is None:
+        return None
+    n, m = chunk.trace.shape[:2]
+    points = chunk.points.astype(np.int64)
+    s = chunk.trace[:, :, :, 0].astype(np.float64)
+    last = s[np.arange(n), points - 1]
+    s = np.where((np.arange(m)[None, :] >= points[:, None])[:, :, None], last[:, None, :], s)
+    games = np.arange(chunk.first_game, chunk.first_game + n, dtype=np.int64)
+    return metrics_of(games, points, s, sole_winner(chunk.rank))
+
+
+def metrics_of(
+    games: np.ndarray, points: np.ndarray, s: np.ndarray, winner: np.ndarray
+) -> GameMetrics:
+    """The metrics of games whose standings are ``s`` (float64[n, M, P], held at the last value
+    after a game's end), ``points`` recorded and sole ``winner`` (-1: none)."""
+    n, _, players = s.shape
     lead = leaders(s)
     idx = np.arange(n)
     has = winner >= 0
@@ -207,7 +237,7 @@ def run_metrics(
     for lo in range(0, games, per_slice):
         keep = pl.col("game").is_between(lo, min(games, lo + per_slice) - 1)
         t = trace.filter(keep).select("game", "point", "seat", measure).collect()
-        r = rows.filter(keep).select("game", "seat", "rank", "shared").collect()
+        r = rows.filter(keep).select("game", "seat", "rank").collect()
         parts.append(game_metrics(t, r, measure))
     return concat(parts)
 
@@ -251,3 +281,48 @@ def summary(metrics: GameMetrics, level: float = 0.95) -> pl.DataFrame:
         },
         orient="row",
     )
+
+
+class PairedPlays:
+    """Paired differences B - A of each metric over the same games of two runs (``balance
+    compare``), accumulated chunk by chunk in constant memory: a metric of the winner over the
+    games where both runs have one winner."""
+
+    def __init__(self) -> None:
+        self._m: dict[str, tuple[Moments, Moments, Moments] | None] = dict.fromkeys(METRICS)
+
+    def add(self, a: GameMetrics, b: GameMetrics) -> None:
+        if not np.array_equal(a.game, b.game):
+            raise ValueError("unpaired chunks: the two runs' games differ")
+        for name in METRICS:
+            va, vb = a.values[name], b.values[name]
+            both = ~(np.isnan(va) | np.isnan(vb))
+            cols = [moments(v[both][:, None]) for v in (va, vb, vb - va)]
+            old = self._m[name]
+            self._m[name] = tuple(  # type: ignore[assignment]
+                merge_moments(None if old is None else old[i], cols[i]) for i in range(3)
+            )
+
+    def table(self, level: float = 0.95) -> pl.DataFrame:
+        """One row per metric (``metric``, ``kind`` "game", ``group`` "all", games, a, b, diff,
+        sd, se, lo, hi, p_value, q_value, significant): paired t-intervals over games, the one
+        significance rule across this table's metrics (each metric its own family)."""
+        names = [n for n in METRICS if self._m[n] is not None]
+        if not names:
+            return adjust(_table([], [], [], [], level, None))
+        a = np.concatenate([self._m[n][0].mean for n in names])
+        b = np.concatenate([self._m[n][1].mean for n in names])
+        d = Moments(
+            *(
+                np.concatenate([getattr(self._m[n][2], f) for n in names])
+                for f in ("n", "mean", "m2")
+            )
+        )
+        fixed = np.array(
+            [
+                self._m[n][0].m2[0] == 0 and self._m[n][1].m2[0] == 0 and self._m[n][2].m2[0] == 0
+                for n in names
+            ]
+        )
+        t = _table(names, [("game", "all")] * len(names), a, b, level, d, fixed)
+        return adjust(t.with_columns(pl.Series("words", [METRICS[n][1] for n in names])))

@@ -152,10 +152,17 @@ def hashed(tables: Tables, seed: int, first_game: int, n_games: int) -> Chunk:
 TRACE_MEASURES = ("standing", "round")
 
 
+class TraceRules(Rules):
+    comeback: float = Field(0.0, ge=0, le=1, description="chance of a planted comeback game")
+
+
 def traced(tables: Tables, seed: int, first_game: int, n_games: int) -> Chunk:
     """:func:`hashed`'s games with a trajectory: game ``i`` lasts ``1 + i % 4`` rounds, so it
     records ``2 + i % 4`` points (room for 5); a seat's standing at point k of R is
-    ``score * k // R`` (0 at the start, its score at the end), measure ``round`` is k."""
+    ``score * k // R`` (0 at the start, its score at the end), measure ``round`` is k. With
+    chance ``rules.comeback`` (a hash of the game) a game is a planted comeback: its sole
+    winner's standing is -1 at every point strictly between the start and the end, so it is
+    behind at half time exactly when the game has 2 rounds or more (3 games in 4)."""
     c = hashed(tables, seed, first_game, n_games)
     p = tables.players
     rounds = 1 + np.arange(first_game, first_game + n_games) % 4
@@ -164,6 +171,15 @@ def traced(tables: Tables, seed: int, first_game: int, n_games: int) -> Chunk:
         at = np.minimum(k, rounds)[:, None]
         trace[:, k, :, 0] = c.score * at // rounds[:, None]
         trace[:, k, :, 1] = at
+    chance = getattr(tables.rules, "comeback", 0.0)
+    if chance:
+        _, g = _streams(seed ^ 0x5EED, first_game, n_games)
+        first = c.rank == 1
+        sole = (first.sum(axis=1) == 1) & (_uniform(g) < chance)
+        w = np.argmax(first, axis=1)
+        for k in range(1, 4):
+            hit = sole & (k < rounds)
+            trace[hit, k, w[hit], 0] = -1
     trace[np.arange(5)[None, :] > rounds[:, None]] = 0  # unrecorded points stay 0
     return dataclasses.replace(c, trace=trace, points=(rounds + 1).astype(np.int32))
 
@@ -573,7 +589,7 @@ def _write_traced(path: Path, *, players: int = 3, games: int = 50, seed: int = 
 # The hashed game with trajectories (the storage of Chunk.trace: tests/test_trace.py).
 traced_game = _module(
     "traced",
-    FakeGame("fake_traced", outcome=TRACED, trace_measures=TRACE_MEASURES),
+    FakeGame("fake_traced", outcome=TRACED, rules=TraceRules, trace_measures=TRACE_MEASURES),
     _write_traced,
 )
 PLAIN = {"plain": PlainPolicy}
