@@ -95,18 +95,23 @@ def compare(
     for words in left_out_words(result.left_out):  # teams and roles no game dealt, e.g.
         typer.echo(words)
     typer.echo(_how_to_read(result))
-    if result.plays is not None:
-        terminal.print_table(terminal.plays_table(result))
-        typer.echo(
-            "How the game plays: per game from its trajectory (docs/statistics.md); a winner's "
-            "metric over the games both runs have one winner; q: the one rule across these "
-            "metrics."
-        )
+    _print_plays(result)
     if report_file is not None:
         from balance.report import write_comparison
 
         info = write_comparison(result, out=report_file, cdn=cdn)
         typer.echo(f"report -> {info.path} ({info.bytes / 1e6:.1f} MB, {info.seconds:.1f} s)")
+
+
+def _print_plays(result: Any) -> None:
+    """How the games played, paired B - A per metric, when both runs kept trajectories."""
+    if result.plays is None:
+        return
+    terminal.print_table(terminal.plays_table(result))
+    typer.echo(
+        "How the game plays: per game from its trajectory (docs/statistics.md); a winner's "
+        "metric over the games both runs have one winner; q: the one rule across these metrics."
+    )
 
 
 def _how_to_read(result: Any) -> str:
