@@ -2568,10 +2568,11 @@ def say(tb, st, a, code):
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
-def s_turn(tb, st):
+def s_turn(tb, st, work):
     """P_TURN: turns from ``a``'s on (RM-4): its action (D_ACTION), the death abilities, the
     exchange with the next player, the draw or discard to the hand size; then, with G_TURN_LOOP
-    set, the next seat's turn until a side wins or the turn cap (RM-10)."""
+    set, the next seat's turn until a side wins or the turn cap (RM-10), the trajectory's point
+    at the end of each round (``trace_point``)."""
     bd = st.board
     pc = bd[S.G_TURN_PC]
     a = bd[S.G_TURN_A]
@@ -2681,6 +2682,8 @@ def s_turn(tb, st):
                 ret(st, 0, 0)
                 return True
             bd[S.G_TURN] += 1
+            if bd[S.G_TURN] % bd[S.G_N] == 0:  # a round's end: the trajectory's point
+                trace_point(st, work, bd[S.G_TURN] // bd[S.G_N])
             if bd[S.G_END] == 0 and bd[S.G_TURN] >= tb.params[T.P_TURN_CAP]:  # RM-10
                 bd[S.G_END] = S.END_CAP
             if bd[S.G_END] != 0:
@@ -2693,7 +2696,7 @@ def s_turn(tb, st):
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def s_game(tb, st):
+def s_game(tb, st, work):
     """P_GAME: the opening, then turns until a side wins or the turn cap (RM-10)."""
     bd = st.board
     pc = bd[S.G_GAME_PC]
@@ -2712,6 +2715,7 @@ def s_game(tb, st):
             if bd[S.G_END] != 0:
                 pc = 9
             else:  # the turns, until the end (s_turn with G_TURN_LOOP)
+                trace_point(st, work, np.int64(0))  # after the opening, before the first turn
                 bd[S.G_TURN_A] = bd[S.G_GAME_A]
                 bd[S.G_TURN_LOOP] = 1
                 bd[S.G_GAME_PC] = 9
@@ -2728,7 +2732,7 @@ def s_game(tb, st):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def run(tb, st):
+def run(tb, st, work):
     """Run the procedures on the call stack until a decision is pending (returns its seat) or the
     stack is empty (returns -1)."""
     bd = st.board
@@ -2742,13 +2746,13 @@ def run(tb, st):
         if proc == P_TRADE:
             s_trade(tb, st)
         elif proc == P_TURN:
-            s_turn(tb, st)
+            s_turn(tb, st, work)
         elif proc == P_REFILL:
             s_refill(tb, st)
         elif proc == P_EXCH:
             s_exch(tb, st)
         elif proc == P_GAME:
-            s_game(tb, st)
+            s_game(tb, st, work)
         elif proc == P_WINDOW:
             s_window(tb, st)
         elif proc == P_CARD:
@@ -2799,7 +2803,7 @@ def start(tb, st, seed, game, work):
 def advance(tb, st, work):
     """Play chance and every forced step until a decision is pending: its seat, or -1 when the
     game is over (the outcome and the E_END event are then in the State)."""
-    return run(tb, st)
+    return run(tb, st, work)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -2903,10 +2907,40 @@ def record(tb, st, work, g, score, rank, turns, end, order, team, role, extra, t
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
+def trace_measures(st, row):
+    """Each seat's state.TRACE_MEASURES now into ``row`` (int64 or int16[P, N_TRACE]): alive,
+    its side (RM-22) and whether it holds an evil character card (all of them 0..3: no clip)."""
+    for p in range(S.n_players(st)):
+        row[p, S.TR_ALIVE] = st.pl[p, S.PL_ALIVE]
+        row[p, S.TR_TEAM] = st.pl[p, S.PL_SIDE]
+        row[p, S.TR_EVIL] = 1 if S.evil(st.pl[p, S.PL_CHAR]) else 0
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def trace_point(st, work, k):
+    """Point ``k`` of the game's trajectory (0: after the opening; k: the end of round k, turn
+    k * players) into ``work.trace`` (a game never has more rows than it holds: trace_cap)."""
+    if k < work.trace.shape[0]:
+        trace_measures(st, work.trace[k])
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
 def record_trace(tb, st, work, g, trace, points):
     """Row ``g`` of the trajectory outputs (kit.Outputs' ``trace`` and ``points``) for the ended
-    game in ``st``: state.TRACE_MEASURES at each point the game recorded (none yet)."""
-    return
+    game in ``st``: the points ``work.trace`` holds (the opening's and each round's ended before
+    the end), then the end's, from ``st`` itself; 1 + the rounds begun, ceil(turns / players)
+    (nothing when the outputs keep no trajectory: position.py's row)."""
+    if points.shape[0] <= g:
+        return
+    n = S.n_players(st)
+    k = 1 + (st.board[S.G_TURN] + n - 1) // n
+    k = min(k, trace.shape[1], work.trace.shape[0])  # trace_cap: never cut in a real game
+    points[g] = k
+    for i in range(k - 1):
+        for p in range(n):
+            for m in range(S.N_TRACE):
+                trace[g, i, p, m] = work.trace[i, p, m]
+    trace_measures(st, trace[g, k - 1])
 
 
 @njit(cache=True, parallel=True, forceinline=False)
@@ -2959,7 +2993,7 @@ def drive(tb, st):
     the seats' policies."""
     work = S.alloc_work(tb)
     st.board[S.G_KIND] = -1
-    while run(tb, st) >= 0:
+    while run(tb, st, work) >= 0:
         apply(tb, st, work, pol.choose(tb, st, work))
 
 

@@ -69,13 +69,23 @@ def play_logged(compiled: T.Compiled, seed: int, game: int) -> kit.Logged:
 
     def play(cap: int) -> kit.Logged:
         st = S.alloc_state(tb, cap)
-        engine.play_game(tb, st, np.int64(seed), np.int64(game), S.alloc_work(tb))
+        work = S.alloc_work(tb)
+        engine.play_game(tb, st, np.int64(seed), np.int64(game), work)
         score = np.zeros(n, np.int32)
         rank = np.zeros(n, np.int32)
         for p in range(n):
             score[p], rank[p] = engine.outcome(st, p)
+        trace = np.zeros((1, S.trace_cap(tb), n, S.N_TRACE), np.int16)
+        points = np.zeros(1, np.int32)
+        engine.record_trace(tb, st, work, np.int64(0), trace, points)
         return kit.Logged(
-            S.log_rows(st), st, score, rank, int(st.board[S.G_TURN]), int(st.board[S.G_END]) - 1
+            S.log_rows(st),
+            st,
+            score,
+            rank,
+            int(st.board[S.G_TURN]),
+            int(st.board[S.G_END]) - 1,
+            trace[0, : points[0]].copy(),
         )
 
     return kit.play_logged(play, seed, game, LOG_CAP)

@@ -195,14 +195,24 @@ END_FAMILY, END_RAVEN, END_HORSEMAN, END_CTHULHU, END_CAP = range(1, len(END_REA
 EXTRA_COLUMNS: tuple[str, ...] = ("alive", "death_turn", "possessed_turn", "kills", "stuns")
 
 
-# The trajectory a game records (kit.Outputs' ``trace``): the names of each seat's measures at
-# each point, the first the seat's standing; ``trace_cap(tb)`` the most points a game can record.
-TRACE_MEASURES: tuple[str, ...] = ()
+# The trajectory a game records (kit.Outputs' ``trace``; docs/rules/raven_manor.md "How a game
+# went: the trajectory"): each seat's measures at point 0 (after the opening), at the end of each
+# round (``players`` turns, every seat's, skipped and dead seats' included: the turns G_TURN
+# counts) and at the game's end. The first is the seat's standing: 1 alive, 0 dead (the score
+# column at the end); then its side now (PL_SIDE, the index into TEAM_NAMES that Chunk.team holds
+# at the end) and 1 while it holds an evil character card (the Raven, the Headless Horseman,
+# Cthulhu Gentleman: the card whose holder's death takes its side out of the game, RM-22).
+TRACE_MEASURES: tuple[str, ...] = ("alive", "team", "evil_character")
+N_TRACE = len(TRACE_MEASURES)
+TR_ALIVE, TR_TEAM, TR_EVIL = range(N_TRACE)
 
 
 def trace_cap(tb) -> int:
-    """The most trajectory points a game of these tables can record (none kept yet)."""
-    return 0
+    """The most trajectory points a game of these tables records: point 0, then one a round of
+    ``players`` turns begun, and a game plays at most ``turn_cap`` turns (RM-10), so
+    1 + ceil(turn_cap / players) (``alloc_work`` sizes ``Work.trace`` the same)."""
+    n = int(tb.params[T.P_PLAYERS])
+    return 1 + -(-int(tb.params[T.P_TURN_CAP]) // n)
 
 
 # Decision points (engine.py "Decision points", docs/rules/raven_manor.md "## Decisions"): the
@@ -364,16 +374,24 @@ class Work(NamedTuple):
     opts: np.ndarray  # int64[8]: the reactions a responder may answer with (engine.window)
     pick: np.ndarray  # int64[512]: a pick list (cards dealt, revealed or chosen among)
     mask: np.ndarray  # int64[MAXP]: the seats a death ability may target (engine.target_mask)
+    # int64[trace_cap(tb), MAXP, N_TRACE]: the game's trajectory so far, point k in
+    # row k (engine.trace_point; engine.record_trace copies it out). Here, not in the State, so
+    # that copy_state (a search copies States thousands of times a decision) never copies it.
+    trace: np.ndarray
 
 
 @njit(cache=True, forceinline=False)
 def alloc_work(tb):
-    """A ``Work`` for games of the tables ``tb`` (its sizes are the layout's, not the config's)."""
+    """A ``Work`` for games of the tables ``tb`` (its sizes are the layout's, not the config's,
+    but for the trajectory's rows: ``trace_cap(tb)``)."""
+    n = tb.params[T.P_PLAYERS]
+    rows = 1 + (tb.params[T.P_TURN_CAP] + n - 1) // n
     return Work(
         np.zeros((MAX_STACK, 5), np.int64),
         np.zeros(8, np.int64),
         np.zeros(512, np.int64),
         np.zeros(T.MAXP, np.int64),
+        np.zeros((rows, T.MAXP, N_TRACE), np.int64),
     )
 
 

@@ -101,7 +101,7 @@ def test_the_belief_is_the_enumeration_of_every_world(n, d):
         g[0] = 0.0
         g[0, rng.choice(_possible(d))] = 1.0  # the observer knows its own state
         out = np.zeros((T.MAXP, B.NB))
-        total = B.marginals(n, g, *d, 0.2, 0.15, out, np.zeros((4, T.MAXP)))
+        total = B.marginals(n, g, *d, 0.2, 0.15, out, np.zeros((T.MAXP, 4)))
         ref = brute_force(n, g, d, 0.2, 0.15)
         if ref is None:  # no world fits (two seats cannot hold the Raven and a Horseman's own)
             assert total == 0.0
@@ -117,7 +117,7 @@ def test_one_raven_among_seven_is_exact_over_its_n_times_2_to_the_n_minus_1_worl
     g = rng.random((T.MAXP, B.NB))
     g[:, B.B_POSS_H] = g[:, B.B_HORSE] = g[:, B.B_CTHULHU] = 0.0
     out = np.zeros((T.MAXP, B.NB))
-    B.marginals(n, g, 1.0, 0.0, 0.0, 0.3, 0.0, out, np.zeros((4, T.MAXP)))
+    B.marginals(n, g, 1.0, 0.0, 0.0, 0.3, 0.0, out, np.zeros((T.MAXP, 4)))
     worlds = 0
     ref = np.zeros((n, B.NB))
     for r in range(n):
