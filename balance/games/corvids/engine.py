@@ -805,21 +805,24 @@ def steals(tb, st, p, work):
 @njit(cache=True, _nrt=False, forceinline=False)
 def score(tb, st, p):
     """CV-3 (schema.score_cards): seat ``p``'s points, of which its bird's bonus and its sets'
-    bonus (set points in place of the cards' values)."""
+    bonus (set points in place of the cards' values). The cards' values come from the seat's
+    counts by item (``PL_HELD``: what its cards count as, CV-3); only a seat holding a coin has
+    its cards looked at, for the coins it holds face down (engine.trace_point scores every seat
+    at every round's end: no pass over the deck for the rest)."""
     total = np.int64(0)
-    coins_up = np.int64(0)
+    for i in range(T.NI):
+        total += st.pl[p, S.PL_HELD + i] * tb.params[T.P_VALUE + i]
     coins_down = np.int64(0)
-    for c in range(st.cc.shape[0]):
-        if st.cc[c, S.CC_OWNER] != p:
-            continue
-        item = S.counts_as(st, c)
-        if item == T.COIN and st.cc[c, S.CC_TAKEN_FACE] == 0:
-            total += tb.params[T.P_COIN_DOWN]
-            coins_down += 1
-        else:
-            total += tb.params[T.P_VALUE + item]
-            if item == T.COIN:
-                coins_up += 1
+    if st.pl[p, S.PL_HELD + T.COIN] > 0:
+        for c in range(st.cc.shape[0]):
+            if (
+                st.cc[c, S.CC_OWNER] == p
+                and st.cc[c, S.CC_TAKEN_FACE] == 0
+                and S.counts_as(st, c) == T.COIN
+            ):
+                coins_down += 1
+        total += coins_down * (tb.params[T.P_COIN_DOWN] - tb.params[T.P_VALUE + T.COIN])
+    coins_up = st.pl[p, S.PL_HELD + T.COIN] - coins_down
     sets = np.int64(0)
     for i in range(T.NI):
         size = tb.params[T.P_SET_SIZE + i]

@@ -48,6 +48,13 @@ from .helpers import Card, Feather, build, steady
 SEED = 7
 SEARCH = "configs/corvids/search_vs_greedy.yaml"
 HANDICAP = ("rules.handicap=[3, 0, -2, 1]",)
+SCORING = (
+    "rules.cards.single_sided={string: 2, ticket: 2, coin: 12}",
+    "rules.scoring.values.coin=2",
+    "rules.scoring.coin_face_down=5",
+    "rules.scoring.sets.coin={size: 2, points: 7}",
+    "rules.handicap=[0, 2]",
+)
 
 
 def _play(path: str, overrides: tuple[str, ...] = (), n: int = 1000, seed: int = SEED):
@@ -177,6 +184,9 @@ def stepwise(c, cfg, seed: int, game: int) -> tuple[np.ndarray, int]:
         ("configs/corvids/eight_players.yaml", (), 2),
         # clumsy seats on a small mat: pieces knocked off, turns that take no card
         ("configs/corvids/small_mat.yaml", ("seats=[clumsy, greedy, random, clumsy]",), 3),
+        # twelve coins, worth 2, 5 face down, a set of two worth 7
+        # (CV-3: a set takes the coins worth least), strong birds: every branch of the scoring
+        ("configs/corvids/strong_birds.yaml", SCORING, 3),
     ],
 )
 def test_every_point_is_the_standing_at_its_rounds_end(path, overrides, games):
