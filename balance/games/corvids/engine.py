@@ -405,6 +405,7 @@ def start(tb, st, seed, game, work):
     st.board[S.G_ACTIVE] = st.board[S.G_FIRST]
     st.board[S.G_PHASE] = S.PH_TURN if ok else S.PH_FAILED
     st.board[S.G_STOP] = S.NO_STOP
+    trace_point(tb, st, work)  # point 0: the standing after set-up
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -508,13 +509,17 @@ def advance_loop(tb, st, work):
             b[S.G_ACTIVE] = p
             if st.pile.n_on[0] > 0:
                 b[S.G_PHASE] = S.PH_TURN
+                if b[S.G_TURN] % b[S.G_N] == 0:  # a round's end: a point of the trajectory
+                    trace_point(tb, st, work)
             else:
                 b[S.G_END] = S.END_EMPTY
                 b[S.G_PHASE] = S.PH_OVER
+                trace_point(tb, st, work)  # the last point: the end (CV-7)
                 finish(tb, st, work)
         elif phase == S.PH_FAILED:
             b[S.G_END] = S.END_SETUP
             b[S.G_PHASE] = S.PH_OVER
+            trace_point(tb, st, work)  # point 0 again, as the end scores it (ENGINE-8)
             finish(tb, st, work)
         else:  # PH_OVER (or no game started)
             return np.int64(-1)
@@ -800,21 +805,24 @@ def steals(tb, st, p, work):
 @njit(cache=True, _nrt=False, forceinline=False)
 def score(tb, st, p):
     """CV-3 (schema.score_cards): seat ``p``'s points, of which its bird's bonus and its sets'
-    bonus (set points in place of the cards' values)."""
+    bonus (set points in place of the cards' values). The cards' values come from the seat's
+    counts by item (``PL_HELD``: what its cards count as, CV-3); only a seat holding a coin has
+    its cards looked at, for the coins it holds face down (engine.trace_point scores every seat
+    at every round's end: no pass over the deck for the rest)."""
     total = np.int64(0)
-    coins_up = np.int64(0)
+    for i in range(T.NI):
+        total += st.pl[p, S.PL_HELD + i] * tb.params[T.P_VALUE + i]
     coins_down = np.int64(0)
-    for c in range(st.cc.shape[0]):
-        if st.cc[c, S.CC_OWNER] != p:
-            continue
-        item = S.counts_as(st, c)
-        if item == T.COIN and st.cc[c, S.CC_TAKEN_FACE] == 0:
-            total += tb.params[T.P_COIN_DOWN]
-            coins_down += 1
-        else:
-            total += tb.params[T.P_VALUE + item]
-            if item == T.COIN:
-                coins_up += 1
+    if st.pl[p, S.PL_HELD + T.COIN] > 0:
+        for c in range(st.cc.shape[0]):
+            if (
+                st.cc[c, S.CC_OWNER] == p
+                and st.cc[c, S.CC_TAKEN_FACE] == 0
+                and S.counts_as(st, c) == T.COIN
+            ):
+                coins_down += 1
+        total += coins_down * (tb.params[T.P_COIN_DOWN] - tb.params[T.P_VALUE + T.COIN])
+    coins_up = st.pl[p, S.PL_HELD + T.COIN] - coins_down
     sets = np.int64(0)
     for i in range(T.NI):
         size = tb.params[T.P_SET_SIZE + i]
@@ -842,6 +850,17 @@ def score(tb, st, p):
     return total + sets + bird, bird, sets
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def standing(tb, st, p):
+    """CV-7: seat ``p``'s score as the end counts it, were the game to end now: CV-3's points of
+    the cards it holds (``score``) plus the ``rules.handicap`` entry of its place in the turn
+    order; a game whose set-up failed (ENGINE-8) gets no handicap."""
+    n = st.board[S.G_N]
+    played = st.board[S.G_END] != S.END_SETUP
+    place = (p - st.board[S.G_FIRST]) % n
+    return score(tb, st, p)[0] + played * tb.params[T.P_HANDICAP + place]
+
+
 @njit(cache=True, _nrt=False, forceinline=False)
 def ranks(tb, st, out_score, out_rank):
     """CV-7: scores, and ranks by score then feathers (1 = winner; ties shared). A score is
@@ -849,10 +868,8 @@ def ranks(tb, st, out_score, out_rank):
     dataset's ``order``), so the handicapped scores decide and a tie after them goes to feathers.
     A game whose set-up failed was never played: no handicap, every seat shares the win."""
     n = st.board[S.G_N]
-    first = st.board[S.G_FIRST]
-    played = st.board[S.G_END] != S.END_SETUP
     for p in range(n):
-        out_score[p] = score(tb, st, p)[0] + played * tb.params[T.P_HANDICAP + (p - first) % n]
+        out_score[p] = standing(tb, st, p)
     for p in range(n):
         r = 1
         for q in range(n):
@@ -889,6 +906,25 @@ def finish(tb, st, work):
             rk[p],
         )
     S.emit(st, S.E_END, st.board[S.G_TURN], st.board[S.G_END], winners, 0, 0, 0, 0)
+
+
+# ---------------------------------------------------------------- the trajectory (issue 32)
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def trace_point(tb, st, work):
+    """Keep every seat's standing as it stands now (state.TRACE_MEASURES: ``standing``, feathers
+    held) as trajectory point ceil(G_TURN / players) in ``work.trace``: point 0 at the start, k at
+    the end of round k (turn k * players), the last at the game's end (docs/rules/corvids.md,
+    How a game went). Called at those moments only (``start``, ``advance_loop``)."""
+    n = st.board[S.G_N]
+    k = (st.board[S.G_TURN] + n - 1) // n
+    if k >= work.trace.shape[0]:  # never, by ENGINE-4's bound (state.trace_cap)
+        return
+    row = work.trace[k]
+    for p in range(n):
+        row[p, S.TR_SCORE] = standing(tb, st, p)
+        row[p, S.TR_FEATHERS] = st.pl[p, S.PL_FEATHERS]
 
 
 # ---------------------------------------------------------------- the batch kernel
@@ -936,8 +972,19 @@ def record(tb, st, work, g, score_, rank, turns, end, order, team, role, extra, 
 @njit(cache=True, _nrt=False, forceinline=True)
 def record_trace(tb, st, work, g, trace, points):
     """Row ``g`` of the trajectory outputs (kit.Outputs' ``trace`` and ``points``) for the ended
-    game in ``st``: state.TRACE_MEASURES at each point the game recorded (none yet)."""
-    return
+    game in ``st``: state.TRACE_MEASURES at each of its 1 + ceil(turns / players) points, as
+    ``trace_point`` kept them in ``work``, each clipped to int16 (a score can pass 32,767 only in
+    a config of 200 cards worth 100 points each). Nothing when ``points`` has no row ``g`` (a
+    one-game row that keeps no trajectory: balance/games/position.py)."""
+    if points.shape[0] <= g:
+        return
+    n = st.board[S.G_N]
+    m = min((st.board[S.G_TURN] + n - 1) // n + 1, trace.shape[1])  # the min: never binds
+    points[g] = m
+    for k in range(m):
+        for p in range(n):
+            for j in range(S.N_TRACE):
+                trace[g, k, p, j] = min(max(work.trace[k, p, j], -32768), 32767)
 
 
 @njit(cache=True, parallel=True, forceinline=False)

@@ -38,7 +38,10 @@ bit sets and float geometry would gain nothing from a narrower integer.
 ``Work`` (``alloc_work``) is the scratch of ``engine.advance``, ``engine.apply`` and
 ``policies.choose``: rows of integers (``ib``: the choices a decision is offered, the greedy
 peck's candidates) and the scores and ranks of the end (``engine.ranks``); nothing in it outlives
-one call. The policies' values kept within a game (once ``Work.fb``) are ``State.memo``.
+one call but the game's trajectory (``trace``: ``engine.trace_point`` keeps each point as the game
+reaches it, ``engine.record_trace`` copies them out), kept there and not in the State so that
+``copy_state`` (a search copies States thousands of times a decision) does not copy it. The
+policies' values kept within a game (once ``Work.fb``) are ``State.memo``.
 
 Decision points (issue 28; docs/rules/corvids.md, Decisions): the game is a sequence of decision
 points. ``pending(st)`` is ``(G_ACTOR, G_KIND)``; the continuation (the phase of the turn, the
@@ -83,14 +86,26 @@ EXTRA_COLUMNS = (
 )
 
 
-# The trajectory a game records (kit.Outputs' ``trace``): the names of each seat's measures at
-# each point, the first the seat's standing; ``trace_cap(tb)`` the most points a game can record.
-TRACE_MEASURES: tuple[str, ...] = ()
+# The trajectory a game records (kit.Outputs' ``trace``; docs/rules/corvids.md, How a game went):
+# each seat's measures at each point, the first its standing. Point 0 is the start (after
+# set-up), point k the end of round k (turn k * players, after its end-of-turn removal), the last
+# the game's end (CV-7), so a game of T turns records 1 + ceil(T / players) points.
+TRACE_MEASURES: tuple[str, ...] = (
+    "score",  # CV-3's points of the cards held now plus the place's handicap (engine.standing):
+    # what the seat would score if the game ended here; at the last point the dataset's score
+    "feathers",  # feathers held: CV-7's tie-break (feathers on the mat score nothing)
+)
+TR_SCORE, TR_FEATHERS = range(2)
+N_TRACE = len(TRACE_MEASURES)
 
 
 def trace_cap(tb) -> int:
-    """The most trajectory points a game of these tables can record (none kept yet)."""
-    return 0
+    """The most trajectory points a game of these tables can record: 1 + ceil(T / players) for
+    the most turns T a game can last, cards + feathers (ENGINE-4: every turn takes a card from
+    the pile or knocks a piece off the mat for good). ``alloc_work`` keeps the same bound."""
+    n = int(tb.params[T.P_PLAYERS])
+    turns = int(tb.params[T.P_DECK_N]) + int(tb.params[T.P_FEATHERS])
+    return 1 + (turns + n - 1) // n
 
 
 # Work.ib[IB_*]: rows of integers, as long as the pile has pieces (alloc_work)
@@ -390,17 +405,22 @@ class Work(NamedTuple):
     ib: np.ndarray  # int64[N_IB, M]: IB_* rows
     score: np.ndarray  # int64[MAXP]: engine.ranks' scores ...
     rank: np.ndarray  # int64[MAXP]: ... and ranks
+    # int64[trace_cap, MAXP, N_TRACE]: the game's trajectory, point by point (engine.trace_point)
+    trace: np.ndarray
 
 
 @njit(cache=True, forceinline=False)
 def alloc_work(tb):
     """The scratch of ``engine.play_game`` for ``tb``'s game: its rows as long as the pile has
-    pieces (and room for MAXP seats and 8 nests)."""
-    m = tb.params[T.P_DECK_N] + tb.params[T.P_FEATHERS] + 32
+    pieces (and room for MAXP seats and 8 nests), and ``trace_cap(tb)`` trajectory points."""
+    turns = tb.params[T.P_DECK_N] + tb.params[T.P_FEATHERS]
+    m = turns + 32
+    n = tb.params[T.P_PLAYERS]
     return Work(
         np.zeros((N_IB, m), np.int64),
         np.zeros(T.MAXP, np.int64),
         np.zeros(T.MAXP, np.int64),
+        np.zeros((1 + (turns + n - 1) // n, T.MAXP, N_TRACE), np.int64),  # trace_cap(tb)
     )
 
 
