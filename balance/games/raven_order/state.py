@@ -20,7 +20,8 @@ per seat, ``PL_*`` offsets, ``N_PL`` wide), ``units`` (a row per sentry, rider o
 plus the config's deck wide, so it has no fixed ``N_BOARD``), ``rng`` (the game's stream and one
 per seat's policy) and ``aux`` (rows ``A_*`` of the war's and the policies' scratch, then the
 event log from ``AUX_LOG``); ``Work``/``alloc_work`` are the engine's and policies' scratch,
-whose content never outlives one call; ``END_REASONS`` and ``EXTRA_COLUMNS`` name the Chunk's
+whose content never outlives one call but for the game's trajectory (``Work.trace``, which
+``copy_state`` never copies); ``END_REASONS`` and ``EXTRA_COLUMNS`` name the Chunk's
 end reasons and extra columns; ``BLOCK_GAMES`` is the batch kernel's block. Every array is int32 (the rng uint64), as the tables
 are: the counts and ids fit it easily, and it halves the state a thread keeps hot (``aux`` alone is
 ``CAPU`` wide); int64 was not measured, so the width stays what the kernels were tuned with.
