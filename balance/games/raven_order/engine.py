@@ -348,6 +348,27 @@ def start(tb, st, seed, game, work):
     st.board[S.G_PHASE] = S.PH_TURN
     st.board[S.G_PKIND] = -1
     st.board[S.G_PACTOR] = -1
+    trace_point(st, work.trace, 0)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def trace_point(st, rows, k):
+    """Point ``k`` of the game's trajectory (state.TRACE_MEASURES of each seat, as the state
+    stands) into ``rows[k]`` (Work.trace); a point past the rows (a hand-built state beyond the
+    turn cap) is not kept."""
+    if 0 <= k < rows.shape[0]:
+        for p in range(2):
+            nb = st.pl[p, S.PL_NBLD]
+            army = (
+                st.pl[p, S.PL_CNT + T.SENTRY]
+                + 2 * st.pl[p, S.PL_CNT + T.RIDER]
+                + 3 * st.pl[p, S.PL_CNT + T.DRUID]
+            )
+            rows[k, p, 0] = nb * S.TRACE_BUILDING + army
+            rows[k, p, 1] = nb
+            rows[k, p, 2] = army
+            rows[k, p, 3] = min(st.pl[p, S.PL_WORKERS], S.TRACE_MAX)
+            rows[k, p, 4] = min(st.pl[p, S.PL_GOLD], S.TRACE_MAX)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -745,6 +766,10 @@ def run_until(tb, st, work, stop):
             S.sweep(st, q)
             b[S.G_PHASE] = S.PH_TURN_END
         elif ph == S.PH_TURN_END:
+            # the trajectory's point of this turn's round: each turn of round r (turns 2r, 2r+1,
+            # ENGINE-1) writes point r + 1, so it holds the round's end, or the game's end when
+            # it comes first (RO-9 after the first player's turn; nothing changes after this)
+            trace_point(st, work.trace, b[S.G_TURN] // 2 + 1)
             if _end_turn(tb, st, p):
                 b[S.G_PHASE] = S.PH_OVER
             else:
@@ -1116,8 +1141,18 @@ def record(tb, st, work, g, score, rank, turns, end, order, team, role, extra, t
 @njit(cache=True, _nrt=False, forceinline=True)
 def record_trace(tb, st, work, g, trace, points):
     """Row ``g`` of the trajectory outputs (kit.Outputs' ``trace`` and ``points``) for the ended
-    game in ``st``: state.TRACE_MEASURES at each point the game recorded (none yet)."""
-    return
+    game in ``st``, played with ``work``: its points (1 + the rounds it began: the last turn's
+    round, G_TURN // 2, and the ones before) of state.TRACE_MEASURES from ``work.trace``.
+    Nothing when the outputs keep no trajectory (``points`` shorter than ``g``)."""
+    if points.shape[0] <= g:
+        return
+    n = st.board[S.G_TURN] // 2 + 2
+    n = min(n, trace.shape[1], work.trace.shape[0])
+    points[g] = n
+    for k in range(n):
+        for p in range(2):
+            for m in range(S.N_TRACE):
+                trace[g, k, p, m] = work.trace[k, p, m]
 
 
 @njit(cache=True, parallel=True, forceinline=False)

@@ -45,14 +45,26 @@ def play_logged(compiled: T.Compiled, seed: int, game: int) -> kit.Logged:
 
     def play(cap: int) -> kit.Logged:
         st = S.alloc_state(tb, cap)
-        engine.play_game(tb, st, np.int64(seed), np.int64(game), S.alloc_work(tb))
+        work = S.alloc_work(tb)
+        engine.play_game(tb, st, np.int64(seed), np.int64(game), work)
         score = np.zeros(2, np.int32)
         rank = np.zeros(2, np.int32)
         for p in range(2):
             score[p], rank[p] = engine.outcome(st, p)
-        # as play_batch writes turns and end_reason
+        # as play_batch writes turns, end_reason and the trajectory
         turns = int(st.board[S.G_TURN]) + 1
-        return kit.Logged(S.log_rows(st), st, score, rank, turns, int(st.board[S.G_END]) - 1)
+        trace = np.zeros((1, S.trace_cap(tb), 2, S.N_TRACE), np.int16)
+        points = np.zeros(1, np.int32)
+        engine.record_trace(tb, st, work, np.int64(0), trace, points)
+        return kit.Logged(
+            S.log_rows(st),
+            st,
+            score,
+            rank,
+            turns,
+            int(st.board[S.G_END]) - 1,
+            trace[0, : points[0]].copy(),
+        )
 
     return kit.play_logged(play, seed, game, LOG_CAP)
 

@@ -20,7 +20,8 @@ per seat, ``PL_*`` offsets, ``N_PL`` wide), ``units`` (a row per sentry, rider o
 plus the config's deck wide, so it has no fixed ``N_BOARD``), ``rng`` (the game's stream and one
 per seat's policy) and ``aux`` (rows ``A_*`` of the war's and the policies' scratch, then the
 event log from ``AUX_LOG``); ``Work``/``alloc_work`` are the engine's and policies' scratch,
-whose content never outlives one call; ``END_REASONS`` and ``EXTRA_COLUMNS`` name the Chunk's
+whose content never outlives one call but for the game's trajectory (``Work.trace``, which
+``copy_state`` never copies); ``END_REASONS`` and ``EXTRA_COLUMNS`` name the Chunk's
 end reasons and extra columns; ``BLOCK_GAMES`` is the batch kernel's block. Every array is int32 (the rng uint64), as the tables
 are: the counts and ids fit it easily, and it halves the state a thread keeps hot (``aux`` alone is
 ``CAPU`` wide); int64 was not measured, so the width stays what the kernels were tuned with.
@@ -132,14 +133,24 @@ END_REASONS: tuple[str, ...] = ("destruction", "draw")
 EXTRA_COLUMNS: tuple[str, ...] = ("units", "workers", "gold")
 
 
-# The trajectory a game records (kit.Outputs' ``trace``): the names of each seat's measures at
-# each point, the first the seat's standing; ``trace_cap(tb)`` the most points a game can record.
-TRACE_MEASURES: tuple[str, ...] = ()
+# The trajectory a game records (kit.Outputs' ``trace``; docs/rules/raven_order.md, How a game
+# went): each seat's measures at point 0 (after set-up), at the end of every round (the first
+# player's turn, then the second's) and at the game's end. The first is the seat's standing:
+# TRACE_BUILDING buildings standing plus its army (so buildings decide, the army breaks ties);
+# then its buildings standing (the score, ENGINE-2), its army (sentries + 2 riders + 3 druids:
+# the training steps its units embody, at most 3 * CAPU), its workers and its gold (both clipped
+# at 32,767 to fit the int16 trace).
+TRACE_MEASURES: tuple[str, ...] = ("standing", "buildings", "army", "workers", "gold")
+N_TRACE = len(TRACE_MEASURES)
+TRACE_BUILDING = 1000  # standing per building standing: above any army (3 * CAPU = 384)
+TRACE_MAX = 32767  # int16: workers and gold are clipped here (standing <= 11 * 1000 + 384)
 
 
 def trace_cap(tb) -> int:
-    """The most trajectory points a game of these tables can record (none kept yet)."""
-    return 0
+    """The most trajectory points a game of these tables can record: point 0, then one per round
+    begun, of which there are at most ceil(turn_cap / 2) (ENGINE-1: the cap counts both players'
+    turns); ``alloc_work`` sizes the kernel's rows the same way."""
+    return 1 + (int(tb.params[T.P_TURN_CAP]) + 1) // 2
 
 
 # State.aux rows (width CAPU): the war's working arrays, policy scratch, then the log.
@@ -303,15 +314,22 @@ def alloc_state(tb, log_cap):
 
 class Work(NamedTuple):
     """Scratch of ``engine.advance`` / ``apply`` and ``policies.choose`` (allocated once per block
-    of the batch kernel, and once per replay): nothing in it outlives one call."""
+    of the batch kernel, and once per replay): nothing in ``act`` outlives one call; ``trace``
+    holds the game's trajectory so far (engine.trace_point writes it, engine.record_trace copies
+    it out), kept here and not in the State so that ``copy_state`` never copies it."""
 
     act: np.ndarray  # int32[3]: a policy's construction action: policies.ACT_*, a, b
+    trace: np.ndarray  # int16[trace_cap, 2, N_TRACE]: point k, seat, TRACE_MEASURES
 
 
 @njit(cache=True, forceinline=False)
 def alloc_work(tb):
-    """The ``Work`` of the engine and policies (``tb`` for the shape every game's has)."""
-    return Work(np.zeros(3, np.int32))
+    """The ``Work`` of the engine and policies (``tb`` for the shape every game's has: the
+    trajectory's rows, ``trace_cap(tb)`` of them)."""
+    return Work(
+        np.zeros(3, np.int32),
+        np.zeros((1 + (tb.params[T.P_TURN_CAP] + 1) // 2, 2, N_TRACE), np.int16),
+    )
 
 
 @njit(cache=True, _nrt=False, forceinline=False)

@@ -187,12 +187,25 @@ SEATS = [["random", "random"], ["economy", "rush"], ["rush", "random"], ["econom
 RUNES = {n: {"count": 2} for n in ("corruption", "spirit_rune", "dawn_raid", "squire", "canine")}
 
 
-def _outputs(n: int) -> kit.Outputs:
-    return kit.alloc_outputs(n, 2, N_TELE, S.BLOCK_GAMES, len(S.EXTRA_COLUMNS))
+def _outputs(n: int, tb) -> kit.Outputs:
+    return kit.alloc_outputs(
+        n,
+        2,
+        N_TELE,
+        S.BLOCK_GAMES,
+        len(S.EXTRA_COLUMNS),
+        trace_cap=S.trace_cap(tb),
+        n_measures=len(S.TRACE_MEASURES),
+    )
+
+
+RECORDED = 9  # kit.Outputs' fields engine.record writes a row of: score .. tele
 
 
 def _row(out: kit.Outputs, g: int) -> list:
-    return [np.asarray(a[g] if a.shape[0] else a).tolist() for a in out[:-1]]
+    """Row ``g`` of what record and record_trace write (``clipped`` is the block's)."""
+    fields = (*out[:RECORDED], out.trace, out.points)
+    return [np.asarray(a[g] if a.shape[0] else a).tolist() for a in fields]
 
 
 @pytest.mark.parametrize("seats", SEATS)
@@ -202,7 +215,7 @@ def test_a_game_stepped_from_python_is_the_batch_row(seats):
     c = compiled(seats, {"runes": RUNES})
     tb = c.tb
     n_games = 12
-    out = _outputs(n_games)
+    out = _outputs(n_games, tb)
     engine.play_batch(tb, np.int64(3), np.int64(0), np.int64(n_games), out)
     w = work(c)
     opts = np.zeros(S.MAX_OPTIONS, np.int64)
@@ -221,8 +234,9 @@ def test_a_game_stepped_from_python_is_the_batch_row(seats):
                 assert narrate.option_words(c, st, int(x))
             engine.apply(tb, st, w, code)
         assert S.pending(st) == (-1, -1)
-        one = _outputs(1)
-        engine.record(tb, st, w, 0, *one[:-1], one.clipped[0])
+        one = _outputs(1, tb)
+        engine.record(tb, st, w, 0, *one[:RECORDED], one.clipped[0])
+        engine.record_trace(tb, st, w, 0, one.trace, one.points)
         assert _row(one, 0) == _row(out, g)
     assert {S.D_ACTION, S.D_ATTACK, S.D_DESTROY} <= kinds
 
