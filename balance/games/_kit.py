@@ -202,10 +202,13 @@ class Outputs(NamedTuple):
     extra: np.ndarray  # int32[n, P, X]: state.EXTRA_COLUMNS
     tele: np.ndarray  # uint8[n, P, C]
     clipped: np.ndarray  # int64[blocks, C]: saturation_rows
-    # The game's trajectory (state.TRACE_MEASURES): trace[g, k, p, m] is seat p's measure m at
+    # The game's trajectory (state.TRACE_MEASURES): trace[k, g, p, m] is seat p's measure m at
     # point k of game g (point 0 the start, one point per round, the last the game's end), of
-    # which points[g] were recorded; int16[n, 0, P, 0] and int32[0] for a game that keeps none.
-    trace: np.ndarray  # int16[n, M, P, K]
+    # which points[g] were recorded; int16[0, n, P, 0] and int32[0] for a game that keeps none.
+    # Point-major, so that the pages of the points no game of the chunk reached are never
+    # touched (a typical game records a seventh of the room its turn cap needs): fresh zero pages
+    # cost neither memory nor time. Chunk.trace is its game-major view.
+    trace: np.ndarray  # int16[M, n, P, K]
     points: np.ndarray  # int32[n]
 
 
@@ -235,7 +238,7 @@ def alloc_outputs(
         extra=np.zeros((*rows, n_extra), np.int32),
         tele=np.zeros((*rows, n_tele), np.uint8),
         clipped=saturation_rows(n_games, block, n_tele),
-        trace=np.zeros((n_games if n_measures else 0, trace_cap, players, n_measures), np.int16),
+        trace=np.zeros((trace_cap, n_games if n_measures else 0, players, n_measures), np.int16),
         points=np.zeros(n_games if n_measures else 0, np.int32),
     )
 
@@ -264,7 +267,11 @@ def to_chunk(
         team=out.team if team else None,
         role=out.role if role else None,
         saturated=saturated(out.clipped),
-        trace=out.trace if out.trace.shape[0] == out.score.shape[0] and out.trace.size else None,
+        trace=(
+            np.moveaxis(out.trace, 0, 1)  # game-major, a view: no page is touched
+            if out.trace.shape[1] == out.score.shape[0] and out.trace.size
+            else None
+        ),
         points=out.points
         if out.points.shape[0] == out.score.shape[0] and out.points.size
         else None,

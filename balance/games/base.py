@@ -47,7 +47,8 @@ class Chunk:
     # The trajectory of each game (the plugin's trace_measures: docs/rules/<game>.md, How a game
     # went): trace[g, k, p, m] is seat p's measure m at point k (point 0 the start, one point per
     # round, the last the end), of which points[g] are recorded (the rest is 0). None: the game
-    # keeps no trajectory.
+    # keeps no trajectory. A view of the kernel's point-major array (kit.Outputs.trace): read
+    # the recorded points, not the whole array.
     trace: np.ndarray | None = None  # int16[n, M, P, K]
     points: np.ndarray | None = None  # int32[n]
 

@@ -160,11 +160,13 @@ def chunk_metrics(chunk: Any) -> GameMetrics | None:
     standing), or None for a game that keeps none."""
     if chunk.trace is None or chunk.points is None:
         return None
-    n, m = chunk.trace.shape[:2]
+    n = chunk.trace.shape[0]
     points = chunk.points.astype(np.int64)
-    s = chunk.trace[:, :, :, 0].astype(np.float64)
-    last = s[np.arange(n), points - 1]
-    s = np.where((np.arange(m)[None, :] >= points[:, None])[:, :, None], last[:, None, :], s)
+    m = int(points.max()) if n else 0
+    # only the recorded points are read (the trace is a view of a point-major array whose
+    # unreached points were never touched); each game's standing is held after its end
+    k = np.minimum(np.arange(m)[None, :], points[:, None] - 1)  # [n, m]
+    s = chunk.trace[np.arange(n)[:, None], k, :, 0].astype(np.float64)  # [n, m, P]
     games = np.arange(chunk.first_game, chunk.first_game + n, dtype=np.int64)
     return metrics_of(games, points, s, sole_winner(chunk.rank))
 

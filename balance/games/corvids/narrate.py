@@ -57,7 +57,7 @@ def play_logged(compiled: Compiled, seed: int, game: int) -> Logged:
         rk = work.rank
         engine.ranks(tb, st, sc, rk)
         # the trajectory as the batch records it (engine.record_trace into a one-game row)
-        trace = np.zeros((1, S.trace_cap(tb), n, S.N_TRACE), np.int16)
+        trace = np.zeros((S.trace_cap(tb), 1, n, S.N_TRACE), np.int16)  # point-major
         points = np.zeros(1, np.int32)
         engine.record_trace(tb, st, work, np.int64(0), trace, points)
         return Logged(
@@ -67,7 +67,7 @@ def play_logged(compiled: Compiled, seed: int, game: int) -> Logged:
             rk[:n].astype(np.int32),
             int(st.board[S.G_TURN]),
             int(st.board[S.G_END]) - 1,
-            trace[0, : points[0]].copy(),
+            trace[: points[0], 0].copy(),
         )
 
     return kit.play_logged(play, seed, game, LOG_CAP)

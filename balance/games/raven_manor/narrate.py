@@ -75,7 +75,7 @@ def play_logged(compiled: T.Compiled, seed: int, game: int) -> kit.Logged:
         rank = np.zeros(n, np.int32)
         for p in range(n):
             score[p], rank[p] = engine.outcome(st, p)
-        trace = np.zeros((1, S.trace_cap(tb), n, S.N_TRACE), np.int16)
+        trace = np.zeros((S.trace_cap(tb), 1, n, S.N_TRACE), np.int16)  # point-major
         points = np.zeros(1, np.int32)
         engine.record_trace(tb, st, work, np.int64(0), trace, points)
         return kit.Logged(
@@ -85,7 +85,7 @@ def play_logged(compiled: T.Compiled, seed: int, game: int) -> kit.Logged:
             rank,
             int(st.board[S.G_TURN]),
             int(st.board[S.G_END]) - 1,
-            trace[0, : points[0]].copy(),
+            trace[: points[0], 0].copy(),
         )
 
     return kit.play_logged(play, seed, game, LOG_CAP)

@@ -1147,12 +1147,12 @@ def record_trace(tb, st, work, g, trace, points):
     if points.shape[0] <= g:
         return
     n = st.board[S.G_TURN] // 2 + 2
-    n = min(n, trace.shape[1], work.trace.shape[0])
+    n = min(n, trace.shape[0], work.trace.shape[0])
     points[g] = n
     for k in range(n):
         for p in range(2):
             for m in range(S.N_TRACE):
-                trace[g, k, p, m] = work.trace[k, p, m]
+                trace[k, g, p, m] = work.trace[k, p, m]
 
 
 @njit(cache=True, parallel=True, forceinline=False)

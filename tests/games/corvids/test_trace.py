@@ -240,7 +240,7 @@ def test_a_hand_built_game_known_by_hand():
     while engine.advance(s.tb, s.st, s.work) >= 0:
         engine.apply(s.tb, s.st, s.work, policies.choose(s.tb, s.st, s.work))
     assert int(b[G_TURN]) == 7 and int(b[G_END]) == state.END_EMPTY
-    trace = np.zeros((1, state.trace_cap(s.tb), 2, 2), np.int16)
+    trace = np.zeros((state.trace_cap(s.tb), 1, 2, 2), np.int16)  # point-major, as kit.Outputs
     points = np.zeros(1, np.int32)
     engine.record_trace(s.tb, s.st, s.work, np.int64(0), trace, points)
     assert int(points[0]) == 5
@@ -251,8 +251,8 @@ def test_a_hand_built_game_known_by_hand():
         [(5, 1), (6, 1)],
         [(8, 1), (6, 1)],
     ]
-    assert trace[0, :5].tolist() == [[list(x) for x in row] for row in expected]
-    assert not trace[0, 5:].any()
+    assert trace[:5, 0].tolist() == [[list(x) for x in row] for row in expected]
+    assert not trace[5:, 0].any()
     s.check()
 
 

@@ -258,10 +258,12 @@ def _play_out(s) -> np.ndarray:
     bd[state.G_GAME_PC] = 1  # the opening is over
     while engine.advance(s.tb, s.st, s.work) >= 0:
         engine.apply(s.tb, s.st, s.work, policies.choose(s.tb, s.st, s.work))
-    trace = np.zeros((1, state.trace_cap(s.tb), s.n, state.N_TRACE), np.int16)
+    trace = np.zeros(
+        (state.trace_cap(s.tb), 1, s.n, state.N_TRACE), np.int16
+    )  # point-major, as kit.Outputs
     points = np.zeros(1, np.int32)
     engine.record_trace(s.tb, s.st, s.work, np.int64(0), trace, points)
-    return trace[0, : points[0]]
+    return trace[: points[0], 0]
 
 
 def _point(alive, team, evil) -> np.ndarray:
@@ -329,7 +331,7 @@ def test_a_dead_seats_turn_ends_the_round_and_a_possession_ends_the_game_mid_rou
 def test_record_trace_writes_nothing_where_the_outputs_keep_no_trajectory(build):
     """position.py's one-game row allocates no trajectory (``points`` of length 0)."""
     s = build([RAVEN, AUNT_CAT, AUNT_OWL])
-    trace = np.zeros((1, 0, 3, 0), np.int16)
+    trace = np.zeros((0, 1, 3, 0), np.int16)  # point-major, as kit.Outputs
     points = np.zeros(0, np.int32)
     engine.record_trace(s.tb, s.st, s.work, np.int64(0), trace, points)
     assert points.size == 0
@@ -385,11 +387,13 @@ def test_the_search_players_batch_fills_the_trace_as_its_python_loop_does():
     streams = search_streams(tables, 5, 0)
     while not pos.done:
         play_move(pos, tables, streams)
-    trace = np.zeros((1, state.trace_cap(tables.inner.tb), n, state.N_TRACE), np.int16)
+    trace = np.zeros(
+        (state.trace_cap(tables.inner.tb), 1, n, state.N_TRACE), np.int16
+    )  # point-major, as kit.Outputs
     points = np.zeros(1, np.int32)
     engine.record_trace(tables.inner.tb, pos.state, pos.work, np.int64(0), trace, points)
     assert points[0] == chunk.points[0]
-    np.testing.assert_array_equal(trace[0], chunk.trace[0])
+    np.testing.assert_array_equal(trace[:, 0], chunk.trace[0])
 
 
 def test_the_plugin_names_the_measures():

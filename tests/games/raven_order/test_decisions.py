@@ -204,7 +204,7 @@ RECORDED = 9  # kit.Outputs' fields engine.record writes a row of: score .. tele
 
 def _row(out: kit.Outputs, g: int) -> list:
     """Row ``g`` of what record and record_trace write (``clipped`` is the block's)."""
-    fields = (*out[:RECORDED], out.trace, out.points)
+    fields = (*out[:RECORDED], np.moveaxis(out.trace, 0, 1), out.points)  # game-major
     return [np.asarray(a[g] if a.shape[0] else a).tolist() for a in fields]
 
 

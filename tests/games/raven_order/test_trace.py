@@ -211,11 +211,11 @@ def test_a_war_that_razes_the_last_building_ends_the_trace_mid_round(ro):
     assert a == -1 and st.board[state.G_END] == state.END_DESTRUCTION
     assert st.pl[1, PL_NBLD] == 0 and st.board[state.G_TURN] == 10
     m = trace_cap(ro.tb)
-    trace = np.zeros((1, m, 2, len(TRACE_MEASURES)), np.int16)
+    trace = np.zeros((m, 1, 2, len(TRACE_MEASURES)), np.int16)  # point-major, as kit.Outputs
     points = np.zeros(1, np.int32)
     engine.record_trace(ro.tb, st, w, np.int64(0), trace, points)
     assert points[0] == 7  # point 0 and rounds 0..5
-    np.testing.assert_array_equal(trace[0, 6], [[1002, 1, 2, 1, 2], [0, 0, 0, 0, 0]])
+    np.testing.assert_array_equal(trace[6, 0], [[1002, 1, 2, 1, 2], [0, 0, 0, 0, 0]])
     # outputs that keep no trajectory (position.py's row) are left alone
     engine.record_trace(ro.tb, st, w, np.int64(0), trace[:0], points[:0])
 
@@ -242,8 +242,8 @@ def test_the_search_batch_fills_the_trace_as_a_python_loop_that_searches():
         streams = search_streams(tables, 5, g)
         while not pos.done:
             play_move(pos, tables, streams)
-        trace = np.zeros((1, trace_cap(tb), 2, len(TRACE_MEASURES)), np.int16)
+        trace = np.zeros((trace_cap(tb), 1, 2, len(TRACE_MEASURES)), np.int16)  # point-major
         points = np.zeros(1, np.int32)
         engine.record_trace(tb, pos.state, pos.work, np.int64(0), trace, points)
         assert points[0] == n
-        np.testing.assert_array_equal(trace[0], ch.trace[g], err_msg=f"game {g}")
+        np.testing.assert_array_equal(trace[:, 0], ch.trace[g], err_msg=f"game {g}")
