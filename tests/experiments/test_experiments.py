@@ -511,7 +511,8 @@ BAD_SPECS = {
         "      - {metric: mean_turn, below: 3}",
         "checks[0].assertions[0].metric: must be one of 'win_share', 'mean_score', 'mean_turns', "
         "'win_share_shift', 'mean_score_shift', 'mean_turns_shift', 'max_seat_shift', "
-        "'first_player_edge' or 'max_role_shift', got 'mean_turn'",
+        "'first_player_edge', 'max_role_shift', 'lead_changes', 'comeback_half', "
+        "'comeback_two_thirds', 'max_deficit', 'decided_at', 'margin' or 'close', got 'mean_turn'",
     ),
     "assertion typo": (
         "      - {metric: mean_turns, belo: 3}",
