@@ -29,39 +29,27 @@ from pydantic import (
 from balance import fmt, stats
 from balance.config.loading import load_yaml
 from balance.config.translate import validation_error
+from balance.stats import plays
 
-Metric = Literal[
-    "win_share",
-    "mean_score",
-    "mean_turns",
-    "win_share_shift",
-    "mean_score_shift",
-    "mean_turns_shift",
-    "max_seat_shift",
-    "first_player_edge",
-    "max_role_shift",
-    # how the game plays, per game from its trajectory (balance/stats/plays.py)
-    "lead_changes",
-    "comeback_half",
-    "comeback_two_thirds",
-    "max_deficit",
-    "decided_at",
-    "margin",
-    "close",
-]
-# The metrics of a game's trajectory (stats/plays.py): whole games, no group; the winner's
-# metrics are taken over the games with one winner.
-PLAYS = (
-    "lead_changes",
-    "comeback_half",
-    "comeback_two_thirds",
-    "max_deficit",
-    "decided_at",
-    "margin",
-    "close",
-)
+# The metrics of a game's trajectory (stats/plays.py's, but ``points``): whole games, no group;
+# the winner's metrics are taken over the games with one winner.
+PLAYS = tuple(m for m in plays.METRICS if m != "points")
 # The plays metrics whose per-game value is 0 or 1 (the Bernoulli likelihood)
-PLAYS_RATES = ("comeback_half", "comeback_two_thirds", "close")
+PLAYS_RATES = tuple(m for m in PLAYS if plays.METRICS[m][0] == "rate")
+Metric = Literal[  # type: ignore[valid-type]
+    (
+        "win_share",
+        "mean_score",
+        "mean_turns",
+        "win_share_shift",
+        "mean_score_shift",
+        "mean_turns_shift",
+        "max_seat_shift",
+        "first_player_edge",
+        "max_role_shift",
+        *PLAYS,  # how the game plays, per game from its trajectory
+    )
+]
 # Metrics that compare the config with a baseline, game by game (max_role_shift does not: its
 # "shift" is a role's deviation from the average seat of the same games).
 PAIRED = ("win_share_shift", "mean_score_shift", "mean_turns_shift", "max_seat_shift")
