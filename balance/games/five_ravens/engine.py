@@ -989,6 +989,13 @@ def handicap(tb, st, p):
     return tb.r.params[T.P_HANDICAP + (p - st.r.board[S.G_START] + P) % P]
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def standing(tb, st, p, sb, cursed):
+    """Seat ``p``'s score if the game were scored now: its FR-13 score of the position plus its
+    handicap (ENGINE-15); ``sb`` holds the breakdown. At the end, the dataset's score."""
+    return score_breakdown(tb, st, p, sb, cursed) + handicap(tb, st, p)
+
+
 @njit(cache=True, _nrt=False, forceinline=False)
 def final_scores(tb, st, score, rank, sb, cursed):
     """Fill ``score`` with each seat's FR-13 score plus its handicap, logged as its breakdown
@@ -996,7 +1003,7 @@ def final_scores(tb, st, score, rank, sb, cursed):
     handicapped scores decide, then fewer captured cards."""
     P = S.n_seats(tb)
     for p in range(P):
-        score[p] = score_breakdown(tb, st, p, sb, cursed) + handicap(tb, st, p)
+        score[p] = standing(tb, st, p, sb, cursed)
         S.emit(
             st,
             S.E_SCORE,
@@ -1011,6 +1018,20 @@ def final_scores(tb, st, score, rank, sb, cursed):
     rank_seats(score, st.r.pl[:, S.PL_CAPT_N], rank)
 
 
+# ---------------------------------------------------------------- the trajectory
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def trace_point(tb, st, work):
+    """Point ``G_ROUND`` of the trajectory (state.TRACE_MEASURES), taken as a round begins: each
+    seat's standing (what it would score if the game were scored now) and captured cards. The
+    last point, at the end, end_game writes from the final scores."""
+    k = S.nn(st.r.board[S.G_ROUND])
+    for p in range(S.n_seats(tb)):
+        work.tr[k, p, S.TR_SCORE] = standing(tb, st, p, work.sb, work.cursed)
+        work.tr[k, p, S.TR_CAPTURED] = st.r.pl[p, S.PL_CAPT_N]
+
+
 # ---------------------------------------------------------------- decision points
 
 
@@ -1022,11 +1043,15 @@ def start(tb, st, seed, game, work):
 
 @njit(cache=True, _nrt=False, forceinline=True)
 def end_game(tb, st, work):
-    """Final scores (FR-13, ENGINE-15) and ranks (FR-14) into the seat rows; logs them."""
+    """Final scores (FR-13, ENGINE-15) and ranks (FR-14) into the seat rows and the trajectory's
+    last point; logs them."""
     final_scores(tb, st, work.score, work.rank, work.sb, work.cursed)
+    k = S.nn(st.r.board[S.G_ROUND])  # the trajectory's last point: the final position
     for p in range(S.n_seats(tb)):
         st.r.pl[p, S.PL_SCORE] = work.score[p]
         st.r.pl[p, S.PL_RANK] = work.rank[p]
+        work.tr[k, p, S.TR_SCORE] = work.score[p]
+        work.tr[k, p, S.TR_CAPTURED] = st.r.pl[p, S.PL_CAPT_N]
     st.r.board[S.G_STAGE] = S.STAGE_OVER
 
 
@@ -1055,6 +1080,7 @@ def advance(tb, st, work):
             if st.r.board[S.G_ROUND] >= tb.r.params[T.P_ROUNDS]:
                 end_game(tb, st, work)
                 return -1
+            trace_point(tb, st, work)
             round_begin(tb, st)
             st.r.board[S.G_STAGE] = S.STAGE_MISSION
         else:
@@ -1242,11 +1268,26 @@ def record(tb, st, work, g, score, rank, turns, end, order, team, role, extra, t
                 kit.tally_clipped(v, clipped, j)
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _clip_i16(v):
+    """``v`` within int16 (the trajectory's cells), saturating."""
+    return max(-32768, min(32767, v))
+
+
 @njit(cache=True, _nrt=False, forceinline=True)
 def record_trace(tb, st, work, g, trace, points):
     """Row ``g`` of the trajectory outputs (kit.Outputs' ``trace`` and ``points``) for the ended
-    game in ``st``: state.TRACE_MEASURES at each point the game recorded (none yet)."""
-    return
+    game in ``st``: state.TRACE_MEASURES at each of its ``rounds + 1`` points (Work.tr), as int16
+    (a standing past int16 saturates: no shipped config comes near). Outputs that keep no
+    trajectory (no rows) are left alone."""
+    if points.shape[0] <= g:
+        return
+    n = min(S.trace_points(st), trace.shape[1])
+    points[g] = n
+    for k in range(n):
+        for p in range(S.n_seats(tb)):
+            for m in range(len(S.TRACE_MEASURES)):
+                trace[g, k, p, m] = _clip_i16(work.tr[k, p, m])
 
 
 @njit(cache=True, parallel=True, forceinline=False)

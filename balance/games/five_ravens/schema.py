@@ -26,6 +26,7 @@ RAVEN_NAMES = ("one", "two", "three", "four", "five", "six", "seven", "eight", "
 _RELIC_NAME = re.compile(r"[a-z][a-z0-9_]*")
 MAX_RELICS = 200
 MAX_RELIC_TYPES = 48  # the engine's state has fixed sizes (state.MAX_TYPES)
+MAX_ROUNDS = 20  # FR-1: Clocks; a game records rounds + 1 trajectory points (state.trace_cap)
 
 # Bounds of the numbers the engine stores (tables.py: int32 rules, float64 weights). A seat's
 # score is an int32 sum (engine.score_breakdown): at most MAX_RELICS chests or hollows of
@@ -187,7 +188,7 @@ class Rules(BaseModel):
 
     model_config = _STRICT
 
-    rounds: int = Field(5, ge=1, le=20, description="FR-1: rounds in a game, one per Clock")
+    rounds: int = Field(5, ge=1, le=MAX_ROUNDS, description="FR-1: rounds in a game, one per Clock")
     hand_size: int = Field(
         4, ge=1, le=20, description="FR-4: cards each player draws in the Prelude"
     )

@@ -17,7 +17,8 @@ whose record holds the seat rows ``pl`` (``PL_*`` offsets, ``N_PL`` wide), the g
 (scalars ``G_*``, then the centre ``B_*`` and the relic deck, ``N_BOARD`` wide) and the random
 streams ``rng``, beside the piles ``pile`` and the greedy turn's values ``fv``, with the script
 and the event log in ``aux``; ``Work`` and ``alloc_work(tb)``, the scratch of
-``engine.play_game(tb, st, seed, game, work)``; ``END_REASONS`` and ``EXTRA_COLUMNS``.
+``engine.play_game(tb, st, seed, game, work)``, which also keeps the game's trajectory
+(``TRACE_MEASURES``, ``trace_cap``, ``trace_rows``); ``END_REASONS`` and ``EXTRA_COLUMNS``.
 
 Decision points (issue 28; docs/rules/five_ravens.md, "Decisions"): ``DECISIONS`` and the
 ``D_*`` kinds, ``MAX_OPTIONS``, the option codes ``OPT_*``, ``pending(st)``; the game's
@@ -56,17 +57,25 @@ END_REASONS: tuple[str, ...] = ("clocks",)
 EXTRA_COLUMNS: tuple[str, ...] = ("captured",)  # cards in the seat's captured pile (FR-14)
 
 
-# The trajectory a game records (kit.Outputs' ``trace``): the names of each seat's measures at
-# each point, the first the seat's standing; ``trace_cap(tb)`` the most points a game can record.
-TRACE_MEASURES: tuple[str, ...] = ()
+(X_CAPTURED,) = range(len(EXTRA_COLUMNS))
+
+# The trajectory a game records (kit.Outputs' ``trace``; docs/rules/five_ravens.md, How a game
+# went): each seat's measures at point 0 (after set-up) and point k, the end of round k (taken as
+# round k + 1 begins, before its Prelude; the last round's is the game's end, after scoring): the
+# rounds + 1 points of trace_cap, every game. ``score`` is what the seat would score if the game
+# were scored there (engine.standing: FR-13 with the handicap, the engine's own scoring of the
+# position; the last point is the dataset's score), ``captured`` its captured cards (FR-14's
+# tie-break; the last point is the dataset's column). Kept in Work.tr[k, p, TR_*] as the game
+# goes (engine.trace_point), copied out by engine.record_trace: the per-game scratch, not the
+# State, so that copy_state (the search copies a State every iteration) never carries it.
+TRACE_MEASURES: tuple[str, ...] = ("score", "captured")
+TR_SCORE, TR_CAPTURED = range(len(TRACE_MEASURES))
 
 
 def trace_cap(tb) -> int:
-    """The most trajectory points a game of these tables can record (none kept yet)."""
-    return 0
+    """The trajectory points a game of these tables records: the start and one a round."""
+    return int(tb.params[T.P_ROUNDS]) + 1
 
-
-(X_CAPTURED,) = range(len(EXTRA_COLUMNS))
 
 # Seat status during the Mission (FR-5).
 ST_ACTIVE, ST_THIEF, ST_DONE = range(3)
@@ -355,6 +364,12 @@ def new_state(tb: T.Tables, log_cap: int = 0, script: np.ndarray | None = None) 
     return State(s.view(STATE_DTYPE)[0], aux)
 
 
+def trace_rows(st: State, work: Work) -> np.ndarray:
+    """int32[points, P, K]: the trajectory of the game ``st`` played with ``work`` from its start
+    (TRACE_MEASURES at each of its trace_points; the batch's Chunk.trace row once it is over)."""
+    return work.tr[: int(trace_points(st))].copy()
+
+
 def clone_state(st: State) -> State:
     """An independent copy of a State (a new one of the same shape, filled by copy_state; the
     part of the record the config does not use is zeros, as in a new State)."""
@@ -467,6 +482,17 @@ def copy_state(src, dst):
     dst.aux[:n] = src.aux[:n]
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def trace_points(st):
+    """The trajectory points a game that ``st`` played from its start has recorded (Work.tr):
+    one a round begun (engine.trace_point, as advance begins it) and the end's; none before the
+    first advance."""
+    n = st.r.board[G_ROUND]
+    if st.r.board[G_STAGE] != STAGE_ROUND:
+        n += 1
+    return n
+
+
 @njit(cache=True, _nrt=False, forceinline=False)
 def pending(st):
     """(seat, D_* kind) of the decision pending, (-1, -1) if none (before engine.advance, after
@@ -485,7 +511,9 @@ def ask(st, kind, p):
 
 class Work(NamedTuple):
     """The per-game scratch arrays of ``engine.play_game`` (``alloc_work``): allocated once per
-    block of games by the batch kernel, and once by narrate's replay."""
+    block of games by the batch kernel, and once by narrate's replay. ``tr`` is the trajectory
+    of the game played with it from its start (a Work given to a copied State holds only the
+    points the copy went through)."""
 
     moves: np.ndarray  # int32[2 * CAP + 2, 2]: legal_moves, an action and a thief per card
     order: np.ndarray  # int32[P]: steal_order
@@ -493,11 +521,12 @@ class Work(NamedTuple):
     rank: np.ndarray  # int32[P]: FR-14 ranks
     sb: np.ndarray  # int32[N_SB]: score_breakdown's SB_*
     cursed: np.ndarray  # int32[n_types]: captured cursed relics per type
+    tr: np.ndarray  # int32[rounds + 1, P, K]: the game's trajectory so far (TRACE_MEASURES)
 
 
 @njit(cache=True, forceinline=False)
 def alloc_work(tb):
-    """The Work of engine.play_game for the config of ``tb``."""
+    """The Work of engine.play_game for the config of ``tb`` (``tr``: trace_cap points)."""
     P = n_seats(tb)
     cap = T.N_RAVENS + tb.r.params[T.P_N_RELICS]
     return Work(
@@ -507,6 +536,7 @@ def alloc_work(tb):
         np.zeros(P, np.int32),
         np.zeros(N_SB, np.int32),
         np.zeros(tb.r.params[T.P_N_TYPES], np.int32),
+        np.zeros((tb.r.params[T.P_ROUNDS] + 1, P, len(TRACE_MEASURES)), np.int32),
     )
 
 

@@ -38,11 +38,13 @@ def test_work_is_the_scratch_of_play_game() -> None:
         "rank",
         "sb",
         "cursed",
+        "tr",
     )
     cap = N_RAVENS + int(c.tb.params[P_N_RELICS])
     assert work.moves.shape == (2 * cap + 2, 2)
     assert work.order.shape == work.score.shape == work.rank.shape == (2,)
     assert work.sb.shape == (state.N_SB,) and work.cursed.shape == (int(c.tb.params[P_N_TYPES]),)
+    assert work.tr.shape == (state.trace_cap(c.tb), 2, len(state.TRACE_MEASURES))
     assert all(a.dtype == np.int32 for a in work)
 
 
