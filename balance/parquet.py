@@ -50,11 +50,34 @@ class Codes(NamedTuple):
 
 
 class Block(NamedTuple):
-    """Several uint8 columns stored row-major, ``values[:, j]`` being column ``names[j]``; written
-    without first copying each column out of the block."""
+    """Several integer columns of one type stored row-major, ``values[:, j]`` being column
+    ``names[j]``; written without first copying each column out of the block (the telemetry's
+    uint8 counts, a trajectory's int16 measures)."""
 
-    values: np.ndarray  # uint8[rows, len(names)], C-contiguous
+    values: np.ndarray  # uint8 (or another integer type)[rows, len(names)], C-contiguous
     names: Sequence[str]
+
+
+class Runs(NamedTuple):
+    """An integer column given as runs: ``values[i]`` repeated ``lengths[i]`` times (a game index
+    on every row of the game's trajectory). Written as RLE runs of dictionary keys, without
+    the column ever being made: a handful of bytes a run."""
+
+    values: np.ndarray  # int64[k]
+    lengths: np.ndarray  # int64[k], each >= 1
+
+    def __len__(self) -> int:  # the column's rows
+        return int(self.lengths.sum())
+
+
+class Ranged(NamedTuple):
+    """An integer column whose minimum and maximum the caller knows (a game index, a point, a
+    seat): written without a pass to find them. They must be the column's exact extremes (the
+    file's statistics say them)."""
+
+    values: np.ndarray  # 1-D integers
+    lo: int
+    hi: int
 
 
 # ---- the numba part: min/max and bit-packing, column by column over a row-major block ---------
@@ -132,6 +155,32 @@ def _pack(a, lo, width, offset, out):  # pragma: no cover - compiled
 
 _BYTE, _I16, _I32, _I64, _BINARY, _LIST, _STRUCT = 3, 4, 5, 6, 8, 9, 12
 _TRUE, _FALSE = 1, 2
+
+
+@njit(cache=True, nogil=True)
+def _rle_runs(keys, lengths, key_bytes):  # pragma: no cover - compiled
+    """The RLE runs of parquet's hybrid encoding: for each run, the ULEB128 varint of its length
+    shifted left once (the low bit 0: a run, not bit-packed), then its key in ``key_bytes``
+    bytes, little-endian."""
+    out = np.empty(keys.shape[0] * (10 + key_bytes), np.uint8)
+    pos = 0
+    for i in range(keys.shape[0]):
+        n = lengths[i] << 1
+        while True:
+            byte = n & 0x7F
+            n >>= 7
+            if n:
+                out[pos] = byte | 0x80
+                pos += 1
+            else:
+                out[pos] = byte
+                pos += 1
+                break
+        k = keys[i]
+        for b in range(key_bytes):
+            out[pos] = (k >> (8 * b)) & 0xFF
+            pos += 1
+    return out[:pos]
 
 
 def _varint(n: int) -> bytes:
@@ -297,6 +346,33 @@ class _Encoder:
             chunks.append(_Chunk(names[j], schema, physical, pages, encodings, stats))
         return chunks
 
+    def runs(self, name: str, column: Runs) -> _Chunk:
+        """An int64 column of runs (:class:`Runs`), dictionary-encoded by range with one RLE run
+        of the hybrid encoding per run; PLAIN (the values made) when the range is too wide."""
+        values = np.asarray(column.values, np.int64)
+        lengths = np.asarray(column.lengths, np.int64)
+        rows = int(lengths.sum())
+        lo, hi = int(values.min()), int(values.max())
+        if hi - lo >= 1 << MAX_DICT_BITS:
+            made = np.repeat(values, lengths).reshape(-1, 1)
+            return self.ints([name], made, np.array([lo]), np.array([hi]))[0]
+        width = max(1, (hi - lo).bit_length())
+        body = bytes([width]) + _rle_runs(values - lo, lengths, (width + 7) // 8).tobytes()
+        physical, converted, logical = _INTS[np.dtype(np.int64)]
+        logical_b = None if logical is None else _int_logical(*logical)
+        stats = _struct(
+            (3, _I64, 0),
+            (5, _BINARY, struct.pack("<q", hi)),
+            (6, _BINARY, struct.pack("<q", lo)),
+        )
+        dictionary = np.arange(lo, hi + 1, dtype=np.int64).tobytes()
+        pages = [
+            self.page(dictionary, _DICTIONARY_PAGE, hi - lo + 1, _PLAIN),
+            self.page(body, _DATA_PAGE, rows, _RLE_DICTIONARY),
+        ]
+        schema = _schema_element(name, physical, converted, logical_b)
+        return _Chunk(name, schema, physical, pages, [_PLAIN, _RLE, _RLE_DICTIONARY], stats)
+
     def strings(self, name: str, column: Codes) -> _Chunk:
         codes = np.asarray(column.codes, dtype=np.int64).reshape(-1, 1)
         n = len(column.names)
@@ -341,7 +417,7 @@ class _Encoder:
         return _Chunk(name, schema, physical, [page], [_PLAIN, _RLE], stats)
 
 
-Column = np.ndarray | Codes | Block
+Column = np.ndarray | Codes | Block | Ranged | Runs
 
 
 def _values(column: Column) -> np.ndarray:
@@ -349,9 +425,18 @@ def _values(column: Column) -> np.ndarray:
         column.codes
         if isinstance(column, Codes)
         else column.values
-        if isinstance(column, Block)
+        if isinstance(column, Block | Ranged)
         else column
     )
+
+
+def _length(column: Column) -> int:
+    return len(column) if isinstance(column, Runs) else len(_values(column))
+
+
+def n_rows(columns: Mapping[str, Column]) -> int:
+    """The rows of a table's columns (those of the first; write_table checks they agree)."""
+    return _length(next(iter(columns.values()))) if columns else 0
 
 
 def write_table(
@@ -365,7 +450,7 @@ def write_table(
     """Write ``columns`` (name -> values, all the same number of rows) as one parquet file, with
     ``metadata`` as the footer's key-value metadata; returns the SHA-256 of the file's bytes (hex),
     computed as they are written."""
-    lengths = {name: len(_values(column)) for name, column in columns.items()}
+    lengths = {name: _length(column) for name, column in columns.items()}
     rows = next(iter(lengths.values()), 0)
     if not rows:
         raise ValueError("a table without rows cannot be written")
@@ -384,11 +469,19 @@ def write_table(
     chunks: list[_Chunk] = []
     for name, column in columns.items():
         if isinstance(column, Block):
-            a = np.ascontiguousarray(column.values, dtype=np.uint8)
+            a = np.ascontiguousarray(column.values)
+            if a.dtype not in _INTS:
+                a = a.astype(np.uint8)
             if a.ndim != 2 or a.shape[1] != len(column.names):
                 raise ValueError(f"block {name!r}: shape {a.shape} for {len(column.names)} names")
             if len(column.names):
                 chunks += enc.ints(list(column.names), a)
+        elif isinstance(column, Runs):
+            chunks.append(enc.runs(name, column))
+        elif isinstance(column, Ranged):
+            a = np.ascontiguousarray(column.values).reshape(-1, 1)
+            lo = np.array([column.lo], np.int64)
+            chunks += enc.ints([name], a, lo, np.array([column.hi], np.int64))
         elif isinstance(column, Codes):
             chunks.append(enc.strings(name, column))
         elif column.dtype in _INTS:

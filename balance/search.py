@@ -339,6 +339,7 @@ def play_logged(plugin: Any, tables: SearchTables, seed: int, game: int) -> Sear
             row.rank[0],
             int(row.turns[0]),
             int(row.end_reason[0]),
+            None if row.trace is None else row.trace[0, : row.points[0]].copy(),
         )
 
     logged = kit.play_logged(play, seed, game, kit.LOG_CAP)

@@ -68,7 +68,8 @@ def hash_config(path: Path, games: int) -> dict[str, str]:
     cfg = load_config(path)
     with tempfile.TemporaryDirectory() as tmp:
         run(cfg, config_path=path, out=Path(tmp) / "run", games=games)
-        df = pl.read_parquet(Path(tmp) / "run" / "games" / "*.parquet").sort("game", "seat")
+        # the parts (their trajectories, trace-*.parquet beside them, are other files)
+        df = pl.read_parquet(Path(tmp) / "run" / "games" / "part-*.parquet").sort("game", "seat")
     hashes = {c: hashlib.sha256(canonical(df[c])).hexdigest()[:16] for c in df.columns}
     total = hashlib.sha256("".join(f"{c}={h};" for c, h in sorted(hashes.items())).encode())
     return {"_rows": str(df.height), "_all": total.hexdigest()[:16], **hashes}

@@ -42,7 +42,7 @@ FUZZ = settings(
 )
 
 INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16"]
-KINDS = ["bool", *INTS, "float64", "codes", "block"]
+KINDS = ["bool", *INTS, "float64", "codes", "block", "ranged", "runs"]
 # Spans (max - min) of an integer column: one value, the widths of 1..16-bit dictionaries at their
 # edges, the first that goes PLAIN, and the dtype's whole range ("full"). int64's whole range and
 # any span of 2**63 or more are left out: see test_int64_spans_of_2_63_or_more.
@@ -124,9 +124,29 @@ def tables(draw) -> tuple[dict[str, Any], dict[str, Leaf]]:
             dtype = np.int8 if len(names) <= 127 and draw(st.booleans()) else np.int64
             columns[name] = parquet.Codes(codes.astype(dtype), names)
             leaves[name] = Leaf("string", [names[c] for c in codes])
-        else:  # a Block of uint8 columns, as the telemetry is written
+        elif kind == "runs":  # an int64 column given as runs (parquet.Runs)
+            k = int(rng.integers(1, rows + 1))
+            lengths = (
+                np.diff(
+                    np.sort(rng.choice(np.arange(1, rows), k - 1, replace=False)),
+                    prepend=0,
+                    append=rows,
+                )
+                if k > 1
+                else np.array([rows])
+            )
+            values = _ints(draw, rng, "int64", k, (k,))
+            columns[name] = parquet.Runs(values, lengths)
+            leaves[name] = Leaf("int64", np.repeat(values, lengths))
+        elif kind == "ranged":  # an integer column with its extremes given (parquet.Ranged)
+            dtype = draw(st.sampled_from(INTS))
+            values = _ints(draw, rng, dtype, rows, (rows,))
+            columns[name] = parquet.Ranged(values, int(values.min()), int(values.max()))
+            leaves[name] = Leaf(dtype, values)
+        else:  # a Block of integer columns, as the telemetry (uint8) and trajectories are written
             width = draw(st.integers(1, 5))
-            block = _ints(draw, rng, "uint8", rows, (rows, width * 2))
+            dtype = draw(st.sampled_from(["uint8", "uint8", *INTS]))
+            block = _ints(draw, rng, dtype, rows, (rows, width * 2))
             if draw(st.booleans()):
                 block = block[:, ::2]  # not contiguous: the writer copies it
             else:
@@ -134,7 +154,7 @@ def tables(draw) -> tuple[dict[str, Any], dict[str, Leaf]]:
             sub = [f"{name}_{j}" for j in range(width)]
             columns[name] = parquet.Block(block, sub)
             for j, s in enumerate(sub):
-                leaves[s] = Leaf("uint8", block[:, j])
+                leaves[s] = Leaf(dtype, block[:, j])
     return columns, leaves
 
 

@@ -31,10 +31,9 @@ def traced_config(fake_traced_game, tmp_path):
 def test_trace_columns_are_the_recorded_points_game_then_point_then_seat():
     tables = fake.traced_game.PLUGIN.tables(players=3)
     chunk = fake.traced(tables, 7, 10, 6)
-    cols = results.trace_columns(chunk, fake.TRACE_MEASURES)
+    frame = results.trace_frame(chunk, fake.TRACE_MEASURES)
     points = 2 + np.arange(10, 16) % 4
-    assert len(cols["game"]) == 3 * points.sum()
-    frame = pl.DataFrame(cols)
+    assert frame.height == 3 * points.sum()
     assert frame.schema == {
         "game": pl.Int64, "point": pl.Int16, "seat": pl.Int8, "standing": pl.Int16,
         "round": pl.Int16,
@@ -52,7 +51,10 @@ def test_trace_columns_refuse_a_trace_that_does_not_fit():
     with pytest.raises(ValueError, match="measures"):
         results.trace_columns(chunk, ("standing",))
     bad = fake.dataclasses.replace(chunk, points=chunk.points + 9)
-    with pytest.raises(ValueError, match="within 1..5"):
+    with pytest.raises(ValueError, match="points sum to .*, not the .* rows"):
+        results.trace_columns(bad, fake.TRACE_MEASURES)
+    bad = fake.dataclasses.replace(chunk, points=chunk.points * 0)
+    with pytest.raises(ValueError, match="at least 1"):
         results.trace_columns(bad, fake.TRACE_MEASURES)
 
 
@@ -272,3 +274,128 @@ def test_a_plays_metric_on_a_game_without_trajectories_is_one_line(fake_game, tm
     pct = _spec(tmp_path, "f.yaml", "{metric: close, above: 30}")
     with pytest.raises(ConfigError, match="looks like a percentage"):
         ex.load_spec(pct)
+
+
+# ------------------------------------------------------------------ tune and sweep
+
+
+def test_tune_brings_the_planted_comeback_rate_to_its_target(fake_traced_game, tmp_path):
+    """The planted comeback rate among games with one winner is 3/4 of ``rules.comeback``
+    (fake_traced: behind at half in 3 of its 4 lengths), so a target of 0.3 is met at 0.4."""
+    from balance.experiments import tune as tune_lib
+
+    cfg = fake.traced_game.write_config(tmp_path / "c.yaml", games=100)
+    r = tune_lib.tune(cfg, ["rules.comeback=0..1"], ["comeback_half=0.3"], games=40000, seed=3)
+    assert r.root is not None and r.root.lo <= 0.4 <= r.root.hi
+    assert r.root.hi - r.root.lo < 0.15
+    (v,) = r.at_answer
+    assert v.lo <= 0.3 <= v.hi and v.counted < v.games  # shared wins do not count
+    with pytest.raises(tune_lib.TuneError, match=r"comeback_half is a share of games .* 0\.3"):
+        tune_lib.tune(cfg, ["rules.comeback=0..1"], ["comeback_half=30"], games=100)
+    with pytest.raises(tune_lib.TuneError, match="margin is about whole games"):
+        tune_lib.tune(cfg, ["rules.comeback=0..1"], ["margin[seat=0]=1"], games=100)
+
+
+def test_tune_on_a_game_without_trajectories_is_one_line(fake_game, tmp_path):
+    from balance.experiments import tune as tune_lib
+
+    fake.write_config(tmp_path / "f.yaml")
+    with pytest.raises(tune_lib.TuneError, match="--target margin=1: .*records no trajectory"):
+        tune_lib.tune(tmp_path / "f.yaml", ["rules.bonus=0..3"], ["margin=1"], games=3000)
+
+
+def test_a_sweep_pairs_each_plays_metric_step_by_step(fake_traced_game, tmp_path):
+    """A sweep over the planted comeback chance: each point's curve rows carry the plays
+    metrics (their means as the point's own trajectories give them), each step pairs them game
+    by game, and how the game plays is a family of its own under the one rule (its q-values
+    are those of its rows alone)."""
+    from balance.experiments import sweep as sw
+    from balance.report.numbers import analyse_sweep
+    from balance.stats import plays
+    from balance.stats.multiple import adjust
+
+    cfg = fake.traced_game.write_config(tmp_path / "s.yaml", games=2000)
+    plan = sw.plan_sweep(cfg, ["rules.comeback=0,0.5,1"], games=2000)
+    sw.run_sweep(plan, out=tmp_path / "sw")
+    ss = analyse_sweep(tmp_path / "sw")
+    curve = ss.curve.filter(pl.col("metric") == "comeback_half").sort("x_pos")
+    assert curve.height == 3 and (curve["kind"] == "game").all()
+    for r, p in zip(curve.iter_rows(named=True), ss.run.complete, strict=False):
+        _, trace = results.open_trace(p.path)
+        _, rows = results.open_results(p.path)
+        m = plays.game_metrics(trace.collect(), rows.collect(), "standing")
+        v = m.values["comeback_half"]
+        assert r["value"] == pytest.approx(np.nanmean(v))
+    assert curve["value"].to_list()[0] == 0 and curve["value"].to_list()[2] > 0.6
+    steps = ss.steps.filter(pl.col("metric").is_in(list(plays.METRICS)))
+    assert set(steps["metric"]) == set(plays.METRICS) and steps["paired"].all()
+    come = steps.filter(pl.col("metric") == "comeback_half").sort("step")
+    assert come["significant"].all() and (come["diff"] > 0).all()
+    alone = adjust(steps.select("metric", "p_value"))["q_value"].to_numpy()
+    np.testing.assert_allclose(steps["q_value"].to_numpy(), alone, equal_nan=True)
+
+
+# ------------------------------------------------------------------ the kernels' ragged rows
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        "configs/five_ravens/base.yaml",
+        "configs/raven_order/base.yaml",
+        "configs/raven_manor/base.yaml",
+        "configs/corvids/base.yaml",
+    ],
+)
+def test_a_chunks_rows_are_each_games_own_whatever_the_blocks(config):
+    """Each block of a batch packs its games' points from the start of its room, game after
+    game (kit.trace_row): the rows of a chunk of 150 games (several blocks, a partial last one)
+    are game for game those of the same games played one at a time, and the dense view holds
+    them with zeros past each game's points."""
+    from tests.kit.decisions import compiled
+
+    plugin, tables, _ = compiled(config)
+    ch = plugin.play(tables, 11, 3, 150)
+    assert ch.trace_rows.shape[0] == ch.points.sum() and ch.trace_cap >= ch.points.max()
+    start = ch.trace_start
+    for g in (0, 1, 63, 64, 65, 127, 128, 149):
+        one = plugin.play(tables, 11, 3 + g, 1)
+        n = int(ch.points[g])
+        assert int(one.points[0]) == n
+        np.testing.assert_array_equal(ch.trace_rows[start[g] : start[g] + n], one.trace_rows)
+        np.testing.assert_array_equal(ch.trace[g, :n], one.trace_rows)
+        assert not ch.trace[g, n:].any()
+
+
+def test_the_room_of_a_chunks_trajectories_is_small_pages_touched_only_where_written():
+    """kit.trace_room: a large room is an anonymous mapping (zero pages, no huge pages asked
+    for), writable, and packed rows read back through the Chunk without the gaps."""
+    from balance.games import _kit as kit
+
+    room = kit.trace_room(1 << 20, 4, 2)
+    assert room.shape == (1 << 20, 4, 2) and room.dtype == np.int16 and not room[::4096].any()
+    assert room.flags.writeable and isinstance(room.base.base.obj, kit.mmap.mmap)
+    small = kit.trace_room(10, 2, 2)
+    assert small.shape == (10, 2, 2) and not small.any()
+    points = kit.trace_points(5, 2, 3)  # blocks of two games, room for three points a game
+    assert points[:, 1].tolist() == [0, -1, 6, -1, 12]
+
+
+def test_a_room_given_back_is_used_again_and_its_old_rows_never_show():
+    """kit.give_back keeps a chunk's room (its rows copied out) for the next chunk: the next
+    play reuses its pages as they are, and its Chunk is the same as from a fresh room."""
+    from balance.games import _kit as kit
+    from tests.kit.decisions import compiled
+
+    plugin, tables, _ = compiled("configs/raven_order/base.yaml")
+    kit._SPARE.clear()
+    first = plugin.play(tables, 5, 0, 3000)
+    assert len(kit._SPARE) == 1  # the room of 3,000 games (6 MB: a mapped room) kept
+    room = kit._SPARE[0]
+    again = plugin.play(tables, 6, 0, 3000)  # other games in the same room
+    assert len(kit._SPARE) == 1 and kit._SPARE[0] is room
+    kit._SPARE.clear()
+    fresh = plugin.play(tables, 6, 0, 3000)
+    np.testing.assert_array_equal(again.trace_rows, fresh.trace_rows)
+    np.testing.assert_array_equal(again.points, fresh.points)
+    assert not np.array_equal(first.points, again.points)

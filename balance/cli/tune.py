@@ -47,7 +47,9 @@ def tune(
             help="The metric and its target, named as in check specs: win_share\\[seat=0], "
             "win_share\\[order=0] (first player), win_share\\[policy=NAME], "
             "win_share\\[team=NAME], win_share\\[role=NAME], mean_score (or "
-            "mean_score\\[seat=1] ...), mean_turns; add decided to count only games one team "
+            "mean_score\\[seat=1] ...), mean_turns, or how the game plays: lead_changes, "
+            "comeback_half, comeback_two_thirds, max_deficit, decided_at, margin, close; add "
+            "decided to count only games one team "
             "won alone (win_share\\[order=0,decided]=0.5); @WEIGHT weighs a target in the "
             "distance of a search (repeatable).",
         ),

@@ -42,8 +42,8 @@ Every claim is about a per-game mean (balance/stats/groups.py's per-game values)
   ``margin``, ``close``: how each game played, from its trajectory (balance/stats/plays.py); the
   winner's metrics are NaN in a game without one winner and left out (as a role not dealt is), so
   they are means over the games with one winner; a comeback or a close game is 0 or 1 (the
-  Bernoulli likelihood). A game that records no trajectory of a seat's standing is refused
-  before any game."""
+  Bernoulli likelihood); a game that deals sides (Raven Manor) has its sides' metrics. A game
+  that records no trajectory is refused before any game."""
 
 from __future__ import annotations
 
@@ -70,6 +70,7 @@ from balance.experiments.check_spec import (  # DEFAULT_DELTA: tune.py imports i
 )
 from balance.experiments.play import Runs
 from balance.runner import CHUNK
+from balance.stats import plays
 from balance.stats import sequential as seq
 
 Verdict = Literal["PASS", "FAIL", "INCONCLUSIVE"]
@@ -423,12 +424,11 @@ def _prepare_check(
             roles = tuple(stats.groups(line, ["role"]))
             bounds.append(_Bound(a, j, 0, None, None, None, None, [], key, roles))
             continue
-        if a.metric in PLAYS and not _keeps_plays(runs.runs[0]):
+        if a.metric in PLAYS and not keeps_plays(runs.runs[0]):
             _raise(
                 shown,
                 f"{key}.metric",
-                f"{c.config}: {cfg.game} records no trajectory of a seat's standing (a game "
-                "that deals its sides, or keeps none)",
+                f"{c.config}: {cfg.game} records no trajectory (no plays metric to check)",
             )
         columns = cfg.players if a.metric == "max_seat_shift" else 1
         model: seq.Model = "bernoulli" if _bernoulli(a, g_run, runs.lineups[0]) else "normal"
@@ -439,10 +439,10 @@ def _prepare_check(
     return name, c.config, runs, seed, bounds
 
 
-def _keeps_plays(run: Any) -> bool:
+def keeps_plays(run: Any) -> bool:
     """Whether a prepared run's games give the plays metrics (experiments/play.py
-    ``chunk_arrays``): a trajectory, and seats that win alone rather than dealt sides."""
-    return bool(run.plugin.trace_measures) and not run.team_names
+    ``chunk_arrays``): a trajectory, by seat or by the sides it records (stats/plays.py)."""
+    return plays.units(run.plugin.trace_measures, run.team_names) is not None
 
 
 def _bernoulli(a: AssertionSpec, grp: list[stats.Group] | None, line: stats.Lineup) -> bool:

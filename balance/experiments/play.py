@@ -8,6 +8,7 @@ statistics reduce, so nothing is written to disk and memory stays flat.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -42,9 +43,18 @@ def chunk_arrays(chunk: Chunk, run: runner.Prepared, line: stats.Lineup) -> stat
         policy=policy,
         team=team,
         role=chunk.role,
-        # a game that deals its sides has a side's standing, not a seat's (stats/plays.py)
-        plays=None if run.team_names else plays.chunk_metrics(chunk),
+        plays=_plays(run, chunk),
     )
+
+
+def _plays(run: Any, chunk: Any) -> Any:
+    """How the chunk's games played (stats/plays.py): by seat, or by side for a game that deals
+    sides (its trace's ``team`` measure); None for a game that keeps no trajectory."""
+    measures = run.plugin.trace_measures
+    sides = plays.units(measures, run.team_names)
+    if sides is None:
+        return None
+    return plays.chunk_metrics(chunk, sides, measures.index(plays.SIDE) if sides else -1)
 
 
 class Runs:

@@ -62,6 +62,8 @@ from balance import runner, stats
 from balance.config import RunConfig, config_from_dict, load_config
 from balance.config.loading import Provenance, load_yaml
 from balance.config.overrides import Override, apply_to, parse_overrides
+from balance.experiments.check import keeps_plays
+from balance.experiments.check_spec import PLAYS, PLAYS_RATES
 from balance.experiments.play import chunk_arrays, lineup
 from balance.experiments.tune_spec import (
     PARAM,
@@ -141,6 +143,11 @@ class _Space:
         if key not in self._runs:
             cfg = self.load(self.overrides(key))
             prepared = runner.prepare(cfg, seed=self.seed)
+            for t in self.targets:
+                if t.metric in PLAYS and not keeps_plays(prepared):
+                    raise target_error(
+                        t.text, f"{cfg.game} records no trajectory (no plays metric to tune)"
+                    )
             line = lineup(prepared)
             groups = tuple(self._group(t, line, key) for t in self.targets)
             self._runs[key] = _Run(key, cfg, prepared, line, groups)
@@ -164,8 +171,11 @@ class _Space:
         raise target_error(t.text, f"{t.kind}: {problem} at {at}")
 
     def model(self, t: Target, run: _Run) -> stats.sequential.Model:
-        """Bernoulli for one seat's or one team's win (values 0, 1/k, 1), else normal."""
+        """Bernoulli for one seat's or one team's win (values 0, 1/k, 1) or a rate of games (a
+        comeback, a close game), else normal."""
         g = run.groups[self.targets.index(t)]
+        if t.metric in PLAYS_RATES:  # a comeback or a close game: 0 or 1 a game
+            return "bernoulli"
         if t.metric != "win_share" or g is None:
             return "normal"
         if g.kind in ("seat", "order", "team"):
@@ -193,6 +203,8 @@ class _Space:
 def _values(t: Target, g: stats.Group | None, arrays: stats.GameArrays) -> np.ndarray:
     if t.metric == "mean_turns":
         v = arrays.turns.astype(np.float64)
+    elif t.metric in PLAYS:  # NaN in a game without one winner: it does not count
+        v = arrays.plays.values[t.metric].copy()
     elif g is None:
         v = arrays.score.mean(axis=1)
     else:

@@ -17,6 +17,10 @@ check`` specs (balance/experiments/check.py) in one string:
   shared among k teams, 0; a policy's or role's: the mean over its seats that game);
 - ``mean_score`` (every seat) or ``mean_score[seat=1]`` and the like: the group's mean score;
 - ``mean_turns``: game length;
+- how each game plays, from its trajectory (balance/stats/plays.py): ``lead_changes``,
+  ``comeback_half``, ``comeback_two_thirds``, ``max_deficit``, ``decided_at``, ``margin``,
+  ``close``, whole games (no selector but ``decided``), a winner's metric over the games with
+  one winner (``comeback_half=0.25``: a quarter of the winners were behind at half time);
 - ``decided`` in the selector (``win_share[order=0,decided]``) counts only the games one team
   won alone (no shared first place: in The Raven Order, no turn-cap draw), so "the first player
   wins half the decided games" is ``win_share[order=0,decided]=0.5``.
@@ -38,12 +42,14 @@ from balance.config import load_config
 from balance.config.overrides import Override, override
 from balance.errors import BalanceError
 from balance.experiments.check import DEFAULT_DELTA
+from balance.experiments.check_spec import PLAYS, PLAYS_RATES
 from balance.fmt import num
 from balance.stats import rootfind
 
 PARAM = "--param"
 TARGET = "--target"
-METRICS = ("win_share", "mean_score", "mean_turns")
+METRICS = ("win_share", "mean_score", "mean_turns", *PLAYS)
+WHOLE_GAMES = ("mean_turns", *PLAYS)  # metrics of whole games: no group
 UNIT = {m: DEFAULT_DELTA[m] for m in METRICS}  # the distance's unit of each metric
 FIXED_KEYS = {
     "game": "a tune plays one game",
@@ -173,11 +179,18 @@ def parse_target(text: str) -> Target:
             "win_share needs a group: [seat=N], [order=N] (0 = first player), [policy=NAME], "
             "[team=NAME] or [role=NAME]",
         )
-    if metric == "mean_turns" and kind is not None:
-        raise target_error(text, f"{kind}: mean_turns is about whole games, not a {kind}")
+    if metric in WHOLE_GAMES and kind is not None:
+        raise target_error(text, f"{kind}: {metric} is about whole games, not a {kind}")
     value = _float(m["value"], text, "value")
     if metric == "win_share" and not 0 <= value <= 1:
         raise target_error(text, f"a win share is in [0, 1], got {num(value)}")
+    if metric in (*PLAYS_RATES, "decided_at") and not 0 <= value <= 1:
+        hint = (
+            f" ({num(value)} looks like a percentage: write {num(value / 100)})"
+            if value > 1
+            else ""
+        )
+        raise target_error(text, f"{metric} is a share of games in [0, 1], got {num(value)}{hint}")
     weight = 1.0 if m["weight"] is None else _float(m["weight"], text, "weight")
     if not weight > 0:
         raise target_error(text, f"the weight must be > 0, got {num(weight)}")

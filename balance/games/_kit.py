@@ -37,13 +37,16 @@ scratch of ``engine.play_game(tb, st, seed, game, work)``; ``END_REASONS`` and
 
 from __future__ import annotations
 
+import contextlib
+import mmap
+import threading
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
 
-from balance.games.base import Chunk
+from balance.games.base import Chunk, point_index
 from balance.rng import below
 
 LOG_WIDTH = 8  # a log row: the event code, then seven integers
@@ -177,6 +180,24 @@ def play_logged(play: Callable[[int], Logged], seed: int, game: int, cap: int = 
         cap *= 4
 
 
+def one_trace(
+    record_trace: Callable[..., None],
+    tb: Any,
+    st: Any,
+    work: Any,
+    cap: int,
+    players: int,
+    n_measures: int,
+) -> np.ndarray:
+    """int16[points, P, K]: the trajectory of the ended game in ``st`` (played with ``work``) as
+    the batch records it (the engine's ``record_trace`` into a one-game output),
+    for a replay's ``Logged.trace``; ``cap`` is the game's ``state.trace_cap(tb)``."""
+    trace = np.zeros((cap, players, n_measures), np.int16)
+    points = trace_points(1, 1, cap)
+    record_trace(tb, st, work, np.int64(0), trace, points)
+    return trace[: points[0, 0]].copy()
+
+
 def copy_log(aux: np.ndarray, row0: int, n: int) -> np.ndarray:
     """A copy of the ``n`` log rows of ``aux`` from row ``row0`` (as ``log_event`` wrote them)."""
     return aux[row0 : row0 + n, :LOG_WIDTH].copy()
@@ -202,14 +223,16 @@ class Outputs(NamedTuple):
     extra: np.ndarray  # int32[n, P, X]: state.EXTRA_COLUMNS
     tele: np.ndarray  # uint8[n, P, C]
     clipped: np.ndarray  # int64[blocks, C]: saturation_rows
-    # The game's trajectory (state.TRACE_MEASURES): trace[k, g, p, m] is seat p's measure m at
-    # point k of game g (point 0 the start, one point per round, the last the game's end), of
-    # which points[g] were recorded; int16[0, n, P, 0] and int32[0] for a game that keeps none.
-    # Point-major, so that the pages of the points no game of the chunk reached are never
-    # touched (a typical game records a seventh of the room its turn cap needs): fresh zero pages
-    # cost neither memory nor time. Chunk.trace is its game-major view.
-    trace: np.ndarray  # int16[M, n, P, K]
-    points: np.ndarray  # int32[n]
+    # The games' trajectories (state.TRACE_MEASURES), ragged: game g recorded points[g, 0]
+    # points, rows points[g, 1] .. + points[g, 0] of ``trace`` (row k: each seat's measures at
+    # point k; point 0 the start, one point per round, the last the game's end). Each block of
+    # the batch has room for its games' most points (trace_cap each), which it fills from its
+    # start, game after game (``trace_row``), so a chunk touches the rows its games recorded and
+    # no more (a Raven Order game records about 15 of the 101 points its turn cap allows, but
+    # one game in 60 reaches the cap: room by game would touch every page). int16[0, P, 0] and
+    # int64[0, 2] for a game that keeps none. Chunk.trace_rows is the rows without the gaps.
+    trace: np.ndarray  # int16[n * trace_cap, P, K]
+    points: np.ndarray  # int64[n, 2]: points recorded, first row
 
 
 def alloc_outputs(
@@ -238,9 +261,76 @@ def alloc_outputs(
         extra=np.zeros((*rows, n_extra), np.int32),
         tele=np.zeros((*rows, n_tele), np.uint8),
         clipped=saturation_rows(n_games, block, n_tele),
-        trace=np.zeros((trace_cap, n_games if n_measures else 0, players, n_measures), np.int16),
-        points=np.zeros(n_games if n_measures else 0, np.int32),
+        trace=trace_room(n_games * trace_cap if n_measures else 0, players, n_measures),
+        points=trace_points(n_games if n_measures else 0, block, trace_cap),
     )
+
+
+def trace_room(rows: int, players: int, n_measures: int) -> np.ndarray:
+    """int16[rows, P, K] of fresh zero pages, small ones (no transparent huge pages): the room
+    of a chunk's trajectories, of which the batch touches the rows its games record (each
+    block's from the start of its room), so the pages of the rest are never faulted in. numpy
+    asks for huge pages for any array of 4 MB or more, and a 2 MB page is faulted in (and
+    zeroed) whole, so the gaps between the blocks' rows would be paid for in full."""
+    nbytes = rows * players * n_measures * 2
+    if nbytes < 1 << 22:
+        return np.zeros((rows, players, n_measures), np.int16)
+    shape = (rows, players, n_measures)
+    with _SPARE_LOCK:  # a room given back by an earlier chunk: its pages are already there
+        for i, spare in enumerate(_SPARE):
+            if spare.size >= rows * players * n_measures:
+                return _SPARE.pop(i)[: rows * players * n_measures].reshape(shape)
+    room = mmap.mmap(-1, nbytes)  # anonymous and private: zero pages, faulted in on first write
+    if hasattr(mmap, "MADV_NOHUGEPAGE"):
+        with contextlib.suppress(OSError):
+            room.madvise(mmap.MADV_NOHUGEPAGE)
+    return np.frombuffer(room, np.int16).reshape(shape)
+
+
+# Rooms of chunks whose rows were copied out (``give_back``), kept for the next chunk's play:
+# a room's content is never read before the batch writes it (each game's rows are written whole
+# before the Chunk copies them), so a room is reused as it is, its pages faulted in once.
+_SPARE: list[np.ndarray] = []
+_SPARE_LOCK = threading.Lock()
+SPARE_ROOMS = 2  # at most this many kept (a process plays one or two configs' chunks at a time)
+
+
+def give_back(trace: np.ndarray) -> None:
+    """Keep a large room of trace_room for the next chunk, once its rows are copied out."""
+    room = trace
+    while isinstance(room.base, np.ndarray):  # the whole room, not the part this chunk used
+        room = room.base
+    if not isinstance(room.base, memoryview):  # np.zeros: a small room, not kept
+        return
+    with _SPARE_LOCK:
+        if len(_SPARE) < SPARE_ROOMS and all(r is not room for r in _SPARE):
+            _SPARE.append(room)
+
+
+def trace_points(n_games: int, block: int, cap: int) -> np.ndarray:
+    """int64[n, 2] (Outputs.points): no points yet; the first row of each block's first game
+    is its block's room (block b of ``block`` games at row b * block * cap), the others -1 (after
+    the game before them: ``trace_row``)."""
+    points = np.zeros((n_games, 2), np.int64)
+    points[:, 1] = -1
+    first = np.arange(0, n_games, max(block, 1))
+    points[first, 1] = first * cap
+    return points
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def trace_row(g, n, points):
+    """The first row of game ``g``'s ``n`` trajectory points in a batch's ragged outputs
+    (Outputs.trace, Outputs.points), recorded in ``points``: its block's room for the block's
+    first game, else right after the game before it (the games of a block are played in
+    order). A batch whose games are played in any order (the search player's) gives each game
+    the room of a block of one."""
+    s = points[g, 1]
+    if s < 0:
+        s = points[g - 1, 1] + points[g - 1, 0]
+        points[g, 1] = s
+    points[g, 0] = n
+    return s
 
 
 def to_chunk(
@@ -267,15 +357,27 @@ def to_chunk(
         team=out.team if team else None,
         role=out.role if role else None,
         saturated=saturated(out.clipped),
-        trace=(
-            np.moveaxis(out.trace, 0, 1)  # game-major, a view: no page is touched
-            if out.trace.shape[1] == out.score.shape[0] and out.trace.size
-            else None
-        ),
-        points=out.points
-        if out.points.shape[0] == out.score.shape[0] and out.points.size
-        else None,
+        **_trace_fields(out),
     )
+
+
+def _trace_fields(out: Outputs) -> dict[str, Any]:
+    """The Chunk's trajectory fields from a batch's ragged outputs: the recorded rows of every
+    game, in order and without the gaps (a copy, so the room is given back at once)."""
+    n = out.score.shape[0]
+    if out.points.shape[0] != n or not n or not out.trace.size:
+        return {}
+    points = out.points[:, 0]
+    if points.min() < 1:
+        raise ValueError("a game of the chunk recorded no trajectory point")
+    rows = np.repeat(out.points[:, 1], points) + point_index(points)
+    trace_rows = out.trace[rows]
+    give_back(out.trace)
+    return {
+        "trace_rows": trace_rows,
+        "points": points.astype(np.int32),
+        "trace_cap": out.trace.shape[0] // n,
+    }
 
 
 def play_chunk(

@@ -454,6 +454,8 @@ def play_batch_search(kt, sp, seed, first_game, n_games, out, counts):
         E.record(
             tb, st, work, gi, score, rank, turns, end, order, team, role, extra, tele, clips[gi]
         )
+        if points.shape[0] > gi:  # games in any order: each its own block's room
+            points[gi, 1] = gi * (trace.shape[0] // points.shape[0])
         E.record_trace(tb, st, work, gi, trace, points)
         block_end(keep)  # a use of the States' arrays after the game (Five Ravens' records)
         block_end(keep_w)

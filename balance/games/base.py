@@ -11,6 +11,8 @@ whatever the chunk boundaries or thread count (DESIGN.md, Determinism).
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import importlib.util
 import inspect
 import re
@@ -45,16 +47,56 @@ class Chunk:
     # the cells it clipped, so that the manifest can say so instead of clipping silently.
     saturated: np.ndarray | None = None  # int64[C]
     # The trajectory of each game (the plugin's trace_measures: docs/rules/<game>.md, How a game
-    # went): trace[g, k, p, m] is seat p's measure m at point k (point 0 the start, one point per
-    # round, the last the end), of which points[g] are recorded (the rest is 0). None: the game
-    # keeps no trajectory. A view of the kernel's point-major array (kit.Outputs.trace): read
-    # the recorded points, not the whole array.
-    trace: np.ndarray | None = None  # int16[n, M, P, K]
+    # went), ragged: game g recorded points[g] points (point 0 the start, one point per round,
+    # the last the end), rows trace_start[g] .. + points[g] of trace_rows, each the seats'
+    # measures (trace_rows[trace_start[g] + k, p, m]: seat p's measure m at point k); games in
+    # order, no gaps. None: the game keeps no trajectory. ``trace`` is the dense game-major view
+    # (built on first use), ``trace_cap`` the most points a game of the config can record.
+    trace_rows: np.ndarray | None = None  # int16[sum(points), P, K]
     points: np.ndarray | None = None  # int32[n]
+    trace_cap: int = 0
 
     @property
     def n_games(self) -> int:
         return int(self.score.shape[0])
+
+    @property
+    def trace_start(self) -> np.ndarray | None:
+        """int64[n]: the first row of each game's points in ``trace_rows``."""
+        if self.points is None:
+            return None
+        return np.cumsum(self.points, dtype=np.int64) - self.points
+
+    @functools.cached_property
+    def trace(self) -> np.ndarray | None:
+        """int16[n, M, P, K], M = trace_cap (or the most points a game recorded): the trajectory
+        dense and game-major, trace[g, k] point k of game g, zeros past its points (a copy,
+        made once: readers of whole runs read ``trace_rows``)."""
+        if self.trace_rows is None or self.points is None:
+            return None
+        n = self.n_games
+        m = max(self.trace_cap, int(self.points.max()) if n else 0)
+        out = np.zeros((n, m, *self.trace_rows.shape[1:]), np.int16)
+        game = np.repeat(np.arange(n), self.points)
+        out[game, point_index(self.points)] = self.trace_rows
+        return out
+
+
+def point_index(points: np.ndarray) -> np.ndarray:
+    """int64[sum(points)]: each ragged row's point within its game (0, 1, ..., points[g] - 1
+    for each game g in turn)."""
+    points = np.asarray(points, np.int64)
+    first = np.cumsum(points) - points
+    return np.arange(int(points.sum()), dtype=np.int64) - np.repeat(first, points)
+
+
+def with_trace(chunk: Chunk, trace: np.ndarray, points: np.ndarray) -> Chunk:
+    """``chunk`` with trajectories given dense and game-major (int16[n, M, P, K], of which
+    ``points[g]`` recorded for game g): the Chunk's ragged rows of them."""
+    points = np.asarray(points, np.int32)
+    game = np.repeat(np.arange(chunk.n_games), points)
+    rows = np.ascontiguousarray(trace[game, point_index(points)], dtype=np.int16)
+    return dataclasses.replace(chunk, trace_rows=rows, points=points, trace_cap=trace.shape[1])
 
 
 class Replay(NamedTuple):

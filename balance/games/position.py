@@ -50,6 +50,9 @@ class Shape:
         self.team = empty.team is not None
         self.role = empty.role is not None
         self.obs_size = int(game.module("knowledge").obs_size(compiled.tb))
+        # the trajectory's room (state.trace_cap) and measures, as the batch allocates them
+        self.n_measures = len(game.trace_measures)
+        self.trace_cap = int(game.module("state").trace_cap(compiled.tb)) if self.n_measures else 0
 
 
 class Position:
@@ -231,6 +234,8 @@ class Position:
             len(sh.extra_names),
             team=sh.team,
             role=sh.role,
+            trace_cap=sh.trace_cap,
+            n_measures=sh.n_measures,
         )
         score, rank, turns, end, order, team, role, extra, tele, clipped, trace, points = out
         self._E.record(

@@ -611,9 +611,14 @@ def plot_overview(labels: Sequence[str], shares: Sequence[WinShares]) -> go.Figu
     return fig
 
 
-def plot_winner_leads(curve: pl.DataFrame, standing: str) -> go.Figure:
+def plot_winner_leads(curve: pl.DataFrame, standing: str, unit: str = "seat") -> go.Figure:
     """How early a game is decided: at each tenth of the game, the share of games whose eventual
-    winner led alone (by ``standing``), with its 95 % interval as a band."""
+    winner (a seat, or a side: ``unit``) led alone (by ``standing``), with its 95 % interval as
+    a band."""
+    winner = "winning side" if unit == "side" else "winner"
+    by = standing.replace("_", " ")
+    if unit == "side":
+        by = "a side's living members" if standing == "alive" else f"a side's summed {by}"
     x = curve["fraction"].to_numpy() * 100
     share, lo, hi = (curve[c].to_numpy() for c in ("share", "lo", "hi"))
     games = int(curve["games"][0]) if curve.height else 0
@@ -636,20 +641,19 @@ def plot_winner_leads(curve: pl.DataFrame, standing: str) -> go.Figure:
             y=share,
             mode="lines+markers",
             marker_color=BLUE,
-            name="winner leads",
+            name=f"{winner} leads",
             customdata=np.column_stack([lo, hi]),
-            hovertemplate="%{x:.0f} % of the game: the winner leads in %{y:.1%} of games"
+            hovertemplate=f"%{{x:.0f}} % of the game: the {winner} leads in %{{y:.1%}} of games"
             " [%{customdata[0]:.1%}, %{customdata[1]:.1%}]<extra></extra>",
         )
     )
     layout(
         fig,
-        title=f"Half way through, the eventual winner leads alone in {pct(half)} of games",
-        context=f"How early a game is decided: games with one winner ({games:,}), leader by "
-        f"{standing.replace('_', ' ')}",
+        title=f"Half way through, the eventual {winner} leads alone in {pct(half)} of games",
+        context=f"How early a game is decided: games with one {winner} ({games:,}), leader by {by}",
         showlegend=False,
         xaxis_title="share of the game's rounds played (%)",
-        yaxis_title="games whose winner leads",
+        yaxis_title=f"games whose {winner} leads",
     )
     fig.update_yaxes(tickformat=".0%", range=[0, 1.02])
     fig.update_xaxes(range=[-2, 102])

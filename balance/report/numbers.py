@@ -50,6 +50,7 @@ class Plays(NamedTuple):
     standing: str  # the measure a leader is decided by (the game's first trace measure)
     summary: pl.DataFrame  # plays.summary: one row per metric
     curve: pl.DataFrame  # plays.winner_leads: the winner's lead at each tenth of the game
+    unit: str = "seat"  # who leads and wins: "seat", or "side" (a game that deals sides)
 
 
 class DatasetStats(NamedTuple):
@@ -136,16 +137,32 @@ def game_plays(
     manifest: dict[str, Any], path: str, rows: pl.LazyFrame, *, level: float = 0.95
 ) -> Plays | None:
     """How the games of the dataset at ``path`` played (stats/plays.py), when its run recorded
-    trajectories of a game whose seats win alone (a game that deals sides is left out: its
-    standing is a side's, not a seat's)."""
-    measures = manifest.get("trace_measures") or []
-    if not path or not measures or manifest.get("team_names"):
-        return None
+    trajectories: by seat, or by side for a game that deals sides and records each seat's."""
     from balance.stats import plays
 
+    metrics = run_plays(manifest, path, rows)
+    if metrics is None:
+        return None
+    return Plays(
+        manifest["trace_measures"][0],
+        plays.summary(metrics, level),
+        plays.winner_leads(metrics, level),
+        "side" if manifest.get("team_names") else "seat",
+    )
+
+
+def run_plays(manifest: dict[str, Any], path: str | os.PathLike[str], rows: pl.LazyFrame) -> Any:
+    """The per-game plays metrics (stats/plays.py ``GameMetrics``) of the dataset at ``path``,
+    every game it holds, or None when its run recorded no trajectory to read them from."""
+    from balance.stats import plays
+
+    measures = manifest.get("trace_measures") or []
+    sides = plays.units(measures, manifest.get("team_names"))
+    if not path or sides is None:
+        return None
     _, trace = open_trace(path)
-    metrics = plays.run_metrics(trace, rows, measures[0], int(manifest["games_done"]))
-    return Plays(measures[0], plays.summary(metrics, level), plays.winner_leads(metrics, level))
+    games = int(manifest["games_done"])
+    return plays.run_metrics(trace, rows, measures[0], games, sides=sides)
 
 
 def report_settings(manifest: dict[str, Any]) -> Any:
@@ -403,7 +420,8 @@ def analyse_sweep(path: str | os.PathLike[str], *, level: float = 0.95) -> Sweep
         curve_points: list[curves.PointData] = []
         for p in pts:
             manifest, rows = open_results(p.path)
-            data = curves.point_data(rows, manifest, level=level)
+            how = run_plays(manifest, p.path, rows)
+            data = curves.point_data(rows, manifest, level=level, how=how)
             manifests[p.index] = manifest
             players[p.index] = data.players
             teams_are_seats &= data.lineup.teams_are_seats
@@ -529,6 +547,13 @@ METRICS = (
     Metric("length", "Game length", "mean_turns", ("game",), "game length", " turns", 1.0),
     Metric("ends", "End reasons", "end_reason", ("reason",), "an end reason's share of games",
            " points", 100.0),
+    # how the game plays (stats/plays.py): a run that recorded trajectories
+    Metric("leads", "Lead changes", "lead_changes", ("game",), "lead changes per game", "", 1.0),
+    Metric("comeback", "Comebacks", "comeback_half", ("game",),
+           "the share of games whose winner was behind at half time", " points", 100.0),
+    Metric("decided", "When the game is decided", "decided_at", ("game",),
+           "the share of the game before the winner led for good", " points", 100.0),
+    Metric("margin", "Margin of victory", "margin", ("game",), "the margin of victory", "", 1.0),
 )  # fmt: skip
 
 

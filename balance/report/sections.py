@@ -289,6 +289,11 @@ def plays_sentences(p: Any) -> list[str]:
     """What the trajectories say, one sentence a metric, each with its 95 % interval."""
     row = functools.partial(_plays_row, p.summary)
     unit = p.standing.replace("_", " ")
+    side = p.unit == "side"
+    who = "side with the most living members" if side else f"seat with the highest {unit}"
+    if side:  # a side's standing is the sum of its members' (stats/plays.py, by_side)
+        unit = "living members" if p.standing == "alive" else f"{unit} (summed over the side)"
+    winner = "winning side" if side else "winner"
 
     def share(m: str) -> str:
         r = row(m)
@@ -300,15 +305,14 @@ def plays_sentences(p: Any) -> list[str]:
 
     decided = row("decided_at")
     return [
-        f"The lead (the one seat with the highest {unit}) changes hands {mean('lead_changes')} "
-        "times a game on average.",
-        f"The eventual winner was behind at half time in {share('comeback_half')} of the games "
-        f"with one winner, and still behind at two thirds in {share('comeback_two_thirds')}.",
-        f"The winner took the lead for good after {pct(decided['mean'])} of the game on average "
-        f"[{pct(decided['lo'])}, {pct(decided['hi'])}]; its largest deficit was "
+        f"The lead (the one {who}) changes hands {mean('lead_changes')} times a game on average.",
+        f"The eventual {winner} was behind at half time in {share('comeback_half')} of the games "
+        f"with one {winner}, and still behind at two thirds in {share('comeback_two_thirds')}.",
+        f"The {winner} took the lead for good after {pct(decided['mean'])} of the game on "
+        f"average [{pct(decided['lo'])}, {pct(decided['hi'])}]; its largest deficit was "
         f"{mean('max_deficit')} {unit}.",
         f"Margin of victory: {mean('margin')} {unit}; {share('close')} of the games with one "
-        f"winner were won by at most {CLOSE} {unit}.",
+        f"{winner} were won by at most {CLOSE} {unit}.",
     ]
 
 
@@ -330,17 +334,24 @@ def plays_section(page: Page, ds: DatasetStats) -> str:
         Column("mean", lambda r: r["value"]),
         Column("95 % interval", lambda r: r["interval"]),
     ]
+    sides = (
+        " Each side's standing is the sum of its members' (a side's living members), the side "
+        "a seat is on read at each point (a possession moves a seat to its possessor's side); "
+        "the leader is the one side with the most, the winner the side of the winning seats."
+        if p.unit == "side"
+        else ""
+    )
     intro = (
         "<p>From each game's trajectory: every seat's "
         f"{escape(p.standing.replace('_', ' '))} at the start, after each round and at the "
-        "end, in games between the players above. The definitions and their sources: "
+        f"end, in games between the players above.{sides} The definitions and their sources: "
         "docs/statistics.md, How the game plays.</p>"
     )
     said = "".join(f"<li>{escape(x)}</li>" for x in plays_sentences(p))
     return (
         intro
         + f"<ul>{said}</ul>"
-        + page.figure(figures.plot_winner_leads(p.curve, p.standing))
+        + page.figure(figures.plot_winner_leads(p.curve, p.standing, p.unit))
         + table_html([_plays_cells(r) for r in p.summary.to_dicts()], cols)
     )
 

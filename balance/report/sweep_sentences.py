@@ -29,7 +29,7 @@ from balance.report.numbers import (
     step_rows,
 )
 from balance.report.sentences import difference_label, listing, ordinal
-from balance.stats import trend
+from balance.stats import plays, trend
 from balance.sweep_file import Axis
 
 # ============================================================================== one row in words
@@ -146,6 +146,12 @@ def sweep_sentences(ss: SweepStats) -> list[str]:
         out.append(_shares_sentence(ss, ends))
     if ss.steps.height:
         families = _families(ss)
+        n_how = _families(ss, how=True)
+        how = (
+            f"; how the game plays is a family of its own, times its {n_how} metrics"
+            if n_how
+            else ""
+        )
         n_trends = ss.trends.height
         curves_ = ss.trends["series"].n_unique()
         trends = (
@@ -155,22 +161,26 @@ def sweep_sentences(ss: SweepStats) -> list[str]:
             f"A {'step or trend' if n_trends else 'step'} is called significant only when its "
             "q-value is below 0.05: Benjamini-Hochberg within each metric over all "
             f"{ss.steps.height:,} rows of the {ss.steps['step'].n_unique()} steps{trends}, times "
-            f"the number of metrics ({families}); every interval is a {level_text(ss)} interval of "
-            f"one point{', one step or one trend' if n_trends else ' or one step'}, not "
-            "simultaneous."
+            f"the number of metrics ({families}){how}; every interval is a {level_text(ss)} "
+            f"interval of one point{', one step or one trend' if n_trends else ' or one step'}, "
+            "not simultaneous."
         )
     return out
 
 
-def _families(ss: SweepStats) -> int:
+def _families(ss: SweepStats, how: bool = False) -> int:
     """The metrics the one rule counts over the steps and trends (rows with a test, not
-    repeats)."""
+    repeats): those of win and score, or (``how``) those of how the game plays, a family of
+    their own (stats/trend.py adjust_sweep)."""
     counted = [
         t.filter(pl.col("p_value").is_not_nan() & pl.col("repeat_metric").is_null())["metric"]
         for t in (ss.steps, ss.trends)
         if t.height
     ]
-    return pl.concat(counted).n_unique() if counted else 0
+    if not counted:
+        return 0
+    names = pl.concat(counted).unique().to_list()
+    return sum((m in plays.METRICS) == how for m in names)
 
 
 def trend_method_sentence(ss: SweepStats) -> str | None:

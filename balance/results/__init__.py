@@ -39,8 +39,8 @@ from balance.results.layout import (
     max_games,
     part_name,
     run_id,
-    trace_name,
     seal,
+    trace_name,
 )
 from balance.results.lock import (
     LOCK,
@@ -71,6 +71,7 @@ from balance.results.rows import (
     frame_columns,
     team_codes,
     trace_columns,
+    trace_frame,
     win_values,
 )
 from balance.results.writer import ResultsWriter
@@ -83,8 +84,8 @@ __all__ = [
     "MANIFEST",
     "PARTS_DIR",
     "ROW_LIMIT_TEXT",
-    "TRACE_BASE",
     "RUN_ID_KEY",
+    "TRACE_BASE",
     "Busy",
     "ResultsError",
     "ResultsWriter",
@@ -107,7 +108,6 @@ __all__ = [
     "open_results",
     "open_trace",
     "part_name",
-    "trace_name",
     "process_identity",
     "read_manifest",
     "run_id",
@@ -116,6 +116,8 @@ __all__ = [
     "status_text",
     "team_codes",
     "trace_columns",
+    "trace_frame",
+    "trace_name",
     "verify",
     "win_values",
 ]

@@ -8,9 +8,11 @@ team codes.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import polars as pl
+from numba import njit
 
 from balance import parquet
 from balance.games.base import Chunk
@@ -101,33 +103,69 @@ def chunk_columns(
     return columns
 
 
-def trace_columns(chunk: Chunk, measures: Sequence[str]) -> dict[str, np.ndarray]:
-    """The rows of one chunk's trajectories (``Chunk.trace``) in file order: one row per game,
-    recorded point and seat (game-major, then point, then seat), with ``game`` (int64), ``point``
-    (int16: 0 the start, one a round, the last the end), ``seat`` (int8) and one int16 column per
-    measure (the plugin's ``trace_measures``). Points a game did not record are not rows."""
-    if chunk.trace is None or chunk.points is None:
-        raise ValueError("the chunk keeps no trajectory (Chunk.trace is None)")
-    n, m, p, k = chunk.trace.shape
-    if n != chunk.n_games or p != chunk.score.shape[1] or k != len(measures):
+def trace_columns(chunk: Chunk, measures: Sequence[str]) -> dict[str, Any]:
+    """The rows of one chunk's trajectories (``Chunk.trace_rows``) in file order: one row per
+    game, recorded point and seat (game-major, then point, then seat), with ``game`` (int64),
+    ``point`` (int16: 0 the start, one a round, the last the end), ``seat`` (int8) and one int16
+    column per measure (the plugin's ``trace_measures``). Points a game did not record are not
+    rows. The index columns come with their ranges and the measures as one row-major block
+    (parquet.Ranged, parquet.Block), so that writing them is one pass each."""
+    rows, points = chunk.trace_rows, chunk.points
+    if rows is None or points is None:
+        raise ValueError("the chunk keeps no trajectory (Chunk.trace_rows is None)")
+    n, p = chunk.n_games, chunk.score.shape[1]
+    if points.shape != (n,) or rows.shape[1:] != (p, len(measures)):
         raise ValueError(
-            f"Chunk.trace has shape {chunk.trace.shape}; expected ({chunk.n_games}, M, "
-            f"{chunk.score.shape[1]}, {len(measures)}) for measures {list(measures)}"
+            f"Chunk.trace_rows has shape {rows.shape} and points {points.shape}; expected "
+            f"(R, {p}, {len(measures)}) and ({n},) for measures {list(measures)}"
         )
-    points = chunk.points.astype(np.int64)
-    if n and (points.min() < 1 or points.max() > m):
-        raise ValueError(f"Chunk.points must be within 1..{m} (the trace's room)")
-    recorded = np.arange(m)[None, :] < points[:, None]  # [n, m]
-    game_i, point_i = np.nonzero(recorded)  # game-major, then point
-    values = chunk.trace[game_i, point_i]  # [rows / P, P, K]
-    columns: dict[str, np.ndarray] = {
-        "game": np.repeat(game_i.astype(np.int64) + chunk.first_game, p),
-        "point": np.repeat(point_i.astype(np.int16), p),
-        "seat": np.tile(np.arange(p, dtype=np.int8), len(game_i)),
+    points = points.astype(np.int64)
+    if n and points.min() < 1:
+        raise ValueError("Chunk.points must be at least 1 (point 0, the start)")
+    if int(points.sum()) != rows.shape[0]:
+        raise ValueError(f"Chunk.points sum to {int(points.sum())}, not the {rows.shape[0]} rows")
+    point, seat = _trace_index(points, p)
+    top = int(points.max()) - 1 if n else 0
+    games = np.arange(chunk.first_game, chunk.first_game + n, dtype=np.int64)
+    return {
+        "game": parquet.Runs(games, points * p),
+        "point": parquet.Ranged(point, 0, top),
+        "seat": parquet.Ranged(seat, 0, p - 1),
+        "measures": parquet.Block(rows.reshape(-1, len(measures)), list(measures)),
     }
-    for j, name in enumerate(measures):
-        columns[name] = np.ascontiguousarray(values[:, :, j].reshape(-1), dtype=np.int16)
-    return columns
+
+
+def trace_frame(chunk: Chunk, measures: Sequence[str]) -> pl.DataFrame:
+    """:func:`trace_columns` as a DataFrame: the rows a part's trajectory file holds."""
+    cols = trace_columns(chunk, measures)
+    block = cols.pop("measures")
+    game = cols.pop("game")
+    return pl.DataFrame(
+        {
+            "game": np.repeat(game.values, game.lengths),
+            **{name: c.values for name, c in cols.items()},
+            **{name: block.values[:, j] for j, name in enumerate(block.names)},
+        }
+    )
+
+
+@njit(cache=True, nogil=True)
+def _trace_index(points, players):  # pragma: no cover - compiled
+    """The ``point`` (int16) and ``seat`` (int8) of every row of a chunk's trajectories in file
+    order, in one pass."""
+    total = 0
+    for g in range(points.shape[0]):
+        total += points[g] * players
+    point = np.empty(total, np.int16)
+    seat = np.empty(total, np.int8)
+    i = 0
+    for g in range(points.shape[0]):
+        for k in range(points[g]):
+            for s in range(players):
+                point[i] = k
+                seat[i] = s
+                i += 1
+    return point, seat
 
 
 def chunk_frame(

@@ -98,7 +98,7 @@ class ResultsWriter:
             tname = trace_name(index)
             entry["trace"] = {
                 "file": tname,
-                "rows": len(trace["game"]),
+                "rows": parquet.n_rows(trace),
                 "sha256": self._write_file(tname, trace, first_game),
             }
         name = part_name(index)

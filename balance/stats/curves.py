@@ -35,6 +35,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import polars as pl
 
+from balance.stats import plays
 from balance.stats.across import AcrossAccumulator
 from balance.stats.groups import GameArrays, Group, Lineup, common_groups, group_values, groups
 from balance.stats.multiple import Q, adjust
@@ -99,13 +100,23 @@ class PointData(NamedTuple):
 
 
 def point_data(
-    rows: pl.LazyFrame | pl.DataFrame, manifest: dict[str, Any], *, level: float = 0.95
+    rows: pl.LazyFrame | pl.DataFrame,
+    manifest: dict[str, Any],
+    *,
+    level: float = 0.95,
+    how: plays.GameMetrics | None = None,
 ) -> PointData:
-    """The curve rows and per-game arrays of one point's results dataset (module docstring)."""
+    """The curve rows and per-game arrays of one point's results dataset (module docstring);
+    ``how``: how its games played (stats/plays.py, games 0, 1, ... of the dataset), the rows of
+    each plays metric (kind ``game``, group ``all``)."""
     lf = _lazy(rows)
     shares = win_shares(lf, level=level)
     adv = seat_advantage(lf, level=level, shares=shares)
     arrays, lineup, games = game_arrays(lf, manifest)
+    if how is not None:
+        if not np.array_equal(how.game, games):
+            raise ValueError("the trajectories and the rows of a point hold different games")
+        arrays = arrays._replace(plays=how)
     names = tuple(manifest.get("end_reasons") or ())
     ends = lf.filter(pl.col("seat") == 0).select("game", "end_reason").sort("game").collect()
     if ends.height != arrays.n_games or not np.array_equal(ends["game"].to_numpy(), games):
@@ -160,6 +171,13 @@ def point_data(
         parts.append(_mean_rows("mean_score", "policy", [g.name for g in grps], ci, m.n))
     turns = mean_interval(moments(arrays.turns[:, None]), level)
     parts.append(_mean_rows("mean_turns", "game", ["all"], turns, [arrays.n_games]))
+    if how is not None:
+        t = plays.summary(how, level)
+        parts.append(
+            _rows(
+                "", "game", ["all"] * t.height, t["mean"], t["lo"], t["hi"], t["games"]
+            ).with_columns(metric=t["metric"])
+        )
     if names:
         n = arrays.n_games
         share = np.bincount(end, minlength=len(names)) / max(n, 1)
@@ -251,6 +269,7 @@ def neighbour_rows(
         sa, sb = xa.score.mean(axis=1), xb.score.mean(axis=1)
         parts.append(_paired_frame("mean_score", "all", ["seats"], sa[:, None], sb[:, None], level))
         parts.append(_end_paired(a, b, n, level))
+        parts.append(_plays_paired(xa, xb, level))
         table = pl.concat([p for p in parts if p.height], how="diagonal_relaxed")
         if a.shares.teams_fixed and b.shares.teams_fixed:  # a fair share known without error
             edge = table.filter(
@@ -274,9 +293,9 @@ def neighbour_rows(
                 [table.filter(~pl.col("metric").is_in(["normalised_share", "first_edge"])), dealt],
                 how="diagonal_relaxed",
             )
-        ends = _end_across(a, b, level)
-        if ends.height:
-            table = pl.concat([table, ends], how="diagonal_relaxed")
+        for extra in (_end_across(a, b, level), _plays_across(a.arrays, b.arrays, level)):
+            if extra.height:
+                table = pl.concat([table, extra], how="diagonal_relaxed")
         table = table.with_columns(
             repeat_metric=pl.lit(None, dtype=pl.String),
             repeat_kind=pl.lit(None, dtype=pl.String),
@@ -350,6 +369,41 @@ def _paired_frame(
             "p_value": np.where(fixed, np.nan, ci.p_value),
         },
         schema_overrides={"metric": pl.String, "kind": pl.String, "group": pl.String},
+    )
+
+
+def _plays_paired(xa: GameArrays, xb: GameArrays, level: float) -> pl.DataFrame:
+    """B - A of each plays metric over the same games (a winner's metric over the games where
+    both points have one winner), paired t-rows; nothing when a point keeps no trajectory."""
+    if xa.plays is None or xb.plays is None:
+        return pl.DataFrame()
+    parts = []
+    for name in plays.METRICS:
+        va, vb = xa.plays.values[name], xb.plays.values[name]
+        both = ~(np.isnan(va) | np.isnan(vb))
+        parts.append(_paired_frame(name, "game", ["all"], va[both, None], vb[both, None], level))
+    return pl.concat(parts)
+
+
+def _plays_across(xa: GameArrays, xb: GameArrays, level: float) -> pl.DataFrame:
+    """B - A of each plays metric between points of different player counts: independent
+    samples, Welch intervals."""
+    if xa.plays is None or xb.plays is None:
+        return pl.DataFrame()
+    names = list(plays.METRICS)
+    stats_ = []
+    for x in (xa, xb):
+        vals = [x.plays.values[m] for m in names]
+        vals = [v[~np.isnan(v)] for v in vals]
+        n = np.array([len(v) for v in vals], np.float64)
+        mean = np.array([v.mean() if len(v) else np.nan for v in vals])
+        sd = np.array([v.std(ddof=1) if len(v) > 1 else np.nan for v in vals])
+        stats_.append((mean, sd, n))
+    (ma, sa, na), (mb, sb, nb) = stats_
+    lo, hi, p = _welch(ma, sa, na, mb, sb, nb, level)
+    p = np.where((sa == 0) & (sb == 0), np.nan, p)
+    return _diff_frame(names[0], "game", ["all"] * len(names), nb, ma, mb, lo, hi, p).with_columns(
+        metric=pl.Series(names)
     )
 
 
@@ -433,7 +487,11 @@ def adjust_steps(table: pl.DataFrame) -> pl.DataFrame:
     counted = table.with_columns(
         p_value=pl.when(repeat).then(float("nan")).otherwise(pl.col("p_value"))
     )
-    q = adjust(counted)["q_value"].to_numpy().copy()
+    how = counted["metric"].is_in(list(plays.METRICS)).to_numpy()  # a family of its own
+    q = np.full(counted.height, np.nan)
+    for part in (how, ~how):
+        if part.any():
+            q[part] = adjust(counted.filter(pl.Series(part)))["q_value"].to_numpy()
     if repeat.any():
         index = {
             (r["step"], r["metric"], r["kind"], r["group"]): i

@@ -23,6 +23,13 @@ game's end (docs/rules/<game>.md, "How a game went"). From it, per game (:func:`
 
 The winner is the one seat of rank 1; games without one (a draw, a shared win, a team's win)
 count in ``lead_changes`` and the length only.
+
+**Sides.** A game that deals its seats into sides (Raven Manor's possession) records each seat's
+side at each point as a measure named ``team`` (:data:`SIDE`). Its metrics are then a side's: a
+side's standing at a point is the sum of its members' standings there (Raven Manor: its living
+members, the issue's "sides' sizes"), the leader is the one side with the most, and the winner
+is the side of the rank-1 seats (none when they are of several sides: a draw at the turn cap).
+The same definitions hold, with "side" for "seat" (:func:`by_side`).
 Every metric is a mean over games, with a t-interval over games (independent games: the seeds'
 streams); a rate's interval is Wilson's (winrates.wilson_interval). The rows of one game's seats
 are never treated as independent.
@@ -42,6 +49,7 @@ from balance.stats.paired import Moments, _table, mean_interval, merge_moments, 
 from balance.stats.winrates import wilson_interval
 
 HALF, TWO_THIRDS = 0.5, 2.0 / 3.0
+SIDE = "team"  # the measure naming each seat's side at a point, in a game that deals sides
 CLOSE = 1  # a margin of at most this many standing units is a close game
 
 # name -> (kind, words): kind "rate" (a share of games, Wilson) or "mean" (t-interval)
@@ -136,17 +144,54 @@ def _lead_changes(lead: np.ndarray, points: np.ndarray) -> np.ndarray:
     return changes
 
 
-def game_metrics(trace: pl.DataFrame, rows: pl.DataFrame, measure: str) -> GameMetrics:
+def game_metrics(
+    trace: pl.DataFrame, rows: pl.DataFrame, measure: str, sides: int = 0
+) -> GameMetrics:
     """Each game's metrics (module docstring) from its trajectory (``game``, ``point``, ``seat``,
     ``measure``) and its rows (``game``, ``seat``, ``rank``): the winner is the one seat of rank 1
-    (none when several share rank 1: a draw, a shared win, a team's win)."""
+    (none when several share rank 1: a draw, a shared win, a team's win). ``sides`` > 0: the
+    game deals that many sides, named at each point by the trajectory's :data:`SIDE` measure,
+    and the metrics are the sides' (:func:`by_side`)."""
     r = rows.select("game", "seat", "rank").sort("game", "seat")
     players = int(r["seat"].max()) + 1 if r.height else 0
     games, points, s = standings(trace, measure, players)
     if r.select(pl.col("game").n_unique()).item() != len(games) or r.height != len(games) * players:
         raise ValueError("the rows and the trajectory must hold the same games")
     rank = r["rank"].to_numpy().reshape(len(games), players)
+    if sides:
+        team = standings(trace, SIDE, players)[2].astype(np.int64)
+        s, winner = by_side(s, team, rank, points, sides)
+        return metrics_of(games, points, s, winner)
     return metrics_of(games, points, s, sole_winner(rank))
+
+
+def units(measures: Any, team_names: Any) -> int | None:
+    """How a run's trajectories are read: 0 by seat (a game whose seats win alone), the number
+    of sides for a game that deals them and records each seat's (:data:`SIDE`), None when no
+    plays metric can be taken (no trajectory, or dealt sides it does not record)."""
+    if not measures:
+        return None
+    if not team_names:
+        return 0
+    return len(team_names) if SIDE in measures else None
+
+
+def by_side(
+    s: np.ndarray, team: np.ndarray, rank: np.ndarray, points: np.ndarray, sides: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(standing float64[n, M, sides], winner int64[n]) of games whose seats' standings are ``s``
+    (float64[n, M, P]) and sides ``team`` (int[n, M, P], codes 0..sides-1, both held at the last
+    value after a game's end): a side's standing is the sum of its members' at that point; the
+    winner is the one side of the rank-1 seats at the end, -1 when they are of several sides."""
+    n = s.shape[0]
+    out = np.zeros((n, s.shape[1], sides), np.float64)
+    for j in range(sides):  # a few sides: one [n, M, P] mask at a time
+        out[:, :, j] = np.where(team == j, s, 0.0).sum(axis=2)
+    end = team[np.arange(n), points - 1]  # [n, P]: each seat's side at the end
+    first = rank == 1
+    lo = np.where(first, end, sides).min(axis=1)
+    hi = np.where(first, end, -1).max(axis=1)
+    return out, np.where(first.any(axis=1) & (lo == hi), lo, -1).astype(np.int64)
 
 
 def sole_winner(rank: np.ndarray) -> np.ndarray:
@@ -155,19 +200,24 @@ def sole_winner(rank: np.ndarray) -> np.ndarray:
     return np.where(first.sum(axis=1) == 1, np.argmax(first, axis=1), -1).astype(np.int64)
 
 
-def chunk_metrics(chunk: Any) -> GameMetrics | None:
-    """:func:`metrics_of` a played chunk's trajectories (``Chunk.trace``, its first measure the
-    standing), or None for a game that keeps none."""
-    if chunk.trace is None or chunk.points is None:
+def chunk_metrics(chunk: Any, sides: int = 0, side: int = -1) -> GameMetrics | None:
+    """:func:`metrics_of` a played chunk's trajectories (``Chunk.trace_rows``, its first
+    measure the standing), or None for a game that keeps none. ``sides`` > 0: the game deals
+    that many sides, measure ``side`` of the trace naming each seat's (:func:`by_side`)."""
+    if chunk.trace_rows is None or chunk.points is None:
         return None
-    n = chunk.trace.shape[0]
+    n = chunk.n_games
     points = chunk.points.astype(np.int64)
     m = int(points.max()) if n else 0
-    # only the recorded points are read (the trace is a view of a point-major array whose
-    # unreached points were never touched); each game's standing is held after its end
-    k = np.minimum(np.arange(m)[None, :], points[:, None] - 1)  # [n, m]
-    s = chunk.trace[np.arange(n)[:, None], k, :, 0].astype(np.float64)  # [n, m, P]
+    # each game's rows, its standing held at its last point after its end
+    start = chunk.trace_start
+    k = start[:, None] + np.minimum(np.arange(m)[None, :], points[:, None] - 1)  # [n, m]
+    s = chunk.trace_rows[k, :, 0].astype(np.float64)  # [n, m, P]
     games = np.arange(chunk.first_game, chunk.first_game + n, dtype=np.int64)
+    if sides:
+        team = chunk.trace_rows[k, :, side].astype(np.int64)
+        s, winner = by_side(s, team, chunk.rank, points, sides)
+        return metrics_of(games, points, s, winner)
     return metrics_of(games, points, s, sole_winner(chunk.rank))
 
 
@@ -228,19 +278,25 @@ def concat(parts: list[GameMetrics]) -> GameMetrics:
 
 
 def run_metrics(
-    trace: pl.LazyFrame, rows: pl.LazyFrame, measure: str, games: int, per_slice: int = 65_536
+    trace: pl.LazyFrame,
+    rows: pl.LazyFrame,
+    measure: str,
+    games: int,
+    per_slice: int = 65_536,
+    sides: int = 0,
 ) -> GameMetrics:
     """:func:`game_metrics` of games ``[0, games)`` of a run (its trajectory and rows as lazy
     frames: ``results.open_trace``, ``results.open_results``), ``per_slice`` games at a time, so
-    that memory follows the slice, not the run."""
+    that memory follows the slice, not the run; ``sides``: as game_metrics."""
     if games <= 0:
         raise ValueError("the run holds no games")
+    measures = ["game", "point", "seat", measure, *([SIDE] if sides else [])]
     parts = []
     for lo in range(0, games, per_slice):
         keep = pl.col("game").is_between(lo, min(games, lo + per_slice) - 1)
-        t = trace.filter(keep).select("game", "point", "seat", measure).collect()
+        t = trace.filter(keep).select(measures).collect()
         r = rows.filter(keep).select("game", "seat", "rank").collect()
-        parts.append(game_metrics(t, r, measure))
+        parts.append(game_metrics(t, r, measure, sides))
     return concat(parts)
 
 

@@ -53,6 +53,7 @@ import numpy as np
 import polars as pl
 from scipy import stats as sps
 
+from balance.stats import plays
 from balance.stats.curves import (
     PointData,
     _fair,
@@ -369,7 +370,13 @@ def adjust_sweep(steps: pl.DataFrame, trends: pl.DataFrame) -> tuple[pl.DataFram
     counted = both.with_columns(
         p_value=pl.when(pl.Series(repeat)).then(float("nan")).otherwise(pl.col("p_value"))
     )
-    q = adjust(counted)["q_value"].to_numpy().copy()
+    # How the game plays (stats/plays.py) is a family of its own, as in `balance compare`:
+    # its metrics neither dilute the win shares' rule nor are diluted by it
+    how = both["metric"].is_in(list(plays.METRICS)).to_numpy()
+    q = np.full(both.height, np.nan)
+    for part in (how, ~how):
+        if part.any():
+            q[part] = adjust(counted.filter(pl.Series(part)))["q_value"].to_numpy()
     if repeat.any():
         index = {r: i for i, r in enumerate(both.select("_test", "_key", *cols[:3]).iter_rows())}
         rows = both.select("_test", "_key", *cols[4:])

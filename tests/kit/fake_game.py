@@ -38,7 +38,7 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from balance.games.base import Chunk, Game, Replay
+from balance.games.base import Chunk, Game, Replay, with_trace
 from kit.configs import write_config as _write
 
 # ============================================================================= rules and policies
@@ -181,7 +181,7 @@ def traced(tables: Tables, seed: int, first_game: int, n_games: int) -> Chunk:
             hit = sole & (k < rounds)
             trace[hit, k, w[hit], 0] = -1
     trace[np.arange(5)[None, :] > rounds[:, None]] = 0  # unrecorded points stay 0
-    return dataclasses.replace(c, trace=trace, points=(rounds + 1).astype(np.int32))
+    return with_trace(c, trace, (rounds + 1).astype(np.int32))
 
 
 # The script: three seats play a cycle of four games (game ``i`` of seed ``s`` is script game

@@ -69,6 +69,36 @@ def test_a_tie_does_not_end_a_lead_and_the_end_is_held():
     assert s.shape == (1, 4, 2) and s[0, 3].tolist() == [1, 3]
 
 
+def test_sides_sum_their_members_and_the_winner_is_the_rank_1_seats_side():
+    """Dealt sides (stats/plays.py, by_side): four seats, side 0 (three) against side 1 (one) at
+    the start; seat 1 is possessed at point 1 (side 0 -> 1) and seat 2 dies at point 2, so the
+    sides' living members go 3:1, 2:2 (a tie: no leader), 1:2, and side 1 wins (seats 1 and 3 of
+    rank 1) after trailing at half time. Game 1: both sides hold a rank-1 seat (a draw)."""
+    alive = [[1, 1, 1, 1], [1, 1, 1, 1], [1, 1, 0, 1], [1, 1, 0, 1]]
+    team = [[0, 0, 0, 1], [0, 1, 0, 1], [0, 1, 0, 1], [0, 1, 0, 1]]
+    rows = [(0, p, r) for p, r in enumerate([2, 1, 2, 1])]
+    rows += [(1, p, r) for p, r in enumerate([1, 2, 2, 1])]
+    trace = [(0, k, p, alive[k][p], team[k][p]) for k in range(4) for p in range(4)]
+    trace += [(1, k, p, 1, [0, 0, 0, 1][p]) for k in range(2) for p in range(4)]
+    t = pl.DataFrame(trace, schema=["game", "point", "seat", "alive", "team"], orient="row")
+    r = pl.DataFrame(rows, schema=["game", "seat", "rank"], orient="row")
+    m = plays.game_metrics(t, r, "alive", sides=2)
+    assert m.winner.tolist() == [1, -1]
+    v = {k: x[0] for k, x in m.values.items()}
+    assert v["lead_changes"] == 1  # side 0, a tie (no leader), side 1
+    assert v["comeback_half"] == 0  # point 1 of 3 (floor 1.5): 2 against 2, not behind
+    assert v["comeback_two_thirds"] == 0  # point 2: 1 against 2, ahead
+    assert v["max_deficit"] == 2  # 3 against 1 at the start
+    assert v["decided_at"] == pytest.approx(2 / 3)  # led alone from point 2 of 3
+    assert v["margin"] == 1 and v["close"] == 1
+    assert np.isnan(m.values["margin"][1])  # a draw: no winning side
+    # the seat-level reading of the same game has no sole winner
+    assert plays.game_metrics(t, r, "alive").winner.tolist() == [-1, -1]
+    assert plays.units(("alive", "team"), ("family", "raven")) == 2
+    assert plays.units(("score",), ()) == 0
+    assert plays.units(("score",), ("a", "b")) is None and plays.units((), ()) is None
+
+
 def test_a_trajectory_with_a_missing_seat_or_point_is_refused():
     t, r = _frames({0: ([[0, 0], [1, 0]], [1, 2], False)})
     with pytest.raises(ValueError, match="one row per seat"):
@@ -161,7 +191,7 @@ def test_the_metrics_agree_with_plain_polars_over_planted_games():
     chunk = fake.traced(tables, 11, 0, 3000)
     from balance import results
 
-    trace = pl.DataFrame(results.trace_columns(chunk, fake.TRACE_MEASURES))
+    trace = results.trace_frame(chunk, fake.TRACE_MEASURES)
     rows = pl.DataFrame(
         {
             "game": np.repeat(np.arange(3000), 4),

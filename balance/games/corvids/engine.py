@@ -979,12 +979,13 @@ def record_trace(tb, st, work, g, trace, points):
     if points.shape[0] <= g:
         return
     n = st.board[S.G_N]
-    m = min((st.board[S.G_TURN] + n - 1) // n + 1, trace.shape[0])  # the min: never binds
-    points[g] = m
+    # the min: never binds
+    m = min((st.board[S.G_TURN] + n - 1) // n + 1, trace.shape[0] // points.shape[0])
+    s = kit.trace_row(g, m, points)
     for k in range(m):
         for p in range(n):
             for j in range(S.N_TRACE):
-                trace[k, g, p, j] = min(max(work.trace[k, p, j], -32768), 32767)
+                trace[s + k, p, j] = min(max(work.trace[k, p, j], -32768), 32767)
 
 
 @njit(cache=True, parallel=True, forceinline=False)

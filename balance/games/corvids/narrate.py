@@ -56,10 +56,7 @@ def play_logged(compiled: Compiled, seed: int, game: int) -> Logged:
         sc = work.score
         rk = work.rank
         engine.ranks(tb, st, sc, rk)
-        # the trajectory as the batch records it (engine.record_trace into a one-game row)
-        trace = np.zeros((S.trace_cap(tb), 1, n, S.N_TRACE), np.int16)  # point-major
-        points = np.zeros(1, np.int32)
-        engine.record_trace(tb, st, work, np.int64(0), trace, points)
+        trace = kit.one_trace(engine.record_trace, tb, st, work, S.trace_cap(tb), n, S.N_TRACE)
         return Logged(
             S.log_rows(st),
             st,
@@ -67,7 +64,7 @@ def play_logged(compiled: Compiled, seed: int, game: int) -> Logged:
             rk[:n].astype(np.int32),
             int(st.board[S.G_TURN]),
             int(st.board[S.G_END]) - 1,
-            trace[: points[0], 0].copy(),
+            trace,
         )
 
     return kit.play_logged(play, seed, game, LOG_CAP)

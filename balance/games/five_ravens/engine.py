@@ -941,22 +941,23 @@ def score_breakdown(tb, st, p, sb, cursed):
     for t in range(cursed.shape[0]):
         if cursed[t] >= tb.r.params[T.P_CURSED_SET]:
             sb[S.SB_CURSED] += tb.r.params[T.P_CURSED_BONUS]
-    # recounted from the captured pile, not from the seat's cached counts
+    # recounted from the captured pile, not from the seat's cached counts: its relics and
+    # whether it holds the 4, the 8 and the 9, in one pass (the trajectory scores every seat
+    # each round: engine.trace_point)
     capt = st.r.pile[p, S.PILE_CAPT]
-    n_capt = st.r.pl[p, S.PL_CAPT_N]
     n_relics = 0
-    for i in range(n_capt):
-        if capt[i] >= T.N_RAVENS:
-            n_relics += 1
-    if (
-        tb.r.params[T.P_CAPTURE + T.FOUR]
-        and S.find(capt, n_capt, T.FOUR) >= 0
-        and n_relics >= tb.r.params[T.P_FOUR_MIN]
-    ):
+    four = eight = nine = False
+    for i in range(st.r.pl[p, S.PL_CAPT_N]):
+        c = capt[i]
+        n_relics += c >= T.N_RAVENS
+        four |= c == T.FOUR
+        eight |= c == T.EIGHT
+        nine |= c == T.NINE
+    if tb.r.params[T.P_CAPTURE + T.FOUR] and four and n_relics >= tb.r.params[T.P_FOUR_MIN]:
         sb[S.SB_FOUR] = tb.r.params[T.P_FOUR_BONUS]
-    if tb.r.params[T.P_CAPTURE + T.EIGHT] and S.find(capt, n_capt, T.EIGHT) >= 0:
+    if tb.r.params[T.P_CAPTURE + T.EIGHT] and eight:
         sb[S.SB_PENALTY] -= tb.r.params[T.P_EIGHT_PEN]
-    if tb.r.params[T.P_CAPTURE + T.NINE] and S.find(capt, n_capt, T.NINE) >= 0:
+    if tb.r.params[T.P_CAPTURE + T.NINE] and nine:
         sb[S.SB_PENALTY] -= tb.r.params[T.P_NINE_PEN]
     sb[S.SB_TOTAL] = (
         sb[S.SB_CHESTS]
@@ -1282,12 +1283,12 @@ def record_trace(tb, st, work, g, trace, points):
     trajectory (no rows) are left alone."""
     if points.shape[0] <= g:
         return
-    n = min(S.trace_points(st), trace.shape[1])
-    points[g] = n
+    n = min(S.trace_points(st), trace.shape[0] // points.shape[0])
+    s = kit.trace_row(g, n, points)
     for k in range(n):
         for p in range(S.n_seats(tb)):
             for m in range(len(S.TRACE_MEASURES)):
-                trace[g, k, p, m] = _clip_i16(work.tr[k, p, m])
+                trace[s + k, p, m] = _clip_i16(work.tr[k, p, m])
 
 
 @njit(cache=True, parallel=True, forceinline=False)

@@ -85,7 +85,8 @@ def play_logged(compiled: T.Compiled, seed: int, game: int) -> Logged:
         turns = int(st.board[S.G_TURNS])
         score = st.pl[:, S.PL_SCORE].copy()
         rank = st.pl[:, S.PL_RANK].copy()
-        trace = S.trace_rows(st, work).clip(-32768, 32767).astype(np.int16)  # Chunk.trace's row
+        P, K = S.n_seats(tb), len(S.TRACE_MEASURES)
+        trace = kit.one_trace(engine.record_trace, tb, st, work, S.trace_cap(tb), P, K)
         return Logged(S.log_rows(st), st, score, rank, turns, S.END_CLOCKS, trace)
 
     return kit.play_logged(play, seed, game, LOG_CAP)

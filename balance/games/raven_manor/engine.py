@@ -2934,13 +2934,14 @@ def record_trace(tb, st, work, g, trace, points):
         return
     n = S.n_players(st)
     k = 1 + (st.board[S.G_TURN] + n - 1) // n
-    k = min(k, trace.shape[0], work.trace.shape[0])  # trace_cap: never cut in a real game
-    points[g] = k
+    # trace_cap: never cut in a real game
+    k = min(k, trace.shape[0] // points.shape[0], work.trace.shape[0])
+    s = kit.trace_row(g, k, points)
     for i in range(k - 1):
         for p in range(n):
             for m in range(S.N_TRACE):
-                trace[i, g, p, m] = work.trace[i, p, m]
-    trace_measures(st, trace[k - 1, g])
+                trace[s + i, p, m] = work.trace[i, p, m]
+    trace_measures(st, trace[s + k - 1])
 
 
 @njit(cache=True, parallel=True, forceinline=False)

@@ -75,9 +75,7 @@ def play_logged(compiled: T.Compiled, seed: int, game: int) -> kit.Logged:
         rank = np.zeros(n, np.int32)
         for p in range(n):
             score[p], rank[p] = engine.outcome(st, p)
-        trace = np.zeros((S.trace_cap(tb), 1, n, S.N_TRACE), np.int16)  # point-major
-        points = np.zeros(1, np.int32)
-        engine.record_trace(tb, st, work, np.int64(0), trace, points)
+        trace = kit.one_trace(engine.record_trace, tb, st, work, S.trace_cap(tb), n, S.N_TRACE)
         return kit.Logged(
             S.log_rows(st),
             st,
@@ -85,7 +83,7 @@ def play_logged(compiled: T.Compiled, seed: int, game: int) -> kit.Logged:
             rank,
             int(st.board[S.G_TURN]),
             int(st.board[S.G_END]) - 1,
-            trace[: points[0], 0].copy(),
+            trace,
         )
 
     return kit.play_logged(play, seed, game, LOG_CAP)

@@ -766,15 +766,17 @@ def run_until(tb, st, work, stop):
             S.sweep(st, q)
             b[S.G_PHASE] = S.PH_TURN_END
         elif ph == S.PH_TURN_END:
-            # the trajectory's point of this turn's round: each turn of round r (turns 2r, 2r+1,
-            # ENGINE-1) writes point r + 1, so it holds the round's end, or the game's end when
-            # it comes first (RO-9 after the first player's turn; nothing changes after this)
-            trace_point(st, work.trace, b[S.G_TURN] // 2 + 1)
+            # the trajectory's point of this turn's round (turns 2r, 2r+1, ENGINE-1): point
+            # r + 1, written at the round's end (its second turn) or, when the game ends first,
+            # in PH_OVER (RO-9 after the first player's turn; nothing changes after this)
+            if b[S.G_TURN] & 1:
+                trace_point(st, work.trace, b[S.G_TURN] // 2 + 1)
             if _end_turn(tb, st, p):
                 b[S.G_PHASE] = S.PH_OVER
             else:
                 b[S.G_PHASE] = S.PH_TURN
         elif ph == S.PH_OVER:
+            trace_point(st, work.trace, b[S.G_TURN] // 2 + 1)  # the game's end (see PH_TURN_END)
             S.emit(st, S.E_END, b[S.G_END], b[S.G_WINNER], b[S.G_TURN] + 1, 0, 0, 0, 0)
             b[S.G_PHASE] = S.PH_DONE
             return -1
@@ -1147,12 +1149,12 @@ def record_trace(tb, st, work, g, trace, points):
     if points.shape[0] <= g:
         return
     n = st.board[S.G_TURN] // 2 + 2
-    n = min(n, trace.shape[0], work.trace.shape[0])
-    points[g] = n
+    n = min(n, trace.shape[0] // points.shape[0], work.trace.shape[0])
+    s = kit.trace_row(g, n, points)
     for k in range(n):
         for p in range(2):
             for m in range(S.N_TRACE):
-                trace[k, g, p, m] = work.trace[k, p, m]
+                trace[s + k, p, m] = work.trace[k, p, m]
 
 
 @njit(cache=True, parallel=True, forceinline=False)

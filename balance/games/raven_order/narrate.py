@@ -53,9 +53,7 @@ def play_logged(compiled: T.Compiled, seed: int, game: int) -> kit.Logged:
             score[p], rank[p] = engine.outcome(st, p)
         # as play_batch writes turns, end_reason and the trajectory
         turns = int(st.board[S.G_TURN]) + 1
-        trace = np.zeros((S.trace_cap(tb), 1, 2, S.N_TRACE), np.int16)  # point-major
-        points = np.zeros(1, np.int32)
-        engine.record_trace(tb, st, work, np.int64(0), trace, points)
+        trace = kit.one_trace(engine.record_trace, tb, st, work, S.trace_cap(tb), 2, S.N_TRACE)
         return kit.Logged(
             S.log_rows(st),
             st,
@@ -63,7 +61,7 @@ def play_logged(compiled: T.Compiled, seed: int, game: int) -> kit.Logged:
             rank,
             turns,
             int(st.board[S.G_END]) - 1,
-            trace[: points[0], 0].copy(),
+            trace,
         )
 
     return kit.play_logged(play, seed, game, LOG_CAP)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from balance.games import _kit as kit
 from balance.games.corvids import engine, narrate, policies, state, tables
 from balance.games.corvids import physics as ph
 from balance.games.corvids.schema import ITEM_NAMES, score_cards
@@ -240,10 +241,9 @@ def test_a_hand_built_game_known_by_hand():
     while engine.advance(s.tb, s.st, s.work) >= 0:
         engine.apply(s.tb, s.st, s.work, policies.choose(s.tb, s.st, s.work))
     assert int(b[G_TURN]) == 7 and int(b[G_END]) == state.END_EMPTY
-    trace = np.zeros((state.trace_cap(s.tb), 1, 2, 2), np.int16)  # point-major, as kit.Outputs
-    points = np.zeros(1, np.int32)
-    engine.record_trace(s.tb, s.st, s.work, np.int64(0), trace, points)
-    assert int(points[0]) == 5
+    cap = state.trace_cap(s.tb)
+    trace = kit.one_trace(engine.record_trace, s.tb, s.st, s.work, cap, 2, 2)  # as the batch's
+    assert len(trace) == 5
     expected = [
         [(0, 0), (1, 1)],
         [(3, 1), (2, 1)],
@@ -251,8 +251,7 @@ def test_a_hand_built_game_known_by_hand():
         [(5, 1), (6, 1)],
         [(8, 1), (6, 1)],
     ]
-    assert trace[:5, 0].tolist() == [[list(x) for x in row] for row in expected]
-    assert not trace[5:, 0].any()
+    assert trace.tolist() == [[list(x) for x in row] for row in expected]
     s.check()
 
 

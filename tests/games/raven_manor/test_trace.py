@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from balance.games import _kit as kit
 from balance.games.raven_manor import engine, narrate, policies, state
 from balance.games.raven_manor.state import (
     E_DEAL,
@@ -258,12 +259,8 @@ def _play_out(s) -> np.ndarray:
     bd[state.G_GAME_PC] = 1  # the opening is over
     while engine.advance(s.tb, s.st, s.work) >= 0:
         engine.apply(s.tb, s.st, s.work, policies.choose(s.tb, s.st, s.work))
-    trace = np.zeros(
-        (state.trace_cap(s.tb), 1, s.n, state.N_TRACE), np.int16
-    )  # point-major, as kit.Outputs
-    points = np.zeros(1, np.int32)
-    engine.record_trace(s.tb, s.st, s.work, np.int64(0), trace, points)
-    return trace[: points[0], 0]
+    cap = state.trace_cap(s.tb)  # as the batch records it
+    return kit.one_trace(engine.record_trace, s.tb, s.st, s.work, cap, s.n, state.N_TRACE)
 
 
 def _point(alive, team, evil) -> np.ndarray:
@@ -329,10 +326,11 @@ def test_a_dead_seats_turn_ends_the_round_and_a_possession_ends_the_game_mid_rou
 
 
 def test_record_trace_writes_nothing_where_the_outputs_keep_no_trajectory(build):
-    """position.py's one-game row allocates no trajectory (``points`` of length 0)."""
+    """Outputs that keep no trajectory (``points`` of length 0, as kit.alloc_outputs makes them
+    for a game without measures)."""
     s = build([RAVEN, AUNT_CAT, AUNT_OWL])
-    trace = np.zeros((0, 1, 3, 0), np.int16)  # point-major, as kit.Outputs
-    points = np.zeros(0, np.int32)
+    trace = np.zeros((0, 3, 0), np.int16)
+    points = kit.trace_points(0, 1, 0)
     engine.record_trace(s.tb, s.st, s.work, np.int64(0), trace, points)
     assert points.size == 0
 
@@ -387,13 +385,11 @@ def test_the_search_players_batch_fills_the_trace_as_its_python_loop_does():
     streams = search_streams(tables, 5, 0)
     while not pos.done:
         play_move(pos, tables, streams)
-    trace = np.zeros(
-        (state.trace_cap(tables.inner.tb), 1, n, state.N_TRACE), np.int16
-    )  # point-major, as kit.Outputs
-    points = np.zeros(1, np.int32)
-    engine.record_trace(tables.inner.tb, pos.state, pos.work, np.int64(0), trace, points)
-    assert points[0] == chunk.points[0]
-    np.testing.assert_array_equal(trace[:, 0], chunk.trace[0])
+    tb = tables.inner.tb
+    cap = state.trace_cap(tb)
+    trace = kit.one_trace(engine.record_trace, tb, pos.state, pos.work, cap, n, state.N_TRACE)
+    assert len(trace) == chunk.points[0]
+    np.testing.assert_array_equal(trace, chunk.trace[0, : chunk.points[0]])
 
 
 def test_the_plugin_names_the_measures():

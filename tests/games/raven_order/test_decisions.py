@@ -203,9 +203,11 @@ RECORDED = 9  # kit.Outputs' fields engine.record writes a row of: score .. tele
 
 
 def _row(out: kit.Outputs, g: int) -> list:
-    """Row ``g`` of what record and record_trace write (``clipped`` is the block's)."""
-    fields = (*out[:RECORDED], np.moveaxis(out.trace, 0, 1), out.points)  # game-major
-    return [np.asarray(a[g] if a.shape[0] else a).tolist() for a in fields]
+    """Row ``g`` of what record and record_trace write (``clipped`` is the block's; the
+    trajectory's ragged rows of the game and their count)."""
+    row = [np.asarray(a[g] if a.shape[0] else a).tolist() for a in out[:RECORDED]]
+    n, first = (int(x) for x in out.points[g])
+    return [*row, out.trace[first : first + n].tolist(), n]
 
 
 @pytest.mark.parametrize("seats", SEATS)

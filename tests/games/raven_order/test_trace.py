@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from balance.games import _kit as kit
 from balance.games import get
 from balance.games.raven_order import engine, narrate, policies, state
 from balance.games.raven_order.state import (
@@ -210,14 +211,13 @@ def test_a_war_that_razes_the_last_building_ends_the_trace_mid_round(ro):
         engine.apply(ro.tb, st, w, policies.choose(ro.tb, st, w))
     assert a == -1 and st.board[state.G_END] == state.END_DESTRUCTION
     assert st.pl[1, PL_NBLD] == 0 and st.board[state.G_TURN] == 10
-    m = trace_cap(ro.tb)
-    trace = np.zeros((m, 1, 2, len(TRACE_MEASURES)), np.int16)  # point-major, as kit.Outputs
-    points = np.zeros(1, np.int32)
-    engine.record_trace(ro.tb, st, w, np.int64(0), trace, points)
-    assert points[0] == 7  # point 0 and rounds 0..5
-    np.testing.assert_array_equal(trace[6, 0], [[1002, 1, 2, 1, 2], [0, 0, 0, 0, 0]])
-    # outputs that keep no trajectory (position.py's row) are left alone
-    engine.record_trace(ro.tb, st, w, np.int64(0), trace[:0], points[:0])
+    m, k = trace_cap(ro.tb), len(TRACE_MEASURES)
+    trace = kit.one_trace(engine.record_trace, ro.tb, st, w, m, 2, k)  # as the batch records it
+    assert len(trace) == 7  # point 0 and rounds 0..5
+    np.testing.assert_array_equal(trace[6], [[1002, 1, 2, 1, 2], [0, 0, 0, 0, 0]])
+    # outputs that keep no trajectory are left alone
+    none = kit.trace_points(0, 1, m)
+    engine.record_trace(ro.tb, st, w, np.int64(0), np.zeros((0, 2, k), np.int16), none)
 
 
 # ---------------------------------------------------------------- the search player
@@ -225,6 +225,7 @@ def test_a_war_that_razes_the_last_building_ends_the_trace_mid_round(ro):
 
 def test_the_search_batch_fills_the_trace_as_a_python_loop_that_searches():
     from balance.games.position import Position
+    from balance.search import play_logged as search_logged
     from balance.search import play_move, search_streams
 
     plugin, tables, _ = kit_compiled(
@@ -242,8 +243,12 @@ def test_the_search_batch_fills_the_trace_as_a_python_loop_that_searches():
         streams = search_streams(tables, 5, g)
         while not pos.done:
             play_move(pos, tables, streams)
-        trace = np.zeros((trace_cap(tb), 1, 2, len(TRACE_MEASURES)), np.int16)  # point-major
-        points = np.zeros(1, np.int32)
-        engine.record_trace(tb, pos.state, pos.work, np.int64(0), trace, points)
-        assert points[0] == n
-        np.testing.assert_array_equal(trace[:, 0], ch.trace[g], err_msg=f"game {g}")
+        cap, k = trace_cap(tb), len(TRACE_MEASURES)
+        trace = kit.one_trace(engine.record_trace, tb, pos.state, pos.work, cap, 2, k)
+        np.testing.assert_array_equal(trace, ch.trace[g, :n], err_msg=f"game {g}")
+        row = pos.row()  # the Position's dataset row carries the trajectory too
+        assert row.points[0] == n
+        np.testing.assert_array_equal(row.trace[0, :n], ch.trace[g, :n])
+    # and so does the replay of a search game (balance/search.py play_logged)
+    logged = search_logged(plugin, tables, 5, 1).logged
+    np.testing.assert_array_equal(logged.trace, ch.trace[1, : ch.points[1]])
