@@ -41,7 +41,7 @@ class _Model(BaseModel):
 
 
 class TracePart(_Model):
-    """The trajectories of a part's games (``trace-NNNNN.parquet`` beside it)."""
+    """The trajectories of a part's games (``trajectories/trace-NNNNN.parquet``)."""
 
     file: str
     rows: Count

@@ -34,6 +34,7 @@ from balance.errors import BalanceError
 # folder, the sweep's manifest); their hidden files (temporary files, locks) are theirs too.
 MANIFEST = "manifest.json"
 PARTS_DIR = "games"
+TRACE_DIR = "trajectories"  # the parts' trajectories (balance/results/layout.py)
 SWEEP_MANIFEST = "sweep.json"
 
 
@@ -226,10 +227,11 @@ def _dataset_file(target: Path, results_dirs: list[Path]) -> Path | None:
         return d in results_dirs or _dataset_dir(d)
 
     if is_dataset(parent) and (
-        target.name in (MANIFEST, SWEEP_MANIFEST, PARTS_DIR) or target.name.startswith(".")
+        target.name in (MANIFEST, SWEEP_MANIFEST, PARTS_DIR, TRACE_DIR)
+        or target.name.startswith(".")
     ):
         return target.parent
-    if parent.name == PARTS_DIR and is_dataset(parent.parent):
+    if parent.name in (PARTS_DIR, TRACE_DIR) and is_dataset(parent.parent):
         return target.parent.parent
     return None
 

@@ -122,6 +122,9 @@ def said(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if not line.startswith(kernel)]
 
 
+FOLDERS = ("games", "trajectories")  # a run's parts and their trajectories (Five Ravens)
+
+
 def simulate_args(out: Path, seed: int = SEED) -> tuple[object, ...]:
     return ("simulate", CONFIG, "--games", GAMES, "--chunk-size", CHUNK, "--seed", seed,
             "--out", out)  # fmt: skip
@@ -133,21 +136,23 @@ def sweep_args(out: Path) -> tuple[object, ...]:
 
 
 def same_run(out: Path, reference: Path) -> None:
-    """``out`` holds the dataset of ``reference``: the same files in games/, byte for byte, the
-    same manifest but for how the run went (runner.RUN_SPECIFIC), and nothing else: no lock, no
-    temporary file."""
-    names = sorted(p.name for p in (out / "games").iterdir())
-    assert names == sorted(p.name for p in (reference / "games").iterdir())
-    for name in names:
-        assert (out / "games" / name).read_bytes() == (reference / "games" / name).read_bytes(), (
-            f"{out}/games/{name} differs from the uninterrupted run's"
-        )
+    """``out`` holds the dataset of ``reference``: the same files in games/ and trajectories/,
+    byte for byte, the same manifest but for how the run went (runner.RUN_SPECIFIC), and nothing
+    else: no lock, no temporary file."""
+    folders = [f for f in FOLDERS if (reference / f).is_dir()]  # a fake game keeps no trace
+    for folder in folders:
+        names = sorted(p.name for p in (out / folder).iterdir())
+        assert names == sorted(p.name for p in (reference / folder).iterdir())
+        for name in names:
+            assert (out / folder / name).read_bytes() == (reference / folder / name).read_bytes(), (
+                f"{out}/{folder}/{name} differs from the uninterrupted run's"
+            )
     mine, theirs = (json.loads((d / "manifest.json").read_text()) for d in (out, reference))
     for m in (mine, theirs):
         for key in runner.RUN_SPECIFIC:
             m.pop(key, None)
     assert mine == theirs
-    assert sorted(p.name for p in out.iterdir()) == ["games", "manifest.json"]
+    assert sorted(p.name for p in out.iterdir()) == sorted([*folders, "manifest.json"])
     assert results.verify(out)[1] == []
 
 
@@ -158,6 +163,7 @@ def partial_copy(reference: Path, out: Path, parts: int) -> bytes:
     manifest = json.loads((out / "manifest.json").read_text())
     for part in manifest["parts"][parts:]:
         (out / "games" / part["file"]).unlink()
+        (out / "trajectories" / part["trace"]["file"]).unlink()
     manifest["parts"] = manifest["parts"][:parts]
     manifest.update(
         status="interrupted",
@@ -305,7 +311,7 @@ def check_stopped_run(out: Path, sig: int, code: int, stderr: str, *, before: by
     name = signal.Signals(sig).name
     file = out / "manifest.json"
     if not file.exists() or (before is not None and file.read_bytes() == before):
-        _nothing_written(out, sig, code, {"games", "manifest.json"} if before else set())
+        _nothing_written(out, sig, code, {*FOLDERS, "manifest.json"} if before else set())
         return "nothing written"
     manifest = results.read_manifest(out)
     status = manifest["status"]

@@ -64,7 +64,9 @@ def test_a_run_stores_each_parts_trajectories_beside_it(traced_config, tmp_path)
     manifest, rows = results.open_results(out)
     assert manifest["trace_measures"] == ["standing", "round"]
     files = sorted(p.name for p in (out / "games").iterdir())
-    assert files == [f"{k}-{i:05d}.parquet" for k in ("part", "trace") for i in range(4)]
+    assert files == [f"part-{i:05d}.parquet" for i in range(4)]  # games/*.parquet: the rows only
+    files = sorted(p.name for p in (out / "trajectories").iterdir())
+    assert files == [f"trace-{i:05d}.parquet" for i in range(4)]
     for i, part in enumerate(manifest["parts"]):
         assert part["trace"]["file"] == f"trace-{i:05d}.parquet"
     _, trace = results.open_trace(out)
@@ -84,7 +86,7 @@ def test_verify_names_a_damaged_or_missing_trace_file(traced_config, tmp_path):
     out = tmp_path / "run"
     _run(traced_config, out, games=50, chunk_size=16)
     assert results.verify(out)[1] == []
-    trace = out / "games" / "trace-00001.parquet"
+    trace = out / "trajectories" / "trace-00001.parquet"
     data = bytearray(trace.read_bytes())
     data[40] ^= 0xFF
     trace.write_bytes(bytes(data))
@@ -100,7 +102,7 @@ def test_a_run_of_a_game_without_trajectories_says_so_in_one_line(fake_game, fak
     out = tmp_path / "run"
     _run(fake_config, out, games=10)
     assert results.read_manifest(out)["trace_measures"] == []
-    assert not list((out / "games").glob("trace-*"))
+    assert not list((out / "trajectories").glob("trace-*"))
     with pytest.raises(results.ResultsError, match="no trajectories") as info:
         results.open_trace(out)
     assert "\n" not in str(info.value)
@@ -115,7 +117,7 @@ def test_interrupted_and_resumed_keeps_the_trajectories_byte_for_byte(
     with pytest.raises(runner.Interrupted):
         _run(traced_config, tmp_path / "part", games=50, chunk_size=8)
     # what a kill between a trace file's rename and its part's leaves: a trace never listed
-    (tmp_path / "part" / "games" / "trace-00003.parquet").write_bytes(b"PAR1 half")
+    (tmp_path / "part" / "trajectories" / "trace-00003.parquet").write_bytes(b"PAR1 half")
     fake_traced_game.reset()
     summary = runner.resume(tmp_path / "part")
     assert summary.status == "complete"

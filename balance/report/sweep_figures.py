@@ -77,8 +77,14 @@ def _y_values(
         "mean_score": "mean score per seat-game",
         "mean_turns": "turns per game",
         "end_reason": "share of games (%)",
+        # how the game plays (stats/plays.py)
+        "lead_changes": "lead changes per game",
+        "comeback_half": "winners behind at half time (%)",
+        "decided_at": "share of the game before the winner led for good (%)",
+        "margin": "margin of victory (standing)",
     }
-    scale = 100.0 if m.metric in ("first_edge", "win_share", "end_reason") else 1.0
+    rates = ("first_edge", "win_share", "end_reason", "comeback_half", "decided_at")
+    scale = 100.0 if m.metric in rates else 1.0
     return "value", "lo", "hi", scale, titles[m.metric]
 
 

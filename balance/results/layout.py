@@ -19,6 +19,9 @@ from balance.errors import BalanceError
 FORMAT = manifest_schema.FORMAT  # bump when the layout or a column's meaning changes
 MANIFEST = "manifest.json"
 PARTS_DIR = "games"
+# The parts' trajectories, a folder of their own beside games/, so that games/*.parquet (the way
+# any parquet reader reads the rows) holds the parts alone
+TRACE_DIR = "trajectories"
 
 # Columns every game has, in file order (a game with roles has a String ``role`` column after
 # ``team``); then Chunk.extra (Int32), then telemetry (UInt8).
@@ -46,7 +49,7 @@ def part_name(index: int) -> str:
 
 
 def trace_name(index: int) -> str:
-    """The trajectories of part ``index``'s games (results.trace_columns), beside the part."""
+    """The trajectories of part ``index``'s games (results.trace_columns), in TRACE_DIR."""
     return f"trace-{index:05d}.parquet"
 
 

@@ -24,6 +24,7 @@ from balance.results.layout import (
     PARTS_DIR,
     RUN_ID_KEY,
     TRACE_BASE,
+    TRACE_DIR,
     ResultsError,
     empty_schema,
     manifest_checksum,
@@ -196,7 +197,7 @@ def open_trace(path: str | os.PathLike[str]) -> tuple[dict[str, Any], pl.LazyFra
         )
     files = []
     for part in manifest["parts"]:
-        file = path / PARTS_DIR / part["trace"]["file"]
+        file = path / TRACE_DIR / part["trace"]["file"]
         if not file.is_file():
             raise ResultsError(f"{file}: listed in {MANIFEST} but missing")
         check_trace(file, manifest, part)
@@ -225,7 +226,7 @@ def verify(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[str]]:
                 )
             check_part(file, manifest, part)
             if part.get("trace"):
-                trace = path / PARTS_DIR / part["trace"]["file"]
+                trace = path / TRACE_DIR / part["trace"]["file"]
                 if not trace.is_file():
                     raise ResultsError(
                         f"{trace}: listed in {MANIFEST} but missing; {_rerun(path, manifest)}"

@@ -25,6 +25,7 @@ from balance.results.layout import (
     MANIFEST,
     PARTS_DIR,
     RUN_ID_KEY,
+    TRACE_DIR,
     _now,
     part_name,
     run_id,
@@ -65,6 +66,8 @@ class ResultsWriter:
             "parts": [],
         }
         (self.out / PARTS_DIR).mkdir(parents=True, exist_ok=True)
+        if manifest.get("trace_measures"):
+            (self.out / TRACE_DIR).mkdir(exist_ok=True)
         self._save()
 
     @property
@@ -99,11 +102,11 @@ class ResultsWriter:
             entry["trace"] = {
                 "file": tname,
                 "rows": parquet.n_rows(trace),
-                "sha256": self._write_file(tname, trace, first_game),
+                "sha256": self._write_file(tname, trace, first_game, TRACE_DIR),
             }
         name = part_name(index)
         path = self.out / PARTS_DIR / name
-        sha256 = self._write_file(name, columns, first_game)
+        sha256 = self._write_file(name, columns, first_game, PARTS_DIR)
         extra = [
             c
             for c, v in columns.items()
@@ -117,10 +120,10 @@ class ResultsWriter:
         self._save()
         return path
 
-    def _write_file(self, name: str, columns: dict[str, Any], first_game: int) -> str:
-        """Write ``columns`` as ``games/<name>`` (under a temporary name, flushed, renamed: the
-        file is complete or absent); returns its SHA-256."""
-        path = self.out / PARTS_DIR / name
+    def _write_file(self, name: str, columns: dict[str, Any], first_game: int, folder: str) -> str:
+        """Write ``columns`` as ``<folder>/<name>`` (under a temporary name, flushed, renamed:
+        the file is complete or absent); returns its SHA-256."""
+        path = self.out / folder / name
         tmp = path.with_name("." + name + ".tmp")
         try:
             sha256 = parquet.write_table(

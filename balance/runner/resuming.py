@@ -63,6 +63,8 @@ class _ResumedWriter(results.ResultsWriter):
             "sessions": [*manifest.get("sessions", ()), earlier],
         }
         (self.out / results.PARTS_DIR).mkdir(parents=True, exist_ok=True)
+        if manifest.get("trace_measures"):
+            (self.out / results.TRACE_DIR).mkdir(exist_ok=True)
         self._save()
 
 
@@ -237,7 +239,7 @@ def _finished_parts(out: Path, manifest: dict[str, Any], chunk_size: int) -> lis
             raise results.ResultsError(f"{path}: listed in {results.MANIFEST} but missing")
         results.check_part(path, manifest, part)
         if part.get("trace"):  # the part's trajectories, beside it
-            trace = out / results.PARTS_DIR / part["trace"]["file"]
+            trace = out / results.TRACE_DIR / part["trace"]["file"]
             if not trace.is_file():
                 raise results.ResultsError(f"{trace}: listed in {results.MANIFEST} but missing")
             results.check_trace(trace, manifest, part)
@@ -255,10 +257,15 @@ def _clear_leftovers(out: Path, kept: list[dict[str, Any]]) -> None:
     """Remove what a killed session left beside its listed parts: temporary files, and a part
     (or its trajectories) renamed into place whose manifest entry was never written (it is
     played again)."""
-    listed = {p["file"] for p in kept} | {p["trace"]["file"] for p in kept if p.get("trace")}
+    listed = {p["file"] for p in kept}
     for path in (out / results.PARTS_DIR).iterdir():
         if path.name not in listed:
             path.unlink()
+    traced = {p["trace"]["file"] for p in kept if p.get("trace")}
+    if (out / results.TRACE_DIR).is_dir():
+        for path in (out / results.TRACE_DIR).iterdir():
+            if path.name not in traced:
+                path.unlink()
     for path in out.glob(".*.tmp"):
         path.unlink()
 

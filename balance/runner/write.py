@@ -151,8 +151,8 @@ def run(
                 "threads": threads,
                 "end_reasons": list(plugin.end_reasons),
                 "telemetry_columns": list(prepared.telemetry),
-                # each seat's measures in the games' trajectories (trace-NNNNN.parquet beside
-                # each part; docs/results.md)
+                # each seat's measures in the games' trajectories (trajectories/trace-NNNNN.parquet,
+                # one a part; docs/results.md)
                 "trace_measures": list(plugin.trace_measures),
                 # events that are outcomes of play, not cards (the report labels them so)
                 "outcome_events": list(plugin.outcome_events),

@@ -187,8 +187,8 @@ def shots() -> list[Path]:
     ("report", "figures", "headline"),
     [
         # win share per seat and policy, turn order, score, length, card impact, 2 against the
-        # baseline, impact variants
-        ("inline", 9, "Greedy seats win "),
+        # baseline, impact variants, how the game plays (the winner's lead through the game)
+        ("inline", 10, "Greedy seats win "),
         # the published 1M-game report (reports/five_ravens.html): one policy, no baseline;
         # seat deviations, turn order, score, length, card impact and its interventional
         # variants, and its Skill section's depth chart and findings panels
