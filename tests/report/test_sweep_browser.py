@@ -55,9 +55,10 @@ def driver(pages, tmp_path_factory):
 @pytest.mark.parametrize(
     ("page", "figures", "first"),
     [
-        # edge, seat, place, score, length (one policy: no policy figure; one end reason)
-        ("players", 5, "configs/five_ravens/first_player_edge.yaml at 3 points (players over 2"),
-        ("grid", 5, "configs/five_ravens/first_player_edge.yaml at 6 points (rules.relics.gem"),
+        # edge, seat, place, score, length (one policy: no policy figure; one end reason), and
+        # how the game plays: lead changes, comebacks, when decided, margin
+        ("players", 9, "configs/five_ravens/first_player_edge.yaml at 3 points (players over 2"),
+        ("grid", 9, "configs/five_ravens/first_player_edge.yaml at 6 points (rules.relics.gem"),
     ],
 )
 def test_sweep_page_opens_offline_and_draws_every_curve(driver, pages, page, figures, first):
