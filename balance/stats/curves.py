@@ -38,7 +38,7 @@ import polars as pl
 from balance.stats import plays
 from balance.stats.across import AcrossAccumulator
 from balance.stats.groups import GameArrays, Group, Lineup, common_groups, group_values, groups
-from balance.stats.multiple import Q, adjust
+from balance.stats.multiple import Q, q_values_apart
 from balance.stats.paired import (
     PairedAccumulator,
     _diff_frame,
@@ -487,11 +487,7 @@ def adjust_steps(table: pl.DataFrame) -> pl.DataFrame:
     counted = table.with_columns(
         p_value=pl.when(repeat).then(float("nan")).otherwise(pl.col("p_value"))
     )
-    how = counted["metric"].is_in(list(plays.METRICS)).to_numpy()  # a family of its own
-    q = np.full(counted.height, np.nan)
-    for part in (how, ~how):
-        if part.any():
-            q[part] = adjust(counted.filter(pl.Series(part)))["q_value"].to_numpy()
+    q = q_values_apart(counted, plays.METRICS)  # how the game plays: a family of its own
     if repeat.any():
         index = {
             (r["step"], r["metric"], r["kind"], r["group"]): i

@@ -49,6 +49,19 @@ def bh_qvalues(p_values: np.ndarray | Sequence[float]) -> np.ndarray:
     return q
 
 
+def q_values_apart(table: pl.DataFrame, apart: Sequence[str]) -> np.ndarray:
+    """The q-values of :func:`adjust` with the metrics ``apart`` a family of their own: the rows
+    of those metrics adjusted among themselves (BH within each, times their number), the others
+    among themselves, so neither dilutes the other (how the game plays, stats/plays.py, beside
+    the win shares in a sweep's steps and trends)."""
+    own = table["metric"].is_in(list(apart)).to_numpy()
+    q = np.full(table.height, np.nan)
+    for part in (own, ~own):
+        if part.any():
+            q[part] = adjust(table.filter(pl.Series(part)))["q_value"].to_numpy()
+    return q
+
+
 def adjust(
     table: pl.DataFrame,
     *,

@@ -63,7 +63,7 @@ from balance.stats.curves import (
     _redundant,
 )
 from balance.stats.groups import GameArrays, group_values, groups
-from balance.stats.multiple import Q, adjust
+from balance.stats.multiple import Q, q_values_apart
 from balance.stats.paired import mean_interval, moments
 
 MIN_POINTS = 3  # two points' trend is their step
@@ -372,11 +372,7 @@ def adjust_sweep(steps: pl.DataFrame, trends: pl.DataFrame) -> tuple[pl.DataFram
     )
     # How the game plays (stats/plays.py) is a family of its own, as in `balance compare`:
     # its metrics neither dilute the win shares' rule nor are diluted by it
-    how = both["metric"].is_in(list(plays.METRICS)).to_numpy()
-    q = np.full(both.height, np.nan)
-    for part in (how, ~how):
-        if part.any():
-            q[part] = adjust(counted.filter(pl.Series(part)))["q_value"].to_numpy()
+    q = q_values_apart(counted, plays.METRICS)
     if repeat.any():
         index = {r: i for i, r in enumerate(both.select("_test", "_key", *cols[:3]).iter_rows())}
         rows = both.select("_test", "_key", *cols[4:])
