@@ -30,8 +30,8 @@ def _kernels_compiled_once():
     compiles the games' batch kernels, narration, decision-point kernels (Position) and search
     kernels (its shipped ``search_vs_*.yaml``) under a file lock per game in that folder,
     starting from a different game (gw0 the first, gw1 the second, ...): the workers compile
-    different games side by side, and a worker that finds a game's lock taken waits for it and
-    then loads that game from the cache. With a warm cache this costs each worker a second.
+    different games side by side, and a worker that finds a game's lock taken goes on to the
+    next game, coming back to it at the end (then it waits, and loads that game from the cache). With a warm cache this costs each worker a second.
     """
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if worker is None:
@@ -44,29 +44,46 @@ def _kernels_compiled_once():
         return
     import numba
 
-    from balance.config import load_config
-    from balance.config.overrides import parse_overrides
-
     root = Path(__file__).resolve().parent.parent
     names = games.names()
     k = int(worker.removeprefix("gw") or 0) % len(names)
     folder = Path(numba.config.CACHE_DIR)
     folder.mkdir(parents=True, exist_ok=True)
-    for name in names[k:] + names[:k]:
-        plugin = games.get(name)
-        tables = plugin.compile(load_config(root / "configs" / name / "base.yaml"))
-        search = sorted((root / "configs" / name).glob("search_vs_*.yaml"))
-        with open(folder / f"compiling-{name}.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+    pending = names[k:] + names[:k]
+    while pending:
+        # A game whose lock another worker holds is left for later (not waited on) while any
+        # other game is still to do: a worker that blocked on it sat idle for that game's
+        # whole compile, with one of CI's two cores doing nothing.
+        for i, name in enumerate(pending):
+            lock = open(folder / f"compiling-{name}.lock", "w")  # noqa: SIM115
             try:
-                plugin.play(tables, 1, 0, 0)
-                plugin.narrate(tables, 1, 0)
-                _decision_kernels(plugin, tables)
-                if search:
-                    _search_kernels(plugin, load_config(search[0], parse_overrides(SMALL)))
+                fcntl.flock(lock, fcntl.LOCK_EX | (fcntl.LOCK_NB if i < len(pending) - 1 else 0))
+            except BlockingIOError:
+                lock.close()
+                continue
+            try:
+                _warm(root, name)
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
+                lock.close()
+            del pending[i]
+            break
     yield
+
+
+def _warm(root: Path, name: str) -> None:
+    """Load or compile every kernel of one game the suite calls."""
+    from balance.config import load_config
+    from balance.config.overrides import parse_overrides
+
+    plugin = games.get(name)
+    tables = plugin.compile(load_config(root / "configs" / name / "base.yaml"))
+    plugin.play(tables, 1, 0, 0)
+    plugin.narrate(tables, 1, 0)
+    _decision_kernels(plugin, tables)
+    search = sorted((root / "configs" / name).glob("search_vs_*.yaml"))
+    if search:
+        _search_kernels(plugin, load_config(search[0], parse_overrides(SMALL)))
 
 
 SMALL = ["policies.mcts.iterations=2"]  # the search kernels' types, not their games
