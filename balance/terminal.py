@@ -533,3 +533,66 @@ def ladder_matrix_table(m: Any) -> Any:
         row = [m.cell(f, e) for e in m.rungs]
         table.add_row(f, *(fmt.estimate(c.share, c.lo, c.hi, 100, " %") for c in row))
     return table
+
+
+def census_tables(c: Any, level: float = 0.95) -> list[Any]:
+    """What ``balance census`` prints: who played, the summary with intervals, the table by
+    place in the turn order (simultaneous intervals) and the sentences (stats/census.py)."""
+    from rich import box
+    from rich.table import Table
+
+    from balance.fmt import pct
+    from balance.stats import census as sc
+
+    summary = sc.summary(c.frame, level, kingmaking=c.kingmaking)
+    places = sc.by(c.frame, "order", level)
+    seats = ", ".join(c.seats) if len(set(c.seats)) > 1 else f"every seat {c.seats[0]}"
+    head = (
+        f"Census of games 0 to {c.games - 1:,} of seed {c.seed} ({c.game}, {len(c.seats)} "
+        f"players: {seats}), replayed decision by decision"
+    )
+    if c.kingmaking:
+        head += (
+            f"; kingmaking tested on the last {pct(c.window, 0)} of each game's decisions, "
+            f"{c.max_alternatives} other options at most, {c.replays} replays each"
+        )
+    lv = f"{level * 100:g} %"
+    t1 = Table(box=box.SIMPLE_HEAD, title="The game's decisions")
+    for name in ("measure", "games", "value", f"{lv} interval"):
+        t1.add_column(name, justify="left" if name == "measure" else "right")
+    for r in summary.iter_rows(named=True):
+        if r["kind"] == "rate":
+            v, ci = pct(r["mean"], 2), f"[{pct(r['lo'], 2)}, {pct(r['hi'], 2)}]"
+        else:
+            v, ci = f"{r['mean']:+.3f}", f"[{r['lo']:+.3f}, {r['hi']:+.3f}]"
+            if r["metric"] == "turns":
+                v, ci = f"{r['mean']:.2f}", f"[{r['lo']:.2f}, {r['hi']:.2f}]"
+        t1.add_row(r["words"], f"{r['games']:,}", v, ci)
+    t2 = Table(
+        box=box.SIMPLE_HEAD,
+        title=f"By place in the turn order ({lv} intervals, simultaneous over the places)",
+    )
+    for name in ("place", "turns", "interval", "dead turns", "interval", "win share", "interval"):
+        t2.add_column(name, justify="right")
+    km = c.kingmaking
+    if km:
+        t2.add_column("kingmaking a game", justify="right")
+        t2.add_column("interval", justify="right")
+    for r in places.iter_rows(named=True):
+        cells = [
+            str(r["order"] + 1),
+            f"{r['turns']:.2f}",
+            f"[{r['turns_lo']:.2f}, {r['turns_hi']:.2f}]",
+            pct(r["dead_share"], 1),
+            f"[{pct(r['dead_lo'], 1)}, {pct(r['dead_hi'], 1)}]",
+            pct(r["win_share"], 1),
+            f"[{pct(r['win_lo'], 1)}, {pct(r['win_hi'], 1)}]",
+        ]
+        if km:
+            cells += [
+                f"{r['kingmaking']:.3f}",
+                f"[{r['kingmaking_lo']:.3f}, {r['kingmaking_hi']:.3f}]",
+            ]
+        t2.add_row(*cells)
+    said = sc.sentences(summary, places, kingmaking=km, window=c.window)
+    return [head, t1, t2, *said]

@@ -45,6 +45,7 @@ try:
     # isort: off
     from balance.cli import simulate, validate, verify, games, replay, bench  # noqa: F401
     from balance.cli import impact, compare, check, sweep, report, tune, ladder  # noqa: F401
+    from balance.cli import census  # noqa: F401
     # isort: on
 finally:
     if _QUIET_SIGINT:  # exiting on Ctrl-C: ignore another one; else back to KeyboardInterrupt

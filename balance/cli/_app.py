@@ -282,6 +282,10 @@ EXAMPLES: dict[str, list[str]] = {
         "balance replay results/five_ravens --game 12",
         "balance replay configs/corvids/base.yaml --game 0 --html corvids-game0.html",
     ],
+    "census": [
+        "balance census results/five_ravens --games 200",
+        "balance census configs/corvids/base.yaml --games 100 --no-kingmaking",
+    ],
     "bench": ["balance bench raven_order --no-cold --games 300000"],
     "impact": ["balance impact configs/five_ravens/base.yaml --games 50000 --out impact.json"],
     "compare": [

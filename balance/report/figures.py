@@ -658,3 +658,46 @@ def plot_winner_leads(curve: pl.DataFrame, standing: str, unit: str = "seat") ->
     fig.update_yaxes(tickformat=".0%", range=[0, 1.02])
     fig.update_xaxes(range=[-2, 102])
     return fig
+
+
+def plot_census_places(places: pl.DataFrame, players: str, games: int) -> go.Figure:
+    """Turns a game at each place in the turn order (a census: stats/census.py), split into
+    turns with a choice and dead turns, the total's simultaneous interval as error bars."""
+    x = [f"place {int(o) + 1}" for o in places["order"]]
+    turns = places["turns"].to_numpy()
+    dead = turns * places["dead_share"].to_numpy()
+    lo, hi = places["turns_lo"].to_numpy(), places["turns_hi"].to_numpy()
+    fig = go.Figure()
+    fig.add_trace(
+        go.Bar(
+            x=x,
+            y=turns - dead,
+            marker_color=BLUE,
+            name="turns with a choice",
+            hovertemplate="%{x}: %{y:.2f} turns with a choice a game<extra></extra>",
+        )
+    )
+    fig.add_trace(
+        go.Bar(
+            x=x,
+            y=dead,
+            marker_color="rgba(150, 150, 150, 0.8)",
+            name="dead turns (no choice)",
+            error_y={"type": "data", "symmetric": False, "array": hi - turns,
+                     "arrayminus": turns - lo},
+            customdata=np.column_stack([turns, lo, hi]),
+            hovertemplate="%{x}: %{y:.2f} dead turns a game; all turns %{customdata[0]:.2f} "
+            "[%{customdata[1]:.2f}, %{customdata[2]:.2f}]<extra></extra>",
+        )
+    )  # fmt: skip
+    layout(
+        fig,
+        title="Turns a game at each place in the turn order, dead turns in grey",
+        context=f"Turns a game by place in the turn order: {games:,} games replayed, {players};"
+        " error bars: 95 % intervals of all turns, simultaneous over the places",
+        barmode="stack",
+        showlegend=True,
+        xaxis_title="place in the turn order",
+        yaxis_title="turns a game",
+    )
+    return fig

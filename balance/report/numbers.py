@@ -74,6 +74,8 @@ class DatasetStats(NamedTuple):
     players: tuple[tuple[str, str, str], ...] = ()
     # how the games played, from their trajectories (None: the run recorded none)
     plays: Plays | None = None
+    # its games replayed decision by decision (``balance census RESULTS``; None: not taken)
+    census: Any = None
 
 
 def analyse_rows(
@@ -130,6 +132,7 @@ def analyse_rows(
         axes=tuple(axes),
         players=tuple(players_of(manifest)),
         plays=game_plays(manifest, path, lf, level=level),
+        census=run_census(path, manifest) if path else None,
     )
 
 
@@ -149,6 +152,13 @@ def game_plays(
         plays.winner_leads(metrics, level),
         "side" if manifest.get("team_names") else "seat",
     )
+
+
+def run_census(path: str, manifest: dict[str, Any]) -> Any:
+    """The census taken of this run (``RESULTS/census.parquet``, balance/census.py), or None."""
+    from balance import census
+
+    return census.run_census(path, manifest)
 
 
 def run_plays(manifest: dict[str, Any], path: str | os.PathLike[str], rows: pl.LazyFrame) -> Any:

@@ -65,7 +65,7 @@ def dataset_sections(
         ("scores", "Score and game-length distributions", distribution_section(page, ds)),
         *(
             [("plays", "How the game plays", plays_section(page, ds))]
-            if ds.plays is not None
+            if ds.plays is not None or ds.census is not None
             else []
         ),
         *((s.key, s.heading, game_section(page, s)) for s in ds.game_sections),
@@ -328,6 +328,8 @@ def plays_section(page: Page, ds: DatasetStats) -> str:
     """How the game plays (stats/plays.py): sentences, the winner's lead through the game, and
     the table of every metric with its interval."""
     p = ds.plays
+    if p is None:
+        return census_part(page, ds.census)
     cols = [
         Column("", lambda r: r["words"]),
         Column("games", lambda r: r["games"], fmt(","), True),
@@ -353,6 +355,64 @@ def plays_section(page: Page, ds: DatasetStats) -> str:
         + f"<ul>{said}</ul>"
         + page.figure(figures.plot_winner_leads(p.curve, p.standing, p.unit))
         + table_html([_plays_cells(r) for r in p.summary.to_dicts()], cols)
+        + (census_part(page, ds.census) if ds.census is not None else "")
+    )
+
+
+def census_part(page: Page, c: Any) -> str:
+    """Turns, dead turns and kingmaking from the run's census (balance/census.py,
+    stats/census.py), or a line saying how to take one."""
+    from balance.stats import census as sc
+
+    if c is None:
+        return (
+            "<p>Turns per place, dead turns and kingmaking come from games replayed decision by "
+            "decision: <code>balance census RESULTS</code> takes them, and this page shows "
+            "them.</p>"
+        )
+    summary = sc.summary(c.frame, kingmaking=c.kingmaking)
+    places = sc.by(c.frame, "order")
+    players = figures.lineup_words(list(c.seats))
+    how = (
+        f"; kingmaking tested on the last {pct(c.window, 0)} of each game's decisions with a "
+        f"choice ({c.max_alternatives} other options at most, {c.replays} replays of each, "
+        "chance re-seeded)"
+        if c.kingmaking
+        else ""
+    )
+    intro = (
+        f"<h3>Turns, dead turns and kingmaking</h3><p>Games 0 to {c.games - 1:,} of the run "
+        f"replayed decision by decision ({players}){escape(how)}. A dead turn is one in which "
+        "the seat had no choice; a kingmaking decision is one of a seat that could not win "
+        "whatever it picked, which alone settled which other seat won (docs/statistics.md, "
+        "Turns, dead turns and kingmaking).</p>"
+    )
+    said = sc.sentences(summary, places, kingmaking=c.kingmaking, window=c.window)
+    cols = [
+        Column("place", lambda r: r["order"] + 1, fmt("d"), True),
+        Column("turns", lambda r: r["turns"], fmt(".2f"), True),
+        interval("turns_lo", "turns_hi", ".2f", 1.0, "turns"),
+        Column("dead turns", lambda r: r["dead_share"], fmt(".1%"), True),
+        interval("dead_lo", "dead_hi", ".1%", 1.0, "share"),
+        Column("win share", lambda r: r["win_share"], fmt(".1%"), True),
+        interval("win_lo", "win_hi", ".1%", 1.0, "share"),
+        *(
+            [
+                Column("kingmaking a game", lambda r: r["kingmaking"], fmt(".3f"), True),
+                interval("kingmaking_lo", "kingmaking_hi", ".3f", 1.0, "decisions"),
+            ]
+            if c.kingmaking
+            else []
+        ),
+    ]
+    return (
+        intro
+        + "<ul>"
+        + "".join(f"<li>{escape(x)}</li>" for x in said)
+        + "</ul>"
+        + page.figure(figures.plot_census_places(places, players, c.games))
+        + "<p>By place in the turn order; intervals at 95 %, simultaneous over the places.</p>"
+        + table_html(places.to_dicts(), cols)
     )
 
 

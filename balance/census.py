@@ -1,0 +1,472 @@
+"""How a game is taken, decision by decision: turns per seat, dead turns and kingmaking.
+
+A *census* plays a sample of a run's games again one decision at a time through the
+decision-point interface (balance/games/position.py: the very games of the dataset, same seed and
+index) and keeps, for every seat of every game:
+
+- ``turns``: the turns it took (the game's own turn count, the dataset's ``turns`` summed over
+  the seats; a turn is the seat's whose turn it is, whoever else decides during it);
+- ``dead_turns``: its turns in which it had no choice: no decision of its own during the turn
+  offered more than one legal option (a turn without any decision, a stunned or skipped one, is
+  dead too);
+- ``decisions`` and ``forced``: its decisions, and those with a single legal option;
+- ``tested`` and ``kingmaking``: its decisions tested for kingmaking, and those found to be.
+
+**Kingmaking** (the issue's definition: a seat that cannot win changes one decision and the
+winner changes). A decision of seat *s* is tested when *s* did not win the game, the decision
+offered *s* a choice, and it came in the last ``window`` of the game's decisions (kingmaking is
+an end-game act; testing every decision would replay each game hundreds of times). The option
+played and up to ``max_alternatives`` others (drawn from a stream of the census's own) are each
+applied to a copy of the game at that decision, and each copy is played to its end by the
+configured policies ``replays`` times, every chance stream re-seeded each time
+(``knowledge.reseed``, from the census's own streams, the same seeds for every option: common
+random numbers). The decision is *kingmaking* when
+
+- *s* wins in none of these games (it cannot win from here, whatever it picks), and
+- under each option the winners are the same in all its replays (after this choice, chance no
+  longer decides who wins), and they differ between two options (this choice does).
+
+So a choice whose only effect is to change what chance deals next (another card drawn, another
+shuffle) is not kingmaking: only a choice that settles, by itself, which other seat wins.
+
+Nothing here is a statistic; balance/stats/census.py summarises the frame with intervals.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+import polars as pl
+
+from balance.errors import BalanceError
+
+WINDOW = 1.0 / 3.0  # kingmaking: the last third of a game's decisions are tested
+MAX_ALTERNATIVES = 4  # other options tried at a tested decision, at most
+REPLAYS = 3  # games played from each option of a tested decision, chance re-seeded each time
+CENSUS_STREAM = 0x5EED_CE45  # numpy seed salt of the census's own draws (which options to try)
+
+COLUMNS = (
+    "game",
+    "seat",
+    "order",
+    "won",
+    "turns",
+    "dead_turns",
+    "decisions",
+    "forced",
+    "tested",
+    "kingmaking",
+)
+
+
+@dataclass(frozen=True)
+class _Turns:
+    """Where a game's state says whose turn it is: the board's turn counter and, for a game
+    that logs each turn's start (``E_TURN``, seat in column 1), the log."""
+
+    counter: int  # board index of the turn counter
+    e_turn: int  # the E_TURN event code, -1 when the game logs none
+    board: Any  # state -> its board array
+    log: Any  # state -> (log rows array, first row, rows written)
+
+
+def _turns_of(game: str) -> _Turns:
+    import importlib
+
+    S = importlib.import_module(f"balance.games.{game}.state")
+    if game == "five_ravens":  # FR-5: a Mission turn is counted when its seat starts it
+        return _Turns(S.G_TURNS, -1, lambda st: st.r.board, None)
+    return _Turns(
+        S.G_TURN,
+        int(S.E_TURN),
+        lambda st: st.board,
+        lambda st: _log(S, st),
+    )
+
+
+def _log(S: Any, st: Any) -> tuple[np.ndarray, int, int]:
+    """(rows, first row, rows written) of a state's event log: its own array, or rows of its
+    ``aux`` from ``G_LOG0`` (The Raven Order)."""
+    if hasattr(st, "log"):
+        return st.log, 0, int(st.board[S.G_LOG_N])
+    return st.aux, int(st.board[S.G_LOG0]), int(st.board[S.G_LOG_N])
+
+
+LOG_CAP = 1 << 14  # event-log rows a census game keeps (the turns' starts are read from it)
+
+
+class TurnWatch:
+    """Whose turns start as a game goes on, read from its state (:func:`_turns_of`): the seats
+    whose turns started before the first decision (``opened``) and during one step, the
+    decision of ``actor`` and the engine's play to the next one (``stepped``)."""
+
+    def __init__(self, game: str) -> None:
+        self.how = _turns_of(game)
+        self.log_n = 0
+        self.before = 0
+
+    @property
+    def decision_opens_turn(self) -> bool:
+        """A turn starts with its seat's decision (Five Ravens' Mission turn), not before it."""
+        return self.how.e_turn < 0
+
+    @property
+    def log_cap(self) -> int:
+        return LOG_CAP if self.how.e_turn >= 0 else 0
+
+    def _starts(self, pos: Any) -> list[int]:
+        rows, row0, n = self.how.log(pos.state)
+        if n >= LOG_CAP:
+            raise BalanceError(
+                f"game {pos.game_index}: more than {LOG_CAP:,} events; a census cannot follow it"
+            )
+        new = rows[row0 + self.log_n : row0 + n]
+        self.log_n = n
+        return [int(r[1]) for r in new if int(r[0]) == self.how.e_turn]
+
+    def opened(self, pos: Any) -> list[int]:
+        return self._starts(pos) if self.how.e_turn >= 0 else []
+
+    def stepping(self, pos: Any) -> None:
+        self.before = int(self.how.board(pos.state)[self.how.counter])
+
+    def stepped(self, pos: Any, actor: int) -> list[int]:
+        if self.how.e_turn >= 0:
+            return self._starts(pos)
+        # Five Ravens: the decision that starts a Mission turn is its seat's
+        return [actor] * (int(self.how.board(pos.state)[self.how.counter]) - self.before)
+
+
+def census_game(
+    plugin: Any,
+    compiled: Any,
+    seed: int,
+    game: int,
+    *,
+    kingmaking: bool = True,
+    window: float = WINDOW,
+    max_alternatives: int = MAX_ALTERNATIVES,
+    replays: int = REPLAYS,
+    teams: Any = None,
+) -> dict[str, np.ndarray]:
+    """The census of game ``game`` of run ``seed``: one array of P values per column."""
+    from balance.games.position import Position
+
+    watch = TurnWatch(plugin.name)
+    pos = Position(plugin, compiled, seed, game, log_cap=watch.log_cap, teams=teams)
+    return census_of(
+        pos,
+        watch,
+        seed,
+        game,
+        kingmaking=kingmaking,
+        window=window,
+        max_alternatives=max_alternatives,
+        replays=replays,
+    )
+
+
+def census_of(
+    pos: Any,
+    watch: Any,
+    seed: int,
+    game: int,
+    *,
+    kingmaking: bool = True,
+    window: float = WINDOW,
+    max_alternatives: int = MAX_ALTERNATIVES,
+    replays: int = REPLAYS,
+) -> dict[str, np.ndarray]:
+    """The census of the game ``pos`` (a Position at its start, or anything with its methods)
+    whose turns ``watch`` follows (a :class:`TurnWatch`)."""
+    P = pos.players
+    turns = np.zeros(P, np.int64)
+    dead = np.zeros(P, np.int64)
+    decisions = np.zeros(P, np.int64)
+    forced = np.zeros(P, np.int64)
+    owner = -1  # whose turn it is
+    chose = False  # the owner had a choice in this turn so far
+    stops: list[tuple[Any, int, int, np.ndarray]] = []  # (copy before, actor, code, options)
+
+    def begin(seats: list[int]) -> None:
+        nonlocal owner, chose
+        for s in seats:  # turns that started and ended within one step had no decision
+            if owner >= 0:
+                turns[owner] += 1
+                dead[owner] += not chose
+            owner, chose = s, False
+
+    begin(watch.opened(pos))
+    while not pos.done:
+        actor = pos.actor
+        opts = pos.options()
+        decisions[actor] += 1
+        forced[actor] += len(opts) == 1
+        at = pos.copy() if kingmaking and len(opts) > 1 else None
+        watch.stepping(pos)
+        code = pos.play_policy()
+        if at is not None:
+            stops.append((at, actor, code, opts))
+        started = watch.stepped(pos, actor)
+        if watch.decision_opens_turn:  # the decision belongs to the turn it starts
+            begin(started)
+        if actor == owner and len(opts) > 1:
+            chose = True
+        if not watch.decision_opens_turn:  # turns that start after it
+            begin(started)
+    begin([-1])
+    row = pos.row()
+    won = pos.wins()
+    tested = np.zeros(P, np.int64)
+    king = np.zeros(P, np.int64)
+    if kingmaking:
+        winners = won > 0
+        first = int(np.floor(len(stops) * (1.0 - window))) if stops else 0
+        draw = np.random.default_rng([CENSUS_STREAM, seed, game])
+        for at, actor, code, opts in stops[first:]:
+            if winners[actor]:
+                continue
+            others = opts[opts != code]
+            if len(others) > max_alternatives:
+                others = draw.choice(others, max_alternatives, replace=False)
+            tested[actor] += 1
+            king[actor] += _kingmaking(at, actor, [code, *others], draw, replays)
+    return {
+        "game": np.full(P, game, np.int64),
+        "seat": np.arange(P, dtype=np.int64),
+        "order": row.order[0].astype(np.int64),
+        "won": won.astype(np.float64),
+        "turns": turns,
+        "dead_turns": dead,
+        "decisions": decisions,
+        "forced": forced,
+        "tested": tested,
+        "kingmaking": king,
+    }
+
+
+def _kingmaking(
+    at: Any, actor: int, codes: list[int], draw: np.random.Generator, replays: int
+) -> bool:
+    """Whether the decision of ``actor`` at ``at`` (a Position) is kingmaking (module docstring):
+    each option of ``codes`` (the one played first) played to the end ``replays`` times with
+    chance re-seeded from the same census seeds. Stops as soon as the answer is known: most
+    decisions fail at the played option, whose winner chance still moves."""
+    seeds = draw.integers(0, 1 << 62, replays)
+    outcomes: set[bytes] = set()
+    for code in codes:
+        seen: bytes | None = None
+        for r in range(replays):
+            branch = at.copy()
+            branch.apply(int(code))
+            if not branch.done:
+                reseed(branch, int(seeds[r]))
+            branch.play_out()
+            w = branch.wins() > 0
+            if w[actor]:
+                return False  # it can still win from here
+            key = w.tobytes()
+            if seen is not None and key != seen:
+                return False  # chance, not this choice, decides the winner
+            seen = key
+        outcomes.add(seen or b"")
+    return len(outcomes) > 1
+
+
+def reseed(pos: Any, seed: int) -> None:
+    """Every chance stream of ``pos`` (and its seats' policy streams) seeded again from the
+    census's ``seed`` (``knowledge.reseed``, as the search's ``redeal_every`` does): the same
+    game from here with fresh chance. A stand-in game (tests) brings its own ``reseed``."""
+    if hasattr(pos, "reseed"):
+        pos.reseed(seed)
+        return
+    from balance import rng as streams
+
+    stream = np.zeros(1, np.uint64)
+    streams.seed_stream(stream, np.int64(seed), np.int64(0), np.int64(0))
+    pos.game.module("knowledge").reseed(pos.compiled.tb, pos.state, stream)
+
+
+def census(
+    config: Any,
+    seed: int,
+    games: range,
+    *,
+    kingmaking: bool = True,
+    window: float = WINDOW,
+    max_alternatives: int = MAX_ALTERNATIVES,
+    replays: int = REPLAYS,
+    progress: Any = None,
+) -> pl.DataFrame:
+    """The census of games ``games`` of run ``seed`` of ``config`` (a validated config): one row
+    per game and seat (:data:`COLUMNS`)."""
+    from balance import games as registry
+
+    if not 0.0 < window <= 1.0:
+        raise BalanceError(f"--window {window}: must be in (0, 1]")
+    plugin = registry.get(config.game)
+    compiled = plugin.compile(config)
+    if hasattr(compiled, "inner"):  # search.SearchTables
+        raise BalanceError(
+            f"{config.game}: a census replays the configured policies decision by decision; "
+            "this config has search seats (each of their decisions is a search): take the "
+            "census of its non-search players"
+        )
+    teams = getattr(config, "teams", None)
+    parts: dict[str, list[np.ndarray]] = {c: [] for c in COLUMNS}
+    for g in games:
+        one = census_game(
+            plugin,
+            compiled,
+            seed,
+            g,
+            kingmaking=kingmaking,
+            window=window,
+            max_alternatives=max_alternatives,
+            replays=replays,
+            teams=teams,
+        )
+        for c in COLUMNS:
+            parts[c].append(one[c])
+        if progress is not None:
+            progress(1)
+    return pl.DataFrame({c: np.concatenate(parts[c]) if parts[c] else [] for c in COLUMNS})
+
+
+# ============================================================================= the census file
+
+CENSUS_FILE = "census.parquet"  # a results directory's census (``balance census RESULTS``)
+META_KEY = b"balance.census"
+
+
+class Census(NamedTuple):
+    """A census with its provenance: the frame (:data:`COLUMNS`) and what produced it."""
+
+    frame: pl.DataFrame
+    game: str
+    seed: int
+    games: int
+    seats: tuple[str, ...]  # each seat's policy: the players
+    config_hash: str
+    kingmaking: bool
+    window: float
+    max_alternatives: int
+    replays: int
+
+    def meta(self) -> dict[str, Any]:
+        return {k: v for k, v in self._asdict().items() if k != "frame"}
+
+
+def take_census(
+    config: Any,
+    seed: int,
+    games: int,
+    *,
+    kingmaking: bool = True,
+    window: float = WINDOW,
+    max_alternatives: int = MAX_ALTERNATIVES,
+    replays: int = REPLAYS,
+    progress: Any = None,
+) -> Census:
+    """The census of games 0 to ``games`` - 1 of run ``seed`` of ``config``."""
+    from balance.config.model import config_hash
+
+    if games < 1:
+        raise BalanceError(f"--games {games}: a census needs at least one game")
+    if max_alternatives < 1 or replays < 1:
+        raise BalanceError("--alternatives and --replays must be at least 1")
+    frame = census(
+        config,
+        seed,
+        range(games),
+        kingmaking=kingmaking,
+        window=window,
+        max_alternatives=max_alternatives,
+        replays=replays,
+        progress=progress,
+    )
+    return Census(
+        frame,
+        config.game,
+        int(seed),
+        int(games),
+        tuple(str(s) for s in config.seats),
+        config_hash(config),
+        bool(kingmaking),
+        float(window),
+        int(max_alternatives),
+        int(replays),
+    )
+
+
+def write_census(c: Census, path: str | os.PathLike[str]) -> Path:
+    """``path`` (a ``.parquet`` file): the frame, its provenance in the file's metadata;
+    written whole or not at all (a temporary file renamed)."""
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    if path.suffix != ".parquet":
+        raise BalanceError(f"--out {path}: a census file ends in .parquet")
+    table = c.frame.to_arrow()
+    table = table.replace_schema_metadata({META_KEY: json.dumps(c.meta()).encode()})
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        pq.write_table(table, tmp)
+        os.replace(tmp, path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise BalanceError(f"{path}: cannot write the census ({e.strerror or e})") from None
+    return path
+
+
+def read_census(path: str | os.PathLike[str]) -> Census:
+    """A census file written by :func:`write_census`; one line naming the file otherwise."""
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    try:
+        table = pq.read_table(path)
+        meta = json.loads((table.schema.metadata or {})[META_KEY])
+        frame = pl.from_arrow(table)
+        assert isinstance(frame, pl.DataFrame)
+        missing = [c for c in COLUMNS if c not in frame.columns]
+        if missing:
+            raise KeyError(missing[0])
+        return Census(
+            frame.select(COLUMNS),
+            str(meta["game"]),
+            int(meta["seed"]),
+            int(meta["games"]),
+            tuple(meta["seats"]),
+            str(meta["config_hash"]),
+            bool(meta["kingmaking"]),
+            float(meta["window"]),
+            int(meta["max_alternatives"]),
+            int(meta["replays"]),
+        )
+    except FileNotFoundError:
+        raise BalanceError(f"{path}: no such census file") from None
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise BalanceError(
+            f"{path}: not a census file written by `balance census` ({type(e).__name__}: {e})"
+        ) from None
+
+
+def run_census(path: str | os.PathLike[str], manifest: dict[str, Any]) -> Census | None:
+    """The census of the run whose results directory is ``path`` (its ``census.parquet``),
+    None when none was taken; one line when the file is of another run (config or seed)."""
+    file = Path(path) / CENSUS_FILE
+    if not file.exists():
+        return None
+    c = read_census(file)
+    if c.config_hash != manifest.get("config_hash") or c.seed != manifest.get("seed"):
+        raise BalanceError(
+            f"{file}: a census of another run (seed {c.seed}, config {c.config_hash}); take "
+            f"this run's with `balance census {path}`"
+        )
+    return c

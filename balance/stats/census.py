@@ -1,0 +1,192 @@
+"""Turns, dead turns and kingmaking with intervals, from a census (balance/census.py).
+
+The census frame has one row per game and seat (``game``, ``seat``, ``order``: the place in the
+turn order, 0 the first; ``turns``, ``dead_turns``, ``decisions``, ``forced``, ``tested``,
+``kingmaking``). Games are independent (their seeds' streams); a game's seats are not, so every
+interval is taken over games:
+
+- a mean per game (turns of a place): a t-interval over games;
+- a share of a count (dead turns among turns, forced decisions among decisions, kingmaking
+  decisions among those tested): the ratio of the sums, with the ratio estimator's
+  game-clustered standard error (the delta method: the residuals ``d_g - r t_g`` of each game,
+  summed over its rows) and a t quantile on games - 1 degrees of freedom;
+- the share of games with a kingmaking decision: Wilson's interval;
+- the turns the first place takes more than the last: the per-game paired difference, a
+  t-interval.
+
+A table read row by row (every place) gives simultaneous intervals: each at level
+``1 - (1 - level) / rows`` (Bonferroni), so all of them hold together at ``level``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import polars as pl
+from scipy import stats as sps
+
+from balance.stats.paired import mean_interval, moments
+from balance.stats.winrates import wilson_interval
+
+SUMMARY_SCHEMA = {
+    "metric": pl.String,
+    "words": pl.String,
+    "kind": pl.String,  # "rate" (a share: percent) or "mean"
+    "games": pl.Int64,
+    "mean": pl.Float64,
+    "lo": pl.Float64,
+    "hi": pl.Float64,
+}
+
+
+def ratio_interval(
+    num: np.ndarray, den: np.ndarray, level: float = 0.95
+) -> tuple[float, float, float]:
+    """Σnum / Σden over games (one value of each a game) with the ratio estimator's
+    game-clustered interval (module docstring); NaN when no game has a denominator."""
+    num = np.asarray(num, np.float64)
+    den = np.asarray(den, np.float64)
+    n = len(num)
+    if n == 0 or den.sum() == 0:
+        return float("nan"), float("nan"), float("nan")
+    r = num.sum() / den.sum()
+    if n < 2:
+        return float(r), float("nan"), float("nan")
+    resid = num - r * den
+    se = np.sqrt((resid**2).sum() / (n * (n - 1))) / den.mean()
+    t = sps.t.ppf(0.5 + level / 2, n - 1)
+    return float(r), float(max(0.0, r - t * se)), float(min(1.0, r + t * se))
+
+
+def _per_game(frame: pl.DataFrame) -> pl.DataFrame:
+    """One row per game: its sums, whether any decision was kingmaking, and the turns of its
+    first and last places."""
+    last = frame["order"].max()
+    return (
+        frame.group_by("game")
+        .agg(
+            pl.col("turns").sum(),
+            pl.col("dead_turns").sum(),
+            pl.col("decisions").sum(),
+            pl.col("forced").sum(),
+            pl.col("tested").sum(),
+            pl.col("kingmaking").sum(),
+            pl.col("turns").filter(pl.col("order") == 0).first().alias("first_turns"),
+            pl.col("turns").filter(pl.col("order") == last).first().alias("last_turns"),
+        )
+        .sort("game")
+    )
+
+
+def summary(frame: pl.DataFrame, level: float = 0.95, *, kingmaking: bool = True) -> pl.DataFrame:
+    """One row per measure (:data:`SUMMARY_SCHEMA`), each with its ``level`` interval."""
+    g = _per_game(frame)
+    n = g.height
+    rows: list[tuple[Any, ...]] = []
+
+    def mean_row(metric: str, words: str, v: np.ndarray) -> None:
+        mi = mean_interval(moments(np.asarray(v, np.float64)[:, None]), level)
+        rows.append((metric, words, "mean", n, float(mi.mean[0]), float(mi.lo[0]), float(mi.hi[0])))
+
+    def ratio_row(metric: str, words: str, num: str, den: str) -> None:
+        r, lo, hi = ratio_interval(g[num].to_numpy(), g[den].to_numpy(), level)
+        rows.append((metric, words, "rate", n, r, lo, hi))
+
+    mean_row("turns", "turns a game (all seats)", g["turns"].to_numpy())
+    mean_row(
+        "first_minus_last",
+        "turns the first place takes more than the last",
+        (g["first_turns"] - g["last_turns"]).to_numpy(),
+    )
+    ratio_row("dead_turns", "turns in which the seat had no choice", "dead_turns", "turns")
+    ratio_row("forced", "decisions with a single legal option", "forced", "decisions")
+    if kingmaking:
+        k = (g["kingmaking"] > 0).to_numpy()
+        share = float(k.mean()) if n else float("nan")
+        lo, hi = wilson_interval(share, n, level)
+        rows.append(
+            ("kingmaking_games", "games with a kingmaking decision", "rate", n, share,
+             float(lo), float(hi))
+        )  # fmt: skip
+        ratio_row(
+            "kingmaking_share",
+            "tested decisions of losing seats that picked the winner",
+            "kingmaking",
+            "tested",
+        )
+    return pl.DataFrame(rows, schema=SUMMARY_SCHEMA, orient="row")
+
+
+def by(frame: pl.DataFrame, key: str = "order", level: float = 0.95) -> pl.DataFrame:
+    """One row per value of ``key`` (``order``: the place in the turn order; ``seat``): mean
+    turns, dead-turn share, kingmaking decisions a game and win share, each interval
+    simultaneous over the table's rows (Bonferroni)."""
+    keys = sorted(frame[key].unique().to_list())
+    each = 1.0 - (1.0 - level) / max(len(keys), 1)
+    out = []
+    for k in keys:
+        part = frame.filter(pl.col(key) == k).sort("game")
+        n = part.height
+        t = mean_interval(moments(part["turns"].to_numpy().astype(np.float64)[:, None]), each)
+        d = ratio_interval(part["dead_turns"].to_numpy(), part["turns"].to_numpy(), each)
+        km = mean_interval(moments(part["kingmaking"].to_numpy().astype(np.float64)[:, None]), each)
+        won = part["won"].to_numpy()
+        wlo, whi = wilson_interval(float(won.mean()) if n else np.nan, n, each)
+        out.append(
+            {
+                key: int(k),
+                "games": n,
+                "turns": float(t.mean[0]),
+                "turns_lo": float(t.lo[0]),
+                "turns_hi": float(t.hi[0]),
+                "dead_share": d[0],
+                "dead_lo": d[1],
+                "dead_hi": d[2],
+                "kingmaking": float(km.mean[0]),
+                "kingmaking_lo": float(max(0.0, km.lo[0])),
+                "kingmaking_hi": float(km.hi[0]),
+                "win_share": float(won.mean()) if n else float("nan"),
+                "win_lo": float(wlo),
+                "win_hi": float(whi),
+            }
+        )
+    return pl.DataFrame(out)
+
+
+def sentences(
+    summary_frame: pl.DataFrame, places: pl.DataFrame, *, kingmaking: bool, window: float
+) -> list[str]:
+    """What the census says, each claim only where its interval supports it."""
+    from balance.fmt import pct
+
+    row = {r["metric"]: r for r in summary_frame.to_dicts()}
+    out = []
+    d = row["first_minus_last"]
+    if d["lo"] > 0 or d["hi"] < 0:
+        more = "more" if d["mean"] > 0 else "fewer"
+        out.append(
+            f"The first place in the turn order takes {abs(d['mean']):.2f} {more} turns a game "
+            f"than the last [{d['lo']:+.2f}, {d['hi']:+.2f}]."
+        )
+    else:
+        out.append(
+            f"No difference in turns between the first and the last place is determined: "
+            f"{d['mean']:+.2f} [{d['lo']:+.2f}, {d['hi']:+.2f}] turns a game."
+        )
+    dead = row["dead_turns"]
+    out.append(
+        f"{pct(dead['mean'])} [{pct(dead['lo'])}, {pct(dead['hi'])}] of the turns are dead "
+        f"(the seat had no choice); {pct(row['forced']['mean'])} of all decisions offer a "
+        "single option."
+    )
+    if kingmaking:
+        km = row["kingmaking_games"]
+        ks = row["kingmaking_share"]
+        out.append(
+            f"In {pct(km['mean'])} [{pct(km['lo'])}, {pct(km['hi'])}] of the games a seat that "
+            f"could not win picked the winner with one decision in the game's last "
+            f"{pct(window, 0)} of decisions ({pct(ks['mean'])} [{pct(ks['lo'])}, {pct(ks['hi'])}] of the losing seats' "
+            "decisions tested there)."
+        )
+    return out
