@@ -319,7 +319,7 @@ def census(
         )
     teams = getattr(config, "teams", None)
     parts: dict[str, list[np.ndarray]] = {c: [] for c in COLUMNS}
-    for g in games:
+    for i, g in enumerate(games):
         one = census_game(
             plugin,
             compiled,
@@ -334,7 +334,7 @@ def census(
         for c in COLUMNS:
             parts[c].append(one[c])
         if progress is not None:
-            progress(1)
+            progress(i + 1, len(games))
     return pl.DataFrame({c: np.concatenate(parts[c]) if parts[c] else [] for c in COLUMNS})
 
 
@@ -360,6 +360,24 @@ class Census(NamedTuple):
 
     def meta(self) -> dict[str, Any]:
         return {k: v for k, v in self._asdict().items() if k != "frame"}
+
+
+def results_run(path: Path, games: int, seed: int | None) -> tuple[Any, int]:
+    """(config, seed) of the run of results directory ``path`` whose games 0 to ``games`` - 1
+    a census replays; one line when it holds fewer games or a seed is given."""
+    from balance import runs
+    from balance.results import read_manifest
+
+    if seed is not None:
+        raise BalanceError(
+            f"--seed {seed}: {path}'s games are of its run's seed; give a CONFIG file to take "
+            "the census of another seed's games"
+        )
+    config, seed = runs.recorded_run(path)
+    done = int(read_manifest(path).get("games_done") or 0)
+    if games > done:
+        raise BalanceError(f"--games {games:,}: {path} holds {done:,} games")
+    return config, seed
 
 
 def take_census(

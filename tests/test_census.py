@@ -231,6 +231,10 @@ def test_census_command_writes_the_runs_census_and_the_report_shows_it(tmp_path)
     out = tmp_path / "run"
     r = cli.invoke(app, ["simulate", str(CONFIGS["corvids"]), "--games", "30", "--out", str(out)])
     assert r.exit_code == 0, r.output
+    r = cli.invoke(app, ["census", str(out), "--games", "31"])
+    assert r.exit_code == 1 and f"--games 31: {out} holds 30 games" in r.output
+    r = cli.invoke(app, ["census", str(out), "--games", "6", "--seed", "3"])
+    assert r.exit_code == 1 and "--seed 3" in r.output
     r = cli.invoke(app, ["census", str(out), "--games", "6", "--replays", "1"])
     assert r.exit_code == 0, r.output
     assert "By place in the turn order" in r.output

@@ -58,7 +58,6 @@ def census(
     """Replay games 0 to N - 1 of a run decision by decision, and print turns per place in the
     turn order, dead turns (no choice) and kingmaking, with intervals over games."""
     from balance import census as cs
-    from balance import runs
     from balance.terminal import census_tables, print_table, progress_bar
 
     if source.is_dir():
@@ -67,12 +66,7 @@ def census(
                 f"--set {sets[0]}: {source} is a results directory, whose games were played "
                 "with its recorded config; give a CONFIG file to take a changed one's census"
             )
-        if seed is not None:
-            raise BalanceError(
-                f"--seed {seed}: {source}'s games are of its run's seed; give a CONFIG file to "
-                "take the census of another seed's games"
-            )
-        cfg, seed = runs.recorded_run(source, game=games - 1)
+        cfg, seed = cs.results_run(source, games, seed)
         out = source / cs.CENSUS_FILE if out is None else out
     else:
         cfg = _load(source, sets)
@@ -80,12 +74,6 @@ def census(
     if out is not None and out.suffix != ".parquet":
         raise BalanceError(f"--out {out}: a census file ends in .parquet")
     with progress_bar("census") as bar:
-        done = [0]
-
-        def step(n: int) -> None:
-            done[0] += n
-            bar(done[0], games)
-
         c = cs.take_census(
             cfg,
             seed,
@@ -94,7 +82,7 @@ def census(
             window=window,
             max_alternatives=alternatives,
             replays=replays,
-            progress=step,
+            progress=bar,
         )
     for line in census_tables(c):
         print_table(line) if not isinstance(line, str) else typer.echo(line)
