@@ -391,13 +391,13 @@ def test_a_room_given_back_is_used_again_and_its_old_rows_never_show():
 
     plugin, tables, _ = compiled("configs/raven_order/base.yaml")
     kit._SPARE.clear()
-    first = plugin.play(tables, 5, 0, 3000)
-    assert len(kit._SPARE) == 1  # the room of 3,000 games (6 MB: a mapped room) kept
+    first = plugin.play(tables, 5, 0, 5000)
+    assert len(kit._SPARE) == 1  # the room of 5,000 games (6 MB: a mapped room) kept
     room = kit._SPARE[0]
-    again = plugin.play(tables, 6, 0, 3000)  # other games in the same room
+    again = plugin.play(tables, 6, 0, 5000)  # other games in the same room
     assert len(kit._SPARE) == 1 and kit._SPARE[0] is room
     kit._SPARE.clear()
-    fresh = plugin.play(tables, 6, 0, 3000)
+    fresh = plugin.play(tables, 6, 0, 5000)
     np.testing.assert_array_equal(again.trace_rows, fresh.trace_rows)
     np.testing.assert_array_equal(again.points, fresh.points)
     assert not np.array_equal(first.points, again.points)

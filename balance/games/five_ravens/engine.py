@@ -1029,7 +1029,11 @@ def trace_point(tb, st, work):
     last point, at the end, end_game writes from the final scores."""
     k = S.nn(st.r.board[S.G_ROUND])
     for p in range(S.n_seats(tb)):
-        work.tr[k, p, S.TR_SCORE] = standing(tb, st, p, work.sb, work.cursed)
+        # Point 0 is the set-up, where a seat's piles are its nine Ravens (FR-1): no relic and
+        # no captured card, so its standing is the handicap alone, and scoring the piles (a
+        # fifth of the trajectory's scoring in a five-round game) would add 0
+        score = handicap(tb, st, p) if k == 0 else standing(tb, st, p, work.sb, work.cursed)
+        work.tr[k, p, S.TR_SCORE] = score
         work.tr[k, p, S.TR_CAPTURED] = st.r.pl[p, S.PL_CAPT_N]
 
 

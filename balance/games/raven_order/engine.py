@@ -367,8 +367,6 @@ def trace_point(st, rows, k):
             rows[k, p, 0] = nb * S.TRACE_BUILDING + army
             rows[k, p, 1] = nb
             rows[k, p, 2] = army
-            rows[k, p, 3] = min(st.pl[p, S.PL_WORKERS], S.TRACE_MAX)
-            rows[k, p, 4] = min(st.pl[p, S.PL_GOLD], S.TRACE_MAX)
 
 
 @njit(cache=True, _nrt=False, inline="always")

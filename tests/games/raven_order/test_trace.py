@@ -1,9 +1,9 @@
 """The Raven Order's trajectory (issue 32; docs/rules/raven_order.md, How a game went): each
-seat's standing, buildings, army, workers and gold at point 0 (after set-up, RO-1), at the end
+seat's standing, buildings and army at point 0 (after set-up, RO-1), at the end
 of every round (the first player's turn, then the second's) and at the game's end.
 
-- the last point is the dataset's row: buildings the score (ENGINE-2), workers and gold the
-  extra columns, the standing 1000 buildings + army, the army between the units and three times
+- the last point is the dataset's row: buildings the score (ENGINE-2), the standing 1000
+  buildings + army, the army between the units and three times
   them; point 0 is the set-up (RO-1); ``points`` is 1 + the rounds the game began, never more
   than ``trace_cap`` (a sweep of turn caps, where it is reached), on the smallest and largest
   decks and the shipped line-ups;
@@ -23,9 +23,7 @@ from balance.games import get
 from balance.games.raven_order import engine, narrate, policies, state
 from balance.games.raven_order.state import (
     PL_BUILT,
-    PL_GOLD,
     PL_NBLD,
-    PL_WORKERS,
     TRACE_MEASURES,
     alloc_state,
     alloc_work,
@@ -37,7 +35,7 @@ from tests.kit.decisions import compiled as kit_compiled
 from .helpers import blank, compiled, config, resume, scripted, seat, types, work
 from .helpers import play_stepwise as stepwise
 
-STANDING, BUILDINGS, ARMY, WORKERS, GOLD = range(5)
+STANDING, BUILDINGS, ARMY = range(3)
 SEED = 20261206
 
 
@@ -45,14 +43,12 @@ def _measures(st, p) -> list[int]:
     """Seat ``p``'s TRACE_MEASURES counted from the state's rows (not the kernel's counts)."""
     nb = int(st.pl[p, PL_BUILT : PL_BUILT + NB].sum())
     army = sum(types(st, p))  # sentry 1, rider 2, druid 3: the training steps (RO-4)
-    w = min(int(st.pl[p, PL_WORKERS]), 32767)
-    g = min(int(st.pl[p, PL_GOLD]), 32767)
-    return [1000 * nb + army, nb, army, w, g]
+    return [1000 * nb + army, nb, army]
 
 
 def test_the_measures_are_named_and_the_unit_types_are_their_training_steps():
     assert get("raven_order").trace_measures == TRACE_MEASURES
-    assert TRACE_MEASURES == ("standing", "buildings", "army", "workers", "gold")
+    assert TRACE_MEASURES == ("standing", "buildings", "army")
     assert (SENTRY, RIDER, DRUID) == (1, 2, 3)  # the army's weights are the types
     # a standing of 1000 a building is above any army: 3 steps for each of CAPU units
     assert 3 * state.CAPU < state.TRACE_BUILDING and NB * 1000 + 3 * state.CAPU <= 32767
@@ -88,9 +84,6 @@ def test_the_last_point_is_the_dataset_row_and_point_0_the_set_up(name, cap):
     g = np.arange(n)
     last = ch.trace[g, pts - 1].astype(np.int64)  # [n, 2, K]
     np.testing.assert_array_equal(last[:, :, BUILDINGS], ch.score)  # ENGINE-2
-    np.testing.assert_array_equal(last[:, :, WORKERS], ch.extra["workers"])
-    np.testing.assert_array_equal(last[:, :, GOLD], ch.extra["gold"])
-    assert ch.extra["workers"].max() < 32767 and ch.extra["gold"].max() < 32767  # no clipping
     units = ch.extra["units"]
     assert (units <= last[:, :, ARMY]).all() and (last[:, :, ARMY] <= 3 * units).all()
     np.testing.assert_array_equal(
@@ -105,20 +98,14 @@ def test_the_last_point_is_the_dataset_row_and_point_0_the_set_up(name, cap):
         assert (ch.turns[dec] % 2 == 1).any() and (ch.turns[dec] % 2 == 0).any()
     if cap is not None:
         assert not dec.any() and (ch.turns == cap).all() and (pts == m).all()
-    # point 0: RO-1's Camp, start gold and hand for both, the second player's compensation
+    # point 0: RO-1's Camp for both, the second player's compensation sentries
     rules = cfg.rules
     n_bld = len(rules.starting_buildings)
     for order in (0, 1):
         p = np.nonzero(ch.order == order)
         comp = rules.compensation
         army = comp.sentries if order else 0
-        want = [
-            1000 * n_bld + army,
-            n_bld,
-            army,
-            comp.workers if order else 0,
-            rules.starting_gold + (comp.gold if order else 0),
-        ]
+        want = [1000 * n_bld + army, n_bld, army]
         np.testing.assert_array_equal(ch.trace[p[0], 0, p[1]], np.tile(want, (n, 1)))
     # nothing past the last point
     past = np.arange(m)[None, :] >= pts[:, None]
@@ -179,8 +166,8 @@ def test_every_point_is_the_state_after_its_rounds_last_turn_and_the_replay_has_
 
 def test_a_scripted_game_that_only_harvests_draws_after_the_first_players_turn(ro):
     """Both seats scripted (no construction, nothing to attack with), turn cap 3: RO-1 gives each
-    a Camp and the second player 1 sentry; each Harvest (RO-2) +1 worker and the Camp's +2 gold;
-    the cap counts both players' turns (ENGINE-1), so the game is a draw after turn 2, the first
+    a Camp and the second player 1 sentry, and nothing changes after (Harvests add workers and
+    gold, which the trace does not keep); the cap counts both players' turns (ENGINE-1), so the game is a draw after turn 2, the first
     player's turn of round 1: its point is the game's end, not a round's."""
     c = scripted(compiled(rules={"turn_cap": 3}))
     ch = engine.play(c, SEED, 0, 4)
@@ -189,8 +176,8 @@ def test_a_scripted_game_that_only_harvests_draws_after_the_first_players_turn(r
         first = int(np.argmin(ch.order[g]))
         second = 1 - first
         want = {
-            first: [[1000, 1, 0, 0, 0], [1000, 1, 0, 1, 2], [1000, 1, 0, 2, 4]],
-            second: [[1001, 1, 1, 0, 0], [1001, 1, 1, 1, 2], [1001, 1, 1, 1, 2]],
+            first: [[1000, 1, 0]] * 3,
+            second: [[1001, 1, 1]] * 3,
         }
         for p in (0, 1):
             np.testing.assert_array_equal(ch.trace[g, :, p], want[p], err_msg=f"g{g} s{p}")
@@ -199,9 +186,8 @@ def test_a_scripted_game_that_only_harvests_draws_after_the_first_players_turn(r
 def test_a_war_that_razes_the_last_building_ends_the_trace_mid_round(ro):
     """Turn 10 (round 5's first turn, seat 0 first): seat 0's rider attacks, nothing can block it
     (RO-7), it destroys seat 1's Camp (RO-9) and seat 1, with no building left, loses: the game
-    ends in the first player's turn, and point 6 (round 5's) holds the end: seat 0 after its
-    Harvest (RO-2: +1 worker, +2 gold) with its rider (army 2), seat 1 with nothing (ENGINE-2:
-    score 0)."""
+    ends in the first player's turn, and point 6 (round 5's) holds the end: seat 0 with its Camp
+    and its rider (army 2), seat 1 with nothing (ENGINE-2: score 0)."""
     st = blank(ro, turn=10)
     seat(st, 0, buildings=[CAMP], units=[RIDER])
     seat(st, 1, buildings=[CAMP])
@@ -214,7 +200,7 @@ def test_a_war_that_razes_the_last_building_ends_the_trace_mid_round(ro):
     m, k = trace_cap(ro.tb), len(TRACE_MEASURES)
     trace = kit.one_trace(engine.record_trace, ro.tb, st, w, m, 2, k)  # as the batch records it
     assert len(trace) == 7  # point 0 and rounds 0..5
-    np.testing.assert_array_equal(trace[6], [[1002, 1, 2, 1, 2], [0, 0, 0, 0, 0]])
+    np.testing.assert_array_equal(trace[6], [[1002, 1, 2], [0, 0, 0]])
     # outputs that keep no trajectory are left alone
     none = kit.trace_points(0, 1, m)
     engine.record_trace(ro.tb, st, w, np.int64(0), np.zeros((0, 2, k), np.int16), none)
@@ -238,7 +224,7 @@ def test_the_search_batch_fills_the_trace_as_a_python_loop_that_searches():
         assert n == 1 + (ch.turns[g] + 1) // 2
         last = ch.trace[g, n - 1]
         np.testing.assert_array_equal(last[:, BUILDINGS], ch.score[g])
-        np.testing.assert_array_equal(last[:, GOLD], ch.extra["gold"][g])
+        np.testing.assert_array_equal(last[:, ARMY] >= ch.extra["units"][g], True)
         pos = Position(plugin, tables.inner, 5, g)
         streams = search_streams(tables, 5, g)
         while not pos.done:
