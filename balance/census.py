@@ -48,7 +48,12 @@ from balance.errors import BalanceError
 WINDOW = 1.0 / 3.0  # kingmaking: the last third of a game's decisions are tested
 MAX_ALTERNATIVES = 4  # other options tried at a tested decision, at most
 REPLAYS = 3  # games played from each option of a tested decision, chance re-seeded each time
+# bounds of the options: a census replays in Python, a fraction of a second a game
+MAX_GAMES, MAX_TRIED, MAX_REPLAYS = 100_000, 64, 100
 CENSUS_STREAM = 0x5EED_CE45  # numpy seed salt of the census's own draws (which options to try)
+
+# the kingmaking tests of each game by the kind of decision tested (state.DECISIONS' names)
+KINDS_SCHEMA = {"game": pl.Int64, "kind": pl.String, "tested": pl.Int64, "kingmaking": pl.Int64}
 
 COLUMNS = (
     "game",
@@ -191,7 +196,7 @@ def census_of(
     forced = np.zeros(P, np.int64)
     owner = -1  # whose turn it is
     chose = False  # the owner had a choice in this turn so far
-    stops: list[tuple[Any, int, int, np.ndarray]] = []  # (copy before, actor, code, options)
+    stops: list[tuple[Any, int, int, np.ndarray, str]] = []  # (copy, actor, code, options, kind)
 
     def begin(seats: list[int]) -> None:
         nonlocal owner, chose
@@ -204,6 +209,7 @@ def census_of(
     begin(watch.opened(pos))
     while not pos.done:
         actor = pos.actor
+        kind = pos.kind
         opts = pos.options()
         decisions[actor] += 1
         forced[actor] += len(opts) == 1
@@ -211,7 +217,7 @@ def census_of(
         watch.stepping(pos)
         code = pos.play_policy()
         if at is not None:
-            stops.append((at, actor, code, opts))
+            stops.append((at, actor, code, opts, kind))
         started = watch.stepped(pos, actor)
         if watch.decision_opens_turn:  # the decision belongs to the turn it starts
             begin(started)
@@ -224,18 +230,23 @@ def census_of(
     won = pos.wins()
     tested = np.zeros(P, np.int64)
     king = np.zeros(P, np.int64)
+    kinds: dict[str, list[int]] = {}  # decision kind -> [tested, kingmaking]
     if kingmaking:
         winners = won > 0
         first = int(np.floor(len(stops) * (1.0 - window))) if stops else 0
         draw = np.random.default_rng([CENSUS_STREAM, seed, game])
-        for at, actor, code, opts in stops[first:]:
+        for at, actor, code, opts, kind in stops[first:]:
             if winners[actor]:
                 continue
             others = opts[opts != code]
             if len(others) > max_alternatives:
                 others = draw.choice(others, max_alternatives, replace=False)
+            made = _kingmaking(at, actor, [code, *others], draw, replays)
             tested[actor] += 1
-            king[actor] += _kingmaking(at, actor, [code, *others], draw, replays)
+            king[actor] += made
+            counts = kinds.setdefault(kind, [0, 0])
+            counts[0] += 1
+            counts[1] += made
     return {
         "game": np.full(P, game, np.int64),
         "seat": np.arange(P, dtype=np.int64),
@@ -247,6 +258,7 @@ def census_of(
         "forced": forced,
         "tested": tested,
         "kingmaking": king,
+        "kinds": kinds,  # type: ignore[dict-item]
     }
 
 
@@ -302,14 +314,22 @@ def census(
     max_alternatives: int = MAX_ALTERNATIVES,
     replays: int = REPLAYS,
     progress: Any = None,
-) -> pl.DataFrame:
+) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The census of games ``games`` of run ``seed`` of ``config`` (a validated config): one row
-    per game and seat (:data:`COLUMNS`)."""
+    per game and seat (:data:`COLUMNS`), and one per game and decision kind with a decision
+    tested for kingmaking (:data:`KINDS_SCHEMA`)."""
     from balance import games as registry
 
     if not 0.0 < window <= 1.0:
         raise BalanceError(f"--window {window}: must be in (0, 1]")
     plugin = registry.get(config.game)
+    try:
+        _turns_of(config.game)
+    except (ImportError, AttributeError):
+        raise BalanceError(
+            f"{config.game}: a census steps through a game's decision points "
+            "(docs/decisions.md), which this game does not expose"
+        ) from None
     compiled = plugin.compile(config)
     if hasattr(compiled, "inner"):  # search.SearchTables
         raise BalanceError(
@@ -319,6 +339,7 @@ def census(
         )
     teams = getattr(config, "teams", None)
     parts: dict[str, list[np.ndarray]] = {c: [] for c in COLUMNS}
+    kinds: list[tuple[int, str, int, int]] = []
     for i, g in enumerate(games):
         one = census_game(
             plugin,
@@ -333,9 +354,11 @@ def census(
         )
         for c in COLUMNS:
             parts[c].append(one[c])
+        kinds += [(g, k, t, m) for k, (t, m) in sorted(one["kinds"].items())]
         if progress is not None:
             progress(i + 1, len(games))
-    return pl.DataFrame({c: np.concatenate(parts[c]) if parts[c] else [] for c in COLUMNS})
+    frame = pl.DataFrame({c: np.concatenate(parts[c]) if parts[c] else [] for c in COLUMNS})
+    return frame, pl.DataFrame(kinds, schema=KINDS_SCHEMA, orient="row")
 
 
 # ============================================================================= the census file
@@ -348,6 +371,7 @@ class Census(NamedTuple):
     """A census with its provenance: the frame (:data:`COLUMNS`) and what produced it."""
 
     frame: pl.DataFrame
+    kinds: pl.DataFrame  # KINDS_SCHEMA: the tested decisions by kind, game by game
     game: str
     seed: int
     games: int
@@ -359,7 +383,8 @@ class Census(NamedTuple):
     replays: int
 
     def meta(self) -> dict[str, Any]:
-        return {k: v for k, v in self._asdict().items() if k != "frame"}
+        out = {k: v for k, v in self._asdict().items() if k not in ("frame", "kinds")}
+        return {**out, "kinds": self.kinds.rows()}
 
 
 def results_run(path: Path, games: int, seed: int | None) -> tuple[Any, int]:
@@ -393,12 +418,17 @@ def take_census(
 ) -> Census:
     """The census of games 0 to ``games`` - 1 of run ``seed`` of ``config``."""
     from balance.config.model import config_hash
+    from balance.runner.play import _check_seed
 
-    if games < 1:
-        raise BalanceError(f"--games {games}: a census needs at least one game")
-    if max_alternatives < 1 or replays < 1:
-        raise BalanceError("--alternatives and --replays must be at least 1")
-    frame = census(
+    _check_seed(seed)
+    for flag, value, top in (
+        ("--games", games, MAX_GAMES),
+        ("--alternatives", max_alternatives, MAX_TRIED),
+        ("--replays", replays, MAX_REPLAYS),
+    ):
+        if not 1 <= value <= top:
+            raise BalanceError(f"{flag} {value}: must be between 1 and {top:,}")
+    frame, kinds = census(
         config,
         seed,
         range(games),
@@ -410,6 +440,7 @@ def take_census(
     )
     return Census(
         frame,
+        kinds,
         config.game,
         int(seed),
         int(games),
@@ -422,24 +453,32 @@ def take_census(
     )
 
 
+def check_out(out: Path, source: Path) -> Path:
+    """Refuse ``--out`` now, before any game is replayed, when it cannot or must not be written
+    (balance/outputs.py: a directory, a FIFO, the config read, a file of a results
+    directory...), or is not a ``.parquet`` file."""
+    from balance.outputs import check_output_file
+
+    if out.suffix != ".parquet":
+        raise BalanceError(f"--out {out}: a census file ends in .parquet")
+    inputs = {} if source.is_dir() else {source: "the config"}
+    return check_output_file(out, "--out", inputs=inputs, suggest=CENSUS_FILE)
+
+
 def write_census(c: Census, path: str | os.PathLike[str]) -> Path:
-    """``path`` (a ``.parquet`` file): the frame, its provenance in the file's metadata;
-    written whole or not at all (a temporary file renamed)."""
+    """``path`` (a ``.parquet`` file): the frame, its provenance and its kingmaking by kind in
+    the file's metadata; written whole or not at all (outputs.write_atomic)."""
+    import io
+
     import pyarrow.parquet as pq
 
-    path = Path(path)
-    if path.suffix != ".parquet":
-        raise BalanceError(f"--out {path}: a census file ends in .parquet")
+    from balance.outputs import write_atomic
+
     table = c.frame.to_arrow()
     table = table.replace_schema_metadata({META_KEY: json.dumps(c.meta()).encode()})
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        pq.write_table(table, tmp)
-        os.replace(tmp, path)
-    except OSError as e:
-        tmp.unlink(missing_ok=True)
-        raise BalanceError(f"{path}: cannot write the census ({e.strerror or e})") from None
-    return path
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer)
+    return write_atomic(path, buffer.getvalue())
 
 
 def read_census(path: str | os.PathLike[str]) -> Census:
@@ -455,8 +494,10 @@ def read_census(path: str | os.PathLike[str]) -> Census:
         missing = [c for c in COLUMNS if c not in frame.columns]
         if missing:
             raise KeyError(missing[0])
+        kinds = pl.DataFrame([tuple(r) for r in meta["kinds"]], schema=KINDS_SCHEMA, orient="row")
         return Census(
             frame.select(COLUMNS),
+            kinds,
             str(meta["game"]),
             int(meta["seed"]),
             int(meta["games"]),

@@ -595,4 +595,23 @@ def census_tables(c: Any, level: float = 0.95) -> list[Any]:
             ]
         t2.add_row(*cells)
     said = sc.sentences(summary, places, kingmaking=km, window=c.window)
-    return [head, t1, t2, *said]
+    tables: list[Any] = [head, t1, t2]
+    kinds = sc.by_kind(c.kinds, c.games, level) if km else None
+    if kinds is not None and kinds.height:
+        t3 = Table(
+            box=box.SIMPLE_HEAD,
+            title=f"Kingmaking by decision kind (simultaneous {lv} intervals)",
+        )
+        for name in ("decision", "tested", "kingmaking", "games", "share", "interval"):
+            t3.add_column(name, justify="left" if name == "decision" else "right")
+        for r in kinds.iter_rows(named=True):
+            t3.add_row(
+                r["kind"],
+                f"{r['tested']:,}",
+                f"{r['kingmaking']:,}",
+                f"{r['games']:,}",
+                pct(r["share"], 1),
+                f"[{pct(r['lo'], 1)}, {pct(r['hi'], 1)}]",
+            )
+        tables.append(t3)
+    return [*tables, *said]

@@ -89,6 +89,8 @@ BASE = {
     "report": "report {T}/res -o {T}/report.html --no-impact",
     "tune": "tune {T}/fake.yaml --param rules.bonus=0..5 --target mean_score=3 --games 2500",
     "ladder": "ladder {T}/fake.yaml --rungs plain,skilled --games 20 --chunk-size 10 --out {T}/new",
+    # the fake game has no decision points (a census of its run `res` is refused in one line)
+    "census": "census {T}/rm.yaml --games 1 --no-kingmaking",
 }
 
 # What each parameter of each command is: a number, an input file, a results directory, an
@@ -129,6 +131,9 @@ ROLES: dict[str, dict[str, str]] = {
                "--threads": "number", "--chunk-size": "number", "--impact": "text",
                "--report": "out-file .html", "--resume": "results", "--backend": "text",
                "--address": "text"},
+    "census": {"source": "input .yaml results", "--games": "number", "--seed": "number",
+               "--set": "text", "--window": "number", "--alternatives": "number",
+               "--replays": "number", "--out": "out-file .parquet"},
 }  # fmt: skip
 
 
@@ -339,6 +344,8 @@ def pristine(tmp_path_factory):
         m.setitem(registry._GAMES, "fake", fake.__name__)
         fake.write_config(folder / "fake.yaml")
         fake.write_config(folder / "b.yaml", rules="{bonus: 2}")
+        root = Path(__file__).resolve().parent.parent
+        shutil.copy(root / "configs" / "raven_manor" / "base.yaml", folder / "rm.yaml")
         (folder / "variants.yaml").write_text("- {name: bonus, patch: {rules: {bonus: 2}}}\n")
         (folder / "spec.yaml").write_text(
             f"batch: 200\nmax_games: 2000\nchecks:\n  - config: {folder / 'fake.yaml'}\n"

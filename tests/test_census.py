@@ -55,6 +55,10 @@ class Planted:
     def actor(self) -> int:
         return -1 if self.done else self.step % 3
 
+    @property
+    def kind(self) -> str:
+        return "" if self.done else ("name" if self.step == 3 * self.rounds - 1 else "turn")
+
     def options(self) -> np.ndarray:
         return np.array([0] if self.actor == self.dull else [0, 1], np.int64)
 
@@ -108,20 +112,38 @@ class PlantedWatch:
         return [actor]
 
 
-def _planted(how: str, games: int = 20, **kw) -> pl.DataFrame:
-    parts = [
+def _census(how: str, games: int = 20, **kw) -> list[dict]:
+    return [
         cs.census_of(Planted(how, seed=g, **kw), PlantedWatch(), 1, g, window=1.0)
         for g in range(games)
     ]
+
+
+def _planted(how: str, games: int = 20, **kw) -> pl.DataFrame:
+    parts = _census(how, games, **kw)
     return pl.DataFrame({c: np.concatenate([p[c] for p in parts]) for c in cs.COLUMNS})
 
 
 def test_the_last_seat_naming_the_winner_is_kingmaking_in_every_game():
-    frame = _planted("king")
+    parts = _census("king")
+    frame = pl.DataFrame({c: np.concatenate([p[c] for p in parts]) for c in cs.COLUMNS})
     per_seat = frame.group_by("seat").agg(pl.col("kingmaking").sum(), pl.col("tested").sum())
     got = dict(zip(per_seat["seat"], per_seat["kingmaking"], strict=True))
     # seat 2's last decision only: its earlier ones change nothing, seat 1 (a loser) neither
     assert got == {0: 0, 1: 0, 2: 20}
+    # by the kind of decision: the last one, seat 2's naming of the winner, every time
+    kinds = pl.DataFrame(
+        [(g, k, t, m) for g, p in enumerate(parts) for k, (t, m) in sorted(p["kinds"].items())],
+        schema=cs.KINDS_SCHEMA,
+        orient="row",
+    )
+    table = sc.by_kind(kinds, 20)
+    assert table["kind"].to_list() == ["name", "turn"]
+    assert table.row(0, named=True) | {"lo": 0, "hi": 0} == {
+        "kind": "name", "tested": 20, "kingmaking": 20, "games": 20, "share": 1.0, "lo": 0,
+        "hi": 0,
+    }  # fmt: skip
+    assert table.row(1, named=True)["kingmaking"] == 0
     row = sc.summary(frame).filter(pl.col("metric") == "kingmaking_games").row(0, named=True)
     assert row["mean"] == 1.0 and row["lo"] > 0.8
     # the winner (seat 0: every policy picks option 0) is never tested
@@ -212,7 +234,9 @@ def test_a_census_is_the_same_every_time_and_its_file_reads_back(tmp_path):
     assert a.frame.equals(b.frame)
     assert a.frame["tested"].sum() > 0
     back = cs.read_census(cs.write_census(a, tmp_path / "c.parquet"))
-    assert back == a._replace(frame=back.frame) and back.frame.equals(a.frame)
+    assert back._replace(frame=a.frame, kinds=a.kinds) == a
+    assert back.frame.equals(a.frame) and back.kinds.equals(a.kinds)
+    assert a.kinds["tested"].sum() == a.frame["tested"].sum()
 
 
 def test_search_configs_and_bad_options_are_refused_in_one_line():
@@ -220,8 +244,16 @@ def test_search_configs_and_bad_options_are_refused_in_one_line():
     with pytest.raises(BalanceError, match="search seats"):
         cs.take_census(load_config(search), 1, 1)
     config = load_config(CONFIGS["five_ravens"])
-    with pytest.raises(BalanceError, match="--games 0"):
-        cs.take_census(config, 1, 0)
+    for kw, says in (
+        ({"games": 0}, "--games 0: must be between 1 and 100,000"),
+        ({"games": 2**70}, "--games"),
+        ({"games": 1, "replays": 0}, "--replays 0"),
+        ({"games": 1, "max_alternatives": 65}, "--alternatives 65"),
+    ):
+        with pytest.raises(BalanceError, match=says):
+            cs.take_census(config, 1, **kw)
+    with pytest.raises(BalanceError, match="--seed"):
+        cs.take_census(config, -1, 1)
     with pytest.raises(BalanceError, match="--window"):
         cs.take_census(config, 1, 1, window=0)
 
@@ -243,6 +275,7 @@ def test_census_command_writes_the_runs_census_and_the_report_shows_it(tmp_path)
     assert r.exit_code == 0, r.output
     page = (out / "report.html").read_text()
     assert "Turns, dead turns and kingmaking" in page and "dead turns (no choice)" in page
+    assert "Kingmaking by the kind of decision tested" in page
     # a census of another seed is refused by the report in one line
     other = cs.read_census(out / cs.CENSUS_FILE)._replace(seed=99)
     cs.write_census(other, out / cs.CENSUS_FILE)
@@ -254,6 +287,7 @@ def test_census_command_writes_the_runs_census_and_the_report_shows_it(tmp_path)
     ("args", "says"),
     [
         (["--games", "0"], "--games 0"),
+        (["--replays", "1000"], "--replays 1000"),
         (["--out", "x.csv"], "ends in .parquet"),
         (["--window", "1.5"], "--window"),
     ],

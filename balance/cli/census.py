@@ -71,8 +71,8 @@ def census(
     else:
         cfg = _load(source, sets)
         seed = cfg.seed if seed is None else seed
-    if out is not None and out.suffix != ".parquet":
-        raise BalanceError(f"--out {out}: a census file ends in .parquet")
+    if out is not None:
+        cs.check_out(out, source)
     with progress_bar("census") as bar:
         c = cs.take_census(
             cfg,

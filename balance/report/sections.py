@@ -405,6 +405,21 @@ def census_part(page: Page, c: Any) -> str:
             else []
         ),
     ]
+    kinds = sc.by_kind(c.kinds, c.games) if c.kingmaking else None
+    by_kind = ""
+    if kinds is not None and kinds.height:
+        kcols = [
+            Column("decision", lambda r: r["kind"]),
+            Column("tested", lambda r: r["tested"], fmt(","), True),
+            Column("kingmaking", lambda r: r["kingmaking"], fmt(","), True),
+            Column("games with one", lambda r: r["games"], fmt(","), True),
+            Column("share of tested", lambda r: r["share"], fmt(".1%"), True),
+            interval("lo", "hi", ".1%", 1.0, "share"),
+        ]
+        by_kind = (
+            "<p>Kingmaking by the kind of decision tested; intervals at 95 %, simultaneous "
+            "over the kinds.</p>" + table_html(kinds.to_dicts(), kcols)
+        )
     return (
         intro
         + "<ul>"
@@ -413,6 +428,7 @@ def census_part(page: Page, c: Any) -> str:
         + page.figure(figures.plot_census_places(places, players, c.games))
         + "<p>By place in the turn order; intervals at 95 %, simultaneous over the places.</p>"
         + table_html(places.to_dicts(), cols)
+        + by_kind
     )
 
 

@@ -190,3 +190,36 @@ def sentences(
             "decisions tested there)."
         )
     return out
+
+
+def by_kind(kinds: pl.DataFrame, games: int, level: float = 0.95) -> pl.DataFrame:
+    """One row per decision kind with a decision tested for kingmaking (``kinds``: the census's
+    KINDS_SCHEMA rows): decisions tested, kingmaking, and the kingmaking share of the tested with
+    its game-clustered ratio interval (games without such a decision count 0 of 0), simultaneous
+    over the kinds; the most kingmaking first."""
+    names = sorted(kinds["kind"].unique().to_list()) if kinds.height else []
+    each = 1.0 - (1.0 - level) / max(len(names), 1)
+    out = []
+    for k in names:
+        part = kinds.filter(pl.col("kind") == k)
+        tested = np.zeros(games)
+        king = np.zeros(games)
+        idx = part["game"].to_numpy()  # a census holds games 0 to games - 1
+        keep = (idx >= 0) & (idx < games)
+        np.add.at(tested, idx[keep], part["tested"].to_numpy()[keep])
+        np.add.at(king, idx[keep], part["kingmaking"].to_numpy()[keep])
+        r, lo, hi = ratio_interval(king, tested, each)
+        out.append(
+            {
+                "kind": k,
+                "tested": int(tested.sum()),
+                "kingmaking": int(king.sum()),
+                "games": int((king > 0).sum()),
+                "share": r,
+                "lo": lo,
+                "hi": hi,
+            }
+        )
+    schema = {"kind": pl.String, "tested": pl.Int64, "kingmaking": pl.Int64, "games": pl.Int64,
+              "share": pl.Float64, "lo": pl.Float64, "hi": pl.Float64}  # fmt: skip
+    return pl.DataFrame(out, schema=schema).sort("kingmaking", "tested", descending=True)
