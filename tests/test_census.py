@@ -223,6 +223,8 @@ def test_the_census_counts_each_games_turns_and_winner_as_the_dataset_has_them(n
     turns = c.frame.group_by("game").agg(pl.col("turns").sum()).sort("game")["turns"]
     assert turns.to_list() == chunk.turns.tolist()
     assert c.frame["order"].to_list() == chunk.order.ravel().tolist()
+    # the winners: a seat wins (alone, shared or with its side) exactly when its rank is 1
+    assert (c.frame["won"] > 0).to_list() == (chunk.rank.ravel() == 1).tolist()
     assert (c.frame["decisions"] >= c.frame["forced"]).all()
     assert (c.frame["turns"] >= c.frame["dead_turns"]).all()
 
