@@ -320,8 +320,6 @@ def census(
     tested for kingmaking (:data:`KINDS_SCHEMA`)."""
     from balance import games as registry
 
-    if not 0.0 < window <= 1.0:
-        raise BalanceError(f"--window {window}: must be in (0, 1]")
     plugin = registry.get(config.game)
     try:
         _turns_of(config.game)
@@ -428,6 +426,8 @@ def take_census(
     ):
         if not 1 <= value <= top:
             raise BalanceError(f"{flag} {value}: must be between 1 and {top:,}")
+    if not 0.0 < window <= 1.0:
+        raise BalanceError(f"--window {window}: must be in (0, 1]")
     frame, kinds = census(
         config,
         seed,
