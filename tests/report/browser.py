@@ -40,9 +40,12 @@ def require_browser() -> None:
 
 
 @contextmanager
-def offline_chromium(profile: Path, window: str = "1280,1000") -> Iterator[object]:
+def offline_chromium(
+    profile: Path, window: str = "1280,1000", *, loopback: bool = False
+) -> Iterator[object]:
     """A headless Chromium (a selenium driver) with no network, its profile in ``profile``,
-    logging the pages' console; quit at the end."""
+    logging the pages' console; quit at the end. With ``loopback``, pages may still reach
+    127.0.0.1 (a local server's page, `balance watch`); every other address stays closed."""
     from selenium import webdriver
 
     saved = os.environ.get("SE_OFFLINE")
@@ -63,7 +66,9 @@ def offline_chromium(profile: Path, window: str = "1280,1000") -> Iterator[objec
         f"--user-data-dir={profile}",
         # No network: every request that leaves the machine goes to a closed port...
         "--proxy-server=http://127.0.0.1:9",
-        "--proxy-bypass-list=<-loopback>",
+        # (loopback too, unless the page is a local server's: Chromium bypasses the proxy
+        # for loopback by itself, and ``<-loopback>`` takes that away)
+        *(() if loopback else ("--proxy-bypass-list=<-loopback>",)),
     ):
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
@@ -75,12 +80,13 @@ def offline_chromium(profile: Path, window: str = "1280,1000") -> Iterator[objec
     browser.set_page_load_timeout(COMMAND_TIMEOUT)
     browser.set_script_timeout(COMMAND_TIMEOUT)
     try:
-        # ...and the browser itself is told it is offline.
+        # ...and the browser itself is told it is offline (which would close loopback too).
         browser.execute_cdp_cmd("Network.enable", {})
-        browser.execute_cdp_cmd(
-            "Network.emulateNetworkConditions",
-            {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
-        )
+        if not loopback:
+            browser.execute_cdp_cmd(
+                "Network.emulateNetworkConditions",
+                {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
+            )
         yield browser
     finally:
         browser.quit()
