@@ -155,7 +155,38 @@ def write_atomic(
     if given, is called with the temporary file before the rename (it may raise to keep the old
     file). On any failure the temporary file is removed and an old ``path`` is as it was; an
     OSError becomes one OutputError line naming ``path`` (module docstring). Returns ``path``."""
-    p = Path(path)
+    payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+
+    def fill(fd: int, tmp: Path) -> None:
+        view = memoryview(payload)
+        while view:
+            n = os.write(fd, view)
+            if n <= 0:  # pragma: no cover - a regular file takes bytes or raises
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            view = view[n:]
+
+    return _replace(Path(path), fill, check)
+
+
+def write_atomic_with(
+    path: str | os.PathLike[str],
+    write: Callable[[Path], None],
+    *,
+    check: Callable[[Path], None] | None = None,
+) -> Path:
+    """:func:`write_atomic` for content too large to hold in memory: ``write(tmp)`` writes the
+    new file at the temporary path ``tmp`` itself (e.g. polars' ``sink_csv`` streaming a
+    dataset), which is then flushed to disk and renamed over ``path``. An exception in
+    ``write`` (a KeyboardInterrupt too) removes the temporary file and leaves an old ``path``
+    as it was."""
+    return _replace(Path(path), lambda fd, tmp: write(tmp), check)
+
+
+def _replace(
+    p: Path, fill: Callable[[int, Path], None], check: Callable[[Path], None] | None
+) -> Path:
+    """The steps of :func:`write_atomic`: ``fill(fd, tmp)`` writes the temporary file (open
+    for writing as ``fd``)."""
     target = target_of(p)
     try:
         st: os.stat_result | None = os.stat(target)
@@ -165,19 +196,13 @@ def write_atomic(
         raise _write_error(p, e, kept=False) from None
     if st is not None and kind_of(st.st_mode) is not None:  # after check_output_file: a race
         raise OutputError(f"{p}: is {kind_of(st.st_mode)}, not a regular file; nothing was written")
-    payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     tmp: Path | None = None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp, fd = _create_temp(target)
         try:
-            view = memoryview(payload)
-            while view:
-                n = os.write(fd, view)
-                if n <= 0:  # pragma: no cover - a regular file takes bytes or raises
-                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-                view = view[n:]
-            os.fsync(fd)
+            fill(fd, tmp)
+            os.fsync(fd)  # the file's data, however ``fill`` wrote it
         finally:
             os.close(fd)
         if st is not None:  # the file keeps its permissions

@@ -55,7 +55,7 @@ def _invoke(*args: object) -> Any:
 
 
 NUMBERS = ["-1", "0", str(2**70), "1e999", "nan", "abc", ""]
-ZERO_IS_FINE = {"--seed", "--game", "--python-games"}  # 0 is a valid value of these
+ZERO_IS_FINE = {"--seed", "--game", "--python-games", "--port"}  # 0 is a valid value of these
 PATHS = ["missing", "a directory", "/dev/null", "a FIFO", "an empty file", "a binary file"]
 TEXTS = ["", "abc"]
 MANIFESTS = [
@@ -91,6 +91,10 @@ BASE = {
     "ladder": "ladder {T}/fake.yaml --rungs plain,skilled --games 20 --chunk-size 10 --out {T}/new",
     # the fake game has no decision points (a census of its run `res` is refused in one line)
     "census": "census {T}/rm.yaml --games 1 --no-kingmaking",
+    "export": "export {T}/res --out {T}/rows.csv",
+    # --once: the page is not served (a good value would serve until Ctrl-C); its options are
+    # checked the same way with or without it
+    "watch": "watch {T}/fake.yaml --once --games 20 --no-open",
 }
 
 # What each parameter of each command is: a number, an input file, a results directory, an
@@ -110,30 +114,37 @@ ROLES: dict[str, dict[str, str]] = {
               "--repeats": "number", "--iterations": "text"},
     "impact": {"config": "input .yaml", "--set": "text", "--games": "number", "--seed": "number",
                "--variants": "input .yaml", "--out": "out-file .json", "--threads": "number",
-               "--backend": "text", "--address": "text"},
+               "--csv": "out-file .csv", "--xlsx": "out-file .xlsx", "--backend": "text",
+               "--address": "text"},
     "compare": {"a": "input .yaml", "b": "input .yaml", "--set": "text", "--games": "number",
                 "--seed": "number", "--threads": "number", "--report": "out-file .html",
-                "--backend": "text", "--address": "text"},
+                "--csv": "out-file .csv", "--xlsx": "out-file .xlsx", "--backend": "text",
+                "--address": "text"},
     "check": {"spec": "input .yaml", "--junit": "out-file .xml", "--threads": "number",
               "--set": "text", "--backend": "text", "--address": "text"},
     "sweep": {"config": "input .yaml", "--over": "text", "--set": "text", "--games": "number",
               "--seed": "number", "--out": "out-dir", "--threads": "number",
-              "--chunk-size": "number", "--report": "out-file .html", "--backend": "text",
-              "--address": "text"},
+              "--chunk-size": "number", "--report": "out-file .html", "--csv": "out-file .csv",
+              "--xlsx": "out-file .xlsx", "--backend": "text", "--address": "text"},
     "report": {"results": "results sweep", "--out": "out-file .html", "--baseline": "results",
                "--impact": "input .json", "--ladder": "results"},
     "tune": {"config": "input .yaml", "--param": "text", "--target": "text", "--set": "text",
              "--games": "number", "--seed": "number", "--threads": "number",
-             "--out": "out-file .yaml", "--trials": "number", "--backend": "text",
-             "--address": "text"},
+             "--out": "out-file .yaml", "--trials": "number", "--csv": "out-file .csv",
+             "--xlsx": "out-file .xlsx", "--backend": "text", "--address": "text"},
     "ladder": {"config": "input .yaml", "--rungs": "text", "--set": "text", "--games": "number",
                "--half-width": "number", "--seed": "number", "--out": "out-dir",
                "--threads": "number", "--chunk-size": "number", "--impact": "text",
-               "--report": "out-file .html", "--resume": "results", "--backend": "text",
+               "--report": "out-file .html", "--csv": "out-file .csv",
+               "--xlsx": "out-file .xlsx", "--resume": "results", "--backend": "text",
                "--address": "text"},
     "census": {"source": "input .yaml results", "--games": "number", "--seed": "number",
                "--set": "text", "--window": "number", "--alternatives": "number",
                "--replays": "number", "--out": "out-file .parquet"},
+    "export": {"results": "results", "--format": "text", "--out": "out-file .csv"},
+    "watch": {"config": "input .yaml", "--against": "input .yaml", "--set": "text",
+              "--games": "number", "--half-width": "number", "--seed": "number",
+              "--threads": "number", "--port": "number"},
 }  # fmt: skip
 
 

@@ -19,7 +19,7 @@ from balance.experiments.sweep import SweepInterrupted
 CLI = Path(__file__).resolve().parent.parent / "balance" / "cli"
 ORDER = [
     "simulate", "validate", "verify", "games", "replay", "bench",
-    "impact", "compare", "check", "sweep", "report", "tune", "ladder", "census",
+    "impact", "compare", "check", "sweep", "report", "tune", "ladder", "census", "export", "watch",
 ]  # fmt: skip
 MAX_BODY = 45  # lines of a command's body after its docstring: "about 40"
 

@@ -46,6 +46,8 @@ try:
     from balance.cli import simulate, validate, verify, games, replay, bench  # noqa: F401
     from balance.cli import impact, compare, check, sweep, report, tune, ladder  # noqa: F401
     from balance.cli import census  # noqa: F401
+    from balance.cli import export  # noqa: F401
+    from balance.cli import watch  # noqa: F401  (after export: the help lists watch last)
     # isort: on
 finally:
     if _QUIET_SIGINT:  # exiting on Ctrl-C: ignore another one; else back to KeyboardInterrupt

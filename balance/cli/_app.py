@@ -13,7 +13,7 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -286,6 +286,18 @@ EXAMPLES: dict[str, list[str]] = {
         "balance census results/five_ravens --games 200",
         "balance census configs/corvids/base.yaml --games 100 --no-kingmaking",
     ],
+    "export": [
+        "balance export results/five_ravens",
+        "balance export results/five_ravens --out -",
+        "balance export results/five_ravens_3p --format xlsx --out five_ravens_3p.xlsx",
+    ],
+    "watch": [
+        "balance watch configs/five_ravens/no_seven.yaml",
+        "balance watch configs/five_ravens/no_seven.yaml --against configs/five_ravens/base.yaml",
+        "balance watch configs/raven_manor/base.yaml --games 50000 --half-width 0.01 --no-open",
+        "balance watch configs/five_ravens/no_seven.yaml --against configs/five_ravens/base.yaml "
+        "--once --games 20000",
+    ],
     "bench": ["balance bench raven_order --no-cold --games 300000"],
     "impact": ["balance impact configs/five_ravens/base.yaml --games 50000 --out impact.json"],
     "compare": [
@@ -479,6 +491,35 @@ GamesOpt = Annotated[
 ]
 SeedOpt = Annotated[int | None, typer.Option(help="Run seed (default: the config's).")]
 ThreadsOpt = Annotated[int | None, typer.Option(help="Threads (default: all cores).")]
+CsvOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--csv",
+        metavar="FILE",
+        show_default=False,
+        help="Also write the result's tables to FILE.csv: the numbers at full precision, a row "
+        "per row of the result, the first table in FILE and each other one beside it as "
+        'STEM.TABLE.csv (the command\'s page, "Tables for spreadsheets", lists them).',
+    ),
+]
+XlsxOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--xlsx",
+        metavar="FILE",
+        show_default=False,
+        help="Also write the result's tables to one Excel workbook FILE.xlsx, a sheet per table "
+        "(as --csv; needs xlsxwriter: pip install 'balance\\[sheets]').",
+    ),
+]
+
+
+def _write_tables(files: Any, make: Callable[[], Any]) -> None:
+    """Write a result's tables (``make()``: name -> frame) to the files of ``--csv`` and
+    ``--xlsx`` that balance/sheets.py's ``check_tables`` checked (``files``; None: neither was
+    given, and ``make`` is not called) and say where."""
+    if files is not None:
+        typer.echo("tables -> " + ", ".join(str(p) for p in files.write(make())))
 
 
 def _write_report(results: list[Path], *, out: Path, **options: Any) -> None:

@@ -11,13 +11,16 @@ from balance import terminal
 from balance.cli._app import (
     AddressOpt,
     BackendOpt,
+    CsvOpt,
     GamesOpt,
     ThreadsOpt,
+    XlsxOpt,
     _backend,
     _error,
     _load,
     _shown,
     _with_sets,
+    _write_tables,
     command,
 )
 
@@ -55,22 +58,24 @@ def compare(
             "instead of inlining it.",
         ),
     ] = False,
+    csv: CsvOpt = None,
+    xlsx: XlsxOpt = None,
     backend: BackendOpt = "local",
     address: AddressOpt = None,
 ) -> None:
     """Run A and B on the same seeds and show what changed: B - A per seat, place, policy, team."""
-    from balance import experiments
+    from balance import experiments, sheets
 
     if cdn and report_file is None:
         _error("--cdn needs --report FILE")
         raise typer.Exit(1)
     cfg_a, cfg_b = _load(a, sets), _load(b, sets)
+    inputs = {a: "config A", b: "config B"}
     if report_file is not None:
         from balance.report import check_output
 
-        check_output(  # before the games, not after them
-            report_file, "--report", inputs={a: "config A", b: "config B"}
-        )
+        check_output(report_file, "--report", inputs=inputs)  # before the games, not after
+    tables = sheets.check_tables(csv, xlsx, "compare", inputs=inputs)
     with _backend(backend, address, threads), terminal.progress_bar("compare") as progress:
         result = experiments.compare(
             cfg_a,
@@ -82,13 +87,7 @@ def compare(
             threads=threads,
             progress=progress,
         )
-    how = "paired games" if result.paired else "games of each, independent samples"
-    players = "" if result.paired else f", {cfg_a.players} and {cfg_b.players} players"
-    typer.echo(
-        f"compare A = {result.a_path}, B = {result.b_path}{_with_sets(sets, 'both')}: "
-        f"{result.games:,} {how} "
-        f"(seed {result.seed}{players}) in {result.wall_time_s:.1f} s"
-    )
+    typer.echo(_headline(result, sets))
     terminal.print_table(terminal.compare_table(result))
     from balance.report.sentences import left_out_words
 
@@ -101,6 +100,21 @@ def compare(
 
         info = write_comparison(result, out=report_file, cdn=cdn)
         typer.echo(f"report -> {info.path} ({info.bytes / 1e6:.1f} MB, {info.seconds:.1f} s)")
+    _write_tables(tables, lambda: sheets.compare_tables(result))
+
+
+def _headline(result: Any, sets: list[str] | None) -> str:
+    """The line above the comparison's table: the configs, the games and how they pair."""
+    how = "paired games" if result.paired else "games of each, independent samples"
+    players = (
+        ""
+        if result.paired
+        else f", {result.a_config.players} and {result.b_config.players} players"
+    )
+    return (
+        f"compare A = {result.a_path}, B = {result.b_path}{_with_sets(sets, 'both')}: "
+        f"{result.games:,} {how} (seed {result.seed}{players}) in {result.wall_time_s:.1f} s"
+    )
 
 
 def _print_plays(result: Any) -> None:

@@ -13,14 +13,17 @@ from balance.cli._app import (
     AddressOpt,
     BackendOpt,
     ConfigArg,
+    CsvOpt,
     GamesOpt,
     SeedOpt,
     SetOpt,
     ThreadsOpt,
+    XlsxOpt,
     _backend,
     _load,
     _shown,
     _with_sets,
+    _write_tables,
     command,
 )
 
@@ -42,18 +45,21 @@ def impact(
         Path | None, typer.Option(help="Also write the full table to FILE.json or FILE.parquet.")
     ] = None,
     threads: ThreadsOpt = None,
+    csv: CsvOpt = None,
+    xlsx: XlsxOpt = None,
     backend: BackendOpt = "local",
     address: AddressOpt = None,
 ) -> None:
     """Causal card impact: CONFIG and one variant per card on the same seeds, paired game by game."""
-    from balance import experiments
+    from balance import experiments, sheets
     from balance import games as registry
 
+    inputs: dict[Any, str] = {config: "the config"}
+    if variants is not None:
+        inputs[variants] = "the variants file --variants"
     if out is not None:  # before the games, not after them
-        inputs: dict[Any, str] = {config: "the config"}
-        if variants is not None:
-            inputs[variants] = "the variants file --variants"
         experiments.check_impact_out(out, inputs=inputs)
+    tables = sheets.check_tables(csv, xlsx, "impact", inputs=inputs)
     cfg = _load(config, sets)
     chosen, source = experiments.chosen_variants(registry.get(cfg.game), cfg, variants)
     with (
@@ -83,6 +89,7 @@ def impact(
     typer.echo(_how_to_read(result))
     if out is not None:
         typer.echo(f"table -> {out}")
+    _write_tables(tables, lambda: sheets.impact_tables(result))
 
 
 def _left_out(result: Any) -> list[str]:

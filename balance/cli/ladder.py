@@ -11,13 +11,16 @@ from balance import terminal
 from balance.cli._app import (
     AddressOpt,
     BackendOpt,
+    CsvOpt,
     SeedOpt,
     SetOpt,
     ThreadsOpt,
+    XlsxOpt,
     _confirm_costs,
     _shown,
     _with_sets,
     _write_ladder_report,
+    _write_tables,
     command,
     playing_points,
 )
@@ -119,6 +122,8 @@ def ladder(
             help="Also write the ladder's HTML page to this file (as `balance report DIR`).",
         ),
     ] = None,
+    csv: CsvOpt = None,
+    xlsx: XlsxOpt = None,
     resume: Annotated[
         Path | None,
         typer.Option(
@@ -141,7 +146,7 @@ def ladder(
     every step (simultaneous intervals) and each finding across the rungs: holds, grows,
     shrinks, flips or not determined. Ctrl-C keeps the finished points: run the same command
     again to resume."""
-    from balance import runner
+    from balance import runner, sheets
     from balance.experiments import ladder as lib
     from balance.experiments import sweep as sweep_lib
 
@@ -155,6 +160,9 @@ def ladder(
         from balance.report import check_output
 
         check_output(report_file, "--report", inputs={config: "the config"})  # before the games
+    tables = sheets.check_tables(
+        csv, xlsx, "ladder", inputs={config: "the config"}, results_dirs=[out]
+    )
     chosen = out is not None
     out = out or runner.default_out(plan.sweep.configs[0], f"{Path(config).stem}-ladder")
     runner.check_options(games=plan.games, seed=plan.seed, chunk_size=chunk_size, threads=threads)
@@ -177,9 +185,10 @@ def ladder(
             progress=progress,
             on_point=_point_line(out),
         )
-    _say_results(summary, plan)
+    found = _say_results(summary, plan)
     if report_file is not None:
         _write_ladder_report(summary.out, out=report_file, cdn=False)
+    _write_tables(tables, lambda: sheets.ladder_tables(*found, headline=plan.headline))
 
 
 def _plan(config: Path | None, rungs: str | None, sets: list[str], games: int | None,
@@ -315,7 +324,9 @@ def _confirm(plan: Any, estimate: Any, *, out: Path, threads: int | None, yes: b
     _confirm_costs(reasons, yes=yes)
 
 
-def _say_results(summary: Any, plan: Any) -> None:
+def _say_results(summary: Any, plan: Any) -> tuple[Any, ...]:
+    """Print what the ladder found; returns it: its depth, luck, findings, card impacts and
+    matrix (None without one)."""
     from balance.experiments import ladder as lib
     from balance.report.ladder_page import luck_sentences
 
@@ -323,13 +334,16 @@ def _say_results(summary: Any, plan: Any) -> None:
         f"ladder: {summary.played_games:,} games in {summary.wall_time_s:.1f} s -> {summary.out}"
     )
     ld = lib.load(summary.out)  # every point read once
-    terminal.print_table(terminal.ladder_depth_table(lib.read_depth(ld)))
-    typer.echo("\n".join(luck_sentences(lib.read_luck(ld))))
+    depth, luck = lib.read_depth(ld), lib.read_luck(ld)
+    terminal.print_table(terminal.ladder_depth_table(depth))
+    typer.echo("\n".join(luck_sentences(luck)))
     rungs = [r.name for r in plan.rungs]
-    terminal.print_table(terminal.ladder_findings_table(lib.read_findings(ld), rungs))
+    findings = lib.read_findings(ld)
+    terminal.print_table(terminal.ladder_findings_table(findings, rungs))
     impacts = lib.read_impacts(ld)
     if impacts:
         terminal.print_table(terminal.ladder_impacts_table(impacts, rungs, plan.headline))
     sides = lib.read_matrix(ld)
     if sides is not None:
         terminal.print_table(terminal.ladder_matrix_table(sides))
+    return depth, luck, findings, impacts, sides

@@ -12,13 +12,16 @@ from balance.cli._app import (
     AddressOpt,
     BackendOpt,
     ConfigArg,
+    CsvOpt,
     SeedOpt,
     SetOpt,
     ThreadsOpt,
+    XlsxOpt,
     _confirm_costs,
     _shown,
     _with_sets,
     _write_sweep_report,
+    _write_tables,
     command,
     playing_points,
 )
@@ -72,6 +75,8 @@ def sweep(
             help="Also write the sweep's HTML report to this file (as `balance report DIR`).",
         ),
     ] = None,
+    csv: CsvOpt = None,
+    xlsx: XlsxOpt = None,
     yes: Annotated[
         bool,
         typer.Option(
@@ -93,21 +98,19 @@ def sweep(
     with the same --out to resume it. `balance report DIR` draws every metric against the knob
     with intervals and says where the curve moves significantly between neighbouring points and
     whether it trends across all of them (a slope over the knob's values, on the same games)."""
-    from balance import runner
+    from balance import runner, sheets
     from balance.experiments import sweep as sweep_lib
 
     plan = sweep_lib.plan_sweep(
         config, over, sets=sets or [], games=games, seed=seed, config_path=_shown(config)
     )
+    dirs = [] if out is None else [out]  # the default DIR is new: no file of it is given
+    checks: dict[str, Any] = {"inputs": {config: "the config"}, "results_dirs": dirs}
     if report_file is not None:
         from balance.report import check_output
 
-        check_output(  # before the games, not after them
-            report_file,
-            "--report",
-            inputs={config: "the config"},
-            results_dirs=[out] if out is not None else [],
-        )
+        check_output(report_file, "--report", **checks)  # before the games, not after them
+    tables = sheets.check_tables(csv, xlsx, "sweep", **checks)
     chosen = out is not None
     out = out or sweep_lib.default_out(plan)
     runner.check_options(games=plan.games, seed=plan.seed, chunk_size=chunk_size, threads=threads)
@@ -130,6 +133,7 @@ def sweep(
     _say_summary(summary)
     if report_file is not None:
         _write_sweep_report(summary.out, out=report_file, cdn=False)
+    _write_tables(tables, lambda: sheets.sweep_tables(summary.out))
 
 
 def _say_plan(plan: Any, *, out: Path, sets: list[str] | None) -> None:

@@ -13,12 +13,15 @@ from balance.cli._app import (
     AddressOpt,
     BackendOpt,
     ConfigArg,
+    CsvOpt,
     SeedOpt,
     SetOpt,
     ThreadsOpt,
+    XlsxOpt,
     _backend,
     _shown,
     _with_sets,
+    _write_tables,
     command,
     stopping,
 )
@@ -79,17 +82,21 @@ def tune(
             "it has no more; else optuna's TPE sampler)."
         ),
     ] = 60,
+    csv: CsvOpt = None,
+    xlsx: XlsxOpt = None,
     backend: BackendOpt = "local",
     address: AddressOpt = None,
 ) -> None:
     """Find the value of a knob that brings a metric to its target, on common seeds.
 
     One --param and one --target: noisy bisection with confidence sequences; it prints the value with a 95 % interval (the metric crosses the target inside it), the games spent and the metric at the answer on fresh games. Several: a search of the weighted distance to the targets, the best point re-measured on fresh games."""
+    from balance import sheets
     from balance.experiments import tune as tune_lib
     from balance.experiments import tune_answer
 
     if out is not None:
         tune_answer.check_out(out, config)  # before the games, not after them
+    tables = sheets.check_tables(csv, xlsx, "tune", inputs={config: "the config being tuned"})
     nothing = ": nothing written" + (f" to {out}" if out else "")
     with (
         stopping(nothing=nothing),
@@ -117,6 +124,7 @@ def tune(
     if out is not None:
         path = tune_answer.write_tuned(result, out, command=_command_line(config, result))
         typer.echo(f"tuned config -> {path}")
+    _write_tables(tables, lambda: sheets.tune_tables(result))
 
 
 def _command_line(config: Path, result: Any) -> str:
