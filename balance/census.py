@@ -304,20 +304,9 @@ def reseed(pos: Any, seed: int) -> None:
     pos.game.module("knowledge").reseed(pos.compiled.tb, pos.state, stream)
 
 
-def census(
-    config: Any,
-    seed: int,
-    games: range,
-    *,
-    kingmaking: bool = True,
-    window: float = WINDOW,
-    max_alternatives: int = MAX_ALTERNATIVES,
-    replays: int = REPLAYS,
-    progress: Any = None,
-) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The census of games ``games`` of run ``seed`` of ``config`` (a validated config): one row
-    per game and seat (:data:`COLUMNS`), and one per game and decision kind with a decision
-    tested for kingmaking (:data:`KINDS_SCHEMA`)."""
+def censusable(config: Any) -> tuple[Any, Any]:
+    """(plugin, compiled tables) of a config a census can replay; one line when it cannot (a
+    game without decision points, a line-up with search seats)."""
     from balance import games as registry
 
     plugin = registry.get(config.game)
@@ -335,6 +324,24 @@ def census(
             "this config has search seats (each of their decisions is a search): take the "
             "census of its non-search players"
         )
+    return plugin, compiled
+
+
+def census(
+    config: Any,
+    seed: int,
+    games: range,
+    *,
+    kingmaking: bool = True,
+    window: float = WINDOW,
+    max_alternatives: int = MAX_ALTERNATIVES,
+    replays: int = REPLAYS,
+    progress: Any = None,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The census of games ``games`` of run ``seed`` of ``config`` (a validated config): one row
+    per game and seat (:data:`COLUMNS`), and one per game and decision kind with a decision
+    tested for kingmaking (:data:`KINDS_SCHEMA`)."""
+    plugin, compiled = censusable(config)
     teams = getattr(config, "teams", None)
     parts: dict[str, list[np.ndarray]] = {c: [] for c in COLUMNS}
     kinds: list[tuple[int, str, int, int]] = []

@@ -36,7 +36,7 @@ from balance.outputs import OutputError, check_output_file, write_atomic, write_
 # The tables each command writes, the first to FILE itself (docs/commands/<command>.md,
 # "Tables for spreadsheets", says their columns).
 TABLES: dict[str, tuple[str, ...]] = {
-    "compare": ("comparison", "plays"),
+    "compare": ("comparison", "plays", "census"),
     "impact": ("impact", "summary"),
     "sweep": ("curve", "steps", "trends"),
     "tune": ("answer", "points", "trials"),
@@ -168,9 +168,10 @@ def write_xlsx(path: Path, frames: Mapping[str, pl.DataFrame]) -> Path:
 
 
 def compare_tables(result: Any) -> dict[str, pl.DataFrame | None]:
-    """``balance compare``: its table (``Comparison.table``) and how the games played
-    (``Comparison.plays``, when both runs kept trajectories)."""
-    return {"comparison": result.table, "plays": result.plays}
+    """``balance compare``: its table (``Comparison.table``), how the games played
+    (``Comparison.plays``, when both runs kept trajectories) and the paired census
+    (``Comparison.census``, with ``--census N``)."""
+    return {"comparison": result.table, "plays": result.plays, "census": result.census}
 
 
 def impact_tables(result: Any) -> dict[str, pl.DataFrame | None]:

@@ -306,17 +306,34 @@ def compare_table(result: Any) -> Any:
 
 def plays_table(result: Any) -> Any:
     """How the games played (stats/plays.py), paired B - A per metric (``result.plays``)."""
-    from rich import box
-    from rich.table import Table
-
-    level = f"{result.level * 100:g} %"
-    table = Table(box=box.SIMPLE_HEAD, title="How the game plays (paired B - A)")
-    for name in ("metric", "games", "A", "B", "B - A", f"{level} interval", "q (BH)", ""):
-        table.add_column(name, justify="left" if name in ("metric", "") else "right")
     from balance.stats.plays import METRICS
 
     rates = {n for n, (kind, _) in METRICS.items() if kind == "rate"}
-    for r in result.plays.iter_rows(named=True):
+    return paired_metrics_table(
+        result.plays, result.level, "How the game plays (paired B - A)", rates
+    )
+
+
+def census_compare_table(result: Any) -> Any:
+    """Turns, dead turns and kingmaking of the census of both, paired B - A (``result.census``,
+    balance/stats/census.py ``paired_summary``)."""
+    frame = result.census
+    rates = set(frame.filter(frame["kind"] == "rate")["metric"].to_list())
+    title = "Turns, dead turns and kingmaking (census, paired B - A)"
+    return paired_metrics_table(frame, result.level, title, rates)
+
+
+def paired_metrics_table(frame: Any, level: float, title: str, rates: set[str]) -> Any:
+    """A paired B - A table of metrics (``metric``, ``words``, ``games``, ``a``, ``b``,
+    ``diff``, ``lo``, ``hi``, ``q_value``, ``significant``): a rate in percent and points."""
+    from rich import box
+    from rich.table import Table
+
+    shown = f"{level * 100:g} %"
+    table = Table(box=box.SIMPLE_HEAD, title=title)
+    for name in ("metric", "games", "A", "B", "B - A", f"{shown} interval", "q (BH)", ""):
+        table.add_column(name, justify="left" if name in ("metric", "") else "right")
+    for r in frame.iter_rows(named=True):
         if r["metric"] in rates:
             a, b = f"{r['a'] * 100:.2f} %", f"{r['b'] * 100:.2f} %"
             d, ci = f"{r['diff'] * 100:+.2f} pt", f"[{r['lo'] * 100:+.2f}, {r['hi'] * 100:+.2f}]"

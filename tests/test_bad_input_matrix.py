@@ -55,7 +55,7 @@ def _invoke(*args: object) -> Any:
 
 
 NUMBERS = ["-1", "0", str(2**70), "1e999", "nan", "abc", ""]
-ZERO_IS_FINE = {"--seed", "--game", "--python-games", "--port"}  # 0 is a valid value of these
+ZERO_IS_FINE = {"--seed", "--game", "--python-games", "--port", "--census"}  # 0 is a valid value of these
 PATHS = ["missing", "a directory", "/dev/null", "a FIFO", "an empty file", "a binary file"]
 TEXTS = ["", "abc"]
 MANIFESTS = [
@@ -118,6 +118,7 @@ ROLES: dict[str, dict[str, str]] = {
                "--address": "text"},
     "compare": {"a": "input .yaml", "b": "input .yaml", "--set": "text", "--games": "number",
                 "--seed": "number", "--threads": "number", "--report": "out-file .html",
+                "--census": "number",
                 "--csv": "out-file .csv", "--xlsx": "out-file .xlsx", "--backend": "text",
                 "--address": "text"},
     "check": {"spec": "input .yaml", "--junit": "out-file .xml", "--threads": "number",

@@ -299,3 +299,57 @@ def test_census_command_bad_input_is_one_line(args, says, tmp_path):
     assert r.exit_code == 1
     assert says in r.output and "Traceback" not in r.output
     assert len(r.output.strip().splitlines()) == 1
+
+
+def test_compare_pairs_the_census_of_both_configs(tmp_path):
+    """`balance compare A B --census N`: the census of games 0 to N - 1 of both, paired B - A;
+    the table is paired_summary of each config's own census, and goes to --csv beside the
+    comparison."""
+    from balance import experiments
+
+    b_path = tmp_path / "b.yaml"
+    b_path.write_text(f"extends: {CONFIGS['raven_manor']}\nrules: {{hand_size: 5}}\n")
+    a, b = load_config(CONFIGS["raven_manor"]), load_config(b_path)
+    result = experiments.compare(a, b, games=200, census=6)
+    want = sc.paired_summary(cs.take_census(a, a.seed, 6).frame, cs.take_census(b, a.seed, 6).frame)
+    assert result.census.equals(want)
+    assert result.census["games"].to_list() == [6] * want.height
+    r = CliRunner().invoke(
+        app,
+        ["compare", str(CONFIGS["raven_manor"]), str(b_path), "--games", "200", "--census", "6",
+         "--csv", str(tmp_path / "c.csv")],
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert "Turns, dead turns and kingmaking (census, paired B - A)" in r.output
+    assert "Census of games 0 to 5 of both" in r.output
+    assert pl.read_csv(tmp_path / "c.census.csv")["metric"].to_list() == want["metric"].to_list()
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--census", "-1"], "--census -1: must be between 1 and the games compared (200"),
+        (["--census", "201"], "--census 201"),
+        (["--census", "2", "--set", "players=4"], None),  # fine: same players in both
+    ],
+)
+def test_compare_census_bad_input_is_one_line(args, says, tmp_path):
+    b = tmp_path / "b.yaml"
+    b.write_text(f"extends: {CONFIGS['raven_manor']}\n")
+    r = CliRunner().invoke(
+        app, ["compare", str(CONFIGS["raven_manor"]), str(b), "--games", "200", *args]
+    )
+    if says is None:
+        assert r.exit_code == 0, r.output
+        return
+    assert r.exit_code == 1, r.output
+    assert r.stderr.startswith(f"error: {says}") and r.stderr.count("\n") == 1, r.stderr
+
+
+def test_compare_census_needs_decision_points_and_the_same_players(tmp_path):
+    three = tmp_path / "three.yaml"
+    three.write_text(f"extends: {CONFIGS['five_ravens']}\nplayers: 3\n")
+    r = CliRunner().invoke(
+        app, ["compare", str(CONFIGS["five_ravens"]), str(three), "--census", "2", "--games", "50"]
+    )
+    assert r.exit_code == 1 and "--census pairs the same games" in r.stderr

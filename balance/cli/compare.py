@@ -58,6 +58,15 @@ def compare(
             "instead of inlining it.",
         ),
     ] = False,
+    census: Annotated[
+        int,
+        typer.Option(
+            metavar="N",
+            help="Also replay games 0 to N - 1 of A and B decision by decision (balance census, "
+            "kingmaking included: 0.1 to 1 s a game and config) and pair their turns, dead "
+            "turns and kingmaking. 0: none.",
+        ),
+    ] = 0,
     csv: CsvOpt = None,
     xlsx: XlsxOpt = None,
     backend: BackendOpt = "local",
@@ -86,6 +95,7 @@ def compare(
             seed=seed,
             threads=threads,
             progress=progress,
+            census=census,
         )
     typer.echo(_headline(result, sets))
     terminal.print_table(terminal.compare_table(result))
@@ -118,14 +128,22 @@ def _headline(result: Any, sets: list[str] | None) -> str:
 
 
 def _print_plays(result: Any) -> None:
-    """How the games played, paired B - A per metric, when both runs kept trajectories."""
-    if result.plays is None:
-        return
-    terminal.print_table(terminal.plays_table(result))
-    typer.echo(
-        "How the game plays: per game from its trajectory (docs/statistics.md); a winner's "
-        "metric over the games both runs have one winner; q: the one rule across these metrics."
-    )
+    """How the games played, paired B - A per metric, when both runs kept trajectories; and
+    the census of both (``--census``)."""
+    if result.plays is not None:
+        terminal.print_table(terminal.plays_table(result))
+        typer.echo(
+            "How the game plays: per game from its trajectory (docs/statistics.md); a winner's "
+            "metric over the games both runs have one winner; q: the one rule across these "
+            "metrics."
+        )
+    if result.census is not None:
+        terminal.print_table(terminal.census_compare_table(result))
+        typer.echo(
+            f"Census of games 0 to {result.census['games'][0] - 1:,} of both, replayed decision "
+            "by decision (balance census; docs/statistics.md, Turns, dead turns and "
+            "kingmaking); q: the one rule across these measures."
+        )
 
 
 def _how_to_read(result: Any) -> str:

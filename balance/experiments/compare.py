@@ -45,6 +45,9 @@ class Comparison(NamedTuple):
     # how the games played (stats/plays.py), paired B - A per metric with its q-value: games of
     # the same player count whose game keeps trajectories; None otherwise
     plays: pl.DataFrame | None = None
+    # turns, dead turns and kingmaking (balance/census.py) of games 0 to N - 1 of both, paired
+    # B - A per measure (stats/census.py ``paired_summary``): ``compare --census N``; else None
+    census: pl.DataFrame | None = None
 
     @property
     def samples(self) -> str:
@@ -77,13 +80,18 @@ def compare(
     level: float = 0.95,
     chunk_size: int = CHUNK,
     progress: Progress | None = None,
+    census: int = 0,
 ) -> Comparison:
     """Run A and B on the same seeds (default: A's games and seed) and pair them game by game;
-    with different player counts, compare them as independent samples (stats.across)."""
+    with different player counts, compare them as independent samples (stats.across). With
+    ``census`` N, also replay games 0 to N - 1 of both decision by decision (balance/census.py)
+    and pair their turns, dead turns and kingmaking."""
     games = a.games if games is None else games
     seed = a.seed if seed is None else seed
     check_same_game(a, b, "compare")
     paired = a.players == b.players
+    if census:
+        check_census(a, b, census, games, paired)
     runner.check_options(
         games=games,
         seed=seed,
@@ -134,7 +142,33 @@ def compare(
         paired=paired,
         left_out=left_out,
         plays=None if how is None or how.table(level).is_empty() else how.table(level),
+        census=paired_census(a, b, seed, census, level) if census else None,
     )
+
+
+def check_census(a: RunConfig, b: RunConfig, games: int, played: int, paired: bool) -> None:
+    """``--census N``: one line, before any game, when it cannot be taken of A and B."""
+    from balance import census as cs
+
+    if not paired:
+        raise RunnerError("--census pairs the same games of A and B: it needs the same players")
+    if not 1 <= games <= min(played, cs.MAX_GAMES):
+        raise RunnerError(
+            f"--census {games:,}: must be between 1 and the games compared ({played:,}, at "
+            f"most {cs.MAX_GAMES:,})"
+        )
+    cs.censusable(a)
+    cs.censusable(b)
+
+
+def paired_census(a: RunConfig, b: RunConfig, seed: int, games: int, level: float) -> pl.DataFrame:
+    """B - A of the census measures of games 0 to ``games`` - 1 of both (same seed: the same
+    games, decision by decision), each with its interval and the one rule's q-value."""
+    from balance import census as cs
+    from balance.stats.census import paired_summary
+
+    ca, cb = (cs.take_census(c, seed, games) for c in (a, b))
+    return paired_summary(ca.frame, cb.frame, level)
 
 
 KINDS_DEALT = ("team", "role")  # the groups whose seats a game can deal anew every game

@@ -223,3 +223,98 @@ def by_kind(kinds: pl.DataFrame, games: int, level: float = 0.95) -> pl.DataFram
     schema = {"kind": pl.String, "tested": pl.Int64, "kingmaking": pl.Int64, "games": pl.Int64,
               "share": pl.Float64, "lo": pl.Float64, "hi": pl.Float64}  # fmt: skip
     return pl.DataFrame(out, schema=schema).sort("kingmaking", "tested", descending=True)
+
+
+# ======================================================================= two censuses, paired
+
+PAIRED_SCHEMA = {
+    "metric": pl.String,
+    "words": pl.String,
+    "kind": pl.String,  # "rate" (a share: percent) or "mean"
+    "games": pl.Int64,
+    "a": pl.Float64,
+    "b": pl.Float64,
+    "diff": pl.Float64,
+    "lo": pl.Float64,
+    "hi": pl.Float64,
+    "p_value": pl.Float64,
+}
+
+
+def _ratio_change(
+    num_a: np.ndarray, den_a: np.ndarray, num_b: np.ndarray, den_b: np.ndarray, level: float
+) -> tuple[float, float, float, float, float, float]:
+    """(a, b, b - a, lo, hi, p) for two ratio estimators over the same games: the difference's
+    game-clustered standard error is the delta method's on the paired residuals
+    ``(num_b - r_b den_b) / mean(den_b) - (num_a - r_a den_a) / mean(den_a)`` of each game."""
+    n = len(num_a)
+    if n < 2 or den_a.sum() == 0 or den_b.sum() == 0:
+        return (float("nan"),) * 6
+    ra, rb = num_a.sum() / den_a.sum(), num_b.sum() / den_b.sum()
+    u = (num_b - rb * den_b) / den_b.mean() - (num_a - ra * den_a) / den_a.mean()
+    se = float(np.sqrt((u**2).sum() / (n * (n - 1))))
+    d = float(rb - ra)
+    t = sps.t.ppf(0.5 + level / 2, n - 1)
+    if se == 0:
+        return float(ra), float(rb), d, d, d, 1.0 if d == 0 else 0.0
+    p = float(2 * sps.t.sf(abs(d) / se, n - 1))
+    return float(ra), float(rb), d, d - t * se, d + t * se, p
+
+
+def paired_summary(
+    a: pl.DataFrame, b: pl.DataFrame, level: float = 0.95, *, kingmaking: bool = True
+) -> pl.DataFrame:
+    """B - A of every :func:`summary` measure for the censuses of the same games of two configs
+    (``balance compare --census``): means as paired t-intervals over games, shares of counts as
+    the difference of two ratio estimators with its game-clustered interval, the share of games
+    with kingmaking as the paired difference of 0/1 per game; then ``q_value`` and
+    ``significant`` by the one rule (each measure its own family, times their number)."""
+    from balance.stats.multiple import adjust
+
+    ga, gb = _per_game(a), _per_game(b)
+    if ga["game"].to_list() != gb["game"].to_list():
+        raise ValueError("paired censuses must hold the same games")
+    n = ga.height
+    rows: list[tuple[Any, ...]] = []
+
+    def mean_row(metric: str, words: str, va: np.ndarray, vb: np.ndarray) -> None:
+        d = mean_interval(moments((vb - va).astype(np.float64)[:, None]), level)
+        rows.append(
+            (metric, words, "mean", n, float(va.mean()), float(vb.mean()), float(d.mean[0]),
+             float(d.lo[0]), float(d.hi[0]), float(d.p_value[0]))
+        )  # fmt: skip
+
+    def ratio_row(metric: str, words: str, num: str, den: str) -> None:
+        col = lambda g, c: g[c].to_numpy().astype(np.float64)  # noqa: E731
+        change = _ratio_change(col(ga, num), col(ga, den), col(gb, num), col(gb, den), level)
+        rows.append((metric, words, "rate", n, *change))
+
+    def per_game(g: pl.DataFrame, what: str) -> np.ndarray:
+        if what == "first_minus_last":
+            return (g["first_turns"] - g["last_turns"]).to_numpy().astype(np.float64)
+        return (g["kingmaking"] > 0).to_numpy().astype(np.float64)
+
+    mean_row("turns", "turns a game (all seats)", *(g["turns"].to_numpy() for g in (ga, gb)))
+    mean_row(
+        "first_minus_last",
+        "turns the first place takes more than the last",
+        per_game(ga, "first_minus_last"),
+        per_game(gb, "first_minus_last"),
+    )
+    ratio_row("dead_turns", "turns in which the seat had no choice", "dead_turns", "turns")
+    ratio_row("forced", "decisions with a single legal option", "forced", "decisions")
+    if kingmaking:
+        mean_row(
+            "kingmaking_games",
+            "games with a kingmaking decision",
+            per_game(ga, "kingmaking"),
+            per_game(gb, "kingmaking"),
+        )
+        rows[-1] = (*rows[-1][:2], "rate", *rows[-1][3:])
+        ratio_row(
+            "kingmaking_share",
+            "tested decisions of losing seats that picked the winner",
+            "kingmaking",
+            "tested",
+        )
+    return adjust(pl.DataFrame(rows, schema=PAIRED_SCHEMA, orient="row"))
