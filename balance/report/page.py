@@ -90,7 +90,8 @@ def render(
 
     for i, (ds, diff) in enumerate(zip(datasets, diffs, strict=True)):
         sid = f"d{i + 1}-{_slug(ds.label)}"
-        subs = sections.dataset_sections(page, ds, diff, baseline)
+        luck = ladder_page.luck_sentences(ladder.luck) if ladder is not None and i == 0 else ()
+        subs = sections.dataset_sections(page, ds, diff, baseline, luck)
         inner = "".join(
             f'<section id="{sid}-{key}"><h3>{escape(name)}</h3>{html}</section>'
             for key, name, html in subs

@@ -56,15 +56,17 @@ def dataset_sections(
     ds: DatasetStats,
     diff: Differences | None = None,
     baseline: DatasetStats | None = None,
+    luck: Sequence[str] = (),
 ) -> list[tuple[str, str, str]]:
-    """The sections of one dataset as ``(id, heading, html)``, in page order."""
+    """The sections of one dataset as ``(id, heading, html)``, in page order; ``luck``: the
+    sentences on luck against skill of the ladder given with it (its "How the game plays")."""
     subs = [
         ("provenance", "Provenance", provenance(ds)),
         ("wins", "Win shares", win_section(page, ds)),
         ("seats", "Seat advantage and turn order", advantage_section(page, ds)),
         ("scores", "Score and game-length distributions", distribution_section(page, ds)),
         *(
-            [("plays", "How the game plays", plays_section(page, ds))]
+            [("plays", "How the game plays", plays_section(page, ds) + _luck_part(luck))]
             if ds.plays is not None or ds.census is not None
             else []
         ),
@@ -322,6 +324,18 @@ def _plays_cells(r: dict[str, Any]) -> dict[str, Any]:
     if r["kind"] == "rate":
         return {**r, "value": pct(r["mean"]), "interval": f"[{pct(r['lo'])}, {pct(r['hi'])}]"}
     return {**r, "value": f"{r['mean']:.2f}", "interval": f"[{r['lo']:.2f}, {r['hi']:.2f}]"}
+
+
+def _luck_part(luck: Sequence[str]) -> str:
+    """Luck against skill, from the ladder the page was given (balance/report/ladder_page.py):
+    how much of who wins the deal decides."""
+    if not luck:
+        return ""
+    said = "".join(f"<li>{escape(x)}</li>" for x in luck)
+    return (
+        "<h4>Luck against skill</h4><p>From the ladder of the Skill section: its weakest and "
+        f"strongest rungs on the same deals.</p><ul>{said}</ul>"
+    )
 
 
 def plays_section(page: Page, ds: DatasetStats) -> str:

@@ -153,6 +153,11 @@ def test_a_report_with_a_ladder_gains_its_skill_section_and_a_verdict_across_ski
     text = page.read_text()
     assert '<section id="skill">' in text and 'href="#skill"' in text
     assert "Across skill (random &lt; greedy): The 1st player&#x27;s edge" in text
+    # luck against skill joins how the game plays (issue 32), the ladder's own sentences
+    plays = text[text.index("How the game plays</h3>") :]
+    plays = plays[: plays.index("</section>")]
+    assert "<h4>Luck against skill</h4>" in plays
+    assert "Skill against luck: greedy in one seat among random players wins" in plays
     with_report = tmp_path / "sim.html"
     _cli("simulate", FR, "--games", 1000, "--out", tmp_path / "run2", "--report", with_report,
          "--ladder", ladder, "--set", "report.impact_seconds=0")  # fmt: skip
