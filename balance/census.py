@@ -69,6 +69,37 @@ COLUMNS = (
 )
 
 
+class Settings(NamedTuple):
+    """How a census tests kingmaking (module docstring): whether it does, on which last share of
+    each game's decisions, with how many other options and replays of each."""
+
+    kingmaking: bool = True
+    window: float = WINDOW
+    max_alternatives: int = MAX_ALTERNATIVES
+    replays: int = REPLAYS
+
+    def plain(self) -> Settings:
+        """The same settings as plain Python values (a file's provenance; numpy's ints and
+        floats do not go to JSON)."""
+        return Settings(
+            bool(self.kingmaking), float(self.window), int(self.max_alternatives), int(self.replays)
+        )
+
+    def check(self) -> None:
+        """One line naming the option (the command's flag) that is out of its bounds."""
+        for flag, value, top in (
+            ("--alternatives", self.max_alternatives, MAX_TRIED),
+            ("--replays", self.replays, MAX_REPLAYS),
+        ):
+            if not 1 <= value <= top:
+                raise BalanceError(f"{flag} {value}: must be between 1 and {top:,}")
+        if not 0.0 < self.window <= 1.0:
+            raise BalanceError(f"--window {self.window}: must be in (0, 1]")
+
+
+DEFAULT = Settings()  # the command's defaults
+
+
 @dataclass(frozen=True)
 class _Turns:
     """Where a game's state says whose turn it is: the board's turn counter and, for a game
@@ -152,11 +183,8 @@ def census_game(
     compiled: Any,
     seed: int,
     game: int,
+    settings: Settings = DEFAULT,
     *,
-    kingmaking: bool = True,
-    window: float = WINDOW,
-    max_alternatives: int = MAX_ALTERNATIVES,
-    replays: int = REPLAYS,
     teams: Any = None,
 ) -> dict[str, np.ndarray]:
     """The census of game ``game`` of run ``seed``: one array of P values per column."""
@@ -164,16 +192,7 @@ def census_game(
 
     watch = TurnWatch(plugin.name)
     pos = Position(plugin, compiled, seed, game, log_cap=watch.log_cap, teams=teams)
-    return census_of(
-        pos,
-        watch,
-        seed,
-        game,
-        kingmaking=kingmaking,
-        window=window,
-        max_alternatives=max_alternatives,
-        replays=replays,
-    )
+    return census_of(pos, watch, seed, game, settings)
 
 
 def census_of(
@@ -181,14 +200,11 @@ def census_of(
     watch: Any,
     seed: int,
     game: int,
-    *,
-    kingmaking: bool = True,
-    window: float = WINDOW,
-    max_alternatives: int = MAX_ALTERNATIVES,
-    replays: int = REPLAYS,
+    settings: Settings = DEFAULT,
 ) -> dict[str, np.ndarray]:
     """The census of the game ``pos`` (a Position at its start, or anything with its methods)
     whose turns ``watch`` follows (a :class:`TurnWatch`)."""
+    kingmaking, window, max_alternatives, replays = settings
     P = pos.players
     turns = np.zeros(P, np.int64)
     dead = np.zeros(P, np.int64)
@@ -331,11 +347,8 @@ def census(
     config: Any,
     seed: int,
     games: range,
+    settings: Settings = DEFAULT,
     *,
-    kingmaking: bool = True,
-    window: float = WINDOW,
-    max_alternatives: int = MAX_ALTERNATIVES,
-    replays: int = REPLAYS,
     progress: Any = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The census of games ``games`` of run ``seed`` of ``config`` (a validated config): one row
@@ -346,17 +359,7 @@ def census(
     parts: dict[str, list[np.ndarray]] = {c: [] for c in COLUMNS}
     kinds: list[tuple[int, str, int, int]] = []
     for i, g in enumerate(games):
-        one = census_game(
-            plugin,
-            compiled,
-            seed,
-            g,
-            kingmaking=kingmaking,
-            window=window,
-            max_alternatives=max_alternatives,
-            replays=replays,
-            teams=teams,
-        )
+        one = census_game(plugin, compiled, seed, g, settings, teams=teams)
         for c in COLUMNS:
             parts[c].append(one[c])
         kinds += [(g, k, t, m) for k, (t, m) in sorted(one["kinds"].items())]
@@ -382,14 +385,17 @@ class Census(NamedTuple):
     games: int
     seats: tuple[str, ...]  # each seat's policy: the players
     config_hash: str
-    kingmaking: bool
-    window: float
-    max_alternatives: int
-    replays: int
+    settings: Settings
+
+    @property
+    def kingmaking(self) -> bool:
+        """Whether kingmaking was tested (else the census counts turns only)."""
+        return self.settings.kingmaking
 
     def meta(self) -> dict[str, Any]:
-        out = {k: v for k, v in self._asdict().items() if k not in ("frame", "kinds")}
-        return {**out, "kinds": self.kinds.rows()}
+        """The file's provenance: the fields, the settings' flat (the file's keys)."""
+        out = {k: v for k, v in self._asdict().items() if k not in ("frame", "kinds", "settings")}
+        return {**out, **self.settings._asdict(), "kinds": self.kinds.rows()}
 
 
 def results_run(path: Path, games: int, seed: int | None) -> tuple[Any, int]:
@@ -411,40 +417,17 @@ def results_run(path: Path, games: int, seed: int | None) -> tuple[Any, int]:
 
 
 def take_census(
-    config: Any,
-    seed: int,
-    games: int,
-    *,
-    kingmaking: bool = True,
-    window: float = WINDOW,
-    max_alternatives: int = MAX_ALTERNATIVES,
-    replays: int = REPLAYS,
-    progress: Any = None,
+    config: Any, seed: int, games: int, settings: Settings = DEFAULT, *, progress: Any = None
 ) -> Census:
     """The census of games 0 to ``games`` - 1 of run ``seed`` of ``config``."""
     from balance.config.model import config_hash
     from balance.runner.play import _check_seed
 
     _check_seed(seed)
-    for flag, value, top in (
-        ("--games", games, MAX_GAMES),
-        ("--alternatives", max_alternatives, MAX_TRIED),
-        ("--replays", replays, MAX_REPLAYS),
-    ):
-        if not 1 <= value <= top:
-            raise BalanceError(f"{flag} {value}: must be between 1 and {top:,}")
-    if not 0.0 < window <= 1.0:
-        raise BalanceError(f"--window {window}: must be in (0, 1]")
-    frame, kinds = census(
-        config,
-        seed,
-        range(games),
-        kingmaking=kingmaking,
-        window=window,
-        max_alternatives=max_alternatives,
-        replays=replays,
-        progress=progress,
-    )
+    if not 1 <= games <= MAX_GAMES:
+        raise BalanceError(f"--games {games}: must be between 1 and {MAX_GAMES:,}")
+    settings.check()
+    frame, kinds = census(config, seed, range(games), settings, progress=progress)
     return Census(
         frame,
         kinds,
@@ -453,10 +436,7 @@ def take_census(
         int(games),
         tuple(str(s) for s in config.seats),
         config_hash(config),
-        bool(kingmaking),
-        float(window),
-        int(max_alternatives),
-        int(replays),
+        settings.plain(),
     )
 
 
@@ -510,10 +490,9 @@ def read_census(path: str | os.PathLike[str]) -> Census:
             int(meta["games"]),
             tuple(meta["seats"]),
             str(meta["config_hash"]),
-            bool(meta["kingmaking"]),
-            float(meta["window"]),
-            int(meta["max_alternatives"]),
-            int(meta["replays"]),
+            Settings(
+                meta["kingmaking"], meta["window"], meta["max_alternatives"], meta["replays"]
+            ).plain(),
         )
     except FileNotFoundError:
         raise BalanceError(f"{path}: no such census file") from None

@@ -570,8 +570,8 @@ def census_tables(c: Any, level: float = 0.95) -> list[Any]:
     )
     if c.kingmaking:
         head += (
-            f"; kingmaking tested on the last {pct(c.window, 0)} of each game's decisions, "
-            f"{c.max_alternatives} other options at most, {c.replays} replays each"
+            f"; kingmaking tested on the last {pct(c.settings.window, 0)} of each game's decisions, "
+            f"{c.settings.max_alternatives} other options at most, {c.settings.replays} replays each"
         )
     lv = f"{level * 100:g} %"
     t1 = Table(box=box.SIMPLE_HEAD, title="The game's decisions")
@@ -611,7 +611,7 @@ def census_tables(c: Any, level: float = 0.95) -> list[Any]:
                 f"[{r['kingmaking_lo']:.3f}, {r['kingmaking_hi']:.3f}]",
             ]
         t2.add_row(*cells)
-    said = sc.sentences(summary, places, kingmaking=km, window=c.window)
+    said = sc.sentences(summary, places, kingmaking=km, window=c.settings.window)
     tables: list[Any] = [head, t1, t2]
     kinds = sc.by_kind(c.kinds, c.games, level) if km else None
     if kinds is not None and kinds.height:

@@ -114,7 +114,7 @@ class PlantedWatch:
 
 def _census(how: str, games: int = 20, **kw) -> list[dict]:
     return [
-        cs.census_of(Planted(how, seed=g, **kw), PlantedWatch(), 1, g, window=1.0)
+        cs.census_of(Planted(how, seed=g, **kw), PlantedWatch(), 1, g, cs.Settings(window=1.0))
         for g in range(games)
     ]
 
@@ -219,7 +219,7 @@ def test_the_census_counts_each_games_turns_and_winner_as_the_dataset_has_them(n
     config = load_config(CONFIGS[name])
     plugin = games.get(name)
     chunk = plugin.play(plugin.compile(config), config.seed, 0, 4)
-    c = cs.take_census(config, config.seed, 4, kingmaking=False)
+    c = cs.take_census(config, config.seed, 4, cs.Settings(kingmaking=False))
     turns = c.frame.group_by("game").agg(pl.col("turns").sum()).sort("game")["turns"]
     assert turns.to_list() == chunk.turns.tolist()
     assert c.frame["order"].to_list() == chunk.order.ravel().tolist()
@@ -231,8 +231,8 @@ def test_the_census_counts_each_games_turns_and_winner_as_the_dataset_has_them(n
 
 def test_a_census_is_the_same_every_time_and_its_file_reads_back(tmp_path):
     config = load_config(CONFIGS["raven_manor"])
-    a = cs.take_census(config, 5, 3, window=0.5, replays=2)
-    b = cs.take_census(config, 5, 3, window=0.5, replays=2)
+    a = cs.take_census(config, 5, 3, cs.Settings(window=0.5, replays=2))
+    b = cs.take_census(config, 5, 3, cs.Settings(window=0.5, replays=2))
     assert a.frame.equals(b.frame)
     assert a.frame["tested"].sum() > 0
     back = cs.read_census(cs.write_census(a, tmp_path / "c.parquet"))
@@ -249,15 +249,15 @@ def test_search_configs_and_bad_options_are_refused_in_one_line():
     for kw, says in (
         ({"games": 0}, "--games 0: must be between 1 and 100,000"),
         ({"games": 2**70}, "--games"),
-        ({"games": 1, "replays": 0}, "--replays 0"),
-        ({"games": 1, "max_alternatives": 65}, "--alternatives 65"),
+        ({"games": 1, "settings": cs.Settings(replays=0)}, "--replays 0"),
+        ({"games": 1, "settings": cs.Settings(max_alternatives=65)}, "--alternatives 65"),
     ):
         with pytest.raises(BalanceError, match=says):
             cs.take_census(config, 1, **kw)
     with pytest.raises(BalanceError, match="--seed"):
         cs.take_census(config, -1, 1)
     with pytest.raises(BalanceError, match="--window"):
-        cs.take_census(config, 1, 1, window=0)
+        cs.take_census(config, 1, 1, cs.Settings(window=0))
 
 
 def test_census_command_writes_the_runs_census_and_the_report_shows_it(tmp_path):

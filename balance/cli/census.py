@@ -74,16 +74,8 @@ def census(
     if out is not None:
         cs.check_out(out, source)
     with progress_bar("census") as bar:
-        c = cs.take_census(
-            cfg,
-            seed,
-            games,
-            kingmaking=kingmaking,
-            window=window,
-            max_alternatives=alternatives,
-            replays=replays,
-            progress=bar,
-        )
+        settings = cs.Settings(kingmaking, window, alternatives, replays)
+        c = cs.take_census(cfg, seed, games, settings, progress=bar)
     for line in census_tables(c):
         print_table(line) if not isinstance(line, str) else typer.echo(line)
     if out is not None:

@@ -388,8 +388,8 @@ def census_part(page: Page, c: Any) -> str:
     places = sc.by(c.frame, "order")
     players = figures.lineup_words(list(c.seats))
     how = (
-        f"; kingmaking tested on the last {pct(c.window, 0)} of each game's decisions with a "
-        f"choice ({c.max_alternatives} other options at most, {c.replays} replays of each, "
+        f"; kingmaking tested on the last {pct(c.settings.window, 0)} of each game's decisions with a "
+        f"choice ({c.settings.max_alternatives} other options at most, {c.settings.replays} replays of each, "
         "chance re-seeded)"
         if c.kingmaking
         else ""
@@ -401,7 +401,7 @@ def census_part(page: Page, c: Any) -> str:
         "whatever it picked, which alone settled which other seat won (docs/statistics.md, "
         "Turns, dead turns and kingmaking).</p>"
     )
-    said = sc.sentences(summary, places, kingmaking=c.kingmaking, window=c.window)
+    said = sc.sentences(summary, places, kingmaking=c.kingmaking, window=c.settings.window)
     cols = [
         Column("place", lambda r: r["order"] + 1, fmt("d"), True),
         Column("turns", lambda r: r["turns"], fmt(".2f"), True),
