@@ -468,14 +468,16 @@ def _add_clipped(tb, st, q, row, r):
 @njit(cache=True, _nrt=False, forceinline=False)
 def _weigh(tb, st, q, row, cls, t):
     """Multiply seat ``row``'s states in ``q``'s evidence by :func:`rate` of an action of class
-    ``cls`` on ``t``, as ``q`` sees ``t``, the ratio between states clipped to ``CLIP``."""
+    ``cls`` on ``t``, as ``q`` sees ``t``, the ratio between states clipped to ``CLIP``. (The
+    states go as int64, not as the module's constants: numba compiles a function again for each
+    literal it is called with, six copies of ``rate`` and of ``rate_about``.)"""
     r = (
-        rate(tb, st, q, cls, B_FAM, t),
-        rate(tb, st, q, cls, B_POSS_R, t),
-        rate(tb, st, q, cls, B_POSS_H, t),
-        rate(tb, st, q, cls, B_RAVEN, t),
-        rate(tb, st, q, cls, B_HORSE, t),
-        rate(tb, st, q, cls, B_CTHULHU, t),
+        rate(tb, st, q, cls, np.int64(B_FAM), t),
+        rate(tb, st, q, cls, np.int64(B_POSS_R), t),
+        rate(tb, st, q, cls, np.int64(B_POSS_H), t),
+        rate(tb, st, q, cls, np.int64(B_RAVEN), t),
+        rate(tb, st, q, cls, np.int64(B_HORSE), t),
+        rate(tb, st, q, cls, np.int64(B_CTHULHU), t),
     )
     _add_clipped(tb, st, q, row, r)
 
@@ -547,12 +549,12 @@ def hear(tb, st, a, code):
         if st.pl[q, S.PL_REASON] == 0 or q == a:
             continue
         r = (
-            rate_about(tb, st, q, cls, a, B_FAM),
-            rate_about(tb, st, q, cls, a, B_POSS_R),
-            rate_about(tb, st, q, cls, a, B_POSS_H),
-            rate_about(tb, st, q, cls, a, B_RAVEN),
-            rate_about(tb, st, q, cls, a, B_HORSE),
-            rate_about(tb, st, q, cls, a, B_CTHULHU),
+            rate_about(tb, st, q, cls, a, np.int64(B_FAM)),
+            rate_about(tb, st, q, cls, a, np.int64(B_POSS_R)),
+            rate_about(tb, st, q, cls, a, np.int64(B_POSS_H)),
+            rate_about(tb, st, q, cls, a, np.int64(B_RAVEN)),
+            rate_about(tb, st, q, cls, a, np.int64(B_HORSE)),
+            rate_about(tb, st, q, cls, a, np.int64(B_CTHULHU)),
         )
         _add_clipped(tb, st, q, t, r)
 
