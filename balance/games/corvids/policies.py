@@ -62,6 +62,8 @@ from balance.games.corvids import tables as T
 from balance.rng import below
 
 _NEG = -1e18
+# (a flag passed as np.bool_(True), not True: numba compiles a function again for each literal
+# it is called with, and these helpers were compiled twice or three times into every kernel)
 N_NESTS = ph.N_NESTS
 
 
@@ -169,7 +171,7 @@ def double_back(tb, st, p):
     for i in range(T.NI):
         wt = tb.item_weight[i]
         if wt > 0.0:
-            acc += wt * worth(tb, st, p, np.int64(i), False)
+            acc += wt * worth(tb, st, p, np.int64(i), np.bool_(False))
     return acc
 
 
@@ -239,11 +241,13 @@ def prepare(tb, st, p, fb, nestv):
     own = fb[S.FB_SEAT + p]
     if own[FV_KEY] != key:
         for i in range(T.NI):
-            own[FV_UP + i] = worth(tb, st, p, np.int64(i), False)
-            own[FV_DOWN + i] = worth(tb, st, p, np.int64(i), True) + later_use(tb, p, np.int64(i))
+            own[FV_UP + i] = worth(tb, st, p, np.int64(i), np.bool_(False))
+            own[FV_DOWN + i] = worth(tb, st, p, np.int64(i), np.bool_(True)) + later_use(
+                tb, p, np.int64(i)
+            )
         own[FV_BACK] = double_back(tb, st, p)
-        own[FV_SINGLE_DOWN] = hidden_single(tb, st, p, False)
-        own[FV_SINGLE_UP] = hidden_single(tb, st, p, True)
+        own[FV_SINGLE_DOWN] = hidden_single(tb, st, p, np.bool_(False))
+        own[FV_SINGLE_UP] = hidden_single(tb, st, p, np.bool_(True))
         own[FV_KEY] = key
     for i in range(N_WORTHS):
         v[i] = own[i]
@@ -405,14 +409,14 @@ def held_worth(tb, st, p, c):
     down = st.cc[c, S.CC_TAKEN_FACE] == 0
     if st.item[c, 1] == T.BLANK:
         if down and owner != p:
-            return hidden_single(tb, st, p, False)
+            return hidden_single(tb, st, p, np.bool_(False))
         item = st.item[c, 0]
         v = worth(tb, st, p, item, down)
         if down and st.cc[c, S.CC_USED] == 0:
             v += later_use(tb, p, item)
         return v
     item = st.item[c, 0] if st.cc[c, S.CC_TAKEN_FACE] == 1 else st.item[c, 1]
-    return worth(tb, st, p, item, False)
+    return worth(tb, st, p, item, np.bool_(False))
 
 
 # ---------------------------------------------------------------- the peck
@@ -510,7 +514,8 @@ def peck_value(tb, st, p, fb, i, target, base, base_not_i, nestv):
     gain = shed * max(0.0, flipped_worth(st, fb, i) - b)
     if target >= 0 and all_rest_on(st, target, i):
         gain = max(
-            gain, w[T.W_EXPOSE] * max(0.0, take_value(tb, st, p, fb, target, nestv, False) - b)
+            gain,
+            w[T.W_EXPOSE] * max(0.0, take_value(tb, st, p, fb, target, nestv, np.bool_(False)) - b),
         )
     if pile.cov[i, ph.COV_ANY] == 0:  # nothing rests on it: nothing moves but i itself
         return b + gain
@@ -778,7 +783,7 @@ def choose_acorn(tb, st, p, ib, fb):
 def choose_pick(tb, st, p, ib, fb, n):
     """CV-5: which of the ``n`` cards in ``ib[IB_OFFER]`` seat ``p`` picks (an index)."""
     if scripted(tb, st, p, 1):
-        return scripted_index(tb, st, p, ib, n, False)
+        return scripted_index(tb, st, p, ib, n, np.bool_(False))
     if is_random(tb, p):
         return below(prng(st, p), n)
     nestv = fb[S.FB_NEST, NV_NEST : NV_NEST + N_NESTS]
@@ -787,7 +792,7 @@ def choose_pick(tb, st, p, ib, fb, n):
     best = np.int64(0)
     bv = _NEG
     for k in range(n):
-        v = take_value(tb, st, p, fb, ib[S.IB_OFFER, k], nestv, True)
+        v = take_value(tb, st, p, fb, ib[S.IB_OFFER, k], nestv, np.bool_(True))
         if v > bv:
             bv = v
             best = np.int64(k)
@@ -799,7 +804,7 @@ def choose_take(tb, st, p, ib, fb, n, kind):
     """CV-4: which of the ``n`` cards in ``ib[IB_OFFER]`` an earring or paperclip (``kind``)
     takes, -1 none."""
     if scripted(tb, st, p, 1):
-        return scripted_index(tb, st, p, ib, n, True)
+        return scripted_index(tb, st, p, ib, n, np.bool_(True))
     if is_random(tb, p):
         k = below(prng(st, p), n + 1)
         return k if k < n else np.int64(-1)
@@ -809,7 +814,7 @@ def choose_take(tb, st, p, ib, fb, n, kind):
     best = np.int64(-1)
     bv = 0.0
     for k in range(n):
-        v = take_value(tb, st, p, fb, ib[S.IB_OFFER, k], nestv, True)
+        v = take_value(tb, st, p, fb, ib[S.IB_OFFER, k], nestv, np.bool_(True))
         if v >= bv:
             bv = v
             best = np.int64(k)
@@ -821,7 +826,7 @@ def choose_feather(tb, st, p, ib, fb, n, took):
     """CV-4 (nut): which of the ``n`` pile feathers in ``ib[IB_OFFER]`` seat ``p`` takes, -1
     none."""
     if scripted(tb, st, p, 1):
-        return scripted_index(tb, st, p, ib, n, True)
+        return scripted_index(tb, st, p, ib, n, np.bool_(True))
     if is_random(tb, p):
         # uniform over how many to take (0, 1 or 2), then over which
         # each feather is drawn uniformly among those left and "no more feathers"
@@ -900,7 +905,7 @@ def choose_steal(tb, st, p, ib, fb, n):
     """CV-11: which of the ``n`` stealable cards in ``ib[IB_OFFER]`` seat ``p`` steals, -1
     none."""
     if scripted(tb, st, p, 1):
-        return scripted_index(tb, st, p, ib, n, True)
+        return scripted_index(tb, st, p, ib, n, np.bool_(True))
     if is_random(tb, p):
         k = below(prng(st, p), n + 1)
         return k if k < n else np.int64(-1)
