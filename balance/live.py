@@ -37,7 +37,7 @@ import polars as pl
 
 from balance import runner, stats
 from balance.config import RunConfig
-from balance.experiments.compare import Seated, check_same_game, leave_out
+from balance.experiments.compare import Seated, check_pairable, paired_table
 from balance.experiments.play import Runs
 from balance.report.numbers import comparison_rows
 
@@ -115,11 +115,9 @@ def lineup_words(config: RunConfig) -> str:
 def pairable(a: RunConfig, b: RunConfig) -> str | None:
     """Why versions a and b cannot be paired game by game (None: they can)."""
     try:
-        check_same_game(a, b, "a paired change")
+        check_pairable(a, b, "a paired change")
     except runner.RunnerError as e:
         return str(e)
-    if a.players != b.players:
-        return f"a paired change needs the same number of players, got {a.players} and {b.players}"
     return None
 
 
@@ -199,7 +197,7 @@ class Session:
             head_iv = _interval(moments, self.level)
             final = stops(done, self.budget, head_iv["half"], self.half_width)
             snap = self._snapshot(
-                done, time.perf_counter() - t0, head_iv, frames, plugin, acc, seated, runs, final
+                done, time.perf_counter() - t0, head_iv, frames, plugin, acc, seated, final
             )
             board.publish(**snap)
             if final:
@@ -207,7 +205,7 @@ class Session:
         return snap
 
     def _snapshot(
-        self, done, seconds, head_iv, frames, plugin, acc, seated, runs, final
+        self, done, seconds, head_iv, frames, plugin, acc, seated, final
     ) -> dict[str, Any]:  # type: ignore[no-untyped-def]
         rows = pl.concat(frames, rechunk=False) if len(frames) > 1 else frames[0]
         frames[:] = [rows]
@@ -220,7 +218,7 @@ class Session:
         )
         change = None
         if acc is not None:
-            change = _change(acc, seated, runs, self.level, self.headline)
+            change = _change(acc, seated, self.level, self.headline)
             change["against"] = self.reference.label if self.reference else ""
         return {
             "status": "done" if final else "playing",
@@ -323,11 +321,10 @@ def _num(x: Any) -> float | None:
     return float(x) if x is not None and math.isfinite(float(x)) else None
 
 
-def _change(acc, seated, runs, level, headline) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+def _change(acc, seated, level, headline) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     """The paired change B - A: every row of compare's table, the headline's row first."""
-    table = acc.table(level, repeats=runs.lineups[0].repeats())
-    table, left = leave_out(table, *seated)
-    shown = SimpleNamespace(table=table, a_lineup=runs.lineups[0], b_lineup=runs.lineups[1])
+    table, left = paired_table(acc, seated, level)
+    shown = SimpleNamespace(table=table, a_lineup=seated[0].line, b_lineup=seated[1].line)
     table = comparison_rows(shown)  # the rows `balance compare --report` shows
     rows = []
     for r in table.iter_rows(named=True):

@@ -79,10 +79,15 @@ def check_file(
     """Refuse ``path`` for ``option`` now, before any work: not ending in the option's suffix
     (:data:`SUFFIXES`), in a directory that does not exist, or anything balance/outputs.py's
     ``check_output_file`` refuses. Returns ``path``."""
-    suffix = SUFFIXES[option]
     check_output_file(path, option, inputs=inputs, results_dirs=results_dirs)
+    return _named_in_a_folder(path, option, SUFFIXES[option])
+
+
+def _named_in_a_folder(path: Path, option: str, suffix: str, why: str = "") -> Path:
+    """``path``, unless its name does not end in ``suffix`` (``why``: the reason, said after)
+    or its directory does not exist: then one line naming ``option``."""
     if path.suffix.lower() != suffix:
-        raise OutputError(f"{option} {path}: the file's name must end in {suffix}")
+        raise OutputError(f"{option} {path}: the file's name must end in {suffix}{why}")
     if not path.parent.is_dir():
         raise OutputError(
             f"{option} {path}: no such directory {path.parent}; create it or choose another "
@@ -435,12 +440,7 @@ def check_export(results: Path, out: Path | None, fmt: str) -> Path | None:
     check_output_file(
         out, option, inputs={results: "the results directory"}, suggest=f"{ROWS_FILE}.{fmt}"
     )
-    if out.suffix.lower() != f".{fmt}":
-        raise OutputError(f"{option} {out}: the file's name must end in .{fmt} (--format {fmt})")
-    if not out.parent.is_dir():
-        raise OutputError(
-            f"{option} {out}: no such directory {out.parent}; create it or choose another {option}"
-        )
+    _named_in_a_folder(out, option, f".{fmt}", f" (--format {fmt})")
     if fmt == "xlsx":
         need_xlsxwriter(option, out)
     return out

@@ -56,11 +56,13 @@ class Comparison(NamedTuple):
 
 
 def check_pairable(a: RunConfig, b: RunConfig, what: str) -> None:
+    """RunnerError unless ``a`` and ``b`` play the same game with the same players (the game
+    first: across games a player count means nothing)."""
+    check_same_game(a, b, what)
     if a.players != b.players:
         raise RunnerError(
             f"{what} needs the same number of players, got {a.players} and {b.players}"
         )
-    check_same_game(a, b, what)
 
 
 def check_same_game(a: RunConfig, b: RunConfig, what: str) -> None:
@@ -121,8 +123,8 @@ def compare(
             report(acc.games, games)
     left_out: tuple[tuple[str, str, str], ...] = ()
     if isinstance(acc, stats.PairedAccumulator):
-        method, table = stats.METHOD, acc.table(level, repeats=runs.lineups[0].repeats())
-        table, left_out = leave_out(table, *seated)
+        method = stats.METHOD
+        table, left_out = paired_table(acc, seated, level)
     else:
         method = across.METHOD_DEALT if acc.dealt else across.METHOD
         table = acc.table(level)
@@ -193,6 +195,15 @@ class Seated:
     def count(self, kind: str, name: str) -> int:
         names = self.line.names(kind)
         return int(self.counts[kind][names.index(name)]) if name in names else 0
+
+
+def paired_table(
+    acc: stats.PairedAccumulator, seated: list[Seated], level: float
+) -> tuple[pl.DataFrame, tuple[tuple[str, str, str], ...]]:
+    """The paired table of A and B so far (the one rule's q-values, A's line-up naming the rows
+    that repeat a seat's) without the groups no game pairs (:func:`leave_out`), and those groups."""
+    table = acc.table(level, repeats=seated[0].line.repeats())
+    return leave_out(table, *seated)
 
 
 def leave_out(

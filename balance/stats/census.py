@@ -277,10 +277,12 @@ def paired_summary(
     n = ga.height
     rows: list[tuple[Any, ...]] = []
 
-    def mean_row(metric: str, words: str, va: np.ndarray, vb: np.ndarray) -> None:
+    def mean_row(
+        metric: str, words: str, va: np.ndarray, vb: np.ndarray, kind: str = "mean"
+    ) -> None:
         d = mean_interval(moments((vb - va).astype(np.float64)[:, None]), level)
         rows.append(
-            (metric, words, "mean", n, float(va.mean()), float(vb.mean()), float(d.mean[0]),
+            (metric, words, kind, n, float(va.mean()), float(vb.mean()), float(d.mean[0]),
              float(d.lo[0]), float(d.hi[0]), float(d.p_value[0]))
         )  # fmt: skip
 
@@ -309,8 +311,8 @@ def paired_summary(
             "games with a kingmaking decision",
             per_game(ga, "kingmaking"),
             per_game(gb, "kingmaking"),
+            "rate",  # a share of games (0 or 1 a game), shown in percent
         )
-        rows[-1] = (*rows[-1][:2], "rate", *rows[-1][3:])
         ratio_row(
             "kingmaking_share",
             "tested decisions of losing seats that picked the winner",
