@@ -43,7 +43,18 @@ Every claim is about a per-game mean (balance/stats/groups.py's per-game values)
   winner's metrics are NaN in a game without one winner and left out (as a role not dealt is), so
   they are means over the games with one winner; a comeback or a close game is 0 or 1 (the
   Bernoulli likelihood); a game that deals sides (Raven Manor) has its sides' metrics. A game
-  that records no trajectory is refused before any game."""
+  that records no trajectory is refused before any game.
+- ``dead_turns``, ``forced``, ``first_minus_last``, ``kingmaking_games``: how each game is
+  taken, from its census (balance/census.py: the run's games 0, 1, 2, ... replayed decision by
+  decision with the census's default settings; stats/census.py ``per_game_values``): the game's
+  share of dead turns and of forced decisions, the turns its first place took more than its
+  last, and whether it had a kingmaking decision. The three shares lie in [0, 1] and take the
+  Bernoulli likelihood (a quasi-likelihood for a fraction, valid as it is: stats/sequential.py),
+  so that a share that is 0 in every game so far still gets an interval of some width. A census
+  replays a game in Python (10 ms to 1 s, kingmaking most of it), so these claims look after
+  every ``census_batch`` games of their own, once the other claims of the check have decided;
+  their SPRTs, caps and promises are the same. Kingmaking is tested only while a
+  ``kingmaking_games`` claim is open. A line-up with search seats is refused before any game."""
 
 from __future__ import annotations
 
@@ -59,6 +70,8 @@ from balance import fmt, runner, stats
 from balance.config import ConfigError, load_config
 from balance.config.overrides import Override
 from balance.experiments.check_spec import (  # DEFAULT_DELTA: tune.py imports it from here
+    CENSUS,
+    CENSUS_SHARES,
     DEFAULT_DELTA,  # noqa: F401
     MAX_GAMES,
     MAX_METRICS,
@@ -72,6 +85,7 @@ from balance.experiments.play import Runs
 from balance.runner import CHUNK
 from balance.stats import plays
 from balance.stats import sequential as seq
+from balance.stats.census import per_game_values
 
 Verdict = Literal["PASS", "FAIL", "INCONCLUSIVE"]
 
@@ -262,12 +276,14 @@ def check(
     played = 0
     with runner.numba_threads(threads):
         for name, cfg_path, runs, seed, bounds in prepared:
-            runs.load(seed)
             decided_at: dict[int, tuple[int, float]] = {}
             late: dict[int, dict[str, int]] = {}  # max_role_shift: roles first dealt later
-            games = 0
             start = time.perf_counter()
-            while len(decided_at) < len(bounds):
+            games = 0
+            played_by: dict[int, int] = {}  # a census claim: the census games it was fed
+            if any(b.spec.metric not in CENSUS for b in bounds):
+                runs.load(seed)
+            while any(b.index not in decided_at for b in bounds if b.spec.metric not in CENSUS):
                 n = spec.batch
                 if spec.max_games is not None:
                     n = min(n, spec.max_games - games)
@@ -278,7 +294,7 @@ def check(
                 ):
                     done = arrays[0].first_game + arrays[0].n_games  # games played so far
                     for i, b in enumerate(bounds):
-                        if b.index in decided_at:
+                        if b.index in decided_at or b.spec.metric in CENSUS:
                             continue
                         if b.test is None:
                             bounds[i] = b = _deal_roles(b, arrays, spec, shown, cfg_path)
@@ -290,13 +306,33 @@ def check(
                 played += n * len(runs.runs)
                 if progress is not None:
                     open_caps = [
-                        _cap_played(_test(b), games) for b in bounds if b.index not in decided_at
+                        _cap_played(_test(b), games)
+                        for b in bounds
+                        if b.index not in decided_at and b.spec.metric not in CENSUS
                     ]
                     progress(name, games, max(open_caps, default=games))
             elapsed = time.perf_counter() - start
+            counted = [b for b in bounds if b.spec.metric in CENSUS]
+            if counted:
+                done = _census_claims(
+                    spec, runs.runs[0].config, seed, counted, decided_at, start, name, progress
+                )
+                played += done
+                played_by = dict.fromkeys((b.index for b in counted), done)
+                elapsed = time.perf_counter() - start
             for b in bounds:
                 results.append(
-                    _result(spec, shown, name, cfg_path, b, elapsed, decided_at, games, late)
+                    _result(
+                        spec,
+                        shown,
+                        name,
+                        cfg_path,
+                        b,
+                        elapsed,
+                        decided_at,
+                        played_by.get(b.index, games),
+                        late,
+                    )
                 )
     return CheckResult(
         spec=shown,
@@ -307,6 +343,53 @@ def check(
         games=played,
         wall_time_s=time.perf_counter() - t0,
     )
+
+
+def _census_claims(
+    spec: Spec,
+    config: Any,
+    seed: int,
+    bounds: list[_Bound],
+    decided_at: dict[int, tuple[int, float]],
+    start: float,
+    name: str,
+    progress: Callable[[str, int, int], None] | None,
+) -> int:
+    """Feed the census claims of a check (module docstring) the census of games 0, 1, 2, ...
+    of ``seed``, ``spec.census_batch`` at a time, until each decides or reaches its cap (or
+    the census's bound, census.MAX_GAMES); returns the games replayed."""
+    from balance import census as cs
+
+    games = 0
+    top = min(spec.max_games or cs.MAX_GAMES, cs.MAX_GAMES)
+    while any(b.index not in decided_at for b in bounds):
+        n = min(spec.census_batch, top - games)
+        if n <= 0:
+            break
+        king = any(
+            b.spec.metric == "kingmaking_games" and b.index not in decided_at for b in bounds
+        )
+        frame, _ = cs.census(config, seed, range(games, games + n), cs.Settings(kingmaking=king))
+        values = per_game_values(frame)
+        games += n
+        for b in bounds:
+            if b.index not in decided_at and feed_values(_test(b), values[b.spec.metric]):
+                decided_at[b.index] = (games, time.perf_counter() - start)
+        if progress is not None:
+            caps = [_cap_played(_test(b), games) for b in bounds if b.index not in decided_at]
+            progress(name, games, max(caps, default=games))
+    return games
+
+
+def _censusable(cfg: Any, shown: str, key: str, cfg_path: str) -> None:
+    """One line naming the assertion when its config's census cannot be taken (search seats)."""
+    from balance import census as cs
+    from balance.errors import BalanceError
+
+    try:
+        cs.censusable(cfg)
+    except BalanceError as e:
+        _raise(shown, key, f"{cfg_path}: {e}")
 
 
 def _test(b: _Bound) -> stats.SequentialAssertion:
@@ -424,6 +507,8 @@ def _prepare_check(
             roles = tuple(stats.groups(line, ["role"]))
             bounds.append(_Bound(a, j, 0, None, None, None, None, [], key, roles))
             continue
+        if a.metric in CENSUS:
+            _censusable(cfg, shown, f"{key}.metric", c.config)
         if a.metric in PLAYS and not keeps_plays(runs.runs[0]):
             _raise(
                 shown,
@@ -447,9 +532,9 @@ def keeps_plays(run: Any) -> bool:
 
 def _bernoulli(a: AssertionSpec, grp: list[stats.Group] | None, line: stats.Lineup) -> bool:
     """Whether the assertion's per-game value is one seat's or one team's win (0, 1/k or 1: the
-    Bernoulli likelihood), or a rate of games (a comeback, a close game); a policy of several
-    seats or a role is a mean (normal likelihood)."""
-    if a.metric in PLAYS_RATES:
+    Bernoulli likelihood), a rate of games (a comeback, a close game) or a census's share (in
+    [0, 1]); a policy of several seats or a role is a mean (normal likelihood)."""
+    if a.metric in PLAYS_RATES or a.metric in CENSUS_SHARES:
         return True
     if a.metric != "win_share" or grp is None:
         return False
@@ -546,6 +631,11 @@ def _result(
         if missed:
             named = ", ".join(f"{r} (first dealt in game {g:,})" for r, g in missed.items())
             detail += f"; not covered, dealt only later: {named}"
+    if b.spec.metric in CENSUS:
+        detail += (
+            f"\ncensus: games 0 to {used - 1:,} replayed decision by decision, "
+            f"{spec.census_batch:,} a look (balance census: docs/commands/census.md)"
+        )
     zone = _zone(b)
     if zone:
         detail += f"\nindifference zone: {zone}"

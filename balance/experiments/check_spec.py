@@ -30,12 +30,16 @@ from balance import fmt, stats
 from balance.config.loading import load_yaml
 from balance.config.translate import validation_error
 from balance.stats import plays
+from balance.stats.census import PER_GAME as CENSUS
 
 # The metrics of a game's trajectory (stats/plays.py's, but ``points``): whole games, no group;
 # the winner's metrics are taken over the games with one winner.
 PLAYS = tuple(m for m in plays.METRICS if m != "points")
 # The plays metrics whose per-game value is 0 or 1 (the Bernoulli likelihood)
 PLAYS_RATES = tuple(m for m in PLAYS if plays.METRICS[m][0] == "rate")
+# The census's measures (stats/census.py ``per_game_values``): whole games replayed decision by
+# decision; ``kingmaking_games`` is 0 or 1 a game (the Bernoulli likelihood)
+CENSUS_SHARES = ("dead_turns", "forced", "kingmaking_games")
 Metric = Literal[  # type: ignore[valid-type]
     (
         "win_share",
@@ -48,6 +52,7 @@ Metric = Literal[  # type: ignore[valid-type]
         "first_player_edge",
         "max_role_shift",
         *PLAYS,  # how the game plays, per game from its trajectory
+        *CENSUS,  # how the game is taken, per game from its census (balance/census.py)
     )
 ]
 # Metrics that compare the config with a baseline, game by game (max_role_shift does not: its
@@ -56,17 +61,21 @@ PAIRED = ("win_share_shift", "mean_score_shift", "mean_turns_shift", "max_seat_s
 # Metrics whose values are shares (of the games won, in [0, 1]) or differences of shares (in
 # [-1, 1]): a bound, a centre, a tolerance or a delta beyond those is a mistake, usually a
 # percentage ("within: [50, 10]" for 0.5 ± 0.1).
-SHARES = ("win_share", *PLAYS_RATES, "decided_at")
+SHARES = ("win_share", *PLAYS_RATES, "decided_at", *CENSUS_SHARES)
 SHARE_DIFFERENCES = ("win_share_shift", "max_seat_shift", "first_player_edge", "max_role_shift")
 _GROUP_KEYS = stats.KINDS
 # Default indifference width delta of the SPRT, by the quantity a metric measures.
 DEFAULT_DELTA = {"win_share": 0.01, "mean_score": 0.5, "mean_turns": 1.0}
 DEFAULT_DELTA |= dict.fromkeys((*PLAYS_RATES, "decided_at"), 0.02)
 DEFAULT_DELTA |= {"lead_changes": 0.1, "max_deficit": 0.5, "margin": 0.5}
+# a census replays its games in Python (0.01 to 1 s a game): wider defaults, fewer games
+DEFAULT_DELTA |= {"dead_turns": 0.02, "forced": 0.02, "kingmaking_games": 0.1}
+DEFAULT_DELTA |= {"first_minus_last": 0.5}
 # Metrics measured on the shares' scale (their default delta is a share's).
 _ON_SHARE_SCALE = ("max_seat_shift", "first_player_edge", "max_role_shift")
 _STRICT = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 MAX_BATCH = 1_000_000  # games per batch: more only delays the first look
+MAX_CENSUS_BATCH = 10_000  # games per census look (a census replays 1 to 100 games a second)
 MAX_GAMES = 10**12  # a cap beyond any run (10^12 games is days of CPU)
 _NO_INCONCLUSIVE_PASS = (
     "'pass' is not allowed: an assertion left undecided at the cap would pass unseen; delete the "
@@ -170,6 +179,7 @@ _WHOLE_GAME = {
     "it takes no {}",
     "max_role_shift": "is about every role the game deals: it takes no {}",
     **dict.fromkeys(PLAYS, "is about how whole games play (their trajectories), not a {}"),
+    **dict.fromkeys(CENSUS, "is about whole games (their census), not a {}"),
 }
 
 
@@ -243,6 +253,13 @@ class Spec(BaseModel):
     beta: float = Field(0.05, gt=0, lt=0.5, description="chance of failing a claim that holds")
     batch: int = Field(
         2000, ge=100, le=MAX_BATCH, description="games per batch; SPRTs look after each"
+    )
+    census_batch: int = Field(
+        100,
+        ge=10,
+        le=MAX_CENSUS_BATCH,
+        description="games per look of the census metrics' SPRTs (each game replayed decision "
+        "by decision)",
     )
     max_games: int | None = Field(
         None,

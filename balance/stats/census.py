@@ -79,6 +79,31 @@ def _per_game(frame: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+# The census's per-game measures (:func:`per_game_values`): what ``balance check`` can assert
+PER_GAME = ("dead_turns", "forced", "first_minus_last", "kingmaking_games")
+
+
+def per_game_values(frame: pl.DataFrame) -> dict[str, np.ndarray]:
+    """Each game's value of each measure of :data:`PER_GAME`, in game order: its share of dead
+    turns (NaN without a turn) and of forced decisions (NaN without a decision), the turns its
+    first place took more than its last, and 1.0 when it had a kingmaking decision, else 0.0.
+    Averaged over games, the shares weigh every game alike (the summary's ratios weigh them by
+    their turns or decisions)."""
+    g = _per_game(frame)
+
+    def share(num: str, den: str) -> np.ndarray:
+        d = g[den].to_numpy().astype(np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(d > 0, g[num].to_numpy() / d, np.nan)
+
+    return {
+        "dead_turns": share("dead_turns", "turns"),
+        "forced": share("forced", "decisions"),
+        "first_minus_last": (g["first_turns"] - g["last_turns"]).to_numpy().astype(np.float64),
+        "kingmaking_games": (g["kingmaking"] > 0).to_numpy().astype(np.float64),
+    }
+
+
 def summary(frame: pl.DataFrame, level: float = 0.95, *, kingmaking: bool = True) -> pl.DataFrame:
     """One row per measure (:data:`SUMMARY_SCHEMA`), each with its ``level`` interval."""
     g = _per_game(frame)

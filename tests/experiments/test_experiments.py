@@ -512,7 +512,8 @@ BAD_SPECS = {
         "checks[0].assertions[0].metric: must be one of 'win_share', 'mean_score', 'mean_turns', "
         "'win_share_shift', 'mean_score_shift', 'mean_turns_shift', 'max_seat_shift', "
         "'first_player_edge', 'max_role_shift', 'lead_changes', 'comeback_half', "
-        "'comeback_two_thirds', 'max_deficit', 'decided_at', 'margin' or 'close', got 'mean_turn'",
+        "'comeback_two_thirds', 'max_deficit', 'decided_at', 'margin', 'close', 'dead_turns', 'forced', 'first_minus_last' or "
+        "'kingmaking_games', got 'mean_turn'",
     ),
     "assertion typo": (
         "      - {metric: mean_turns, belo: 3}",
