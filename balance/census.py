@@ -515,3 +515,24 @@ def run_census(path: str | os.PathLike[str], manifest: dict[str, Any]) -> Census
             f"this run's with `balance census {path}`"
         )
     return c
+
+
+def census_results(
+    path: str | os.PathLike[str], games: int, settings: Settings = DEFAULT, *, progress: Any = None
+) -> tuple[Census, bool]:
+    """The census of games 0 to ``games`` - 1 of the results directory ``path``, written to its
+    ``census.parquet`` (as ``balance census RESULTS`` does), and whether it was kept: a census
+    already there of the same run, games and settings is not taken again (a sweep resumed)."""
+    from balance.results import read_manifest
+
+    path = Path(path)
+    try:
+        earlier = run_census(path, read_manifest(path))
+    except BalanceError:  # another run's census: replaced by this run's
+        earlier = None
+    if earlier is not None and earlier.games == games and earlier.settings == settings.plain():
+        return earlier, True
+    config, seed = results_run(path, games, None)
+    c = take_census(config, seed, games, settings, progress=progress)
+    write_census(c, path / CENSUS_FILE)
+    return c, False

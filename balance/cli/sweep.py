@@ -25,6 +25,7 @@ from balance.cli._app import (
     command,
     playing_points,
 )
+from balance.errors import BalanceError
 
 
 @command()
@@ -89,6 +90,15 @@ def sweep(
     ] = False,
     backend: BackendOpt = "local",
     address: AddressOpt = None,
+    census: Annotated[
+        int,
+        typer.Option(
+            metavar="N",
+            help="Also take the census of games 0 to N - 1 of each point (as `balance census "
+            "DIR/<point>` does, its default settings): the report and the tables then show the "
+            "turns of the first place over the last, dead turns and kingmaking at each point.",
+        ),
+    ] = 0,
 ) -> None:
     """Play CONFIG at every value of a knob (or a grid of knobs), every point on the same seeds.
 
@@ -115,6 +125,7 @@ def sweep(
     out = out or sweep_lib.default_out(plan)
     runner.check_options(games=plan.games, seed=plan.seed, chunk_size=chunk_size, threads=threads)
     sweep_lib.check_out(out, plan, force=force)  # another sweep in the way: before any question
+    _check_census(plan, census)
     _confirm_costs(sweep_lib.sweep_costs(plan, out=out, threads=threads), yes=yes)
     _say_plan(plan, out=out, sets=sets)
     again = "run the same command again" if chosen else f"run the same command with --out {out}"
@@ -131,9 +142,39 @@ def sweep(
             on_point=_point_line(out),
         )
     _say_summary(summary)
+    _take_censuses(summary, census)
     if report_file is not None:
         _write_sweep_report(summary.out, out=report_file, cdn=False)
     _write_tables(tables, lambda: sheets.sweep_tables(summary.out))
+
+
+def _check_census(plan: Any, games: int) -> None:
+    """Refuse ``--census N`` before any game: N beyond the points' games or the census's bound,
+    or a line-up whose census cannot be taken (search seats)."""
+    from balance import census as cs
+
+    if games == 0:
+        return
+    top = min(plan.games, cs.MAX_GAMES)
+    if not 1 <= games <= top:
+        raise BalanceError(f"--census {games}: must be between 1 and {top:,} (games per point)")
+    for cfg in plan.configs:
+        cs.censusable(cfg)
+
+
+def _take_censuses(summary: Any, games: int) -> None:
+    """The census of each point (``--census``), kept when an earlier run took the same one."""
+    from balance import census as cs
+    from balance.terminal import progress_bar
+
+    for r in summary.points if games else ():
+        where = r.out
+        with progress_bar(f"census {r.point.name}") as bar:
+            _, kept = cs.census_results(where, games, progress=bar)
+        said = "kept (the same census)" if kept else f"games 0 to {games - 1:,}"
+        typer.echo(
+            f"  census {r.position}/{r.total} {r.point.name}: {said} -> {where}/{cs.CENSUS_FILE}"
+        )
 
 
 def _say_plan(plan: Any, *, out: Path, sets: list[str] | None) -> None:

@@ -42,7 +42,7 @@ from balance.config import load_config
 from balance.config.overrides import Override, override
 from balance.errors import BalanceError
 from balance.experiments.check import DEFAULT_DELTA
-from balance.experiments.check_spec import PLAYS, PLAYS_RATES
+from balance.experiments.check_spec import CENSUS, PLAYS, PLAYS_RATES
 from balance.fmt import num
 from balance.stats import rootfind
 
@@ -141,6 +141,13 @@ def parse_target(text: str) -> Target:
     if m is None:
         raise target_error(text, f"expected {_TARGET_FORM}")
     metric = m["metric"]
+    if metric in CENSUS:
+        raise target_error(
+            text,
+            f"{metric} is measured by a census (each game replayed decision by decision, 10 ms "
+            "to 1 s), too slow for the games a tune plays: sweep the knob with `balance sweep "
+            "--over KEY=VALUES --census N` and read its curve, or gate it with `balance check`",
+        )
     if metric not in METRICS:
         close = difflib.get_close_matches(metric, METRICS, n=1)
         hint = f"did you mean '{close[0]}'? " if close else ""

@@ -431,7 +431,15 @@ def analyse_sweep(path: str | os.PathLike[str], *, level: float = 0.95) -> Sweep
         for p in pts:
             manifest, rows = open_results(p.path)
             how = run_plays(manifest, p.path, rows)
-            data = curves.point_data(rows, manifest, level=level, how=how)
+            c = run_census(p.path, manifest)
+            data = curves.point_data(
+                rows,
+                manifest,
+                level=level,
+                how=how,
+                census=None if c is None else c.frame,
+                kingmaking=c is not None and c.kingmaking,
+            )
             manifests[p.index] = manifest
             players[p.index] = data.players
             teams_are_seats &= data.lineup.teams_are_seats
@@ -564,6 +572,13 @@ METRICS = (
     Metric("decided", "When the game is decided", "decided_at", ("game",),
            "the share of the game before the winner led for good", " points", 100.0),
     Metric("margin", "Margin of victory", "margin", ("game",), "the margin of victory", "", 1.0),
+    # how the game is taken (stats/census.py SWEPT): the points whose census was taken
+    Metric("turn_gap", "Turns of the first place over the last", "first_minus_last", ("game",),
+           "the turns the first place takes more than the last", " turns", 1.0),
+    Metric("dead", "Dead turns", "dead_turns", ("game",),
+           "the share of turns in which the seat had no choice", " points", 100.0),
+    Metric("kingmaking", "Kingmaking", "kingmaking_games", ("game",),
+           "the share of games with a kingmaking decision", " points", 100.0),
 )  # fmt: skip
 
 

@@ -22,6 +22,7 @@ from plotly.subplots import make_subplots
 from balance.fmt import q_text
 from balance.report import figures
 from balance.report.numbers import Metric, SweepStats, metric_rows, step_rows
+from balance.report.sentences import listing
 from balance.report.sweep_sentences import (
     change,
     count,
@@ -30,6 +31,7 @@ from balance.report.sweep_sentences import (
     row_words,
     slope_text,
 )
+from balance.stats.census import SWEPT
 
 PANEL_PX = 300  # height of one panel of a grid's figure
 PANEL_GAP_PX = 95  # between panels: the upper one's x-axis title, the lower one's title
@@ -82,8 +84,20 @@ def _y_values(
         "comeback_half": "winners behind at half time (%)",
         "decided_at": "share of the game before the winner led for good (%)",
         "margin": "margin of victory (standing)",
+        # how the game is taken (stats/census.py)
+        "first_minus_last": "turns of the first place over the last",
+        "dead_turns": "dead turns (%)",
+        "kingmaking_games": "games with a kingmaking decision (%)",
     }
-    rates = ("first_edge", "win_share", "end_reason", "comeback_half", "decided_at")
+    rates = (
+        "first_edge",
+        "win_share",
+        "end_reason",
+        "comeback_half",
+        "decided_at",
+        "dead_turns",
+        "kingmaking_games",
+    )
     scale = 100.0 if m.metric in rates else 1.0
     return "value", "lo", "hi", scale, titles[m.metric]
 
@@ -97,6 +111,9 @@ def _title(ss: SweepStats, m: Metric, t: pl.DataFrame) -> tuple[str, str]:
     context = f"{m.heading} at each point, {level_text(ss)} intervals over games" + (
         f"; one curve (or panel) per value of {others}" if others else ""
     )
+    if m.metric in SWEPT:  # a census: a sample of each point's games, replayed
+        n = sorted(set(t["games"].to_list()))
+        context += f"; the census of each point's first {listing([f'{g:,}' for g in n])} games"
     if t["group"].n_unique() == 1 and not others:  # one curve: its trend, as the summary says
         tr = ss.trends.filter(
             (pl.col("metric") == t["metric"][0])
@@ -111,7 +128,8 @@ def _title(ss: SweepStats, m: Metric, t: pl.DataFrame) -> tuple[str, str]:
     if tested.height == 0:
         why = (
             " (not compared across player counts)"
-            if ss.players_vary and m.key in ("seats", "policy", "team", "role")
+            if ss.players_vary
+            and (m.key in ("seats", "policy", "team", "role") or m.metric in SWEPT)
             else ""
         )
         return f"{m.heading}: no step between neighbouring points is tested{why}", context

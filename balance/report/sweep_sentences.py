@@ -29,7 +29,7 @@ from balance.report.numbers import (
     step_rows,
 )
 from balance.report.sentences import difference_label, listing, ordinal
-from balance.stats import plays, trend
+from balance.stats import curves, trend
 from balance.sweep_file import Axis
 
 # ============================================================================== one row in words
@@ -180,7 +180,7 @@ def _families(ss: SweepStats, how: bool = False) -> int:
     if not counted:
         return 0
     names = pl.concat(counted).unique().to_list()
-    return sum((m in plays.METRICS) == how for m in names)
+    return sum((m in curves.HOW) == how for m in names)
 
 
 def trend_method_sentence(ss: SweepStats) -> str | None:

@@ -79,6 +79,10 @@ def _per_game(frame: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+# The census's measures a sweep draws at each point and compares between neighbours
+# (stats/curves.py): the others (all seats' turns, forced decisions, the tested share) stay in
+# the census's own table
+SWEPT = ("first_minus_last", "dead_turns", "kingmaking_games")
 # The census's per-game measures (:func:`per_game_values`): what ``balance check`` can assert
 PER_GAME = ("dead_turns", "forced", "first_minus_last", "kingmaking_games")
 

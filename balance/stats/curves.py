@@ -35,6 +35,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import polars as pl
 
+from balance.stats import census as census_stats
 from balance.stats import plays
 from balance.stats.across import AcrossAccumulator
 from balance.stats.groups import GameArrays, Group, Lineup, common_groups, group_values, groups
@@ -70,6 +71,9 @@ _SHARE_FRAMES = (
     ("team", "by_team"),
     ("role", "by_role"),
 )
+# How the game plays: the trajectory's metrics and the census's measures a sweep draws, a family
+# of their own for the one rule (they neither dilute the win shares' nor are diluted by them)
+HOW = (*plays.METRICS, *census_stats.SWEPT)
 _CURVE_SCHEMA = {
     "metric": pl.String,
     "kind": pl.String,
@@ -97,6 +101,8 @@ class PointData(NamedTuple):
     end_reason: np.ndarray  # int32[games]: each game's end reason, an index into end_reasons
     end_reasons: tuple[str, ...]
     shares: WinShares
+    census: pl.DataFrame | None = None  # the point's census (balance/census.py), when taken
+    kingmaking: bool = False  # whether that census tested kingmaking
 
 
 def point_data(
@@ -105,10 +111,14 @@ def point_data(
     *,
     level: float = 0.95,
     how: plays.GameMetrics | None = None,
+    census: pl.DataFrame | None = None,
+    kingmaking: bool = False,
 ) -> PointData:
     """The curve rows and per-game arrays of one point's results dataset (module docstring);
     ``how``: how its games played (stats/plays.py, games 0, 1, ... of the dataset), the rows of
-    each plays metric (kind ``game``, group ``all``)."""
+    each plays metric (kind ``game``, group ``all``); ``census``: the census of its first games
+    (balance/census.py; ``kingmaking``: whether it tested kingmaking), the rows of each measure
+    of ``census_stats.SWEPT`` (kind ``game``, group ``all``, over the census's games)."""
     lf = _lazy(rows)
     shares = win_shares(lf, level=level)
     adv = seat_advantage(lf, level=level, shares=shares)
@@ -178,6 +188,14 @@ def point_data(
                 "", "game", ["all"] * t.height, t["mean"], t["lo"], t["hi"], t["games"]
             ).with_columns(metric=t["metric"])
         )
+    if census is not None:
+        t = census_stats.summary(census, level, kingmaking=kingmaking)
+        t = t.filter(pl.col("metric").is_in(census_stats.SWEPT))
+        parts.append(
+            _rows(
+                "", "game", ["all"] * t.height, t["mean"], t["lo"], t["hi"], t["games"]
+            ).with_columns(metric=t["metric"])
+        )
     if names:
         n = arrays.n_games
         share = np.bincount(end, minlength=len(names)) / max(n, 1)
@@ -193,6 +211,8 @@ def point_data(
         end_reason=end,
         end_reasons=names,
         shares=shares,
+        census=census,
+        kingmaking=kingmaking,
     )
 
 
@@ -270,6 +290,7 @@ def neighbour_rows(
         parts.append(_paired_frame("mean_score", "all", ["seats"], sa[:, None], sb[:, None], level))
         parts.append(_end_paired(a, b, n, level))
         parts.append(_plays_paired(xa, xb, level))
+        parts.append(_census_paired(a, b, level))
         table = pl.concat([p for p in parts if p.height], how="diagonal_relaxed")
         if a.shares.teams_fixed and b.shares.teams_fixed:  # a fair share known without error
             edge = table.filter(
@@ -385,6 +406,29 @@ def _plays_paired(xa: GameArrays, xb: GameArrays, level: float) -> pl.DataFrame:
     return pl.concat(parts)
 
 
+def _census_paired(a: PointData, b: PointData, level: float) -> pl.DataFrame:
+    """B - A of each swept census measure over the games both censuses hold (the first ones of
+    each point, the same games; balance/stats/census.py ``paired_summary``); nothing unless
+    both points have a census."""
+    if a.census is None or b.census is None:
+        return pl.DataFrame()
+    n = min(a.census["game"].max() or 0, b.census["game"].max() or 0) + 1  # type: ignore[operator]
+    fa, fb = (c.filter(pl.col("game") < n) for c in (a.census, b.census))
+    t = census_stats.paired_summary(fa, fb, level, kingmaking=a.kingmaking and b.kingmaking)
+    return t.filter(pl.col("metric").is_in(census_stats.SWEPT)).select(
+        "metric",
+        kind=pl.lit("game"),
+        group=pl.lit("all"),
+        games="games",
+        a="a",
+        b="b",
+        diff="diff",
+        lo="lo",
+        hi="hi",
+        p_value="p_value",
+    )
+
+
 def _plays_across(xa: GameArrays, xb: GameArrays, level: float) -> pl.DataFrame:
     """B - A of each plays metric between points of different player counts: independent
     samples, Welch intervals."""
@@ -487,7 +531,7 @@ def adjust_steps(table: pl.DataFrame) -> pl.DataFrame:
     counted = table.with_columns(
         p_value=pl.when(repeat).then(float("nan")).otherwise(pl.col("p_value"))
     )
-    q = q_values_apart(counted, plays.METRICS)  # how the game plays: a family of its own
+    q = q_values_apart(counted, HOW)  # how the game plays: a family of its own
     if repeat.any():
         index = {
             (r["step"], r["metric"], r["kind"], r["group"]): i
@@ -507,6 +551,7 @@ def adjust_steps(table: pl.DataFrame) -> pl.DataFrame:
 
 __all__ = [
     "CURVE_COLUMNS",
+    "HOW",
     "STEP_COLUMNS",
     "PointData",
     "adjust_steps",

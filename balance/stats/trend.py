@@ -53,8 +53,8 @@ import numpy as np
 import polars as pl
 from scipy import stats as sps
 
-from balance.stats import plays
 from balance.stats.curves import (
+    HOW,
     PointData,
     _fair,
     _indicators,
@@ -372,7 +372,7 @@ def adjust_sweep(steps: pl.DataFrame, trends: pl.DataFrame) -> tuple[pl.DataFram
     )
     # How the game plays (stats/plays.py) is a family of its own, as in `balance compare`:
     # its metrics neither dilute the win shares' rule nor are diluted by it
-    q = q_values_apart(counted, plays.METRICS)
+    q = q_values_apart(counted, HOW)
     if repeat.any():
         index = {r: i for i, r in enumerate(both.select("_test", "_key", *cols[:3]).iter_rows())}
         rows = both.select("_test", "_key", *cols[4:])
