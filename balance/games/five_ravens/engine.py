@@ -997,6 +997,53 @@ def standing(tb, st, p, sb, cursed):
     return score_breakdown(tb, st, p, sb, cursed) + handicap(tb, st, p)
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def standing_counted(tb, st, p):
+    """:func:`standing` of seat ``p`` from the seat's counts, without a look at its piles. A relic
+    comes to a seat only by its steal (FR-10) and never leaves it (ENGINE-11 and ENGINE-13 send
+    the centre's relics under the relic deck, never a seat's), so the seat's relics of type ``t``
+    are its EV_STOLEN telemetry count of that type and its captured ones ``S.ctype_col``'s; the
+    doubled chest (PL_DOUBLED) is captured while it is set (a rescue of it or of the 6 clears
+    it). The trajectory takes each seat's standing at every round (trace_point): a sum over the
+    relic types instead of over four piles. tests/games/five_ravens/test_trajectory.py holds it
+    to :func:`standing` at every decision of many games."""
+    cards = tb.r.cards
+    params = tb.r.params
+    n_types = params[T.P_N_TYPES]
+    stolen = S.PL_TELE + T.EV_STOLEN * (T.N_RAVENS + n_types) + T.N_RAVENS
+    chests = 0
+    gems = 0
+    total = 0
+    for t in range(n_types):
+        owned = st.r.pl[p, S.nn(stolen + t)]
+        kind = cards[T.C_KIND, t]
+        if kind == T.K_CHEST:
+            chests += cards[T.C_VALUE, t] * owned
+        elif kind == T.K_GEM:
+            gems += owned
+        elif kind == T.K_HOLLOW:
+            captured = st.r.pl[p, S.ctype_col(tb, t)]
+            total += (owned - captured) * params[T.P_HOLLOW]
+            total += captured * params[T.P_HOLLOW_CAPT]
+        elif st.r.pl[p, S.ctype_col(tb, t)] >= params[T.P_CURSED_SET]:  # a cursed type
+            total += params[T.P_CURSED_BONUS]
+    doubled = st.r.pl[p, S.PL_DOUBLED]
+    if doubled >= 0:
+        chests += cards[T.C_CHEST_V, doubled] * (params[T.P_SIX_MULT] - 1)
+    total += chests + params[T.P_GEM + min(gems, params[T.P_GEM_N] - 1)]
+    if (
+        params[T.P_CAPTURE + T.FOUR]
+        and S.has_captured(st, p, T.FOUR)
+        and S.captured_relics(st, p) >= params[T.P_FOUR_MIN]
+    ):
+        total += params[T.P_FOUR_BONUS]
+    if params[T.P_CAPTURE + T.EIGHT] and S.has_captured(st, p, T.EIGHT):
+        total -= params[T.P_EIGHT_PEN]
+    if params[T.P_CAPTURE + T.NINE] and S.has_captured(st, p, T.NINE):
+        total -= params[T.P_NINE_PEN]
+    return total + handicap(tb, st, p)
+
+
 @njit(cache=True, _nrt=False, forceinline=False)
 def final_scores(tb, st, score, rank, sb, cursed):
     """Fill ``score`` with each seat's FR-13 score plus its handicap, logged as its breakdown
@@ -1030,9 +1077,8 @@ def trace_point(tb, st, work):
     k = S.nn(st.r.board[S.G_ROUND])
     for p in range(S.n_seats(tb)):
         # Point 0 is the set-up, where a seat's piles are its nine Ravens (FR-1): no relic and
-        # no captured card, so its standing is the handicap alone, and scoring the piles (a
-        # fifth of the trajectory's scoring in a five-round game) would add 0
-        score = handicap(tb, st, p) if k == 0 else standing(tb, st, p, work.sb, work.cursed)
+        # no captured card, so its standing is the handicap alone
+        score = handicap(tb, st, p) if k == 0 else standing_counted(tb, st, p)
         work.tr[k, p, S.TR_SCORE] = score
         work.tr[k, p, S.TR_CAPTURED] = st.r.pl[p, S.PL_CAPT_N]
 

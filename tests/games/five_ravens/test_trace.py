@@ -169,3 +169,38 @@ def test_a_standing_past_int16_saturates():
     chunk = PLUGIN.play(c, 1, 0, 2000)
     assert (chunk.score > 32_767).any()
     assert np.array_equal(chunk.trace[:, -1, :, 0], np.clip(chunk.score, -32_768, 32_767))
+
+
+# Scoring rules far from the base's, for engine.standing_counted (the trajectory's standing from
+# the seats' counts): every relic a thief too (FR-7), a tripled chest, a cursed set of one, the
+# 4's bonus with no relic, penalties and bonuses of either sign, a long gem table
+SCORING_VARIANTS = {
+    "relic thieves": {"thief_relics": ["chest_3", "gem", "hollow", "skull", "idol", "mask"]},
+    "strong six": {"scoring": {"six_multiplier": 3, "six_max_chest": 5}},
+    "sets of one": {"scoring": {"cursed_set_size": 1, "cursed_set_bonus": -4, "hollow": -2}},
+    "four for nothing": {
+        "scoring": {"four_threshold": 0, "four_bonus": 7, "eight_penalty": -2, "nine_penalty": 3}
+    },
+    "gems": {"scoring": {"gem_table": [2, 3, 5, 8, 13, 21], "hollow_captured": 0}},
+}
+
+
+@pytest.mark.parametrize("rules", SCORING_VARIANTS.values(), ids=SCORING_VARIANTS.keys())
+def test_the_counted_standing_is_the_scored_one_under_every_scoring_rule(rules):
+    """Every point of the batch's trajectory (engine.standing_counted, from the seats' counts)
+    against engine.final_scores of the position where it was taken (the piles scanned), played
+    decision by decision, 24 games of random and greedy seats under each variant."""
+    c = compile_tables(config(4, ["random", "greedy", "random", "greedy"], rules=rules))
+    chunk = PLUGIN.play(c, 9, 0, 24)
+    for game in range(24):
+        pos = Position(PLUGIN, c, 9, game)
+        taken = 0
+        while not pos.done:
+            if int(trace_points(pos.state)) > taken:
+                taken += 1
+                copy = state.clone_state(pos.state)
+                w = alloc_work(c.tb)
+                engine.final_scores(c.tb, copy, w.score, w.rank, w.sb, w.cursed)
+                assert np.array_equal(chunk.trace[game, taken - 1, :, 0], w.score), (game, taken)
+            pos.play_policy()
+        assert taken == chunk.points[game] - 1
