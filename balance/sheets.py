@@ -185,13 +185,13 @@ def impact_tables(result: Any) -> dict[str, pl.DataFrame | None]:
     return {"impact": result.table, "summary": result.summary}
 
 
-def sweep_tables(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame | None]:
+def sweep_tables(path: str | os.PathLike[str], stats: Any = None) -> dict[str, pl.DataFrame | None]:
     """``balance sweep``: the tables its report reads (balance/report/numbers.py,
-    ``analyse_sweep``): every point's curve rows, the steps between neighbouring points and the
-    trends along the first knob."""
+    ``analyse_sweep``, or ``stats`` when the caller has it already): every point's curve rows,
+    the steps between neighbouring points and the trends along the first knob."""
     from balance.report.numbers import analyse_sweep
 
-    ss = analyse_sweep(path)
+    ss = analyse_sweep(path) if stats is None else stats
     return {"curve": ss.curve, "steps": ss.steps, "trends": ss.trends}
 
 

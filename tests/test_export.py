@@ -195,6 +195,21 @@ def test_sweep_writes_the_curves_steps_and_trends_its_report_reads(tmp_path):
     same_csv(tmp_path / "sw.trends.csv", want.trends)
 
 
+def test_a_sweep_with_a_page_and_tables_is_analysed_once(tmp_path, monkeypatch):
+    from balance.report import numbers, write
+
+    calls = []
+    real = numbers.analyse_sweep
+    counted = lambda *a, **k: calls.append(a) or real(*a, **k)  # noqa: E731
+    monkeypatch.setattr(numbers, "analyse_sweep", counted)
+    monkeypatch.setattr(write, "analyse_sweep", counted)
+    out, page = tmp_path / "sw.csv", tmp_path / "sw.html"
+    ok("sweep", BASE, "--over", "rules.relics.gem.count=2,3", "--games", 200, "--out",
+       tmp_path / "sw", "--csv", out, "--report", page)  # fmt: skip
+    assert len(calls) == 1 and page.exists()
+    same_csv(out, real(tmp_path / "sw").curve)
+
+
 def test_tune_by_bisection_writes_its_answer_and_points(tmp_path):
     out = tmp_path / "tune.csv"
     param, target = f"{KNOB}=0..40", "mean_score=8"

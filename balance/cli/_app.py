@@ -531,11 +531,12 @@ def _write_report(results: list[Path], *, out: Path, **options: Any) -> None:
     _say_report(info)
 
 
-def _write_sweep_report(sweep_dir: Path, *, out: Path, cdn: bool) -> None:
-    """Write the report of a sweep directory and say where."""
+def _write_sweep_report(sweep_dir: Path, *, out: Path, cdn: bool, stats: Any = None) -> None:
+    """Write the report of a sweep directory and say where (``stats``: its analysis, when the
+    caller has it)."""
     from balance.report.write import write_sweep_report
 
-    _say_report(write_sweep_report(_shown(sweep_dir), out=out, cdn=cdn))
+    _say_report(write_sweep_report(_shown(sweep_dir), out=out, cdn=cdn, stats=stats))
 
 
 def _write_ladder_report(ladder_dir: Path, *, out: Path, cdn: bool) -> None:

@@ -143,9 +143,19 @@ def sweep(
         )
     _say_summary(summary)
     _take_censuses(summary, census)
+    stats = _analysis(summary.out)  # once, for the page and the tables
     if report_file is not None:
-        _write_sweep_report(summary.out, out=report_file, cdn=False)
-    _write_tables(tables, lambda: sheets.sweep_tables(summary.out))
+        _write_sweep_report(summary.out, out=report_file, cdn=False, stats=stats())
+    _write_tables(tables, lambda: sheets.sweep_tables(summary.out, stats()))
+
+
+def _analysis(out: Path) -> Callable[[], Any]:
+    """The sweep's analysis (report/numbers.py ``analyse_sweep``), made on first use only."""
+    import functools
+
+    from balance.report.numbers import analyse_sweep
+
+    return functools.cache(lambda: analyse_sweep(_shown(out)))
 
 
 def _check_census(plan: Any, games: int) -> None:

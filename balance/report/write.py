@@ -159,12 +159,14 @@ def write_sweep_report(
     out: str | os.PathLike[str],
     cdn: bool = False,
     level: float = 0.95,
+    stats: Any = None,
 ) -> ReportInfo:
     """Write the page of the sweep at ``path`` to ``out`` (parents created; replaced
-    atomically)."""
+    atomically); ``stats``: its ``analyse_sweep`` at ``level`` when the caller has it already
+    (``balance sweep --report --csv`` analyses the sweep once for both)."""
     t0 = time.perf_counter()
     check_output(out)
-    ss = analyse_sweep(path, level=level)
+    ss = analyse_sweep(path, level=level) if stats is None else stats
     written = _write_html(out, render_sweep(ss, cdn=cdn))
     return ReportInfo(written, written.stat().st_size, ss.seconds, time.perf_counter() - t0)
 
