@@ -28,6 +28,10 @@ LADDER_RUNGS = {
     "corvids": "random,greedy,search_2,search_8,search_32",
 }
 
+# Games of each published report's census (`balance census RESULTS`, kingmaking tested): a few
+# minutes a game, replayed decision by decision
+CENSUS_GAMES = 1_000
+
 # Published sweep pages: reports/<name>.html of `balance sweep CONFIG --over KNOB --games N`.
 SWEEPS = {
     "five_ravens_players": ("configs/five_ravens/first_player_edge.yaml", "players=2,3,4", 200_000),
@@ -101,7 +105,8 @@ def reports(session: nox.Session) -> None:
     """Regenerate the published reports, reports/<game>.html for each game in REPORTS and
     reports/<name>.html for each sweep in SWEEPS (`balance sweep CONFIG --over KNOB --report`).
 
-    Each is `balance simulate CONFIG --games N --report reports/GAME.html` into a scratch results
+    Each is `balance simulate CONFIG --games N`, then `balance census` of its first CENSUS_GAMES
+    games and `balance report -o reports/GAME.html`, in a scratch results
     directory named after the game (the report's title and section names), inside this session's
     folder and given relative to the repository, so that the pages' provenance carries relative
     paths only (configs/..., .nox/reports/tmp/GAME), never /tmp or a home directory. Each game's
@@ -142,8 +147,10 @@ def reports(session: nox.Session) -> None:
             session.run("balance", "ladder", config, "--out", str(ladder), "--yes", *rungs)
             skill = ["--ladder", str(ladder)]
         session.run(
-            "balance", "simulate", config, "--games", str(games), "--report",
-            f"reports/{game}.html", "--out", str(out), "--force", "--yes", *skill,
-            "--set", f"report.impact_games={impact_games}",
+            "balance", "simulate", config, "--games", str(games), "--out", str(out), "--force",
+            "--yes", "--set", f"report.impact_games={impact_games}",
         )  # fmt: skip
+        # the census the page's "How the game plays" reads: turns per place, dead turns, kingmaking
+        session.run("balance", "census", str(out), "--games", str(CENSUS_GAMES))
+        session.run("balance", "report", str(out), "-o", f"reports/{game}.html", *skill)
         shutil.rmtree(out, ignore_errors=True)

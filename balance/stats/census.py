@@ -40,17 +40,40 @@ SUMMARY_SCHEMA = {
 }
 
 
+def zero_bound(den: np.ndarray, level: float = 0.95) -> float:
+    """The upper end of a share Σnum / Σden whose numerator was 0 in every game (no dead turn,
+    no kingmaking among the decisions tested), where the delta method's interval has no width.
+    With ``m`` games that have a denominator and num <= den <= T_max in each, a game has a
+    nonzero numerator with chance at least ``rho·E[den] / T_max`` (rho the share), so all ``m``
+    at 0 has chance at most ``(1 - rho·E[den] / T_max)^m``; the shares for which that is at
+    least ``(1 - level) / 2`` end at ``(1 - ((1 - level) / 2)^(1/m))·T_max / E[den]``, with the
+    largest and the mean denominator observed put in. The same bound holds for a share at 1
+    (every game's numerator its denominator), from below."""
+    d = np.asarray(den, np.float64)
+    d = d[d > 0]
+    if len(d) == 0:
+        return float("nan")
+    u = (1.0 - ((1.0 - level) / 2.0) ** (1.0 / len(d))) * d.max() / d.mean()
+    return float(min(1.0, u))
+
+
 def ratio_interval(
     num: np.ndarray, den: np.ndarray, level: float = 0.95
 ) -> tuple[float, float, float]:
     """Σnum / Σden over games (one value of each a game) with the ratio estimator's
-    game-clustered interval (module docstring); NaN when no game has a denominator."""
+    game-clustered interval (module docstring); NaN when no game has a denominator. A share at
+    0 (or 1) in every game has no spread to estimate from: its interval is then [0, u] (or
+    [1 - u, 1]) with u from :func:`zero_bound`."""
     num = np.asarray(num, np.float64)
     den = np.asarray(den, np.float64)
     n = len(num)
     if n == 0 or den.sum() == 0:
         return float("nan"), float("nan"), float("nan")
     r = num.sum() / den.sum()
+    if num.sum() == 0:
+        return 0.0, 0.0, zero_bound(den, level)
+    if num.sum() == den.sum():
+        return 1.0, 1.0 - zero_bound(den, level), 1.0
     if n < 2:
         return float(r), float("nan"), float("nan")
     resid = num - r * den
@@ -284,6 +307,8 @@ def _ratio_change(
     se = float(np.sqrt((u**2).sum() / (n * (n - 1))))
     d = float(rb - ra)
     t = sps.t.ppf(0.5 + level / 2, n - 1)
+    if num_a.sum() == 0 and num_b.sum() == 0:  # both at 0 in every game: zero_bound's ends
+        return 0.0, 0.0, 0.0, -zero_bound(den_a, level), zero_bound(den_b, level), 1.0
     if se == 0:
         return float(ra), float(rb), d, d, d, 1.0 if d == 0 else 0.0
     p = float(2 * sps.t.sf(abs(d) / se, n - 1))

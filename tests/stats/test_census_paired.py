@@ -95,3 +95,45 @@ def test_a_planted_null_stars_nothing_in_95_percent_of_replicates():
         for _ in range(400)
     )
     assert starred <= 29, starred
+
+
+# ------------------------------------------------- a share at 0 in every game (stats/census.py)
+
+
+def test_a_share_at_zero_in_every_game_gets_an_upper_end():
+    """No dead turn in 40 games of 28 turns: not [0, 0] (the delta method's, with no spread)
+    but [0, 1 - 0.025^(1/40)] (zero_bound, equal game lengths); the same from below at 1; a
+    pair of such censuses changes by 0 within [-u, +u]."""
+    from balance.stats.census import ratio_interval, zero_bound
+
+    turns = np.full(40, 28.0)
+    u = 1 - 0.025 ** (1 / 40)
+    assert ratio_interval(np.zeros(40), turns) == (0.0, 0.0, pytest.approx(u))
+    assert ratio_interval(turns, turns) == (1.0, pytest.approx(1 - u), 1.0)
+    longer = np.r_[turns[:-1], 56.0]  # one game twice as long: the bound scales by max / mean
+    assert zero_bound(longer) == pytest.approx(u * 56 / longer.mean())
+    frame = _frame(np.random.default_rng(3), 40, dead=0.0)
+    t = paired_summary(frame, frame).row(2, named=True)
+    assert t["metric"] == "dead_turns" and t["diff"] == 0 and t["p_value"] == 1
+    assert t["lo"] < 0 < t["hi"]
+
+
+def test_the_zero_bound_covers_its_worst_case():
+    """The worst case of zero_bound: every turn of a game dead or none (the dependence the bound
+    allows), each game all dead with chance q just above the bound of 40 games. Those whose 40
+    games are all at 0 get [0, q]'s bound and miss q: at most 2.5 % of 4,000 (one side of a
+    95 % interval), by a one-sided 99 % binomial test. (The others take the delta method's
+    interval, which this all-or-nothing case, a handful of dead games in 40, does not suit.)"""
+    from balance.stats.census import ratio_interval
+
+    reps, m = 4000, 40
+    q = 1.02 * (1 - 0.025 ** (1 / m))  # just beyond the bound: all at 0 is then a miss
+    draw = np.random.default_rng(32)
+    turns = np.full(m, 28.0)
+    missed = 0
+    for dead_games in draw.random((reps, m)) < q:
+        if not dead_games.any():
+            _, lo, hi = ratio_interval(turns * dead_games, turns)
+            missed += not lo <= q <= hi
+    assert sps.binomtest(missed, reps, 0.025, alternative="greater").pvalue > 0.01, missed
+    assert missed > 0  # the bound is tight: the worst case does miss, about 2.5 % of the time
