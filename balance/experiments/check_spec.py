@@ -69,7 +69,7 @@ DEFAULT_DELTA = {"win_share": 0.01, "mean_score": 0.5, "mean_turns": 1.0}
 DEFAULT_DELTA |= dict.fromkeys((*PLAYS_RATES, "decided_at"), 0.02)
 DEFAULT_DELTA |= {"lead_changes": 0.1, "max_deficit": 0.5, "margin": 0.5}
 # a census replays its games in Python (0.01 to 1 s a game): wider defaults, fewer games
-DEFAULT_DELTA |= {"dead_turns": 0.02, "forced": 0.02, "kingmaking_games": 0.1}
+DEFAULT_DELTA |= {"dead_turns": 0.05, "forced": 0.05, "kingmaking_games": 0.1}
 DEFAULT_DELTA |= {"first_minus_last": 0.5}
 # Metrics measured on the shares' scale (their default delta is a share's).
 _ON_SHARE_SCALE = ("max_seat_shift", "first_player_edge", "max_role_shift")
