@@ -177,13 +177,14 @@ def _take_censuses(summary: Any, games: int) -> None:
     from balance import census as cs
     from balance.terminal import progress_bar
 
-    for r in summary.points if games else ():
-        where = r.out
+    if not games:
+        return
+    for r in summary.points:
         with progress_bar(f"census {r.point.name}") as bar:
-            _, kept = cs.census_results(where, games, progress=bar)
+            _, kept = cs.census_results(r.out, games, progress=bar)
         said = "kept (the same census)" if kept else f"games 0 to {games - 1:,}"
         typer.echo(
-            f"  census {r.position}/{r.total} {r.point.name}: {said} -> {where}/{cs.CENSUS_FILE}"
+            f"  census {r.position}/{r.total} {r.point.name}: {said} -> {r.out}/{cs.CENSUS_FILE}"
         )
 
 

@@ -280,7 +280,7 @@ def check(
             late: dict[int, dict[str, int]] = {}  # max_role_shift: roles first dealt later
             start = time.perf_counter()
             games = 0
-            played_by: dict[int, int] = {}  # a census claim: the census games it was fed
+            replayed = 0  # the census games the census claims were fed
             if any(b.spec.metric not in CENSUS for b in bounds):
                 runs.load(seed)
             while any(b.index not in decided_at for b in bounds if b.spec.metric not in CENSUS):
@@ -314,11 +314,10 @@ def check(
             elapsed = time.perf_counter() - start
             counted = [b for b in bounds if b.spec.metric in CENSUS]
             if counted:
-                done = _census_claims(
+                replayed = _census_claims(
                     spec, runs.runs[0].config, seed, counted, decided_at, start, name, progress
                 )
-                played += done
-                played_by = dict.fromkeys((b.index for b in counted), done)
+                played += replayed
                 elapsed = time.perf_counter() - start
             for b in bounds:
                 results.append(
@@ -330,7 +329,7 @@ def check(
                         b,
                         elapsed,
                         decided_at,
-                        played_by.get(b.index, games),
+                        replayed if b.spec.metric in CENSUS else games,
                         late,
                     )
                 )

@@ -83,8 +83,9 @@ def ratio_interval(
 
 
 def _per_game(frame: pl.DataFrame) -> pl.DataFrame:
-    """One row per game: its sums, whether any decision was kingmaking, and the turns of its
-    first and last places."""
+    """One row per game: its sums, the turns of its first and last places and the first's more
+    than the last's (``first_minus_last``), and 1.0 when any decision was kingmaking
+    (``kingmade``, else 0.0)."""
     last = frame["order"].max()
     return (
         frame.group_by("game")
@@ -97,6 +98,10 @@ def _per_game(frame: pl.DataFrame) -> pl.DataFrame:
             pl.col("kingmaking").sum(),
             pl.col("turns").filter(pl.col("order") == 0).first().alias("first_turns"),
             pl.col("turns").filter(pl.col("order") == last).first().alias("last_turns"),
+        )
+        .with_columns(
+            first_minus_last=(pl.col("first_turns") - pl.col("last_turns")).cast(pl.Float64),
+            kingmade=(pl.col("kingmaking") > 0).cast(pl.Float64),
         )
         .sort("game")
     )
@@ -126,8 +131,8 @@ def per_game_values(frame: pl.DataFrame) -> dict[str, np.ndarray]:
     return {
         "dead_turns": share("dead_turns", "turns"),
         "forced": share("forced", "decisions"),
-        "first_minus_last": (g["first_turns"] - g["last_turns"]).to_numpy().astype(np.float64),
-        "kingmaking_games": (g["kingmaking"] > 0).to_numpy().astype(np.float64),
+        "first_minus_last": g["first_minus_last"].to_numpy(),
+        "kingmaking_games": g["kingmade"].to_numpy(),
     }
 
 
@@ -149,13 +154,12 @@ def summary(frame: pl.DataFrame, level: float = 0.95, *, kingmaking: bool = True
     mean_row(
         "first_minus_last",
         "turns the first place takes more than the last",
-        (g["first_turns"] - g["last_turns"]).to_numpy(),
+        g["first_minus_last"].to_numpy(),
     )
     ratio_row("dead_turns", "turns in which the seat had no choice", "dead_turns", "turns")
     ratio_row("forced", "decisions with a single legal option", "forced", "decisions")
     if kingmaking:
-        k = (g["kingmaking"] > 0).to_numpy()
-        share = float(k.mean()) if n else float("nan")
+        share = float(g["kingmade"].mean()) if n else float("nan")  # type: ignore[arg-type]
         lo, hi = wilson_interval(share, n, level)
         rows.append(
             ("kingmaking_games", "games with a kingmaking decision", "rate", n, share,
@@ -302,13 +306,13 @@ def _ratio_change(
     n = len(num_a)
     if n < 2 or den_a.sum() == 0 or den_b.sum() == 0:
         return (float("nan"),) * 6
+    if num_a.sum() == 0 and num_b.sum() == 0:  # both at 0 in every game: zero_bound's ends
+        return 0.0, 0.0, 0.0, -zero_bound(den_a, level), zero_bound(den_b, level), 1.0
     ra, rb = num_a.sum() / den_a.sum(), num_b.sum() / den_b.sum()
     u = (num_b - rb * den_b) / den_b.mean() - (num_a - ra * den_a) / den_a.mean()
     se = float(np.sqrt((u**2).sum() / (n * (n - 1))))
     d = float(rb - ra)
     t = sps.t.ppf(0.5 + level / 2, n - 1)
-    if num_a.sum() == 0 and num_b.sum() == 0:  # both at 0 in every game: zero_bound's ends
-        return 0.0, 0.0, 0.0, -zero_bound(den_a, level), zero_bound(den_b, level), 1.0
     if se == 0:
         return float(ra), float(rb), d, d, d, 1.0 if d == 0 else 0.0
     p = float(2 * sps.t.sf(abs(d) / se, n - 1))
@@ -345,17 +349,12 @@ def paired_summary(
         change = _ratio_change(col(ga, num), col(ga, den), col(gb, num), col(gb, den), level)
         rows.append((metric, words, "rate", n, *change))
 
-    def per_game(g: pl.DataFrame, what: str) -> np.ndarray:
-        if what == "first_minus_last":
-            return (g["first_turns"] - g["last_turns"]).to_numpy().astype(np.float64)
-        return (g["kingmaking"] > 0).to_numpy().astype(np.float64)
-
     mean_row("turns", "turns a game (all seats)", *(g["turns"].to_numpy() for g in (ga, gb)))
     mean_row(
         "first_minus_last",
         "turns the first place takes more than the last",
-        per_game(ga, "first_minus_last"),
-        per_game(gb, "first_minus_last"),
+        ga["first_minus_last"].to_numpy(),
+        gb["first_minus_last"].to_numpy(),
     )
     ratio_row("dead_turns", "turns in which the seat had no choice", "dead_turns", "turns")
     ratio_row("forced", "decisions with a single legal option", "forced", "decisions")
@@ -363,8 +362,8 @@ def paired_summary(
         mean_row(
             "kingmaking_games",
             "games with a kingmaking decision",
-            per_game(ga, "kingmaking"),
-            per_game(gb, "kingmaking"),
+            ga["kingmade"].to_numpy(),
+            gb["kingmade"].to_numpy(),
             "rate",  # a share of games (0 or 1 a game), shown in percent
         )
         ratio_row(

@@ -182,20 +182,10 @@ def point_data(
     turns = mean_interval(moments(arrays.turns[:, None]), level)
     parts.append(_mean_rows("mean_turns", "game", ["all"], turns, [arrays.n_games]))
     if how is not None:
-        t = plays.summary(how, level)
-        parts.append(
-            _rows(
-                "", "game", ["all"] * t.height, t["mean"], t["lo"], t["hi"], t["games"]
-            ).with_columns(metric=t["metric"])
-        )
+        parts.append(_whole_game_rows(plays.summary(how, level)))
     if census is not None:
         t = census_stats.summary(census, level, kingmaking=kingmaking)
-        t = t.filter(pl.col("metric").is_in(census_stats.SWEPT))
-        parts.append(
-            _rows(
-                "", "game", ["all"] * t.height, t["mean"], t["lo"], t["hi"], t["games"]
-            ).with_columns(metric=t["metric"])
-        )
+        parts.append(_whole_game_rows(t.filter(pl.col("metric").is_in(census_stats.SWEPT))))
     if names:
         n = arrays.n_games
         share = np.bincount(end, minlength=len(names)) / max(n, 1)
@@ -214,6 +204,14 @@ def point_data(
         census=census,
         kingmaking=kingmaking,
     )
+
+
+def _whole_game_rows(t: pl.DataFrame) -> pl.DataFrame:
+    """Curve rows (kind ``game``, group ``all``) of a summary with one row per metric and its
+    ``mean``, ``lo``, ``hi`` and ``games`` (stats/plays.py's, stats/census.py's)."""
+    return _rows(
+        "", "game", ["all"] * t.height, t["mean"], t["lo"], t["hi"], t["games"]
+    ).with_columns(metric=t["metric"])
 
 
 def _rows(metric, kind, group, value, lo, hi, games, fair=None) -> pl.DataFrame:  # type: ignore[no-untyped-def]

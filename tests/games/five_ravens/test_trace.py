@@ -112,14 +112,37 @@ def test_every_game_records_set_up_each_round_and_the_end(players, seats, rules)
         assert (chunk.trace[:, 1:-1] != chunk.trace[:, -1:]).any()  # the middle is not the end
 
 
-@pytest.mark.parametrize(("players", "seats", "rules"), LINE_UPS[:3])
-def test_a_point_is_the_engine_scoring_the_position_where_it_is_taken(players, seats, rules):
+# Scoring rules far from the base's, for engine.standing_counted (the trajectory's standing from
+# the seats' counts): every relic a thief too (FR-7), a tripled chest, a cursed set of one, the
+# 4's bonus with no relic, penalties and bonuses of either sign, a long gem table
+SCORING_VARIANTS = {
+    "relic thieves": {"thief_relics": ["chest_3", "gem", "hollow", "skull", "idol", "mask"]},
+    "strong six": {"scoring": {"six_multiplier": 3, "six_max_chest": 5}},
+    "sets of one": {"scoring": {"cursed_set_size": 1, "cursed_set_bonus": -4, "hollow": -2}},
+    "four for nothing": {
+        "scoring": {"four_threshold": 0, "four_bonus": 7, "eight_penalty": -2, "nine_penalty": 3}
+    },
+    "gems": {"scoring": {"gem_table": [2, 3, 5, 8, 13, 21], "hollow_captured": 0}},
+}
+
+
+@pytest.mark.parametrize(
+    ("players", "seats", "rules", "games"),
+    [(*line_up, 8) for line_up in LINE_UPS[:3]]
+    + [(4, ["random", "greedy"] * 2, rules, 24) for rules in SCORING_VARIANTS.values()],
+    ids=[f"line-up {i}" for i in range(3)] + list(SCORING_VARIANTS.keys()),
+)
+def test_a_point_is_the_engine_scoring_the_position_where_it_is_taken(
+    players, seats, rules, games
+):
     """Played decision by decision: when a round's first decision is pending (its Prelude moved
-    no card from one owner to another), engine.final_scores of a copy of the position gives the
-    point of the round before's end, as the end gives the last; the batch recorded the same."""
+    no card from one owner to another), engine.final_scores of a copy of the position (the piles
+    scanned) gives the point of the round before's end, as the end gives the last; the batch
+    recorded the same (engine.standing_counted, from the seats' counts), under three line-ups
+    and under every scoring variant of SCORING_VARIANTS."""
     c = compile_tables(config(players, seats, rules=rules))
-    chunk = PLUGIN.play(c, 4, 0, 8)
-    for game in range(8):
+    chunk = PLUGIN.play(c, 4, 0, games)
+    for game in range(games):
         pos = Position(PLUGIN, c, 4, game)
         want = []
         while not pos.done:
@@ -169,38 +192,3 @@ def test_a_standing_past_int16_saturates():
     chunk = PLUGIN.play(c, 1, 0, 2000)
     assert (chunk.score > 32_767).any()
     assert np.array_equal(chunk.trace[:, -1, :, 0], np.clip(chunk.score, -32_768, 32_767))
-
-
-# Scoring rules far from the base's, for engine.standing_counted (the trajectory's standing from
-# the seats' counts): every relic a thief too (FR-7), a tripled chest, a cursed set of one, the
-# 4's bonus with no relic, penalties and bonuses of either sign, a long gem table
-SCORING_VARIANTS = {
-    "relic thieves": {"thief_relics": ["chest_3", "gem", "hollow", "skull", "idol", "mask"]},
-    "strong six": {"scoring": {"six_multiplier": 3, "six_max_chest": 5}},
-    "sets of one": {"scoring": {"cursed_set_size": 1, "cursed_set_bonus": -4, "hollow": -2}},
-    "four for nothing": {
-        "scoring": {"four_threshold": 0, "four_bonus": 7, "eight_penalty": -2, "nine_penalty": 3}
-    },
-    "gems": {"scoring": {"gem_table": [2, 3, 5, 8, 13, 21], "hollow_captured": 0}},
-}
-
-
-@pytest.mark.parametrize("rules", SCORING_VARIANTS.values(), ids=SCORING_VARIANTS.keys())
-def test_the_counted_standing_is_the_scored_one_under_every_scoring_rule(rules):
-    """Every point of the batch's trajectory (engine.standing_counted, from the seats' counts)
-    against engine.final_scores of the position where it was taken (the piles scanned), played
-    decision by decision, 24 games of random and greedy seats under each variant."""
-    c = compile_tables(config(4, ["random", "greedy", "random", "greedy"], rules=rules))
-    chunk = PLUGIN.play(c, 9, 0, 24)
-    for game in range(24):
-        pos = Position(PLUGIN, c, 9, game)
-        taken = 0
-        while not pos.done:
-            if int(trace_points(pos.state)) > taken:
-                taken += 1
-                copy = state.clone_state(pos.state)
-                w = alloc_work(c.tb)
-                engine.final_scores(c.tb, copy, w.score, w.rank, w.sb, w.cursed)
-                assert np.array_equal(chunk.trace[game, taken - 1, :, 0], w.score), (game, taken)
-            pos.play_policy()
-        assert taken == chunk.points[game] - 1
