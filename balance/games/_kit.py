@@ -20,7 +20,8 @@ In Python:
 - ``check_play``: the argument checks of a game's ``engine.play`` (and ``check_replay`` of its
   ``narrate.play_logged``); errors are raised here, never inside a kernel.
 - ``saturation_rows`` / ``saturated``: the per-block clip counts a batch kernel fills (one row per
-  block of its ``prange``, so that threads never write the same cell) and their column sums.
+  block, so that threads never write the same cell) and their column sums.
+- ``in_threads``: a batch kernel's units (blocks of games) over the threads, in pieces.
 - ``Outputs``, ``alloc_outputs`` and ``play_chunk``: the Python side of every game's
   ``engine.play``: the batch kernel's output arrays, allocated once here, and the ``Chunk`` made
   of them, so that a game's ``play`` is one call.
@@ -205,12 +206,9 @@ def copy_log(aux: np.ndarray, row0: int, n: int) -> np.ndarray:
 
 class Outputs(NamedTuple):
     """The output arrays of a game's batch kernel for ``n`` games of ``P`` seats
-    (``engine.play_batch(tb, seed, first_game, n_games, out)``); ``alloc_outputs`` makes them.
-
-    A batch kernel unpacks the tuple *before* its ``prange`` loop
-    (``score, rank, turns, end, order, team, role, extra, tele, clipped, trace, points = out``): numba 0.68
-    drops, without a word, what a parallel loop writes into an array it reaches through a tuple
-    argument (checked with a four-field tuple: every cell stayed 0).
+    (``engine.play_batch(tb, seed, first_game, n_games, out, lo, hi)``); ``alloc_outputs`` makes
+    them. Game g writes row g of each (its trajectory, its block's room) and block b row b of
+    ``clipped``, so that the threads of ``in_threads`` never write the same cell.
     """
 
     score: np.ndarray  # int32[n, P]
@@ -397,7 +395,8 @@ def play_chunk(
     n_measures: int = 0,
 ) -> Chunk:
     """A game's ``engine.play``: checks the arguments, allocates the outputs, runs the batch
-    kernel ``batch(kernel_tables, seed, first_game, n_games, out)`` and returns the Chunk."""
+    kernel ``batch(kernel_tables, seed, first_game, n_games, out, lo, hi)`` on its units
+    [lo, hi) of ``block`` games each (``in_threads``) and returns the Chunk."""
     check_play(seed, first_game, n_games)
     out = alloc_outputs(
         n_games,
@@ -410,5 +409,60 @@ def play_chunk(
         trace_cap=trace_cap,
         n_measures=n_measures,
     )
-    batch(kernel_tables, np.int64(seed), np.int64(first_game), np.int64(n_games), out)
+    args = (kernel_tables, np.int64(seed), np.int64(first_game), np.int64(n_games), out)
+    in_threads(lambda lo, hi: batch(*args, np.int64(lo), np.int64(hi)), len(out.clipped))
     return to_chunk(out, first_game, extra_names, team=team, role=role)
+
+
+PIECES_PER_THREAD = 8  # pieces of a chunk per thread: a thread that finishes early takes more
+
+
+def in_threads(call: Callable[[int, int], None], n_units: int, threads: int | None = None) -> None:
+    """``call(lo, hi)`` over the units [0, n_units) in pieces, on ``threads`` threads (default
+    ``numba.get_num_threads()``, what ``--threads`` and ``numba.set_num_threads`` set), this one
+    among them; ``call`` is a compiled kernel that releases the GIL (``nogil=True``).
+
+    A batch kernel is a plain loop over its units (blocks of games, or games), not numba's
+    ``prange``: a parallel loop compiles the whole game twice more (its gufunc and the function
+    around it, each optimised with every callee linked in), a fifth of a batch kernel's cold
+    compile and two fifths of a search kernel's. Pieces are taken in turn by whichever thread is
+    free, so a thread slowed by a neighbour takes fewer. Each unit writes only its own rows
+    of the outputs, so the games are the same on any number of threads. An exception in any
+    thread (Ctrl-C in this one) stops the others taking pieces and is raised here once they
+    have finished the piece they are in."""
+    if threads is None:
+        import numba
+
+        threads = numba.get_num_threads()
+    threads = max(1, min(threads, n_units))
+    if threads == 1:
+        if n_units:
+            call(0, n_units)
+        return
+    pieces = min(n_units, PIECES_PER_THREAD * threads)
+    bounds = [k * n_units // pieces for k in range(pieces + 1)]
+    taken = iter(range(pieces))
+    lock = threading.Lock()
+    failed: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            while not failed:
+                with lock:
+                    k = next(taken, None)
+                if k is None:
+                    return
+                call(bounds[k], bounds[k + 1])
+        except BaseException as e:  # noqa: BLE001 - re-raised in the calling thread
+            failed.append(e)
+
+    helpers = [threading.Thread(target=work, daemon=True) for _ in range(threads - 1)]
+    for t in helpers:
+        t.start()
+    try:
+        work()
+    finally:
+        for t in helpers:
+            t.join()
+    if failed:
+        raise failed[0]

@@ -45,7 +45,7 @@ import types
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 from numba.core import cgutils
 from numba.core import types as nbtypes
 from numba.extending import intrinsic
@@ -405,21 +405,21 @@ def play_game_search(
         E.apply(tb, st, work, code)
 
 
-def play_batch_search(kt, sp, seed, first_game, n_games, out, counts):
-    """``E.play_batch`` with search seats: games [first_game, first_game + n_games) into row i of
-    ``out`` (kit.Outputs) and of ``counts`` (int64[n_games, 2]: the game's searches and their
-    iterations), ``sp`` the seats' search settings (balance/search.py). Each game is its own
-    unit of the parallel loop (a search game costs thousands of games: blocks of the batch's
-    size would leave a thread idle on a small chunk); its States and tree are its own, its
-    telemetry clip counts summed into ``out``'s first row after the loop."""
+def play_batch_search(kt, sp, seed, first_game, n_games, out, counts, g0, g1):
+    """``E.play_batch`` with search seats: games g0 to g1 - 1 of [first_game, first_game +
+    n_games) into row i of ``out`` (kit.Outputs) and of ``counts`` (int64[n_games, 2]: the
+    game's searches and their iterations), ``sp`` the seats' search settings
+    (balance/search.py). Each game is its own block (``play`` runs them over the threads: a
+    search game costs thousands of games, so blocks of the batch's size would leave a thread
+    idle on a small chunk): its States and tree are its own, its telemetry clip counts in row i
+    of ``out.clipped`` and its trajectory in its own room."""
     score, rank, turns, end, order, team, role, extra, tele, clipped, trace, points = out
     players = sp.shape[0]
     cap = np.int64(2)
     for p in range(players):
         if sp[p, SP_ON] != 0 and most_iterations(sp, p) + 2 > cap:
             cap = most_iterations(sp, p) + 2
-    clips = np.zeros((n_games, clipped.shape[1]), np.int64)
-    for gi in prange(n_games):
+    for gi in range(g0, g1):
         tb = block_tables(kt)
         keep, st = block_state(tb)
         keep_w, world = block_state(tb)
@@ -452,17 +452,12 @@ def play_batch_search(kt, sp, seed, first_game, n_games, out, counts):
             counts[gi],
         )
         E.record(
-            tb, st, work, gi, score, rank, turns, end, order, team, role, extra, tele, clips[gi]
+            tb, st, work, gi, score, rank, turns, end, order, team, role, extra, tele, clipped[gi]
         )
-        if points.shape[0] > gi:  # games in any order: each its own block's room
-            points[gi, 1] = gi * (trace.shape[0] // points.shape[0])
         E.record_trace(tb, st, work, gi, trace, points)
         block_end(keep)  # a use of the States' arrays after the game (Five Ravens' records)
         block_end(keep_w)
         block_end(keep_s)
-    for gi in range(n_games):
-        for j in range(clipped.shape[1]):
-            clipped[0, j] += clips[gi, j]
 
 
 # How a block of the batch makes its tables and States, and a replay's log is held, for a game
@@ -532,7 +527,7 @@ _JIT = (
     search_at,
     play_game_search,
 )
-_PARALLEL = (play_batch_search,)
+_BATCH = (play_batch_search,)  # called from Python threads (kit.in_threads): no GIL
 
 
 def bind(ns: dict[str, Any], **game: Any) -> None:
@@ -551,7 +546,7 @@ def bind(ns: dict[str, Any], **game: Any) -> None:
     glb.update(game)
     glb["__name__"] = ns["__name__"]
     own = [fn for fn in _DEFAULTS if fn.__name__ not in game]
-    for fn in (*own, *_JIT, *_PARALLEL):
+    for fn in (*own, *_JIT, *_BATCH):
         # the game's own file as the code's: numba keys its cache files (and balance finds
         # them, balance/_kernels.py) by the source file, so each game's copy is its own
         code = fn.__code__.replace(co_filename=ns["__file__"])
@@ -559,7 +554,7 @@ def bind(ns: dict[str, Any], **game: Any) -> None:
         rebound.__module__ = ns["__name__"]
         rebound.__qualname__ = fn.__qualname__
         rebound.__doc__ = fn.__doc__
-        jitted = njit(cache=True, parallel=fn in _PARALLEL)(rebound)
+        jitted = njit(cache=True, nogil=fn in _BATCH)(rebound)
         glb[fn.__name__] = jitted
         ns[fn.__name__] = jitted
     batch_kernel = glb["play_batch_search"]
@@ -572,10 +567,10 @@ def bind(ns: dict[str, Any], **game: Any) -> None:
         if counts is None:
             counts = np.zeros((n_games, 2), np.int64)
 
-        def batch(kt, seed, first_game, n_games, out):
-            batch_kernel(kt, sp, seed, first_game, n_games, out, counts)
+        def batch(kt, seed, first_game, n_games, out, g0, g1):
+            batch_kernel(kt, sp, seed, first_game, n_games, out, counts, g0, g1)
 
-        return engine.play(compiled, seed, first_game, n_games, batch=batch)
+        return engine.play(compiled, seed, first_game, n_games, batch=batch, block=1)
 
     play.__module__ = ns["__name__"]
     ns["play"] = play

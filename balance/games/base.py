@@ -258,7 +258,8 @@ STANDARD_MODULES: dict[str, tuple[str, ...]] = {
         "new_state",
         "copy_state",
     ),
-    # play_game(tb, st, seed, game, work), play_batch(tb, seed, first_game, n_games, out), play;
+    # play_game(tb, st, seed, game, work), play_batch(tb, seed, first_game, n_games, out, b0, b1)
+    # (the games of blocks b0 to b1 - 1), play;
     # the decision points: start, advance, legal, apply, and record (an ended game's row)
     "engine": ("play", "play_batch", "play_game", "start", "advance", "legal", "apply", "record"),
     "policies": ("choose",),  # the configured policy's pick at the pending decision

@@ -294,3 +294,60 @@ def test_outputs_make_the_chunk_a_game_returns():
     assert chunk.extra["b"].flags.c_contiguous and (chunk.extra["b"] == 7).all()
     assert out.clipped.shape == (3, 4) and chunk.saturated.tolist() == [0, 0, 0, 1]
     assert chunk.telemetry.shape == (5, 3, 4) and chunk.telemetry.dtype == np.uint8
+
+
+# ---------------------------------------------------------------- threads
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 8])
+@pytest.mark.parametrize("units", [0, 1, 5, 64, 257])
+def test_in_threads_runs_every_unit_once_on_at_most_the_threads_asked(threads, units):
+    import threading
+
+    seen: list[tuple[int, int, int]] = []
+    lock = threading.Lock()
+
+    def call(lo, hi):
+        with lock:
+            seen.append((lo, hi, threading.get_ident()))
+
+    kit.in_threads(call, units, threads)
+    covered = sorted(u for lo, hi, _ in seen for u in range(lo, hi))
+    assert covered == list(range(units))  # every unit once, none twice
+    assert all(lo < hi for lo, hi, _ in seen)  # no empty piece
+    assert len({t for *_, t in seen}) <= max(1, min(threads, units))
+    assert len(seen) <= max(1, kit.PIECES_PER_THREAD * threads)
+
+
+def test_in_threads_takes_the_thread_count_numba_is_set_to():
+    import numba
+
+    calls: list[tuple[int, int]] = []
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        kit.in_threads(lambda lo, hi: calls.append((lo, hi)), 100)
+    finally:
+        numba.set_num_threads(before)
+    assert calls == [(0, 100)]  # one thread: one call, in this thread
+
+
+def test_an_error_in_a_thread_stops_the_others_and_is_raised_once_they_stop():
+    import threading
+    import time
+
+    started: list[int] = []
+    running = threading.Event()
+
+    def call(lo, hi):
+        started.append(lo)
+        if lo == 0:
+            running.wait(5)  # another thread is in a piece
+            time.sleep(0.05)
+            raise RuntimeError("unit 0 failed")
+        running.set()
+        time.sleep(0.2)  # still in its piece when unit 0 fails: it is waited for
+
+    with pytest.raises(RuntimeError, match="unit 0 failed"):
+        kit.in_threads(call, 160, 2)
+    assert len(started) < 16  # no piece was taken after the failure but the ones running

@@ -66,7 +66,7 @@ import math
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from balance.games import _kit as kit
 from balance.games.base import Chunk
@@ -988,14 +988,14 @@ def record_trace(tb, st, work, g, trace, points):
                 trace[s + k, p, j] = min(max(work.trace[k, p, j], -32768), 32767)
 
 
-@njit(cache=True, parallel=True, forceinline=False)
-def play_batch(tb, seed, first_game, n_games, out):
-    """Play games [first_game, first_game + n_games) into row i of the output arrays (``out``:
+@njit(cache=True, nogil=True, forceinline=False)
+def play_batch(tb, seed, first_game, n_games, out, b0, b1):
+    """Play the games of blocks b0 to b1 - 1 (of ``S.BLOCK_GAMES`` games each) of
+    [first_game, first_game + n_games) into row i of the output arrays (``out``:
     kit.Outputs); block b counts the telemetry cells it clipped at 255 in row b of ``clipped``
-    (per column)."""
+    (per column). ``kit.in_threads`` runs the blocks over the threads (``play``)."""
     score_, rank, turns, end, order, team, role, extra, tele, clipped, trace, points = out
-    n_blocks = (n_games + S.BLOCK_GAMES - 1) // S.BLOCK_GAMES
-    for blk in prange(n_blocks):
+    for blk in range(b0, b1):
         st = S.alloc_state(tb, 0)
         work = S.alloc_work(tb)
         clip = clipped[blk]
@@ -1007,7 +1007,14 @@ def play_batch(tb, seed, first_game, n_games, out):
             record_trace(tb, st, work, gi, trace, points)
 
 
-def play(compiled: Compiled, seed: int, first_game: int, n_games: int, batch: Any = None) -> Chunk:
+def play(
+    compiled: Compiled,
+    seed: int,
+    first_game: int,
+    n_games: int,
+    batch: Any = None,
+    block: int = S.BLOCK_GAMES,
+) -> Chunk:
     """Play a chunk of games: the batch kernel's Python layer (kit.play_chunk). A seat's role is
     the bird it was dealt; Corvids deals no teams."""
     return kit.play_chunk(
@@ -1018,7 +1025,7 @@ def play(compiled: Compiled, seed: int, first_game: int, n_games: int, batch: An
         n_games,
         players=compiled.players,
         n_tele=T.N_TELE,
-        block=S.BLOCK_GAMES,
+        block=block,
         extra_names=S.EXTRA_COLUMNS,
         trace_cap=S.trace_cap(compiled.tb),
         n_measures=len(S.TRACE_MEASURES),

@@ -66,7 +66,7 @@ from balance.games.corvids import tables as T
 
 OWN_PILE, OWN_REMOVED = -1, -2  # CC_OWNER values besides a seat
 
-BLOCK_GAMES = 64  # games per prange block of engine.play_batch (telemetry clip counts per block)
+BLOCK_GAMES = 64  # games per block of engine.play_batch (telemetry clip counts per block)
 
 END_REASONS = ("pile_empty", "setup_failed")  # Chunk.end_reason: G_END - 1
 END_EMPTY, END_SETUP = 1, 2  # G_END values (the index in END_REASONS + 1; 0 while playing)

@@ -57,7 +57,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from numba import njit, prange
+from numba import njit
 
 from balance.games import _kit as kit
 from balance.games.base import Chunk
@@ -1341,18 +1341,18 @@ def record_trace(tb, st, work, g, trace, points):
                 trace[s + k, p, m] = _clip_i16(work.tr[k, p, m])
 
 
-@njit(cache=True, parallel=True, forceinline=False)
-def play_batch(tables, seed, first_game, n_games, out):
-    """Play games [first_game, first_game + n_games) into row i of the output arrays ``out``
+@njit(cache=True, nogil=True, forceinline=False)
+def play_batch(tables, seed, first_game, n_games, out, b0, b1):
+    """Play the games of blocks b0 to b1 - 1 (of ``S.BLOCK_GAMES`` games each) of
+    [first_game, first_game + n_games) into row i of the output arrays ``out``
     (kit.Outputs) with play_game and record; block b counts the telemetry cells it clipped at 255
     in row b of ``out.clipped`` (per column). ``out.end`` stays 0 (END_CLOCKS: every game ends
     so) and ``out.extra[i, p, X_CAPTURED]`` is the seat's captured cards; no teams, no roles.
 
-    ``tables`` is the one-element TABLES_DTYPE array of the Tables record: numba's parallel
-    loop cannot take a record among its arguments, so each block makes its own Tables."""
+    ``tables`` is the one-element TABLES_DTYPE array of the Tables record; each block makes its
+    own Tables. ``kit.in_threads`` runs the blocks over the threads (``play``)."""
     score, rank, turns, end, order, team, role, extra, tele, clipped, trace, points = out
-    n_blocks = (n_games + S.BLOCK_GAMES - 1) // S.BLOCK_GAMES
-    for b in prange(n_blocks):
+    for b in range(b0, b1):
         tb = T.Tables(tables[0])
         s, aux = S.alloc_state(tb, 0)
         st = S.State(s[0], aux)  # the record: s stays alive to the end of the block (below)
@@ -1369,7 +1369,12 @@ def play_batch(tables, seed, first_game, n_games, out):
 
 
 def play(
-    compiled: T.Compiled, seed: int, first_game: int, n_games: int, batch: Any = None
+    compiled: T.Compiled,
+    seed: int,
+    first_game: int,
+    n_games: int,
+    batch: Any = None,
+    block: int = S.BLOCK_GAMES,
 ) -> Chunk:
     """Play a chunk of games: the batch kernel on the record's one-element array (play_batch)."""
     tb = compiled.tb
@@ -1381,7 +1386,7 @@ def play(
         n_games,
         players=int(tb.params[T.P_PLAYERS]),
         n_tele=int(tb.params[T.P_N_TELE]),
-        block=S.BLOCK_GAMES,
+        block=block,
         extra_names=S.EXTRA_COLUMNS,
         trace_cap=S.trace_cap(tb),
         n_measures=len(S.TRACE_MEASURES),

@@ -17,8 +17,8 @@ from balance.games.five_ravens import tables as T
 # make the Tables and the State in their own body, as engine.play_batch does.
 @njit(cache=True, inline="always")
 def block_tables(kt):
-    """The kernels' Tables from the batch's argument, the record's one-element array (numba's
-    parallel loop cannot take a record among its arguments: engine.play_batch)."""
+    """The kernels' Tables from the batch's argument, the record's one-element array (as
+    engine.play_batch takes them)."""
     return T.Tables(kt[0])
 
 

@@ -20,9 +20,9 @@ function with all the functions it calls linked in and optimised again, so each 
 tree above the rules costs a pass over nearly the whole engine. The thin levels under
 ``play_game`` (``play_turn``, ``do_action``, ``resolve_deaths``, ``end_exchange``) are therefore
 ``inline="always"``: their few blocks are copied into their one caller and they are never
-finalised on their own. ``play_game`` itself is not: inlined into the ``prange`` body of
-``play_batch`` it played other games than when called alone (numba's IR inlining inside a
-parfor). Every integer argument is int64, never a literal constant (``np.int64(pol.K_PLAY)`` at
+finalised on their own. ``play_game`` itself is not (inlined into the parallel loop
+``play_batch`` once was, it played other games than when called alone: numba's IR inlining
+inside a parfor). Every integer argument is int64, never a literal constant (``np.int64(pol.K_PLAY)`` at
 call sites), because numba compiles a function again for each literal value it is called with.
 
 Readings of the engine where the rulebook and RULINGS are silent (cited in tests as ENGINE-n;
@@ -77,7 +77,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from balance.games import _kit as kit
 from balance.games.base import Chunk
@@ -2944,14 +2944,14 @@ def record_trace(tb, st, work, g, trace, points):
     trace_measures(st, trace[s + k - 1])
 
 
-@njit(cache=True, parallel=True, forceinline=False)
-def play_batch(tb, seed, first_game, n_games, out):
-    """Play games [first_game, first_game + n_games) into row i of the outputs ``out``
+@njit(cache=True, nogil=True, forceinline=False)
+def play_batch(tb, seed, first_game, n_games, out, b0, b1):
+    """Play the games of blocks b0 to b1 - 1 (of ``S.BLOCK_GAMES`` games each) of
+    [first_game, first_game + n_games) into row i of the outputs ``out``
     (``_kit.Outputs``); block b counts the telemetry cells it clipped at 255 in row b of
-    ``out.clipped`` (per column)."""
+    ``out.clipped`` (per column). ``kit.in_threads`` runs the blocks over the threads (``play``)."""
     score, rank, turns, end, order, team, role, extra, tele, clipped, trace, points = out
-    n_blocks = (n_games + S.BLOCK_GAMES - 1) // S.BLOCK_GAMES
-    for blk in prange(n_blocks):
+    for blk in range(b0, b1):
         st = S.alloc_state(tb, 0)
         work = S.alloc_work(tb)
         clip = clipped[blk]
@@ -2964,7 +2964,12 @@ def play_batch(tb, seed, first_game, n_games, out):
 
 
 def play(
-    compiled: T.Compiled, seed: int, first_game: int, n_games: int, batch: Any = None
+    compiled: T.Compiled,
+    seed: int,
+    first_game: int,
+    n_games: int,
+    batch: Any = None,
+    block: int = S.BLOCK_GAMES,
 ) -> Chunk:
     """Play a chunk of games (``_kit.play_chunk``: the checks, the outputs, the Chunk)."""
     return kit.play_chunk(
@@ -2975,7 +2980,7 @@ def play(
         n_games,
         players=compiled.players,
         n_tele=T.N_TELE,
-        block=S.BLOCK_GAMES,
+        block=block,
         extra_names=S.EXTRA_COLUMNS,
         trace_cap=S.trace_cap(compiled.tb),
         n_measures=len(S.TRACE_MEASURES),

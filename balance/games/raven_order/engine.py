@@ -39,7 +39,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from balance.games import _kit as kit
 from balance.games.base import Chunk
@@ -1155,15 +1155,14 @@ def record_trace(tb, st, work, g, trace, points):
                 trace[s + k, p, m] = work.trace[k, p, m]
 
 
-@njit(cache=True, parallel=True, forceinline=False)
-def play_batch(tb, seed, first_game, n_games, out):
-    """Play games [first_game, first_game + n_games) into row i of the output arrays ``out``
+@njit(cache=True, nogil=True, forceinline=False)
+def play_batch(tb, seed, first_game, n_games, out, b0, b1):
+    """Play the games of blocks b0 to b1 - 1 (of ``S.BLOCK_GAMES`` games each) of
+    [first_game, first_game + n_games) into row i of the output arrays ``out``
     (``kit.Outputs``); block b counts the telemetry cells it clipped at 255 in row b of
-    ``clipped`` (per column)."""
-    # unpacked before the prange: numba drops writes made through a tuple inside it (kit.Outputs)
+    ``clipped`` (per column). ``kit.in_threads`` runs the blocks over the threads (``play``)."""
     score, rank, turns, end, order, _team, _role, extra, tele, clipped, trace, points = out
-    n_blocks = (n_games + S.BLOCK_GAMES - 1) // S.BLOCK_GAMES
-    for blk in prange(n_blocks):
+    for blk in range(b0, b1):
         st = S.alloc_state(tb, 0)
         work = S.alloc_work(tb)
         clip = clipped[blk]
@@ -1176,7 +1175,12 @@ def play_batch(tb, seed, first_game, n_games, out):
 
 
 def play(
-    compiled: T.Compiled, seed: int, first_game: int, n_games: int, batch: Any = None
+    compiled: T.Compiled,
+    seed: int,
+    first_game: int,
+    n_games: int,
+    batch: Any = None,
+    block: int = S.BLOCK_GAMES,
 ) -> Chunk:
     """Play a chunk of games: the kit's Python layer of the batch kernel (checks, outputs)."""
     return kit.play_chunk(
@@ -1187,7 +1191,7 @@ def play(
         n_games,
         players=2,
         n_tele=T.N_TELE,
-        block=S.BLOCK_GAMES,
+        block=block,
         extra_names=S.EXTRA_COLUMNS,
         trace_cap=S.trace_cap(compiled.tb),
         n_measures=len(S.TRACE_MEASURES),
