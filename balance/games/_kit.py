@@ -435,9 +435,8 @@ def in_threads(call: Callable[[int, int], None], n_units: int, threads: int | No
 
         threads = numba.get_num_threads()
     threads = max(1, min(threads, n_units))
-    if threads == 1:
-        if n_units:
-            call(0, n_units)
+    if threads == 1:  # no units: call(0, 0) still loads the kernel (``play`` of no games)
+        call(0, n_units)
         return
     pieces = min(n_units, PIECES_PER_THREAD * threads)
     bounds = [k * n_units // pieces for k in range(pieces + 1)]
