@@ -218,7 +218,8 @@ def test_a_game_stepped_from_python_is_the_batch_row(seats):
     tb = c.tb
     n_games = 12
     out = _outputs(n_games, tb)
-    engine.play_batch(tb, np.int64(3), np.int64(0), np.int64(n_games), out)
+    blocks = np.int64(len(out.clipped))  # every block, on this thread
+    engine.play_batch(tb, np.int64(3), np.int64(0), np.int64(n_games), out, np.int64(0), blocks)
     w = work(c)
     opts = np.zeros(S.MAX_OPTIONS, np.int64)
     kinds = set()
