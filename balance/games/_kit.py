@@ -452,7 +452,7 @@ def in_threads(call: Callable[[int, int], None], n_units: int, threads: int | No
                 if k is None:
                     return
                 call(bounds[k], bounds[k + 1])
-        except BaseException as e:  # noqa: BLE001 - re-raised in the calling thread
+        except BaseException as e:  # re-raised in the calling thread
             failed.append(e)
 
     helpers = [threading.Thread(target=work, daemon=True) for _ in range(threads - 1)]
