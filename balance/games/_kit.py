@@ -44,6 +44,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+import numba
 import numpy as np
 from numba import njit
 
@@ -206,7 +207,7 @@ def copy_log(aux: np.ndarray, row0: int, n: int) -> np.ndarray:
 
 class Outputs(NamedTuple):
     """The output arrays of a game's batch kernel for ``n`` games of ``P`` seats
-    (``engine.play_batch(tb, seed, first_game, n_games, out, lo, hi)``); ``alloc_outputs`` makes
+    (``engine.play_batch(tb, seed, first_game, n_games, out, b0, b1)``); ``alloc_outputs`` makes
     them. Game g writes row g of each (its trajectory, its block's room) and block b row b of
     ``clipped``, so that the threads of ``in_threads`` never write the same cell.
     """
@@ -395,8 +396,8 @@ def play_chunk(
     n_measures: int = 0,
 ) -> Chunk:
     """A game's ``engine.play``: checks the arguments, allocates the outputs, runs the batch
-    kernel ``batch(kernel_tables, seed, first_game, n_games, out, lo, hi)`` on its units
-    [lo, hi) of ``block`` games each (``in_threads``) and returns the Chunk."""
+    kernel ``batch(kernel_tables, seed, first_game, n_games, out, b0, b1)`` on its blocks
+    [b0, b1) of ``block`` games each (``in_threads``) and returns the Chunk."""
     check_play(seed, first_game, n_games)
     out = alloc_outputs(
         n_games,
@@ -410,7 +411,7 @@ def play_chunk(
         n_measures=n_measures,
     )
     args = (kernel_tables, np.int64(seed), np.int64(first_game), np.int64(n_games), out)
-    in_threads(lambda lo, hi: batch(*args, np.int64(lo), np.int64(hi)), len(out.clipped))
+    in_threads(lambda b0, b1: batch(*args, np.int64(b0), np.int64(b1)), len(out.clipped))
     return to_chunk(out, first_game, extra_names, team=team, role=role)
 
 
@@ -418,7 +419,7 @@ PIECES_PER_THREAD = 8  # pieces of a chunk per thread: a thread that finishes ea
 
 
 def in_threads(call: Callable[[int, int], None], n_units: int, threads: int | None = None) -> None:
-    """``call(lo, hi)`` over the units [0, n_units) in pieces, on ``threads`` threads (default
+    """``call(b0, b1)`` over the units [0, n_units) in pieces, on ``threads`` threads (default
     ``numba.get_num_threads()``, what ``--threads`` and ``numba.set_num_threads`` set), this one
     among them; ``call`` is a compiled kernel that releases the GIL (``nogil=True``).
 
@@ -431,8 +432,6 @@ def in_threads(call: Callable[[int, int], None], n_units: int, threads: int | No
     thread (Ctrl-C in this one) stops the others taking pieces and is raised here once they
     have finished the piece they are in."""
     if threads is None:
-        import numba
-
         threads = numba.get_num_threads()
     threads = max(1, min(threads, n_units))
     if threads == 1:  # no units: call(0, 0) still loads the kernel (``play`` of no games)

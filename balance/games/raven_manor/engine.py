@@ -10,20 +10,23 @@ pending decision in the State (board G_ACTOR, G_KIND, its list in B_CAND, B_PICK
 B_MASK). The rules are procedures (``s_*``, ids ``P_*``) whose program counter and locals are
 board registers (state.py, G_<PROC>_*) and whose callers are on a call stack (B_CALL, G_SP): a
 procedure that must ask sets the pending decision and returns False, and ``advance`` (``run``)
-resumes the procedure on top of the stack once ``apply`` has stored the answer (G_ANS). A call
-runs the callee at once in its caller (``if not s_x(tb, st): return False``), so the interpreter
-loop only resumes after a decision; the hot small procedures are inlined by LLVM
-(``forceinline=True``) to keep the kernel's speed.
+resumes the procedure on top of the stack once ``apply`` has stored the answer (G_ANS). A call of
+a small procedure runs the callee at once in its caller (``if not s_x(tb, st): return False``);
+a call of one of the six large ones (``s_opening``, ``s_action``, ``s_chain``, ``s_card``,
+``s_deaths``, ``s_death``) pushes it and returns False, and ``run`` starts it and resumes the
+caller at its program counter when it returns (the same path as after a decision, so the games
+are the same). The hot small procedures are inlined by LLVM (``forceinline=True``) to keep the
+kernel's speed.
 
 Compile time (``benchmarks/compile_time.py raven_manor``): numba finalises every compiled
-function with all the functions it calls linked in and optimised again, so each level of the call
-tree above the rules costs a pass over nearly the whole engine. The thin levels under
-``play_game`` (``play_turn``, ``do_action``, ``resolve_deaths``, ``end_exchange``) are therefore
-``inline="always"``: their few blocks are copied into their one caller and they are never
-finalised on their own. ``play_game`` itself is not (inlined into the parallel loop
-``play_batch`` once was, it played other games than when called alone: numba's IR inlining
-inside a parfor). Every integer argument is int64, never a literal constant (``np.int64(pol.K_PLAY)`` at
-call sites), because numba compiles a function again for each literal value it is called with.
+function with all the functions it calls linked in and optimised again, so each function that
+calls the large procedures costs a pass over nearly the whole engine. Hence the calls through
+``run`` above: each procedure links only the small ones below it, and only ``play_batch`` links
+them all. The thin levels between ``play_batch`` and the procedures (``play_game``, ``advance``,
+``run``, ``apply``) are ``inline="always"``: their few blocks are copied into their callers and
+they are never finalised on their own. Every integer argument is int64,
+never a literal constant (``np.int64(pol.K_PLAY)`` at call sites, ``state.emit``'s casts),
+because numba compiles a function again for each literal value it is called with.
 
 Readings of the engine where the rulebook and RULINGS are silent (cited in tests as ENGINE-n;
 docs/rules/raven_manor.md lists them for designers):
@@ -1989,9 +1992,7 @@ def s_chain(tb, st):
             bd[S.G_CARD_LIVING] = bd[S.G_CHAIN_LIVING]
             bd[S.G_CHAIN_PC] = 2
             push(st, np.int64(P_CARD), np.int64(S.G_CARD_PC))
-            if not s_card(tb, st):
-                return False
-            pc = 2
+            return False  # run starts s_card (module docstring: compile time)
         elif pc == 2:
             nxt = bd[S.G_RV]
             if nxt < 0 or bd[S.G_END] != 0:
@@ -2305,9 +2306,7 @@ def s_death(tb, st):
             S.tele(st, v, T.TE_PLAYED + c, 1)
             bd[S.G_DEATH_PC] = 99
             call_chain(st, v, c, t, o, np.int64(0), np.int64(1), np.int64(1))
-            if not s_chain(tb, st):
-                return False
-            pc = 99
+            return False  # run starts s_chain (module docstring: compile time)
         elif pc == 80:  # Lady Whale
             t = bd[S.G_ANS]
             S.emit(st, S.E_ABILITY, v, ch, t, 0, 0, 0, 0)
@@ -2376,9 +2375,7 @@ def s_death(tb, st):
             o = bd[S.G_RV2]
             bd[S.G_DEATH_PC] = 99
             call_chain(st, v, np.int64(T.TREASURE_MAP), t, o, np.int64(0), np.int64(1), np.int64(0))
-            if not s_chain(tb, st):
-                return False
-            pc = 99
+            return False  # run starts s_chain (module docstring: compile time)
         else:
             ret(st, 0, 0)
             return True
@@ -2390,17 +2387,14 @@ def s_deaths(tb, st):
     bd = st.board
     if bd[S.G_DEATHS_PC] == 1 and bd[S.G_DEPTH] == bd[S.G_DEATHS_N]:
         check_end(st)
-    while bd[S.G_DEPTH] < bd[S.G_DEATHS_N] and bd[S.G_END] == 0:
+    if bd[S.G_DEPTH] < bd[S.G_DEATHS_N] and bd[S.G_END] == 0:
         i = bd[S.G_DEPTH]
         bd[S.G_DEPTH] = i + 1
         bd[S.G_DEATH_V] = bd[S.B_DEATHS + 2 * i]
         bd[S.G_DEATH_CH] = bd[S.B_DEATHS + 2 * i + 1]
         bd[S.G_DEATHS_PC] = 1
         push(st, np.int64(P_DEATH), np.int64(S.G_DEATH_PC))
-        if not s_death(tb, st):
-            return False
-        if bd[S.G_DEPTH] == bd[S.G_DEATHS_N]:
-            check_end(st)
+        return False  # run starts s_death, then resumes this (module docstring: compile time)
     check_end(st)
     ret(st, 0, 0)
     return True
@@ -2431,15 +2425,11 @@ def s_action(tb, st):
                 S.tele(st, a, T.TE_PLAYED + c, 1)
                 bd[S.G_ACT_PC] = 99
                 call_chain(st, a, c, t, o, np.int64(1), np.int64(1), living)
-                if not s_chain(tb, st):
-                    return False
-                pc = 99
+                return False  # run starts s_chain (module docstring: compile time)
             elif kind == pol.K_USE:
                 bd[S.G_ACT_PC] = 99
                 call_chain(st, a, c, t, o, np.int64(0), np.int64(0), living)
-                if not s_chain(tb, st):
-                    return False
-                pc = 99
+                return False  # run starts s_chain (module docstring: compile time)
             elif kind == pol.K_CYCLE:  # RM-4: discard 2 to draw 1
                 bd[S.G_ACT_J] = 0
                 pc = 10
@@ -2493,9 +2483,7 @@ def s_action(tb, st):
                 return True
             bd[S.G_ACT_PC] = 99
             call_chain(st, a, o, t2, o2, np.int64(0), np.int64(1), np.int64(0))
-            if not s_chain(tb, st):
-                return False
-            pc = 99
+            return False  # run starts s_chain (module docstring: compile time)
         elif pc == 30:
             status = bd[S.G_RV]
             if not status & CANCELLED and bd[S.B_BARR + t] > 0:
@@ -2627,18 +2615,14 @@ def s_turn(tb, st, work):
             bd[S.G_ACT_O] = bd[b + 3]
             bd[S.G_TURN_PC] = 2
             push(st, np.int64(P_ACTION), np.int64(S.G_ACT_PC))
-            if not s_action(tb, st):
-                return False
-            pc = 2
+            return False  # run starts s_action (module docstring: compile time)
         elif pc == 2 or pc == 4:
             nxt = 3 if pc == 2 else 6
             if bd[S.G_DEPTH] < bd[S.G_DEATHS_N] and bd[S.G_END] == 0:
                 bd[S.G_TURN_PC] = nxt
                 call_deaths(st)
-                if not s_deaths(tb, st):
-                    return False
-            else:
-                check_end(st)  # s_deaths with nothing queued
+                return False  # run starts s_deaths (module docstring: compile time)
+            check_end(st)  # s_deaths with nothing queued
             pc = nxt
         elif pc == 3:
             if bd[S.G_END] != 0:
@@ -2704,9 +2688,7 @@ def s_game(tb, st, work):
         if pc == 0:
             bd[S.G_GAME_PC] = 1
             push(st, np.int64(P_OPENING), np.int64(S.G_OPEN_PC))
-            if not s_opening(tb, st):
-                return False
-            pc = 1
+            return False  # run starts s_opening (module docstring: compile time)
         elif pc == 1:
             bd[S.G_GAME_A] = bd[S.G_FIRST]
             check_end(st)
@@ -2868,7 +2850,7 @@ def legal(tb, st, work, opts):
     return k
 
 
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, _nrt=False, inline="always")
 def play_game(tb, st, seed, game, work):
     """Play one whole game into ``st`` with the scratch ``work`` (``state.alloc_work``)."""
     start(tb, st, seed, game, work)

@@ -433,7 +433,17 @@ def pending(st):
 
 @njit(cache=True, _nrt=False, inline="always")
 def emit(st, code, a, b, c, d, e, f, h):
-    """Log event ``code`` (E_*) with seven integers."""
+    """Log event ``code`` (E_*) with seven integers. Its 73 call sites pass literal constants, so
+    it casts them and calls ``log_row`` (compiled once, inlined by LLVM): numba compiles a function
+    again for every combination of literal values it is called with, and copying the log's branch
+    into each site (as ``inline="always"`` would) costs seconds of cold compile."""
+    log_row(st, np.int64(code), np.int64(a), np.int64(b), np.int64(c), np.int64(d), np.int64(e),
+            np.int64(f), np.int64(h))  # fmt: skip
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def log_row(st, code, a, b, c, d, e, f, h):
+    """``emit``'s row, all int64."""
     kit.log_event(st.board, st.log, G_LOG_N, G_LOG_CAP, G_LOG0, code, a, b, c, d, e, f, h)
 
 
