@@ -12,6 +12,8 @@ import json
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from balance import results, runner
 from balance.config import load_config
@@ -382,6 +384,32 @@ def test_the_room_of_a_chunks_trajectories_is_small_pages_touched_only_where_wri
     assert small.shape == (10, 2, 2) and not small.any()
     points = kit.trace_points(5, 2, 3)  # blocks of two games, room for three points a game
     assert points[:, 1].tolist() == [0, -1, 6, -1, 12]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    counts=st.lists(st.integers(1, 6), min_size=1, max_size=40),
+    block=st.integers(1, 9),
+    cap=st.integers(6, 8),
+)
+def test_a_chunks_rows_are_gathered_run_by_run_as_row_by_row(counts, block, cap):
+    """kit._gather copies a block's packed rows as one run; it gives what indexing each game's
+    rows one by one gives, in blocks of any size, a room by game (block 1) included."""
+    from balance.games import _kit as kit
+    from balance.games.base import point_index
+
+    n = len(counts)
+    points = kit.trace_points(n, block, cap)
+    for g, k in enumerate(counts):  # what trace_row records, game after game
+        if points[g, 1] < 0:
+            points[g, 1] = points[g - 1, 1] + points[g - 1, 0]
+        points[g, 0] = k
+    trace = np.arange(n * cap * 2 * 3, dtype=np.int16).reshape(n * cap, 2, 3)
+    first, k = points[:, 1], points[:, 0]
+    want = trace[np.repeat(first, k) + point_index(k)]
+    got = kit._gather(trace, first, k)
+    np.testing.assert_array_equal(got, want)
+    assert not np.shares_memory(got, trace)
 
 
 def test_a_room_given_back_is_used_again_and_its_old_rows_never_show():

@@ -369,14 +369,27 @@ def _trace_fields(out: Outputs) -> dict[str, Any]:
     points = out.points[:, 0]
     if points.min() < 1:
         raise ValueError("a game of the chunk recorded no trajectory point")
-    rows = np.repeat(out.points[:, 1], points) + point_index(points)
-    trace_rows = out.trace[rows]
+    trace_rows = _gather(out.trace, out.points[:, 1], points)
     give_back(out.trace)
     return {
         "trace_rows": trace_rows,
         "points": points.astype(np.int32),
         "trace_cap": out.trace.shape[0] // n,
     }
+
+
+def _gather(trace: np.ndarray, first: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """The rows ``first[g]`` .. + ``points[g]`` of ``trace`` for each game g in turn, copied.
+    A block's games fill its room one after the other, so the rows are a few runs (one a
+    block): copied run by run, about 4 times faster than indexing row by row, which cost two
+    threads of The Raven Order 4 % of their games/s (the copy is made on one thread)."""
+    end = first + points
+    cut = np.flatnonzero(first[1:] != end[:-1]) + 1  # a game whose rows do not follow the last's
+    if 8 * len(cut) > len(first):  # a room by game (the search player's batches): by row
+        return trace[np.repeat(first, points) + point_index(points)]
+    lo = np.concatenate(([0], cut))
+    hi = np.concatenate((cut, [len(first)]))
+    return np.concatenate([trace[first[a] : end[b - 1]] for a, b in zip(lo, hi, strict=True)])
 
 
 def play_chunk(

@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.extending import overload
 
 from balance.games.raven_manor import state as S
 from balance.games.raven_manor import tables as T
@@ -605,3 +606,43 @@ def start(tb, st):
     for q in range(S.n_players(st)):
         if st.pl[q, S.PL_REASON] != 0:
             refresh(tb, st, q)
+
+
+# ---------------------------------------------------------------- compiled where a seat reasons
+
+
+def only_reasoning(fn, none):
+    """``fn``, called with the Tables first, compiled only into kernels whose Tables are
+    ``tables.ReasoningTables`` (a line-up with a reasoning seat). Elsewhere the call is
+    ``none`` (``None``, ``0.0`` or ``False``): numba picks the implementation when it types the call, so a
+    basic kernel never compiles the beliefs (about 7 CPU s of a cold compile). The engine calls
+    the gates only where ``G_BELIEFS`` is set, which such a kernel never sets, so ``none`` is
+    never what a game runs."""
+
+    def gate(*args):
+        return fn(*args) if isinstance(args[0], T.ReasoningTables) else none
+
+    @overload(gate, jit_options={"_nrt": False})
+    def _typed(*args):
+        if getattr(args[0], "instance_class", None) is T.ReasoningTables:
+            return lambda *args: fn(*args)
+        return lambda *args: none
+
+    gate.__name__ = gate.__qualname__ = f"{fn.__name__}_if"
+    gate.__doc__ = (
+        f"``{fn.__name__}`` in a kernel of ReasoningTables, else ``{none}`` (only_reasoning)."
+    )
+    return gate
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def belief(tb, st, q, p, field):
+    """Field ``field`` (BE_*) of ``q``'s belief about ``p``."""
+    return bel(st)[q, p, S.KN_BEL + field]
+
+
+observe_if = only_reasoning(observe, None)
+hear_if = only_reasoning(hear, None)
+refresh_if = only_reasoning(refresh, None)
+start_if = only_reasoning(start, None)
+belief_if = only_reasoning(belief, 0.0)

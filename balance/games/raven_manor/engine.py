@@ -29,7 +29,10 @@ counting of the arrays ``play_batch`` allocates, measured). The thin levels betw
 their few blocks are copied into their callers and they are never finalised on their own.
 Every integer argument is int64, never a literal constant (``np.int64(pol.K_PLAY)`` at call
 sites, ``state.emit``'s casts), because numba compiles a function again for each literal value
-it is called with.
+it is called with. The reasoning players' beliefs (beliefs.py) are compiled only into the
+kernels of a line-up with a reasoning seat: its tables are ``tables.ReasoningTables``, another
+type, and the engine calls the beliefs through gates (``beliefs.observe_if`` ...) that numba
+resolves to nothing for plain ``Tables``.
 
 Readings of the engine where the rulebook and RULINGS are silent (cited in tests as ENGINE-n;
 docs/rules/raven_manor.md lists them for designers):
@@ -1398,7 +1401,7 @@ def s_pillow(tb, st):
         S.tele(st, giver, T.TE_PLAYED + T.PILLOW, 1)
         S.emit(st, S.E_PILLOW, giver, receiver, 0, 0, 0, 0, 0)
         if bd[S.G_BELIEFS] != 0:  # a revealed Pillow is a kill every seat sees (RM-8)
-            B.observe(tb, st, giver, np.int64(B.C_KILL), receiver)
+            B.observe_if(tb, st, giver, np.int64(B.C_KILL), receiver)
         st.pl[giver, S.PL_KILLS] += 1
         die(st, receiver, np.int64(T.D_PILLOW), giver)
     ret(st, 0, 0)
@@ -2422,7 +2425,7 @@ def s_action(tb, st):
             living = np.int64(st.pl[a, S.PL_ALIVE])
             S.emit(st, S.E_ACTION, a, kind, c, t, o, 0, 0)
             if bd[S.G_BELIEFS] != 0:  # every seat sees the action (RM-4): soft evidence
-                B.observe(tb, st, a, B.action_class(kind, c, t, o), t)
+                B.observe_if(tb, st, a, B.action_class(kind, c, t, o), t)
             if kind == pol.K_PLAY:
                 S.take_hand(st, a, c)
                 S.tele(st, a, T.TE_PLAYED + c, 1)
@@ -2555,7 +2558,7 @@ def say(tb, st, a, code):
     repeated = st.pl[a, S.PL_SAID] & bit != 0
     st.pl[a, S.PL_SAID] |= bit
     if st.board[S.G_BELIEFS] != 0 and not repeated:  # a claim said again tells nothing new
-        B.hear(tb, st, a, code)
+        B.hear_if(tb, st, a, code)
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -2780,7 +2783,7 @@ def start(tb, st, seed, game, work):
         st.board[S.G_BELIEFS] = 1
         for p in range(S.n_players(st)):
             st.pl[p, S.PL_REASON] = 1 if B.kind_now(tb, st, p) == T.POL_REASONING else 0
-        B.start(tb, st)
+        B.start_if(tb, st)
     push(st, np.int64(P_GAME), np.int64(S.G_GAME_PC))
 
 
