@@ -198,12 +198,13 @@ def shots() -> list[Path]:
         # card impact, the variant, and the Skill section's two figures
         ("raven_order", 9, "Economy seats win "),
         # the published Raven Manor and Corvids reports (200,000 games each), with their Skill
-        # sections (Raven Manor's: the depth chart and the Family x evil matrix as heat maps);
-        # Raven Manor's also has its census: the winning side's standing through the game and
-        # the turns at each place with the dead turns (13: seat, team, role, turn order, score,
-        # length, card impact, the two census figures and the Skill section's four)
+        # sections (Raven Manor's: the depth chart and the Family x evil matrix as heat maps)
+        # and their census, "How the game plays": the winner's standing through the game and
+        # the turns at each place with the dead turns (Raven Manor's 13: seat, team, role, turn
+        # order, score, length, card impact, the two census figures and the Skill section's
+        # four; Corvids' 13: its 11 and the two census figures)
         ("raven_manor", 13, "The seat farthest from the mean seat win (60.5 %) is seat 2"),
-        ("corvids", 11, "No seat wins more or less often than a fair 25 % beyond chance"),
+        ("corvids", 13, "No seat wins more or less often than a fair 25 % beyond chance"),
         # compare base.yaml with the 7 switched off: win share, mean score, game length
         ("compare", 3, "B differs from A in rules.ravens.seven.action (true → false)"),
     ],
