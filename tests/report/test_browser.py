@@ -195,8 +195,9 @@ def shots() -> list[Path]:
         ("published", 8, "No seat wins more or less often than a fair 25 % beyond chance"),
         # the published Raven Order report (200,000 games, economy vs rush) with its report
         # variant (no compensation): win share per seat and policy, turn order, score, length,
-        # card impact, the variant, and the Skill section's two figures
-        ("raven_order", 9, "Economy seats win "),
+        # card impact, the variant, the Skill section's two figures and the census's two, "How
+        # the game plays" (the winner's standing through the game, turns at each place)
+        ("raven_order", 11, "Economy seats win "),
         # the published Raven Manor and Corvids reports (200,000 games each), with their Skill
         # sections (Raven Manor's: the depth chart and the Family x evil matrix as heat maps)
         # and their census, "How the game plays": the winner's standing through the game and
