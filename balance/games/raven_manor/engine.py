@@ -29,10 +29,10 @@ counting of the arrays ``play_batch`` allocates, measured). The thin levels betw
 their few blocks are copied into their callers and they are never finalised on their own.
 Every integer argument is int64, never a literal constant (``np.int64(pol.K_PLAY)`` at call
 sites, ``state.emit``'s casts), because numba compiles a function again for each literal value
-it is called with. The reasoning players' beliefs (beliefs.py) are compiled only into the
-kernels of a line-up with a reasoning seat: its tables are ``tables.ReasoningTables``, another
-type, and the engine calls the beliefs through gates (``beliefs.observe_if`` ...) that numba
-resolves to nothing for plain ``Tables``.
+it is called with. The reasoning players' belief updates (beliefs.py) are compiled only into
+the kernels of a line-up with a reasoning seat: its tables are ``tables.ReasoningTables``,
+another type, and the engine calls the updates through gates (``beliefs.observe_if`` ...) that
+numba resolves to nothing for plain ``Tables``.
 
 Readings of the engine where the rulebook and RULINGS are silent (cited in tests as ENGINE-n;
 docs/rules/raven_manor.md lists them for designers):

@@ -211,7 +211,7 @@ def _kill_value(tb, st, p, t):
         return -w
     if enemy(st, p, t):
         if st.pl[p, S.PL_REASON] != 0 and st.pl[p, S.PL_SIDE] == T.FAMILY:
-            return w * (0.5 + 0.5 * B.belief_if(tb, st, p, t, np.int64(B.BE_OTHER)))  # top suspect
+            return w * (0.5 + 0.5 * B.bel(st)[p, t, S.KN_BEL + B.BE_OTHER])  # its top suspect first
         if S.possessor(me):  # the known immune at full weight; the others at half while it
             ch = known_char(st, p, t)  # still has Feathers to win them with
             if (ch >= 0 and S.immune(ch)) or st.pl[p, S.PL_HAND + T.FEATHER] == 0:
@@ -248,7 +248,7 @@ def _look_value(tb, st, p, t):
     if st.pl[p, S.PL_REASON] != 0 and st.pl[p, S.PL_SIDE] == T.FAMILY:
         # reasoning: the hand whose contents would move its belief most, the one it is least
         # sure of (4 x(1 - x) of its belief that t is on another side: 1 at an even chance)
-        x = B.belief_if(tb, st, p, t, np.int64(B.BE_OTHER))
+        x = B.bel(st)[p, t, S.KN_BEL + B.BE_OTHER]
         return w * max(4.0 * x * (1.0 - x), 0.05)
     if enemy(st, p, t) or (t != p and trusted(st, p, t)):
         w *= 0.2
@@ -424,9 +424,6 @@ def _evil_reasoning(tb, st, p, kind, c, t, o):
     return v
 
 
-_evil_reasoning_if = B.only_reasoning(_evil_reasoning, 0.0)
-
-
 @njit(cache=True, _nrt=False, forceinline=False)
 def choose_claim(tb, st, p, n):
     """The claim ``p`` makes at the table (ENGINE-15; state.CLAIM_* codes): ``random`` one of
@@ -445,7 +442,7 @@ def choose_claim(tb, st, p, n):
     best, best_v = np.int64(S.CLAIM_NONE), 0.0
     for i in range(1, n):
         code = S.claim_at(st, p, i)
-        v = _claim_value_if(tb, st, p, code)
+        v = _claim_value(tb, st, p, code)
         if v > best_v:
             best, best_v = code, v
     return best
@@ -487,9 +484,6 @@ def _claim_value(tb, st, p, code):
     return v + (0.25 * w[T.W_LIE] * other if cls == B.C_SAY_EVIL else 0.0)
 
 
-_claim_value_if = B.only_reasoning(_claim_value, 0.0)
-
-
 @njit(cache=True, _nrt=False, forceinline=False)
 def choose_action(tb, st, p, n):
     """Index of the chosen candidate among the ``n`` in ``g[B_CAND:]``."""
@@ -518,7 +512,7 @@ def choose_action(tb, st, p, n):
         b = S.B_CAND + 4 * i
         v = score_action(tb, st, p, st.board[b], st.board[b + 1], st.board[b + 2], st.board[b + 3])
         if hides and v > NEG:
-            v += _evil_reasoning_if(
+            v += _evil_reasoning(
                 tb, st, p, st.board[b], st.board[b + 1], st.board[b + 2], st.board[b + 3]
             )
         v += noise(st, p)
@@ -664,7 +658,7 @@ def choose_pick(tb, st, p, n, purpose):
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
-def _reasoning_sacrifice(tb, st, p, q):
+def _reasoning_sacrifice(st, p, q):
     """Does a reasoning Shark Bouncer ``p`` die in ``q``'s place (RM-21)? Where it pays: on an
     evil side, for the possessor its side cannot lose (the one it knows possessed it, RM-11); on
     the Family's, for a player it trusts who has told the table whom it saw (a witness is worth
@@ -673,9 +667,6 @@ def _reasoning_sacrifice(tb, st, p, q):
         return q == my_master(st, p)
     told = st.pl[q, S.PL_SAID] >> (S.CLAIM_FEATHER - 1) != 0  # a claim about another seat
     return trusted(st, p, q) and told
-
-
-_reasoning_sacrifice_if = B.only_reasoning(_reasoning_sacrifice, False)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -706,7 +697,7 @@ def choose_yes(tb, st, p, q, what):
         return trusted(st, p, q) or S.possessor(st.pl[p, S.PL_CHAR])
     if what == Y_SACRIFICE:
         if st.pl[p, S.PL_REASON] != 0:  # a reasoning Shark Bouncer (RM-21)
-            return _reasoning_sacrifice_if(tb, st, p, q)
+            return _reasoning_sacrifice(st, p, q)
         return trusted(st, p, q) and uniform(rng) < tb.weights[p, T.W_SACRIFICE]
     if what == Y_EEL_STUN:
         v = 0.0

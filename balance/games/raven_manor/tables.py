@@ -287,9 +287,9 @@ class Tables(NamedTuple):
 
 class ReasoningTables(Tables):
     """The Tables of a line-up with a reasoning seat (``P_BELIEFS``): the same arrays, another
-    type. numba compiles a function once per type of its arguments, so the beliefs' code
-    (beliefs.py's ``*_if`` gates) is compiled only into the kernels of this type, and a line-up
-    without a reasoning seat does not pay its compile (about a tenth of the engine's)."""
+    type. numba compiles a function once per type of its arguments, so the belief updates
+    (beliefs.py's ``*_if`` gates) are compiled only into the kernels of this type, and a
+    line-up without a reasoning seat does not pay their compile (about a tenth of the engine's)."""
 
     __slots__ = ()
 

@@ -231,20 +231,22 @@ def test_no_reasoning_choice_depends_on_what_the_seat_cannot_know():
 
 def test_the_beliefs_are_compiled_only_into_kernels_of_a_reasoning_line_up():
     """A line-up with a reasoning seat gets ReasoningTables, any other plain Tables; a kernel
-    calls the beliefs through gates that numba resolves by that type: to the belief for the
-    first, to a constant for the second (whose kernels then never compile the beliefs)."""
+    calls the beliefs through gates that numba resolves by that type: to the belief's code for
+    the first, to nothing for the second (whose kernels then never compile the beliefs). Here a
+    look at a Feather's holder, which exposes the looker's side to it (beliefs.observe)."""
     from numba import njit
 
     @njit(cache=False)
-    def read(tb, st):
-        return B.belief_if(tb, st, np.int64(0), np.int64(1), np.int64(B.BE_OTHER))
+    def look(tb, st):
+        B.observe_if(tb, st, np.int64(0), np.int64(B.C_LOOK), np.int64(1))
 
     with_seat, without = reasoning("base", 4), compiled("base")
     assert type(with_seat.tb) is T.ReasoningTables and type(without.tb) is T.Tables
-    st = state.alloc_state(with_seat.tb, 0)
-    belief(st)[0, 1, B.BE_OTHER] = 0.25
-    assert (
-        read(with_seat.tb, st) == 0.25 and B.belief_if(with_seat.tb, st, 0, 1, B.BE_OTHER) == 0.25
-    )
-    assert read(without.tb, st) == 0.0 and B.belief_if(without.tb, st, 0, 1, B.BE_OTHER) == 0.0
     assert type(T.with_script(with_seat, {0: [1]}).tb) is T.ReasoningTables  # kept by _replace
+    for tb, seen in ((without.tb, 0.0), (with_seat.tb, 1.0)):
+        for run in (look, lambda tb, st: B.observe_if(tb, st, 0, B.C_LOOK, 1)):  # and in Python
+            st = state.alloc_state(tb, 0)
+            st.board[state.G_N] = 4
+            st.pl[1, state.PL_HAND + T.FEATHER] = 1
+            run(tb, st)
+            assert belief(st)[1, 0, B.BE_EXPOSED] == seen

@@ -213,20 +213,18 @@ def test_a_reasoning_shark_bouncer_dies_for_its_possessor_or_for_a_trusted_witne
     st.pl[shark, state.PL_SIDE] = T.S_RAVEN
     st.pl[shark, state.PL_POSSESSED] = T.S_RAVEN
     st.kn[shark, raven, state.KN_CHAR] = T.RAVEN  # learned with the Feather (RM-11)
-    assert not policies._reasoning_sacrifice_if(
-        c.tb, st, shark, raven
-    )  # not yet known as its master
+    assert not policies._reasoning_sacrifice(st, shark, raven)  # not yet known as its master
     st.kn[shark, raven, state.KN_GAVE_F] = 1
-    assert policies._reasoning_sacrifice_if(c.tb, st, shark, raven)
-    assert not policies._reasoning_sacrifice_if(c.tb, st, shark, witness)
+    assert policies._reasoning_sacrifice(st, shark, raven)
+    assert not policies._reasoning_sacrifice(st, shark, witness)
     st.pl[shark, state.PL_SIDE] = T.FAMILY
     st.pl[shark, state.PL_POSSESSED] = -1
     st.kn[shark, witness, state.KN_CHAR] = -1
     st.kn[shark, witness, state.KN_FEATHER] = 0
     st.kn[shark, witness, state.KN_SUSPECT] = -1  # trusted
     st.pl[witness, state.PL_SAID] = 1 << (state.CLAIM_FAMILY - 1)
-    assert not policies._reasoning_sacrifice_if(c.tb, st, shark, witness)
+    assert not policies._reasoning_sacrifice(st, shark, witness)
     st.pl[witness, state.PL_SAID] |= 1 << (state.CLAIM_EVIL + 3 - 1)
-    assert policies._reasoning_sacrifice_if(c.tb, st, shark, witness)
+    assert policies._reasoning_sacrifice(st, shark, witness)
     st.kn[shark, witness, state.KN_SUSPECT] = 0  # no longer trusted
-    assert not policies._reasoning_sacrifice_if(c.tb, st, shark, witness)
+    assert not policies._reasoning_sacrifice(st, shark, witness)
