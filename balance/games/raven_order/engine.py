@@ -246,6 +246,8 @@ def play_rune(tb, st, p, r, host):
         return False
     st.pl[p, S.PL_HAND + r] -= 1
     st.pl[p, S.PL_HAND_N] -= 1
+    if st.pl[p, S.PL_HAND + r] == 0:
+        st.pl[p, S.PL_HELD] &= ~(1 << r)
     st.pl[p, S.PL_INPLAY + r] += 1
     is_paint = tb.rune[r, T.RN_TARGET] == T.T_DRUID
     if is_paint:

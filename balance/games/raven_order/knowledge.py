@@ -252,6 +252,7 @@ def determinize(tb, st, seat, rng):
         b[S.B_DECK + top + k] = pool[h + k]
     for r in range(T.NR):  # drawn = played + in hand
         st.pl[o, S.PL_TELE + T.TE_DRAWN + r] += st.pl[o, S.PL_HAND + r] - old[r]
+    S.sync_held(st, o)
     _forget(st)
     reseed(tb, st, rng)
 

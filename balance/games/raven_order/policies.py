@@ -85,6 +85,17 @@ def rune_level_ok(tb, st, p, r):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def playable_runes(tb, st, p):
+    """Bit r set when ``p`` holds rune ``r`` and may play its level (RO-6): ``rune_level_ok``
+    of every rune in hand at once."""
+    ok = tb.params[T.P_LEVEL_RUNES]
+    for lv in range(1, 4):
+        if st.pl[p, S.PL_BUILT + T.ACAD1 + lv - 1] != 0:
+            ok |= tb.params[T.P_LEVEL_RUNES + lv]
+    return st.pl[p, S.PL_HELD] & ok
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def rune_target_ok(tb, st, p, r, target):
     """RO-6: ``target`` (a unit row for paint, else a building) is a valid host for rune ``r``."""
     t = tb.rune[r, T.RN_TARGET]
@@ -279,10 +290,11 @@ def _heuristic_action(tb, st, p, out):
     gold = st.pl[p, S.PL_GOLD]
     keep = tb.seat[p, T.SP_KEEP]
     spare = st.pl[p, S.PL_WORKERS] - keep
-    # 1. The build order: build the next building, selling spare workers if that pays for it.
-    nxt = next_planned(tb, st, p)
+    # 1. The build order: build the next building, selling spare workers if that pays for it
+    # (the order is read only while a build is left this turn).
     reserve = 0
-    if nxt >= 0 and st.pl[p, S.PL_BUILDS] > 0:
+    nxt = next_planned(tb, st, p) if st.pl[p, S.PL_BUILDS] > 0 else -1
+    if nxt >= 0:
         cost = tb.bld[nxt, T.BD_COST]
         if gold >= cost:
             out[0] = ACT_BUILD
@@ -294,9 +306,14 @@ def _heuristic_action(tb, st, p, out):
         inc = income(tb, st, p)
         if tb.seat[p, T.SP_SAVE] > 0 and cost - gold <= inc * tb.seat[p, T.SP_SAVE]:
             reserve = gold  # within reach: hold the gold
-    # 2. Runes: every rune it can play, on its best host.
-    for r in range(T.NR if st.pl[p, S.PL_HAND_N] > 0 else 0):
-        if st.pl[p, S.PL_HAND + r] <= 0 or not rune_level_ok(tb, st, p, r):
+    # 2. Runes: every rune it can play (in rune order), on its best host.
+    m = playable_runes(tb, st, p)
+    r = -1
+    while m != 0:
+        r += 1
+        bit = m & 1
+        m >>= 1
+        if bit == 0:
             continue
         t = tb.rune[r, T.RN_TARGET]
         host = -1

@@ -64,6 +64,7 @@ PL_NBLD = _pl(1)  # buildings standing
 PL_ACAD = _pl(1)  # academies standing (RO-10: academy count)
 PL_HAND_N = _pl(1)  # runes in hand
 PL_ACTIONS = _pl(1)  # construction actions taken this turn
+PL_HELD = _pl(1)  # bit r set when a copy of rune r is in hand (PL_HAND's summary; sync_held)
 PL_BUILT = _pl(T.NB)  # + building: 1 if standing
 PL_BRUNE = _pl(T.NB)  # + building: rune on it, -1 none
 PL_HAND = _pl(T.NR)  # + rune: copies in hand (hidden from the opponent)
@@ -528,8 +529,19 @@ def draw_rune(st, p):
     st.board[G_DECK_TOP] = top + 1
     st.pl[p, PL_HAND + r] += 1
     st.pl[p, PL_HAND_N] += 1
+    st.pl[p, PL_HELD] |= 1 << r
     tele(st, p, T.TE_DRAWN + r, 1)
     return r
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def sync_held(st, p):
+    """PL_HELD of seat ``p`` from its hand, after the hand was set as a whole (a re-deal)."""
+    m = 0
+    for r in range(T.NR):
+        if st.pl[p, PL_HAND + r] > 0:
+            m |= 1 << r
+    st.pl[p, PL_HELD] = m
 
 
 def recount(st) -> None:
@@ -538,6 +550,7 @@ def recount(st) -> None:
         st.pl[p, PL_NBLD] = int(st.pl[p, PL_BUILT : PL_BUILT + T.NB].sum())
         st.pl[p, PL_ACAD] = int(sum(st.pl[p, PL_BUILT + b] for b in (T.ACAD1, T.ACAD2, T.ACAD3)))
         st.pl[p, PL_HAND_N] = int(st.pl[p, PL_HAND : PL_HAND + T.NR].sum())
+        sync_held(st, p)
         st.pl[p, PL_INPLAY : PL_INPLAY + T.NR] = 0
         st.pl[p, PL_CNT : PL_CNT + T.NU] = 0
         for b in range(T.NB):

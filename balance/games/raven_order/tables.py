@@ -93,6 +93,7 @@ P_DECK_N = _p(1)
 P_POWER = _p(NU)  # + unit type: base power
 P_COST = _p(NU)  # + unit type: gold to train it from the type below
 P_START_BLD = _p(NB)  # + building: 1 if each player starts with it
+P_LEVEL_RUNES = _p(4)  # + academy level (0-3, RO-6): bit r set when rune r is of that level
 N_PARAMS = _p.end
 
 # Tables.bld[b, BD_*]
@@ -245,6 +246,7 @@ def compile_tables(config: Any, seat_rows: list[Any] | None = None) -> Compiled:
         rune[r, RN_COUNT] = d.count
         rune[r, RN_TARGET] = t
         rune[r, RN_LEVEL] = level
+        params[P_LEVEL_RUNES + level] |= 1 << r
         for j, f in enumerate(RUNE_COLUMNS):
             if f in RUNE_FIELDS[name]:
                 rune[r, RN_POWER + j] = d.value(name, f)

@@ -28,6 +28,7 @@ from balance.games.raven_order.state import (
     PL_GOLD,
     PL_HAND,
     PL_HAND_N,
+    PL_HELD,
     PL_INPLAY,
     PL_NBLD,
     PL_NU,
@@ -102,6 +103,8 @@ def check_position(c, st, p):
         assert (st.pl[q, PL_HAND : PL_HAND + NR] >= 0).all()
         assert (st.pl[q, PL_INPLAY : PL_INPLAY + NR] >= 0).all()
         assert st.pl[q, PL_HAND_N] == st.pl[q, PL_HAND : PL_HAND + NR].sum()
+        held_bits = sum(1 << r for r in range(NR) if st.pl[q, PL_HAND + r] > 0)
+        assert st.pl[q, PL_HELD] == held_bits  # the policies' summary of the hand
     check_counts(st)  # in-play counts, academies, buildings as recount would rebuild them
     # runes are drawn from the deck, never made: in hands and in play <= drawn
     drawn = int(st.board[G_DECK_TOP])

@@ -25,6 +25,7 @@ from balance.games.raven_order.state import (
     State,
     alloc_state,
     pending,
+    sync_held,
 )
 from balance.games.raven_order.tables import (
     NR,
@@ -107,6 +108,7 @@ def _other_hand(st: State, p: int, rng: np.random.Generator) -> None:
     """Replace seat ``p``'s hidden hand by another of the same size (the opponent can count it)."""
     n = int(st.pl[p, PL_HAND_N])
     st.pl[p, PL_HAND : PL_HAND + NR] = np.bincount(rng.integers(0, NR, n), minlength=NR)
+    sync_held(st, p)
 
 
 @pytest.mark.parametrize("kind", [POL_HEURISTIC, POL_RANDOM])

@@ -139,6 +139,7 @@ def _python_redeal(st: S.State, s: int, gen: np.random.Generator) -> S.State:
     if fixed >= 0:
         new[fixed] += 1
     out.pl[o, S.PL_HAND : S.PL_HAND + T.NR] = new
+    S.sync_held(out, o)
     out.pl[o, S.PL_TELE + T.TE_DRAWN : S.PL_TELE + T.TE_DRAWN + T.NR] += new - hand
     b[S.B_DECK + top : S.B_DECK + top + len(deck)] = pool[h:]
     out.aux[S.A_TMP : S.A_TMP + 3] = gen.integers(-1, 20, size=(3, out.aux.shape[1]))
@@ -222,6 +223,7 @@ def _old_pool(tb, st, s, rng):
     if fixed >= 0:
         new[fixed] += 1
     st.pl[o, S.PL_HAND : S.PL_HAND + T.NR] = new
+    S.sync_held(st, o)
     st.pl[o, S.PL_TELE + T.TE_DRAWN : S.PL_TELE + T.TE_DRAWN + T.NR] += new - old
     b[S.B_DECK + top : S.B_DECK + top + len(deck)] = arr[h : len(pool)]
     knowledge._forget(st)
