@@ -28,10 +28,11 @@ def _kernels_compiled_once():
     The workers share numba's cache folder, and a cold cache made every worker compile every
     game at the same time (a minute of CPU per game and worker). Each worker first loads or
     compiles the games' batch kernels, narration, decision-point kernels (Position) and search
-    kernels (its shipped ``search_vs_*.yaml``) under a file lock per game in that folder,
+    kernels (see ``_warm``) under a file lock per game in that folder,
     starting from a different game (gw0 the first, gw1 the second, ...): the workers compile
     different games side by side, and a worker that finds a game's lock taken goes on to the
-    next game, coming back to it at the end (then it waits, and loads that game from the cache). With a warm cache this costs each worker a second.
+    next game, coming back to it at the end (then it waits, and loads that game from the cache).
+    With a warm cache this costs each worker a second.
     """
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if worker is None:
@@ -72,18 +73,29 @@ def _kernels_compiled_once():
 
 
 def _warm(root: Path, name: str) -> None:
-    """Load or compile every kernel of one game the suite calls."""
+    """Load or compile every kernel of one game the suite calls: those of its base config and of
+    its first search config, then those of any shipped config whose tables are of another type
+    (Raven Manor's reasoning line-ups compile kernels of their own, ``ReasoningTables``), so that
+    one worker compiles them, under the game's lock, and the other never compiles them too."""
     from balance.config import load_config
     from balance.config.overrides import parse_overrides
 
     plugin = games.get(name)
-    tables = plugin.compile(load_config(root / "configs" / name / "base.yaml"))
-    plugin.play(tables, 1, 0, 0)
-    plugin.narrate(tables, 1, 0)
-    _decision_kernels(plugin, tables)
-    search = sorted((root / "configs" / name).glob("search_vs_*.yaml"))
-    if search:
-        _search_kernels(plugin, load_config(search[0], parse_overrides(SMALL)))
+    folder = root / "configs" / name
+    warmed = set()
+    for path in [folder / "base.yaml", *sorted(folder.glob("*.yaml"))]:
+        search = path.name.startswith("search_")
+        tables = plugin.compile(load_config(path, parse_overrides(SMALL if search else [])))
+        key = (search, type(getattr(tables, "inner", tables).tb))
+        if key in warmed:
+            continue
+        warmed.add(key)
+        if search:
+            _search_kernels(plugin, tables)
+        else:
+            plugin.play(tables, 1, 0, 0)
+            plugin.narrate(tables, 1, 0)
+            _decision_kernels(plugin, tables)
 
 
 SMALL = ["policies.mcts.iterations=2"]  # the search kernels' types, not their games
@@ -105,13 +117,12 @@ def _decision_kernels(plugin, tables) -> None:
             pos.play_policy()
 
 
-def _search_kernels(plugin, config) -> None:
+def _search_kernels(plugin, tables) -> None:
     """Compile (or load) a game's search kernels: its batch (one game at 2 iterations) and the
     search of one decision (``decide``, which replay and the leak tests call)."""
     from balance.games.position import Position
     from balance.search import decide, search_stream, searching
 
-    tables = plugin.compile(config)
     plugin.play(tables, 1, 0, 1)
     pos = Position(plugin, tables.inner, 1, 0)
     while not pos.done and not searching(pos, tables):

@@ -617,9 +617,10 @@ def only_reasoning(fn, none):
     ``none``: numba picks the implementation when it types the call, so a basic kernel never
     compiles the beliefs (about 7 CPU s of a cold compile). The engine and ``policies.choose``
     call the gates only where ``G_BELIEFS`` is set, which such a kernel never sets, so ``none``
-    is never what a game runs. (The reasoning policy's own calls of the beliefs are left as
-    they are: gating them too took 1-2 s more off the compile but made the basic kernel 13 %
-    slower, LLVM inlining the policies differently; measured.)"""
+    is never what a game runs; the reasoning policy reaches ``exposure_cost`` through one too,
+    from functions only a reasoning seat calls. (Gating the policy's own functions instead,
+    ``_evil_reasoning``, ``_claim_value`` and the like, took as much off the compile but made the
+    basic kernel 13 % slower, LLVM inlining the policies differently; measured.)"""
 
     def gate(*args):
         return fn(*args) if isinstance(args[0], T.ReasoningTables) else none
@@ -641,3 +642,4 @@ observe_if = only_reasoning(observe, None)
 hear_if = only_reasoning(hear, None)
 refresh_if = only_reasoning(refresh, None)
 start_if = only_reasoning(start, None)
+exposure_cost_if = only_reasoning(exposure_cost, 0.0)

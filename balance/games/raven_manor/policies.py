@@ -406,7 +406,7 @@ def _evil_reasoning(tb, st, p, kind, c, t, o):
     table's suspicion of it, in ``hide`` units (beliefs.exposure_cost); more, for a kill of a
     player who saw its side (``silence``)."""
     cls = B.action_class(kind, c, t, o)
-    v = -tb.weights[p, T.W_HIDE] * B.exposure_cost(tb, st, p, cls, t)
+    v = -tb.weights[p, T.W_HIDE] * B.exposure_cost_if(tb, st, p, cls, t)
     if (
         c == T.BACKPACK
         and kind == K_PLAY
@@ -472,7 +472,7 @@ def _claim_value(tb, st, p, code):
         if ch >= 0 and S.evil(ch):
             return w[T.W_TELL] * other
         return w[T.W_ACCUSE] * other if st.kn[p, t, S.KN_SUSPECT] == 1 else 0.0
-    v = -w[T.W_HIDE] * B.exposure_cost(tb, st, p, cls, t)
+    v = -w[T.W_HIDE] * B.exposure_cost_if(tb, st, p, cls, t)
     if cls == B.C_SAY_FAMILY:
         return v + w[T.W_VOUCH]
     other = B.bel(st)[p, t, S.KN_BEL + B.BE_OTHER]

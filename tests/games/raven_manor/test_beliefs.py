@@ -250,3 +250,32 @@ def test_the_beliefs_are_compiled_only_into_kernels_of_a_reasoning_line_up():
             st.pl[1, state.PL_HAND + T.FEATHER] = 1
             run(tb, st)
             assert belief(st)[1, 0, B.BE_EXPOSED] == seen
+
+
+def test_the_reasoning_policys_exposure_is_compiled_only_into_kernels_of_a_reasoning_line_up():
+    """The reasoning policy weighs what an action or claim would tell the table of its side
+    (beliefs.exposure_cost) through a gate as well: with ReasoningTables the gate is the cost
+    itself, at every seat, class and target of decision states of reasoning games; with plain
+    Tables of the same arrays (a kernel no reasoning seat ever runs) it is 0."""
+    from numba import njit
+
+    @njit(cache=False)
+    def costs(tb, st, n, out):
+        for p in range(n):
+            for cls in range(B.C_SAY_EVIL + 1):
+                for t in range(n):
+                    out[0, p, cls, t] = B.exposure_cost(tb, st, p, cls, t)
+                    out[1, p, cls, t] = B.exposure_cost_if(tb, st, p, cls, t)
+
+    c = reasoning("base", 5)
+    plain = T.Tables(*c.tb)
+    nonzero = 0
+    for st, _work in iter_decisions(c, 3, seed=5, every=7):
+        n = state.n_players(st)
+        out = np.zeros((2, n, B.C_SAY_EVIL + 1, n))
+        costs(c.tb, st, n, out)
+        np.testing.assert_array_equal(out[1], out[0])
+        nonzero += int(np.count_nonzero(out[0]))
+        costs(plain, st, n, out)
+        assert not out[1].any()
+    assert nonzero > 0
