@@ -191,8 +191,9 @@ def shots() -> list[Path]:
         ("inline", 10, "Greedy seats win "),
         # the published 1M-game report (reports/five_ravens.html): one policy, no baseline;
         # seat deviations, turn order, score, length, card impact and its interventional
-        # variants, and its Skill section's depth chart and findings panels
-        ("published", 8, "No seat wins more or less often than a fair 25 % beyond chance"),
+        # variants, its Skill section's depth chart and findings panels, and its census's two,
+        # "How the game plays" (the winner's standing through the game, turns at each place)
+        ("published", 10, "No seat wins more or less often than a fair 25 % beyond chance"),
         # the published Raven Order report (200,000 games, economy vs rush) with its report
         # variant (no compensation): win share per seat and policy, turn order, score, length,
         # card impact, the variant, the Skill section's two figures and the census's two, "How
