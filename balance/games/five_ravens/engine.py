@@ -792,9 +792,10 @@ def steal(tb, st, p, choice):
     if x < 0:
         return -1
     S.count(tb, st, p, T.EV_STOLEN, x)
-    if tb.r.cards[T.C_KIND, S.rtype(tb, x)] == T.K_GEM:
-        st.r.pl[p, S.PL_GEMS] += 1
     t = S.rtype(tb, x)
+    if tb.r.cards[T.C_KIND, t] == T.K_GEM:
+        st.r.pl[p, S.PL_GEMS] += 1
+    st.r.pl[p, S.PL_PTS] += tb.r.cards[T.C_T_OWN, t]
     where = 0
     if (
         c == T.FIVE and tb.r.params[T.P_CAPTURE + T.FIVE] == 1
@@ -986,8 +987,8 @@ def rank_seats(score, capt_n, rank):
 def handicap(tb, st, p):
     """ENGINE-15: the points ``rules.handicap`` adds to seat ``p``'s score: the entry of its place in the
     turn order of round 1 (the dataset's ``order``; FR-12 moves the first player later)."""
-    P = S.n_seats(tb)
-    return tb.r.params[T.P_HANDICAP + (p - st.r.board[S.G_START] + P) % P]
+    k = p - st.r.board[S.G_START]  # (p - start) mod P, without a division
+    return tb.r.params[T.P_HANDICAP + (k + S.n_seats(tb) if k < 0 else k)]
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -1001,36 +1002,21 @@ def standing(tb, st, p, sb, cursed):
 def standing_counted(tb, st, p):
     """:func:`standing` of seat ``p`` from the seat's counts, without a look at its piles. A relic
     comes to a seat only by its steal (FR-10) and never leaves it (ENGINE-11 and ENGINE-13 send
-    the centre's relics under the relic deck, never a seat's), so the seat's relics of type ``t``
-    are its EV_STOLEN telemetry count of that type and its captured ones ``S.ctype_col``'s; the
-    doubled chest (PL_DOUBLED) is captured while it is set (a rescue of it or of the 6 clears
-    it). The trajectory takes each seat's standing at every round (trace_point): a sum over the
-    relic types instead of over four piles. tests/games/five_ravens/test_trajectory.py holds it
-    to :func:`standing` at every decision of many games."""
+    the centre's relics under the relic deck, never a seat's), so what its relics score by type
+    is kept as they come: the steal adds the type's points (tables.C_T_OWN) to PL_PTS and a gem
+    to PL_GEMS, a capture or a rescue of a relic adds or takes its type's extra points
+    (C_T_CAPT) and a set's bonus as the set fills or breaks (C_T_SET; state._captured_changed).
+    The doubled chest (PL_DOUBLED) is captured while it is set (a rescue of it or of the 6
+    clears it). The trajectory takes each seat's standing at every round (trace_point) in a few
+    loads instead of a sum over four piles. tests/games/five_ravens/test_trace.py holds it to
+    :func:`standing` at every decision of many games."""
     cards = tb.r.cards
     params = tb.r.params
-    n_types = params[T.P_N_TYPES]
-    stolen = S.PL_TELE + T.EV_STOLEN * (T.N_RAVENS + n_types) + T.N_RAVENS
-    chests = 0
-    gems = 0
-    total = 0
-    for t in range(n_types):
-        owned = st.r.pl[p, S.nn(stolen + t)]
-        kind = cards[T.C_KIND, t]
-        if kind == T.K_CHEST:
-            chests += cards[T.C_VALUE, t] * owned
-        elif kind == T.K_GEM:
-            gems += owned
-        elif kind == T.K_HOLLOW:
-            captured = st.r.pl[p, S.ctype_col(tb, t)]
-            total += (owned - captured) * params[T.P_HOLLOW]
-            total += captured * params[T.P_HOLLOW_CAPT]
-        elif st.r.pl[p, S.ctype_col(tb, t)] >= params[T.P_CURSED_SET]:  # a cursed type
-            total += params[T.P_CURSED_BONUS]
+    total = st.r.pl[p, S.PL_PTS]  # the relics by their counts
     doubled = st.r.pl[p, S.PL_DOUBLED]
     if doubled >= 0:
-        chests += cards[T.C_CHEST_V, doubled] * (params[T.P_SIX_MULT] - 1)
-    total += chests + params[T.P_GEM + min(gems, params[T.P_GEM_N] - 1)]
+        total += cards[T.C_CHEST_V, doubled] * (params[T.P_SIX_MULT] - 1)
+    total += params[T.P_GEM + min(st.r.pl[p, S.PL_GEMS], params[T.P_GEM_N] - 1)]
     if (
         params[T.P_CAPTURE + T.FOUR]
         and S.has_captured(st, p, T.FOUR)
@@ -1183,11 +1169,9 @@ def action_over(st, p):
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
-def apply(tb, st, work, code):
-    """Carry out option ``code`` of the pending decision (no validation: see legal); then nothing
-    is pending until the next advance."""
-    kind = st.r.board[S.G_KIND]
-    p = S.seat_ix(st.r.board[S.G_ACTOR])
+def apply_as(tb, st, p, kind, code):
+    """:func:`apply` for the pending decision's seat ``p`` (seat_ix'd) and ``kind``, which the
+    caller has read (play_game keeps them in registers)."""
     st.r.board[S.G_KIND] = -1
     st.r.board[S.G_PENDING] = 0
     if kind == S.D_TURN:
@@ -1197,6 +1181,13 @@ def apply(tb, st, work, code):
     else:
         apply_sub(tb, st, p, kind, code)
     action_over(st, p)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def apply(tb, st, work, code):
+    """Carry out option ``code`` of the pending decision (no validation: see legal); then nothing
+    is pending until the next advance."""
+    apply_as(tb, st, S.seat_ix(st.r.board[S.G_ACTOR]), st.r.board[S.G_KIND], code)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -1286,8 +1277,18 @@ def play_game(tb, st, seed, game, work):
     """Play one whole game into ``st`` through its decision points, every choice by the seat's
     configured policy."""
     start(tb, st, seed, game, work)
-    while advance(tb, st, work) >= 0:
-        apply(tb, st, work, pol.choose(tb, st, work))
+    while True:
+        p = advance(tb, st, work)
+        if p < 0:
+            break
+        # choose then apply (the same calls), the seat and kind read once and a turn, half of
+        # all decisions, told from the rest by one branch instead of two jump tables
+        p = S.seat_ix(p)
+        kind = st.r.board[S.G_KIND]
+        if kind == S.D_TURN:
+            apply_as(tb, st, p, S.D_TURN, pol.choose_turn_point(tb, st, work, p))
+        else:
+            apply_as(tb, st, p, kind, pol.choose_sub(tb, st, p, kind))
 
 
 @njit(cache=True, _nrt=False, forceinline=True)

@@ -1145,19 +1145,26 @@ def choose_sub(tb, st, p, kind):
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
+def choose_turn_point(tb, st, work, p):
+    """choose for a Mission turn of seat ``p``. A greedy seat's turn is the inlined greedy
+    turn, which needs no list of legal moves."""
+    if _kind(tb, st, p) == T.POL_GREEDY:
+        mv, _, hi = _greedy_turn(tb, st, p, st.r.fv)  # inlined
+        if mv == S.M_CAPT3:
+            return S.OPT_CAPT3
+        if mv == S.M_CAPT1:
+            return S.OPT_CAPT1
+        return 2 * hi + (1 if mv == S.M_THIEF else 0)
+    return choose_turn_code(tb, st, p, work.moves)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
 def choose(tb, st, work):
     """The option code the acting seat's configured policy picks for the pending decision
-    (engine.legal's codes), drawing from the seat's stream exactly as the choose_* functions do.
-    A greedy seat's turn is the inlined greedy turn, which needs no list of legal moves."""
+    (engine.legal's codes), drawing from the seat's stream exactly as the choose_* functions do:
+    choose_turn_point for a turn, choose_sub for any other kind."""
     kind = st.r.board[S.G_KIND]
     p = S.seat_ix(st.r.board[S.G_ACTOR])
     if kind == S.D_TURN:
-        if _kind(tb, st, p) == T.POL_GREEDY:
-            mv, c, hi = _greedy_turn(tb, st, p, st.r.fv)  # inlined
-            if mv == S.M_CAPT3:
-                return S.OPT_CAPT3
-            if mv == S.M_CAPT1:
-                return S.OPT_CAPT1
-            return 2 * hi + (1 if mv == S.M_THIEF else 0)
-        return choose_turn_code(tb, st, p, work.moves)
+        return choose_turn_point(tb, st, work, p)
     return choose_sub(tb, st, p, kind)

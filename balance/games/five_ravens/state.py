@@ -149,14 +149,16 @@ PL_DOUBLED = _s(1)  # relic card captured with the 6 (FR-10), -1 none
 PL_RD_TOP = _s(1)  # relic card the seat knows is on top of the relic deck, -1 unknown
 PL_RD_BOT = _s(1)  # same for the bottom
 PL_GEMS = _s(1)  # gems the seat owns
+PL_PTS = _s(1)  # points of its relics by their counts (engine.standing_counted; tables.C_T_*)
 PL_CAPT_MASK = _s(1)  # bit r: Raven r is captured
 PL_CAPT_RELICS = _s(1)  # number of captured relics
 PL_RESCUE_OK = _s(1)  # 1: the seat's best rescue gain in State.fv[V_RESCUE + p] is current
 PL_SCORE = _s(1)  # the final score with the handicap (set when the game ends)
 PL_RANK = _s(1)  # the final FR-14 rank (set when the game ends)
-# PL_GEMS, PL_CAPT_MASK, PL_CAPT_RELICS and the per-type captured counts (ctype_col) are caches of
-# the piles kept up to date by capt_push/capt_take and the theft, so that rules and policies need
-# not scan the piles; scoring recounts from the piles; recount() rebuilds them (tests).
+# PL_GEMS, PL_PTS, PL_CAPT_MASK, PL_CAPT_RELICS and the per-type captured counts (ctype_col) are
+# caches of the piles kept up to date by capt_push/capt_take and the theft, so that rules and
+# policies need not scan the piles; scoring recounts from the piles; recount() rebuilds them
+# (tests).
 # PL_RESCUE_OK caches policies.rescue_value the same way: it depends only on the captured cards.
 PL_CKNOWN = _s(MAX_SLOTS)  # + slot: the seat knows the relic in that centre slot (FR-15)
 # + event * n_card_types + card type: telemetry counts; then, at ctype_col(t), the seat's captured
@@ -626,8 +628,15 @@ def _captured_changed(tb, st, p, c, d):
         else:
             st.r.pl[p, PL_CAPT_MASK] &= ~(1 << c)
     else:
+        t = rtype(tb, c)
+        col = ctype_col(tb, t)
+        was = st.r.pl[p, col]
         st.r.pl[p, PL_CAPT_RELICS] += d
-        st.r.pl[p, ctype_col(tb, rtype(tb, c))] += d
+        st.r.pl[p, col] = was + d
+        # PL_PTS: a captured relic's extra points, and a set's bonus as it fills or breaks
+        at_set = tb.r.params[T.P_CURSED_SET]
+        full = np.int32(was + d >= at_set) - np.int32(was >= at_set)
+        st.r.pl[p, PL_PTS] += d * tb.r.cards[T.C_T_CAPT, t] + full * tb.r.cards[T.C_T_SET, t]
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -653,8 +662,12 @@ def recount(tb, st):
         st.r.pl[p, PL_GEMS] = 0
         st.r.pl[p, PL_CAPT_MASK] = 0
         st.r.pl[p, PL_CAPT_RELICS] = 0
+        st.r.pl[p, PL_PTS] = 0
+        stolen = PL_TELE + T.EV_STOLEN * (T.N_RAVENS + tb.r.params[T.P_N_TYPES]) + T.N_RAVENS
         for t in range(tb.r.params[T.P_N_TYPES]):
             st.r.pl[p, ctype_col(tb, t)] = 0
+            # PL_PTS of the relics it stole (the telemetry's count); capturing adds the rest
+            st.r.pl[p, PL_PTS] += st.r.pl[p, nn(stolen + t)] * tb.r.cards[T.C_T_OWN, t]
         for k in range(4):
             for i in range(st.r.pl[p, PL_DECK_N + k]):
                 c = st.r.pile[p, k, i]

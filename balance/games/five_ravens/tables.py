@@ -149,6 +149,13 @@ C_CHEST_V = _c(1)
 C_IS_GEM = _c(1)
 C_IS_HOLLOW = _c(1)
 C_IS_CURSED = _c(1)
+# [relic type] -> a seat's standing by its counts (engine.standing_counted), without a branch on
+# the kind: points per relic of the type owned, more points per one of them captured, 1 for a
+# gem, the bonus of a captured set (cursed types)
+C_T_OWN = _c(1)
+C_T_CAPT = _c(1)
+C_T_GEM = _c(1)
+C_T_SET = _c(1)
 N_CARD_ROWS = _c.end
 
 CARDS_W = max(MAX_CAP, 5 * (N_RAVENS + MAX_TYPES))  # the widest row of Tables.cards
@@ -380,6 +387,13 @@ def compile_tables(
     cards[C_KIND, : len(names)] = type_kind
     cards[C_VALUE, : len(names)] = type_value
     cards[C_THIEF, : len(names)] = type_thief
+    hollow, hollow_capt = params[P_HOLLOW], params[P_HOLLOW_CAPT]
+    cards[C_T_OWN, : len(names)] = np.select(
+        [type_kind == K_CHEST, type_kind == K_HOLLOW], [type_value, hollow], 0
+    )
+    cards[C_T_CAPT, : len(names)] = np.where(type_kind == K_HOLLOW, hollow_capt - hollow, 0)
+    cards[C_T_GEM, : len(names)] = type_kind == K_GEM
+    cards[C_T_SET, : len(names)] = np.where(type_kind == K_CURSED, params[P_CURSED_BONUS], 0)
     cards[C_TEV, : len(cols)] = ev
     cards[C_TCARD, : len(cols)] = card
     weights = _with_derived_values(np.asarray(weights, np.float64), params)
