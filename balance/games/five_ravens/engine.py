@@ -105,8 +105,7 @@ def _draw(tb, st, p):
     st.r.pl[p, S.PL_DECK_N] = n
     if st.r.pl[p, S.PL_DECK_KNOWN] > 0:
         st.r.pl[p, S.PL_DECK_KNOWN] -= 1
-    st.r.pile[p, S.PILE_HAND, S.nn(st.r.pl[p, S.PL_HAND_N])] = c
-    st.r.pl[p, S.PL_HAND_N] += 1
+    S.hand_push(st, p, c)
     S.count(tb, st, p, T.EV_DRAWN, c)
     S.emit(st, S.E_DRAW, p, c, 0, 0, 0, 0, 0)
     return c
@@ -295,12 +294,14 @@ def n_steal(tb, st, p):
 @njit(cache=True, _nrt=False, inline="always")
 def has_turn(tb, st, p):
     """The seat has a legal Mission turn (legal_moves would list one, FR-5, FR-7, ENGINE-9)."""
-    nh = st.r.pl[p, S.PL_HAND_N]
     if st.r.pl[p, S.PL_NO_THIEF] == 0:  # a Raven or a thief relic in hand: a thief (early out)
-        for i in range(nh):
-            c = st.r.pile[p, S.PILE_HAND, i]
-            if c < T.N_RAVENS or tb.r.cards[T.C_THIEF, S.rtype(tb, c)] == 1:
-                return True
+        if S.ravens_in_hand(st, p) > 0:
+            return True
+        if tb.r.params[T.P_RELIC_THIEVES] != 0:
+            for i in range(st.r.pl[p, S.PL_HAND_N]):
+                c = st.r.pile[p, S.PILE_HAND, i]
+                if c >= T.N_RAVENS and tb.r.cards[T.C_THIEF, S.rtype(tb, c)] == 1:
+                    return True
     if st.r.pl[p, S.PL_TURNS] >= S.MAX_ROUND_TURNS:
         return False
     return S.ravens_in_hand(st, p) >= 2 or S.can_capt3(tb, st, p) or S.can_capt1(tb, st, p)
@@ -351,7 +352,7 @@ def take_stack(tb, st, p, c):
         return
     j = S.find(st.r.pile[p, S.PILE_HAND], st.r.pl[p, S.PL_HAND_N], c)
     if j >= 0:
-        st.r.pl[p, S.PL_HAND_N] = S.remove_at(st.r.pile[p, S.PILE_HAND], st.r.pl[p, S.PL_HAND_N], j)
+        S.hand_take_at(st, p, j)
     else:
         j = S.find(st.r.pile[p, S.PILE_DISC], st.r.pl[p, S.PL_DISC_N], c)
         st.r.pl[p, S.PL_DISC_N] = S.remove_at(st.r.pile[p, S.PILE_DISC], st.r.pl[p, S.PL_DISC_N], j)
@@ -468,7 +469,7 @@ def act_five(tb, st, p):
 def take_capture(tb, st, p, c):
     j = S.find(st.r.pile[p, S.PILE_HAND], st.r.pl[p, S.PL_HAND_N], c)
     if j >= 0:
-        st.r.pl[p, S.PL_HAND_N] = S.remove_at(st.r.pile[p, S.PILE_HAND], st.r.pl[p, S.PL_HAND_N], j)
+        S.hand_take_at(st, p, j)
     else:
         j = S.find(st.r.pile[p, S.PILE_DISC], st.r.pl[p, S.PL_DISC_N], c)
         st.r.pl[p, S.PL_DISC_N] = S.remove_at(st.r.pile[p, S.PILE_DISC], st.r.pl[p, S.PL_DISC_N], j)
@@ -660,7 +661,7 @@ def play_turn(tb, st, p, move, c, i):
     if move == S.M_ACTION or move == S.M_THIEF:
         if i < 0:
             i = S.find(st.r.pile[p, S.PILE_HAND], st.r.pl[p, S.PL_HAND_N], c)
-        st.r.pl[p, S.PL_HAND_N] = S.remove_at(st.r.pile[p, S.PILE_HAND], st.r.pl[p, S.PL_HAND_N], i)
+        S.hand_take_at(st, p, i)
     if move == S.M_ACTION:  # ENGINE-2: the card is in no pile while it resolves
         S.count(tb, st, p, T.EV_PLAYED, c)
         S.emit(st, S.E_ACTION, p, c, 0, 0, 0, 0, 0)
@@ -884,6 +885,7 @@ def epilogue(tb, st):
         for i in range(st.r.pl[p, S.PL_HAND_N]):
             S.disc_push(st, p, st.r.pile[p, S.PILE_HAND, i])
         st.r.pl[p, S.PL_HAND_N] = 0
+        st.r.pl[p, S.PL_NRAV] = 0
         st.r.pl[p, S.PL_THIEF] = -1
     st.r.board[S.G_ROUND] += 1
     S.emit(st, S.E_EPILOGUE, st.r.board[S.G_ROUND], st.r.board[S.G_FIRST], 0, 0, 0, 0, 0)

@@ -304,6 +304,7 @@ def _redeal_seat(tb, st, q, seat, rng, pool):
     for j in range(nh):
         st.r.pile[q, S.PILE_HAND, j] = pool[i]
         i += 1
+    S.sync_hand(st, q)
     for j in range(na):
         b[S.B_ASIDE + j] = pool[i]
         i += 1

@@ -149,16 +149,18 @@ PL_DOUBLED = _s(1)  # relic card captured with the 6 (FR-10), -1 none
 PL_RD_TOP = _s(1)  # relic card the seat knows is on top of the relic deck, -1 unknown
 PL_RD_BOT = _s(1)  # same for the bottom
 PL_GEMS = _s(1)  # gems the seat owns
+PL_NRAV = _s(1)  # Ravens in hand (ravens_in_hand)
 PL_PTS = _s(1)  # points of its relics by their counts (engine.standing_counted; tables.C_T_*)
 PL_CAPT_MASK = _s(1)  # bit r: Raven r is captured
 PL_CAPT_RELICS = _s(1)  # number of captured relics
 PL_RESCUE_OK = _s(1)  # 1: the seat's best rescue gain in State.fv[V_RESCUE + p] is current
 PL_SCORE = _s(1)  # the final score with the handicap (set when the game ends)
 PL_RANK = _s(1)  # the final FR-14 rank (set when the game ends)
-# PL_GEMS, PL_PTS, PL_CAPT_MASK, PL_CAPT_RELICS and the per-type captured counts (ctype_col) are
-# caches of the piles kept up to date by capt_push/capt_take and the theft, so that rules and
-# policies need not scan the piles; scoring recounts from the piles; recount() rebuilds them
-# (tests).
+# PL_GEMS, PL_PTS, PL_NRAV, PL_CAPT_MASK, PL_CAPT_RELICS and the per-type captured counts
+# (ctype_col) are caches of the piles kept up to date by capt_push/capt_take, the theft and every
+# change of a hand (hand_push, hand_take_at, the Epilogue), so that rules and policies need not
+# scan the piles; scoring recounts from the piles; recount() rebuilds them (tests), sync_hand
+# PL_NRAV after a re-deal (knowledge.determinize).
 # PL_RESCUE_OK caches policies.rescue_value the same way: it depends only on the captured cards.
 PL_CKNOWN = _s(MAX_SLOTS)  # + slot: the seat knows the relic in that centre slot (FR-15)
 # + event * n_card_types + card type: telemetry counts; then, at ctype_col(t), the seat's captured
@@ -602,9 +604,31 @@ def remove_at(pile, n, i):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def hand_remove(st, p, c):
-    i = find(st.r.pile[p, PILE_HAND], st.r.pl[p, PL_HAND_N], c)
+def hand_push(st, p, c):
+    st.r.pile[p, PILE_HAND, nn(st.r.pl[p, PL_HAND_N])] = c
+    st.r.pl[p, PL_HAND_N] += 1
+    st.r.pl[p, PL_NRAV] += c < T.N_RAVENS
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def hand_take_at(st, p, i):
+    """Take card ``i`` of the seat's hand out of it (the last card takes its place)."""
+    st.r.pl[p, PL_NRAV] -= st.r.pile[p, PILE_HAND, i] < T.N_RAVENS
     st.r.pl[p, PL_HAND_N] = remove_at(st.r.pile[p, PILE_HAND], st.r.pl[p, PL_HAND_N], i)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def hand_remove(st, p, c):
+    hand_take_at(st, p, find(st.r.pile[p, PILE_HAND], st.r.pl[p, PL_HAND_N], c))
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def sync_hand(st, p):
+    """PL_NRAV from the seat's hand, after its cards were set directly."""
+    k = 0
+    for i in range(st.r.pl[p, PL_HAND_N]):
+        k += st.r.pile[p, PILE_HAND, i] < T.N_RAVENS
+    st.r.pl[p, PL_NRAV] = k
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -663,6 +687,7 @@ def recount(tb, st):
         st.r.pl[p, PL_CAPT_MASK] = 0
         st.r.pl[p, PL_CAPT_RELICS] = 0
         st.r.pl[p, PL_PTS] = 0
+        sync_hand(st, p)
         stolen = PL_TELE + T.EV_STOLEN * (T.N_RAVENS + tb.r.params[T.P_N_TYPES]) + T.N_RAVENS
         for t in range(tb.r.params[T.P_N_TYPES]):
             st.r.pl[p, ctype_col(tb, t)] = 0
@@ -686,11 +711,7 @@ def deck_push_top(st, p, c):
 
 @njit(cache=True, _nrt=False, inline="always")
 def ravens_in_hand(st, p):
-    k = 0
-    for i in range(st.r.pl[p, PL_HAND_N]):
-        if st.r.pile[p, PILE_HAND, i] < T.N_RAVENS:
-            k += 1
-    return k
+    return st.r.pl[p, PL_NRAV]
 
 
 @njit(cache=True, _nrt=False, inline="always")
