@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from balance.config import config_from_dict, load_config
 from balance.config.loading import load_yaml
-from balance.games.five_ravens import engine
+from balance.games.five_ravens import PLUGIN, engine
 from balance.games.five_ravens.state import (
     E_ACTION,
     E_CAPT3,
@@ -50,12 +50,14 @@ from balance.games.five_ravens.state import (
     E_UNCLAIMED,
     G_FIRST,
     G_LOG_N,
+    PL_RESCUE_OK,
     clone_state,
     new_state,
     recount,
     alloc_work,
 )
 from balance.games.five_ravens.tables import compile_tables
+from balance.games.position import Position
 
 from .helpers import (
     CONFIGS,
@@ -146,10 +148,33 @@ def check_conservation(c, st_, removed):
 
 
 def check_caches(c, st_):
-    """The seat's cached counts (gems, captured cards) are what the piles say."""
+    """The seat's cached counts (gems, captured cards, Ravens in hand, relic points) are what the
+    piles say. PL_RESCUE_OK is not a count but a flag that State.fv's rescue value is current:
+    recount() clears it (the value is worked out again), so it is left out."""
     fresh = clone_state(st_)
     recount(c.tb, fresh)
+    fresh.pl[:, PL_RESCUE_OK] = st_.pl[:, PL_RESCUE_OK]
     assert np.array_equal(fresh.pl, st_.pl)
+
+
+@settings(max_examples=12, deadline=None)
+@given(case=games())
+def test_cached_counts_follow_the_piles_at_every_decision(case):
+    """The seat rows' caches (PL_NRAV the Ravens in hand, PL_PTS its relics' points by their
+    counts, PL_GEMS, the captured counts and mask) are what a recount from the piles gives at
+    every decision of a game, hands full or not, and in the acting seat's re-deal of the position
+    (knowledge.determinize re-deals the hands it cannot see)."""
+    cfg, seed, game = case
+    c = compile_tables(cfg)
+    pos = Position(PLUGIN, c, seed, game)
+    k = 0
+    while not pos.done:
+        check_caches(c, pos.state)
+        if k % 7 == 0:
+            check_caches(c, pos.determinize(pos.actor, k).state)
+        pos.play_policy()
+        k += 1
+    check_caches(c, pos.state)
 
 
 # ---------------------------------------------------------------- replay of one round's log
