@@ -50,6 +50,7 @@ from balance.games.five_ravens.state import (
     E_UNCLAIMED,
     G_FIRST,
     G_LOG_N,
+    PL_GEMS,
     PL_RESCUE_OK,
     clone_state,
     new_state,
@@ -147,13 +148,15 @@ def check_conservation(c, st_, removed):
     assert sorted(where.elements()) == all_relics(c)
 
 
-def check_caches(c, st_):
+def check_caches(c, st_, skip=()):
     """The seat's cached counts (gems, captured cards, Ravens in hand, relic points) are what the
     piles say. PL_RESCUE_OK is not a count but a flag that State.fv's rescue value is current:
-    recount() clears it (the value is worked out again), so it is left out."""
+    recount() clears it (the value is worked out again), so it is left out, as are the columns
+    of ``skip``."""
     fresh = clone_state(st_)
     recount(c.tb, fresh)
-    fresh.pl[:, PL_RESCUE_OK] = st_.pl[:, PL_RESCUE_OK]
+    for col in (PL_RESCUE_OK, *skip):
+        fresh.pl[:, col] = st_.pl[:, col]
     assert np.array_equal(fresh.pl, st_.pl)
 
 
@@ -163,15 +166,18 @@ def test_cached_counts_follow_the_piles_at_every_decision(case):
     """The seat rows' caches (PL_NRAV the Ravens in hand, PL_PTS its relics' points by their
     counts, PL_GEMS, the captured counts and mask) are what a recount from the piles gives at
     every decision of a game, hands full or not, and in the acting seat's re-deal of the position
-    (knowledge.determinize re-deals the hands it cannot see)."""
+    (knowledge.determinize re-deals the hands it cannot see). PL_GEMS, the gems the seat owns,
+    also counts a gem in no pile for a while (set aside by the 4, ENGINE-12, or played as a
+    thief until it is captured, FR-7), which recount() does not see: it is compared at round
+    ends (test_every_round_conserves_cards_and_replays_legally)."""
     cfg, seed, game = case
     c = compile_tables(cfg)
     pos = Position(PLUGIN, c, seed, game)
     k = 0
     while not pos.done:
-        check_caches(c, pos.state)
+        check_caches(c, pos.state, skip=(PL_GEMS,))
         if k % 7 == 0:
-            check_caches(c, pos.determinize(pos.actor, k).state)
+            check_caches(c, pos.determinize(pos.actor, k).state, skip=(PL_GEMS,))
         pos.play_policy()
         k += 1
     check_caches(c, pos.state)
